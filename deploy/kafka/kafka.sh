@@ -1,0 +1,381 @@
+#!/usr/bin/env bash
+# Local single-node Apache Kafka broker (KRaft, combined broker+controller)
+# run straight from Maven Central jars: no Docker, no Kafka tarball.
+#
+#   kafka.sh fetch    copy the runtime jars into the cache dir (once per pom.xml)
+#   kafka.sh start    fetch if needed, format storage, start the broker in the
+#                     background and wait until it serves admin requests
+#   kafka.sh stop     SIGTERM, wait up to 30 s, then SIGKILL (idempotent)
+#   kafka.sh status   exit 0 only if the broker is running AND answers requests
+#   kafka.sh logs     tail the broker log
+#   kafka.sh clean    stop, then delete the data dir
+#
+# Environment (all optional):
+#   KAFKA_PORT              client listener port            (19092)
+#   KAFKA_CONTROLLER_PORT   KRaft controller listener port  (19093)
+#   KAFKA_CACHE_DIR         jar cache (libs/ under it)      ($HOME/.cache/c402-kafka)
+#   KAFKA_DATA_DIR          config, logs, data, pid file    (/tmp/c402-kafka-$KAFKA_PORT)
+#   KAFKA_READY_TIMEOUT     seconds start waits for ready   (90)
+#   KAFKA_STOP_TIMEOUT      seconds stop waits before KILL  (30)
+#   KAFKA_HEAP              broker heap (-Xms/-Xmx)         (512m)
+#   KAFKA_LOG_LEVEL         root level of the broker log    (INFO)
+#   KAFKA_CLEAN=1           start from an empty data dir
+#   KAFKA_CLUSTER_ID        22-char cluster id for a new data dir (random)
+#   JAVA                    java binary                     (java)
+#   MVN                     maven binary                    (mvn)
+# See README.md beside this file.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+POM="$SCRIPT_DIR/pom.xml"
+
+JAVA="${JAVA:-java}"
+MVN="${MVN:-mvn}"
+PORT="${KAFKA_PORT:-19092}"
+CTRL_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
+HOST=127.0.0.1
+CACHE_DIR="${KAFKA_CACHE_DIR:-$HOME/.cache/c402-kafka}"
+DATA_DIR="${KAFKA_DATA_DIR:-/tmp/c402-kafka-$PORT}"
+READY_TIMEOUT="${KAFKA_READY_TIMEOUT:-90}"
+STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
+HEAP="${KAFKA_HEAP:-512m}"
+LOG_LEVEL="${KAFKA_LOG_LEVEL:-INFO}"
+
+PROPS="$DATA_DIR/server.properties"
+LOG4J_CONF="$DATA_DIR/log4j2.xml"
+PROBE_LOG4J_CONF="$DATA_DIR/log4j2-probe.xml"
+PROBE_PROPS="$DATA_DIR/probe.properties"
+PID_FILE="$DATA_DIR/kafka.pid"
+LOG_DIR="$DATA_DIR/logs"
+BROKER_LOG="$LOG_DIR/server.log"
+STDOUT_LOG="$LOG_DIR/kafka.out"
+KRAFT_DIR="$DATA_DIR/kraft-data"
+
+# Light JVM flags: the machine has 2 cores, keep startup and memory small.
+JVM_COMMON=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ActiveProcessorCount=2
+  -Djava.awt.headless=true -Dfile.encoding=UTF-8)
+
+log() { printf 'kafka: %s\n' "$*"; }
+err() { printf 'kafka: %s\n' "$*" >&2; }
+die() { err "$*"; exit 1; }
+
+# Absolute path of the jar dir; CACHE_DIR may be relative.
+libs_dir() {
+  mkdir -p "$CACHE_DIR"
+  printf '%s/libs' "$(cd "$CACHE_DIR" && pwd)"
+}
+
+pom_hash() { sha256sum "$POM" | cut -c1-16; }
+
+check_java() {
+  command -v "$JAVA" >/dev/null 2>&1 || die "java not found (Kafka 4.x needs Java 17+)"
+  local v
+  v="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')"
+  case "$v" in
+    1.*|9|10|11|12|13|14|15|16) die "Java $v found; Kafka 4.x needs Java 17+" ;;
+  esac
+}
+
+# ---------------------------------------------------------------- fetch ----
+cmd_fetch() {
+  local libs marker tmp
+  libs="$(libs_dir)"
+  marker="$libs/.fetched-$(pom_hash)"
+  if [[ -f "$marker" ]]; then
+    log "jars already in $libs"
+    return 0
+  fi
+  command -v "$MVN" >/dev/null 2>&1 || die "mvn not found (needed once to fetch the Kafka jars)"
+  tmp="$libs.tmp.$$"
+  rm -rf "$tmp"
+  log "fetching Kafka runtime jars into $libs ..."
+  local t0=$SECONDS
+  if ! "$MVN" -q -B -Dstyle.color=never org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory="$tmp" -f "$POM"; then
+    rm -rf "$tmp"
+    die "maven could not fetch the jars (see output above)"
+  fi
+  ls "$tmp"/kafka_2.13-*.jar >/dev/null 2>&1 || { rm -rf "$tmp"; die "fetch produced no kafka jar in $tmp"; }
+  rm -rf "$libs"
+  mv "$tmp" "$libs"
+  touch "$libs/.fetched-$(pom_hash)"
+  log "fetched $(ls "$libs"/*.jar | wc -l) jars in $((SECONDS - t0)) s"
+}
+
+ensure_libs() {
+  local libs
+  libs="$(libs_dir)"
+  [[ -f "$libs/.fetched-$(pom_hash)" ]] || cmd_fetch
+  LIBS="$libs"
+}
+
+# ------------------------------------------------------------- helpers ----
+# Pid of our broker if it is alive, else nothing (and a stale pid file is removed).
+running_pid() {
+  [[ -f "$PID_FILE" ]] || return 0
+  local pid
+  pid="$(tr -dc '0-9' <"$PID_FILE")"
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null \
+     && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "kafka.Kafka $PROPS"; then
+    printf '%s' "$pid"
+  else
+    rm -f "$PID_FILE"
+  fi
+}
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+# One admin-client round trip: list topics. Exit 0 iff the broker answered.
+probe() {
+  timeout 30 "$JAVA" -Xms32m -Xmx128m -Xshare:auto "${JVM_COMMON[@]}" \
+    -Dlog4j2.configurationFile="$PROBE_LOG4J_CONF" \
+    -cp "$LIBS/*" org.apache.kafka.tools.TopicCommand \
+    --bootstrap-server "$HOST:$PORT" --command-config "$PROBE_PROPS" --list \
+    >>"$LOG_DIR/probe.log" 2>&1
+}
+
+tail_log() {
+  local f
+  for f in "$STDOUT_LOG" "$BROKER_LOG"; do
+    if [[ -s "$f" ]]; then
+      err "---- last lines of $f ----"
+      tail -n "${1:-40}" "$f" >&2
+    fi
+  done
+}
+
+random_cluster_id() {
+  # 16 random bytes, base64url without padding = 22 chars (like kafka-storage random-uuid).
+  head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22
+}
+
+write_config() {
+  mkdir -p "$DATA_DIR" "$LOG_DIR" "$KRAFT_DIR"
+  cat >"$PROPS" <<EOF
+# Generated by deploy/kafka/kafka.sh -- rewritten on every start.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$HOST:$CTRL_PORT
+listeners=PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CTRL_PORT
+advertised.listeners=PLAINTEXT://$HOST:$PORT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$KRAFT_DIR
+
+auto.create.topics.enable=false
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+
+# Small machine: few threads.
+num.network.threads=2
+num.io.threads=4
+num.recovery.threads.per.data.dir=1
+background.threads=4
+EOF
+
+  cat >"$LOG4J_CONF" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<!-- Generated by deploy/kafka/kafka.sh -->
+<Configuration status="WARN">
+  <Appenders>
+    <RollingFile name="file" fileName="$BROKER_LOG" filePattern="$BROKER_LOG.%i">
+      <PatternLayout pattern="[%d] %p %m (%c)%n"/>
+      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
+      <DefaultRolloverStrategy max="3"/>
+    </RollingFile>
+  </Appenders>
+  <Loggers>
+    <Root level="$LOG_LEVEL"><AppenderRef ref="file"/></Root>
+    <Logger name="kafka.request.logger" level="WARN"/>
+    <Logger name="org.apache.kafka.clients" level="WARN"/>
+    <Logger name="org.apache.kafka.common.utils.AppInfoParser" level="WARN"/>
+  </Loggers>
+</Configuration>
+EOF
+
+  cat >"$PROBE_LOG4J_CONF" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="ERROR">
+  <Appenders><Console name="err" target="SYSTEM_ERR"><PatternLayout pattern="%d{HH:mm:ss} %p %m%n"/></Console></Appenders>
+  <Loggers><Root level="ERROR"><AppenderRef ref="err"/></Root></Loggers>
+</Configuration>
+EOF
+
+  # Short admin-client timeouts so a probe against a not-yet-ready broker
+  # fails fast instead of retrying for the default 60 s.
+  cat >"$PROBE_PROPS" <<'EOF'
+request.timeout.ms=5000
+default.api.timeout.ms=8000
+socket.connection.setup.timeout.ms=2000
+socket.connection.setup.timeout.max.ms=3000
+reconnect.backoff.max.ms=500
+retry.backoff.max.ms=500
+EOF
+}
+
+format_storage() {
+  local cid_file="$DATA_DIR/cluster.id" cid
+  if [[ -s "$cid_file" ]]; then
+    cid="$(cat "$cid_file")"
+  else
+    cid="${KAFKA_CLUSTER_ID:-$(random_cluster_id)}"
+    printf '%s\n' "$cid" >"$cid_file"
+  fi
+  [[ ${#cid} -eq 22 ]] || die "cluster id '$cid' is not 22 characters"
+  # Static quorum (controller.quorum.voters), so no --standalone.
+  "$JAVA" -Xmx256m "${JVM_COMMON[@]}" -Dlog4j2.configurationFile="$PROBE_LOG4J_CONF" \
+    -cp "$LIBS/*" kafka.tools.StorageTool format --ignore-formatted \
+    -t "$cid" -c "$PROPS" >>"$LOG_DIR/format.log" 2>&1
+}
+
+wait_ready() {
+  local pid="$1" deadline=$((SECONDS + READY_TIMEOUT))
+  while :; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      rm -f "$PID_FILE"
+      err "broker process $pid exited during startup"
+      tail_log 60
+      return 1
+    fi
+    if probe; then
+      return 0
+    fi
+    if (( SECONDS >= deadline )); then
+      err "broker not ready after ${READY_TIMEOUT} s (pid $pid still running; run 'kafka.sh stop')"
+      tail_log 60
+      return 1
+    fi
+    sleep 2
+  done
+}
+
+# ---------------------------------------------------------------- start ----
+cmd_start() {
+  check_java
+  ensure_libs
+  local pid t0=$SECONDS
+  pid="$(running_pid)"
+  if [[ -n "$pid" ]]; then
+    log "already running (pid $pid), checking readiness"
+    wait_ready "$pid" || exit 1
+    log "ready at $HOST:$PORT"
+    return 0
+  fi
+
+  local p
+  for p in "$PORT" "$CTRL_PORT"; do
+    if port_open "$p"; then
+      die "port $HOST:$p is already in use by another process (set KAFKA_PORT / KAFKA_CONTROLLER_PORT)"
+    fi
+  done
+
+  if [[ "${KAFKA_CLEAN:-0}" == 1 && -d "$DATA_DIR" ]]; then
+    log "KAFKA_CLEAN=1: removing $DATA_DIR"
+    rm -rf "$DATA_DIR"
+  fi
+
+  write_config
+  : >"$LOG_DIR/probe.log"
+  if ! format_storage; then
+    err "formatting $KRAFT_DIR failed; recreating the data dir from scratch"
+    sed 's/^/  /' "$LOG_DIR/format.log" | tail -n 10 >&2 || true
+    rm -rf "$DATA_DIR"
+    write_config
+    format_storage || { cat "$LOG_DIR/format.log" >&2; die "storage format failed"; }
+  fi
+
+  log "starting broker (data dir $DATA_DIR)"
+  local launcher=()
+  command -v setsid >/dev/null 2>&1 && launcher=(setsid)
+  # setsid: detach from the caller's session so Ctrl-C / job control in the
+  # calling shell does not reach the broker. Not forking (-f) keeps $! == java pid.
+  nohup "${launcher[@]}" "$JAVA" "-Xms$HEAP" "-Xmx$HEAP" "${JVM_COMMON[@]}" \
+    -Dlog4j2.configurationFile="$LOG4J_CONF" -Dkafka.logs.dir="$LOG_DIR" \
+    -cp "$LIBS/*" kafka.Kafka "$PROPS" \
+    </dev/null >"$STDOUT_LOG" 2>&1 &
+  pid=$!
+  printf '%s\n' "$pid" >"$PID_FILE"
+
+  if ! wait_ready "$pid"; then
+    exit 1
+  fi
+  log "ready at $HOST:$PORT (pid $pid, $((SECONDS - t0)) s)"
+}
+
+# ----------------------------------------------------------------- stop ----
+cmd_stop() {
+  local pid
+  pid="$(running_pid)"
+  if [[ -z "$pid" ]]; then
+    rm -f "$PID_FILE"
+    log "not running"
+    return 0
+  fi
+  log "stopping pid $pid"
+  kill -TERM "$pid" 2>/dev/null || true
+  local deadline=$((SECONDS + STOP_TIMEOUT))
+  while kill -0 "$pid" 2>/dev/null && (( SECONDS < deadline )); do
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    err "pid $pid still alive after ${STOP_TIMEOUT} s, sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+  fi
+  rm -f "$PID_FILE"
+  log "stopped"
+}
+
+# --------------------------------------------------------------- status ----
+cmd_status() {
+  local pid
+  pid="$(running_pid)"
+  if [[ -z "$pid" ]]; then
+    log "not running"
+    exit 3
+  fi
+  LIBS="$(libs_dir)"
+  mkdir -p "$LOG_DIR"
+  if probe; then
+    log "running (pid $pid) and ready at $HOST:$PORT"
+  else
+    log "running (pid $pid) but not answering at $HOST:$PORT"
+    exit 1
+  fi
+}
+
+cmd_logs() {
+  [[ -f "$BROKER_LOG" ]] || die "no log at $BROKER_LOG"
+  tail -n "${1:-100}" "$BROKER_LOG"
+}
+
+cmd_clean() {
+  cmd_stop
+  rm -rf "$DATA_DIR"
+  log "removed $DATA_DIR"
+}
+
+usage() {
+  sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+case "${1:-}" in
+  fetch)  cmd_fetch ;;
+  start)  cmd_start ;;
+  stop)   cmd_stop ;;
+  status) cmd_status ;;
+  logs)   shift; cmd_logs "$@" ;;
+  clean)  cmd_clean ;;
+  -h|--help|help) usage ;;
+  *) usage >&2; exit 2 ;;
+esac

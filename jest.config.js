@@ -1,0 +1,12 @@
+/** Unit and integration tests of every package and service. Suites that need
+ * PostgreSQL, Redis or Kafka run when that infrastructure is reachable (and
+ * fail, never skip, when CI=true). The black-box suite lives in test-e2e/. */
+const swc = ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } }];
+
+module.exports = {
+  testEnvironment: "node",
+  transform: { "^.+\\.(t|j)sx?$": swc },
+  testMatch: ["<rootDir>/packages/*/test/**/*.test.ts", "<rootDir>/services/*/test/**/*.test.ts"],
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};

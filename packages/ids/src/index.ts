@@ -1,0 +1,47 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * Resource id prefixes. The first six come from the spec; the rest are ours.
+ * Ids are the prefix followed by 24 base62 characters (~143 bits of randomness),
+ * so a receipt id is an unguessable capability.
+ */
+export const ID_PREFIX = {
+  checkout: "chk_",
+  escrowCheckout: "esc_",
+  contentCheckout: "cnt_",
+  payment: "pay_",
+  webhook: "wh_",
+  subject: "sub_",
+  account: "acct_",
+  apiKey: "key_",
+  event: "evt_",
+  walletChallenge: "wch_",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const BODY_LENGTH = 24;
+
+/** Random base62 text of the given length, without modulo bias. */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += ALPHABET[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return ID_PREFIX[kind] + randomBase62(BODY_LENGTH);
+}
+
+const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{24}$/;
+
+/** True when `value` is a well-formed id of the given kind. */
+export function isId(kind: IdKind, value: string): boolean {
+  return value.startsWith(ID_PREFIX[kind]) && ID_PATTERN.test(value);
+}

@@ -1,0 +1,42 @@
+import pino, { type Logger } from "pino";
+
+export type { Logger };
+
+/** Paths that may carry secrets; pino replaces their values before writing. */
+export const REDACTED_PATHS = [
+  "authorization",
+  "headers.authorization",
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "req.headers['x-payment']",
+  "req.headers['payment-signature']",
+  "secret",
+  "*.secret",
+  "password",
+  "*.password",
+  "token",
+  "*.token",
+  "privateKey",
+  "*.privateKey",
+  "signature",
+  "*.signature",
+];
+
+export interface LoggerOptions {
+  service: string;
+  level?: string;
+  /** Where to write; defaults to stdout. Tests pass a stream to inspect output. */
+  destination?: pino.DestinationStream;
+}
+
+export function createLogger(opts: LoggerOptions): Logger {
+  return pino(
+    {
+      level: opts.level ?? process.env.LOG_LEVEL ?? "info",
+      base: { service: opts.service },
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    opts.destination,
+  );
+}

@@ -1,0 +1,155 @@
+/**
+ * RFC 9457 problem documents exactly as the spec's Errors section describes them.
+ * A ProblemError carries a slug; the gateway renders it, the rpc adapter carries
+ * it across gRPC unchanged.
+ */
+
+export const PROBLEM_STATUS = {
+  unauthenticated: 401,
+  "payment-required": 402,
+  forbidden: 403,
+  "not-found": 404,
+  conflict: 409,
+  gone: 410,
+  "invalid-request": 422,
+  "bad-request": 400,
+  "rate-limited": 429,
+  "upstream-failed": 502,
+  unavailable: 503,
+  internal: 500,
+} as const;
+
+export type ProblemSlug = keyof typeof PROBLEM_STATUS;
+
+const TITLES: Record<ProblemSlug, string> = {
+  unauthenticated: "Unauthenticated",
+  "payment-required": "Payment required",
+  forbidden: "Forbidden",
+  "not-found": "Not found",
+  conflict: "Conflict",
+  gone: "Gone",
+  "invalid-request": "Invalid request",
+  "bad-request": "Bad request",
+  "rate-limited": "Too many requests",
+  "upstream-failed": "Upstream failed",
+  unavailable: "Unavailable",
+  internal: "Internal error",
+};
+
+export interface FieldError {
+  field: string;
+  reason: string;
+}
+
+export interface ProblemHelp {
+  fix: string;
+  /** How to obtain typed data to sign, where a payment is involved. */
+  prepare?: string | null;
+  retry_is_safe: boolean;
+  [extra: string]: unknown;
+}
+
+export interface ProblemInit {
+  message: string;
+  help?: Partial<ProblemHelp>;
+  errors?: FieldError[];
+  /** Extra top-level members (for example `live_url`, `fault`, `reason`). */
+  extensions?: Record<string, unknown>;
+}
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: { message: string; help: ProblemHelp };
+  help: ProblemHelp;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+const DEFAULT_FIX: Record<ProblemSlug, string> = {
+  unauthenticated: "Send a valid key as `Authorization: Bearer <API_KEY>`.",
+  "payment-required": "Request the URL without a payment to get fresh requirements, sign one of them and retry.",
+  forbidden: "Use a credential that is allowed to do this.",
+  "not-found": "Check the id and the path it was used under.",
+  conflict: "Wait for the first request to finish, then retry.",
+  gone: "This resource has expired.",
+  "invalid-request": "Correct the fields listed in `errors` and retry.",
+  "bad-request": "Correct the request and retry.",
+  "rate-limited": "Slow down and retry later.",
+  "upstream-failed": "Retry later; you were not charged.",
+  unavailable: "Retry later.",
+  internal: "Retry later; if it persists, report it.",
+};
+
+const DEFAULT_RETRY_SAFE: Record<ProblemSlug, boolean> = {
+  unauthenticated: false,
+  "payment-required": true,
+  forbidden: false,
+  "not-found": false,
+  conflict: true,
+  gone: false,
+  "invalid-request": false,
+  "bad-request": false,
+  "rate-limited": true,
+  "upstream-failed": true,
+  unavailable: true,
+  internal: true,
+};
+
+export class ProblemError extends Error {
+  readonly slug: ProblemSlug;
+  readonly help: ProblemHelp;
+  readonly errors?: FieldError[];
+  readonly extensions: Record<string, unknown>;
+
+  constructor(slug: ProblemSlug, init: ProblemInit | string) {
+    const i: ProblemInit = typeof init === "string" ? { message: init } : init;
+    super(i.message);
+    this.name = "ProblemError";
+    this.slug = slug;
+    this.help = {
+      fix: i.help?.fix ?? DEFAULT_FIX[slug],
+      prepare: i.help?.prepare ?? null,
+      retry_is_safe: i.help?.retry_is_safe ?? DEFAULT_RETRY_SAFE[slug],
+      ...stripKnown(i.help),
+    };
+    if (i.errors) this.errors = i.errors;
+    this.extensions = i.extensions ?? {};
+  }
+
+  get status(): number {
+    return PROBLEM_STATUS[this.slug];
+  }
+}
+
+function stripKnown(help?: Partial<ProblemHelp>): Record<string, unknown> {
+  if (!help) return {};
+  const { fix: _f, prepare: _p, retry_is_safe: _r, ...rest } = help;
+  return rest;
+}
+
+export function isProblemSlug(value: string): value is ProblemSlug {
+  return Object.prototype.hasOwnProperty.call(PROBLEM_STATUS, value);
+}
+
+/** Renders a problem as the RFC 9457 document the spec defines. */
+export function toProblemDocument(problem: ProblemError, siteUrl: string): ProblemDocument {
+  const doc: ProblemDocument = {
+    ...problem.extensions,
+    type: `${siteUrl.replace(/\/+$/, "")}/problems/${problem.slug}`,
+    title: TITLES[problem.slug],
+    status: problem.status,
+    detail: { message: problem.message, help: problem.help },
+    help: problem.help,
+  };
+  if (problem.errors) doc.errors = problem.errors;
+  return doc;
+}
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+/** Shorthand for a 422 with one or more field errors. */
+export function invalid(errors: FieldError[], message = "The request is not valid."): ProblemError {
+  return new ProblemError("invalid-request", { message, errors });
+}

@@ -1,0 +1,33 @@
+import { ProblemError, invalid, toProblemDocument } from "../src";
+
+describe("problem documents", () => {
+  it("renders type, title, status, detail and top-level help as the spec says", () => {
+    const doc = toProblemDocument(new ProblemError("not-found", "No such checkout."), "https://site.example/");
+    expect(doc).toEqual({
+      type: "https://site.example/problems/not-found",
+      title: "Not found",
+      status: 404,
+      detail: { message: "No such checkout.", help: doc.help },
+      help: { fix: expect.any(String), prepare: null, retry_is_safe: false },
+    });
+  });
+
+  it("carries errors[] of {field, reason} on 422", () => {
+    const doc = toProblemDocument(invalid([{ field: "title", reason: "required" }]), "https://s");
+    expect(doc.status).toBe(422);
+    expect(doc.type).toBe("https://s/problems/invalid-request");
+    expect(doc.errors).toEqual([{ field: "title", reason: "required" }]);
+  });
+
+  it("keeps help extensions and top-level extensions", () => {
+    const p = new ProblemError("rate-limited", {
+      message: "Daily rehearsal budget spent.",
+      help: { fix: "Go live.", retry_is_safe: false, report: { url: "x" } },
+      extensions: { live_url: "https://s/c/chk_1" },
+    });
+    const doc = toProblemDocument(p, "https://s");
+    expect(doc.help).toEqual({ fix: "Go live.", prepare: null, retry_is_safe: false, report: { url: "x" } });
+    expect(doc.live_url).toBe("https://s/c/chk_1");
+    expect(doc.status).toBe(429);
+  });
+});
