@@ -9,4 +9,5 @@ module.exports = {
   testMatch: ["<rootDir>/packages/*/test/**/*.test.ts", "<rootDir>/services/*/test/**/*.test.ts"],
   testTimeout: 30_000,
   maxWorkers: 2,
+  globalSetup: "<rootDir>/packages/testkit/src/global-setup.ts",
 };

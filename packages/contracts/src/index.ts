@@ -5,3 +5,4 @@ export * as paymentsV1 from "./gen/payments/v1/payments_pb";
 export * as webhooksV1 from "./gen/webhooks/v1/webhooks_pb";
 export * as eventsV1 from "./gen/events/v1/envelope_pb";
 export * as paymentEventsV1 from "./gen/events/payments/v1/payment_settled_pb";
+export * from "./topics";

@@ -1,0 +1,122 @@
+import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type Admin } from "kafkajs";
+import { deliverUntilHandled, type Bus, type BusMessage, type SubscribeOptions, type Subscription } from "./bus";
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  /** Partitions for topics this bus creates. */
+  partitions?: number;
+  onHandlerError?: (err: unknown, topic: string, attempt: number) => void;
+  log?: (level: "error" | "warn", message: string) => void;
+}
+
+/**
+ * Kafka through kafkajs: acks from all in-sync replicas on publish, manual
+ * offset commits only after the handler succeeded (at-least-once), one
+ * partition consumed in order (per-key order, since the key picks the partition).
+ */
+export class KafkaBus implements Bus {
+  private readonly kafka: Kafka;
+  private producer?: Producer;
+  private admin?: Admin;
+  private readonly consumers = new Set<Consumer>();
+  private readonly partitions: number;
+
+  constructor(private readonly opts: KafkaBusOptions) {
+    this.partitions = opts.partitions ?? 3;
+    this.kafka = new Kafka({
+      clientId: opts.clientId,
+      brokers: opts.brokers,
+      connectionTimeout: 3_000,
+      retry: { retries: 8, initialRetryTime: 100 },
+      logLevel: logLevel.WARN,
+      logCreator: () => ({ level, log }) => {
+        const text = `kafka ${log.namespace ?? ""}: ${log.message}`;
+        if (level === logLevel.ERROR) opts.log?.("error", text);
+        else if (level === logLevel.WARN) opts.log?.("warn", text);
+      },
+    });
+  }
+
+  private async getProducer(): Promise<Producer> {
+    if (!this.producer) {
+      const producer = this.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      this.producer = producer;
+    }
+    return this.producer;
+  }
+
+  private async getAdmin(): Promise<Admin> {
+    if (!this.admin) {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      this.admin = admin;
+    }
+    return this.admin;
+  }
+
+  async publish(topic: string, messages: BusMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const producer = await this.getProducer();
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: messages.map((m) => ({ key: m.key, value: Buffer.from(m.value), headers: m.headers })),
+    });
+  }
+
+  async subscribe({ topic, group, handler }: SubscribeOptions): Promise<Subscription> {
+    const consumer = this.kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
+    let stopped = false;
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    this.consumers.add(consumer);
+    await consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: 1,
+      eachMessage: async ({ partition, message }) => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+        const handled = await deliverUntilHandled(
+          { topic, key: message.key?.toString() ?? "", value: new Uint8Array(message.value ?? Buffer.alloc(0)), headers },
+          handler,
+          () => stopped,
+          (err, attempt) => this.opts.onHandlerError?.(err, topic, attempt),
+        );
+        if (!handled) throw new Error("subscription stopped before the message was handled");
+        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+      },
+    });
+    return {
+      stop: async () => {
+        stopped = true;
+        this.consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  async ensureTopics(topics: string[]): Promise<void> {
+    const admin = await this.getAdmin();
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t));
+    if (missing.length === 0) return;
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((topic) => ({ topic, numPartitions: this.partitions, replicationFactor: 1 })),
+    });
+  }
+
+  async ping(): Promise<void> {
+    const admin = await this.getAdmin();
+    await admin.describeCluster();
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.consumers) await c.disconnect().catch(() => {});
+    this.consumers.clear();
+    await this.producer?.disconnect().catch(() => {});
+    await this.admin?.disconnect().catch(() => {});
+  }
+}

@@ -1,0 +1,193 @@
+import { create, toBinary, fromBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { eventsV1 } from "@c402/contracts";
+import { sql, type Kysely, type Migration } from "@c402/db";
+import { newId } from "@c402/ids";
+import type { Bus } from "./bus";
+
+/**
+ * Transactional outbox. An emitting service writes the event row in the same
+ * transaction as the state change (enqueueEvent); the relay claims unpublished
+ * rows with FOR UPDATE SKIP LOCKED, publishes them (acks=all) and marks them
+ * published in that same claim transaction. A crash anywhere re-publishes,
+ * never loses: consumers dedupe on the event id.
+ */
+export const outboxMigration: Migration = {
+  async up(db) {
+    await db.schema
+      .createTable("outbox")
+      .addColumn("seq", "bigserial", (c) => c.primaryKey())
+      .addColumn("event_id", "text", (c) => c.notNull().unique())
+      .addColumn("topic", "text", (c) => c.notNull())
+      .addColumn("key", "text", (c) => c.notNull())
+      .addColumn("payload", "bytea", (c) => c.notNull())
+      .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+      .addColumn("published_at", "timestamptz")
+      .execute();
+    await db.schema.createIndex("outbox_unpublished").on("outbox").column("seq").where(sql.ref("published_at"), "is", null).execute();
+  },
+};
+
+export interface OutboxEvent {
+  topic: string;
+  type: string;
+  accountId: string;
+  testMode: boolean;
+  aggregateId: string;
+  payload: Uint8Array;
+  occurredAt?: Date;
+}
+
+/** Writes the event in the caller's transaction; returns its event id. */
+export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
+  const eventId = newId("event");
+  const envelope = create(eventsV1.EventEnvelopeSchema, {
+    eventId,
+    type: event.type,
+    occurredAt: timestampFromDate(event.occurredAt ?? new Date()),
+    accountId: event.accountId,
+    testMode: event.testMode,
+    aggregateId: event.aggregateId,
+    payload: event.payload,
+  });
+  await trx
+    .insertInto("outbox")
+    .values({ event_id: eventId, topic: event.topic, key: event.aggregateId, payload: Buffer.from(toBinary(eventsV1.EventEnvelopeSchema, envelope)) })
+    .execute();
+  return eventId;
+}
+
+export function decodeEnvelope(value: Uint8Array): eventsV1.EventEnvelope {
+  return fromBinary(eventsV1.EventEnvelopeSchema, value);
+}
+
+export interface OutboxRelayOptions {
+  db: Kysely<any>;
+  bus: Bus;
+  batchSize?: number;
+  /** Poll interval when idle; poke() publishes sooner. */
+  intervalMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: OutboxRelayOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.poke();
+  }
+
+  /** Asks for a publish round soon (after a commit that enqueued events). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = true;
+    this.idle = this.drain().finally(() => {
+      this.running = false;
+      if (this.stopped) return;
+      if (this.again) {
+        this.again = false;
+        this.poke();
+      } else {
+        this.timer = setTimeout(() => this.poke(), this.opts.intervalMs ?? 500);
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && (await this.publishBatch()) > 0);
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+  }
+
+  /** Publishes one batch; returns how many events it published. */
+  async publishBatch(): Promise<number> {
+    const limit = this.opts.batchSize ?? 100;
+    return this.opts.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom("outbox")
+        .select(["seq", "topic", "key", "payload"])
+        .where("published_at", "is", null)
+        .orderBy("seq")
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      if (rows.length === 0) return 0;
+      const byTopic = new Map<string, { key: string; value: Uint8Array }[]>();
+      for (const r of rows) {
+        const list = byTopic.get(r.topic) ?? [];
+        list.push({ key: r.key, value: new Uint8Array(r.payload) });
+        byTopic.set(r.topic, list);
+      }
+      for (const [topic, messages] of byTopic) await this.opts.bus.publish(topic, messages);
+      await trx
+        .updateTable("outbox")
+        .set({ published_at: sql`now()` })
+        .where(
+          "seq",
+          "in",
+          rows.map((r) => r.seq),
+        )
+        .execute();
+      return rows.length;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.idle;
+  }
+}
+
+/** Processed-event bookkeeping for idempotent consumers, in the consumer's schema. */
+export const processedEventsMigration: Migration = {
+  async up(db) {
+    await db.schema
+      .createTable("processed_events")
+      .addColumn("consumer", "text", (c) => c.notNull())
+      .addColumn("event_id", "text", (c) => c.notNull())
+      .addColumn("processed_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+      .addPrimaryKeyConstraint("processed_events_pk", ["consumer", "event_id"])
+      .execute();
+  },
+};
+
+/**
+ * Wraps an effect so that it applies at most once per event id: the processed
+ * row and the effect commit in one transaction, and a redelivered event finds
+ * the row and does nothing.
+ */
+export function idempotentConsumer(
+  db: Kysely<any>,
+  consumer: string,
+  apply: (trx: Kysely<any>, envelope: eventsV1.EventEnvelope) => Promise<void>,
+): (message: { value: Uint8Array }) => Promise<void> {
+  return async (message) => {
+    const envelope = decodeEnvelope(message.value);
+    await db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto("processed_events")
+        .values({ consumer, event_id: envelope.eventId })
+        .onConflict((oc) => oc.columns(["consumer", "event_id"]).doNothing())
+        .returning("event_id")
+        .executeTakeFirst();
+      if (!inserted) return;
+      await apply(trx, envelope);
+    });
+  };
+}

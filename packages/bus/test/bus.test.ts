@@ -1,0 +1,109 @@
+import { describeWith, infraAvailable, uniqueName } from "@c402/testkit";
+import { KafkaBus, MemoryBus, type Bus, type DeliveredMessage } from "../src";
+
+const text = (m: { value: Uint8Array }) => Buffer.from(m.value).toString();
+const bytes = (s: string) => new Uint8Array(Buffer.from(s));
+
+async function eventually(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function busContract(makeBus: () => Bus) {
+  let bus: Bus;
+  beforeAll(() => {
+    bus = makeBus();
+  });
+  afterAll(() => bus.close());
+
+  it("delivers every message to each group, in order per key", async () => {
+    const topic = uniqueName("t-order");
+    await bus.ensureTopics([topic]);
+    const a: string[] = [];
+    const b: string[] = [];
+    const subA = await bus.subscribe({ topic, group: uniqueName("g"), handler: async (m) => void a.push(`${m.key}:${text(m)}`) });
+    const subB = await bus.subscribe({ topic, group: uniqueName("g"), handler: async (m) => void b.push(`${m.key}:${text(m)}`) });
+    const messages = [];
+    for (let i = 0; i < 20; i++) messages.push({ key: `k${i % 3}`, value: bytes(String(i)) });
+    await bus.publish(topic, messages);
+    await eventually(() => a.length === 20 && b.length === 20);
+    for (const list of [a, b]) {
+      for (const key of ["k0", "k1", "k2"]) {
+        const seq = list.filter((x) => x.startsWith(`${key}:`)).map((x) => Number(x.split(":")[1]));
+        expect(seq).toEqual([...seq].sort((x, y) => x - y));
+      }
+    }
+    await subA.stop();
+    await subB.stop();
+  });
+
+  it("retries a failing handler until it succeeds, without skipping or reordering", async () => {
+    const topic = uniqueName("t-retry");
+    await bus.ensureTopics([topic]);
+    const seen: DeliveredMessage[] = [];
+    let failuresLeft = 2;
+    const sub = await bus.subscribe({
+      topic,
+      group: uniqueName("g"),
+      handler: async (m) => {
+        if (text(m) === "first" && failuresLeft-- > 0) throw new Error("transient");
+        seen.push(m);
+      },
+    });
+    await bus.publish(topic, [
+      { key: "same", value: bytes("first") },
+      { key: "same", value: bytes("second") },
+    ]);
+    await eventually(() => seen.length === 2);
+    expect(seen.map(text)).toEqual(["first", "second"]);
+    expect(seen[0]?.attempt).toBe(3);
+    await sub.stop();
+  });
+
+  it("carries headers and keys", async () => {
+    const topic = uniqueName("t-headers");
+    await bus.ensureTopics([topic]);
+    const seen: DeliveredMessage[] = [];
+    const sub = await bus.subscribe({ topic, group: uniqueName("g"), handler: async (m) => void seen.push(m) });
+    await bus.publish(topic, [{ key: "pay_1", value: bytes("x"), headers: { "content-type": "application/protobuf" } }]);
+    await eventually(() => seen.length === 1);
+    expect(seen[0]).toMatchObject({ topic, key: "pay_1", headers: { "content-type": "application/protobuf" } });
+    await sub.stop();
+  });
+
+  it("answers ping", async () => {
+    await expect(bus.ping()).resolves.toBeUndefined();
+  });
+}
+
+describe("MemoryBus", () => busContract(() => new MemoryBus()));
+
+describeWith("kafka")("KafkaBus against a real broker", () => {
+  busContract(() => new KafkaBus({ brokers: (infraAvailable("kafka") as string).split(","), clientId: "bus-test" }));
+
+  it("resumes a group from its committed offset (at-least-once across restarts)", async () => {
+    const brokers = (infraAvailable("kafka") as string).split(",");
+    const topic = uniqueName("t-resume");
+    const group = uniqueName("g");
+    const first = new KafkaBus({ brokers, clientId: "resume-1" });
+    await first.ensureTopics([topic]);
+    const seen1: string[] = [];
+    const sub1 = await first.subscribe({ topic, group, handler: async (m) => void seen1.push(text(m)) });
+    await first.publish(topic, [{ key: "k", value: bytes("one") }]);
+    await eventually(() => seen1.length === 1);
+    await sub1.stop();
+    await first.publish(topic, [{ key: "k", value: bytes("two") }]);
+    await first.close();
+
+    const second = new KafkaBus({ brokers, clientId: "resume-2" });
+    const seen2: string[] = [];
+    const sub2 = await second.subscribe({ topic, group, handler: async (m) => void seen2.push(text(m)) });
+    await eventually(() => seen2.length >= 1);
+    expect(seen2).toEqual(["two"]);
+    await sub2.stop();
+    await second.close();
+  });
+});

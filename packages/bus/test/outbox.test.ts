@@ -1,0 +1,111 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { paymentEventsV1 } from "@c402/contracts";
+import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { decodeEnvelope, enqueueEvent, idempotentConsumer, MemoryBus, OutboxRelay, outboxMigration, processedEventsMigration, type Bus } from "../src";
+
+const TOPIC = "events.test.v1.thing";
+
+function payload(id: string): Uint8Array {
+  return toBinary(paymentEventsV1.PaymentSettledSchema, create(paymentEventsV1.PaymentSettledSchema, { paymentId: id, total: 110_500n }));
+}
+
+function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Promise<void> }>) {
+  let ctx: Awaited<ReturnType<typeof open>>;
+  beforeAll(async () => {
+    ctx = await open();
+    await migrate(ctx.db, { "0001_outbox": outboxMigration, "0002_processed": processedEventsMigration });
+    await ctx.db.db.schema.createTable("effects").addColumn("payment_id", "text").execute();
+  });
+  afterAll(() => ctx.close());
+
+  it("publishes only committed events, exactly the rows written in the transaction", async () => {
+    const db = ctx.db.db;
+    await db.transaction().execute(async (trx) => {
+      await enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_1", testMode: true, aggregateId: "pay_a", payload: payload("pay_a") });
+    });
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_1", testMode: true, aggregateId: "pay_b", payload: payload("pay_b") });
+        throw new Error("state change failed");
+      }),
+    ).rejects.toThrow("state change failed");
+
+    const bus = new MemoryBus();
+    const received: string[] = [];
+    await bus.subscribe({ topic: TOPIC, group: "g", handler: async (m) => void received.push(m.key) });
+    const relay = new OutboxRelay({ db, bus });
+    expect(await relay.publishBatch()).toBe(1);
+    expect(await relay.publishBatch()).toBe(0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(received).toEqual(["pay_a"]);
+    const row = await db.selectFrom("outbox").select(["published_at"]).where("key", "=", "pay_a").executeTakeFirstOrThrow();
+    expect(row.published_at).toBeInstanceOf(Date);
+  });
+
+  it("keeps rows unpublished when the broker refuses, and publishes them later", async () => {
+    const db = ctx.db.db;
+    await db.transaction().execute((trx) =>
+      enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_1", testMode: false, aggregateId: "pay_c", payload: payload("pay_c") }).then(() => undefined),
+    );
+    const broken: Bus = { ...new MemoryBus(), publish: async () => Promise.reject(new Error("broker down")) } as unknown as Bus;
+    await expect(new OutboxRelay({ db, bus: broken }).publishBatch()).rejects.toThrow("broker down");
+    const pending = await db.selectFrom("outbox").select("key").where("published_at", "is", null).execute();
+    expect(pending.map((r) => r.key)).toEqual(["pay_c"]);
+
+    const bus = new MemoryBus();
+    const got: Uint8Array[] = [];
+    await bus.subscribe({ topic: TOPIC, group: "g", handler: async (m) => void got.push(m.value) });
+    const relay = new OutboxRelay({ db, bus, intervalMs: 10 });
+    relay.start();
+    await new Promise((r) => setTimeout(r, 100));
+    await relay.stop();
+    expect(got).toHaveLength(1);
+    const envelope = decodeEnvelope(got[0] as Uint8Array);
+    expect(envelope).toMatchObject({ type: "payment.settled", accountId: "acct_1", testMode: false, aggregateId: "pay_c" });
+    expect(envelope.eventId).toMatch(/^evt_/);
+    expect(fromBinary(paymentEventsV1.PaymentSettledSchema, envelope.payload).total).toBe(110_500n);
+  });
+
+  it("applies a redelivered event once (idempotent consumer)", async () => {
+    const db = ctx.db.db;
+    let eventValue: Uint8Array | undefined;
+    const bus = new MemoryBus();
+    await bus.subscribe({ topic: TOPIC, group: "capture", handler: async (m) => void (eventValue = m.value) });
+    await db.transaction().execute((trx) =>
+      enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_2", testMode: true, aggregateId: "pay_d", payload: payload("pay_d") }).then(() => undefined),
+    );
+    await new OutboxRelay({ db, bus }).publishBatch();
+    await new Promise((r) => setTimeout(r, 20));
+    const handler = idempotentConsumer(db, "effects-writer", async (trx, env) => {
+      const p = fromBinary(paymentEventsV1.PaymentSettledSchema, env.payload);
+      await trx.insertInto("effects").values({ payment_id: p.paymentId }).execute();
+    });
+    await handler({ value: eventValue as Uint8Array });
+    await handler({ value: eventValue as Uint8Array });
+    await Promise.all([handler({ value: eventValue as Uint8Array }), handler({ value: eventValue as Uint8Array })].map((p) => p.catch(() => undefined)));
+    const effects = await db.selectFrom("effects").selectAll().where("payment_id", "=", "pay_d").execute();
+    expect(effects).toHaveLength(1);
+  });
+}
+
+describe("outbox on embedded PostgreSQL", () => {
+  outboxContract(async () => {
+    const pg = await EmbeddedPostgres.open();
+    return { db: pg.forSchema("emitter"), close: () => pg.close() };
+  });
+});
+
+describeWith("postgres")("outbox on PostgreSQL", () => {
+  outboxContract(async () => {
+    const fresh = await freshPostgresDatabase();
+    const db = openPostgres({ url: fresh.url, schema: "emitter" });
+    return {
+      db,
+      async close() {
+        await db.close();
+        await fresh.drop();
+      },
+    };
+  });
+});

@@ -1,0 +1,111 @@
+import { mkdirSync } from "node:fs";
+import { Kysely, PostgresDialect, sql, type Migration } from "kysely";
+import { Migrator } from "kysely";
+import pg from "pg";
+import { PGliteDialect, type PGliteSession } from "./pglite-dialect";
+
+export { sql, type Kysely, type Migration } from "kysely";
+export { PGliteDialect } from "./pglite-dialect";
+
+/**
+ * The database a service sees: a kysely instance whose every table reference is
+ * placed in the service's own schema. The service cannot tell whether it runs
+ * on PostgreSQL or on the embedded PGlite.
+ */
+export interface ServiceDatabase<DB = any> {
+  readonly db: Kysely<DB>;
+  readonly schema: string;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const SCHEMA_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+function assertSchema(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+}
+
+// int8 → bigint, numeric stays text: money never passes through a float.
+pg.types.setTypeParser(20, (v: string) => BigInt(v));
+
+/** A PostgreSQL pool for one service; `search_path` is pinned to its schema. */
+export function openPostgres<DB = any>(opts: { url: string; schema: string; maxConnections?: number }): ServiceDatabase<DB> {
+  assertSchema(opts.schema);
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.maxConnections ?? 10,
+    options: `-c search_path=${opts.schema}`,
+  });
+  // An idle client's error (a restarted server) must not crash the process.
+  pool.on("error", () => {});
+  const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = root.withSchema(opts.schema);
+  return {
+    db,
+    schema: opts.schema,
+    ping: async () => {
+      await sql`select 1`.execute(root);
+    },
+    close: () => root.destroy(),
+  };
+}
+
+/**
+ * The embedded PostgreSQL (PGlite, WebAssembly) shared by every service of one
+ * embedded process, each in its own schema. Data persists under `dataDir`;
+ * omit it for an in-memory database (tests).
+ */
+export class EmbeddedPostgres {
+  private constructor(
+    private readonly pglite: PGliteSession & { close(): Promise<void> },
+    private readonly root: Kysely<any>,
+  ) {}
+
+  static async open(opts: { dataDir?: string } = {}): Promise<EmbeddedPostgres> {
+    const { PGlite, types } = await import("@electric-sql/pglite");
+    if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+    const pglite = await PGlite.create(opts.dataDir, {
+      parsers: { [types.INT8]: (v: string) => BigInt(v) },
+    });
+    const root = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+    return new EmbeddedPostgres(pglite, root);
+  }
+
+  forSchema<DB = any>(schema: string): ServiceDatabase<DB> {
+    assertSchema(schema);
+    return {
+      db: this.root.withSchema(schema) as Kysely<DB>,
+      schema,
+      ping: async () => {
+        await sql`select 1`.execute(this.root);
+      },
+      // The shared instance is closed once, by its owner.
+      close: async () => {},
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.root.destroy();
+    await this.pglite.close();
+  }
+}
+
+export type MigrationSet = Record<string, Migration>;
+
+/**
+ * Brings the service's schema up to date with kysely's Migrator. The
+ * bookkeeping tables live inside the service's schema.
+ */
+export async function migrate(database: ServiceDatabase, migrations: MigrationSet): Promise<void> {
+  await sql`create schema if not exists ${sql.id(database.schema)}`.execute(database.db);
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableSchema: database.schema,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(`migration of schema ${database.schema} failed${failed ? ` at ${failed.migrationName}` : ""}: ${String(error)}`);
+  }
+}
