@@ -1,0 +1,147 @@
+import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescService, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
+import { currentContext, isTraceparent, newRequestId, runWithContext, type RequestContext } from "./context";
+import { fromServiceError, toServiceError } from "./errors";
+
+export * from "./context";
+export { grpcStatusFor, toServiceError, fromServiceError } from "./errors";
+
+/**
+ * Turns protobuf-es service descriptors into @grpc/grpc-js registrations and
+ * typed promise clients. Every call carries a deadline, the request id and the
+ * trace context; errors cross as problem types (see errors.ts).
+ */
+
+type MethodsOf<S extends DescService> = S["method"];
+type In<M> = M extends { input: infer I extends DescMessage } ? I : never;
+type Out<M> = M extends { output: infer O extends DescMessage } ? O : never;
+
+export interface CallContext {
+  requestId: string;
+  traceparent?: string;
+  /** Absolute deadline of the call, when the caller set one. */
+  deadline?: Date;
+}
+
+export type ServiceImplementation<S extends DescService> = {
+  [K in keyof MethodsOf<S>]: (request: MessageShape<In<MethodsOf<S>[K]>>, ctx: CallContext) => Promise<MessageInitShape<Out<MethodsOf<S>[K]>>>;
+};
+
+export interface CallOptions {
+  /** Milliseconds before the call fails with DEADLINE_EXCEEDED. */
+  timeoutMs?: number;
+}
+
+export type ServiceClient<S extends DescService> = {
+  [K in keyof MethodsOf<S>]: (request: MessageInitShape<In<MethodsOf<S>[K]>>, options?: CallOptions) => Promise<MessageShape<Out<MethodsOf<S>[K]>>>;
+} & { close(): void };
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const REQUEST_ID = "x-request-id";
+const TRACEPARENT = "traceparent";
+
+function unaryMethods(service: DescService): DescMethod[] {
+  const methods = service.methods.filter((m) => m.methodKind === "unary");
+  if (methods.length !== service.methods.length) throw new Error(`${service.typeName}: only unary methods are supported`);
+  return methods;
+}
+
+function definitionFor(service: DescService): grpc.ServiceDefinition {
+  const definition: Record<string, grpc.MethodDefinition<any, any>> = {};
+  for (const m of unaryMethods(service)) {
+    definition[m.localName] = {
+      path: `/${service.typeName}/${m.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (msg: any) => Buffer.from(toBinary(m.input, msg)),
+      requestDeserialize: (buf: Buffer) => fromBinary(m.input, buf),
+      responseSerialize: (msg: any) => Buffer.from(toBinary(m.output, msg)),
+      responseDeserialize: (buf: Buffer) => fromBinary(m.output, buf),
+    };
+  }
+  return definition as grpc.ServiceDefinition;
+}
+
+export interface RpcServerOptions {
+  onError?: (err: unknown, method: string) => void;
+}
+
+export class RpcServer {
+  private readonly server = new grpc.Server({ "grpc.max_receive_message_length": 8 * 1024 * 1024 });
+
+  constructor(private readonly opts: RpcServerOptions = {}) {}
+
+  add<S extends DescService>(service: S, implementation: ServiceImplementation<S>): this {
+    const handlers: grpc.UntypedServiceImplementation = {};
+    for (const m of unaryMethods(service)) {
+      const impl = (implementation as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[m.localName];
+      if (!impl) throw new Error(`${service.typeName}.${m.name} has no implementation`);
+      handlers[m.localName] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        const ctx = contextFrom(call);
+        runWithContext({ requestId: ctx.requestId, traceparent: ctx.traceparent }, () => impl(call.request, ctx)).then(
+          (res) => callback(null, create(m.output, res as MessageInitShape<DescMessage>)),
+          (err: unknown) => {
+            this.opts.onError?.(err, `${service.typeName}/${m.name}`);
+            callback(toServiceError(err) as grpc.ServiceError);
+          },
+        );
+      };
+    }
+    this.server.addService(definitionFor(service), handlers);
+    return this;
+  }
+
+  /** Binds to host:port (0 picks a free port) and returns the bound port. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const address = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+    });
+  }
+
+  /** Finishes in-flight calls (up to graceMs), then cuts the rest. */
+  stop(graceMs = 5_000): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+function contextFrom(call: grpc.ServerUnaryCall<unknown, unknown>): CallContext {
+  const requestId = call.metadata.get(REQUEST_ID)[0];
+  const traceparent = call.metadata.get(TRACEPARENT)[0];
+  const deadline = call.getDeadline();
+  return {
+    requestId: typeof requestId === "string" && requestId.length <= 128 ? requestId : newRequestId(),
+    ...(isTraceparent(traceparent) ? { traceparent } : {}),
+    ...(deadline instanceof Date ? { deadline } : typeof deadline === "number" && Number.isFinite(deadline) ? { deadline: new Date(deadline) } : {}),
+  };
+}
+
+export function createClient<S extends DescService>(service: S, address: string, defaults: CallOptions = {}): ServiceClient<S> {
+  const Ctor = grpc.makeGenericClientConstructor(definitionFor(service), service.typeName);
+  const client = new Ctor(address, grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 8 * 1024 * 1024 });
+  const out: Record<string, unknown> = { close: () => client.close() };
+  for (const m of unaryMethods(service)) {
+    const fn = (client as unknown as Record<string, Function>)[m.localName] as Function;
+    out[m.localName] = (request: MessageInitShape<DescMessage>, options: CallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        const metadata = new grpc.Metadata();
+        const ctx: RequestContext | undefined = currentContext();
+        metadata.set(REQUEST_ID, ctx?.requestId ?? newRequestId());
+        if (ctx?.traceparent) metadata.set(TRACEPARENT, ctx.traceparent);
+        const deadline = new Date(Date.now() + (options.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+        fn.call(client, create(m.input, request), metadata, { deadline }, (err: grpc.ServiceError | null, res: unknown) =>
+          err ? reject(fromServiceError(err)) : resolve(res),
+        );
+      });
+  }
+  return out as ServiceClient<S>;
+}

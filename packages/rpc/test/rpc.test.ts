@@ -1,0 +1,73 @@
+import { webhooksV1 } from "@c402/contracts";
+import { ProblemError } from "@c402/problems";
+import { createClient, currentContext, runWithContext, RpcServer, type CallContext, type ServiceClient } from "../src";
+
+describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
+  let server: RpcServer;
+  let client: ServiceClient<typeof webhooksV1.WebhooksService>;
+  const seen: CallContext[] = [];
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    server = new RpcServer({ onError: (_e, method) => errors.push(method) });
+    server.add(webhooksV1.WebhooksService, {
+      async listRecordedEvents(req, ctx) {
+        seen.push(ctx);
+        expect(currentContext()?.requestId).toBe(ctx.requestId);
+        if (req.accountId === "missing") throw new ProblemError("not-found", "No such account.");
+        if (req.accountId === "invalid") throw new ProblemError("invalid-request", { message: "bad", errors: [{ field: "account_id", reason: "malformed" }] });
+        if (req.accountId === "crash") throw new Error("database password is hunter2");
+        if (req.accountId === "slow") await new Promise((r) => setTimeout(r, 500));
+        return { events: [{ eventId: "evt_1", type: "payment.settled", accountId: req.accountId, testMode: true }] };
+      },
+    });
+    const port = await server.listen("127.0.0.1", 0);
+    client = createClient(webhooksV1.WebhooksService, `127.0.0.1:${port}`);
+  });
+
+  afterAll(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  it("round-trips typed messages", async () => {
+    const res = await client.listRecordedEvents({ accountId: "acct_1" });
+    expect(res.events).toHaveLength(1);
+    expect(res.events[0]).toMatchObject({ eventId: "evt_1", type: "payment.settled", accountId: "acct_1", testMode: true });
+  });
+
+  it("propagates request id and trace context, and sets a deadline", async () => {
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    await runWithContext({ requestId: "req_abc", traceparent }, () => client.listRecordedEvents({ accountId: "a" }));
+    const ctx = seen[seen.length - 1] as CallContext;
+    expect(ctx.requestId).toBe("req_abc");
+    expect(ctx.traceparent).toBe(traceparent);
+    expect(ctx.deadline).toBeInstanceOf(Date);
+  });
+
+  it("carries problems across unchanged", async () => {
+    await expect(client.listRecordedEvents({ accountId: "missing" })).rejects.toMatchObject({ slug: "not-found", message: "No such account." });
+    await expect(client.listRecordedEvents({ accountId: "invalid" })).rejects.toMatchObject({
+      slug: "invalid-request",
+      errors: [{ field: "account_id", reason: "malformed" }],
+    });
+  });
+
+  it("hides unexpected errors behind a generic internal problem", async () => {
+    const err = await client.listRecordedEvents({ accountId: "crash" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProblemError);
+    expect(err).toMatchObject({ slug: "internal" });
+    expect((err as Error).message).not.toContain("hunter2");
+    expect(errors).toContain("webhooks.v1.WebhooksService/ListRecordedEvents");
+  });
+
+  it("fails with unavailable when the deadline passes", async () => {
+    await expect(client.listRecordedEvents({ accountId: "slow" }, { timeoutMs: 50 })).rejects.toMatchObject({ slug: "unavailable" });
+  });
+
+  it("fails with unavailable when nothing listens", async () => {
+    const dead = createClient(webhooksV1.WebhooksService, "127.0.0.1:1", { timeoutMs: 300 });
+    await expect(dead.listRecordedEvents({ accountId: "x" })).rejects.toMatchObject({ slug: "unavailable" });
+    dead.close();
+  });
+});
