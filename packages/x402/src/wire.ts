@@ -1,0 +1,209 @@
+/**
+ * x402 wire format: header encodings and the JSON shapes of v1 and v2, as the
+ * official clients read and write them (docs: shared/docs/x402-interop.md §1).
+ */
+
+export const HEADERS = {
+  paymentRequired: "PAYMENT-REQUIRED",
+  paymentSignature: "PAYMENT-SIGNATURE",
+  paymentResponse: "PAYMENT-RESPONSE",
+  legacyPayment: "X-PAYMENT",
+  legacyPaymentResponse: "X-PAYMENT-RESPONSE",
+} as const;
+
+/** Largest payment header we decode; a real EIP-3009 payload is about 1 KB. */
+export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024;
+
+export interface PaymentRequirements {
+  scheme: string;
+  network: string;
+  asset: string;
+  amount: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+export interface ResourceInfo {
+  url: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface PaymentRequired {
+  x402Version: 2;
+  error?: string;
+  resource: ResourceInfo;
+  accepts: PaymentRequirements[];
+  extensions?: Record<string, unknown>;
+}
+
+export interface ExactEvmAuthorization {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+}
+
+export interface ExactEvmPayload {
+  signature: string;
+  authorization: ExactEvmAuthorization;
+}
+
+export interface PaymentPayload {
+  x402Version: 1 | 2;
+  /** v2: the requirement the client chose, echoed verbatim. */
+  accepted?: PaymentRequirements;
+  /** v1: scheme and network name at the top level. */
+  scheme?: string;
+  network?: string;
+  resource?: ResourceInfo;
+  payload: ExactEvmPayload;
+  extensions?: Record<string, unknown>;
+}
+
+export interface SettleResponse {
+  success: boolean;
+  errorReason?: string;
+  errorMessage?: string;
+  payer?: string;
+  transaction: string;
+  network: string;
+}
+
+const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Standard, padded base64 of the UTF-8 JSON (what the official decoders accept). */
+export function encodeHeader(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), "utf8").toString("base64");
+}
+
+export class PaymentHeaderError extends Error {
+  constructor(
+    readonly reason: "invalid_payload" | "invalid_x402_version",
+    message: string,
+  ) {
+    super(message);
+    this.name = "PaymentHeaderError";
+  }
+}
+
+/** Decodes a base64 JSON header strictly: bounded size, standard alphabet, an object. */
+export function decodeHeader(value: string, maxBytes = MAX_PAYMENT_HEADER_BYTES): Record<string, unknown> {
+  if (value.length === 0) throw new PaymentHeaderError("invalid_payload", "The payment header is empty.");
+  if (value.length > Math.ceil((maxBytes * 4) / 3) + 4) {
+    throw new PaymentHeaderError("invalid_payload", `The payment header is larger than ${maxBytes} bytes.`);
+  }
+  if (!STANDARD_BASE64.test(value) || value.length % 4 !== 0) {
+    throw new PaymentHeaderError("invalid_payload", "The payment header must be standard padded base64 of JSON.");
+  }
+  const text = Buffer.from(value, "base64").toString("utf8");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new PaymentHeaderError("invalid_payload", "The payment header does not decode to JSON.");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new PaymentHeaderError("invalid_payload", "The payment header must decode to a JSON object.");
+  }
+  return parsed as Record<string, unknown>;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const NONCE = /^0x[0-9a-fA-F]{64}$/;
+const UINT = /^(0|[1-9][0-9]{0,77})$/;
+const SIGNATURE = /^0x[0-9a-fA-F]{130,}$/;
+
+function str(o: Record<string, unknown>, key: string): string | undefined {
+  const v = o[key];
+  return typeof v === "string" ? v : undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Validates the shape of an `exact` EVM payment payload (v1 or v2) and returns
+ * it typed. Field values are checked for format only; binding to what was
+ * issued is the verifier's job.
+ */
+export function parsePaymentPayload(raw: Record<string, unknown>): PaymentPayload {
+  const version = raw.x402Version;
+  if (version !== 1 && version !== 2) {
+    throw new PaymentHeaderError("invalid_x402_version", "x402Version must be 1 or 2.");
+  }
+  const payload = raw.payload;
+  if (!isRecord(payload)) throw new PaymentHeaderError("invalid_payload", "payload must be an object.");
+  const signature = str(payload, "signature");
+  const auth = payload.authorization;
+  if (!signature || !SIGNATURE.test(signature) || signature.length > 2 + 2 * 4096) {
+    throw new PaymentHeaderError("invalid_payload", "payload.signature must be a 0x-hex signature.");
+  }
+  if (!isRecord(auth)) throw new PaymentHeaderError("invalid_payload", "payload.authorization must be an object.");
+  const authorization: Record<string, string> = {};
+  for (const [key, pattern] of [
+    ["from", ADDRESS],
+    ["to", ADDRESS],
+    ["value", UINT],
+    ["validAfter", UINT],
+    ["validBefore", UINT],
+    ["nonce", NONCE],
+  ] as const) {
+    const v = str(auth, key);
+    if (v === undefined || !pattern.test(v)) {
+      throw new PaymentHeaderError("invalid_payload", `payload.authorization.${key} is missing or malformed.`);
+    }
+    authorization[key] = v;
+  }
+  const out: PaymentPayload = {
+    x402Version: version,
+    payload: { signature, authorization: authorization as unknown as ExactEvmAuthorization },
+  };
+  if (version === 2) {
+    const accepted = raw.accepted;
+    if (!isRecord(accepted)) throw new PaymentHeaderError("invalid_payload", "accepted must echo the chosen requirement.");
+    out.accepted = parseRequirements(accepted);
+    if (isRecord(raw.resource) && typeof raw.resource.url === "string") out.resource = { url: raw.resource.url };
+  } else {
+    const scheme = str(raw, "scheme");
+    const network = str(raw, "network");
+    if (!scheme || !network) throw new PaymentHeaderError("invalid_payload", "scheme and network are required in a v1 payload.");
+    out.scheme = scheme;
+    out.network = network;
+  }
+  return out;
+}
+
+function parseRequirements(r: Record<string, unknown>): PaymentRequirements {
+  const scheme = str(r, "scheme");
+  const network = str(r, "network");
+  const asset = str(r, "asset");
+  const amount = str(r, "amount");
+  const payTo = str(r, "payTo");
+  const timeout = r.maxTimeoutSeconds;
+  if (!scheme || !network || !asset || !amount || !payTo || typeof timeout !== "number" || !Number.isInteger(timeout)) {
+    throw new PaymentHeaderError("invalid_payload", "accepted is not a complete payment requirement.");
+  }
+  const extra = isRecord(r.extra) ? r.extra : {};
+  return { scheme, network, asset, amount, payTo, maxTimeoutSeconds: timeout, extra };
+}
+
+/**
+ * The 2.27 official matching rule: every core field equal, and every `extra`
+ * key the server declared present with the same value (the client may add keys).
+ */
+export function acceptedMatches(accepted: PaymentRequirements, issued: PaymentRequirements): boolean {
+  return (
+    accepted.scheme === issued.scheme &&
+    accepted.network === issued.network &&
+    accepted.asset.toLowerCase() === issued.asset.toLowerCase() &&
+    accepted.amount === issued.amount &&
+    accepted.payTo.toLowerCase() === issued.payTo.toLowerCase() &&
+    accepted.maxTimeoutSeconds === issued.maxTimeoutSeconds &&
+    Object.entries(issued.extra).every(([k, v]) => JSON.stringify(accepted.extra[k]) === JSON.stringify(v))
+  );
+}
