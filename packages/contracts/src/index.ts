@@ -2,6 +2,7 @@
 export * as identityV1 from "./gen/identity/v1/identity_pb";
 export * as catalogV1 from "./gen/catalog/v1/catalog_pb";
 export * as paymentsV1 from "./gen/payments/v1/payments_pb";
+export * as healthV1 from "./gen/health/v1/health_pb";
 export * as webhooksV1 from "./gen/webhooks/v1/webhooks_pb";
 export * as eventsV1 from "./gen/events/v1/envelope_pb";
 export * as paymentEventsV1 from "./gen/events/payments/v1/payment_settled_pb";

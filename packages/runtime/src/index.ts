@@ -1,0 +1,120 @@
+import type { Bus } from "@c402/bus";
+import { KafkaBus } from "@c402/bus";
+import { env, loadConfig, describeConfig, type ConfigOf, type ConfigSpec } from "@c402/config";
+import { healthV1 } from "@c402/contracts";
+import { openPostgres, type ServiceDatabase } from "@c402/db";
+import { createLogger, type Logger } from "@c402/logging";
+import { RpcServer, type ServiceImplementation } from "@c402/rpc";
+
+/**
+ * What every service shares at its composition root: the service module
+ * contract, health reporting, the distributed-mode infrastructure settings and
+ * process lifecycle. Services receive interfaces (database, bus); only this
+ * package and the embedded host pick the adapters, by configuration.
+ */
+
+export interface ServiceDeps {
+  database: ServiceDatabase;
+  bus: Bus;
+  logger: Logger;
+}
+
+/** A service as a host sees it: gRPC registrations plus start/stop of its background work. */
+export interface ServiceModule {
+  name: string;
+  register(server: RpcServer): void;
+  /** Starts background work (outbox relay, consumers). Migrations ran before. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type HealthCheck = () => Promise<void>;
+
+async function timed(name: string, check: HealthCheck, timeoutMs: number): Promise<healthV1.ComponentHealth> {
+  const start = Date.now();
+  try {
+    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), timeoutMs))]);
+    return { $typeName: "health.v1.ComponentHealth", name, status: "ok", latencyMs: Date.now() - start };
+  } catch (err) {
+    return { $typeName: "health.v1.ComponentHealth", name, status: "down", detail: err instanceof Error ? err.message : String(err), latencyMs: Date.now() - start };
+  }
+}
+
+/** The HealthService implementation for a service with the given component checks. */
+export function healthService(service: string, checks: Record<string, HealthCheck>, timeoutMs = 2_000): ServiceImplementation<typeof healthV1.HealthService> {
+  return {
+    async check() {
+      const components = await Promise.all(Object.entries(checks).map(([name, c]) => timed(name, c, timeoutMs)));
+      return { service, components };
+    },
+  };
+}
+
+export function standardHealth(deps: ServiceDeps, service: string) {
+  return healthService(service, { database: () => deps.database.ping(), bus: () => deps.bus.ping() });
+}
+
+/** Settings every distributed-mode service process reads. */
+export const distributedInfraSpec = {
+  databaseUrl: env.string("DATABASE_URL", "PostgreSQL URL of this service's role", { secret: true }),
+  kafkaBrokers: env.list("KAFKA_BROKERS", "comma-separated Kafka bootstrap brokers"),
+  grpcHost: env.string("GRPC_HOST", "address the gRPC server binds", { default: "127.0.0.1" }),
+  grpcPort: env.int("GRPC_PORT", "gRPC port of this service", { min: 0, max: 65535 }),
+  logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
+} satisfies ConfigSpec;
+
+/**
+ * Boots one service as its own process (distributed mode): config, logger,
+ * PostgreSQL in the service's schema, Kafka, gRPC server, signal handling.
+ */
+export async function runDistributedService<S extends ConfigSpec>(opts: {
+  name: string;
+  schema: string;
+  spec: S;
+  build: (deps: ServiceDeps, config: ConfigOf<S>) => Promise<ServiceModule>;
+}): Promise<void> {
+  const spec = { ...distributedInfraSpec, ...opts.spec };
+  // One load, so every problem of both parts is reported together.
+  const all = loadConfig(spec);
+  const config = all as unknown as ConfigOf<typeof distributedInfraSpec>;
+  const logger = createLogger({ service: opts.name, level: config.logLevel });
+  logger.info({ config: describeConfig(spec, all) }, "starting");
+  const database = openPostgres({ url: config.databaseUrl, schema: opts.schema });
+  const bus = new KafkaBus({
+    brokers: config.kafkaBrokers,
+    clientId: opts.name,
+    log: (level, message) => logger[level](message),
+    onHandlerError: (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),
+  });
+  const module = await opts.build({ database, bus, logger }, all as unknown as ConfigOf<S>);
+  const server = new RpcServer({ onError: (err, method) => logger.error({ err, method }, "rpc failed") });
+  module.register(server);
+  const port = await server.listen(config.grpcHost, config.grpcPort);
+  await module.start();
+  logger.info({ port }, "serving gRPC");
+  onShutdown(logger, async () => {
+    await server.stop();
+    await module.stop();
+    await bus.close();
+    await database.close();
+  });
+}
+
+/** Runs `stop` once on SIGTERM or SIGINT, then exits. */
+export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => handler("SIGTERM"));
+  process.once("SIGINT", () => handler("SIGINT"));
+}

@@ -1,0 +1,67 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { identityV1 } from "@c402/contracts";
+import { invalid } from "@c402/problems";
+import type { ServiceImplementation } from "@c402/rpc";
+import { MODE_TO_PROTO, modeFromProto, SCOPE_TO_PROTO, scopeFromProto, type KeyMode, type Scope } from "../domain/api-keys";
+import type { Identity } from "../domain/identity";
+import type { ApiKeyRow, PayoutWalletRow } from "../store/identity-store";
+
+const ts = (d: Date) => timestampFromDate(d);
+
+function keyMessage(k: ApiKeyRow): identityV1.ApiKey {
+  return {
+    $typeName: "identity.v1.ApiKey",
+    id: k.id,
+    ...(k.name !== null ? { name: k.name } : {}),
+    prefix: k.prefix,
+    scope: SCOPE_TO_PROTO[k.scope as Scope],
+    mode: MODE_TO_PROTO[k.mode as KeyMode],
+    createdAt: ts(k.created_at),
+    ...(k.revoked_at ? { revokedAt: ts(k.revoked_at) } : {}),
+    ...(k.last_used_at ? { lastUsedAt: ts(k.last_used_at) } : {}),
+  };
+}
+
+function walletMessage(w: PayoutWalletRow): identityV1.PayoutWallet {
+  return { $typeName: "identity.v1.PayoutWallet", chainFamily: w.chain_family, address: w.address, verified: w.verified, isDefault: w.is_default };
+}
+
+export function identityRpc(identity: Identity): ServiceImplementation<typeof identityV1.IdentityService> {
+  return {
+    async createWalletChallenge(req) {
+      const c = await identity.createChallenge({ address: req.address, network: req.network });
+      return { message: c.message, nonce: c.nonce, expiresAt: ts(c.expiresAt) };
+    },
+    async verifyWalletSignature(req) {
+      const r = await identity.verifySignature({ message: req.message, signature: req.signature });
+      return {
+        account: { id: r.accountId, createdAt: ts(r.accountCreatedAt) },
+        accountCreated: r.accountCreated,
+        apiKey: keyMessage(r.key),
+        secret: r.secret,
+        payoutWallet: walletMessage(r.wallet),
+      };
+    },
+    async resolveCredential(req) {
+      const k = await identity.resolve(req.secret);
+      return { accountId: k.account_id, keyId: k.id, keyPrefix: k.prefix, scope: SCOPE_TO_PROTO[k.scope as Scope], mode: MODE_TO_PROTO[k.mode as KeyMode] };
+    },
+    async createApiKey(req) {
+      const scope = scopeFromProto(req.scope);
+      const mode = modeFromProto(req.mode);
+      if (!scope) throw invalid([{ field: "scope", reason: "must be read_only, payments or full" }]);
+      if (!mode) throw invalid([{ field: "mode", reason: "must be test or live" }]);
+      const { key, secret } = await identity.createKey(req.accountId, { ...(req.name !== undefined ? { name: req.name } : {}), scope, mode });
+      return { apiKey: keyMessage(key), secret };
+    },
+    async listApiKeys(req) {
+      return { apiKeys: (await identity.listKeys(req.accountId)).map(keyMessage) };
+    },
+    async revokeApiKey(req) {
+      return { apiKey: keyMessage(await identity.revokeKey(req.accountId, req.keyId)) };
+    },
+    async getPayoutWallets(req) {
+      return { wallets: (await identity.payoutWallets(req.accountId)).map(walletMessage) };
+    },
+  };
+}
