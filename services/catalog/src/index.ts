@@ -1,0 +1,29 @@
+import { catalogV1, healthV1, identityV1 } from "@c402/contracts";
+import { migrate } from "@c402/db";
+import type { ServiceClient } from "@c402/rpc";
+import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { Catalog } from "./domain/catalog";
+import { catalogRpc } from "./rpc/catalog-rpc";
+import { catalogInitial } from "./store/migrations/0001_catalog";
+
+export { catalogConfigSpec } from "./config";
+export const CATALOG_SCHEMA = "catalog";
+export const catalogMigrations = { "0001_catalog": catalogInitial };
+
+export interface CatalogClients {
+  identity: ServiceClient<typeof identityV1.IdentityService>;
+}
+
+export async function createCatalogService(deps: ServiceDeps, clients: CatalogClients): Promise<ServiceModule> {
+  await migrate(deps.database, catalogMigrations);
+  const catalog = new Catalog(deps.database.db, async (accountId) => (await clients.identity.getPayoutWallets({ accountId })).wallets);
+  return {
+    name: "catalog",
+    register(server) {
+      server.add(catalogV1.CatalogService, catalogRpc(catalog));
+      server.add(healthV1.HealthService, standardHealth(deps, "catalog"));
+    },
+    async start() {},
+    async stop() {},
+  };
+}

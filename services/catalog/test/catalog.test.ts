@@ -1,0 +1,174 @@
+import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { catalogMigrations } from "../src";
+import { Catalog, type CreateRequest } from "../src/domain/catalog";
+import { effectiveStatus } from "../src/domain/checkout-rules";
+
+const WALLET = "0x1111111111111111111111111111111111111111";
+const base = (over: Partial<CreateRequest> = {}): CreateRequest => ({
+  accountId: "acct_a",
+  fingerprint: "fp1",
+  title: "Weather report",
+  priceUsd: "0.10",
+  offer: {},
+  createdWithLiveKey: false,
+  ...over,
+});
+
+function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(): Promise<void> }>) {
+  let ctx: Awaited<ReturnType<typeof open>>;
+  let catalog: Catalog;
+  let clock = new Date("2026-11-22T10:00:00Z");
+  let walletCalls = 0;
+
+  beforeAll(async () => {
+    ctx = await open();
+    await migrate(ctx.database, catalogMigrations);
+    catalog = new Catalog(
+      ctx.database.db,
+      async (accountId) => {
+        walletCalls++;
+        return accountId === "acct_nowallet" ? [] : [{ chainFamily: "eip155", address: WALLET, isDefault: true }];
+      },
+      () => clock,
+    );
+  });
+  afterAll(() => ctx.close());
+
+  it("creates an inline checkout with pay_to copied from the standing payout wallet", async () => {
+    const { checkout, replayed } = await catalog.create(base({ payloadJson: '{"temp":21}', description: "Today" }));
+    expect(replayed).toBe(false);
+    expect(checkout).toMatchObject({ title: "Weather report", price_atomic: 100_000n, pay_to: WALLET, fulfillment: "inline", payload_json: '{"temp":21}', reusable: false, status: "open" });
+    expect(checkout.id).toMatch(/^chk_/);
+    expect(checkout.expires_at?.getTime()).toBe(clock.getTime() + 7 * 24 * 3600 * 1000);
+  });
+
+  it("refuses a create with no pay_to when the account has no payout wallet", async () => {
+    await expect(catalog.create(base({ accountId: "acct_nowallet" }))).rejects.toMatchObject({ slug: "invalid-request", errors: [{ field: "pay_to", reason: expect.any(String) }] });
+  });
+
+  it("arms by the key's mode unless test_mode says otherwise", async () => {
+    expect((await catalog.create(base())).checkout.armed).toBe(false);
+    expect((await catalog.create(base({ createdWithLiveKey: true }))).checkout.armed).toBe(true);
+    expect((await catalog.create(base({ createdWithLiveKey: true, testMode: true }))).checkout.armed).toBe(false);
+    expect((await catalog.create(base({ testMode: false }))).checkout.armed).toBe(true);
+  });
+
+  it.each([
+    [{ title: "  " }, "title"],
+    [{ title: "x".repeat(201) }, "title"],
+    [{ priceUsd: "0" }, "price_usd"],
+    [{ priceUsd: "abc" }, "price_usd"],
+    [{ priceUsd: "0.0000001" }, "price_usd"],
+    [{ priceUsd: "1000000.01" }, "price_usd"],
+    [{ payTo: "0x123" }, "pay_to"],
+    [{ payTo: "0x0000000000000000000000000000000000000000" }, "pay_to"],
+    [{ fulfillment: "relay" }, "fulfillment"],
+    [{ expiresInMinutes: 0n }, "expires_in_minutes"],
+    [{ payloadJson: JSON.stringify("x".repeat(300_000)) }, "payload"],
+    [{ offer: { freshness: "x".repeat(2001) } }, "freshness"],
+  ] as [Partial<CreateRequest>, string][])("rejects %# with 422 naming the field", async (over, field) => {
+    await expect(catalog.create(base(over))).rejects.toMatchObject({ slug: "invalid-request", errors: expect.arrayContaining([expect.objectContaining({ field })]) });
+  });
+
+  it("reports every invalid field at once", async () => {
+    await expect(catalog.create(base({ title: "", priceUsd: "-1", payTo: "nope" }))).rejects.toMatchObject({
+      errors: [expect.objectContaining({ field: "title" }), expect.objectContaining({ field: "price_usd" }), expect.objectContaining({ field: "pay_to" })],
+    });
+  });
+
+  it("lists newest first and hides other accounts' checkouts", async () => {
+    const a = (await catalog.create(base({ accountId: "acct_list", title: "first" }))).checkout;
+    clock = new Date(clock.getTime() + 1000);
+    const b = (await catalog.create(base({ accountId: "acct_list", title: "second" }))).checkout;
+    expect((await catalog.list("acct_list", false)).map((c) => c.id)).toEqual([b.id, a.id]);
+    await expect(catalog.get(a.id, "acct_other")).rejects.toMatchObject({ slug: "not-found" });
+    await expect(catalog.get("chk_nope")).rejects.toMatchObject({ slug: "not-found" });
+  });
+
+  it("goes live idempotently", async () => {
+    const { checkout } = await catalog.create(base());
+    const first = await catalog.goLive("acct_a", checkout.id);
+    expect(first).toMatchObject({ alreadyLive: false, checkout: { id: checkout.id, armed: true } });
+    const second = await catalog.goLive("acct_a", checkout.id);
+    expect(second.alreadyLive).toBe(true);
+    expect(second.checkout.armed_at).toEqual(first.checkout.armed_at);
+    await expect(catalog.goLive("acct_b", checkout.id)).rejects.toMatchObject({ slug: "not-found" });
+  });
+
+  it("expires when its deadline passes", () => {
+    const at = new Date("2026-01-01T00:00:00Z");
+    expect(effectiveStatus("open", at, new Date(at.getTime() - 1))).toBe("open");
+    expect(effectiveStatus("open", at, at)).toBe("expired");
+    expect(effectiveStatus("void", at, new Date(at.getTime() + 1))).toBe("void");
+  });
+
+  describe("idempotency keys", () => {
+    it("replays the original checkout for the same key and body", async () => {
+      const first = await catalog.create(base({ idempotencyKey: "k-1" }));
+      const again = await catalog.create(base({ idempotencyKey: "k-1" }));
+      expect(again.replayed).toBe(true);
+      expect(again.checkout).toEqual(first.checkout);
+    });
+
+    it("refuses the same key with a different body (422) and scopes keys per account", async () => {
+      await catalog.create(base({ idempotencyKey: "k-2" }));
+      await expect(catalog.create(base({ idempotencyKey: "k-2", fingerprint: "other" }))).rejects.toMatchObject({ slug: "invalid-request" });
+      const other = await catalog.create(base({ idempotencyKey: "k-2", accountId: "acct_b2" }));
+      expect(other.replayed).toBe(false);
+    });
+
+    it("releases the key when the create fails", async () => {
+      await expect(catalog.create(base({ idempotencyKey: "k-3", priceUsd: "bad", fingerprint: "bad" }))).rejects.toMatchObject({ slug: "invalid-request" });
+      const retry = await catalog.create(base({ idempotencyKey: "k-3", fingerprint: "good" }));
+      expect(retry.replayed).toBe(false);
+    });
+
+    it("executes concurrent duplicates once; the others replay or get 409", async () => {
+      const results = await Promise.allSettled(Array.from({ length: 20 }, () => catalog.create(base({ idempotencyKey: "k-4", accountId: "acct_conc" }))));
+      const created = results.filter((r) => r.status === "fulfilled" && !r.value.replayed);
+      expect(created).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === "rejected") expect(r.reason).toMatchObject({ slug: "conflict" });
+      }
+      expect(await catalog.list("acct_conc", false)).toHaveLength(1);
+    });
+
+    it("honours a key for 24 hours, then executes afresh", async () => {
+      const first = await catalog.create(base({ idempotencyKey: "k-5", accountId: "acct_ttl" }));
+      clock = new Date(clock.getTime() + 23 * 3600 * 1000 + 59 * 60 * 1000);
+      expect((await catalog.create(base({ idempotencyKey: "k-5", accountId: "acct_ttl" }))).checkout.id).toBe(first.checkout.id);
+      clock = new Date(clock.getTime() + 2 * 60 * 1000);
+      const later = await catalog.create(base({ idempotencyKey: "k-5", accountId: "acct_ttl" }));
+      expect(later.replayed).toBe(false);
+      expect(later.checkout.id).not.toBe(first.checkout.id);
+    });
+  });
+
+  it("asks identity for the wallet only when pay_to is omitted", async () => {
+    const before = walletCalls;
+    await catalog.create(base({ payTo: WALLET }));
+    expect(walletCalls).toBe(before);
+  });
+}
+
+describe("catalog on embedded PostgreSQL", () => {
+  catalogContract(async () => {
+    const pg = await EmbeddedPostgres.open();
+    return { database: pg.forSchema("catalog"), close: () => pg.close() };
+  });
+});
+
+describeWith("postgres")("catalog on PostgreSQL", () => {
+  catalogContract(async () => {
+    const fresh = await freshPostgresDatabase();
+    const database = openPostgres({ url: fresh.url, schema: "catalog" });
+    return {
+      database,
+      async close() {
+        await database.close();
+        await fresh.drop();
+      },
+    };
+  });
+});
