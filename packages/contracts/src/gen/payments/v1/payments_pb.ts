@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/payments.proto.
  */
 export const file_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEilQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSEgoKZXh0cmFfanNvbhgHIAEoCSKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCLgAwoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZCJLChNRdW90ZVBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlIqUBChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kImQKFFN1Ym1pdFBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlEhYKDnBheW1lbnRfaGVhZGVyGAMgASgJInEKFVN1Ym1pdFBheW1lbnRSZXNwb25zZRIlCgdyZWNlaXB0GAEgASgLMhQucGF5bWVudHMudjEuUmVjZWlwdBITCgtyZWRlbGl2ZXJlZBgCIAEoCBIcChRzZXR0bGVfcmVzcG9uc2VfanNvbhgDIAEoCSInChFHZXRSZWNlaXB0UmVxdWVzdBISCgpwYXltZW50X2lkGAEgASgJIjsKEkdldFJlY2VpcHRSZXNwb25zZRIlCgdyZWNlaXB0GAEgASgLMhQucGF5bWVudHMudjEuUmVjZWlwdCo6CgRGYWNlEhQKEEZBQ0VfVU5TUEVDSUZJRUQQABINCglGQUNFX0xJVkUQARINCglGQUNFX1RFU1QQAiptCg5TZXR0bGVtZW50S2luZBIfChtTRVRUTEVNRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIdChlTRVRUTEVNRU5UX0tJTkRfU0lNVUxBVEVEEAESGwoXU0VUVExFTUVOVF9LSU5EX09OQ0hBSU4QAjKNAgoPUGF5bWVudHNTZXJ2aWNlElMKDFF1b3RlUGF5bWVudBIgLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlcXVlc3QaIS5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXNwb25zZRJWCg1TdWJtaXRQYXltZW50EiEucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QaIi5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVzcG9uc2USTQoKR2V0UmVjZWlwdBIeLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEilQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSEgoKZXh0cmFfanNvbhgHIAEoCSKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCLgAwoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZCJLChNRdW90ZVBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlIqUBChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kIpQBChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSEwoLY2hlY2tvdXRfaWQYASABKAkSHwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2USDQoFcGF5ZXIYAyABKAkSFAoHbmV0d29yaxgEIAEoCUgAiAEBEhQKDHJlc291cmNlX3VybBgFIAEoCUIKCghfbmV0d29yayKTAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EhcKD3R5cGVkX2RhdGFfanNvbhgDIAEoCRIZChFwYXlsb2FkX3N0dWJfanNvbhgEIAEoCSJkChRTdWJtaXRQYXltZW50UmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRIfCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZRIWCg5wYXltZW50X2hlYWRlchgDIAEoCSJxChVTdWJtaXRQYXltZW50UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSEwoLcmVkZWxpdmVyZWQYAiABKAgSHAoUc2V0dGxlX3Jlc3BvbnNlX2pzb24YAyABKAkiJwoRR2V0UmVjZWlwdFJlcXVlc3QSEgoKcGF5bWVudF9pZBgBIAEoCSI7ChJHZXRSZWNlaXB0UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQqOgoERmFjZRIUChBGQUNFX1VOU1BFQ0lGSUVEEAASDQoJRkFDRV9MSVZFEAESDQoJRkFDRV9URVNUEAIqbQoOU2V0dGxlbWVudEtpbmQSHwobU0VUVExFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZU0VUVExFTUVOVF9LSU5EX1NJTVVMQVRFRBABEhsKF1NFVFRMRU1FTlRfS0lORF9PTkNIQUlOEAIy6AIKD1BheW1lbnRzU2VydmljZRJTCgxRdW90ZVBheW1lbnQSIC5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXF1ZXN0GiEucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVzcG9uc2USWQoOUHJlcGFyZVBheW1lbnQSIi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QaIy5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlc3BvbnNlElYKDVN1Ym1pdFBheW1lbnQSIS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdBoiLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXNwb25zZRJNCgpHZXRSZWNlaXB0Eh4ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlcXVlc3QaHy5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * PaymentRequirement is one x402 v2 `accepts[]` entry.
@@ -264,6 +264,81 @@ export const QuotePaymentResponseSchema: GenMessage<QuotePaymentResponse> = /*@_
   messageDesc(file_payments_v1_payments, 4);
 
 /**
+ * @generated from message payments.v1.PreparePaymentRequest
+ */
+export type PreparePaymentRequest = Message<"payments.v1.PreparePaymentRequest"> & {
+  /**
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: payments.v1.Face face = 2;
+   */
+  face: Face;
+
+  /**
+   * @generated from field: string payer = 3;
+   */
+  payer: string;
+
+  /**
+   * @generated from field: optional string network = 4;
+   */
+  network?: string | undefined;
+
+  /**
+   * resource_url is the face URL the payment is for.
+   *
+   * @generated from field: string resource_url = 5;
+   */
+  resourceUrl: string;
+};
+
+/**
+ * Describes the message payments.v1.PreparePaymentRequest.
+ * Use `create(PreparePaymentRequestSchema)` to create a new message.
+ */
+export const PreparePaymentRequestSchema: GenMessage<PreparePaymentRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 5);
+
+/**
+ * @generated from message payments.v1.PreparePaymentResponse
+ */
+export type PreparePaymentResponse = Message<"payments.v1.PreparePaymentResponse"> & {
+  /**
+   * @generated from field: string network = 1;
+   */
+  network: string;
+
+  /**
+   * @generated from field: payments.v1.PaymentRequirement requirement = 2;
+   */
+  requirement?: PaymentRequirement | undefined;
+
+  /**
+   * typed_data_json is the EIP-712 TransferWithAuthorization to sign.
+   *
+   * @generated from field: string typed_data_json = 3;
+   */
+  typedDataJson: string;
+
+  /**
+   * payload_stub_json is the x402 v2 payload with the signature left empty.
+   *
+   * @generated from field: string payload_stub_json = 4;
+   */
+  payloadStubJson: string;
+};
+
+/**
+ * Describes the message payments.v1.PreparePaymentResponse.
+ * Use `create(PreparePaymentResponseSchema)` to create a new message.
+ */
+export const PreparePaymentResponseSchema: GenMessage<PreparePaymentResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 6);
+
+/**
  * @generated from message payments.v1.SubmitPaymentRequest
  */
 export type SubmitPaymentRequest = Message<"payments.v1.SubmitPaymentRequest"> & {
@@ -290,7 +365,7 @@ export type SubmitPaymentRequest = Message<"payments.v1.SubmitPaymentRequest"> &
  * Use `create(SubmitPaymentRequestSchema)` to create a new message.
  */
 export const SubmitPaymentRequestSchema: GenMessage<SubmitPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 5);
+  messageDesc(file_payments_v1_payments, 7);
 
 /**
  * @generated from message payments.v1.SubmitPaymentResponse
@@ -321,7 +396,7 @@ export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse">
  * Use `create(SubmitPaymentResponseSchema)` to create a new message.
  */
 export const SubmitPaymentResponseSchema: GenMessage<SubmitPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 6);
+  messageDesc(file_payments_v1_payments, 8);
 
 /**
  * @generated from message payments.v1.GetReceiptRequest
@@ -338,7 +413,7 @@ export type GetReceiptRequest = Message<"payments.v1.GetReceiptRequest"> & {
  * Use `create(GetReceiptRequestSchema)` to create a new message.
  */
 export const GetReceiptRequestSchema: GenMessage<GetReceiptRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 7);
+  messageDesc(file_payments_v1_payments, 9);
 
 /**
  * @generated from message payments.v1.GetReceiptResponse
@@ -355,7 +430,7 @@ export type GetReceiptResponse = Message<"payments.v1.GetReceiptResponse"> & {
  * Use `create(GetReceiptResponseSchema)` to create a new message.
  */
 export const GetReceiptResponseSchema: GenMessage<GetReceiptResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 8);
+  messageDesc(file_payments_v1_payments, 10);
 
 /**
  * @generated from enum payments.v1.Face
@@ -427,6 +502,17 @@ export const PaymentsService: GenService<{
     methodKind: "unary";
     input: typeof QuotePaymentRequestSchema;
     output: typeof QuotePaymentResponseSchema;
+  },
+  /**
+   * PreparePayment returns the EIP-712 typed data and a payload stub for a
+   * buyer who signs by hand; it signs nothing and holds no key.
+   *
+   * @generated from rpc payments.v1.PaymentsService.PreparePayment
+   */
+  preparePayment: {
+    methodKind: "unary";
+    input: typeof PreparePaymentRequestSchema;
+    output: typeof PreparePaymentResponseSchema;
   },
   /**
    * @generated from rpc payments.v1.PaymentsService.SubmitPayment

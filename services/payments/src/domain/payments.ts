@@ -1,0 +1,158 @@
+import { newId } from "@c402/ids";
+import { formatUsd, type Breakdown } from "@c402/money";
+import { ProblemError, invalid } from "@c402/problems";
+import { syntheticTxHash, transferWithAuthorizationTypedData, randomNonce, TRANSFER_WITH_AUTHORIZATION_TYPES, type EvmNetwork, type PaymentRequirements, type SettleResponse } from "@c402/x402";
+import { getAddress, isAddress } from "viem";
+import { enqueuePaymentSettled } from "../events/payment-settled";
+import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
+import { assertSelling, isRehearsalRequirement, priceOf, requirementsFor, settlementFor, type CheckoutForPayment, type Face, type Settlement } from "./requirements";
+import { subjectFor } from "./subject";
+import { decodePayment, matchRequirement, paymentRejected, verifyPayment } from "./verify-payment";
+
+export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>;
+
+export interface PaymentsSettings {
+  subjectSecret: string;
+  liveNetworks: readonly EvmNetwork[];
+}
+
+export interface SubmitResult {
+  receipt: PaymentRow;
+  redelivered: boolean;
+  settleResponse: SettleResponse;
+}
+
+/**
+ * The purchase flow of the payments service: quote, prepare, verify and
+ * settle. Rehearsals settle simulated in one transaction (payment row,
+ * receipt and outbox event together); live on-chain settlement arrives with
+ * the chain adapter.
+ */
+export class Payments {
+  constructor(
+    private readonly db: PaymentsDb,
+    private readonly checkouts: CheckoutSource,
+    private readonly settings: PaymentsSettings,
+    private readonly onCommitted: () => void = () => {},
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async quote(checkoutId: string, face: Face): Promise<{ accepts: PaymentRequirements[]; price: Breakdown; settlement: Settlement }> {
+    const checkout = await this.checkouts(checkoutId);
+    assertSelling(face, checkout);
+    return { accepts: requirementsFor(face, checkout, this.settings.liveNetworks), price: priceOf(checkout), settlement: settlementFor(face, checkout) };
+  }
+
+  async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string; resourceUrl: string }) {
+    if (!isAddress(input.payer, { strict: false })) throw invalid([{ field: "payer", reason: "must be a 0x-prefixed EVM address" }]);
+    const { accepts } = await this.quote(checkoutId, face);
+    const requirement = input.network === undefined ? accepts[0] : accepts.find((r) => r.network === input.network);
+    if (!requirement) throw invalid([{ field: "network", reason: `must be one of ${accepts.map((r) => r.network).join(", ")}` }]);
+    const authorization = {
+      from: getAddress(input.payer),
+      to: getAddress(requirement.payTo),
+      value: requirement.amount,
+      validAfter: "0",
+      validBefore: String(Math.floor(this.now().getTime() / 1000) + requirement.maxTimeoutSeconds),
+      nonce: randomNonce(),
+    };
+    const typed = transferWithAuthorizationTypedData(requirement, authorization);
+    const typedData = {
+      types: {
+        EIP712Domain: [
+          { name: "name", type: "string" },
+          { name: "version", type: "string" },
+          { name: "chainId", type: "uint256" },
+          { name: "verifyingContract", type: "address" },
+        ],
+        ...TRANSFER_WITH_AUTHORIZATION_TYPES,
+      },
+      primaryType: typed.primaryType,
+      domain: typed.domain,
+      message: typed.message,
+    };
+    const payloadStub = { x402Version: 2, resource: { url: input.resourceUrl }, accepted: requirement, payload: { signature: "", authorization } };
+    return { network: requirement.network, requirement, typedData, payloadStub };
+  }
+
+  async submit(checkoutId: string, face: Face, header: string): Promise<SubmitResult> {
+    const checkout = await this.checkouts(checkoutId);
+    assertSelling(face, checkout);
+    const payload = decodePayment(header);
+    const settlement = settlementFor(face, checkout);
+    if (settlement === "onchain") {
+      if (payload.accepted && isRehearsalRequirement(payload.accepted)) {
+        throw paymentRejected("rehearsal_payment_on_live_face", "This payment was made for the rehearsal face; this live face settles real funds. Present it at the /test face.");
+      }
+      throw new ProblemError("unavailable", {
+        message: "No settleable network is available on this deployment right now.",
+        help: { fix: "Retry later, or rehearse at the /test face.", retry_is_safe: true },
+      });
+    }
+    const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.settings.liveNetworks));
+    const a = payload.payload.authorization;
+    const key = { test_mode: true, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
+
+    const existing = await store.findByAuthorization(this.db, key);
+    if (existing) return this.redeliver(existing, checkout.id, payload.payload.signature);
+
+    const verified = await verifyPayment(payload, requirement, Math.floor(this.now().getTime() / 1000));
+    const price = priceOf(checkout);
+    const settledAt = this.now();
+    const row: PaymentRow = {
+      id: newId("payment"),
+      checkout_id: checkout.id,
+      account_id: checkout.accountId,
+      checkout_title: checkout.title,
+      network: requirement.network,
+      asset: requirement.asset,
+      payer: verified.payer,
+      nonce: key.nonce,
+      authorization: { ...verified.authorization, signature: payload.payload.signature },
+      price_atomic: price.price,
+      provider_amount: price.providerAmount,
+      platform_amount: price.platformAmount,
+      fee_amount: price.feeAmount,
+      total: price.total,
+      pay_to: getAddress(requirement.payTo),
+      subject: subjectFor(this.settings.subjectSecret, checkout.accountId, verified.payer),
+      tx_hash: syntheticTxHash(requirement.network, verified.payer, key.nonce),
+      test_mode: true,
+      status: "settled",
+      delivery_outcome: "delivered",
+      handoff_id: null,
+      sold_by: null,
+      settled_at: settledAt,
+    };
+    const inserted = await this.db.transaction().execute(async (trx) => {
+      if (!(await store.insertIfNew(trx, row))) return false;
+      await enqueuePaymentSettled(trx, row, formatUsd(row.price_atomic));
+      return true;
+    });
+    if (!inserted) {
+      // A concurrent duplicate settled first: redeliver what it recorded.
+      const winner = await store.findByAuthorization(this.db, key);
+      if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
+      return this.redeliver(winner, checkout.id, payload.payload.signature);
+    }
+    this.onCommitted();
+    return { receipt: row, redelivered: false, settleResponse: settleResponseOf(row) };
+  }
+
+  private redeliver(existing: PaymentRow, checkoutId: string, signature: string): SubmitResult {
+    if (existing.checkout_id !== checkoutId || existing.authorization.signature !== signature) {
+      throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already paid for something else.");
+    }
+    return { receipt: existing, redelivered: true, settleResponse: settleResponseOf(existing) };
+  }
+
+  async receipt(paymentId: string): Promise<PaymentRow> {
+    const row = await store.findById(this.db, paymentId);
+    if (!row) throw new ProblemError("not-found", "No such receipt.");
+    return row;
+  }
+}
+
+function settleResponseOf(p: PaymentRow): SettleResponse {
+  return { success: true, transaction: p.tx_hash, network: p.network, payer: p.payer };
+}

@@ -1,0 +1,71 @@
+import { breakdown, type Breakdown } from "@c402/money";
+import { ProblemError } from "@c402/problems";
+import { EVM_NETWORKS, type EvmNetwork, type PaymentRequirements } from "@c402/x402";
+
+/**
+ * Which requirements a face issues. The path plus the checkout's armed state
+ * decide, never the payload:
+ *  - the test face, and the live face of an unarmed checkout, rehearse: one
+ *    testnet requirement marked `extra.rehearsal`, settled simulated;
+ *  - the live face of an armed checkout lists the live rails and settles on-chain.
+ * Requirements are a pure function of the checkout (price and pay_to are
+ * immutable), so the paid retry is matched against exactly what was issued.
+ */
+export const REHEARSAL_NETWORK: EvmNetwork = "eip155:84532";
+export const MAX_TIMEOUT_SECONDS = 300;
+
+export type Face = "live" | "test";
+export type Settlement = "simulated" | "onchain";
+
+export interface CheckoutForPayment {
+  id: string;
+  accountId: string;
+  title: string;
+  priceAtomic: bigint;
+  payTo: string;
+  armed: boolean;
+  reusable: boolean;
+  status: "open" | "paid" | "expired" | "void";
+}
+
+export function settlementFor(face: Face, checkout: CheckoutForPayment): Settlement {
+  return face === "live" && checkout.armed ? "onchain" : "simulated";
+}
+
+/** Refuses faces of a checkout that no longer sells. Rehearsals ignore `paid`. */
+export function assertSelling(face: Face, checkout: CheckoutForPayment): void {
+  const settlement = settlementFor(face, checkout);
+  if (checkout.status === "expired" || checkout.status === "void") {
+    throw new ProblemError("gone", { message: `This checkout is ${checkout.status} and no longer sells.`, help: { fix: "Ask the seller for a current link.", retry_is_safe: false } });
+  }
+  if (checkout.status === "paid" && settlement === "onchain" && !checkout.reusable) {
+    throw new ProblemError("gone", { message: "This single-shot checkout has already been paid.", help: { fix: "Ask the seller for a new link.", retry_is_safe: false } });
+  }
+}
+
+function exactRequirement(network: EvmNetwork, amount: bigint, payTo: string, extra: Record<string, unknown> = {}): PaymentRequirements {
+  const n = EVM_NETWORKS[network];
+  return {
+    scheme: "exact",
+    network,
+    asset: n.usdc,
+    amount: amount.toString(),
+    payTo,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    extra: { name: n.name, version: n.version, ...extra },
+  };
+}
+
+export function priceOf(checkout: CheckoutForPayment): Breakdown {
+  return breakdown(checkout.priceAtomic);
+}
+
+export function requirementsFor(face: Face, checkout: CheckoutForPayment, liveNetworks: readonly EvmNetwork[]): PaymentRequirements[] {
+  const { total } = priceOf(checkout);
+  if (settlementFor(face, checkout) === "simulated") return [exactRequirement(REHEARSAL_NETWORK, total, checkout.payTo, { rehearsal: true })];
+  return liveNetworks.map((n) => exactRequirement(n, total, checkout.payTo));
+}
+
+export function isRehearsalRequirement(r: Pick<PaymentRequirements, "extra">): boolean {
+  return r.extra.rehearsal === true;
+}

@@ -1,0 +1,100 @@
+import { ProblemError } from "@c402/problems";
+import {
+  acceptedMatches,
+  decodeHeader,
+  EVM_NETWORKS,
+  isEvmNetwork,
+  isValidEoaSignature,
+  parsePaymentPayload,
+  PaymentHeaderError,
+  type ExactEvmAuthorization,
+  type PaymentPayload,
+  type PaymentRequirements,
+} from "@c402/x402";
+import { getAddress } from "viem";
+
+/** x402 reason codes (v2 facilitator vocabulary) for a refused payment. */
+export type RejectReason =
+  | "invalid_payload"
+  | "invalid_x402_version"
+  | "invalid_scheme"
+  | "invalid_network"
+  | "no_matching_requirements"
+  | "invalid_exact_evm_recipient_mismatch"
+  | "invalid_exact_evm_payload_authorization_value_mismatch"
+  | "invalid_exact_evm_payload_authorization_valid_after"
+  | "invalid_exact_evm_payload_authorization_valid_before"
+  | "invalid_exact_evm_signature"
+  | "invalid_exact_evm_nonce_already_used"
+  | "rehearsal_payment_on_live_face";
+
+export function paymentRejected(reason: RejectReason, message: string, prepareHint?: string): ProblemError {
+  return new ProblemError("payment-required", {
+    message,
+    help: {
+      fix: "Request the URL without a payment for fresh requirements, sign one of them unchanged and retry.",
+      prepare: prepareHint ?? "POST to the face's /prepare path with {payer} for the typed data to sign.",
+      retry_is_safe: true,
+    },
+    extensions: { reason },
+  });
+}
+
+/** Seconds of room a settlement needs before validBefore (the official facilitator uses 6). */
+const VALID_BEFORE_MARGIN_SECONDS = 6;
+
+export interface VerifiedPayment {
+  payload: PaymentPayload;
+  requirement: PaymentRequirements;
+  authorization: ExactEvmAuthorization;
+  payer: `0x${string}`;
+}
+
+export function decodePayment(header: string): PaymentPayload {
+  try {
+    return parsePaymentPayload(decodeHeader(header));
+  } catch (err) {
+    if (err instanceof PaymentHeaderError) throw paymentRejected(err.reason, err.message);
+    throw err;
+  }
+}
+
+/** Finds the issued requirement the payload was made for (v2: `accepted`; v1: scheme + network name). */
+export function matchRequirement(payload: PaymentPayload, issued: PaymentRequirements[]): PaymentRequirements {
+  if (payload.x402Version === 2) {
+    const accepted = payload.accepted as PaymentRequirements;
+    if (accepted.scheme !== "exact") throw paymentRejected("invalid_scheme", `Scheme ${accepted.scheme} is not offered here.`);
+    const match = issued.find((r) => acceptedMatches(accepted, r));
+    if (!match) throw paymentRejected("no_matching_requirements", "The payment was not made for any requirement this face issued.");
+    return match;
+  }
+  if (payload.scheme !== "exact") throw paymentRejected("invalid_scheme", `Scheme ${payload.scheme} is not offered here.`);
+  const match = issued.find((r) => isEvmNetwork(r.network) && EVM_NETWORKS[r.network].v1Name === payload.network);
+  if (!match) throw paymentRejected("invalid_network", `Network ${payload.network} is not offered here.`);
+  return match;
+}
+
+/**
+ * Verifies an `exact` EIP-3009 payment against the requirement it claims:
+ * recipient, exact amount, time window, then the EOA signature over the
+ * token's EIP-712 domain for that network.
+ */
+export async function verifyPayment(payload: PaymentPayload, requirement: PaymentRequirements, nowSeconds: number): Promise<VerifiedPayment> {
+  const a = payload.payload.authorization;
+  if (getAddress(a.to) !== getAddress(requirement.payTo)) {
+    throw paymentRejected("invalid_exact_evm_recipient_mismatch", "The authorization pays a different recipient than the requirement names.");
+  }
+  if (a.value !== requirement.amount) {
+    throw paymentRejected("invalid_exact_evm_payload_authorization_value_mismatch", `The authorization is for ${a.value} atomic units; ${requirement.amount} are required.`);
+  }
+  if (BigInt(a.validAfter) > BigInt(nowSeconds)) {
+    throw paymentRejected("invalid_exact_evm_payload_authorization_valid_after", "The authorization is not valid yet.");
+  }
+  if (BigInt(a.validBefore) < BigInt(nowSeconds + VALID_BEFORE_MARGIN_SECONDS)) {
+    throw paymentRejected("invalid_exact_evm_payload_authorization_valid_before", "The authorization has expired or expires too soon to settle.");
+  }
+  if (!(await isValidEoaSignature(requirement, a, payload.payload.signature))) {
+    throw paymentRejected("invalid_exact_evm_signature", "The signature does not match the authorization and the token's EIP-712 domain.");
+  }
+  return { payload, requirement, authorization: a, payer: getAddress(a.from) };
+}

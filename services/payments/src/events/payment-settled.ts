@@ -1,0 +1,38 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { enqueueEvent } from "@c402/bus";
+import { EVENT_TYPES, paymentEventsV1, TOPICS } from "@c402/contracts";
+import type { Kysely } from "kysely";
+import type { PaymentRow } from "../store/payments-store";
+
+/** Writes `payment.settled` into the payments outbox, in the caller's transaction. */
+export function enqueuePaymentSettled(trx: Kysely<any>, p: PaymentRow, amountUsd: string): Promise<string> {
+  const event = create(paymentEventsV1.PaymentSettledSchema, {
+    paymentId: p.id,
+    checkoutId: p.checkout_id,
+    title: p.checkout_title,
+    network: p.network,
+    asset: "USDC",
+    amountUsd,
+    providerAmount: p.provider_amount,
+    ...(p.platform_amount !== null ? { platformAmount: p.platform_amount } : {}),
+    feeAmount: p.fee_amount,
+    total: p.total,
+    payer: p.payer,
+    payTo: p.pay_to,
+    txHash: p.tx_hash,
+    subject: p.subject,
+    ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
+    ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
+    testMode: p.test_mode,
+    settledAt: timestampFromDate(p.settled_at),
+  });
+  return enqueueEvent(trx, {
+    topic: TOPICS.paymentSettled,
+    type: EVENT_TYPES.paymentSettled,
+    accountId: p.account_id,
+    testMode: p.test_mode,
+    aggregateId: p.id,
+    payload: toBinary(paymentEventsV1.PaymentSettledSchema, event),
+  });
+}

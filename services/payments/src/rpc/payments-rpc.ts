@@ -1,0 +1,88 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { paymentsV1 } from "@c402/contracts";
+import { formatUsd } from "@c402/money";
+import { ProblemError } from "@c402/problems";
+import type { ServiceImplementation } from "@c402/rpc";
+import type { PaymentRequirements } from "@c402/x402";
+import type { Payments } from "../domain/payments";
+import type { Face } from "../domain/requirements";
+import type { PaymentRow } from "../store/payments-store";
+
+function faceOf(face: paymentsV1.Face): Face {
+  if (face === paymentsV1.Face.LIVE) return "live";
+  if (face === paymentsV1.Face.TEST) return "test";
+  throw new ProblemError("bad-request", "face is required");
+}
+
+function requirementMessage(r: PaymentRequirements): paymentsV1.PaymentRequirement {
+  return {
+    $typeName: "payments.v1.PaymentRequirement",
+    scheme: r.scheme,
+    network: r.network,
+    asset: r.asset,
+    amount: r.amount,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    extraJson: JSON.stringify(r.extra),
+  };
+}
+
+export function receiptMessage(p: PaymentRow): paymentsV1.Receipt {
+  return {
+    $typeName: "payments.v1.Receipt",
+    id: p.id,
+    checkoutId: p.checkout_id,
+    accountId: p.account_id,
+    network: p.network,
+    asset: p.asset,
+    amountUsd: formatUsd(p.price_atomic),
+    providerAmount: p.provider_amount,
+    ...(p.platform_amount !== null ? { platformAmount: p.platform_amount } : {}),
+    feeAmount: p.fee_amount,
+    total: p.total,
+    payer: p.payer,
+    subject: p.subject,
+    payTo: p.pay_to,
+    txHash: p.tx_hash,
+    testMode: p.test_mode,
+    settledAt: timestampFromDate(p.settled_at),
+    ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
+    checkoutTitle: p.checkout_title,
+    deliveryOutcome: p.delivery_outcome,
+    ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
+  };
+}
+
+export function paymentsRpc(payments: Payments): ServiceImplementation<typeof paymentsV1.PaymentsService> {
+  return {
+    async quotePayment(req) {
+      const q = await payments.quote(req.checkoutId, faceOf(req.face));
+      return {
+        accepts: q.accepts.map(requirementMessage),
+        price: {
+          price: q.price.price,
+          providerAmount: q.price.providerAmount,
+          ...(q.price.platformAmount !== null ? { platformAmount: q.price.platformAmount } : {}),
+          feeAmount: q.price.feeAmount,
+          total: q.price.total,
+        },
+        settlement: q.settlement === "simulated" ? paymentsV1.SettlementKind.SIMULATED : paymentsV1.SettlementKind.ONCHAIN,
+      };
+    },
+    async preparePayment(req) {
+      const p = await payments.prepare(req.checkoutId, faceOf(req.face), {
+        payer: req.payer,
+        ...(req.network !== undefined ? { network: req.network } : {}),
+        resourceUrl: req.resourceUrl,
+      });
+      return { network: p.network, requirement: requirementMessage(p.requirement), typedDataJson: JSON.stringify(p.typedData), payloadStubJson: JSON.stringify(p.payloadStub) };
+    },
+    async submitPayment(req) {
+      const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader);
+      return { receipt: receiptMessage(r.receipt), redelivered: r.redelivered, settleResponseJson: JSON.stringify(r.settleResponse) };
+    },
+    async getReceipt(req) {
+      return { receipt: receiptMessage(await payments.receipt(req.paymentId)) };
+    },
+  };
+}
