@@ -102,10 +102,16 @@ export class KafkaBus implements Bus {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
     if (missing.length === 0) return;
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((topic) => ({ topic, numPartitions: this.partitions, replicationFactor: 1 })),
-    });
+    try {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions: this.partitions, replicationFactor: 1 })),
+      });
+    } catch (err) {
+      // Another process may have created them meanwhile; only a topic still missing is an error.
+      const now = new Set(await admin.listTopics());
+      if (missing.some((t) => !now.has(t))) throw err;
+    }
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,5 @@
 import { OutboxRelay, outboxMigration } from "@c402/bus";
-import { catalogV1, healthV1, paymentsV1 } from "@c402/contracts";
+import { catalogV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import type { ServiceClient } from "@c402/rpc";
 import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
@@ -55,6 +55,7 @@ export async function createPaymentsService(
       server.add(healthV1.HealthService, standardHealth(deps, "payments"));
     },
     async start() {
+      await deps.bus.ensureTopics([TOPICS.paymentSettled]);
       relay.start();
     },
     async stop() {
