@@ -1,0 +1,36 @@
+import { resolve } from "node:path";
+import { describeConfig, env, loadConfig } from "@c402/config";
+import { gatewayConfigSpec } from "@c402/gateway";
+import { createLogger } from "@c402/logging";
+import { onShutdown } from "@c402/runtime";
+import { startEmbeddedSystem } from "./system";
+
+const spec = {
+  ...gatewayConfigSpec,
+  dataDir: env.string("DATA_DIR", "where the embedded database and secrets live", { default: ".data" }),
+  logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
+};
+
+async function main() {
+  const config = loadConfig(spec);
+  const logger = createLogger({ service: "embedded", level: config.logLevel });
+  logger.info({ config: describeConfig(spec, config) }, "starting every service in one process");
+  const system = await startEmbeddedSystem({
+    host: config.host,
+    port: config.port,
+    dataDir: config.dataDir === ":memory:" ? ":memory:" : resolve(config.dataDir),
+    ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+    ...(config.siteUrl ? { siteUrl: config.siteUrl } : {}),
+    serviceName: config.serviceName,
+    authRateLimitPerMinute: config.authRateLimitPerMinute,
+    logger,
+  });
+  logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");
+  process.stdout.write(`\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir})\n\n`);
+  onShutdown(logger, () => system.stop());
+}
+
+void main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

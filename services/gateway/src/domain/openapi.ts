@@ -1,0 +1,76 @@
+import { schemas } from "./request-schemas";
+
+/**
+ * The OpenAPI document served at /openapi.json. Request bodies are the very
+ * schemas the gateway validates with; responses name their status codes.
+ */
+const problem = { description: "Problem document (RFC 9457)", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
+const json = (description: string, schema: Record<string, unknown> = { type: "object" }) => ({ description, content: { "application/json": { schema } } });
+const body = (name: keyof typeof schemas) => ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } });
+const bearer = [{ apiKey: [] }];
+const idParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
+const paymentHeaders = [
+  { name: "PAYMENT-SIGNATURE", in: "header", required: false, schema: { type: "string" }, description: "x402 v2 payment payload, base64 JSON" },
+  { name: "X-PAYMENT", in: "header", required: false, schema: { type: "string" }, description: "Same payload under the v1 header name" },
+];
+const faceResponses = {
+  "200": json("Goods and receipt in one response; PAYMENT-RESPONSE header carries the settlement"),
+  "402": json("Payment required: x402 v2 body (accepts[], offer, endpoint); the same requirements in the PAYMENT-REQUIRED header"),
+  "404": problem,
+  "410": problem,
+  "503": problem,
+};
+
+export function openApiDocument(baseUrl: string, version: string) {
+  return {
+    openapi: "3.1.0",
+    info: { title: "Hosted x402 checkout service", version, description: "Pay-per-request checkouts on the x402 protocol." },
+    servers: [{ url: baseUrl }],
+    components: {
+      securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "sk_test_… or sk_live_… API key" } },
+      schemas: {
+        ...schemas,
+        Problem: {
+          type: "object",
+          required: ["type", "title", "status", "detail", "help"],
+          properties: {
+            type: { type: "string" },
+            title: { type: "string" },
+            status: { type: "integer" },
+            detail: { type: "object", properties: { message: { type: "string" }, help: { type: "object" } } },
+            help: { type: "object", properties: { fix: { type: "string" }, prepare: { type: ["string", "null"] }, retry_is_safe: { type: "boolean" } } },
+            errors: { type: "array", items: { type: "object", properties: { field: { type: "string" }, reason: { type: "string" } } } },
+          },
+        },
+      },
+    },
+    paths: {
+      "/": { get: { summary: "Service map", responses: { "200": json("Self-describing map") } } },
+      "/health": { get: { summary: "Liveness; ?deep=true checks every component", parameters: [{ name: "deep", in: "query", schema: { type: "boolean" } }], responses: { "200": json("Component state") } } },
+      "/auth/wallet/challenge": { post: { summary: "Wallet sign-in: get a message to sign", requestBody: body("WalletChallenge"), responses: { "200": json("Challenge"), "422": problem, "429": problem } } },
+      "/auth/wallet/verify": { post: { summary: "Wallet sign-in: verify the signature; returns the account and a key shown once", requestBody: body("WalletVerify"), responses: { "200": json("Signed in"), "201": json("Account created"), "401": problem, "422": problem, "429": problem } } },
+      "/v1/keys": {
+        post: { summary: "Create an API key (scope full)", security: bearer, requestBody: body("ApiKeyCreate"), responses: { "201": json("Key with its secret, shown once"), "401": problem, "403": problem, "422": problem } },
+        get: { summary: "List keys (prefixes only)", security: bearer, responses: { "200": json("{keys: [...]}"), "401": problem } },
+      },
+      "/v1/keys/{key_id}": { delete: { summary: "Revoke a key", security: bearer, parameters: [idParam("key_id")], responses: { "204": { description: "Revoked" }, "401": problem, "403": problem, "404": problem } } },
+      "/v1/checkouts": {
+        post: {
+          summary: "Create a checkout",
+          security: bearer,
+          parameters: [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } }],
+          requestBody: body("CheckoutCreate"),
+          responses: { "201": json("Checkout with url and test_url"), "401": problem, "403": problem, "409": problem, "422": problem },
+        },
+        get: { summary: "List checkouts, newest first", security: bearer, parameters: [{ name: "include_voided", in: "query", schema: { type: "boolean" } }], responses: { "200": json("{checkouts: [...]}"), "401": problem, "422": problem } },
+      },
+      "/v1/checkouts/{id}": { get: { summary: "Get a checkout", security: bearer, parameters: [idParam("id")], responses: { "200": json("Checkout"), "401": problem, "404": problem } } },
+      "/v1/checkouts/{id}/go-live": { post: { summary: "Arm the live face (idempotent)", security: bearer, parameters: [idParam("id")], responses: { "200": json("Checkout plus rehearsal block"), "401": problem, "403": problem, "404": problem, "409": problem } } },
+      "/c/{id}": { get: { summary: "Live face", parameters: [idParam("id"), ...paymentHeaders], responses: faceResponses } },
+      "/c/{id}/test": { get: { summary: "Rehearsal face (simulated settlement)", parameters: [idParam("id"), ...paymentHeaders], responses: faceResponses } },
+      "/c/{id}/prepare": { post: { summary: "Typed data to sign for the live face", parameters: [idParam("id")], requestBody: body("PaymentPrepare"), responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem } } },
+      "/c/{id}/test/prepare": { post: { summary: "Typed data to sign for the rehearsal face", parameters: [idParam("id")], requestBody: body("PaymentPrepare"), responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem } } },
+      "/r/{payment_id}": { get: { summary: "Receipt", parameters: [idParam("payment_id")], responses: { "200": json("Receipt"), "404": problem } } },
+    },
+  };
+}

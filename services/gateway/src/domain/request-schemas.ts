@@ -1,0 +1,90 @@
+/**
+ * JSON Schemas of the request bodies. The gateway validates every body with
+ * them (shape, types, unknown fields) and the OpenAPI document publishes the
+ * same objects, so the two cannot drift. Business rules (prices, addresses,
+ * limits that need the account) live in the owning service.
+ */
+const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: "null" }] });
+const goods = { anyOf: [{ type: "object" }, { type: "array" }, { type: "string" }, { type: "null" }] };
+const text = nullable({ type: "string" });
+
+export const CHECKOUT_NOT_YET_FIELDS = [
+  "origin_url",
+  "origin_method",
+  "origin_auth_type",
+  "origin_auth_value",
+  "origin_auth_header",
+  "origin_auth_secret_id",
+  "mcp_tool",
+  "max_deliveries",
+  "package_ttl_days",
+  "schedule_interval_days",
+  "schedule_periods",
+  "test_delivery_daily_cap",
+  "content",
+  "wallet_button",
+  "parties",
+  "platform_fee_bps",
+  "inherit_account_payouts",
+  "escrow_offer",
+] as const;
+
+export const schemas = {
+  CheckoutCreate: {
+    type: "object",
+    additionalProperties: false,
+    required: ["title", "price_usd"],
+    properties: {
+      title: { type: "string", description: "What the buyer gets." },
+      price_usd: { type: "string", description: 'Seller price as a decimal string, e.g. "0.10".' },
+      pay_to: { type: "string", description: "Payout wallet; defaults to the account's standing payout wallet. Immutable." },
+      description: text,
+      fulfillment: { type: "string", enum: ["inline", "relay", "mcp", "webhook"] },
+      payload: { ...goods, description: "The goods, delivered inline when payment settles." },
+      reusable: { type: "boolean", description: "false (default): single-shot; true: a payment link." },
+      test_mode: nullable({ type: "boolean" }),
+      expires_in_minutes: nullable({ type: "integer" }),
+      input_schema: goods,
+      output_schema: goods,
+      example_input: goods,
+      example_output: goods,
+      freshness: text,
+      coverage: text,
+      source: text,
+      constraints: text,
+    },
+  },
+  ApiKeyCreate: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      name: text,
+      scope: { type: "string", enum: ["read_only", "payments", "full"] },
+      mode: { type: "string", enum: ["test", "live"] },
+    },
+  },
+  WalletChallenge: {
+    type: "object",
+    additionalProperties: false,
+    required: ["address", "network"],
+    properties: { address: { type: "string", minLength: 4, maxLength: 128 }, network: { type: "string", minLength: 3, maxLength: 64 } },
+  },
+  WalletVerify: {
+    type: "object",
+    additionalProperties: false,
+    required: ["message", "signature"],
+    properties: { message: { type: "string", minLength: 1, maxLength: 4000 }, signature: { type: "string", minLength: 1, maxLength: 2048 } },
+  },
+  PaymentPrepare: {
+    type: "object",
+    additionalProperties: false,
+    required: ["payer"],
+    properties: {
+      payer: { type: "string", maxLength: 128 },
+      network: nullable({ type: "string", maxLength: 64 }),
+      params: nullable({ type: "object", additionalProperties: { type: "string" } }),
+    },
+  },
+} as const;
+
+export type SchemaName = keyof typeof schemas;

@@ -1,0 +1,21 @@
+import type { Cache } from "@c402/cache";
+import type { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import type { Logger } from "@c402/logging";
+import type { ServiceClient } from "@c402/rpc";
+import type { GatewaySettings } from "../config";
+
+export interface ServiceClients {
+  identity: ServiceClient<typeof identityV1.IdentityService>;
+  catalog: ServiceClient<typeof catalogV1.CatalogService>;
+  payments: ServiceClient<typeof paymentsV1.PaymentsService>;
+  webhooks: ServiceClient<typeof webhooksV1.WebhooksService>;
+  /** Health of each backing service, by name. */
+  health: Record<string, ServiceClient<typeof healthV1.HealthService>>;
+}
+
+export interface GatewayDeps {
+  clients: ServiceClients;
+  cache: Cache;
+  logger: Logger;
+  settings: GatewaySettings;
+}

@@ -1,0 +1,127 @@
+import { paymentsV1 } from "@c402/contracts";
+import { isId } from "@c402/ids";
+import { ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
+import { encodeHeader, HEADERS } from "@c402/x402";
+import { Router, type NextFunction, type Request, type Response } from "express";
+import { paymentRequiredBody, type Face } from "../../domain/payment-required";
+import { faceUrls, receiptView } from "../../domain/views";
+import type { GatewayDeps } from "../deps";
+import { validateBody } from "../validate";
+
+const FACE = { live: paymentsV1.Face.LIVE, test: paymentsV1.Face.TEST } as const;
+
+/** CORS for browser buyers: the x402 headers must cross, both ways. */
+export function faceCors(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.setHeader("Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id");
+  if (req.method === "OPTIONS") {
+    res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    res.setHeader("Access-Control-Allow-Headers", "PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, Content-Type, Accept");
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+    return;
+  }
+  next();
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function checkoutId(req: Request): string {
+  const id = String(req.params.id);
+  // Faces are separate namespaces: only a chk_ id lives under /c/.
+  if (!isId("checkout", id)) throw new ProblemError("not-found", "No such checkout.");
+  return id;
+}
+
+export function faceRoutes({ clients, settings }: GatewayDeps): Router {
+  const router = Router();
+
+  async function quoteBody(id: string, face: Face, error?: string) {
+    const [{ checkout }, quote] = await Promise.all([clients.catalog.getCheckout({ checkoutId: id }), clients.payments.quotePayment({ checkoutId: id, face: FACE[face] })]);
+    return { checkout: checkout!, ...paymentRequiredBody({ checkout: checkout!, quote, face, baseUrl: settings.baseUrl, ...(error ? { error } : {}) }) };
+  }
+
+  const show = (face: Face) => async (req: Request, res: Response) => {
+    const id = checkoutId(req);
+    res.setHeader("Cache-Control", "no-store");
+    const signature = req.get(HEADERS.paymentSignature);
+    const legacy = req.get(HEADERS.legacyPayment);
+    const header = signature ?? legacy;
+    if (header !== undefined) return pay(req, res, id, face, header, signature === undefined);
+
+    const { checkout, required, body } = await quoteBody(id, face);
+    res.setHeader(HEADERS.paymentRequired, encodeHeader(required));
+    if (req.accepts(["application/json", "text/html"]) === "text/html" && !req.get("accept")?.includes("application/json")) {
+      res.status(402).type("html").send(payPage(checkout.title, body, face));
+      return;
+    }
+    res.status(402).json(body);
+  };
+
+  async function pay(req: Request, res: Response, id: string, face: Face, header: string, legacy: boolean) {
+    const { checkout } = await clients.catalog.getCheckout({ checkoutId: id });
+    try {
+      const r = await clients.payments.submitPayment({ checkoutId: id, face: FACE[face], paymentHeader: header });
+      const settle = encodeHeader(JSON.parse(r.settleResponseJson));
+      res.setHeader(HEADERS.paymentResponse, settle);
+      if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, settle);
+      const receipt = receiptView(r.receipt!, settings.baseUrl);
+      res.status(200).json({
+        fulfillment: { mode: "inline", payload: checkout!.payloadJson === undefined ? null : JSON.parse(checkout!.payloadJson) },
+        receipt,
+        receipt_url: receipt.receipt_url,
+        redelivered: r.redelivered,
+        test_mode: receipt.test_mode,
+      });
+    } catch (err) {
+      if (!(err instanceof ProblemError) || err.slug !== "payment-required") throw err;
+      // A refused payment: the problem document, plus fresh requirements naming the reason.
+      const reason = typeof err.extensions.reason === "string" ? err.extensions.reason : err.message;
+      const fresh = await quoteBody(id, face, reason).catch(() => undefined);
+      if (fresh) res.setHeader(HEADERS.paymentRequired, encodeHeader(fresh.required));
+      const prepare = `${face === "test" ? faceUrls(settings.baseUrl, id).test_url : faceUrls(settings.baseUrl, id).url}/prepare`;
+      const problem = new ProblemError("payment-required", { message: err.message, help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` }, extensions: err.extensions });
+      res.status(402).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify({ ...toProblemDocument(problem, settings.siteUrl), accepts: fresh?.required.accepts ?? [] }));
+    }
+  }
+
+  const prepare = (face: Face) => async (req: Request, res: Response) => {
+    const id = checkoutId(req);
+    const body = validateBody<{ payer: string; network?: string | null }>("PaymentPrepare", req.body);
+    const urls = faceUrls(settings.baseUrl, id);
+    const r = await clients.payments.preparePayment({
+      checkoutId: id,
+      face: FACE[face],
+      payer: body.payer,
+      ...(typeof body.network === "string" ? { network: body.network } : {}),
+      resourceUrl: face === "test" ? urls.test_url : urls.url,
+    });
+    res.json({
+      network: r.network,
+      typed_data: JSON.parse(r.typedDataJson),
+      payload_stub: JSON.parse(r.payloadStubJson),
+      how: "Sign typed_data with eth_signTypedData_v4, put the signature in payload_stub.payload.signature, base64 the JSON and send it as PAYMENT-SIGNATURE (or X-PAYMENT) on GET of the face URL.",
+    });
+  };
+
+  router.get("/c/:id", show("live"));
+  router.get("/c/:id/test", show("test"));
+  router.post("/c/:id/prepare", prepare("live"));
+  router.post("/c/:id/test/prepare", prepare("test"));
+
+  router.get("/r/:paymentId", async (req, res) => {
+    const id = String(req.params.paymentId);
+    if (!isId("payment", id)) throw new ProblemError("not-found", "No such receipt.");
+    const r = await clients.payments.getReceipt({ paymentId: id });
+    res.json(receiptView(r.receipt!, settings.baseUrl));
+  });
+
+  return router;
+}
+
+function payPage(title: string, body: { offer: { total_usd: string; description: string | null }; endpoint: { url: string } }, face: Face): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title></head>
+<body><main><h1>${escapeHtml(title)}</h1>${body.offer.description ? `<p>${escapeHtml(body.offer.description)}</p>` : ""}
+<p>Price: <strong>${escapeHtml(body.offer.total_usd)} USDC</strong> (fee included)${face === "test" ? " — rehearsal: settles without real money" : ""}.</p>
+<p>Pay with an x402 client at <code>${escapeHtml(body.endpoint.url)}</code>; request it with <code>Accept: application/json</code> for the payment requirements.</p></main></body></html>`;
+}

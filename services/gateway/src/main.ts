@@ -1,0 +1,44 @@
+import { RedisCache } from "@c402/cache";
+import { describeConfig, loadConfig } from "@c402/config";
+import { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { createLogger } from "@c402/logging";
+import { createClient } from "@c402/rpc";
+import { onShutdown } from "@c402/runtime";
+import { gatewayConfigSpec, gatewayDistributedSpec, SERVICE_VERSION, startGateway } from "./index";
+
+/** Distributed-mode composition root: the gateway as its own process. */
+async function main() {
+  const spec = { ...gatewayConfigSpec, ...gatewayDistributedSpec };
+  const config = loadConfig(spec);
+  const logger = createLogger({ service: "gateway", level: config.logLevel });
+  logger.info({ config: describeConfig(spec, config) }, "starting");
+  const addresses = { identity: config.identityAddress, catalog: config.catalogAddress, payments: config.paymentsAddress, webhooks: config.webhooksAddress };
+  const clients = {
+    identity: createClient(identityV1.IdentityService, addresses.identity),
+    catalog: createClient(catalogV1.CatalogService, addresses.catalog),
+    payments: createClient(paymentsV1.PaymentsService, addresses.payments),
+    webhooks: createClient(webhooksV1.WebhooksService, addresses.webhooks),
+    health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address)])),
+  };
+  const cache = new RedisCache(config.redisUrl);
+  const gateway = await startGateway({
+    host: config.host,
+    port: config.port,
+    baseUrl: config.baseUrl,
+    siteUrl: config.siteUrl,
+    settings: { serviceName: config.serviceName, version: SERVICE_VERSION, runMode: "distributed", authRateLimitPerMinute: config.authRateLimitPerMinute },
+    clients,
+    cache,
+    logger,
+  });
+  logger.info({ url: gateway.baseUrl }, "gateway listening");
+  onShutdown(logger, async () => {
+    await gateway.close();
+    await cache.close();
+  });
+}
+
+void main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
