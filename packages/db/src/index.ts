@@ -97,7 +97,9 @@ export type MigrationSet = Record<string, Migration>;
  * bookkeeping tables live inside the service's schema.
  */
 export async function migrate(database: ServiceDatabase, migrations: MigrationSet): Promise<void> {
-  await sql`create schema if not exists ${sql.id(database.schema)}`.execute(database.db);
+  // Provisioned deployments create the schema for the service's role; create it only when missing.
+  const exists = await sql<{ n: number }>`select 1 as n from information_schema.schemata where schema_name = ${database.schema}`.execute(database.db);
+  if (exists.rows.length === 0) await sql`create schema if not exists ${sql.id(database.schema)}`.execute(database.db);
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },

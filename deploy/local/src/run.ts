@@ -1,0 +1,98 @@
+/**
+ * Distributed mode on one machine: provisions PostgreSQL (one schema and role
+ * per service), then starts every service as its own process with real gRPC
+ * between them, Kafka as the bus and Redis for the gateway. Stops them all on
+ * SIGTERM/SIGINT, or when any of them dies.
+ *
+ * Environment: POSTGRES_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres),
+ * C402_DATABASE (default c402), KAFKA_BROKERS (default 127.0.0.1:19092),
+ * REDIS_URL (default redis://127.0.0.1:6379), PORT (gateway, default 4020),
+ * LOG_DIR (child logs; default: inherit the terminal).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { provision, serviceDatabaseUrl, SERVICE_SCHEMAS } from "./provision";
+
+const root = resolve(__dirname, "../../..");
+const tsx = join(root, "node_modules/.bin/tsx");
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+async function main() {
+  const adminUrl = process.env.POSTGRES_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const database = process.env.C402_DATABASE ?? "c402";
+  const kafka = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
+  const redis = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const port = process.env.PORT ?? "4020";
+  const logDir = process.env.LOG_DIR;
+  const passwords = Object.fromEntries(SERVICE_SCHEMAS.map((s) => [s, randomBytes(12).toString("hex")]));
+  await provision(adminUrl, database, passwords);
+
+  const ports = Object.fromEntries(await Promise.all(SERVICE_SCHEMAS.map(async (s) => [s, await freePort()] as const)));
+  const address = (s: string) => `127.0.0.1:${ports[s]}`;
+  const common = { KAFKA_BROKERS: kafka, LOG_LEVEL: process.env.LOG_LEVEL ?? "info", KAFKAJS_NO_PARTITIONER_WARNING: "1" };
+  const subjectSecret = process.env.SUBJECT_SECRET ?? randomBytes(32).toString("hex");
+  const env: Record<string, Record<string, string>> = {
+    identity: { BASE_URL: process.env.BASE_URL ?? `http://127.0.0.1:${port}` },
+    catalog: { IDENTITY_GRPC_ADDRESS: address("identity") },
+    payments: { CATALOG_GRPC_ADDRESS: address("catalog"), SUBJECT_SECRET: subjectSecret },
+    webhooks: {},
+  };
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stopAll = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const c of children) c.kill("SIGTERM");
+    setTimeout(() => process.exit(code), 3_000).unref();
+    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r))))).then(() => process.exit(code));
+  };
+  const start = (name: string, entry: string, vars: Record<string, string>) => {
+    const child = spawn(tsx, [join(root, entry)], { env: { ...process.env, ...common, ...vars }, stdio: logDir ? ["ignore", "pipe", "pipe"] : "inherit" });
+    if (logDir) {
+      mkdirSync(logDir, { recursive: true });
+      const out = createWriteStream(join(logDir, `${name}.log`));
+      child.stdout?.pipe(out);
+      child.stderr?.pipe(out);
+    }
+    child.once("exit", (code) => {
+      if (!stopping) {
+        process.stderr.write(`${name} exited (${code}); stopping everything\n`);
+        stopAll(1);
+      }
+    });
+    children.push(child);
+  };
+  for (const s of SERVICE_SCHEMAS) {
+    start(s, `services/${s}/src/main.ts`, { ...env[s], GRPC_PORT: String(ports[s]), DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s, passwords[s] as string) });
+  }
+  start("gateway", "services/gateway/src/main.ts", {
+    PORT: port,
+    REDIS_URL: redis,
+    IDENTITY_GRPC_ADDRESS: address("identity"),
+    CATALOG_GRPC_ADDRESS: address("catalog"),
+    PAYMENTS_GRPC_ADDRESS: address("payments"),
+    WEBHOOKS_GRPC_ADDRESS: address("webhooks"),
+    ...(process.env.BASE_URL ? { BASE_URL: process.env.BASE_URL } : {}),
+  });
+  process.stdout.write(`distributed: gateway on http://127.0.0.1:${port}, services ${JSON.stringify(ports)}\n`);
+  process.once("SIGTERM", () => stopAll(0));
+  process.once("SIGINT", () => stopAll(0));
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : err}\n`);
+  process.exit(1);
+});

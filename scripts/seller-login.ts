@@ -1,0 +1,45 @@
+/**
+ * Signs in as a seller with a wallet (the wallet bootstrap of the spec):
+ * challenge -> EIP-191 signature -> API key. The demo wallet's private key is
+ * kept in .data/demo-seller-wallet.json so that signing in again recovers the
+ * same account with a fresh key.
+ *
+ *   npm run -s seller:login [-- --url http://127.0.0.1:4020]
+ * Prints `export API_KEY=...` (eval it) and the account on stderr.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+
+const args = process.argv.slice(2);
+const url = (args[args.indexOf("--url") + 1] && args.includes("--url") ? args[args.indexOf("--url") + 1] : process.env.C402_URL ?? "http://127.0.0.1:4020") as string;
+const walletFile = process.env.SELLER_WALLET_FILE ?? ".data/demo-seller-wallet.json";
+
+function wallet() {
+  if (existsSync(walletFile)) return privateKeyToAccount(JSON.parse(readFileSync(walletFile, "utf8")).privateKey);
+  const privateKey = generatePrivateKey();
+  mkdirSync(dirname(walletFile), { recursive: true });
+  writeFileSync(walletFile, JSON.stringify({ privateKey }), { mode: 0o600 });
+  return privateKeyToAccount(privateKey);
+}
+
+async function post(path: string, body: unknown) {
+  const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${path} -> ${res.status}: ${JSON.stringify(json)}`);
+  return json as Record<string, any>;
+}
+
+async function main() {
+  const account = wallet();
+  const challenge = await post("/auth/wallet/challenge", { address: account.address, network: "eip155:8453" });
+  const signature = await account.signMessage({ message: challenge.message });
+  const signedIn = await post("/auth/wallet/verify", { message: challenge.message, signature });
+  process.stderr.write(`seller wallet ${account.address}, account ${signedIn.account.id} (${signedIn.account.created ? "created" : "existing"})\n`);
+  process.stdout.write(`export API_KEY=${signedIn.api_key.secret}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.message : err}\n`);
+  process.exit(1);
+});
