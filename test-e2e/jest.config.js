@@ -1,0 +1,14 @@
+/** Black-box suite over HTTP. The target (embedded or distributed, from
+ * E2E_MODE) is started by the global setup on free ports and stopped after. */
+const swc = ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } }];
+
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: "node",
+  transform: { "^.+\\.(t|j)sx?$": swc },
+  testMatch: ["<rootDir>/test/**/*.test.ts"],
+  globalSetup: "<rootDir>/src/global-setup.ts",
+  globalTeardown: "<rootDir>/src/global-teardown.ts",
+  testTimeout: 60_000,
+  maxWorkers: 1,
+};

@@ -1,0 +1,15 @@
+import { startTarget, type Mode, type Target } from "./target";
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __C402_E2E_TARGET__: Target | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  const mode = (process.env.E2E_MODE ?? "embedded") as Mode;
+  if (mode !== "embedded" && mode !== "distributed") throw new Error(`E2E_MODE must be embedded or distributed, not ${mode}`);
+  const target = await startTarget(mode);
+  globalThis.__C402_E2E_TARGET__ = target;
+  process.env.E2E_BASE_URL = target.baseUrl;
+  process.env.E2E_RUN_MODE = mode;
+}

@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(__dirname, "../..");
+
+export type Mode = "embedded" | "distributed";
+
+export interface Target {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`target exited with ${child.exitCode} before it was healthy`);
+    try {
+      const res = await fetch(`${baseUrl}/health?deep=true`);
+      if (res.ok && ((await res.json()) as { status: string }).status === "ok") return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - start > timeoutMs) throw new Error(`target at ${baseUrl} not healthy after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Starts the whole service as a black box and waits until every component is healthy. */
+export async function startTarget(mode: Mode): Promise<Target> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const tsx = join(root, "node_modules/.bin/tsx");
+  const logs = mkdtempSync(join(tmpdir(), `c402-e2e-${mode}-`));
+  let child: ChildProcess;
+  let cleanup = async () => {};
+  if (mode === "embedded") {
+    const dataDir = join(logs, "data");
+    child = spawn(tsx, [join(root, "deploy/embedded/src/main.ts")], {
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+  } else {
+    const database = `c402_e2e_${randomBytes(4).toString("hex")}`;
+    const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+    child = spawn(tsx, [join(root, "deploy/local/src/run.ts")], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        POSTGRES_ADMIN_URL: adminUrl,
+        C402_DATABASE: database,
+        KAFKA_BROKERS: process.env.TEST_KAFKA_BROKERS ?? "127.0.0.1:19092",
+        REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379",
+        LOG_LEVEL: "warn",
+        LOG_DIR: logs,
+        AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+      },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    cleanup = async () => {
+      const { dropDatabase } = await import("../../deploy/local/src/provision");
+      await dropDatabase(adminUrl, database).catch(() => undefined);
+    };
+  }
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((r) => {
+        const t = setTimeout(() => {
+          child.kill("SIGKILL");
+          r(null);
+        }, 10_000);
+        child.once("exit", () => {
+          clearTimeout(t);
+          r(null);
+        });
+      });
+    }
+    await cleanup();
+    rmSync(logs, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(baseUrl, child, 120_000);
+  } catch (err) {
+    process.stderr.write(`e2e target logs kept in ${logs}\n`);
+    await stop().catch(() => undefined);
+    throw err;
+  }
+  return { baseUrl, stop };
+}

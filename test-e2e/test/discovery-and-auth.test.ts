@@ -1,0 +1,152 @@
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { call, newSeller } from "../src/http";
+
+const problemShape = (status: number, slug: string) =>
+  expect.objectContaining({
+    type: expect.stringMatching(new RegExp(`/problems/${slug}$`)),
+    title: expect.any(String),
+    status,
+    detail: expect.objectContaining({ message: expect.any(String), help: expect.any(Object) }),
+    help: expect.objectContaining({ fix: expect.any(String), retry_is_safe: expect.any(Boolean) }),
+  });
+
+describe("service map, health, discovery", () => {
+  it("GET / is a JSON map with every field the spec lists", async () => {
+    const r = await call("GET", "/", { headers: { accept: "text/html" } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/application\/json/);
+    expect(r.body).toMatchObject({ name: "c402", version: "0.0.0", status: "ok", what: expect.any(String), buying: expect.any(Object), selling: expect.any(Object) });
+    expect(Object.keys(r.body.links).sort()).toEqual(["create", "create_checkout", "join_challenge", "join_verify", "llms", "mcp", "openapi", "site"]);
+  });
+
+  it("GET /health is liveness; ?deep=true reports database and bus per component", async () => {
+    const live = await call("GET", "/health");
+    expect(live.body).toMatchObject({ status: "ok", run_mode: process.env.E2E_RUN_MODE });
+    const deep = await call("GET", "/health?deep=true");
+    expect(deep.status).toBe(200);
+    for (const s of ["identity", "catalog", "payments", "webhooks"]) {
+      expect(deep.body.components[s]).toMatchObject({ status: "ok", components: { database: { status: "ok" }, bus: { status: "ok" } } });
+    }
+  });
+
+  it("serves /openapi.json at version 0.0.0, /llms.txt and /.well-known/c402", async () => {
+    const spec = await call("GET", "/openapi.json");
+    expect(spec.body).toMatchObject({ openapi: "3.1.0", info: { version: "0.0.0" } });
+    expect(spec.body.paths["/v1/checkouts"].post).toBeDefined();
+    expect((await call("GET", "/llms.txt")).text).toContain("/c/{id}");
+    expect((await call("GET", "/.well-known/c402")).body).toMatchObject({ name: "c402", x402: { schemes: ["exact"] } });
+  });
+
+  it("unknown paths are 404 problem documents", async () => {
+    const r = await call("GET", "/nope");
+    expect(r.status).toBe(404);
+    expect(r.headers.get("content-type")).toMatch(/application\/problem\+json/);
+    expect(r.body).toEqual(problemShape(404, "not-found"));
+  });
+});
+
+describe("wallet sign-in", () => {
+  it("challenge -> EIP-191 signature -> account, verified payout wallet and a test key with scope full", async () => {
+    const s = await newSeller();
+    expect(s.verified.status).toBe(201);
+    expect(s.verified.body).toMatchObject({
+      account: { id: expect.stringMatching(/^acct_/), created: true },
+      api_key: { secret: expect.stringMatching(/^sk_test_/), scope: "full", mode: "test" },
+      payout_wallet: { chain: "eip155", address: s.wallet.address, verified: true, default: true },
+    });
+  });
+
+  it("signing in again later returns the same account with a fresh key", async () => {
+    const s = await newSeller();
+    const challenge = await call("POST", "/auth/wallet/challenge", { body: { address: s.wallet.address, network: "eip155:8453" } });
+    const again = await call("POST", "/auth/wallet/verify", { body: { message: challenge.body.message, signature: await s.wallet.signMessage({ message: challenge.body.message }) } });
+    expect(again.status).toBe(200);
+    expect(again.body.account).toEqual({ id: s.accountId, created: false });
+    expect(again.body.api_key.secret).not.toBe(s.key);
+    expect((await call("GET", "/v1/keys", { key: s.key })).status).toBe(200);
+    expect((await call("GET", "/v1/keys", { key: again.body.api_key.secret })).status).toBe(200);
+  });
+
+  it("a challenge is single-use and a wrong signature is 401", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const c = await call("POST", "/auth/wallet/challenge", { body: { address: wallet.address, network: "eip155:8453" } });
+    const wrong = await call("POST", "/auth/wallet/verify", { body: { message: c.body.message, signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message: c.body.message }) } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual(problemShape(401, "unauthenticated"));
+    const c2 = await call("POST", "/auth/wallet/challenge", { body: { address: wallet.address, network: "eip155:8453" } });
+    const sig = await wallet.signMessage({ message: c2.body.message });
+    expect((await call("POST", "/auth/wallet/verify", { body: { message: c2.body.message, signature: sig } })).status).toBe(201);
+    expect((await call("POST", "/auth/wallet/verify", { body: { message: c2.body.message, signature: sig } })).status).toBe(401);
+  });
+
+  it.each([
+    ["/auth/wallet/challenge", { address: "0x1", network: "eip155:8453" }, "address"],
+    ["/auth/wallet/challenge", { address: "0x" + "1".repeat(40), network: "x" }, "network"],
+    ["/auth/wallet/challenge", { address: "0x" + "1".repeat(40), network: "eip155:8453", extra: 1 }, "extra"],
+    ["/auth/wallet/verify", { message: "", signature: "0x1" }, "message"],
+    ["/auth/wallet/verify", { message: "m", signature: "0x" + "a".repeat(2050) }, "signature"],
+    ["/auth/wallet/verify", { message: "m".repeat(4001), signature: "0x1" }, "message"],
+  ])("%s enforces the spec's limits with 422 (%#)", async (path, body, field) => {
+    const r = await call("POST", path, { body });
+    expect(r.status).toBe(422);
+    expect(r.body).toEqual(problemShape(422, "invalid-request"));
+    expect(r.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+  });
+
+  it("malformed JSON is a 400 problem", async () => {
+    const r = await call("POST", "/auth/wallet/challenge", { body: "{nope" });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(problemShape(400, "bad-request"));
+  });
+});
+
+describe("API keys and scopes", () => {
+  it("401 for a missing, malformed, unknown or revoked key", async () => {
+    const s = await newSeller();
+    const created = await call("POST", "/v1/keys", { key: s.key, body: { name: "temp", scope: "read_only" } });
+    await call("DELETE", `/v1/keys/${created.body.id}`, { key: s.key });
+    for (const headers of <Record<string, string>[]>[{}, { authorization: "Basic abc" }, { authorization: "Bearer sk_test_short" }, { authorization: `Bearer sk_test_${"a".repeat(32)}` }, { authorization: `Bearer ${created.body.secret}` }]) {
+      const r = await call("GET", "/v1/checkouts", { headers });
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual(problemShape(401, "unauthenticated"));
+    }
+  });
+
+  it("403 names the scope the endpoint needs", async () => {
+    const s = await newSeller();
+    const readOnly = (await call("POST", "/v1/keys", { key: s.key, body: { scope: "read_only" } })).body.secret;
+    const payments = (await call("POST", "/v1/keys", { key: s.key, body: { scope: "payments", mode: "live" } })).body.secret;
+    const create = await call("POST", "/v1/checkouts", { key: readOnly, body: { title: "t", price_usd: "1" } });
+    expect(create.status).toBe(403);
+    expect(create.body).toEqual(problemShape(403, "forbidden"));
+    expect(create.body.detail.message).toContain("payments");
+    const mint = await call("POST", "/v1/keys", { key: payments, body: {} });
+    expect(mint.status).toBe(403);
+    expect(mint.body.detail.message).toContain("full");
+    expect((await call("GET", "/v1/checkouts", { key: readOnly })).status).toBe(200);
+  });
+
+  it("creates keys (secret once, default scope payments, mode test), lists prefixes only, revokes at once", async () => {
+    const s = await newSeller();
+    const k = await call("POST", "/v1/keys", { key: s.key, body: { name: "ci" } });
+    expect(k.status).toBe(201);
+    expect(k.body).toMatchObject({ id: expect.stringMatching(/^key_/), name: "ci", scope: "payments", mode: "test", secret: expect.stringMatching(/^sk_test_/) });
+    const live = await call("POST", "/v1/keys", { key: s.key, body: { mode: "live", scope: "full" } });
+    expect(live.body.secret).toMatch(/^sk_live_/);
+    const list = await call("GET", "/v1/keys", { key: s.key });
+    expect(list.body.keys.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining([k.body.id, live.body.id]));
+    expect(list.text).not.toContain(k.body.secret);
+    expect(list.text).not.toContain(live.body.secret);
+    expect(list.body.keys[0]).not.toHaveProperty("secret");
+    expect((await call("DELETE", `/v1/keys/${k.body.id}`, { key: s.key })).status).toBe(204);
+    expect((await call("GET", "/v1/keys", { key: k.body.secret })).status).toBe(401);
+    expect((await call("DELETE", "/v1/keys/key_unknown", { key: s.key })).status).toBe(404);
+  });
+
+  it("422 for unknown or invalid key fields", async () => {
+    const s = await newSeller();
+    const r = await call("POST", "/v1/keys", { key: s.key, body: { scope: "admin", colour: "red" } });
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toEqual(expect.arrayContaining([{ field: "scope", reason: expect.any(String) }, { field: "colour", reason: "is not a known field" }]));
+  });
+});

@@ -1,0 +1,203 @@
+import { encodeHeader, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { baseUrl, call, decoded, newCheckout, newSeller } from "../src/http";
+
+const buyer = privateKeyToAccount(generatePrivateKey());
+
+async function requirementsOf(path: string): Promise<{ accepts: PaymentRequirements[]; resource: { url: string } }> {
+  const r = await call("GET", path);
+  expect(r.status).toBe(402);
+  return decoded(r.headers.get("payment-required"));
+}
+
+async function signedFor(path: string, mutate?: (p: PaymentPayload) => void) {
+  const required = await requirementsOf(path);
+  const payment = await signExactEvmPayment(buyer, required.accepts[0] as PaymentRequirements, { resourceUrl: required.resource.url });
+  mutate?.(payment);
+  return encodeHeader(payment);
+}
+
+describe("buyer faces and the rehearsal payment", () => {
+  let key: string;
+  let checkout: { id: string; url: string; test_url: string };
+  let seller: string;
+
+  beforeAll(async () => {
+    const s = await newSeller();
+    key = s.key;
+    seller = s.wallet.address;
+    checkout = await newCheckout(key, { title: "Weather for Paris", price_usd: "0.10", payload: { temp_c: 21 }, freshness: "hourly", example_output: { temp_c: 20 } });
+  });
+
+  it("answers 402 with a standard-base64 PAYMENT-REQUIRED header (x402 v2) and the body with accepts, offer and endpoint", async () => {
+    const r = await call("GET", `/c/${checkout.id}`);
+    expect(r.status).toBe(402);
+    const header = r.headers.get("payment-required") as string;
+    expect(header).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    const required = decoded(header);
+    expect(required).toMatchObject({ x402Version: 2, resource: { url: `${baseUrl()}/c/${checkout.id}` } });
+    expect(required.accepts).toEqual([
+      { scheme: "exact", network: "eip155:84532", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", amount: "110500", payTo: seller, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2", rehearsal: true } },
+    ]);
+    expect(r.body.accepts).toEqual(required.accepts);
+    expect(r.body.offer).toMatchObject({ title: "Weather for Paris", price_usd: "0.100000", total_usd: "0.110500", freshness: "hourly", example_output: { temp_c: 20 } });
+    expect(r.body.endpoint.rehearsal.test_url).toBe(`${baseUrl()}/c/${checkout.id}/test`);
+    expect(r.headers.get("cache-control")).toBe("no-store");
+    expect(r.headers.get("access-control-expose-headers")).toContain("PAYMENT-REQUIRED");
+  });
+
+  it("the test face names /test in resource and says it settles without real money", async () => {
+    const r = await call("GET", `/c/${checkout.id}/test`);
+    expect(r.status).toBe(402);
+    expect(decoded(r.headers.get("payment-required")).resource.url).toBe(`${baseUrl()}/c/${checkout.id}/test`);
+    expect(r.body.accepts.every((a: PaymentRequirements) => a.network === "eip155:84532")).toBe(true);
+    expect(r.body.endpoint.rehearsal.note).toMatch(/without real money/);
+    expect(r.body.endpoint.rehearsal.live_status).toMatch(/not gone live/);
+  });
+
+  it("serves a pay page to browsers", async () => {
+    const r = await call("GET", `/c/${checkout.id}`, { headers: { accept: "text/html" } });
+    expect(r.status).toBe(402);
+    expect(r.headers.get("content-type")).toMatch(/text\/html/);
+    expect(r.text).toContain("Weather for Paris");
+  });
+
+  it("keeps the faces' namespaces: a non-chk id or an unknown chk id is 404", async () => {
+    for (const path of [`/c/esc_${checkout.id.slice(4)}`, `/c/cnt_${checkout.id.slice(4)}/test`, "/c/chk_AAAAAAAAAAAAAAAAAAAAAAAA", "/c/whatever"]) {
+      const r = await call("GET", path);
+      expect(r.status).toBe(404);
+      expect(r.body.type).toMatch(/\/problems\/not-found$/);
+    }
+  });
+
+  it("pays the rehearsal face: goods and receipt in one 200 with PAYMENT-RESPONSE; the same payment again redelivers", async () => {
+    const header = await signedFor(`/c/${checkout.id}/test`);
+    const paid = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(paid.status).toBe(200);
+    expect(paid.body.fulfillment).toEqual({ mode: "inline", payload: { temp_c: 21 } });
+    const receipt = paid.body.receipt;
+    expect(receipt).toMatchObject({
+      id: expect.stringMatching(/^pay_/),
+      checkout_id: checkout.id,
+      network: "eip155:84532",
+      amount_usd: "0.100000",
+      provider_amount: 100000,
+      platform_amount: null,
+      fee_amount: 10500,
+      total: 110500,
+      payer: buyer.address,
+      subject: expect.stringMatching(/^sub_/),
+      pay_to: seller,
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      test_mode: true,
+      settled_at: expect.any(String),
+    });
+    const settle = decoded(paid.headers.get("payment-response"));
+    expect(settle).toEqual({ success: true, transaction: receipt.tx_hash, network: "eip155:84532", payer: buyer.address });
+
+    const again = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(again.status).toBe(200);
+    expect(again.body.receipt.id).toBe(receipt.id);
+    expect(again.body.redelivered).toBe(true);
+
+    const r = await call("GET", `/r/${receipt.id}`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ ...receipt, receipt_url: `${baseUrl()}/r/${receipt.id}` });
+    expect(r.body.split).toEqual({ seller: 100000, platform: null, protocol_fee: 10500, total: 110500, currency: "USDC", decimals: 6 });
+
+    const after = await call("GET", `/v1/checkouts/${checkout.id}`, { key });
+    expect(after.body.status).toBe("open");
+  });
+
+  it("accepts the X-PAYMENT header and answers X-PAYMENT-RESPONSE too", async () => {
+    const header = await signedFor(`/c/${checkout.id}/test`);
+    const paid = await call("GET", `/c/${checkout.id}/test`, { headers: { "X-PAYMENT": header } });
+    expect(paid.status).toBe(200);
+    expect(decoded(paid.headers.get("x-payment-response")).success).toBe(true);
+  });
+
+  it("settles concurrent presentations of one payment once", async () => {
+    const header = await signedFor(`/c/${checkout.id}/test`);
+    const results = await Promise.all(Array.from({ length: 10 }, () => call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": header } })));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(results.map((r) => r.body.receipt.id)).size).toBe(1);
+    expect(results.filter((r) => r.body.redelivered === false)).toHaveLength(1);
+  });
+
+  it("the unarmed live face rehearses too (simulated, test_mode receipt)", async () => {
+    const header = await signedFor(`/c/${checkout.id}`);
+    const paid = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(paid.status).toBe(200);
+    expect(paid.body.receipt.test_mode).toBe(true);
+  });
+
+  describe("bad payments are 402 problems with fresh requirements and no receipt", () => {
+    const cases: [string, (p: PaymentPayload) => void, string][] = [
+      ["wrong signature", (p) => (p.payload.signature = `${p.payload.signature.slice(0, 10)}${p.payload.signature[10] === "a" ? "b" : "a"}${p.payload.signature.slice(11)}`), "invalid_exact_evm_signature"],
+      ["wrong amount", (p) => (p.payload.authorization.value = "1"), "invalid_exact_evm_payload_authorization_value_mismatch"],
+      ["expired authorization", (p) => (p.payload.authorization.validBefore = "1000"), "invalid_exact_evm_payload_authorization_valid_before"],
+      ["other recipient", (p) => (p.payload.authorization.to = "0x3333333333333333333333333333333333333333"), "invalid_exact_evm_recipient_mismatch"],
+      ["requirement not issued", (p) => (p.accepted = { ...(p.accepted as PaymentRequirements), amount: "999" }), "no_matching_requirements"],
+    ];
+    it.each(cases)("%s", async (_name, mutate, reason) => {
+      const header = await signedFor(`/c/${checkout.id}/test`, mutate);
+      const r = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(r.status).toBe(402);
+      expect(r.headers.get("content-type")).toMatch(/application\/problem\+json/);
+      expect(r.body).toMatchObject({ type: expect.stringMatching(/\/problems\/payment-required$/), status: 402, reason, help: { prepare: expect.stringContaining("/prepare") } });
+      expect(decoded(r.headers.get("payment-required")).error).toBe(reason);
+      expect(r.headers.get("payment-response")).toBeNull();
+    });
+
+    it.each([
+      ["not base64", "%%%"],
+      ["base64url", Buffer.from('{"x402Version":2,"a":"??>"}').toString("base64url")],
+      ["not JSON", Buffer.from("hello").toString("base64")],
+      ["wrong version", encodeHeader({ x402Version: 7 })],
+      ["oversized", Buffer.from(JSON.stringify({ x: "y".repeat(12_000) })).toString("base64")],
+    ])("malformed header: %s", async (_name, header) => {
+      const r = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+    });
+  });
+
+  it("an armed live face refuses a rehearsal payment", async () => {
+    const c = await newCheckout(key);
+    await call("POST", `/v1/checkouts/${c.id}/go-live`, { key });
+    const header = await signedFor(`/c/${c.id}/test`);
+    const r = await call("GET", `/c/${c.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(r.status).toBe(402);
+    expect(r.body.reason).toBe("rehearsal_payment_on_live_face");
+    const live = await call("GET", `/c/${c.id}`);
+    expect(live.body.accepts.map((a: PaymentRequirements) => a.network)).toEqual(["eip155:8453", "eip155:84532"]);
+    expect(live.body.accepts[0].extra).toEqual({ name: "USD Coin", version: "2" });
+    const test = await call("GET", `/c/${c.id}/test`);
+    expect(test.body.endpoint.rehearsal.live_url).toBe(c.url);
+  });
+
+  it("prepare returns EIP-712 typed data and a payload stub that pay once signed", async () => {
+    const prepared = await call("POST", `/c/${checkout.id}/test/prepare`, { body: { payer: buyer.address } });
+    expect(prepared.status).toBe(200);
+    expect(prepared.body).toMatchObject({ network: "eip155:84532", typed_data: { primaryType: "TransferWithAuthorization", domain: { name: "USDC", version: "2", chainId: 84532 } } });
+    const t = prepared.body.typed_data;
+    const signature = await buyer.signTypedData({
+      domain: t.domain,
+      types: { TransferWithAuthorization: t.types.TransferWithAuthorization },
+      primaryType: "TransferWithAuthorization",
+      message: { ...t.message, value: BigInt(t.message.value), validAfter: BigInt(t.message.validAfter), validBefore: BigInt(t.message.validBefore) },
+    });
+    const stub = prepared.body.payload_stub;
+    stub.payload.signature = signature;
+    const paid = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": encodeHeader(stub) } });
+    expect(paid.status).toBe(200);
+    const bad = await call("POST", `/c/${checkout.id}/prepare`, { body: {} });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual([{ field: "payer", reason: "is required" }]);
+  });
+
+  it("an unknown receipt is 404", async () => {
+    expect((await call("GET", "/r/pay_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
+    expect((await call("GET", "/r/chk_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
+  });
+});
