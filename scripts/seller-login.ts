@@ -12,7 +12,9 @@ import { dirname } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 const args = process.argv.slice(2);
-const url = (args[args.indexOf("--url") + 1] && args.includes("--url") ? args[args.indexOf("--url") + 1] : process.env.C402_URL ?? "http://127.0.0.1:4020") as string;
+const url = (
+  args[args.indexOf("--url") + 1] && args.includes("--url") ? args[args.indexOf("--url") + 1] : (process.env.C402_URL ?? "http://127.0.0.1:4020")
+) as string;
 const walletFile = process.env.SELLER_WALLET_FILE ?? ".data/demo-seller-wallet.json";
 
 function wallet() {

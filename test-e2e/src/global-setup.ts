@@ -1,7 +1,6 @@
 import { startTarget, type Mode, type Target } from "./target";
 
 declare global {
-  // eslint-disable-next-line no-var
   var __C402_E2E_TARGET__: Target | undefined;
 }
 

@@ -18,7 +18,11 @@ export async function call(method: string, path: string, opts: { key?: string; b
   const headers: Record<string, string> = { accept: "application/json", ...(opts.headers ?? {}) };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${baseUrl()}${path}`, { method, headers, ...(opts.body !== undefined ? { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) } : {}) });
+  const res = await fetch(`${baseUrl()}${path}`, {
+    method,
+    headers,
+    ...(opts.body !== undefined ? { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) } : {}),
+  });
   const text = await res.text();
   let body: unknown = text;
   try {

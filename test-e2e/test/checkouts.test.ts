@@ -12,7 +12,15 @@ describe("checkouts over REST", () => {
   it("creates an inline checkout with url, test_url, status and pay_to from the payout wallet", async () => {
     const r = await call("POST", "/v1/checkouts", {
       key,
-      body: { title: "Weather", price_usd: "0.10", description: "Today's weather", payload: { temp_c: 21 }, freshness: "hourly", input_schema: { type: "object" }, expires_in_minutes: 60 },
+      body: {
+        title: "Weather",
+        price_usd: "0.10",
+        description: "Today's weather",
+        payload: { temp_c: 21 },
+        freshness: "hourly",
+        input_schema: { type: "object" },
+        expires_in_minutes: 60,
+      },
     });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
@@ -35,16 +43,23 @@ describe("checkouts over REST", () => {
     const r = await call("POST", "/v1/checkouts", { key, body: { title: 5, price_usd: "ten", colour: "red", reusable: "yes" } });
     expect(r.status).toBe(422);
     expect(r.body.type).toMatch(/\/problems\/invalid-request$/);
-    expect(r.body.errors).toEqual(expect.arrayContaining([
-      expect.objectContaining({ field: "title" }),
-      { field: "colour", reason: "is not a known field" },
-      expect.objectContaining({ field: "reusable" }),
-    ]));
+    expect(r.body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: "title" }),
+        { field: "colour", reason: "is not a known field" },
+        expect.objectContaining({ field: "reusable" }),
+      ]),
+    );
     const price = await call("POST", "/v1/checkouts", { key, body: { title: "x", price_usd: "ten" } });
     expect(price.status).toBe(422);
     expect(price.body.errors).toEqual([expect.objectContaining({ field: "price_usd" })]);
     const missing = await call("POST", "/v1/checkouts", { key, body: {} });
-    expect(missing.body.errors).toEqual(expect.arrayContaining([{ field: "title", reason: "is required" }, { field: "price_usd", reason: "is required" }]));
+    expect(missing.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: "title", reason: "is required" },
+        { field: "price_usd", reason: "is required" },
+      ]),
+    );
     const later = await call("POST", "/v1/checkouts", { key, body: { title: "x", price_usd: "1", origin_url: "https://example.com" } });
     expect(later.status).toBe(422);
     expect(later.body.errors).toEqual([{ field: "origin_url", reason: expect.stringContaining("not available") }]);

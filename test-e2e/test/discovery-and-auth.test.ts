@@ -15,7 +15,14 @@ describe("service map, health, discovery", () => {
     const r = await call("GET", "/", { headers: { accept: "text/html" } });
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toMatch(/application\/json/);
-    expect(r.body).toMatchObject({ name: "c402", version: "0.0.0", status: "ok", what: expect.any(String), buying: expect.any(Object), selling: expect.any(Object) });
+    expect(r.body).toMatchObject({
+      name: "c402",
+      version: "0.0.0",
+      status: "ok",
+      what: expect.any(String),
+      buying: expect.any(Object),
+      selling: expect.any(Object),
+    });
     expect(Object.keys(r.body.links).sort()).toEqual(["create", "create_checkout", "join_challenge", "join_verify", "llms", "mcp", "openapi", "site"]);
   });
 
@@ -59,7 +66,9 @@ describe("wallet sign-in", () => {
   it("signing in again later returns the same account with a fresh key", async () => {
     const s = await newSeller();
     const challenge = await call("POST", "/auth/wallet/challenge", { body: { address: s.wallet.address, network: "eip155:8453" } });
-    const again = await call("POST", "/auth/wallet/verify", { body: { message: challenge.body.message, signature: await s.wallet.signMessage({ message: challenge.body.message }) } });
+    const again = await call("POST", "/auth/wallet/verify", {
+      body: { message: challenge.body.message, signature: await s.wallet.signMessage({ message: challenge.body.message }) },
+    });
     expect(again.status).toBe(200);
     expect(again.body.account).toEqual({ id: s.accountId, created: false });
     expect(again.body.api_key.secret).not.toBe(s.key);
@@ -70,7 +79,9 @@ describe("wallet sign-in", () => {
   it("a challenge is single-use and a wrong signature is 401", async () => {
     const wallet = privateKeyToAccount(generatePrivateKey());
     const c = await call("POST", "/auth/wallet/challenge", { body: { address: wallet.address, network: "eip155:8453" } });
-    const wrong = await call("POST", "/auth/wallet/verify", { body: { message: c.body.message, signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message: c.body.message }) } });
+    const wrong = await call("POST", "/auth/wallet/verify", {
+      body: { message: c.body.message, signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message: c.body.message }) },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual(problemShape(401, "unauthenticated"));
     const c2 = await call("POST", "/auth/wallet/challenge", { body: { address: wallet.address, network: "eip155:8453" } });
@@ -105,7 +116,13 @@ describe("API keys and scopes", () => {
     const s = await newSeller();
     const created = await call("POST", "/v1/keys", { key: s.key, body: { name: "temp", scope: "read_only" } });
     await call("DELETE", `/v1/keys/${created.body.id}`, { key: s.key });
-    for (const headers of <Record<string, string>[]>[{}, { authorization: "Basic abc" }, { authorization: "Bearer sk_test_short" }, { authorization: `Bearer sk_test_${"a".repeat(32)}` }, { authorization: `Bearer ${created.body.secret}` }]) {
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { authorization: "Basic abc" },
+      { authorization: "Bearer sk_test_short" },
+      { authorization: `Bearer sk_test_${"a".repeat(32)}` },
+      { authorization: `Bearer ${created.body.secret}` },
+    ]) {
       const r = await call("GET", "/v1/checkouts", { headers });
       expect(r.status).toBe(401);
       expect(r.body).toEqual(problemShape(401, "unauthenticated"));
@@ -130,7 +147,13 @@ describe("API keys and scopes", () => {
     const s = await newSeller();
     const k = await call("POST", "/v1/keys", { key: s.key, body: { name: "ci" } });
     expect(k.status).toBe(201);
-    expect(k.body).toMatchObject({ id: expect.stringMatching(/^key_/), name: "ci", scope: "payments", mode: "test", secret: expect.stringMatching(/^sk_test_/) });
+    expect(k.body).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      name: "ci",
+      scope: "payments",
+      mode: "test",
+      secret: expect.stringMatching(/^sk_test_/),
+    });
     const live = await call("POST", "/v1/keys", { key: s.key, body: { mode: "live", scope: "full" } });
     expect(live.body.secret).toMatch(/^sk_live_/);
     const list = await call("GET", "/v1/keys", { key: s.key });
@@ -147,6 +170,11 @@ describe("API keys and scopes", () => {
     const s = await newSeller();
     const r = await call("POST", "/v1/keys", { key: s.key, body: { scope: "admin", colour: "red" } });
     expect(r.status).toBe(422);
-    expect(r.body.errors).toEqual(expect.arrayContaining([{ field: "scope", reason: expect.any(String) }, { field: "colour", reason: "is not a known field" }]));
+    expect(r.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: "scope", reason: expect.any(String) },
+        { field: "colour", reason: "is not a known field" },
+      ]),
+    );
   });
 });

@@ -26,7 +26,13 @@ describe("buyer faces and the rehearsal payment", () => {
     const s = await newSeller();
     key = s.key;
     seller = s.wallet.address;
-    checkout = await newCheckout(key, { title: "Weather for Paris", price_usd: "0.10", payload: { temp_c: 21 }, freshness: "hourly", example_output: { temp_c: 20 } });
+    checkout = await newCheckout(key, {
+      title: "Weather for Paris",
+      price_usd: "0.10",
+      payload: { temp_c: 21 },
+      freshness: "hourly",
+      example_output: { temp_c: 20 },
+    });
   });
 
   it("answers 402 with a standard-base64 PAYMENT-REQUIRED header (x402 v2) and the body with accepts, offer and endpoint", async () => {
@@ -37,10 +43,24 @@ describe("buyer faces and the rehearsal payment", () => {
     const required = decoded(header);
     expect(required).toMatchObject({ x402Version: 2, resource: { url: `${baseUrl()}/c/${checkout.id}` } });
     expect(required.accepts).toEqual([
-      { scheme: "exact", network: "eip155:84532", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", amount: "110500", payTo: seller, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2", rehearsal: true } },
+      {
+        scheme: "exact",
+        network: "eip155:84532",
+        asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+        amount: "110500",
+        payTo: seller,
+        maxTimeoutSeconds: 300,
+        extra: { name: "USDC", version: "2", rehearsal: true },
+      },
     ]);
     expect(r.body.accepts).toEqual(required.accepts);
-    expect(r.body.offer).toMatchObject({ title: "Weather for Paris", price_usd: "0.100000", total_usd: "0.110500", freshness: "hourly", example_output: { temp_c: 20 } });
+    expect(r.body.offer).toMatchObject({
+      title: "Weather for Paris",
+      price_usd: "0.100000",
+      total_usd: "0.110500",
+      freshness: "hourly",
+      example_output: { temp_c: 20 },
+    });
     expect(r.body.endpoint.rehearsal.test_url).toBe(`${baseUrl()}/c/${checkout.id}/test`);
     expect(r.headers.get("cache-control")).toBe("no-store");
     expect(r.headers.get("access-control-expose-headers")).toContain("PAYMENT-REQUIRED");
@@ -133,7 +153,11 @@ describe("buyer faces and the rehearsal payment", () => {
 
   describe("bad payments are 402 problems with fresh requirements and no receipt", () => {
     const cases: [string, (p: PaymentPayload) => void, string][] = [
-      ["wrong signature", (p) => (p.payload.signature = `${p.payload.signature.slice(0, 10)}${p.payload.signature[10] === "a" ? "b" : "a"}${p.payload.signature.slice(11)}`), "invalid_exact_evm_signature"],
+      [
+        "wrong signature",
+        (p) => (p.payload.signature = `${p.payload.signature.slice(0, 10)}${p.payload.signature[10] === "a" ? "b" : "a"}${p.payload.signature.slice(11)}`),
+        "invalid_exact_evm_signature",
+      ],
       ["wrong amount", (p) => (p.payload.authorization.value = "1"), "invalid_exact_evm_payload_authorization_value_mismatch"],
       ["expired authorization", (p) => (p.payload.authorization.validBefore = "1000"), "invalid_exact_evm_payload_authorization_valid_before"],
       ["other recipient", (p) => (p.payload.authorization.to = "0x3333333333333333333333333333333333333333"), "invalid_exact_evm_recipient_mismatch"],
@@ -144,7 +168,12 @@ describe("buyer faces and the rehearsal payment", () => {
       const r = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": header } });
       expect(r.status).toBe(402);
       expect(r.headers.get("content-type")).toMatch(/application\/problem\+json/);
-      expect(r.body).toMatchObject({ type: expect.stringMatching(/\/problems\/payment-required$/), status: 402, reason, help: { prepare: expect.stringContaining("/prepare") } });
+      expect(r.body).toMatchObject({
+        type: expect.stringMatching(/\/problems\/payment-required$/),
+        status: 402,
+        reason,
+        help: { prepare: expect.stringContaining("/prepare") },
+      });
       expect(decoded(r.headers.get("payment-required")).error).toBe(reason);
       expect(r.headers.get("payment-response")).toBeNull();
     });
@@ -179,7 +208,10 @@ describe("buyer faces and the rehearsal payment", () => {
   it("prepare returns EIP-712 typed data and a payload stub that pay once signed", async () => {
     const prepared = await call("POST", `/c/${checkout.id}/test/prepare`, { body: { payer: buyer.address } });
     expect(prepared.status).toBe(200);
-    expect(prepared.body).toMatchObject({ network: "eip155:84532", typed_data: { primaryType: "TransferWithAuthorization", domain: { name: "USDC", version: "2", chainId: 84532 } } });
+    expect(prepared.body).toMatchObject({
+      network: "eip155:84532",
+      typed_data: { primaryType: "TransferWithAuthorization", domain: { name: "USDC", version: "2", chainId: 84532 } },
+    });
     const t = prepared.body.typed_data;
     const signature = await buyer.signTypedData({
       domain: t.domain,

@@ -74,12 +74,21 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     return addresses[module.name] as string;
   }
 
-  const identityAddress = await serve(await createIdentityService(deps("identity", IDENTITY_SCHEMA), { baseUrl: opts.baseUrl ?? `http://${host}:${opts.port ?? 4020}`, challengeTtlSeconds: 600 }));
+  const identityAddress = await serve(
+    await createIdentityService(deps("identity", IDENTITY_SCHEMA), {
+      baseUrl: opts.baseUrl ?? `http://${host}:${opts.port ?? 4020}`,
+      challengeTtlSeconds: 600,
+    }),
+  );
   const identity = createClient(identityV1.IdentityService, identityAddress);
   const catalogAddress = await serve(await createCatalogService(deps("catalog", CATALOG_SCHEMA), { identity }));
   const catalog = createClient(catalogV1.CatalogService, catalogAddress);
   const paymentsAddress = await serve(
-    await createPaymentsService(deps("payments", PAYMENTS_SCHEMA), { catalog }, { subjectSecret: secrets.subjectSecret, liveNetworks: ["eip155:8453", "eip155:84532"] }),
+    await createPaymentsService(
+      deps("payments", PAYMENTS_SCHEMA),
+      { catalog },
+      { subjectSecret: secrets.subjectSecret, liveNetworks: ["eip155:8453", "eip155:84532"] },
+    ),
   );
   const webhooksAddress = await serve(await createWebhooksService(deps("webhooks", WEBHOOKS_SCHEMA)));
   for (const m of modules) await m.start();
@@ -96,7 +105,12 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     port: opts.port ?? 4020,
     baseUrl: opts.baseUrl,
     siteUrl: opts.siteUrl,
-    settings: { serviceName: opts.serviceName ?? "c402", version: SERVICE_VERSION, runMode: "embedded", authRateLimitPerMinute: opts.authRateLimitPerMinute ?? 30 },
+    settings: {
+      serviceName: opts.serviceName ?? "c402",
+      version: SERVICE_VERSION,
+      runMode: "embedded",
+      authRateLimitPerMinute: opts.authRateLimitPerMinute ?? 30,
+    },
     clients,
     cache,
     logger: logger.child({ service: "gateway" }),

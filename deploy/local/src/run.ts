@@ -76,7 +76,11 @@ async function main() {
     children.push(child);
   };
   for (const s of SERVICE_SCHEMAS) {
-    start(s, `services/${s}/src/main.ts`, { ...env[s], GRPC_PORT: String(ports[s]), DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s, passwords[s] as string) });
+    start(s, `services/${s}/src/main.ts`, {
+      ...env[s],
+      GRPC_PORT: String(ports[s]),
+      DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s, passwords[s] as string),
+    });
   }
   start("gateway", "services/gateway/src/main.ts", {
     PORT: port,

@@ -30,11 +30,13 @@ export class KafkaBus implements Bus {
       connectionTimeout: 3_000,
       retry: { retries: 8, initialRetryTime: 100 },
       logLevel: logLevel.WARN,
-      logCreator: () => ({ level, log }) => {
-        const text = `kafka ${log.namespace ?? ""}: ${log.message}`;
-        if (level === logLevel.ERROR) opts.log?.("error", text);
-        else if (level === logLevel.WARN) opts.log?.("warn", text);
-      },
+      logCreator:
+        () =>
+        ({ level, log }) => {
+          const text = `kafka ${log.namespace ?? ""}: ${log.message}`;
+          if (level === logLevel.ERROR) opts.log?.("error", text);
+          else if (level === logLevel.WARN) opts.log?.("warn", text);
+        },
     });
   }
 

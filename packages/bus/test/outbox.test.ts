@@ -26,7 +26,14 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
     });
     await expect(
       db.transaction().execute(async (trx) => {
-        await enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_1", testMode: true, aggregateId: "pay_b", payload: payload("pay_b") });
+        await enqueueEvent(trx, {
+          topic: TOPIC,
+          type: "payment.settled",
+          accountId: "acct_1",
+          testMode: true,
+          aggregateId: "pay_b",
+          payload: payload("pay_b"),
+        });
         throw new Error("state change failed");
       }),
     ).rejects.toThrow("state change failed");
@@ -45,9 +52,18 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
 
   it("keeps rows unpublished when the broker refuses, and publishes them later", async () => {
     const db = ctx.db.db;
-    await db.transaction().execute((trx) =>
-      enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_1", testMode: false, aggregateId: "pay_c", payload: payload("pay_c") }).then(() => undefined),
-    );
+    await db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, {
+          topic: TOPIC,
+          type: "payment.settled",
+          accountId: "acct_1",
+          testMode: false,
+          aggregateId: "pay_c",
+          payload: payload("pay_c"),
+        }).then(() => undefined),
+      );
     const broken: Bus = { ...new MemoryBus(), publish: async () => Promise.reject(new Error("broker down")) } as unknown as Bus;
     await expect(new OutboxRelay({ db, bus: broken }).publishBatch()).rejects.toThrow("broker down");
     const pending = await db.selectFrom("outbox").select("key").where("published_at", "is", null).execute();
@@ -72,9 +88,13 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
     let eventValue: Uint8Array | undefined;
     const bus = new MemoryBus();
     await bus.subscribe({ topic: TOPIC, group: "capture", handler: async (m) => void (eventValue = m.value) });
-    await db.transaction().execute((trx) =>
-      enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_2", testMode: true, aggregateId: "pay_d", payload: payload("pay_d") }).then(() => undefined),
-    );
+    await db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_2", testMode: true, aggregateId: "pay_d", payload: payload("pay_d") }).then(
+          () => undefined,
+        ),
+      );
     await new OutboxRelay({ db, bus }).publishBatch();
     await new Promise((r) => setTimeout(r, 20));
     const handler = idempotentConsumer(db, "effects-writer", async (trx, env) => {

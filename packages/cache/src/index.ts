@@ -69,7 +69,10 @@ export class RedisCache implements Cache {
   private connecting?: Promise<unknown>;
   private everConnected = false;
 
-  constructor(url: string, private readonly prefix = "c402:") {
+  constructor(
+    url: string,
+    private readonly prefix = "c402:",
+  ) {
     this.client = createClient({
       url,
       socket: {

@@ -31,7 +31,7 @@ const DECIMAL = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
 /** Parses a decimal USD string ("0.10", "12", "1.234567") into atomic units. */
 export function parseUsd(text: string): bigint {
   const m = DECIMAL.exec(text);
-  if (!m) throw new MoneyFormatError("must be a decimal string such as \"0.10\"");
+  if (!m) throw new MoneyFormatError('must be a decimal string such as "0.10"');
   const whole = m[1] as string;
   const frac = m[2] ?? "";
   if (frac.length > USDC_DECIMALS) {

@@ -32,9 +32,7 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(
     PROBLEM_KEY,
-    Buffer.from(
-      JSON.stringify({ slug: problem.slug, message: problem.message, help: problem.help, errors: problem.errors, extensions: problem.extensions }),
-    ),
+    Buffer.from(JSON.stringify({ slug: problem.slug, message: problem.message, help: problem.help, errors: problem.errors, extensions: problem.extensions })),
   );
   return { code: STATUS_OF[problem.slug], details: problem.message, metadata };
 }

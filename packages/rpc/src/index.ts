@@ -1,4 +1,13 @@
-import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescService, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { currentContext, isTraceparent, newRequestId, runWithContext, type RequestContext } from "./context";
 import { fromServiceError, toServiceError } from "./errors";

@@ -36,7 +36,13 @@ async function timed(name: string, check: HealthCheck, timeoutMs: number): Promi
     await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), timeoutMs))]);
     return { $typeName: "health.v1.ComponentHealth", name, status: "ok", latencyMs: Date.now() - start };
   } catch (err) {
-    return { $typeName: "health.v1.ComponentHealth", name, status: "down", detail: err instanceof Error ? err.message : String(err), latencyMs: Date.now() - start };
+    return {
+      $typeName: "health.v1.ComponentHealth",
+      name,
+      status: "down",
+      detail: err instanceof Error ? err.message : String(err),
+      latencyMs: Date.now() - start,
+    };
   }
 }
 

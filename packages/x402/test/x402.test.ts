@@ -69,7 +69,14 @@ describe("x402 wire format", () => {
   });
 
   it("rejects malformed payloads with a reason", () => {
-    const good = { x402Version: 2, accepted: requirement, payload: { signature: `0x${"1".repeat(130)}`, authorization: { from: requirement.payTo, to: requirement.payTo, value: "1", validAfter: "0", validBefore: "9", nonce: `0x${"0".repeat(64)}` } } };
+    const good = {
+      x402Version: 2,
+      accepted: requirement,
+      payload: {
+        signature: `0x${"1".repeat(130)}`,
+        authorization: { from: requirement.payTo, to: requirement.payTo, value: "1", validAfter: "0", validBefore: "9", nonce: `0x${"0".repeat(64)}` },
+      },
+    };
     expect(() => parsePaymentPayload(good)).not.toThrow();
     expect(() => parsePaymentPayload({ ...good, x402Version: 3 })).toThrow(expect.objectContaining({ reason: "invalid_x402_version" }));
     expect(() => parsePaymentPayload({ ...good, payload: "x" })).toThrow(PaymentHeaderError);
@@ -78,7 +85,9 @@ describe("x402 wire format", () => {
       const auth = { ...good.payload.authorization, [key]: 12 };
       expect(() => parsePaymentPayload({ ...good, payload: { ...good.payload, authorization: auth } })).toThrow(new RegExp(key));
     }
-    expect(() => parsePaymentPayload({ ...good, payload: { ...good.payload, authorization: { ...good.payload.authorization, value: "-1" } } })).toThrow(PaymentHeaderError);
+    expect(() => parsePaymentPayload({ ...good, payload: { ...good.payload, authorization: { ...good.payload.authorization, value: "-1" } } })).toThrow(
+      PaymentHeaderError,
+    );
   });
 
   it("matches accepted by core fields and declared extra keys (client may add keys)", () => {

@@ -38,13 +38,24 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
   it("creates an inline checkout with pay_to copied from the standing payout wallet", async () => {
     const { checkout, replayed } = await catalog.create(base({ payloadJson: '{"temp":21}', description: "Today" }));
     expect(replayed).toBe(false);
-    expect(checkout).toMatchObject({ title: "Weather report", price_atomic: 100_000n, pay_to: WALLET, fulfillment: "inline", payload_json: '{"temp":21}', reusable: false, status: "open" });
+    expect(checkout).toMatchObject({
+      title: "Weather report",
+      price_atomic: 100_000n,
+      pay_to: WALLET,
+      fulfillment: "inline",
+      payload_json: '{"temp":21}',
+      reusable: false,
+      status: "open",
+    });
     expect(checkout.id).toMatch(/^chk_/);
     expect(checkout.expires_at?.getTime()).toBe(clock.getTime() + 7 * 24 * 3600 * 1000);
   });
 
   it("refuses a create with no pay_to when the account has no payout wallet", async () => {
-    await expect(catalog.create(base({ accountId: "acct_nowallet" }))).rejects.toMatchObject({ slug: "invalid-request", errors: [{ field: "pay_to", reason: expect.any(String) }] });
+    await expect(catalog.create(base({ accountId: "acct_nowallet" }))).rejects.toMatchObject({
+      slug: "invalid-request",
+      errors: [{ field: "pay_to", reason: expect.any(String) }],
+    });
   });
 
   it("arms by the key's mode unless test_mode says otherwise", async () => {
@@ -68,7 +79,10 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
     [{ payloadJson: JSON.stringify("x".repeat(300_000)) }, "payload"],
     [{ offer: { freshness: "x".repeat(2001) } }, "freshness"],
   ] as [Partial<CreateRequest>, string][])("rejects %# with 422 naming the field", async (over, field) => {
-    await expect(catalog.create(base(over))).rejects.toMatchObject({ slug: "invalid-request", errors: expect.arrayContaining([expect.objectContaining({ field })]) });
+    await expect(catalog.create(base(over))).rejects.toMatchObject({
+      slug: "invalid-request",
+      errors: expect.arrayContaining([expect.objectContaining({ field })]),
+    });
   });
 
   it("reports every invalid field at once", async () => {

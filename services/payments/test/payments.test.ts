@@ -8,7 +8,17 @@ import type { CheckoutForPayment } from "../src/domain/requirements";
 const SELLER = "0x2222222222222222222222222222222222222222";
 const checkouts = new Map<string, CheckoutForPayment>();
 function addCheckout(over: Partial<CheckoutForPayment> = {}): CheckoutForPayment {
-  const c: CheckoutForPayment = { id: `chk_${checkouts.size}`, accountId: "acct_seller", title: "Weather", priceAtomic: 100_000n, payTo: SELLER, armed: false, reusable: false, status: "open", ...over };
+  const c: CheckoutForPayment = {
+    id: `chk_${checkouts.size}`,
+    accountId: "acct_seller",
+    title: "Weather",
+    priceAtomic: 100_000n,
+    payTo: SELLER,
+    armed: false,
+    reusable: false,
+    status: "open",
+    ...over,
+  };
   checkouts.set(c.id, c);
   return c;
 }
@@ -54,7 +64,15 @@ describe("payments: rehearsal purchase flow", () => {
       const q = await payments.quote(c.id, face);
       expect(q.settlement).toBe("simulated");
       expect(q.accepts).toEqual([
-        { scheme: "exact", network: "eip155:84532", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", amount: "110500", payTo: SELLER, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2", rehearsal: true } },
+        {
+          scheme: "exact",
+          network: "eip155:84532",
+          asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+          amount: "110500",
+          payTo: SELLER,
+          maxTimeoutSeconds: 300,
+          extra: { name: "USDC", version: "2", rehearsal: true },
+        },
       ]);
     }
   });
@@ -132,13 +150,29 @@ describe("payments: rehearsal purchase flow", () => {
 
   describe("refuses", () => {
     const cases: [string, (p: PaymentPayload) => void, string][] = [
-      ["a wrong signature", (p) => (p.payload.signature = p.payload.signature.slice(0, 10) + (p.payload.signature[10] === "a" ? "b" : "a") + p.payload.signature.slice(11)), "invalid_exact_evm_signature"],
-      ["a signature by another wallet", (p) => (p.payload.authorization.from = privateKeyToAccount(generatePrivateKey()).address), "invalid_exact_evm_signature"],
+      [
+        "a wrong signature",
+        (p) => (p.payload.signature = p.payload.signature.slice(0, 10) + (p.payload.signature[10] === "a" ? "b" : "a") + p.payload.signature.slice(11)),
+        "invalid_exact_evm_signature",
+      ],
+      [
+        "a signature by another wallet",
+        (p) => (p.payload.authorization.from = privateKeyToAccount(generatePrivateKey()).address),
+        "invalid_exact_evm_signature",
+      ],
       ["a wrong amount in the authorization", (p) => (p.payload.authorization.value = "110499"), "invalid_exact_evm_payload_authorization_value_mismatch"],
       ["an amount that matches no requirement", (p) => (p.accepted = { ...(p.accepted as PaymentRequirements), amount: "1" }), "no_matching_requirements"],
       ["another recipient", (p) => (p.payload.authorization.to = "0x3333333333333333333333333333333333333333"), "invalid_exact_evm_recipient_mismatch"],
-      ["an expired authorization", (p) => (p.payload.authorization.validBefore = String(Math.floor(Date.now() / 1000) - 1)), "invalid_exact_evm_payload_authorization_valid_before"],
-      ["an authorization not valid yet", (p) => (p.payload.authorization.validAfter = String(Math.floor(Date.now() / 1000) + 600)), "invalid_exact_evm_payload_authorization_valid_after"],
+      [
+        "an expired authorization",
+        (p) => (p.payload.authorization.validBefore = String(Math.floor(Date.now() / 1000) - 1)),
+        "invalid_exact_evm_payload_authorization_valid_before",
+      ],
+      [
+        "an authorization not valid yet",
+        (p) => (p.payload.authorization.validAfter = String(Math.floor(Date.now() / 1000) + 600)),
+        "invalid_exact_evm_payload_authorization_valid_after",
+      ],
       ["another network", (p) => (p.accepted = { ...(p.accepted as PaymentRequirements), network: "eip155:8453" }), "no_matching_requirements"],
       ["another scheme", (p) => (p.accepted = { ...(p.accepted as PaymentRequirements), scheme: "upto" }), "invalid_scheme"],
     ];
@@ -164,7 +198,10 @@ describe("payments: rehearsal purchase flow", () => {
     it("a rehearsal payment presented to an armed live face", async () => {
       const c = addCheckout({ armed: true });
       const { header } = await pay(c, "test");
-      await expect(payments.submit(c.id, "live", header)).rejects.toMatchObject({ slug: "payment-required", extensions: { reason: "rehearsal_payment_on_live_face" } });
+      await expect(payments.submit(c.id, "live", header)).rejects.toMatchObject({
+        slug: "payment-required",
+        extensions: { reason: "rehearsal_payment_on_live_face" },
+      });
     });
 
     it("live settlement while no chain is configured, with 503", async () => {
@@ -178,7 +215,10 @@ describe("payments: rehearsal purchase flow", () => {
       const c2 = addCheckout();
       const { header } = await pay(c1, "test");
       await payments.submit(c1.id, "test", header);
-      await expect(payments.submit(c2.id, "test", header)).rejects.toMatchObject({ slug: "payment-required", extensions: { reason: "invalid_exact_evm_nonce_already_used" } });
+      await expect(payments.submit(c2.id, "test", header)).rejects.toMatchObject({
+        slug: "payment-required",
+        extensions: { reason: "invalid_exact_evm_nonce_already_used" },
+      });
     });
 
     it("an expired or void checkout, with 410", async () => {
@@ -218,6 +258,8 @@ describe("payments: rehearsal purchase flow", () => {
     const r = await payments.submit(c.id, "test", encodeHeader(stub));
     expect(r.receipt.payer).toBe(buyer.address);
     await expect(payments.prepare(c.id, "test", { payer: "nope", resourceUrl: "x" })).rejects.toMatchObject({ slug: "invalid-request" });
-    await expect(payments.prepare(c.id, "test", { payer: buyer.address, network: "eip155:1", resourceUrl: "x" })).rejects.toMatchObject({ slug: "invalid-request" });
+    await expect(payments.prepare(c.id, "test", { payer: buyer.address, network: "eip155:1", resourceUrl: "x" })).rejects.toMatchObject({
+      slug: "invalid-request",
+    });
   });
 });

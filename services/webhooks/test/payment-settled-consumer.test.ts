@@ -29,10 +29,15 @@ function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhoo
 
   it("records each payment.settled once, even when the bus redelivers it", async () => {
     const accountId = `acct_${Date.now()}`;
-    const payload = toBinary(paymentEventsV1.PaymentSettledSchema, create(paymentEventsV1.PaymentSettledSchema, { paymentId: "pay_1", total: 110_500n, testMode: true }));
-    await ctx.emitter.db.transaction().execute((trx) =>
-      enqueueEvent(trx, { topic: TOPICS.paymentSettled, type: EVENT_TYPES.paymentSettled, accountId, testMode: true, aggregateId: "pay_1", payload }),
+    const payload = toBinary(
+      paymentEventsV1.PaymentSettledSchema,
+      create(paymentEventsV1.PaymentSettledSchema, { paymentId: "pay_1", total: 110_500n, testMode: true }),
     );
+    await ctx.emitter.db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, { topic: TOPICS.paymentSettled, type: EVENT_TYPES.paymentSettled, accountId, testMode: true, aggregateId: "pay_1", payload }),
+      );
     const sub = await subscribePaymentSettled(ctx.bus, ctx.webhooks.db);
     const relay = new OutboxRelay({ db: ctx.emitter.db, bus: ctx.bus });
     expect(await relay.publishBatch()).toBe(1);

@@ -32,10 +32,16 @@ export class Catalog {
       const existing = await store.findKey(this.db, req.accountId, key);
       if (!existing) throw new ProblemError("conflict", "The idempotency key changed state; retry.");
       if (existing.fingerprint !== req.fingerprint) {
-        throw invalid([{ field: "Idempotency-Key", reason: "was already used with a different request body" }], "Idempotency-Key reused with a different body.");
+        throw invalid(
+          [{ field: "Idempotency-Key", reason: "was already used with a different request body" }],
+          "Idempotency-Key reused with a different body.",
+        );
       }
       if (existing.state === "in_flight" || !existing.checkout_id) {
-        throw new ProblemError("conflict", { message: "A request with this Idempotency-Key is still in flight.", help: { retry_is_safe: true, fix: "Retry after it finishes." } });
+        throw new ProblemError("conflict", {
+          message: "A request with this Idempotency-Key is still in flight.",
+          help: { retry_is_safe: true, fix: "Retry after it finishes." },
+        });
       }
       const checkout = await store.findCheckout(this.db, existing.checkout_id);
       if (!checkout) throw new ProblemError("internal", "The checkout of this idempotency key is missing.");

@@ -90,12 +90,14 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   const offer: Record<string, string | null> = {};
   for (const f of OFFER_TEXT_FIELDS) {
     const v = input.offer[f];
-    if (v !== undefined && v.length > CHECKOUT_LIMITS.offerTextMax) errors.push({ field: f, reason: `must be at most ${CHECKOUT_LIMITS.offerTextMax} characters` });
+    if (v !== undefined && v.length > CHECKOUT_LIMITS.offerTextMax)
+      errors.push({ field: f, reason: `must be at most ${CHECKOUT_LIMITS.offerTextMax} characters` });
     offer[f] = v ?? null;
   }
   for (const f of OFFER_JSON_FIELDS) {
     const v = input.offer[`${f}_json`];
-    if (v !== undefined && bytes(v) > CHECKOUT_LIMITS.offerJsonMaxBytes) errors.push({ field: f, reason: `must be at most ${CHECKOUT_LIMITS.offerJsonMaxBytes} bytes as JSON` });
+    if (v !== undefined && bytes(v) > CHECKOUT_LIMITS.offerJsonMaxBytes)
+      errors.push({ field: f, reason: `must be at most ${CHECKOUT_LIMITS.offerJsonMaxBytes} bytes as JSON` });
     offer[`${f}_json`] = v ?? null;
   }
 

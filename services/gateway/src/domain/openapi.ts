@@ -46,14 +46,44 @@ export function openApiDocument(baseUrl: string, version: string) {
     },
     paths: {
       "/": { get: { summary: "Service map", responses: { "200": json("Self-describing map") } } },
-      "/health": { get: { summary: "Liveness; ?deep=true checks every component", parameters: [{ name: "deep", in: "query", schema: { type: "boolean" } }], responses: { "200": json("Component state") } } },
-      "/auth/wallet/challenge": { post: { summary: "Wallet sign-in: get a message to sign", requestBody: body("WalletChallenge"), responses: { "200": json("Challenge"), "422": problem, "429": problem } } },
-      "/auth/wallet/verify": { post: { summary: "Wallet sign-in: verify the signature; returns the account and a key shown once", requestBody: body("WalletVerify"), responses: { "200": json("Signed in"), "201": json("Account created"), "401": problem, "422": problem, "429": problem } } },
+      "/health": {
+        get: {
+          summary: "Liveness; ?deep=true checks every component",
+          parameters: [{ name: "deep", in: "query", schema: { type: "boolean" } }],
+          responses: { "200": json("Component state") },
+        },
+      },
+      "/auth/wallet/challenge": {
+        post: {
+          summary: "Wallet sign-in: get a message to sign",
+          requestBody: body("WalletChallenge"),
+          responses: { "200": json("Challenge"), "422": problem, "429": problem },
+        },
+      },
+      "/auth/wallet/verify": {
+        post: {
+          summary: "Wallet sign-in: verify the signature; returns the account and a key shown once",
+          requestBody: body("WalletVerify"),
+          responses: { "200": json("Signed in"), "201": json("Account created"), "401": problem, "422": problem, "429": problem },
+        },
+      },
       "/v1/keys": {
-        post: { summary: "Create an API key (scope full)", security: bearer, requestBody: body("ApiKeyCreate"), responses: { "201": json("Key with its secret, shown once"), "401": problem, "403": problem, "422": problem } },
+        post: {
+          summary: "Create an API key (scope full)",
+          security: bearer,
+          requestBody: body("ApiKeyCreate"),
+          responses: { "201": json("Key with its secret, shown once"), "401": problem, "403": problem, "422": problem },
+        },
         get: { summary: "List keys (prefixes only)", security: bearer, responses: { "200": json("{keys: [...]}"), "401": problem } },
       },
-      "/v1/keys/{key_id}": { delete: { summary: "Revoke a key", security: bearer, parameters: [idParam("key_id")], responses: { "204": { description: "Revoked" }, "401": problem, "403": problem, "404": problem } } },
+      "/v1/keys/{key_id}": {
+        delete: {
+          summary: "Revoke a key",
+          security: bearer,
+          parameters: [idParam("key_id")],
+          responses: { "204": { description: "Revoked" }, "401": problem, "403": problem, "404": problem },
+        },
+      },
       "/v1/checkouts": {
         post: {
           summary: "Create a checkout",
@@ -62,14 +92,47 @@ export function openApiDocument(baseUrl: string, version: string) {
           requestBody: body("CheckoutCreate"),
           responses: { "201": json("Checkout with url and test_url"), "401": problem, "403": problem, "409": problem, "422": problem },
         },
-        get: { summary: "List checkouts, newest first", security: bearer, parameters: [{ name: "include_voided", in: "query", schema: { type: "boolean" } }], responses: { "200": json("{checkouts: [...]}"), "401": problem, "422": problem } },
+        get: {
+          summary: "List checkouts, newest first",
+          security: bearer,
+          parameters: [{ name: "include_voided", in: "query", schema: { type: "boolean" } }],
+          responses: { "200": json("{checkouts: [...]}"), "401": problem, "422": problem },
+        },
       },
-      "/v1/checkouts/{id}": { get: { summary: "Get a checkout", security: bearer, parameters: [idParam("id")], responses: { "200": json("Checkout"), "401": problem, "404": problem } } },
-      "/v1/checkouts/{id}/go-live": { post: { summary: "Arm the live face (idempotent)", security: bearer, parameters: [idParam("id")], responses: { "200": json("Checkout plus rehearsal block"), "401": problem, "403": problem, "404": problem, "409": problem } } },
+      "/v1/checkouts/{id}": {
+        get: {
+          summary: "Get a checkout",
+          security: bearer,
+          parameters: [idParam("id")],
+          responses: { "200": json("Checkout"), "401": problem, "404": problem },
+        },
+      },
+      "/v1/checkouts/{id}/go-live": {
+        post: {
+          summary: "Arm the live face (idempotent)",
+          security: bearer,
+          parameters: [idParam("id")],
+          responses: { "200": json("Checkout plus rehearsal block"), "401": problem, "403": problem, "404": problem, "409": problem },
+        },
+      },
       "/c/{id}": { get: { summary: "Live face", parameters: [idParam("id"), ...paymentHeaders], responses: faceResponses } },
       "/c/{id}/test": { get: { summary: "Rehearsal face (simulated settlement)", parameters: [idParam("id"), ...paymentHeaders], responses: faceResponses } },
-      "/c/{id}/prepare": { post: { summary: "Typed data to sign for the live face", parameters: [idParam("id")], requestBody: body("PaymentPrepare"), responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem } } },
-      "/c/{id}/test/prepare": { post: { summary: "Typed data to sign for the rehearsal face", parameters: [idParam("id")], requestBody: body("PaymentPrepare"), responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem } } },
+      "/c/{id}/prepare": {
+        post: {
+          summary: "Typed data to sign for the live face",
+          parameters: [idParam("id")],
+          requestBody: body("PaymentPrepare"),
+          responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem },
+        },
+      },
+      "/c/{id}/test/prepare": {
+        post: {
+          summary: "Typed data to sign for the rehearsal face",
+          parameters: [idParam("id")],
+          requestBody: body("PaymentPrepare"),
+          responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem },
+        },
+      },
       "/r/{payment_id}": { get: { summary: "Receipt", parameters: [idParam("payment_id")], responses: { "200": json("Receipt"), "404": problem } } },
     },
   };

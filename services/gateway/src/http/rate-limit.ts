@@ -13,14 +13,20 @@ export function rateLimit(cache: Cache, opts: { name: string; limit: number; win
     try {
       window = await cache.hit(`rl:${opts.name}:${req.ip ?? "unknown"}`, opts.windowSeconds);
     } catch {
-      throw new ProblemError("unavailable", { message: "Rate limiting is unavailable, so this endpoint is closed for the moment.", help: { retry_is_safe: true, fix: "Retry shortly." } });
+      throw new ProblemError("unavailable", {
+        message: "Rate limiting is unavailable, so this endpoint is closed for the moment.",
+        help: { retry_is_safe: true, fix: "Retry shortly." },
+      });
     }
     res.setHeader("X-RateLimit-Limit", String(opts.limit));
     res.setHeader("X-RateLimit-Remaining", String(Math.max(0, opts.limit - window.count)));
     res.setHeader("X-RateLimit-Reset", String(window.resetSeconds));
     if (window.count > opts.limit) {
       res.setHeader("Retry-After", String(window.resetSeconds));
-      throw new ProblemError("rate-limited", { message: `More than ${opts.limit} requests in ${opts.windowSeconds} seconds.`, help: { fix: `Retry after ${window.resetSeconds} seconds.`, retry_is_safe: true } });
+      throw new ProblemError("rate-limited", {
+        message: `More than ${opts.limit} requests in ${opts.windowSeconds} seconds.`,
+        help: { fix: `Retry after ${window.resetSeconds} seconds.`, retry_is_safe: true },
+      });
     }
     next();
   };

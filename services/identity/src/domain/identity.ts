@@ -49,9 +49,11 @@ export class Identity {
     return this.db.transaction().execute(async (trx) => {
       const challenge = await store.claimChallenge(trx, nonce, this.now());
       if (!challenge || challenge.message !== input.message) throw challengeRejected();
-      const valid = await verifyMessage({ address: challenge.address as `0x${string}`, message: challenge.message, signature: input.signature as `0x${string}` }).catch(
-        () => false,
-      );
+      const valid = await verifyMessage({
+        address: challenge.address as `0x${string}`,
+        message: challenge.message,
+        signature: input.signature as `0x${string}`,
+      }).catch(() => false);
       if (!valid) throw challengeRejected();
 
       const existing = await store.findSignerWallet(trx, "eip155", challenge.address);

@@ -62,7 +62,13 @@ export const identityStore = {
       .executeTakeFirst(),
 
   findSignerWallet: (db: IdentityDb, family: string, address: string) =>
-    db.selectFrom("payout_wallets").selectAll().where("chain_family", "=", family).where("address", "=", address).where("verified", "=", true).executeTakeFirst(),
+    db
+      .selectFrom("payout_wallets")
+      .selectAll()
+      .where("chain_family", "=", family)
+      .where("address", "=", address)
+      .where("verified", "=", true)
+      .executeTakeFirst(),
 
   insertAccount: (db: IdentityDb, row: AccountRow) => db.insertInto("accounts").values(row).execute(),
 

@@ -1,11 +1,28 @@
 import { newId } from "@c402/ids";
 import { formatUsd, type Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
-import { syntheticTxHash, transferWithAuthorizationTypedData, randomNonce, TRANSFER_WITH_AUTHORIZATION_TYPES, type EvmNetwork, type PaymentRequirements, type SettleResponse } from "@c402/x402";
+import {
+  syntheticTxHash,
+  transferWithAuthorizationTypedData,
+  randomNonce,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+  type EvmNetwork,
+  type PaymentRequirements,
+  type SettleResponse,
+} from "@c402/x402";
 import { getAddress, isAddress } from "viem";
 import { enqueuePaymentSettled } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
-import { assertSelling, isRehearsalRequirement, priceOf, requirementsFor, settlementFor, type CheckoutForPayment, type Face, type Settlement } from "./requirements";
+import {
+  assertSelling,
+  isRehearsalRequirement,
+  priceOf,
+  requirementsFor,
+  settlementFor,
+  type CheckoutForPayment,
+  type Face,
+  type Settlement,
+} from "./requirements";
 import { subjectFor } from "./subject";
 import { decodePayment, matchRequirement, paymentRejected, verifyPayment } from "./verify-payment";
 
@@ -82,7 +99,10 @@ export class Payments {
     const settlement = settlementFor(face, checkout);
     if (settlement === "onchain") {
       if (payload.accepted && isRehearsalRequirement(payload.accepted)) {
-        throw paymentRejected("rehearsal_payment_on_live_face", "This payment was made for the rehearsal face; this live face settles real funds. Present it at the /test face.");
+        throw paymentRejected(
+          "rehearsal_payment_on_live_face",
+          "This payment was made for the rehearsal face; this live face settles real funds. Present it at the /test face.",
+        );
       }
       throw new ProblemError("unavailable", {
         message: "No settleable network is available on this deployment right now.",

@@ -36,10 +36,16 @@ export function settlementFor(face: Face, checkout: CheckoutForPayment): Settlem
 export function assertSelling(face: Face, checkout: CheckoutForPayment): void {
   const settlement = settlementFor(face, checkout);
   if (checkout.status === "expired" || checkout.status === "void") {
-    throw new ProblemError("gone", { message: `This checkout is ${checkout.status} and no longer sells.`, help: { fix: "Ask the seller for a current link.", retry_is_safe: false } });
+    throw new ProblemError("gone", {
+      message: `This checkout is ${checkout.status} and no longer sells.`,
+      help: { fix: "Ask the seller for a current link.", retry_is_safe: false },
+    });
   }
   if (checkout.status === "paid" && settlement === "onchain" && !checkout.reusable) {
-    throw new ProblemError("gone", { message: "This single-shot checkout has already been paid.", help: { fix: "Ask the seller for a new link.", retry_is_safe: false } });
+    throw new ProblemError("gone", {
+      message: "This single-shot checkout has already been paid.",
+      help: { fix: "Ask the seller for a new link.", retry_is_safe: false },
+    });
   }
 }
 

@@ -85,7 +85,10 @@ export async function verifyPayment(payload: PaymentPayload, requirement: Paymen
     throw paymentRejected("invalid_exact_evm_recipient_mismatch", "The authorization pays a different recipient than the requirement names.");
   }
   if (a.value !== requirement.amount) {
-    throw paymentRejected("invalid_exact_evm_payload_authorization_value_mismatch", `The authorization is for ${a.value} atomic units; ${requirement.amount} are required.`);
+    throw paymentRejected(
+      "invalid_exact_evm_payload_authorization_value_mismatch",
+      `The authorization is for ${a.value} atomic units; ${requirement.amount} are required.`,
+    );
   }
   if (BigInt(a.validAfter) > BigInt(nowSeconds)) {
     throw paymentRejected("invalid_exact_evm_payload_authorization_valid_after", "The authorization is not valid yet.");

@@ -75,7 +75,12 @@ export function paymentsRpc(payments: Payments): ServiceImplementation<typeof pa
         ...(req.network !== undefined ? { network: req.network } : {}),
         resourceUrl: req.resourceUrl,
       });
-      return { network: p.network, requirement: requirementMessage(p.requirement), typedDataJson: JSON.stringify(p.typedData), payloadStubJson: JSON.stringify(p.payloadStub) };
+      return {
+        network: p.network,
+        requirement: requirementMessage(p.requirement),
+        typedDataJson: JSON.stringify(p.typedData),
+        payloadStubJson: JSON.stringify(p.payloadStub),
+      };
     },
     async submitPayment(req) {
       const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader);

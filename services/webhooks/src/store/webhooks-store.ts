@@ -19,7 +19,11 @@ export type RecordedEventRow = Selectable<RecordedEventsTable>;
 export type WebhooksDb = Kysely<WebhooksTables>;
 
 export const webhooksStore = {
-  record: (db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">) => db.insertInto("recorded_events").values({ ...row, payload: Buffer.from(row.payload) }).execute(),
+  record: (db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">) =>
+    db
+      .insertInto("recorded_events")
+      .values({ ...row, payload: Buffer.from(row.payload) })
+      .execute(),
   listForAccount: (db: WebhooksDb, accountId: string) =>
     db.selectFrom("recorded_events").selectAll().where("account_id", "=", accountId).orderBy("occurred_at", "desc").orderBy("event_id").execute(),
 };

@@ -58,7 +58,10 @@ export function checkoutRoutes({ clients, settings }: GatewayDeps): Router {
     const body = validateBody<CheckoutCreateBody>("CheckoutCreate", Array.isArray(raw) ? raw : stripped, notYet);
     const idempotencyKey = req.get("idempotency-key");
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new ProblemError("invalid-request", { message: "Invalid Idempotency-Key.", errors: [{ field: "Idempotency-Key", reason: "must be 1 to 255 visible ASCII characters" }] });
+      throw new ProblemError("invalid-request", {
+        message: "Invalid Idempotency-Key.",
+        errors: [{ field: "Idempotency-Key", reason: "must be 1 to 255 visible ASCII characters" }],
+      });
     }
     const cred = credentialOf(req);
     const r = await clients.catalog.createCheckout({

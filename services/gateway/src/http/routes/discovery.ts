@@ -41,37 +41,48 @@ export function discoveryRoutes({ clients, cache, settings }: GatewayDeps): Rout
   });
 
   router.get("/llms.txt", (_req, res) => {
-    res.type("text/plain").send(
-      [
-        `# ${serviceName}`,
-        "",
-        "Hosted pay-per-request checkouts on x402. Machine-readable schema: /openapi.json.",
-        "",
-        "## Buy",
-        "1. GET /c/{id} -> 402 with PAYMENT-REQUIRED (base64 JSON) and a JSON body with accepts[].",
-        "2. Sign an EIP-3009 transferWithAuthorization for accepts[i] (or POST /c/{id}/prepare {payer} for the typed data).",
-        "3. GET /c/{id} again with PAYMENT-SIGNATURE: base64 payload -> 200 with the goods and the receipt; PAYMENT-RESPONSE header.",
-        "Rehearse free at /c/{id}/test (simulated settlement, no funds).",
-        "",
-        "## Sell",
-        "POST /auth/wallet/challenge {address, network}; sign the message (EIP-191); POST /auth/wallet/verify {message, signature} -> API key.",
-        "POST /v1/checkouts {title, price_usd, payload} with Authorization: Bearer <key>.",
-        "",
-      ].join("\n"),
-    );
+    res
+      .type("text/plain")
+      .send(
+        [
+          `# ${serviceName}`,
+          "",
+          "Hosted pay-per-request checkouts on x402. Machine-readable schema: /openapi.json.",
+          "",
+          "## Buy",
+          "1. GET /c/{id} -> 402 with PAYMENT-REQUIRED (base64 JSON) and a JSON body with accepts[].",
+          "2. Sign an EIP-3009 transferWithAuthorization for accepts[i] (or POST /c/{id}/prepare {payer} for the typed data).",
+          "3. GET /c/{id} again with PAYMENT-SIGNATURE: base64 payload -> 200 with the goods and the receipt; PAYMENT-RESPONSE header.",
+          "Rehearse free at /c/{id}/test (simulated settlement, no funds).",
+          "",
+          "## Sell",
+          "POST /auth/wallet/challenge {address, network}; sign the message (EIP-191); POST /auth/wallet/verify {message, signature} -> API key.",
+          "POST /v1/checkouts {title, price_usd, payload} with Authorization: Bearer <key>.",
+          "",
+        ].join("\n"),
+      );
   });
 
   router.get("/docs", (_req, res) => {
     res
       .type("html")
-      .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${serviceName} API</title></head><body><h1>${serviceName} API</h1><p>The machine-readable schema is at <a href="/openapi.json">/openapi.json</a>; a plain-text guide at <a href="/llms.txt">/llms.txt</a>.</p></body></html>`);
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${serviceName} API</title></head><body><h1>${serviceName} API</h1><p>The machine-readable schema is at <a href="/openapi.json">/openapi.json</a>; a plain-text guide at <a href="/llms.txt">/llms.txt</a>.</p></body></html>`,
+      );
   });
 
   router.get(`/.well-known/${serviceName}`, (_req, res) => {
     res.json({
       name: serviceName,
       version,
-      x402: { versions: [1, 2], schemes: ["exact"], rails: [{ network: "eip155:8453", asset: "USDC" }, { network: "eip155:84532", asset: "USDC", testnet: true }] },
+      x402: {
+        versions: [1, 2],
+        schemes: ["exact"],
+        rails: [
+          { network: "eip155:8453", asset: "USDC" },
+          { network: "eip155:84532", asset: "USDC", testnet: true },
+        ],
+      },
       capabilities: { checkouts: ["inline"], rehearsal: true },
       links: { openapi: `${baseUrl}/openapi.json`, llms: `${baseUrl}/llms.txt`, root: `${baseUrl}/` },
     });
@@ -96,7 +107,9 @@ export function discoveryRoutes({ clients, cache, settings }: GatewayDeps): Rout
           const r = await client.check({}, { timeoutMs: 3_000 });
           components[name] = {
             status: r.components.every((c) => c.status === "ok") ? "ok" : "down",
-            components: Object.fromEntries(r.components.map((c) => [c.name, { status: c.status, latency_ms: c.latencyMs, ...(c.detail ? { detail: c.detail } : {}) }])),
+            components: Object.fromEntries(
+              r.components.map((c) => [c.name, { status: c.status, latency_ms: c.latencyMs, ...(c.detail ? { detail: c.detail } : {}) }]),
+            ),
           };
         } catch (err) {
           components[name] = { status: "down", detail: err instanceof Error ? err.message : String(err) };

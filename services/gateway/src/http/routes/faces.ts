@@ -37,7 +37,10 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
   const router = Router();
 
   async function quoteBody(id: string, face: Face, error?: string) {
-    const [{ checkout }, quote] = await Promise.all([clients.catalog.getCheckout({ checkoutId: id }), clients.payments.quotePayment({ checkoutId: id, face: FACE[face] })]);
+    const [{ checkout }, quote] = await Promise.all([
+      clients.catalog.getCheckout({ checkoutId: id }),
+      clients.payments.quotePayment({ checkoutId: id, face: FACE[face] }),
+    ]);
     return { checkout: checkout!, ...paymentRequiredBody({ checkout: checkout!, quote, face, baseUrl: settings.baseUrl, ...(error ? { error } : {}) }) };
   }
 
@@ -52,7 +55,10 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
     const { checkout, required, body } = await quoteBody(id, face);
     res.setHeader(HEADERS.paymentRequired, encodeHeader(required));
     if (req.accepts(["application/json", "text/html"]) === "text/html" && !req.get("accept")?.includes("application/json")) {
-      res.status(402).type("html").send(payPage(checkout.title, body, face));
+      res
+        .status(402)
+        .type("html")
+        .send(payPage(checkout.title, body, face));
       return;
     }
     res.status(402).json(body);
@@ -80,8 +86,15 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
       const fresh = await quoteBody(id, face, reason).catch(() => undefined);
       if (fresh) res.setHeader(HEADERS.paymentRequired, encodeHeader(fresh.required));
       const prepare = `${face === "test" ? faceUrls(settings.baseUrl, id).test_url : faceUrls(settings.baseUrl, id).url}/prepare`;
-      const problem = new ProblemError("payment-required", { message: err.message, help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` }, extensions: err.extensions });
-      res.status(402).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify({ ...toProblemDocument(problem, settings.siteUrl), accepts: fresh?.required.accepts ?? [] }));
+      const problem = new ProblemError("payment-required", {
+        message: err.message,
+        help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` },
+        extensions: err.extensions,
+      });
+      res
+        .status(402)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(JSON.stringify({ ...toProblemDocument(problem, settings.siteUrl), accepts: fresh?.required.accepts ?? [] }));
     }
   }
 

@@ -18,7 +18,13 @@ export const identityInitial: Migration = {
       .addPrimaryKeyConstraint("payout_wallets_pk", ["account_id", "chain_family", "address"])
       .execute();
     // A verified wallet signs in to exactly one account.
-    await db.schema.createIndex("payout_wallets_signer").on("payout_wallets").columns(["chain_family", "address"]).unique().where(sql.ref("verified"), "=", true).execute();
+    await db.schema
+      .createIndex("payout_wallets_signer")
+      .on("payout_wallets")
+      .columns(["chain_family", "address"])
+      .unique()
+      .where(sql.ref("verified"), "=", true)
+      .execute();
     await db.schema
       .createTable("api_keys")
       .addColumn("id", "text", (c) => c.primaryKey())

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Runs every suite: the unit and integration tests (PostgreSQL, Redis and
+// Kafka suites run when reachable; with CI=true they must be), then the
+// black-box e2e suite against embedded mode and, when PostgreSQL, Redis and
+// Kafka are all reachable, against distributed mode. Prints one summary line.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import net from "node:net";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const out = join(root, ".ci-out");
+mkdirSync(out, { recursive: true });
+const env = { ...process.env, NODE_OPTIONS: "--experimental-vm-modules --no-warnings", KAFKAJS_NO_PARTITIONER_WARNING: "1" };
+const jest = join(root, "node_modules/.bin/jest");
+const extraArgs = process.argv.slice(2);
+
+function reachable(host, port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    s.setTimeout(800, () => (s.destroy(), resolve(false)));
+    s.once("connect", () => (s.destroy(), resolve(true)));
+    s.once("error", () => resolve(false));
+  });
+}
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const runs = [];
+function runJest(name, args, runEnv) {
+  const file = join(out, `${name}.json`);
+  const r = spawnSync(jest, [...args, "--json", `--outputFile=${file}`, ...extraArgs], { cwd: root, env: runEnv, stdio: "inherit" });
+  if (existsSync(file)) {
+    const j = JSON.parse(readFileSync(file, "utf8"));
+    totals.passed += j.numPassedTests;
+    totals.failed += j.numFailedTests + (j.numRuntimeErrorTestSuites ?? 0);
+    totals.skipped += j.numPendingTests + (j.numTodoTests ?? 0);
+    runs.push(`${name}: ${j.numPassedTests} passed, ${j.numFailedTests} failed, ${j.numPendingTests} skipped`);
+  } else {
+    totals.failed += 1;
+    runs.push(`${name}: did not run (exit ${r.status})`);
+  }
+  return r.status === 0;
+}
+
+const kafkaBroker = (env.TEST_KAFKA_BROKERS ?? "").split(",")[0];
+const [kHost, kPort] = kafkaBroker ? kafkaBroker.split(":") : [];
+const infra = {
+  postgres: await reachable("127.0.0.1", 5432),
+  redis: await reachable("127.0.0.1", 6379),
+  kafka: kHost ? await reachable(kHost, Number(kPort)) : false,
+};
+const modes = (env.E2E_MODES ?? (infra.postgres && infra.redis && infra.kafka ? "embedded,distributed" : "embedded")).split(",").filter(Boolean);
+
+let ok = runJest("unit-and-integration", [], env);
+for (const mode of modes) ok = runJest(`e2e-${mode}`, ["-c", "test-e2e/jest.config.js"], { ...env, E2E_MODE: mode }) && ok;
+
+const summary = `tests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`;
+writeFileSync(join(out, "summary.txt"), `${summary}\n`);
+console.log(`\n${runs.join("\n")}\n${summary}`);
+process.exit(ok && totals.failed === 0 ? 0 : 1);
