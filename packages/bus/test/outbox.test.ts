@@ -52,18 +52,16 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
 
   it("keeps rows unpublished when the broker refuses, and publishes them later", async () => {
     const db = ctx.db.db;
-    await db
-      .transaction()
-      .execute((trx) =>
-        enqueueEvent(trx, {
-          topic: TOPIC,
-          type: "payment.settled",
-          accountId: "acct_1",
-          testMode: false,
-          aggregateId: "pay_c",
-          payload: payload("pay_c"),
-        }).then(() => undefined),
-      );
+    await db.transaction().execute((trx) =>
+      enqueueEvent(trx, {
+        topic: TOPIC,
+        type: "payment.settled",
+        accountId: "acct_1",
+        testMode: false,
+        aggregateId: "pay_c",
+        payload: payload("pay_c"),
+      }).then(() => undefined),
+    );
     const broken: Bus = { ...new MemoryBus(), publish: async () => Promise.reject(new Error("broker down")) } as unknown as Bus;
     await expect(new OutboxRelay({ db, bus: broken }).publishBatch()).rejects.toThrow("broker down");
     const pending = await db.selectFrom("outbox").select("key").where("published_at", "is", null).execute();
