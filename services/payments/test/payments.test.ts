@@ -229,6 +229,57 @@ describe("payments: rehearsal purchase flow", () => {
     });
   });
 
+  it("answers thousands of random malformed headers with a payment-required problem, never another error", async () => {
+    const c = addCheckout();
+    const valid = encodeHeader(await signExactEvmPayment(buyer, (await payments.quote(c.id, "test")).accepts[0] as PaymentRequirements));
+    let seed = 42;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const junk = (): string => {
+      switch (rand(8)) {
+        case 0:
+          return Array.from({ length: rand(200) }, () => String.fromCharCode(32 + rand(95))).join("");
+        case 1: {
+          const i = rand(valid.length);
+          return valid.slice(0, i) + "A" + valid.slice(i + 1);
+        }
+        case 2:
+          return valid.slice(0, rand(valid.length));
+        case 3:
+          return encodeHeader({ x402Version: 2, accepted: { __proto__: { amount: "1" } }, payload: { signature: 1, authorization: [] } });
+        case 4:
+          return encodeHeader({
+            x402Version: 2,
+            payload: {
+              signature: "0x" + "f".repeat(130),
+              authorization: {
+                from: "0x" + "1".repeat(40),
+                to: 1e400,
+                value: "99999999999999999999999999999999999999999999999999999999999999999999999999999999",
+                validAfter: "0",
+                validBefore: "-1",
+                nonce: "0x",
+              },
+            },
+          });
+        case 5:
+          return Buffer.from("[".repeat(5000)).toString("base64");
+        case 6:
+          return Buffer.from([0xff, 0xfe, 0xfd, rand(256)]).toString("base64");
+        default:
+          return encodeHeader(JSON.parse(Buffer.from(valid, "base64").toString()).payload);
+      }
+    };
+    for (let i = 0; i < 2000; i++) {
+      const header = junk();
+      const err = await payments.submit(c.id, "test", header).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (err === undefined) continue; // a mutation that happened to keep the payment valid
+      expect(err).toMatchObject({ slug: "payment-required" });
+    }
+  });
+
   it("rehearses on a paid single-shot checkout (rehearsals never depend on status)", async () => {
     const c = addCheckout({ status: "paid", armed: true });
     const { header } = await pay(c, "test");

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { webhooksV1 } from "@c402/contracts";
+import { createLogger } from "@c402/logging";
+import { createClient } from "@c402/rpc";
+import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { startEmbeddedSystem, type EmbeddedSystem } from "../src/system";
+
+async function json(url: string, init: RequestInit = {}) {
+  const res = await fetch(url, { ...init, headers: { accept: "application/json", "content-type": "application/json", ...(init.headers ?? {}) } });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+async function signIn(base: string) {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const c = await json(`${base}/auth/wallet/challenge`, { method: "POST", body: JSON.stringify({ address: wallet.address, network: "eip155:8453" }) });
+  const v = await json(`${base}/auth/wallet/verify`, {
+    method: "POST",
+    body: JSON.stringify({ message: c.body.message, signature: await wallet.signMessage({ message: c.body.message }) }),
+  });
+  return v.body as { api_key: { secret: string }; account: { id: string } };
+}
+
+describe("the embedded system", () => {
+  const logLines: string[] = [];
+  const logger = createLogger({
+    service: "embedded-test",
+    level: "debug",
+    destination: new Writable({
+      write(chunk, _e, cb) {
+        logLines.push(String(chunk));
+        cb();
+      },
+    }),
+  });
+  let dataDir: string;
+  let system: EmbeddedSystem;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "c402-embedded-"));
+    system = await startEmbeddedSystem({ port: 0, dataDir, logger, authRateLimitPerMinute: 1000 });
+  });
+  afterAll(async () => {
+    await system?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("records the payment.settled event of a rehearsal in the webhooks service (outbox -> bus -> consumer)", async () => {
+    const base = system.gateway.baseUrl;
+    const seller = await signIn(base);
+    const auth = { authorization: `Bearer ${seller.api_key.secret}` };
+    const checkout = await json(`${base}/v1/checkouts`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ title: "t", price_usd: "1", payload: "goods" }),
+    });
+    const quote = await fetch(`${base}/c/${checkout.body.id}/test`);
+    const required = decodeHeader(quote.headers.get("payment-required") as string) as unknown as PaymentRequired;
+    const payment = await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), required.accepts[0]!);
+    const paid = await json(`${base}/c/${checkout.body.id}/test`, { headers: { "payment-signature": encodeHeader(payment) } });
+    expect(paid.status).toBe(200);
+    expect(paid.body.fulfillment.payload).toBe("goods");
+
+    const webhooks = createClient(webhooksV1.WebhooksService, system.grpcAddresses.webhooks as string);
+    let events: webhooksV1.RecordedEvent[] = [];
+    for (let i = 0; i < 100 && events.length === 0; i++) {
+      events = (await webhooks.listRecordedEvents({ accountId: seller.account.id })).events;
+      if (events.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    webhooks.close();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: "payment.settled", aggregateId: paid.body.receipt.id, testMode: true, accountId: seller.account.id });
+
+    // Secrets never reach the logs: not the API key, not the payment header.
+    const all = logLines.join("");
+    expect(all).toContain('"msg":"request"');
+    expect(all).not.toContain(seller.api_key.secret);
+    expect(all).not.toContain(encodeHeader(payment).slice(0, 40));
+  });
+
+  it("keeps its data across a restart on the same DATA_DIR", async () => {
+    const base = system.gateway.baseUrl;
+    const seller = await signIn(base);
+    const auth = { authorization: `Bearer ${seller.api_key.secret}` };
+    const created = await json(`${base}/v1/checkouts`, { method: "POST", headers: auth, body: JSON.stringify({ title: "persisted", price_usd: "2" }) });
+    await system.stop();
+    system = await startEmbeddedSystem({ port: 0, dataDir, logger, authRateLimitPerMinute: 1000 });
+    const again = await json(`${system.gateway.baseUrl}/v1/checkouts/${created.body.id}`, { headers: auth });
+    expect(again.status).toBe(200);
+    expect(again.body.title).toBe("persisted");
+  });
+
+  it("runs side by side with a second instance (different port and data dir)", async () => {
+    const other = await startEmbeddedSystem({ port: 0, dataDir: ":memory:", logger });
+    try {
+      expect(other.gateway.port).not.toBe(system.gateway.port);
+      expect((await json(`${other.gateway.baseUrl}/health?deep=true`)).body.status).toBe("ok");
+      expect((await json(`${system.gateway.baseUrl}/health?deep=true`)).body.status).toBe("ok");
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("rate-limits wallet sign-in per client with X-RateLimit headers and a 429 problem", async () => {
+    const limited = await startEmbeddedSystem({ port: 0, dataDir: ":memory:", logger, authRateLimitPerMinute: 3 });
+    try {
+      const body = JSON.stringify({ address: privateKeyToAccount(generatePrivateKey()).address, network: "eip155:8453" });
+      const statuses = [];
+      let last;
+      for (let i = 0; i < 4; i++) {
+        last = await json(`${limited.gateway.baseUrl}/auth/wallet/challenge`, { method: "POST", body });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(last!.headers.get("x-ratelimit-limit")).toBe("3");
+      expect(last!.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(last!.body.type).toMatch(/\/problems\/rate-limited$/);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
