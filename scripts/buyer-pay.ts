@@ -5,20 +5,10 @@
  *
  *   npm run -s buyer:pay -- http://127.0.0.1:4020/c/<id>/test
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { demoWallet } from "./demo-wallet";
 
 const walletFile = process.env.BUYER_WALLET_FILE ?? ".data/demo-buyer-wallet.json";
-
-function wallet() {
-  if (existsSync(walletFile)) return privateKeyToAccount(JSON.parse(readFileSync(walletFile, "utf8")).privateKey);
-  const privateKey = generatePrivateKey();
-  mkdirSync(dirname(walletFile), { recursive: true });
-  writeFileSync(walletFile, JSON.stringify({ privateKey }), { mode: 0o600 });
-  return privateKeyToAccount(privateKey);
-}
 
 async function main() {
   const url = process.argv[2];
@@ -30,7 +20,7 @@ async function main() {
   const required = decodeHeader(header) as unknown as PaymentRequired;
   const requirement = required.accepts[0];
   if (!requirement) throw new Error("the 402 lists no requirement");
-  const account = wallet();
+  const account = demoWallet(walletFile);
   process.stderr.write(`paying ${requirement.amount} atomic USDC on ${requirement.network} to ${requirement.payTo} from ${account.address}\n`);
   const payment = await signExactEvmPayment(account, requirement, { resourceUrl: required.resource.url });
   const paid = await fetch(url, { headers: { accept: "application/json", "PAYMENT-SIGNATURE": encodeHeader(payment) } });

@@ -7,23 +7,13 @@
  *   npm run -s seller:login [-- --url http://127.0.0.1:4020]
  * Prints `export API_KEY=...` (eval it) and the account on stderr.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { demoWallet } from "./demo-wallet";
 
 const args = process.argv.slice(2);
 const url = (
   args[args.indexOf("--url") + 1] && args.includes("--url") ? args[args.indexOf("--url") + 1] : (process.env.C402_URL ?? "http://127.0.0.1:4020")
 ) as string;
 const walletFile = process.env.SELLER_WALLET_FILE ?? ".data/demo-seller-wallet.json";
-
-function wallet() {
-  if (existsSync(walletFile)) return privateKeyToAccount(JSON.parse(readFileSync(walletFile, "utf8")).privateKey);
-  const privateKey = generatePrivateKey();
-  mkdirSync(dirname(walletFile), { recursive: true });
-  writeFileSync(walletFile, JSON.stringify({ privateKey }), { mode: 0o600 });
-  return privateKeyToAccount(privateKey);
-}
 
 async function post(path: string, body: unknown) {
   const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -33,7 +23,7 @@ async function post(path: string, body: unknown) {
 }
 
 async function main() {
-  const account = wallet();
+  const account = demoWallet(walletFile);
   const challenge = await post("/auth/wallet/challenge", { address: account.address, network: "eip155:8453" });
   const signature = await account.signMessage({ message: challenge.message });
   const signedIn = await post("/auth/wallet/verify", { message: challenge.message, signature });

@@ -1,16 +1,8 @@
-import { describeWith, infraAvailable, uniqueName } from "@c402/testkit";
+import { describeWith, eventually, infraAvailable, uniqueName } from "@c402/testkit";
 import { KafkaBus, MemoryBus, type Bus, type DeliveredMessage } from "../src";
 
 const text = (m: { value: Uint8Array }) => Buffer.from(m.value).toString();
 const bytes = (s: string) => new Uint8Array(Buffer.from(s));
-
-async function eventually(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function busContract(makeBus: () => Bus) {
   let bus: Bus;

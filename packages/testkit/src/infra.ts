@@ -51,3 +51,14 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Pr
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(5).toString("hex")}`;
 }
+
+/** Polls `read` until `ok` holds (or fails after timeoutMs) and returns the last value. */
+export async function eventually<T>(read: () => T | Promise<T>, ok: (value: T) => boolean = Boolean, timeoutMs = 20_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

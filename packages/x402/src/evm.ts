@@ -55,24 +55,27 @@ export function transferWithAuthorizationTypedData(requirement: PaymentRequireme
   };
 }
 
+/** The typed data with the numeric fields as bigints, as viem signs and verifies it. */
+function viemTypedData(typed: ReturnType<typeof transferWithAuthorizationTypedData>) {
+  return {
+    domain: typed.domain,
+    types: typed.types,
+    primaryType: typed.primaryType,
+    message: {
+      ...typed.message,
+      value: BigInt(typed.message.value),
+      validAfter: BigInt(typed.message.validAfter),
+      validBefore: BigInt(typed.message.validBefore),
+      nonce: typed.message.nonce as Hex,
+    },
+  };
+}
+
 /** True when `signature` is the EOA signature of `authorization.from` over the typed data. */
 export async function isValidEoaSignature(requirement: PaymentRequirements, authorization: ExactEvmAuthorization, signature: string): Promise<boolean> {
   const typed = transferWithAuthorizationTypedData(requirement, authorization);
   try {
-    return await verifyTypedData({
-      address: getAddress(authorization.from),
-      domain: typed.domain,
-      types: typed.types,
-      primaryType: typed.primaryType,
-      message: {
-        ...typed.message,
-        value: BigInt(typed.message.value),
-        validAfter: BigInt(typed.message.validAfter),
-        validBefore: BigInt(typed.message.validBefore),
-        nonce: typed.message.nonce as Hex,
-      },
-      signature: signature as Hex,
-    });
+    return await verifyTypedData({ address: getAddress(authorization.from), ...viemTypedData(typed), signature: signature as Hex });
   } catch {
     return false;
   }
@@ -103,18 +106,7 @@ export async function signExactEvmPayment(
     ...opts.overrides,
   };
   const typed = transferWithAuthorizationTypedData(requirement, authorization);
-  const signature = await account.signTypedData({
-    domain: typed.domain,
-    types: typed.types,
-    primaryType: typed.primaryType,
-    message: {
-      ...typed.message,
-      value: BigInt(typed.message.value),
-      validAfter: BigInt(typed.message.validAfter),
-      validBefore: BigInt(typed.message.validBefore),
-      nonce: typed.message.nonce as Hex,
-    },
-  });
+  const signature = await account.signTypedData(viemTypedData(typed));
   return {
     x402Version: 2,
     ...(opts.resourceUrl ? { resource: { url: opts.resourceUrl } } : {}),

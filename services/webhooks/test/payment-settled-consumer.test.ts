@@ -2,20 +2,10 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { enqueueEvent, KafkaBus, MemoryBus, OutboxRelay, outboxMigration, type Bus } from "@c402/bus";
 import { EVENT_TYPES, paymentEventsV1, TOPICS } from "@c402/contracts";
 import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
-import { describeWith, freshPostgresDatabase, infraAvailable } from "@c402/testkit";
+import { describeWith, eventually, freshPostgresDatabase, infraAvailable } from "@c402/testkit";
 import { webhooksMigrations } from "../src";
 import { subscribePaymentSettled } from "../src/events/payment-settled-consumer";
 import { webhooksStore } from "../src/store/webhooks-store";
-
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`condition not met: ${JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? String(x) : x))}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhooks: ServiceDatabase; bus: Bus; close(): Promise<void> }>) {
   let ctx: Awaited<ReturnType<typeof open>>;
@@ -49,6 +39,7 @@ function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhoo
     const recorded = await eventually(
       () => webhooksStore.listForAccount(ctx.webhooks.db, accountId),
       (rows) => rows.length >= 1,
+      30_000,
     );
     await new Promise((r) => setTimeout(r, 500));
     const after = await webhooksStore.listForAccount(ctx.webhooks.db, accountId);

@@ -1,0 +1,13 @@
+import { createServer } from "node:net";
+
+/** A loopback port that was free a moment ago (the OS picked it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
