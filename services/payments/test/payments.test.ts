@@ -253,7 +253,7 @@ describe("payments: rehearsal purchase flow", () => {
               signature: "0x" + "f".repeat(130),
               authorization: {
                 from: "0x" + "1".repeat(40),
-                to: 1e400,
+                to: Number.MAX_VALUE * 10,
                 value: "99999999999999999999999999999999999999999999999999999999999999999999999999999999",
                 validAfter: "0",
                 validBefore: "-1",
