@@ -83,7 +83,14 @@ describe("buyer faces and the rehearsal payment", () => {
   });
 
   it("keeps the faces' namespaces: a non-chk id or an unknown chk id is 404", async () => {
-    for (const path of [`/c/esc_${checkout.id.slice(4)}`, `/c/cnt_${checkout.id.slice(4)}/test`, "/c/chk_AAAAAAAAAAAAAAAAAAAAAAAA", "/c/whatever"]) {
+    for (const path of [
+      `/c/esc_${checkout.id.slice(4)}`,
+      `/c/cnt_${checkout.id.slice(4)}/test`,
+      `/e/${checkout.id}`,
+      `/x/${checkout.id}`,
+      "/c/chk_AAAAAAAAAAAAAAAAAAAAAAAA",
+      "/c/whatever",
+    ]) {
       const r = await call("GET", path);
       expect(r.status).toBe(404);
       expect(r.body.type).toMatch(/\/problems\/not-found$/);

@@ -7,7 +7,7 @@ import { webhooksRpc } from "./rpc/webhooks-rpc";
 import { webhooksInitial } from "./store/migrations/0001_webhooks";
 
 export const WEBHOOKS_SCHEMA = "webhooks";
-export const webhooksConfigSpec = {};
+export { webhooksConfigSpec } from "./config";
 export const webhooksMigrations = { "0001_webhooks": webhooksInitial, "0002_processed_events": processedEventsMigration };
 
 export async function createWebhooksService(deps: ServiceDeps): Promise<ServiceModule> {

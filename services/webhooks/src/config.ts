@@ -1,0 +1,2 @@
+/** The webhooks service reads only the distributed infrastructure settings so far. */
+export const webhooksConfigSpec = {};
