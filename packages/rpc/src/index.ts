@@ -136,7 +136,11 @@ function contextFrom(call: grpc.ServerUnaryCall<unknown, unknown>): CallContext 
 
 export function createClient<S extends DescService>(service: S, address: string, defaults: CallOptions = {}): ServiceClient<S> {
   const Ctor = grpc.makeGenericClientConstructor(definitionFor(service), service.typeName);
-  const client = new Ctor(address, grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": 8 * 1024 * 1024 });
+  const client = new Ctor(address, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": 8 * 1024 * 1024,
+    // Spread calls over every address the name resolves to (headless Services in Kubernetes).
+    "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  });
   const out: Record<string, unknown> = { close: () => client.close() };
   for (const m of unaryMethods(service)) {
     const fn = (client as unknown as Record<string, Function>)[m.localName] as Function;
