@@ -63,7 +63,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const modules: ServiceModule[] = [];
   const addresses: Record<string, string> = {};
 
-  const deps = (service: string, schema: string): ServiceDeps => ({ database: pg.forSchema(schema), bus, logger: logger.child({ service }) });
+  const deps = (service: string, schema: string): ServiceDeps => ({ database: pg.forSchema(schema), bus, logger: logger.child({ component: service }) });
   async function serve(module: ServiceModule): Promise<string> {
     const server = new RpcServer({ onError: (err, method) => logger.error({ err, method }, "rpc failed") });
     module.register(server);
@@ -113,7 +113,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     },
     clients,
     cache,
-    logger: logger.child({ service: "gateway" }),
+    logger: logger.child({ component: "gateway" }),
   });
 
   return {
