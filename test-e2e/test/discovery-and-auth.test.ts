@@ -29,7 +29,7 @@ describe("service map, health, discovery", () => {
   it("GET /health is liveness; ?deep=true reports database and bus per component", async () => {
     const live = await call("GET", "/health");
     expect(live.body).toMatchObject({ status: "ok", run_mode: process.env.E2E_RUN_MODE });
-    const deep = await call("GET", "/health?deep=true");
+    const deep = await call("GET", "/health?deep=1");
     expect(deep.status).toBe(200);
     for (const s of ["identity", "catalog", "payments", "webhooks"]) {
       expect(deep.body.components[s]).toMatchObject({ status: "ok", components: { database: { status: "ok" }, bus: { status: "ok" } } });

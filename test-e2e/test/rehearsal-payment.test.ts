@@ -51,8 +51,10 @@ describe("buyer faces and the rehearsal payment", () => {
         payTo: seller,
         maxTimeoutSeconds: 300,
         extra: { name: "USDC", version: "2", rehearsal: true },
+        resource: `${baseUrl()}/c/${checkout.id}`,
       },
     ]);
+    expect(r.headers.get("x-frame-options")).toBe("DENY");
     expect(r.body.accepts).toEqual(required.accepts);
     expect(r.body.offer).toMatchObject({
       title: "Weather for Paris",
@@ -70,7 +72,7 @@ describe("buyer faces and the rehearsal payment", () => {
     const r = await call("GET", `/c/${checkout.id}/test`);
     expect(r.status).toBe(402);
     expect(decoded(r.headers.get("payment-required")).resource.url).toBe(`${baseUrl()}/c/${checkout.id}/test`);
-    expect(r.body.accepts.every((a: PaymentRequirements) => a.network === "eip155:84532")).toBe(true);
+    expect(r.body.accepts.every((a: PaymentRequirements) => a.network === "eip155:84532" && a.resource === `${baseUrl()}/c/${checkout.id}/test`)).toBe(true);
     expect(r.body.endpoint.rehearsal.note).toMatch(/without real money/);
     expect(r.body.endpoint.rehearsal.live_status).toMatch(/not gone live/);
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryBus } from "@c402/bus";
+import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
@@ -49,7 +49,7 @@ function loadSecrets(dataDir: string): Secrets {
 
 /**
  * Every service in one process: PGlite (one schema per service), the
- * in-memory bus and cache, and real gRPC between the services over loopback
+ * durable embedded bus, the in-memory cache, and real gRPC between the services over loopback
  * on ports the OS picks, so two instances can run side by side.
  */
 export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<EmbeddedSystem> {
@@ -57,7 +57,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const host = opts.host ?? "127.0.0.1";
   const secrets = loadSecrets(opts.dataDir);
   const pg = await EmbeddedPostgres.open(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") });
-  const bus = new MemoryBus((err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"));
+  const bus = await DatabaseBus.open(pg.forSchema("bus"), (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"));
   const cache = new MemoryCache();
   const servers: RpcServer[] = [];
   const modules: ServiceModule[] = [];

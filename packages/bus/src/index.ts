@@ -1,4 +1,4 @@
 export * from "./bus";
-export { MemoryBus } from "./memory-bus";
+export { DatabaseBus, databaseBusMigrations } from "./database-bus";
 export { KafkaBus, type KafkaBusOptions } from "./kafka-bus";
 export * from "./outbox";

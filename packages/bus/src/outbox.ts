@@ -7,9 +7,11 @@ import type { Bus } from "./bus";
 
 /**
  * Transactional outbox. An emitting service writes the event row in the same
- * transaction as the state change (enqueueEvent); the relay claims unpublished
- * rows with FOR UPDATE SKIP LOCKED, publishes them (acks=all) and marks them
- * published in that same claim transaction. A crash anywhere re-publishes,
+ * transaction as the state change (enqueueEvent). The relay leases a batch of
+ * unpublished rows (FOR UPDATE SKIP LOCKED, in a short transaction), publishes
+ * them (acks=all) with no transaction open — no row lock is held across a
+ * network call, and the embedded bus can write to the same database — then
+ * marks them published. A crash anywhere re-publishes once the lease lapses,
  * never loses: consumers dedupe on the event id.
  */
 export const outboxMigration: Migration = {
@@ -23,6 +25,7 @@ export const outboxMigration: Migration = {
       .addColumn("payload", "bytea", (c) => c.notNull())
       .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn("published_at", "timestamptz")
+      .addColumn("leased_until", "timestamptz")
       .execute();
     await db.schema.createIndex("outbox_unpublished").on("outbox").column("seq").where(sql.ref("published_at"), "is", null).execute();
   },
@@ -67,6 +70,8 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Poll interval when idle; poke() publishes sooner. */
   intervalMs?: number;
+  /** How long a claimed batch stays reserved for this relay before another may take it. */
+  leaseSeconds?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -116,17 +121,33 @@ export class OutboxRelay {
   /** Publishes one batch; returns how many events it published. */
   async publishBatch(): Promise<number> {
     const limit = this.opts.batchSize ?? 100;
-    return this.opts.db.transaction().execute(async (trx) => {
-      const rows = await trx
+    const leaseSeconds = this.opts.leaseSeconds ?? 30;
+    const rows = await this.opts.db.transaction().execute(async (trx) => {
+      const claimed = await trx
         .selectFrom("outbox")
         .select(["seq", "topic", "key", "payload"])
         .where("published_at", "is", null)
+        .where((eb) => eb.or([eb("leased_until", "is", null), eb("leased_until", "<", sql<Date>`now()`)]))
         .orderBy("seq")
         .limit(limit)
         .forUpdate()
         .skipLocked()
         .execute();
-      if (rows.length === 0) return 0;
+      if (claimed.length > 0) {
+        await trx
+          .updateTable("outbox")
+          .set({ leased_until: sql`now() + make_interval(secs => ${leaseSeconds})` })
+          .where(
+            "seq",
+            "in",
+            claimed.map((r) => r.seq),
+          )
+          .execute();
+      }
+      return claimed;
+    });
+    if (rows.length === 0) return 0;
+    try {
       const byTopic = new Map<string, { key: string; value: Uint8Array }[]>();
       for (const r of rows) {
         const list = byTopic.get(r.topic) ?? [];
@@ -134,17 +155,29 @@ export class OutboxRelay {
         byTopic.set(r.topic, list);
       }
       for (const [topic, messages] of byTopic) await this.opts.bus.publish(topic, messages);
-      await trx
+    } catch (err) {
+      // Give the rows back at once so the next round retries them.
+      await this.opts.db
         .updateTable("outbox")
-        .set({ published_at: sql`now()` })
+        .set({ leased_until: null })
         .where(
           "seq",
           "in",
           rows.map((r) => r.seq),
         )
         .execute();
-      return rows.length;
-    });
+      throw err;
+    }
+    await this.opts.db
+      .updateTable("outbox")
+      .set({ published_at: sql`now()`, leased_until: null })
+      .where(
+        "seq",
+        "in",
+        rows.map((r) => r.seq),
+      )
+      .execute();
+    return rows.length;
   }
 
   async stop(): Promise<void> {

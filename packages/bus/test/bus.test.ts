@@ -1,13 +1,14 @@
 import { describeWith, eventually, infraAvailable, uniqueName } from "@c402/testkit";
-import { KafkaBus, MemoryBus, type Bus, type DeliveredMessage } from "../src";
+import { EmbeddedPostgres } from "@c402/db";
+import { DatabaseBus, KafkaBus, type Bus, type DeliveredMessage } from "../src";
 
 const text = (m: { value: Uint8Array }) => Buffer.from(m.value).toString();
 const bytes = (s: string) => new Uint8Array(Buffer.from(s));
 
-function busContract(makeBus: () => Bus) {
+function busContract(makeBus: () => Bus | Promise<Bus>) {
   let bus: Bus;
-  beforeAll(() => {
-    bus = makeBus();
+  beforeAll(async () => {
+    bus = await makeBus();
   });
   afterAll(() => bus.close());
 
@@ -71,7 +72,43 @@ function busContract(makeBus: () => Bus) {
   });
 }
 
-describe("MemoryBus", () => busContract(() => new MemoryBus()));
+describe("DatabaseBus (embedded)", () => {
+  let pg: EmbeddedPostgres;
+  beforeAll(async () => {
+    pg = await EmbeddedPostgres.open();
+  });
+  afterAll(() => pg.close());
+  busContract(() => DatabaseBus.open(pg.forSchema("bus")));
+
+  it("redelivers what a group had not handled when the process stopped, and nothing it had", async () => {
+    const topic = uniqueName("t-restart");
+    const first = await DatabaseBus.open(pg.forSchema("bus"));
+    const seen1: string[] = [];
+    const sub = await first.subscribe({
+      topic,
+      group: "g",
+      handler: async (m) => {
+        if (text(m) === "two") throw new Error("crash before handling two");
+        seen1.push(text(m));
+      },
+    });
+    await first.publish(topic, [
+      { key: "k", value: bytes("one") },
+      { key: "k", value: bytes("two") },
+    ]);
+    await eventually(() => seen1.length === 1);
+    await sub.stop();
+    await first.close();
+
+    const second = await DatabaseBus.open(pg.forSchema("bus"));
+    const seen2: string[] = [];
+    await second.subscribe({ topic, group: "g", handler: async (m) => void seen2.push(text(m)) });
+    await eventually(() => seen2.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen2).toEqual(["two"]);
+    await second.close();
+  });
+});
 
 describeWith("kafka")("KafkaBus against a real broker", () => {
   busContract(() => new KafkaBus({ brokers: (infraAvailable("kafka") as string).split(","), clientId: "bus-test" }));

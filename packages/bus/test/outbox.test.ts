@@ -1,8 +1,8 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { paymentEventsV1 } from "@c402/contracts";
 import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
-import { describeWith, freshPostgresDatabase } from "@c402/testkit";
-import { decodeEnvelope, enqueueEvent, idempotentConsumer, MemoryBus, OutboxRelay, outboxMigration, processedEventsMigration, type Bus } from "../src";
+import { describeWith, eventually, freshPostgresDatabase } from "@c402/testkit";
+import { decodeEnvelope, enqueueEvent, idempotentConsumer, DatabaseBus, OutboxRelay, outboxMigration, processedEventsMigration, type Bus } from "../src";
 
 const TOPIC = "events.test.v1.thing";
 
@@ -10,7 +10,7 @@ function payload(id: string): Uint8Array {
   return toBinary(paymentEventsV1.PaymentSettledSchema, create(paymentEventsV1.PaymentSettledSchema, { paymentId: id, total: 110_500n }));
 }
 
-function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Promise<void> }>) {
+function outboxContract(open: () => Promise<{ db: ServiceDatabase; busDb: ServiceDatabase; close(): Promise<void> }>) {
   let ctx: Awaited<ReturnType<typeof open>>;
   beforeAll(async () => {
     ctx = await open();
@@ -38,14 +38,15 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
       }),
     ).rejects.toThrow("state change failed");
 
-    const bus = new MemoryBus();
+    const bus = await DatabaseBus.open(ctx.busDb);
     const received: string[] = [];
     await bus.subscribe({ topic: TOPIC, group: "g", handler: async (m) => void received.push(m.key) });
     const relay = new OutboxRelay({ db, bus });
     expect(await relay.publishBatch()).toBe(1);
     expect(await relay.publishBatch()).toBe(0);
-    await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => received.length === 1);
     expect(received).toEqual(["pay_a"]);
+    await bus.close();
     const row = await db.selectFrom("outbox").select(["published_at"]).where("key", "=", "pay_a").executeTakeFirstOrThrow();
     expect(row.published_at).toBeInstanceOf(Date);
   });
@@ -62,18 +63,19 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
         payload: payload("pay_c"),
       }).then(() => undefined),
     );
-    const broken: Bus = { ...new MemoryBus(), publish: async () => Promise.reject(new Error("broker down")) } as unknown as Bus;
+    const broken = { publish: async () => Promise.reject(new Error("broker down")) } as unknown as Bus;
     await expect(new OutboxRelay({ db, bus: broken }).publishBatch()).rejects.toThrow("broker down");
     const pending = await db.selectFrom("outbox").select("key").where("published_at", "is", null).execute();
     expect(pending.map((r) => r.key)).toEqual(["pay_c"]);
 
-    const bus = new MemoryBus();
+    const bus = await DatabaseBus.open(ctx.busDb);
     const got: Uint8Array[] = [];
     await bus.subscribe({ topic: TOPIC, group: "g", handler: async (m) => void got.push(m.value) });
     const relay = new OutboxRelay({ db, bus, intervalMs: 10 });
     relay.start();
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => got.length === 1);
     await relay.stop();
+    await bus.close();
     expect(got).toHaveLength(1);
     const envelope = decodeEnvelope(got[0] as Uint8Array);
     expect(envelope).toMatchObject({ type: "payment.settled", accountId: "acct_1", testMode: false, aggregateId: "pay_c" });
@@ -81,11 +83,37 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
     expect(fromBinary(paymentEventsV1.PaymentSettledSchema, envelope.payload).total).toBe(110_500n);
   });
 
+  it("skips rows leased by another relay until the lease lapses (a relay that died mid-publish)", async () => {
+    const db = ctx.db.db;
+    await db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, { topic: TOPIC, type: "payment.settled", accountId: "acct_3", testMode: true, aggregateId: "pay_e", payload: payload("pay_e") }).then(
+          () => undefined,
+        ),
+      );
+    await db
+      .updateTable("outbox")
+      .set({ leased_until: new Date(Date.now() + 60_000) })
+      .where("key", "=", "pay_e")
+      .execute();
+    const published: string[] = [];
+    const bus = { publish: async (_t: string, m: { key: string }[]) => void published.push(...m.map((x) => x.key)) } as unknown as Bus;
+    expect(await new OutboxRelay({ db, bus }).publishBatch()).toBe(0);
+    await db
+      .updateTable("outbox")
+      .set({ leased_until: new Date(Date.now() - 1_000) })
+      .where("key", "=", "pay_e")
+      .execute();
+    expect(await new OutboxRelay({ db, bus }).publishBatch()).toBe(1);
+    expect(published).toEqual(["pay_e"]);
+  });
+
   it("applies a redelivered event once (idempotent consumer)", async () => {
     const db = ctx.db.db;
     let eventValue: Uint8Array | undefined;
-    const bus = new MemoryBus();
-    await bus.subscribe({ topic: TOPIC, group: "capture", handler: async (m) => void (eventValue = m.value) });
+    const bus = await DatabaseBus.open(ctx.busDb);
+    await bus.subscribe({ topic: TOPIC, group: "capture", handler: async (m) => void (m.key === "pay_d" && (eventValue = m.value)) });
     await db
       .transaction()
       .execute((trx) =>
@@ -94,7 +122,8 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
         ),
       );
     await new OutboxRelay({ db, bus }).publishBatch();
-    await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => eventValue !== undefined);
+    await bus.close();
     const handler = idempotentConsumer(db, "effects-writer", async (trx, env) => {
       const p = fromBinary(paymentEventsV1.PaymentSettledSchema, env.payload);
       await trx.insertInto("effects").values({ payment_id: p.paymentId }).execute();
@@ -110,7 +139,7 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; close(): Prom
 describe("outbox on embedded PostgreSQL", () => {
   outboxContract(async () => {
     const pg = await EmbeddedPostgres.open();
-    return { db: pg.forSchema("emitter"), close: () => pg.close() };
+    return { db: pg.forSchema("emitter"), busDb: pg.forSchema("bus"), close: () => pg.close() };
   });
 });
 
@@ -118,9 +147,13 @@ describeWith("postgres")("outbox on PostgreSQL", () => {
   outboxContract(async () => {
     const fresh = await freshPostgresDatabase();
     const db = openPostgres({ url: fresh.url, schema: "emitter" });
+    // The embedded bus needs the single-session embedded database.
+    const busPg = await EmbeddedPostgres.open();
     return {
       db,
+      busDb: busPg.forSchema("bus"),
       async close() {
+        await busPg.close();
         await db.close();
         await fresh.drop();
       },

@@ -22,6 +22,8 @@ export interface PaymentRequirements {
   payTo: string;
   maxTimeoutSeconds: number;
   extra: Record<string, unknown>;
+  /** v1 names the resource per requirement; v2 clients ignore it. */
+  resource?: string;
 }
 
 export interface ResourceInfo {

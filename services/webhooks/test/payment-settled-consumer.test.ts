@@ -1,5 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import { enqueueEvent, KafkaBus, MemoryBus, OutboxRelay, outboxMigration, type Bus } from "@c402/bus";
+import { DatabaseBus, enqueueEvent, KafkaBus, OutboxRelay, outboxMigration, type Bus } from "@c402/bus";
 import { EVENT_TYPES, paymentEventsV1, TOPICS } from "@c402/contracts";
 import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
 import { describeWith, eventually, freshPostgresDatabase, infraAvailable } from "@c402/testkit";
@@ -52,7 +52,7 @@ function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhoo
 describe("payment.settled consumer on the embedded stack", () => {
   consumerContract(async () => {
     const pg = await EmbeddedPostgres.open();
-    const bus = new MemoryBus();
+    const bus = await DatabaseBus.open(pg.forSchema("bus"));
     return {
       emitter: pg.forSchema("payments"),
       webhooks: pg.forSchema("webhooks"),

@@ -1,6 +1,6 @@
 import { newId } from "@c402/ids";
 import { ProblemError, invalid } from "@c402/problems";
-import { catalogStore as store, type CatalogDb, type CheckoutRow } from "../store/catalog-store";
+import { catalogStore as store, checkoutFromSnapshot, type CatalogDb, type CheckoutRow } from "../store/catalog-store";
 import { validateCreate, type CreateCheckoutInput } from "./checkout-rules";
 
 /** Where the standing payout wallets of an account come from (identity, over gRPC). */
@@ -37,15 +37,14 @@ export class Catalog {
           "Idempotency-Key reused with a different body.",
         );
       }
-      if (existing.state === "in_flight" || !existing.checkout_id) {
+      if (existing.state === "in_flight" || !existing.snapshot) {
         throw new ProblemError("conflict", {
           message: "A request with this Idempotency-Key is still in flight.",
           help: { retry_is_safe: true, fix: "Retry after it finishes." },
         });
       }
-      const checkout = await store.findCheckout(this.db, existing.checkout_id);
-      if (!checkout) throw new ProblemError("internal", "The checkout of this idempotency key is missing.");
-      return { checkout, replayed: true };
+      // The original checkout, as first returned (not its state now).
+      return { checkout: checkoutFromSnapshot(existing.snapshot), replayed: true };
     }
     try {
       return { checkout: await this.createOnce(req, key), replayed: false };
@@ -80,7 +79,7 @@ export class Catalog {
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);
-      if (idempotencyKey !== undefined) await store.completeKey(trx, req.accountId, idempotencyKey, row.id);
+      if (idempotencyKey !== undefined) await store.completeKey(trx, req.accountId, idempotencyKey, row);
     });
     return row;
   }

@@ -25,6 +25,7 @@ interface IdempotencyKeysTable {
   fingerprint: string;
   state: "in_flight" | "done";
   checkout_id: string | null;
+  snapshot: Record<string, unknown> | null;
   created_at: Date;
 }
 
@@ -56,10 +57,10 @@ export const catalogStore = {
     db.updateTable("checkouts").set({ armed: true, armed_at: now }).where("id", "=", id).where("armed", "=", false).returningAll().executeTakeFirst(),
 
   /** Claims an idempotency key; returns true when this request owns it now. */
-  claimKey: async (db: CatalogDb, row: Omit<IdempotencyRow, "state" | "checkout_id">) =>
+  claimKey: async (db: CatalogDb, row: Omit<IdempotencyRow, "state" | "checkout_id" | "snapshot">) =>
     (await db
       .insertInto("idempotency_keys")
-      .values({ ...row, state: "in_flight", checkout_id: null })
+      .values({ ...row, state: "in_flight", checkout_id: null, snapshot: null })
       .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
       .returning("key")
       .executeTakeFirst()) !== undefined,
@@ -67,8 +68,13 @@ export const catalogStore = {
   findKey: (db: CatalogDb, accountId: string, key: string) =>
     db.selectFrom("idempotency_keys").selectAll().where("account_id", "=", accountId).where("key", "=", key).executeTakeFirst(),
 
-  completeKey: (db: CatalogDb, accountId: string, key: string, checkoutId: string) =>
-    db.updateTable("idempotency_keys").set({ state: "done", checkout_id: checkoutId }).where("account_id", "=", accountId).where("key", "=", key).execute(),
+  completeKey: (db: CatalogDb, accountId: string, key: string, checkout: CheckoutRow) =>
+    db
+      .updateTable("idempotency_keys")
+      .set({ state: "done", checkout_id: checkout.id, snapshot: JSON.stringify(snapshotOf(checkout)) as unknown as Record<string, unknown> })
+      .where("account_id", "=", accountId)
+      .where("key", "=", key)
+      .execute(),
 
   releaseKey: (db: CatalogDb, accountId: string, key: string) =>
     db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("state", "=", "in_flight").execute(),
@@ -77,3 +83,25 @@ export const catalogStore = {
   expireKey: (db: CatalogDb, accountId: string, key: string, olderThan: Date) =>
     db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("created_at", "<", olderThan).execute(),
 };
+
+/** A checkout row as JSON (bigint as text, dates as ISO) and back. */
+export function snapshotOf(row: CheckoutRow): Record<string, unknown> {
+  return {
+    ...row,
+    price_atomic: row.price_atomic.toString(),
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at?.toISOString() ?? null,
+    armed_at: row.armed_at?.toISOString() ?? null,
+  };
+}
+
+export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
+  const date = (v: unknown) => (typeof v === "string" ? new Date(v) : null);
+  return {
+    ...(s as unknown as CheckoutRow),
+    price_atomic: BigInt(s.price_atomic as string),
+    created_at: new Date(s.created_at as string),
+    expires_at: date(s.expires_at),
+    armed_at: date(s.armed_at),
+  };
+}

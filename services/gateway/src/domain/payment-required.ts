@@ -39,7 +39,8 @@ export function paymentRequiredBody(opts: {
     x402Version: 2,
     error: opts.error ?? "Payment required",
     resource: { url: resourceUrl, description: checkout.title, mimeType: "application/json" },
-    accepts: quote.accepts.map(requirementOf),
+    // Each requirement also names the face it pays for (v1 style), so the test face's say /test.
+    accepts: quote.accepts.map((a) => ({ ...requirementOf(a), resource: resourceUrl })),
   };
   const endpoint = {
     url: resourceUrl,

@@ -28,6 +28,8 @@ export const catalogInitial: Migration = {
       .addColumn("fingerprint", "text", (c) => c.notNull())
       .addColumn("state", "text", (c) => c.notNull())
       .addColumn("checkout_id", "text")
+      // The checkout as first returned, so a replay answers exactly that.
+      .addColumn("snapshot", "jsonb")
       .addColumn("created_at", "timestamptz", (c) => c.notNull())
       .addPrimaryKeyConstraint("idempotency_keys_pk", ["account_id", "key"])
       .execute();

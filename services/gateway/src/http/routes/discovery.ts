@@ -90,7 +90,7 @@ export function discoveryRoutes({ clients, cache, settings }: GatewayDeps): Rout
 
   router.get("/health", async (req, res) => {
     const base = { service: serviceName, version, run_mode: settings.runMode };
-    if (req.query.deep !== "true") {
+    if (!["true", "1"].includes(String(req.query.deep))) {
       res.json({ status: "ok", ...base });
       return;
     }

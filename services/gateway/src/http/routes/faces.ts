@@ -10,8 +10,10 @@ import { validateBody } from "../validate";
 
 const FACE = { live: paymentsV1.Face.LIVE, test: paymentsV1.Face.TEST } as const;
 
-/** CORS for browser buyers: the x402 headers must cross, both ways. */
+/** CORS for browser buyers: the x402 headers must cross, both ways. Nothing may frame a face or a receipt (no embed origins are allowlisted yet). */
 export function faceCors(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("X-Frame-Options", "DENY");
+  res.setHeader("Content-Security-Policy", "frame-ancestors 'none'");
   res.setHeader("Access-Control-Allow-Origin", "*");
   res.setHeader("Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id");
   if (req.method === "OPTIONS") {

@@ -1,0 +1,179 @@
+import { migrate, sql, type Kysely, type MigrationSet, type ServiceDatabase } from "@c402/db";
+import { deliverUntilHandled, sleep, type Bus, type BusMessage, type SubscribeOptions, type Subscription } from "./bus";
+
+/**
+ * The embedded bus: a durable log in the embedded database (schema `bus`),
+ * with a committed offset per topic and consumer group. Same semantics as
+ * Kafka here: at-least-once (the offset moves only after the handler
+ * succeeded), in order, failing handlers retried until they succeed. A crash
+ * loses nothing: unhandled messages are redelivered on the next start.
+ *
+ * It relies on the embedded database's single session (transactions commit in
+ * sequence order), so it is for embedded mode only; distributed mode uses Kafka.
+ */
+export const databaseBusMigrations: MigrationSet = {
+  "0001_bus_log": {
+    async up(db) {
+      await db.schema
+        .createTable("bus_messages")
+        .addColumn("seq", "bigserial", (c) => c.primaryKey())
+        .addColumn("topic", "text", (c) => c.notNull())
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("value", "bytea", (c) => c.notNull())
+        .addColumn("headers", "jsonb", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema.createIndex("bus_messages_topic_seq").on("bus_messages").columns(["topic", "seq"]).execute();
+      await db.schema
+        .createTable("bus_offsets")
+        .addColumn("topic", "text", (c) => c.notNull())
+        .addColumn("consumer_group", "text", (c) => c.notNull())
+        .addColumn("seq", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("bus_offsets_pk", ["topic", "consumer_group"])
+        .execute();
+    },
+  },
+};
+
+interface Group {
+  topic: string;
+  name: string;
+  handlers: SubscribeOptions["handler"][];
+  stopped: boolean;
+  done?: Promise<void>;
+  wake?: () => void;
+}
+
+const BATCH = 100;
+const IDLE_POLL_MS = 500;
+const PRUNE_EVERY = 1_000;
+
+export class DatabaseBus implements Bus {
+  private readonly groups = new Map<string, Group>();
+  private closed = false;
+
+  private constructor(
+    private readonly db: Kysely<any>,
+    private readonly onHandlerError: (err: unknown, topic: string, attempt: number) => void,
+  ) {}
+
+  static async open(database: ServiceDatabase, onHandlerError: (err: unknown, topic: string, attempt: number) => void = () => {}): Promise<DatabaseBus> {
+    await migrate(database, databaseBusMigrations);
+    return new DatabaseBus(database.db, onHandlerError);
+  }
+
+  async publish(topic: string, messages: BusMessage[]): Promise<void> {
+    if (this.closed) throw new Error("bus is closed");
+    if (messages.length === 0) return;
+    await this.db
+      .insertInto("bus_messages")
+      .values(messages.map((m) => ({ topic, key: m.key, value: Buffer.from(m.value), headers: JSON.stringify(m.headers ?? {}) })))
+      .execute();
+    for (const g of this.groups.values()) if (g.topic === topic) g.wake?.();
+  }
+
+  async subscribe({ topic, group, handler }: SubscribeOptions): Promise<Subscription> {
+    const id = `${topic}\u0000${group}`;
+    let g = this.groups.get(id);
+    if (!g) {
+      g = { topic, name: group, handlers: [], stopped: false };
+      this.groups.set(id, g);
+    }
+    // Members of one group share its offset: each message goes to one of them.
+    g.handlers.push(handler);
+    if (!g.done) {
+      await this.db
+        .insertInto("bus_offsets")
+        .values({ topic, consumer_group: group, seq: 0n })
+        .onConflict((oc) => oc.columns(["topic", "consumer_group"]).doNothing())
+        .execute();
+      g.stopped = false;
+      const running = g;
+      running.done = this.run(running).finally(() => (running.done = undefined));
+    }
+    const member = g;
+    return {
+      stop: async () => {
+        member.handlers = member.handlers.filter((h) => h !== handler);
+        if (member.handlers.length === 0) {
+          member.stopped = true;
+          member.wake?.();
+          await member.done;
+          this.groups.delete(id);
+        }
+      },
+    };
+  }
+
+  private async run(g: Group): Promise<void> {
+    const row = await this.db
+      .selectFrom("bus_offsets")
+      .select("seq")
+      .where("topic", "=", g.topic)
+      .where("consumer_group", "=", g.name)
+      .executeTakeFirstOrThrow();
+    let offset = BigInt(row.seq);
+    let turn = 0;
+    let sincePrune = 0;
+    const active = () => !g.stopped && !this.closed;
+    while (active()) {
+      const batch = await this.db
+        .selectFrom("bus_messages")
+        .select(["seq", "key", "value", "headers"])
+        .where("topic", "=", g.topic)
+        .where("seq", ">", offset)
+        .orderBy("seq")
+        .limit(BATCH)
+        .execute();
+      if (batch.length === 0) {
+        await new Promise<void>((resolve) => {
+          g.wake = resolve;
+          setTimeout(resolve, IDLE_POLL_MS);
+        });
+        g.wake = undefined;
+        continue;
+      }
+      for (const m of batch) {
+        const handler = g.handlers[turn++ % g.handlers.length];
+        if (!handler || !active()) return;
+        const handled = await deliverUntilHandled(
+          { topic: g.topic, key: m.key, value: new Uint8Array(m.value), headers: m.headers as Record<string, string> },
+          handler,
+          () => !active(),
+          (err, attempt) => this.onHandlerError(err, g.topic, attempt),
+        );
+        if (!handled) return;
+        offset = BigInt(m.seq);
+        await this.db.updateTable("bus_offsets").set({ seq: offset }).where("topic", "=", g.topic).where("consumer_group", "=", g.name).execute();
+        if (++sincePrune >= PRUNE_EVERY) {
+          sincePrune = 0;
+          await this.prune(g.topic);
+        }
+      }
+    }
+  }
+
+  /** Drops messages every group of the topic has handled. */
+  private async prune(topic: string): Promise<void> {
+    await this.db
+      .deleteFrom("bus_messages")
+      .where("topic", "=", topic)
+      .where("seq", "<=", sql<bigint>`(select min(seq) from ${sql.table("bus_offsets")} where topic = ${topic})`)
+      .execute();
+  }
+
+  async ensureTopics(): Promise<void> {}
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error("bus is closed");
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const running = [...this.groups.values()];
+    for (const g of running) g.wake?.();
+    await Promise.all(running.map((g) => g.done));
+    await sleep(0);
+  }
+}
