@@ -42,7 +42,8 @@ function runJest(name, args, runEnv) {
   return r.status === 0;
 }
 
-const kafkaBroker = (env.TEST_KAFKA_BROKERS ?? "").split(",")[0];
+env.TEST_KAFKA_BROKERS ??= "127.0.0.1:19092"; // deploy/kafka/kafka.sh's default
+const kafkaBroker = env.TEST_KAFKA_BROKERS.split(",")[0];
 const [kHost, kPort] = kafkaBroker ? kafkaBroker.split(":") : [];
 const infra = {
   postgres: await reachable("127.0.0.1", 5432),

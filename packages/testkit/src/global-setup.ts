@@ -28,7 +28,8 @@ export default async function globalSetup(): Promise<void> {
   const ci = process.env.CI === "true";
   const pgUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-  const kafka = process.env.TEST_KAFKA_BROKERS ?? process.env.KAFKA_BROKERS ?? "";
+  // deploy/kafka/kafka.sh serves on 127.0.0.1:19092 by default.
+  const kafka = process.env.TEST_KAFKA_BROKERS ?? process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
   const missing: string[] = [];
 
   if (await reachable(...hostPort(pgUrl, 5432))) process.env[INFRA_ENV.postgres] = pgUrl;
