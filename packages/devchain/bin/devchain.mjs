@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// The local EVM chain for embedded mode and tests: Hardhat 3's EDR network
+// served over JSON-RPC on loopback (Hardhat's CLI refuses Node 20, so its
+// `node` task is run from code), then the test USDC placed at the canonical
+// Base Sepolia USDC address, Multicall3 at its canonical address, the split
+// factory at a fixed address, and demo accounts funded. Prints one line
+// `DEVCHAIN_READY {json}` when it serves; stops on SIGTERM/SIGINT.
+//
+// Environment: DEVCHAIN_PORT (default 8545; 0 picks a free port),
+// DEVCHAIN_CHAIN_ID (default 84532), DEVCHAIN_MINT_USDC (atomic units minted
+// to each demo account, default 1000 USDC).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+const require = createRequire(import.meta.url);
+const contractsDir = dirname(require.resolve("@c402/evm-contracts/package.json"));
+const artifact = (name) => JSON.parse(readFileSync(join(contractsDir, "artifacts", `${name}.json`), "utf8"));
+const layout = JSON.parse(readFileSync(new URL("../layout.json", import.meta.url), "utf8"));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const requestedPort = Number(process.env.DEVCHAIN_PORT ?? 8545);
+const port = requestedPort === 0 ? await freePort() : requestedPort;
+const chainId = Number(process.env.DEVCHAIN_CHAIN_ID ?? layout.chainId);
+const mintEach = BigInt(process.env.DEVCHAIN_MINT_USDC ?? 1_000_000_000n);
+const url = `http://127.0.0.1:${port}`;
+
+// Hardhat wants a project root; give it a scratch one so nothing lands in the repo.
+const root = mkdtempSync(join(tmpdir(), "c402-devchain-"));
+writeFileSync(join(root, "package.json"), JSON.stringify({ name: "c402-devchain-scratch", private: true, type: "module" }));
+const { createHardhatRuntimeEnvironment } = await import("hardhat/hre");
+const hre = await createHardhatRuntimeEnvironment(
+  {
+    networks: {
+      node: {
+        type: "edr-simulated",
+        chainId,
+        // Without it every automined block adds a second and chain time runs ahead of the wall clock.
+        allowBlocksWithSameTimestamp: true,
+        mining: { auto: true, interval: 0 },
+      },
+    },
+    paths: { artifacts: join(root, "artifacts"), cache: join(root, "cache") },
+  },
+  {},
+  root,
+);
+
+// The node task prints its banner and accounts; keep stdout for our own lines.
+const print = console.log;
+console.log = (...args) => process.stderr.write(`${args.join(" ")}\n`);
+const serving = hre.tasks.getTask("node").run({ port, hostname: "127.0.0.1" });
+serving.catch((err) => {
+  process.stderr.write(`devchain: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});
+
+async function rpc(method, params = []) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const body = await res.json();
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+for (let i = 0; ; i++) {
+  try {
+    await rpc("eth_chainId");
+    break;
+  } catch (err) {
+    if (i > 600) throw err;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+// RPC logging costs a fifth of the latency.
+await rpc("hardhat_setLoggingEnabled", [false]);
+
+const { encodeFunctionData } = await import("viem");
+const accounts = await rpc("eth_accounts");
+const deployer = accounts[0];
+async function send(to, data) {
+  const hash = await rpc("eth_sendTransaction", [{ from: deployer, to, data }]);
+  const receipt = await rpc("eth_getTransactionReceipt", [hash]);
+  if (!receipt || receipt.status !== "0x1") throw new Error(`setup transaction to ${to} failed`);
+}
+
+const usdc = artifact("TestUSDC");
+await rpc("hardhat_setCode", [layout.usdc, usdc.deployedBytecode]);
+await send(layout.usdc, encodeFunctionData({ abi: usdc.abi, functionName: "initialize", args: [layout.usdcName, layout.usdcVersion] }));
+await rpc("hardhat_setCode", [layout.multicall3, artifact("Multicall3").deployedBytecode]);
+await rpc("hardhat_setCode", [layout.splitFactory, artifact("SplitFactory").deployedBytecode]);
+const demo = accounts.slice(0, layout.demoAccounts);
+for (const a of demo) await send(layout.usdc, encodeFunctionData({ abi: usdc.abi, functionName: "mint", args: [a, mintEach] }));
+
+print(`DEVCHAIN_READY ${JSON.stringify({ url, chainId, network: `eip155:${chainId}`, ...layout, demoAccounts: demo })}`);
+
+const stop = () => {
+  rmSync(root, { recursive: true, force: true });
+  process.exit(0);
+};
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);

@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+/** What the devchain reports once it serves (see bin/devchain.mjs). */
+export interface DevchainInfo {
+  url: string;
+  chainId: number;
+  network: string;
+  usdc: `0x${string}`;
+  usdcName: string;
+  usdcVersion: string;
+  multicall3: `0x${string}`;
+  splitFactory: `0x${string}`;
+  mnemonic: string;
+  demoAccounts: `0x${string}`[];
+}
+
+export interface RunningDevchain extends DevchainInfo {
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the devchain as a child process (Hardhat 3 is ESM-only and wants
+ * its own process) and resolves once it serves with every contract in place.
+ */
+export function startDevchain(opts: { port?: number; timeoutMs?: number; onLog?: (line: string) => void } = {}): Promise<RunningDevchain> {
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, "../bin/devchain.mjs")], {
+    env: { ...process.env, DEVCHAIN_PORT: String(opts.port ?? 0) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+    });
+  return new Promise((resolve, reject) => {
+    const log: string[] = [];
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`devchain did not start in time:\n${log.slice(-20).join("\n")}`));
+    }, opts.timeoutMs ?? 60_000);
+    createInterface({ input: child.stderr! }).on("line", (line) => {
+      log.push(line);
+      opts.onLog?.(line);
+    });
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (!line.startsWith("DEVCHAIN_READY ")) return;
+      clearTimeout(timer);
+      resolve({ ...(JSON.parse(line.slice("DEVCHAIN_READY ".length)) as DevchainInfo), stop });
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`devchain exited (${code}):\n${log.slice(-20).join("\n")}`));
+    });
+  });
+}
