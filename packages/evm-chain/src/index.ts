@@ -1,0 +1,258 @@
+import { PaySplit, SplitFactory, TestUSDC } from "@c402/evm-contracts";
+import {
+  createPublicClient,
+  encodeAbiParameters,
+  encodeFunctionData,
+  getAddress,
+  getContractAddress,
+  http,
+  keccak256,
+  parseEventLogs,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+
+/**
+ * The EVM side of settlement: where a checkout's money goes (the split
+ * address of its recipient set), what the chain says about an authorization,
+ * and the settle transaction itself, signed by the facilitator (gas) key.
+ * Nothing here knows whether the chain is the local devchain or Base.
+ */
+
+export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
+
+export interface SplitRecipients {
+  seller: Address;
+  /** Zero address when the checkout has no platform cut. */
+  platform: Address;
+  platformBps: number;
+  feeWallet: Address;
+  /** 0 = standard fee, 1 = escrow fee. */
+  feeRule: 0 | 1;
+}
+
+export interface Authorization {
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+}
+
+export interface EvmChainConfig {
+  /** CAIP-2 id, e.g. eip155:84532. */
+  network: string;
+  rpcUrl: string;
+  usdc: Address;
+  splitFactory: Address;
+  facilitatorKey: Hex;
+  /** Blocks on top of the settle transaction's block before it counts. */
+  confirmations?: number;
+}
+
+export interface SettledEvent {
+  txHash: Hex;
+  blockNumber: bigint;
+  providerAmount: bigint;
+  platformAmount: bigint;
+  feeAmount: bigint;
+}
+
+export type SimulationResult = { ok: true } | { ok: false; reason: string };
+
+const AUTHORIZATION_USED = {
+  type: "event",
+  name: "AuthorizationUsed",
+  inputs: [
+    { name: "authorizer", type: "address", indexed: true },
+    { name: "nonce", type: "bytes32", indexed: true },
+  ],
+} as const;
+
+export class EvmChain {
+  readonly network: string;
+  readonly chainId: number;
+  readonly facilitator: PrivateKeyAccount;
+  private readonly client: PublicClient;
+  private readonly chain: Chain;
+  private nextNonce?: number;
+  private nonceQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly config: EvmChainConfig) {
+    this.network = config.network;
+    this.chainId = Number(config.network.split(":")[1]);
+    this.chain = {
+      id: this.chainId,
+      name: config.network,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [config.rpcUrl] } },
+    };
+    this.client = createPublicClient({ chain: this.chain, transport: http(config.rpcUrl, { retryCount: 0, timeout: 10_000 }) }) as PublicClient;
+    this.facilitator = privateKeyToAccount(config.facilitatorKey);
+  }
+
+  get usdc(): Address {
+    return this.config.usdc;
+  }
+
+  private splitArgs(r: SplitRecipients) {
+    return [this.config.usdc, getAddress(r.seller), getAddress(r.platform), r.platformBps, getAddress(r.feeWallet), r.feeRule] as const;
+  }
+
+  /** The CREATE2 address of the split for these recipients (computed offline; deployed on first settle). */
+  splitAddress(r: SplitRecipients): Address {
+    const args = this.splitArgs(r);
+    const encoded = encodeAbiParameters(
+      [{ type: "address" }, { type: "address" }, { type: "address" }, { type: "uint16" }, { type: "address" }, { type: "uint8" }],
+      args,
+    );
+    return getContractAddress({
+      opcode: "CREATE2",
+      from: this.config.splitFactory,
+      salt: keccak256(encoded),
+      bytecode: `${PaySplit.bytecode}${encoded.slice(2)}` as Hex,
+    });
+  }
+
+  private settleData(r: SplitRecipients, a: Authorization, signature: Hex): Hex {
+    return encodeFunctionData({
+      abi: SplitFactory.abi,
+      functionName: "settle",
+      args: [...this.splitArgs(r), a.from, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+    });
+  }
+
+  /** Runs the settle call against the current chain state without sending it. */
+  async simulateSettle(r: SplitRecipients, a: Authorization, signature: Hex): Promise<SimulationResult> {
+    try {
+      await this.client.call({ account: this.facilitator.address, to: this.config.splitFactory, data: this.settleData(r, a, signature) });
+      return { ok: true };
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      return {
+        ok: false,
+        reason: /insufficient balance|transfer amount exceeds balance/i.test(text)
+          ? "insufficient_funds"
+          : /used or canceled/i.test(text)
+            ? "nonce_used"
+            : "simulation_failed",
+      };
+    }
+  }
+
+  async authorizationUsed(from: Address, nonce: Hex): Promise<boolean> {
+    return this.client.readContract({ address: this.config.usdc, abi: TestUSDC.abi, functionName: "authorizationState", args: [from, nonce] });
+  }
+
+  async balanceOf(address: Address): Promise<bigint> {
+    return this.client.readContract({ address: this.config.usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [address] });
+  }
+
+  /**
+   * Signs the settle transaction with the facilitator key and returns it with
+   * its hash, before anything is sent: the caller records the hash first, so
+   * a crash after broadcast can be resolved from the chain.
+   */
+  async signSettle(r: SplitRecipients, a: Authorization, signature: Hex): Promise<{ raw: Hex; txHash: Hex }> {
+    const run = this.nonceQueue.then(async () => {
+      const data = this.settleData(r, a, signature);
+      if (this.nextNonce === undefined) this.nextNonce = await this.client.getTransactionCount({ address: this.facilitator.address, blockTag: "pending" });
+      const gas = await this.client.estimateGas({ account: this.facilitator.address, to: this.config.splitFactory, data });
+      const fees = await this.client.estimateFeesPerGas();
+      const raw = await this.facilitator.signTransaction({
+        chainId: this.chainId,
+        type: "eip1559",
+        to: this.config.splitFactory,
+        data,
+        nonce: this.nextNonce,
+        gas: (gas * 12n) / 10n,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      this.nextNonce += 1;
+      return { raw, txHash: keccak256(raw) };
+    });
+    // A failed preparation must not wedge the queue; the nonce is re-read next time.
+    this.nonceQueue = run.catch(() => {
+      this.nextNonce = undefined;
+    });
+    return run;
+  }
+
+  async broadcast(raw: Hex): Promise<void> {
+    try {
+      await this.client.sendRawTransaction({ serializedTransaction: raw });
+    } catch (err) {
+      // Sending the same signed transaction again (a retry, a resumed saga) is not an error.
+      const known = await this.client.getTransaction({ hash: keccak256(raw) }).catch(() => undefined);
+      if (known) return;
+      this.nextNonce = undefined;
+      throw err;
+    }
+  }
+
+  /** The receipt once mined with the configured confirmations, or undefined on timeout. */
+  async waitForReceipt(txHash: Hex, timeoutMs: number): Promise<TransactionReceipt | undefined> {
+    try {
+      return await this.client.waitForTransactionReceipt({
+        hash: txHash,
+        timeout: timeoutMs,
+        confirmations: this.config.confirmations ?? 1,
+        pollingInterval: 100,
+      });
+    } catch {
+      return undefined;
+    }
+  }
+
+  async receipt(txHash: Hex): Promise<TransactionReceipt | undefined> {
+    return this.client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+  }
+
+  /**
+   * Reads a settle receipt: the split's Settled event for (from, nonce) and the
+   * token's AuthorizationUsed for it (a Settled event alone is not proof: see ADR 7).
+   */
+  settledIn(receipt: TransactionReceipt, split: Address, from: Address, nonce: Hex): SettledEvent | undefined {
+    if (receipt.status !== "success") return undefined;
+    const settled = parseEventLogs({ abi: PaySplit.abi, logs: receipt.logs, eventName: "Settled" }).find(
+      (l) => getAddress(l.address) === getAddress(split) && getAddress(l.args.from) === getAddress(from) && l.args.nonce.toLowerCase() === nonce.toLowerCase(),
+    );
+    if (!settled) return undefined;
+    return {
+      txHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      providerAmount: settled.args.providerAmount,
+      platformAmount: settled.args.platformAmount,
+      feeAmount: settled.args.feeAmount,
+    };
+  }
+
+  /** Finds an earlier settlement of (from, nonce) on the chain, whoever sent it. */
+  async findSettlement(split: Address, from: Address, nonce: Hex, fromBlock = 0n): Promise<SettledEvent | undefined> {
+    const logs = await this.client.getLogs({
+      address: split,
+      event: PaySplit.abi.find((x) => x.type === "event" && x.name === "Settled") as (typeof PaySplit.abi)[number] & { type: "event" },
+      args: { from, nonce },
+      fromBlock,
+    } as never);
+    for (const log of logs as { transactionHash: Hex }[]) {
+      const receipt = await this.receipt(log.transactionHash);
+      const found = receipt && this.settledIn(receipt, split, from, nonce);
+      if (found) {
+        const used = await this.client.getLogs({ address: this.config.usdc, event: AUTHORIZATION_USED, args: { authorizer: from, nonce }, fromBlock });
+        if (used.length > 0) return found;
+      }
+    }
+    return undefined;
+  }
+
+  async ping(): Promise<void> {
+    await this.client.getChainId();
+  }
+}
