@@ -208,8 +208,10 @@ describe("buyer faces and the rehearsal payment", () => {
     expect(r.status).toBe(402);
     expect(r.body.reason).toBe("rehearsal_payment_on_live_face");
     const live = await call("GET", `/c/${c.id}`);
-    expect(live.body.accepts.map((a: PaymentRequirements) => a.network)).toEqual(["eip155:8453", "eip155:84532"]);
-    expect(live.body.accepts[0].extra).toEqual({ name: "USD Coin", version: "2" });
+    // Locally the live face settles on the devchain as eip155:84532 (never as Base mainnet).
+    expect(live.body.accepts.map((a: PaymentRequirements) => a.network)).toEqual(["eip155:84532"]);
+    expect(live.body.accepts[0].extra).toEqual({ name: "USDC", version: "2" });
+    expect(live.body.accepts[0].payTo).not.toBe(seller);
     const test = await call("GET", `/c/${c.id}/test`);
     expect(test.body.endpoint.rehearsal.live_url).toBe(c.url);
   });

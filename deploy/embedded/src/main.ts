@@ -8,6 +8,7 @@ import { startEmbeddedSystem } from "./system";
 const spec = {
   ...gatewayConfigSpec,
   dataDir: env.string("DATA_DIR", "where the embedded database and secrets live", { default: ".data" }),
+  devchainPort: env.optionalString("DEVCHAIN_PORT", "port of the local EVM chain (default 8545, or a free one when taken; 0 picks a free one)"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
 };
 
@@ -23,10 +24,13 @@ async function main() {
     ...(config.siteUrl ? { siteUrl: config.siteUrl } : {}),
     serviceName: config.serviceName,
     authRateLimitPerMinute: config.authRateLimitPerMinute,
+    ...(config.devchainPort !== undefined ? { devchainPort: Number(config.devchainPort) } : {}),
     logger,
   });
   logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");
-  process.stdout.write(`\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir})\n\n`);
+  process.stdout.write(
+    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url})\n\n`,
+  );
   onShutdown(logger, () => system.stop());
 }
 

@@ -5,6 +5,7 @@ import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
+import { devchainKey, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
 import { createClient, RpcServer } from "@c402/rpc";
 import type { ServiceDeps, ServiceModule } from "@c402/runtime";
@@ -24,10 +25,13 @@ export interface EmbeddedOptions {
   serviceName?: string;
   logger?: Logger;
   authRateLimitPerMinute?: number;
+  /** Port of the local EVM chain the live face settles on (default 8545, or a free one when it is taken; 0 picks a free one). */
+  devchainPort?: number;
 }
 
 export interface EmbeddedSystem {
   gateway: StartedGateway;
+  devchain: RunningDevchain;
   grpcAddresses: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -56,6 +60,10 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const logger = opts.logger ?? createLogger({ service: "embedded" });
   const host = opts.host ?? "127.0.0.1";
   const secrets = loadSecrets(opts.dataDir);
+  // Live settlement runs on a local chain as eip155:84532 (never as Base mainnet: a signature
+  // made for chain 8453 could be replayed on the real network).
+  const devchain = await startDevchain(opts.devchainPort === undefined ? {} : { port: opts.devchainPort });
+  logger.info({ url: devchain.url, network: devchain.network }, "devchain serving");
   const pg = await EmbeddedPostgres.open(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") });
   const bus = await DatabaseBus.open(pg.forSchema("bus"), (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"));
   const cache = new MemoryCache();
@@ -87,7 +95,22 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     await createPaymentsService(
       deps("payments", PAYMENTS_SCHEMA),
       { catalog },
-      { subjectSecret: secrets.subjectSecret, liveNetworks: ["eip155:8453", "eip155:84532"] },
+      {
+        subjectSecret: secrets.subjectSecret,
+        liveChains: [
+          {
+            network: devchain.network,
+            rpcUrl: devchain.url,
+            usdc: devchain.usdc,
+            usdcName: devchain.usdcName,
+            usdcVersion: devchain.usdcVersion,
+            splitFactory: devchain.splitFactory,
+            facilitatorKey: devchainKey(devchain.mnemonic, 0),
+            feeWallet: devchain.feeWallet,
+            confirmations: 1,
+          },
+        ],
+      },
     ),
   );
   const webhooksAddress = await serve(await createWebhooksService(deps("webhooks", WEBHOOKS_SCHEMA)));
@@ -110,6 +133,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
       version: SERVICE_VERSION,
       runMode: "embedded",
       authRateLimitPerMinute: opts.authRateLimitPerMinute ?? 30,
+      healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
     },
     clients,
     cache,
@@ -118,6 +142,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
 
   return {
     gateway,
+    devchain,
     grpcAddresses: addresses,
     async stop() {
       await gateway.close();
@@ -127,6 +152,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
       await bus.close();
       await cache.close();
       await pg.close();
+      await devchain.stop();
     },
   };
 }

@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { devchainKey, startDevchain } from "@c402/devchain";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl, SERVICE_SCHEMAS } from "./provision";
 
@@ -26,6 +27,18 @@ async function main() {
   const redis = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const port = process.env.PORT ?? "4020";
   const logDir = process.env.LOG_DIR;
+  // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere.
+  const devchain = process.env.EVM_RPC_URL ? undefined : await startDevchain({ port: Number(process.env.DEVCHAIN_PORT ?? 0) });
+  const chainEnv: Record<string, string> = devchain
+    ? {
+        EVM_NETWORK: devchain.network,
+        EVM_RPC_URL: devchain.url,
+        EVM_USDC_ADDRESS: devchain.usdc,
+        SPLIT_FACTORY_ADDRESS: devchain.splitFactory,
+        FACILITATOR_PRIVATE_KEY: devchainKey(devchain.mnemonic, 0),
+        FEE_WALLET_ADDRESS: devchain.feeWallet,
+      }
+    : {};
   const passwords = Object.fromEntries(SERVICE_SCHEMAS.map((s) => [s, randomBytes(12).toString("hex")]));
   await provision(adminUrl, database, passwords);
 
@@ -36,7 +49,7 @@ async function main() {
   const env: Record<string, Record<string, string>> = {
     identity: { BASE_URL: process.env.BASE_URL ?? `http://127.0.0.1:${port}` },
     catalog: { IDENTITY_GRPC_ADDRESS: address("identity") },
-    payments: { CATALOG_GRPC_ADDRESS: address("catalog"), SUBJECT_SECRET: subjectSecret },
+    payments: { CATALOG_GRPC_ADDRESS: address("catalog"), SUBJECT_SECRET: subjectSecret, ...chainEnv },
     webhooks: {},
   };
   const children: ChildProcess[] = [];
@@ -45,6 +58,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     for (const c of children) c.kill("SIGTERM");
+    void devchain?.stop();
     setTimeout(() => process.exit(code), 3_000).unref();
     Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r))))).then(() => process.exit(code));
   };
@@ -78,6 +92,7 @@ async function main() {
     CATALOG_GRPC_ADDRESS: address("catalog"),
     PAYMENTS_GRPC_ADDRESS: address("payments"),
     WEBHOOKS_GRPC_ADDRESS: address("webhooks"),
+    ...(devchain ? { DEVCHAIN_URL: devchain.url } : {}),
     ...(process.env.BASE_URL ? { BASE_URL: process.env.BASE_URL } : {}),
   });
   process.stdout.write(`distributed: gateway on http://127.0.0.1:${port}, services ${JSON.stringify(ports)}\n`);

@@ -31,8 +31,19 @@ function freePort() {
   });
 }
 
-const requestedPort = Number(process.env.DEVCHAIN_PORT ?? 8545);
-const port = requestedPort === 0 ? await freePort() : requestedPort;
+function portBusy(p) {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(true));
+    s.listen(p, "127.0.0.1", () => s.close(() => resolve(false)));
+  });
+}
+
+// DEVCHAIN_PORT=0 picks a free port. Unset means 8545, or a free port when 8545 is taken
+// (a second embedded instance must be able to run beside the first).
+const explicit = process.env.DEVCHAIN_PORT !== undefined && process.env.DEVCHAIN_PORT !== "";
+const requestedPort = explicit ? Number(process.env.DEVCHAIN_PORT) : 8545;
+const port = requestedPort === 0 || (!explicit && (await portBusy(requestedPort))) ? await freePort() : requestedPort;
 const chainId = Number(process.env.DEVCHAIN_CHAIN_ID ?? layout.chainId);
 const mintEach = BigInt(process.env.DEVCHAIN_MINT_USDC ?? 1_000_000_000n);
 const url = `http://127.0.0.1:${port}`;
@@ -107,7 +118,7 @@ await rpc("hardhat_setCode", [layout.splitFactory, artifact("SplitFactory").depl
 const demo = accounts.slice(0, layout.demoAccounts);
 for (const a of demo) await send(layout.usdc, encodeFunctionData({ abi: usdc.abi, functionName: "mint", args: [a, mintEach] }));
 
-print(`DEVCHAIN_READY ${JSON.stringify({ url, chainId, network: `eip155:${chainId}`, ...layout, demoAccounts: demo })}`);
+print(`DEVCHAIN_READY ${JSON.stringify({ url, chainId, network: `eip155:${chainId}`, ...layout, demoAccounts: demo, feeWallet: demo[demo.length - 1] })}`);
 
 const stop = () => {
   rmSync(root, { recursive: true, force: true });

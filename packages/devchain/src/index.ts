@@ -1,6 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { mnemonicToAccount } from "viem/accounts";
+
+/** Private key of a devchain account (publicly known keys: devchain only). */
+export function devchainKey(mnemonic: string, index: number): `0x${string}` {
+  const key = mnemonicToAccount(mnemonic, { addressIndex: index }).getHdKey().privateKey;
+  if (!key) throw new Error("no private key");
+  return `0x${Buffer.from(key).toString("hex")}`;
+}
 
 /** What the devchain reports once it serves (see bin/devchain.mjs). */
 export interface DevchainInfo {
@@ -14,6 +22,8 @@ export interface DevchainInfo {
   splitFactory: `0x${string}`;
   mnemonic: string;
   demoAccounts: `0x${string}`[];
+  /** Receives the protocol fee on the devchain (the last demo account). */
+  feeWallet: `0x${string}`;
 }
 
 export interface RunningDevchain extends DevchainInfo {
@@ -24,9 +34,10 @@ export interface RunningDevchain extends DevchainInfo {
  * Starts the devchain as a child process (Hardhat 3 is ESM-only and wants
  * its own process) and resolves once it serves with every contract in place.
  */
-export function startDevchain(opts: { port?: number; timeoutMs?: number; onLog?: (line: string) => void } = {}): Promise<RunningDevchain> {
+export function startDevchain(opts: { port?: number; timeoutMs?: number; onLog?: (line: string) => void } = { port: 0 }): Promise<RunningDevchain> {
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, "../bin/devchain.mjs")], {
-    env: { ...process.env, DEVCHAIN_PORT: String(opts.port ?? 0) },
+    // No port: 8545, or a free one when 8545 is taken.
+    env: { ...process.env, DEVCHAIN_PORT: opts.port === undefined ? "" : String(opts.port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const stop = () =>

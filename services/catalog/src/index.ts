@@ -1,4 +1,6 @@
-import { catalogV1, healthV1, identityV1 } from "@c402/contracts";
+import { processedEventsMigration, type Subscription } from "@c402/bus";
+import { catalogV1, healthV1, identityV1, TOPICS } from "@c402/contracts";
+import { subscribePaymentSettled } from "./events/payment-settled-consumer";
 import { migrate } from "@c402/db";
 import type { ServiceClient } from "@c402/rpc";
 import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
@@ -8,7 +10,7 @@ import { catalogInitial } from "./store/migrations/0001_catalog";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
-export const catalogMigrations = { "0001_catalog": catalogInitial };
+export const catalogMigrations = { "0001_catalog": catalogInitial, "0002_processed_events": processedEventsMigration };
 
 export interface CatalogClients {
   identity: ServiceClient<typeof identityV1.IdentityService>;
@@ -16,6 +18,7 @@ export interface CatalogClients {
 
 export async function createCatalogService(deps: ServiceDeps, clients: CatalogClients): Promise<ServiceModule> {
   await migrate(deps.database, catalogMigrations);
+  let subscription: Subscription | undefined;
   const catalog = new Catalog(deps.database.db, async (accountId) => (await clients.identity.getPayoutWallets({ accountId })).wallets);
   return {
     name: "catalog",
@@ -23,7 +26,12 @@ export async function createCatalogService(deps: ServiceDeps, clients: CatalogCl
       server.add(catalogV1.CatalogService, catalogRpc(catalog));
       server.add(healthV1.HealthService, standardHealth(deps, "catalog"));
     },
-    async start() {},
-    async stop() {},
+    async start() {
+      await deps.bus.ensureTopics([TOPICS.paymentSettled]);
+      subscription = await subscribePaymentSettled(deps.bus, deps.database.db);
+    },
+    async stop() {
+      await subscription?.stop();
+    },
   };
 }

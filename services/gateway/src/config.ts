@@ -18,6 +18,7 @@ export const gatewayDistributedSpec = {
   paymentsAddress: env.string("PAYMENTS_GRPC_ADDRESS", "host:port of payments"),
   webhooksAddress: env.string("WEBHOOKS_GRPC_ADDRESS", "host:port of webhooks"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
+  devchainUrl: env.optionalString("DEVCHAIN_URL", "local EVM chain URL to show in the deep health report (local runs only)"),
 };
 
 export interface GatewaySettings {
@@ -27,6 +28,8 @@ export interface GatewaySettings {
   version: string;
   runMode: "embedded" | "distributed";
   authRateLimitPerMinute: number;
+  /** Facts the deep health report shows as they are (e.g. the devchain's URL in embedded mode). */
+  healthExtras?: Record<string, unknown>;
 }
 
 export function resolveUrls(c: { host: string; port: number; baseUrl?: string | undefined; siteUrl?: string | undefined }, boundPort: number) {

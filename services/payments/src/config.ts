@@ -3,5 +3,26 @@ import { env } from "@c402/config";
 export const paymentsConfigSpec = {
   catalogAddress: env.string("CATALOG_GRPC_ADDRESS", "host:port of the catalog service"),
   subjectSecret: env.string("SUBJECT_SECRET", "key of the buyer pseudonym (subject) HMAC", { secret: true }),
-  liveNetworks: env.list("LIVE_NETWORKS", "CAIP-2 networks the live face lists", { default: ["eip155:8453", "eip155:84532"] }),
+  evmNetwork: env.optionalString("EVM_NETWORK", "CAIP-2 id of the live EVM network, e.g. eip155:8453 (unset: the live face answers 503)"),
+  // RPC URLs often carry an API key.
+  evmRpcUrl: env.optionalString("EVM_RPC_URL", "JSON-RPC URL of the live EVM network", { secret: true }),
+  evmUsdcAddress: env.optionalString("EVM_USDC_ADDRESS", "USDC contract (default: the canonical USDC of the network)"),
+  splitFactoryAddress: env.optionalString("SPLIT_FACTORY_ADDRESS", "address of the SplitFactory contract on the live network"),
+  facilitatorPrivateKey: env.optionalString("FACILITATOR_PRIVATE_KEY", "key that pays gas for settlements", { secret: true }),
+  feeWalletAddress: env.optionalString("FEE_WALLET_ADDRESS", "wallet that receives the protocol fee"),
+  confirmations: env.int("EVM_CONFIRMATIONS", "blocks on top of a settlement before it counts", { default: 1, min: 1, max: 64 }),
+  settleTimeoutMs: env.int("SETTLE_TIMEOUT_MS", "how long a buyer waits for the settlement receipt before 'pending'", { default: 15_000, min: 100 }),
 };
+
+/** One live EVM network the payments service settles on. */
+export interface LiveChainSettings {
+  network: string;
+  rpcUrl: string;
+  usdc: string;
+  usdcName: string;
+  usdcVersion: string;
+  splitFactory: string;
+  facilitatorKey: string;
+  feeWallet: string;
+  confirmations: number;
+}

@@ -2,16 +2,21 @@ import { OutboxRelay, outboxMigration } from "@c402/bus";
 import { catalogV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import type { ServiceClient } from "@c402/rpc";
-import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
-import { isEvmNetwork, type EvmNetwork } from "@c402/x402";
+import { FEE_RULE_ID } from "@c402/evm-contracts";
+import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
+import { healthService, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { getAddress, isAddress } from "viem";
+import type { LiveChainSettings } from "./config";
+import { LiveSettlement, type LiveChain } from "./domain/live-settlement";
 import { Payments } from "./domain/payments";
 import type { CheckoutForPayment } from "./domain/requirements";
 import { paymentsRpc } from "./rpc/payments-rpc";
 import { paymentsInitial } from "./store/migrations/0001_payments";
+import { liveSettlement } from "./store/migrations/0003_live_settlement";
 
-export { paymentsConfigSpec } from "./config";
+export { paymentsConfigSpec, type LiveChainSettings } from "./config";
 export const PAYMENTS_SCHEMA = "payments";
-export const paymentsMigrations = { "0001_payments": paymentsInitial, "0002_outbox": outboxMigration };
+export const paymentsMigrations = { "0001_payments": paymentsInitial, "0002_outbox": outboxMigration, "0003_live_settlement": liveSettlement };
 
 export interface PaymentsClients {
   catalog: ServiceClient<typeof catalogV1.CatalogService>;
@@ -24,14 +29,46 @@ const STATUS: Record<number, CheckoutForPayment["status"]> = {
   [catalogV1.CheckoutStatus.VOID]: "void",
 };
 
-export async function createPaymentsService(
-  deps: ServiceDeps,
-  clients: PaymentsClients,
-  config: { subjectSecret: string; liveNetworks: readonly string[] },
-): Promise<ServiceModule> {
+export interface PaymentsSettings {
+  subjectSecret: string;
+  liveChains: LiveChainSettings[];
+  settleTimeoutMs?: number;
+  sweepIntervalMs?: number;
+}
+
+function liveChainOf(settings: LiveChainSettings): LiveChain {
+  if (!isAddress(settings.feeWallet) || !isAddress(settings.splitFactory) || !isAddress(settings.usdc)) {
+    throw new Error(`live chain ${settings.network}: usdc, split factory and fee wallet must be addresses`);
+  }
+  const chain = new EvmChain({
+    network: settings.network,
+    rpcUrl: settings.rpcUrl,
+    usdc: getAddress(settings.usdc),
+    splitFactory: getAddress(settings.splitFactory),
+    facilitatorKey: settings.facilitatorKey as `0x${string}`,
+    confirmations: settings.confirmations,
+  });
+  const recipients = (payTo: string) => ({
+    seller: getAddress(payTo),
+    platform: ZERO_ADDRESS,
+    platformBps: 0,
+    feeWallet: getAddress(settings.feeWallet),
+    feeRule: FEE_RULE_ID.standard,
+  });
+  return {
+    chain,
+    recipients,
+    rail: {
+      network: settings.network,
+      asset: getAddress(settings.usdc),
+      domain: { name: settings.usdcName, version: settings.usdcVersion },
+      payTo: (checkout) => chain.splitAddress(recipients(checkout.payTo)),
+    },
+  };
+}
+
+export async function createPaymentsService(deps: ServiceDeps, clients: PaymentsClients, settings: PaymentsSettings): Promise<ServiceModule> {
   await migrate(deps.database, paymentsMigrations);
-  const liveNetworks = config.liveNetworks.filter(isEvmNetwork) as EvmNetwork[];
-  if (liveNetworks.length !== config.liveNetworks.length) throw new Error(`LIVE_NETWORKS has an unsupported network: ${config.liveNetworks.join(",")}`);
   const relay = new OutboxRelay({ db: deps.database.db, bus: deps.bus, onError: (err) => deps.logger.warn({ err }, "outbox relay round failed") });
   const checkouts = async (checkoutId: string): Promise<CheckoutForPayment> => {
     const { checkout } = await clients.catalog.getCheckout({ checkoutId });
@@ -47,18 +84,44 @@ export async function createPaymentsService(
       status: STATUS[checkout.status] ?? "void",
     };
   };
-  const payments = new Payments(deps.database.db, checkouts, { subjectSecret: config.subjectSecret, liveNetworks }, () => relay.poke());
+  const chains = new Map(settings.liveChains.map((c) => [c.network, liveChainOf(c)] as const));
+  const onCommitted = () => relay.poke();
+  const live =
+    chains.size > 0
+      ? new LiveSettlement(deps.database.db, chains, {
+          subjectSecret: settings.subjectSecret,
+          settleTimeoutMs: settings.settleTimeoutMs ?? 15_000,
+          onCommitted,
+          now: () => new Date(),
+          onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
+        })
+      : undefined;
+  const payments = new Payments(deps.database.db, checkouts, { subjectSecret: settings.subjectSecret }, onCommitted, () => new Date(), live);
+  let sweeper: NodeJS.Timeout | undefined;
+  let sweeping = false;
+  const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));
   return {
     name: "payments",
     register(server) {
       server.add(paymentsV1.PaymentsService, paymentsRpc(payments));
-      server.add(healthV1.HealthService, standardHealth(deps, "payments"));
+      server.add(healthV1.HealthService, healthService("payments", { database: () => deps.database.ping(), bus: () => deps.bus.ping(), ...chainChecks }));
     },
     async start() {
       await deps.bus.ensureTopics([TOPICS.paymentSettled]);
       relay.start();
+      if (live) {
+        sweeper = setInterval(() => {
+          if (sweeping) return;
+          sweeping = true;
+          payments
+            .sweep()
+            .catch((err) => deps.logger.warn({ err }, "sweep round failed"))
+            .finally(() => (sweeping = false));
+        }, settings.sweepIntervalMs ?? 5_000);
+      }
     },
     async stop() {
+      clearInterval(sweeper);
       await relay.stop();
     },
   };

@@ -1,11 +1,35 @@
 import { catalogV1 } from "@c402/contracts";
 import { createClient } from "@c402/rpc";
 import { runDistributedService } from "@c402/runtime";
-import { createPaymentsService, paymentsConfigSpec, PAYMENTS_SCHEMA } from "./index";
+import { EVM_NETWORKS, isEvmNetwork } from "@c402/x402";
+import { createPaymentsService, paymentsConfigSpec, PAYMENTS_SCHEMA, type LiveChainSettings } from "./index";
 
 void runDistributedService({
   name: "payments",
   schema: PAYMENTS_SCHEMA,
   spec: paymentsConfigSpec,
-  build: (deps, config) => createPaymentsService(deps, { catalog: createClient(catalogV1.CatalogService, config.catalogAddress) }, config),
+  build: (deps, config) => {
+    const liveChains: LiveChainSettings[] = [];
+    if (config.evmNetwork) {
+      const known = isEvmNetwork(config.evmNetwork) ? EVM_NETWORKS[config.evmNetwork] : undefined;
+      const missing = (["evmRpcUrl", "splitFactoryAddress", "facilitatorPrivateKey", "feeWalletAddress"] as const).filter((k) => !config[k]);
+      if (missing.length > 0 || (!known && !config.evmUsdcAddress)) throw new Error(`EVM_NETWORK is set; also set ${missing.join(", ") || "EVM_USDC_ADDRESS"}`);
+      liveChains.push({
+        network: config.evmNetwork,
+        rpcUrl: config.evmRpcUrl as string,
+        usdc: config.evmUsdcAddress ?? (known?.usdc as string),
+        usdcName: known?.name ?? "USD Coin",
+        usdcVersion: known?.version ?? "2",
+        splitFactory: config.splitFactoryAddress as string,
+        facilitatorKey: config.facilitatorPrivateKey as string,
+        feeWallet: config.feeWalletAddress as string,
+        confirmations: config.confirmations,
+      });
+    }
+    return createPaymentsService(
+      deps,
+      { catalog: createClient(catalogV1.CatalogService, config.catalogAddress) },
+      { subjectSecret: config.subjectSecret, liveChains, settleTimeoutMs: config.settleTimeoutMs },
+    );
+  },
 });

@@ -42,7 +42,7 @@ describe("payments: rehearsal purchase flow", () => {
         if (!c) throw Object.assign(new Error("no"), { slug: "not-found" });
         return c;
       },
-      { subjectSecret: "test-secret", liveNetworks: ["eip155:8453", "eip155:84532"] },
+      { subjectSecret: "test-secret" },
       () => commits++,
     );
   });
@@ -77,14 +77,9 @@ describe("payments: rehearsal purchase flow", () => {
     }
   });
 
-  it("quotes the live rails on an armed live face, with the token's EIP-712 domain", async () => {
+  it("answers 503 on an armed live face when no network can settle (the rehearsal face still works)", async () => {
     const c = addCheckout({ armed: true });
-    const q = await payments.quote(c.id, "live");
-    expect(q.settlement).toBe("onchain");
-    expect(q.accepts.map((r) => [r.network, r.extra])).toEqual([
-      ["eip155:8453", { name: "USD Coin", version: "2" }],
-      ["eip155:84532", { name: "USDC", version: "2" }],
-    ]);
+    await expect(payments.quote(c.id, "live")).rejects.toMatchObject({ slug: "unavailable" });
     expect((await payments.quote(c.id, "test")).settlement).toBe("simulated");
   });
 
@@ -206,8 +201,18 @@ describe("payments: rehearsal purchase flow", () => {
 
     it("live settlement while no chain is configured, with 503", async () => {
       const c = addCheckout({ armed: true });
-      const { header } = await pay(c, "live");
-      await expect(payments.submit(c.id, "live", header)).rejects.toMatchObject({ slug: "unavailable" });
+      const { header } = await pay(addCheckout(), "test");
+      await expect(payments.submit(c.id, "live", header)).rejects.toMatchObject({ slug: "payment-required" });
+      const live = await signExactEvmPayment(buyer, {
+        scheme: "exact",
+        network: "eip155:8453",
+        asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        amount: "110500",
+        payTo: SELLER,
+        maxTimeoutSeconds: 300,
+        extra: { name: "USD Coin", version: "2" },
+      });
+      await expect(payments.submit(c.id, "live", encodeHeader(live))).rejects.toMatchObject({ slug: "unavailable" });
     });
 
     it("an authorization already used on another checkout", async () => {

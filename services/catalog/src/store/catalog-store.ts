@@ -56,6 +56,10 @@ export const catalogStore = {
   arm: (db: CatalogDb, id: string, now: Date) =>
     db.updateTable("checkouts").set({ armed: true, armed_at: now }).where("id", "=", id).where("armed", "=", false).returningAll().executeTakeFirst(),
 
+  /** A single-shot checkout that sold is `paid` (reusable ones keep selling). */
+  markPaid: (db: CatalogDb, id: string) =>
+    db.updateTable("checkouts").set({ status: "paid" }).where("id", "=", id).where("reusable", "=", false).where("status", "=", "open").execute(),
+
   /** Claims an idempotency key; returns true when this request owns it now. */
   claimKey: async (db: CatalogDb, row: Omit<IdempotencyRow, "state" | "checkout_id" | "snapshot">) =>
     (await db

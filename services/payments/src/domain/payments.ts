@@ -6,7 +6,6 @@ import {
   transferWithAuthorizationTypedData,
   randomNonce,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
-  type EvmNetwork,
   type PaymentRequirements,
   type SettleResponse,
 } from "@c402/x402";
@@ -23,6 +22,7 @@ import {
   type Face,
   type Settlement,
 } from "./requirements";
+import type { LiveSettlement } from "./live-settlement";
 import { subjectFor } from "./subject";
 import { decodePayment, matchRequirement, paymentRejected, verifyPayment } from "./verify-payment";
 
@@ -30,10 +30,11 @@ export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>
 
 export interface PaymentsSettings {
   subjectSecret: string;
-  liveNetworks: readonly EvmNetwork[];
 }
 
 export interface SubmitResult {
+  status: "settled" | "pending";
+  /** The payment row; a receipt once settled. */
   receipt: PaymentRow;
   redelivered: boolean;
   settleResponse: SettleResponse;
@@ -52,12 +53,18 @@ export class Payments {
     private readonly settings: PaymentsSettings,
     private readonly onCommitted: () => void = () => {},
     private readonly now: () => Date = () => new Date(),
+    /** Live on-chain settlement; absent when no network is configured (the live face answers 503). */
+    private readonly live?: LiveSettlement,
   ) {}
+
+  private rails() {
+    return this.live?.rails() ?? [];
+  }
 
   async quote(checkoutId: string, face: Face): Promise<{ accepts: PaymentRequirements[]; price: Breakdown; settlement: Settlement }> {
     const checkout = await this.checkouts(checkoutId);
     assertSelling(face, checkout);
-    return { accepts: requirementsFor(face, checkout, this.settings.liveNetworks), price: priceOf(checkout), settlement: settlementFor(face, checkout) };
+    return { accepts: requirementsFor(face, checkout, this.rails()), price: priceOf(checkout), settlement: settlementFor(face, checkout) };
   }
 
   async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string; resourceUrl: string }) {
@@ -104,12 +111,25 @@ export class Payments {
           "This payment was made for the rehearsal face; this live face settles real funds. Present it at the /test face.",
         );
       }
-      throw new ProblemError("unavailable", {
-        message: "No settleable network is available on this deployment right now.",
-        help: { fix: "Retry later, or rehearse at the /test face.", retry_is_safe: true },
-      });
+      const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
+      const outcome = await this.live!.submit(checkout, payload, requirement);
+      if (outcome.kind === "pending") {
+        return {
+          status: "pending",
+          receipt: outcome.row,
+          redelivered: false,
+          settleResponse: {
+            success: false,
+            errorReason: "settlement_pending",
+            transaction: outcome.row.tx_hash ?? "",
+            network: outcome.row.network,
+            payer: outcome.row.payer,
+          },
+        };
+      }
+      return { status: "settled", receipt: outcome.row, redelivered: outcome.redelivered, settleResponse: settleResponseOf(outcome.row) };
     }
-    const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.settings.liveNetworks));
+    const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
     const a = payload.payload.authorization;
     const key = { test_mode: true, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
 
@@ -143,6 +163,12 @@ export class Payments {
       handoff_id: null,
       sold_by: null,
       settled_at: settledAt,
+      raw_tx: null,
+      split_address: null,
+      single_shot: false,
+      failure_reason: null,
+      valid_before: BigInt(verified.authorization.validBefore),
+      updated_at: settledAt,
     };
     const inserted = await this.db.transaction().execute(async (trx) => {
       if (!(await store.insertIfNew(trx, row))) return false;
@@ -156,23 +182,29 @@ export class Payments {
       return this.redeliver(winner, checkout.id, payload.payload.signature);
     }
     this.onCommitted();
-    return { receipt: row, redelivered: false, settleResponse: settleResponseOf(row) };
+    return { status: "settled", receipt: row, redelivered: false, settleResponse: settleResponseOf(row) };
   }
 
   private redeliver(existing: PaymentRow, checkoutId: string, signature: string): SubmitResult {
     if (existing.checkout_id !== checkoutId || existing.authorization.signature !== signature) {
       throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already paid for something else.");
     }
-    return { receipt: existing, redelivered: true, settleResponse: settleResponseOf(existing) };
+    return { status: "settled", receipt: existing, redelivered: true, settleResponse: settleResponseOf(existing) };
   }
 
+  /** A settled payment, or one still settling (no receipt yet); failed payments have none. */
   async receipt(paymentId: string): Promise<PaymentRow> {
     const row = await store.findById(this.db, paymentId);
-    if (!row) throw new ProblemError("not-found", "No such receipt.");
+    if (!row || row.status === "failed") throw new ProblemError("not-found", "No such receipt.");
     return row;
+  }
+
+  /** Resumes unfinished live payments (run periodically by the service). */
+  sweep(): Promise<number> {
+    return this.live?.sweep() ?? Promise.resolve(0);
   }
 }
 
 function settleResponseOf(p: PaymentRow): SettleResponse {
-  return { success: true, transaction: p.tx_hash, network: p.network, payer: p.payer };
+  return { success: true, transaction: p.tx_hash ?? "", network: p.network, payer: p.payer };
 }

@@ -49,16 +49,22 @@ export function assertSelling(face: Face, checkout: CheckoutForPayment): void {
   }
 }
 
-function exactRequirement(network: EvmNetwork, amount: bigint, payTo: string, extra: Record<string, unknown> = {}): PaymentRequirements {
-  const n = EVM_NETWORKS[network];
+function exactRequirement(
+  network: string,
+  asset: string,
+  domain: { name: string; version: string },
+  amount: bigint,
+  payTo: string,
+  extra: Record<string, unknown> = {},
+): PaymentRequirements {
   return {
     scheme: "exact",
     network,
-    asset: n.usdc,
+    asset,
     amount: amount.toString(),
     payTo,
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-    extra: { name: n.name, version: n.version, ...extra },
+    extra: { name: domain.name, version: domain.version, ...extra },
   };
 }
 
@@ -66,10 +72,27 @@ export function priceOf(checkout: CheckoutForPayment): Breakdown {
   return breakdown(checkout.priceAtomic);
 }
 
-export function requirementsFor(face: Face, checkout: CheckoutForPayment, liveNetworks: readonly EvmNetwork[]): PaymentRequirements[] {
+/** A network the live face can settle on: its USDC and the split address a checkout pays. */
+export interface LiveRail {
+  network: string;
+  asset: string;
+  domain: { name: string; version: string };
+  payTo(checkout: CheckoutForPayment): string;
+}
+
+export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
   const { total } = priceOf(checkout);
-  if (settlementFor(face, checkout) === "simulated") return [exactRequirement(REHEARSAL_NETWORK, total, checkout.payTo, { rehearsal: true })];
-  return liveNetworks.map((n) => exactRequirement(n, total, checkout.payTo));
+  if (settlementFor(face, checkout) === "simulated") {
+    const n = EVM_NETWORKS[REHEARSAL_NETWORK];
+    return [exactRequirement(REHEARSAL_NETWORK, n.usdc, n, total, checkout.payTo, { rehearsal: true })];
+  }
+  if (rails.length === 0) {
+    throw new ProblemError("unavailable", {
+      message: "No settleable network is available on this deployment right now.",
+      help: { fix: "Retry later, or rehearse at the /test face.", retry_is_safe: true },
+    });
+  }
+  return rails.map((r) => exactRequirement(r.network, r.asset, r.domain, total, r.payTo(checkout)));
 }
 
 export function isRehearsalRequirement(r: Pick<PaymentRequirements, "extra">): boolean {

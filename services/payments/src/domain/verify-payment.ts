@@ -26,6 +26,9 @@ export type RejectReason =
   | "invalid_exact_evm_payload_authorization_valid_before"
   | "invalid_exact_evm_signature"
   | "invalid_exact_evm_nonce_already_used"
+  | "invalid_exact_evm_insufficient_balance"
+  | "invalid_exact_evm_transaction_simulation_failed"
+  | "settlement_failed"
   | "rehearsal_payment_on_live_face";
 
 export function paymentRejected(reason: RejectReason, message: string, prepareHint?: string): ProblemError {

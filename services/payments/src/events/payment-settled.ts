@@ -20,12 +20,12 @@ export function enqueuePaymentSettled(trx: Kysely<any>, p: PaymentRow, amountUsd
     total: p.total,
     payer: p.payer,
     payTo: p.pay_to,
-    txHash: p.tx_hash,
+    txHash: p.tx_hash ?? "",
     subject: p.subject,
     ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
     ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
     testMode: p.test_mode,
-    settledAt: timestampFromDate(p.settled_at),
+    settledAt: timestampFromDate(p.settled_at ?? new Date()),
   });
   return enqueueEvent(trx, {
     topic: TOPICS.paymentSettled,

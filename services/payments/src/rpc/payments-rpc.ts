@@ -43,9 +43,9 @@ export function receiptMessage(p: PaymentRow): paymentsV1.Receipt {
     payer: p.payer,
     subject: p.subject,
     payTo: p.pay_to,
-    txHash: p.tx_hash,
+    txHash: p.tx_hash ?? "",
     testMode: p.test_mode,
-    settledAt: timestampFromDate(p.settled_at),
+    ...(p.settled_at ? { settledAt: timestampFromDate(p.settled_at) } : {}),
     ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
     checkoutTitle: p.checkout_title,
     deliveryOutcome: p.delivery_outcome,
@@ -84,10 +84,20 @@ export function paymentsRpc(payments: Payments): ServiceImplementation<typeof pa
     },
     async submitPayment(req) {
       const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader);
-      return { receipt: receiptMessage(r.receipt), redelivered: r.redelivered, settleResponseJson: JSON.stringify(r.settleResponse) };
+      const settled = r.status === "settled";
+      return {
+        ...(settled ? { receipt: receiptMessage(r.receipt) } : {}),
+        redelivered: r.redelivered,
+        settleResponseJson: JSON.stringify(r.settleResponse),
+        status: settled ? paymentsV1.PaymentStatus.SETTLED : paymentsV1.PaymentStatus.PENDING,
+        paymentId: r.receipt.id,
+        txHash: r.receipt.tx_hash ?? "",
+      };
     },
     async getReceipt(req) {
-      return { receipt: receiptMessage(await payments.receipt(req.paymentId)) };
+      const row = await payments.receipt(req.paymentId);
+      if (row.status !== "settled") return { status: paymentsV1.PaymentStatus.PENDING, txHash: row.tx_hash ?? "" };
+      return { receipt: receiptMessage(row), status: paymentsV1.PaymentStatus.SETTLED, txHash: row.tx_hash ?? "" };
     },
   };
 }

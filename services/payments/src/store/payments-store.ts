@@ -17,14 +17,23 @@ interface PaymentsTable {
   total: bigint;
   pay_to: string;
   subject: string;
-  tx_hash: string;
+  /** Set once the settle transaction is signed (live) or simulated (rehearsal). */
+  tx_hash: string | null;
   test_mode: boolean;
-  status: "settled";
+  status: PaymentStatus;
   delivery_outcome: string;
   handoff_id: string | null;
   sold_by: string | null;
-  settled_at: Date;
+  settled_at: Date | null;
+  raw_tx: string | null;
+  split_address: string | null;
+  single_shot: boolean;
+  failure_reason: string | null;
+  valid_before: bigint | null;
+  updated_at: Date;
 }
+
+export type PaymentStatus = "claimed" | "settling" | "settled" | "failed";
 
 export interface PaymentsTables {
   payments: PaymentsTable;
@@ -55,4 +64,25 @@ export const paymentsStore = {
       .executeTakeFirst(),
 
   findById: (db: PaymentsDb, id: string) => db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst(),
+
+  /** Moves a payment on in its saga; `from` guards against a concurrent step. */
+  advance: (db: PaymentsDb, id: string, from: PaymentStatus[], set: Partial<PaymentRow>) =>
+    db
+      .updateTable("payments")
+      .set({ ...set, updated_at: new Date() })
+      .where("id", "=", id)
+      .where("status", "in", from)
+      .returningAll()
+      .executeTakeFirst(),
+
+  /** Live payments left unfinished (a crash, a timeout) and quiet for a while. */
+  unfinished: (db: PaymentsDb, quietSince: Date, limit: number) =>
+    db
+      .selectFrom("payments")
+      .selectAll()
+      .where("status", "in", ["claimed", "settling"])
+      .where("updated_at", "<", quietSince)
+      .orderBy("updated_at")
+      .limit(limit)
+      .execute(),
 };

@@ -117,7 +117,7 @@ export function discoveryRoutes({ clients, cache, settings }: GatewayDeps): Rout
       }),
     );
     const allOk = Object.values(components).every((c) => (c as { status: string }).status === "ok");
-    res.json({ status: allOk ? "ok" : "degraded", ...base, components });
+    res.json({ status: allOk ? "ok" : "degraded", ...base, components, ...(settings.healthExtras ?? {}) });
   });
 
   return router;

@@ -73,6 +73,20 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
       const settle = encodeHeader(JSON.parse(r.settleResponseJson));
       res.setHeader(HEADERS.paymentResponse, settle);
       if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, settle);
+      if (r.status === paymentsV1.PaymentStatus.PENDING) {
+        // Broadcast, not yet confirmed: never a fresh 402 that would invite a second payment.
+        const receiptUrl = `${settings.baseUrl}/r/${r.paymentId}`;
+        res.status(202).json({
+          status: "pending",
+          payment_id: r.paymentId,
+          tx_hash: r.txHash || null,
+          receipt_url: receiptUrl,
+          poll: receiptUrl,
+          message:
+            "The payment was submitted on-chain and is not confirmed yet. Do not pay again: poll receipt_url (or present the same payment again) for the goods and the receipt.",
+        });
+        return;
+      }
       const receipt = receiptView(r.receipt!, settings.baseUrl);
       res.status(200).json({
         fulfillment: { mode: "inline", payload: checkout!.payloadJson === undefined ? null : JSON.parse(checkout!.payloadJson) },
@@ -128,7 +142,11 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
     const id = String(req.params.paymentId);
     if (!isId("payment", id)) throw new ProblemError("not-found", "No such receipt.");
     const r = await clients.payments.getReceipt({ paymentId: id });
-    res.json(receiptView(r.receipt!, settings.baseUrl));
+    if (!r.receipt) {
+      res.status(202).json({ id, status: "pending", tx_hash: r.txHash || null, message: "Settlement is not confirmed yet; poll again." });
+      return;
+    }
+    res.json(receiptView(r.receipt, settings.baseUrl));
   });
 
   return router;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/payments.proto.
  */
 export const file_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEilQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSEgoKZXh0cmFfanNvbhgHIAEoCSKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCLgAwoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZCJLChNRdW90ZVBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlIqUBChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kIpQBChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSEwoLY2hlY2tvdXRfaWQYASABKAkSHwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2USDQoFcGF5ZXIYAyABKAkSFAoHbmV0d29yaxgEIAEoCUgAiAEBEhQKDHJlc291cmNlX3VybBgFIAEoCUIKCghfbmV0d29yayKTAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EhcKD3R5cGVkX2RhdGFfanNvbhgDIAEoCRIZChFwYXlsb2FkX3N0dWJfanNvbhgEIAEoCSJkChRTdWJtaXRQYXltZW50UmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRIfCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZRIWCg5wYXltZW50X2hlYWRlchgDIAEoCSJxChVTdWJtaXRQYXltZW50UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSEwoLcmVkZWxpdmVyZWQYAiABKAgSHAoUc2V0dGxlX3Jlc3BvbnNlX2pzb24YAyABKAkiJwoRR2V0UmVjZWlwdFJlcXVlc3QSEgoKcGF5bWVudF9pZBgBIAEoCSI7ChJHZXRSZWNlaXB0UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQqOgoERmFjZRIUChBGQUNFX1VOU1BFQ0lGSUVEEAASDQoJRkFDRV9MSVZFEAESDQoJRkFDRV9URVNUEAIqbQoOU2V0dGxlbWVudEtpbmQSHwobU0VUVExFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZU0VUVExFTUVOVF9LSU5EX1NJTVVMQVRFRBABEhsKF1NFVFRMRU1FTlRfS0lORF9PTkNIQUlOEAIy6AIKD1BheW1lbnRzU2VydmljZRJTCgxRdW90ZVBheW1lbnQSIC5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXF1ZXN0GiEucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVzcG9uc2USWQoOUHJlcGFyZVBheW1lbnQSIi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QaIy5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlc3BvbnNlElYKDVN1Ym1pdFBheW1lbnQSIS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdBoiLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXNwb25zZRJNCgpHZXRSZWNlaXB0Eh4ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlcXVlc3QaHy5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEilQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSEgoKZXh0cmFfanNvbhgHIAEoCSKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCLgAwoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZCJLChNRdW90ZVBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlIqUBChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kIpQBChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSEwoLY2hlY2tvdXRfaWQYASABKAkSHwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2USDQoFcGF5ZXIYAyABKAkSFAoHbmV0d29yaxgEIAEoCUgAiAEBEhQKDHJlc291cmNlX3VybBgFIAEoCUIKCghfbmV0d29yayKTAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EhcKD3R5cGVkX2RhdGFfanNvbhgDIAEoCRIZChFwYXlsb2FkX3N0dWJfanNvbhgEIAEoCSJkChRTdWJtaXRQYXltZW50UmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRIfCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZRIWCg5wYXltZW50X2hlYWRlchgDIAEoCSLCAQoVU3VibWl0UGF5bWVudFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EhMKC3JlZGVsaXZlcmVkGAIgASgIEhwKFHNldHRsZV9yZXNwb25zZV9qc29uGAMgASgJEioKBnN0YXR1cxgEIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSEgoKcGF5bWVudF9pZBgFIAEoCRIPCgd0eF9oYXNoGAYgASgJIicKEUdldFJlY2VpcHRSZXF1ZXN0EhIKCnBheW1lbnRfaWQYASABKAkieAoSR2V0UmVjZWlwdFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EioKBnN0YXR1cxgCIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSDwoHdHhfaGFzaBgDIAEoCSo6CgRGYWNlEhQKEEZBQ0VfVU5TUEVDSUZJRUQQABINCglGQUNFX0xJVkUQARINCglGQUNFX1RFU1QQAiptCg5TZXR0bGVtZW50S2luZBIfChtTRVRUTEVNRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIdChlTRVRUTEVNRU5UX0tJTkRfU0lNVUxBVEVEEAESGwoXU0VUVExFTUVOVF9LSU5EX09OQ0hBSU4QAipnCg1QYXltZW50U3RhdHVzEh4KGlBBWU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWUEFZTUVOVF9TVEFUVVNfU0VUVExFRBABEhoKFlBBWU1FTlRfU1RBVFVTX1BFTkRJTkcQAjLoAgoPUGF5bWVudHNTZXJ2aWNlElMKDFF1b3RlUGF5bWVudBIgLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlcXVlc3QaIS5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXNwb25zZRJZCg5QcmVwYXJlUGF5bWVudBIiLnBheW1lbnRzLnYxLlByZXBhcmVQYXltZW50UmVxdWVzdBojLnBheW1lbnRzLnYxLlByZXBhcmVQYXltZW50UmVzcG9uc2USVgoNU3VibWl0UGF5bWVudBIhLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXF1ZXN0GiIucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlc3BvbnNlEk0KCkdldFJlY2VpcHQSHi5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVxdWVzdBofLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * PaymentRequirement is one x402 v2 `accepts[]` entry.
@@ -372,6 +372,8 @@ export const SubmitPaymentRequestSchema: GenMessage<SubmitPaymentRequest> = /*@_
  */
 export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse"> & {
   /**
+   * receipt is set once settled.
+   *
    * @generated from field: payments.v1.Receipt receipt = 1;
    */
   receipt?: Receipt | undefined;
@@ -389,6 +391,21 @@ export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse">
    * @generated from field: string settle_response_json = 3;
    */
   settleResponseJson: string;
+
+  /**
+   * @generated from field: payments.v1.PaymentStatus status = 4;
+   */
+  status: PaymentStatus;
+
+  /**
+   * @generated from field: string payment_id = 5;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: string tx_hash = 6;
+   */
+  txHash: string;
 };
 
 /**
@@ -420,9 +437,21 @@ export const GetReceiptRequestSchema: GenMessage<GetReceiptRequest> = /*@__PURE_
  */
 export type GetReceiptResponse = Message<"payments.v1.GetReceiptResponse"> & {
   /**
+   * receipt is set once settled; a pending payment has status and tx_hash only.
+   *
    * @generated from field: payments.v1.Receipt receipt = 1;
    */
   receipt?: Receipt | undefined;
+
+  /**
+   * @generated from field: payments.v1.PaymentStatus status = 2;
+   */
+  status: PaymentStatus;
+
+  /**
+   * @generated from field: string tx_hash = 3;
+   */
+  txHash: string;
 };
 
 /**
@@ -487,6 +516,34 @@ export enum SettlementKind {
  */
 export const SettlementKindSchema: GenEnum<SettlementKind> = /*@__PURE__*/
   enumDesc(file_payments_v1_payments, 1);
+
+/**
+ * @generated from enum payments.v1.PaymentStatus
+ */
+export enum PaymentStatus {
+  /**
+   * @generated from enum value: PAYMENT_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: PAYMENT_STATUS_SETTLED = 1;
+   */
+  SETTLED = 1,
+
+  /**
+   * PAYMENT_STATUS_PENDING: broadcast, outcome not known yet. Never a reason to pay again.
+   *
+   * @generated from enum value: PAYMENT_STATUS_PENDING = 2;
+   */
+  PENDING = 2,
+}
+
+/**
+ * Describes the enum payments.v1.PaymentStatus.
+ */
+export const PaymentStatusSchema: GenEnum<PaymentStatus> = /*@__PURE__*/
+  enumDesc(file_payments_v1_payments, 2);
 
 /**
  * PaymentsService issues x402 payment requirements, verifies and settles

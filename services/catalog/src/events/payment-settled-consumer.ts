@@ -1,0 +1,20 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { idempotentConsumer, type Bus, type Subscription } from "@c402/bus";
+import { paymentEventsV1, TOPICS } from "@c402/contracts";
+import type { Kysely } from "kysely";
+import { catalogStore, type CatalogDb } from "../store/catalog-store";
+
+export const CATALOG_PAYMENT_CONSUMER = "catalog.payment-settled";
+
+/** A settled live payment closes a single-shot checkout (`paid`); rehearsals never change status. */
+export function subscribePaymentSettled(bus: Bus, db: Kysely<any>): Promise<Subscription> {
+  return bus.subscribe({
+    topic: TOPICS.paymentSettled,
+    group: CATALOG_PAYMENT_CONSUMER,
+    handler: idempotentConsumer(db, CATALOG_PAYMENT_CONSUMER, async (trx, envelope) => {
+      if (envelope.testMode) return;
+      const event = fromBinary(paymentEventsV1.PaymentSettledSchema, envelope.payload);
+      await catalogStore.markPaid(trx as CatalogDb, event.checkoutId);
+    }),
+  });
+}

@@ -1,0 +1,293 @@
+import { newId } from "@c402/ids";
+import { formatUsd } from "@c402/money";
+import { ProblemError } from "@c402/problems";
+import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
+import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
+import { getAddress, type Hex } from "viem";
+import { enqueuePaymentSettled } from "../events/payment-settled";
+import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
+import { priceOf, type CheckoutForPayment, type LiveRail } from "./requirements";
+import { subjectFor } from "./subject";
+import { paymentRejected, verifyPayment, type RejectReason } from "./verify-payment";
+
+/** One live network: its chain adapter and who a checkout's split pays. */
+export interface LiveChain {
+  rail: LiveRail;
+  chain: EvmChain;
+  recipients(payTo: string): SplitRecipients;
+}
+
+export type LiveOutcome = { kind: "settled"; row: PaymentRow; redelivered: boolean } | { kind: "pending"; row: PaymentRow };
+
+export interface LiveSettlementOptions {
+  subjectSecret: string;
+  /** How long a buyer's request waits for the receipt before answering "pending". */
+  settleTimeoutMs: number;
+  onCommitted: () => void;
+  now: () => Date;
+  onSweepError?: (err: unknown, paymentId: string) => void;
+}
+
+const SIMULATION_REASONS: Record<string, RejectReason> = {
+  insufficient_funds: "invalid_exact_evm_insufficient_balance",
+  nonce_used: "invalid_exact_evm_nonce_already_used",
+  simulation_failed: "invalid_exact_evm_transaction_simulation_failed",
+};
+
+/**
+ * The live purchase saga, persisted on the payment row and keyed by the
+ * authorization (payer, nonce): claimed -> settling (the signed transaction
+ * and its hash are stored before broadcast) -> settled (receipt and outbox
+ * event in one transaction) | failed. Every resumption asks the chain first,
+ * so a crash at any step never leads to a second transfer: the authorization
+ * can be used once, and a settlement already on-chain is found and recorded.
+ */
+export class LiveSettlement {
+  constructor(
+    private readonly db: PaymentsDb,
+    private readonly chains: Map<string, LiveChain>,
+    private readonly opts: LiveSettlementOptions,
+  ) {}
+
+  rails(): LiveRail[] {
+    return [...this.chains.values()].map((c) => c.rail);
+  }
+
+  private live(network: string): LiveChain {
+    const live = this.chains.get(network);
+    if (!live) throw new ProblemError("unavailable", "This network cannot settle right now.");
+    return live;
+  }
+
+  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements): Promise<LiveOutcome> {
+    const live = this.live(requirement.network);
+    const a = payload.payload.authorization;
+    const signature = payload.payload.signature as Hex;
+    const key = { test_mode: false, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
+    const existing = await store.findByAuthorization(this.db, key);
+    if (existing) return this.resume(existing, checkout.id, signature);
+
+    const nowSeconds = Math.floor(this.opts.now().getTime() / 1000);
+    await verifyPayment(payload, requirement, nowSeconds);
+    const auth = authorizationOf(payload);
+    const recipients = live.recipients(checkout.payTo);
+    const split = getAddress(requirement.payTo);
+    const simulation = await live.chain.simulateSettle(recipients, auth, signature);
+    if (!simulation.ok) {
+      // A settlement may already be on-chain (someone submitted this payment before us).
+      const found = await live.chain.findSettlement(split, auth.from, auth.nonce);
+      if (!found)
+        throw paymentRejected(SIMULATION_REASONS[simulation.reason] as RejectReason, `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
+    }
+
+    const price = priceOf(checkout);
+    const row: PaymentRow = {
+      id: newId("payment"),
+      checkout_id: checkout.id,
+      account_id: checkout.accountId,
+      checkout_title: checkout.title,
+      network: requirement.network,
+      asset: requirement.asset,
+      payer: key.payer,
+      nonce: key.nonce,
+      authorization: { ...a, signature },
+      price_atomic: price.price,
+      provider_amount: price.providerAmount,
+      platform_amount: price.platformAmount,
+      fee_amount: price.feeAmount,
+      total: price.total,
+      pay_to: getAddress(checkout.payTo),
+      subject: subjectFor(this.opts.subjectSecret, checkout.accountId, key.payer),
+      tx_hash: null,
+      test_mode: false,
+      status: "claimed",
+      delivery_outcome: "delivered",
+      handoff_id: null,
+      sold_by: null,
+      settled_at: null,
+      raw_tx: null,
+      split_address: split,
+      single_shot: !checkout.reusable,
+      failure_reason: null,
+      valid_before: BigInt(a.validBefore),
+      updated_at: this.opts.now(),
+    };
+    let inserted: boolean;
+    try {
+      inserted = await store.insertIfNew(this.db, row);
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new ProblemError("gone", {
+          message: "This single-shot checkout has already been paid.",
+          help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
+        });
+      }
+      throw err;
+    }
+    if (!inserted) {
+      const winner = await store.findByAuthorization(this.db, key);
+      if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
+      return this.resume(winner, checkout.id, signature);
+    }
+    return this.drive(row, live);
+  }
+
+  /** Sign (hash recorded first), broadcast, wait; pending when the receipt does not come in time. */
+  private async drive(claimed: PaymentRow, live: LiveChain): Promise<LiveOutcome> {
+    const auth = authorizationOfRow(claimed);
+    const already = await live.chain.findSettlement(claimed.split_address as Hex, auth.from, auth.nonce);
+    if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
+    const signed = await live.chain.signSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex);
+    const settling = await store.advance(this.db, claimed.id, ["claimed", "settling"], { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw });
+    if (!settling) return this.current(claimed.id);
+    try {
+      await live.chain.broadcast(signed.raw);
+    } catch {
+      // Unknown whether it reached the chain: the sweep rebroadcasts the same transaction.
+      return { kind: "pending", row: settling };
+    }
+    const receipt = await live.chain.waitForReceipt(signed.txHash, this.opts.settleTimeoutMs);
+    if (!receipt) return { kind: "pending", row: settling };
+    return this.conclude(settling, live, receipt);
+  }
+
+  private async conclude(row: PaymentRow, live: LiveChain, receipt: NonNullable<Awaited<ReturnType<EvmChain["receipt"]>>>): Promise<LiveOutcome> {
+    const from = getAddress(row.payer);
+    const nonce = row.nonce as Hex;
+    const split = row.split_address as Hex;
+    const settled = live.chain.settledIn(receipt, split, from, nonce) ?? (await live.chain.findSettlement(split, from, nonce));
+    if (settled) return { kind: "settled", row: await this.finalize(row, settled), redelivered: false };
+    await store.advance(this.db, row.id, ["claimed", "settling"], { status: "failed", failure_reason: "settlement_failed" });
+    throw paymentRejected("settlement_failed", "The settlement transaction failed; nothing was charged and no goods were delivered.");
+  }
+
+  /** Records the chain's settlement: receipt fields and the outbox event, once. */
+  private async finalize(row: PaymentRow, settled: SettledEvent): Promise<PaymentRow> {
+    const done = await this.db.transaction().execute(async (trx) => {
+      const updated = await store.advance(trx, row.id, ["claimed", "settling"], {
+        status: "settled",
+        tx_hash: settled.txHash,
+        settled_at: this.opts.now(),
+        provider_amount: settled.providerAmount,
+        platform_amount: row.platform_amount === null && settled.platformAmount === 0n ? null : settled.platformAmount,
+        fee_amount: settled.feeAmount,
+      });
+      if (updated) await enqueuePaymentSettled(trx, updated, formatUsd(updated.price_atomic));
+      return updated;
+    });
+    if (done) this.opts.onCommitted();
+    return done ?? (await store.findById(this.db, row.id)) ?? row;
+  }
+
+  private async resume(existing: PaymentRow, checkoutId: string, signature: string): Promise<LiveOutcome> {
+    if (existing.checkout_id !== checkoutId || existing.authorization.signature !== signature) {
+      throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already paid for something else.");
+    }
+    return this.current(existing.id);
+  }
+
+  /**
+   * Where a payment stands, waiting (up to the settle timeout) while another
+   * request drives it: a duplicate of an in-flight payment gets its outcome,
+   * not a premature "pending".
+   */
+  private async current(id: string): Promise<LiveOutcome> {
+    const deadline = this.opts.now().getTime() + this.opts.settleTimeoutMs;
+    for (;;) {
+      const row = await store.findById(this.db, id);
+      if (!row) throw new ProblemError("internal", "The payment disappeared.");
+      if (row.status === "settled") return { kind: "settled", row, redelivered: true };
+      if (row.status === "failed") throw paymentRejected("settlement_failed", "This payment did not settle; nothing was charged.");
+      const remaining = deadline - this.opts.now().getTime();
+      if (row.tx_hash) {
+        const live = this.live(row.network);
+        const receipt = await live.chain.waitForReceipt(row.tx_hash as Hex, Math.max(remaining, 1));
+        if (receipt) {
+          const outcome = await this.conclude(row, live, receipt);
+          return outcome.kind === "settled" ? { ...outcome, redelivered: true } : outcome;
+        }
+        return { kind: "pending", row };
+      }
+      if (remaining <= 0) return { kind: "pending", row };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /**
+   * Resumes live payments left unfinished by a crash or a timeout, using the
+   * chain as the truth: a mined transaction is concluded; a used authorization
+   * is looked up (and a front-run payment split); an unused one is
+   * rebroadcast while valid, or failed once it expired.
+   */
+  async sweep(quietMs = 30_000, limit = 50): Promise<number> {
+    const rows = await store.unfinished(this.db, new Date(this.opts.now().getTime() - quietMs), limit);
+    for (const row of rows) {
+      try {
+        await this.sweepOne(row);
+      } catch (err) {
+        this.opts.onSweepError?.(err, row.id);
+      }
+    }
+    return rows.length;
+  }
+
+  private async sweepOne(row: PaymentRow): Promise<void> {
+    const live = this.chains.get(row.network);
+    if (!live) return;
+    if (row.tx_hash) {
+      const receipt = await live.chain.receipt(row.tx_hash as Hex);
+      if (receipt) {
+        await this.conclude(row, live, receipt).catch(() => undefined);
+        return;
+      }
+    }
+    const from = getAddress(row.payer);
+    const nonce = row.nonce as Hex;
+    if (await live.chain.authorizationUsed(from, nonce)) {
+      const found = await live.chain.findSettlement(row.split_address as Hex, from, nonce);
+      if (found) await this.finalize(row, found);
+      else await this.drive(row, live); // front-run into the split: split it now
+      return;
+    }
+    const nowSeconds = BigInt(Math.floor(this.opts.now().getTime() / 1000));
+    if (row.valid_before !== null && BigInt(row.valid_before) <= nowSeconds) {
+      await store.advance(this.db, row.id, ["claimed", "settling"], { status: "failed", failure_reason: "authorization_expired" });
+      return;
+    }
+    if (row.raw_tx) {
+      await live.chain.broadcast(row.raw_tx as Hex);
+      await store.advance(this.db, row.id, ["settling"], {});
+    } else {
+      await this.drive(row, live);
+    }
+  }
+}
+
+export function authorizationOf(payload: Pick<PaymentPayload, "payload">): Authorization {
+  const a = payload.payload.authorization;
+  return {
+    from: getAddress(a.from),
+    to: getAddress(a.to),
+    value: BigInt(a.value),
+    validAfter: BigInt(a.validAfter),
+    validBefore: BigInt(a.validBefore),
+    nonce: a.nonce as Hex,
+  };
+}
+
+function authorizationOfRow(row: PaymentRow): Authorization {
+  const a = row.authorization;
+  return {
+    from: getAddress(a.from as string),
+    to: getAddress(a.to as string),
+    value: BigInt(a.value as string),
+    validAfter: BigInt(a.validAfter as string),
+    validBefore: BigInt(a.validBefore as string),
+    nonce: a.nonce as Hex,
+  };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === "23505" || /duplicate key value violates unique constraint/i.test(e?.message ?? "");
+}
