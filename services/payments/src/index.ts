@@ -36,7 +36,8 @@ export interface PaymentsSettings {
   sweepIntervalMs?: number;
 }
 
-function liveChainOf(settings: LiveChainSettings): LiveChain {
+/** The chain adapter and rail of one configured live network. */
+export function createLiveChain(settings: LiveChainSettings): LiveChain {
   if (!isAddress(settings.feeWallet) || !isAddress(settings.splitFactory) || !isAddress(settings.usdc)) {
     throw new Error(`live chain ${settings.network}: usdc, split factory and fee wallet must be addresses`);
   }
@@ -84,7 +85,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       status: STATUS[checkout.status] ?? "void",
     };
   };
-  const chains = new Map(settings.liveChains.map((c) => [c.network, liveChainOf(c)] as const));
+  const chains = new Map(settings.liveChains.map((c) => [c.network, createLiveChain(c)] as const));
   const onCommitted = () => relay.poke();
   const live =
     chains.size > 0

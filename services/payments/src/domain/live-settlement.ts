@@ -137,7 +137,22 @@ export class LiveSettlement {
     const auth = authorizationOfRow(claimed);
     const already = await live.chain.findSettlement(claimed.split_address as Hex, auth.from, auth.nonce);
     if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
-    const signed = await live.chain.signSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex);
+    let signed: { raw: Hex; txHash: Hex };
+    try {
+      signed = await live.chain.signSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex);
+    } catch (err) {
+      // Gas estimation runs the settle call: if it cannot succeed any more (funds moved away,
+      // authorization cancelled), nothing was sent and the payment fails cleanly.
+      const simulation = await live.chain.simulateSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex).catch(() => undefined);
+      if (simulation && !simulation.ok) {
+        await store.advance(this.db, claimed.id, ["claimed"], { status: "failed", failure_reason: simulation.reason });
+        throw paymentRejected(
+          SIMULATION_REASONS[simulation.reason] ?? "settlement_failed",
+          `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}. Nothing was charged.`,
+        );
+      }
+      throw err;
+    }
     const settling = await store.advance(this.db, claimed.id, ["claimed", "settling"], { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw });
     if (!settling) return this.current(claimed.id);
     try {
@@ -254,9 +269,11 @@ export class LiveSettlement {
       await store.advance(this.db, row.id, ["claimed", "settling"], { status: "failed", failure_reason: "authorization_expired" });
       return;
     }
-    if (row.raw_tx) {
+    if (row.raw_tx && row.tx_hash) {
       await live.chain.broadcast(row.raw_tx as Hex);
       await store.advance(this.db, row.id, ["settling"], {});
+      const receipt = await live.chain.waitForReceipt(row.tx_hash as Hex, this.opts.settleTimeoutMs);
+      if (receipt) await this.conclude(row, live, receipt).catch(() => undefined);
     } else {
       await this.drive(row, live);
     }

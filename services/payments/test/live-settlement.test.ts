@@ -1,0 +1,229 @@
+import { EmbeddedPostgres, migrate, type ServiceDatabase } from "@c402/db";
+import { devchainKey, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { TestUSDC } from "@c402/evm-contracts";
+import { breakdown } from "@c402/money";
+import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { createPublicClient, createWalletClient, getAddress, http, type Hex } from "viem";
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { createLiveChain, paymentsMigrations } from "../src";
+import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
+import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
+
+/**
+ * The live purchase saga against a real local chain and the embedded
+ * database: crash at each step then resume (G6, reduced seeds), broadcast then
+ * timeout answers pending and never re-prompts (G7), front-running is benign
+ * (G9), a settlement that cannot succeed delivers nothing (G11).
+ */
+class Crash extends Error {}
+
+describe("live settlement saga on the devchain", () => {
+  let devchain: RunningDevchain;
+  let pg: EmbeddedPostgres;
+  let database: ServiceDatabase;
+  let live: LiveChain;
+  const minter = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 4 });
+  const frontRunner = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 });
+  let seq = 0;
+
+  beforeAll(async () => {
+    devchain = await startDevchain({ port: 0 });
+    pg = await EmbeddedPostgres.open();
+    database = pg.forSchema("payments");
+    await migrate(database, paymentsMigrations);
+    live = createLiveChain({
+      network: devchain.network,
+      rpcUrl: devchain.url,
+      usdc: devchain.usdc,
+      usdcName: devchain.usdcName,
+      usdcVersion: devchain.usdcVersion,
+      splitFactory: devchain.splitFactory,
+      facilitatorKey: devchainKey(devchain.mnemonic, 0),
+      feeWallet: devchain.feeWallet,
+      confirmations: 1,
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await pg?.close();
+    await devchain?.stop();
+  });
+
+  const pub = () => createPublicClient({ transport: http(devchain.url) });
+  const rpc = (method: string, params: unknown[] = []) => pub().request({ method: method as never, params: params as never });
+  const balance = (a: string) => pub().readContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [getAddress(a)] });
+  const saga = (chain: LiveChain = live, settleTimeoutMs = 5_000) =>
+    new LiveSettlement(database.db, new Map([[devchain.network, chain]]), {
+      subjectSecret: "s",
+      settleTimeoutMs,
+      onCommitted: () => {},
+      now: () => new Date(),
+    });
+  const rows = (id: string) => database.db.selectFrom("payments").selectAll().where("checkout_id", "=", id).execute();
+  const events = async (paymentId: string) => (await database.db.selectFrom("outbox").select("key").where("key", "=", paymentId).execute()).length;
+
+  function checkout(): CheckoutForPayment {
+    return {
+      id: `chk_live_${++seq}`,
+      accountId: "acct_s",
+      title: "t",
+      priceAtomic: 100_000n,
+      payTo: privateKeyToAccount(generatePrivateKey()).address,
+      armed: true,
+      reusable: true,
+      status: "open",
+    };
+  }
+
+  async function buyerWith(amount: bigint): Promise<PrivateKeyAccount> {
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    const wallet = createWalletClient({ account: minter, transport: http(devchain.url) });
+    await pub().waitForTransactionReceipt({
+      hash: await wallet.writeContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "mint", args: [buyer.address, amount], chain: null }),
+    });
+    return buyer;
+  }
+
+  async function pay(c: CheckoutForPayment, buyer: PrivateKeyAccount): Promise<{ payload: PaymentPayload; requirement: PaymentRequirements }> {
+    const requirement = requirementsFor("live", c, [live.rail])[0] as PaymentRequirements;
+    const payload = parsePaymentPayload(decodeHeader(encodeHeader(await signExactEvmPayment(buyer, requirement))));
+    return { payload, requirement };
+  }
+
+  /** The live chain with `replace` overriding some methods; everything else is the real adapter (same nonce state). */
+  function withChain(replace: Partial<Record<keyof LiveChain["chain"], (...args: never[]) => Promise<unknown>>>): LiveChain {
+    const chain = new Proxy(live.chain, {
+      get(target, prop, receiver) {
+        const override = (replace as Record<string | symbol, unknown>)[prop];
+        if (override) return override;
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { ...live, chain };
+  }
+
+  /** A failpoint: `step` throws Crash (the process "dies") once. */
+  function crashingAt(step: "signSettle" | "broadcast" | "waitForReceipt"): LiveChain {
+    let armed = true;
+    const original = (live.chain[step] as (...args: never[]) => Promise<unknown>).bind(live.chain);
+    return withChain({
+      [step]: async (...args: never[]) => {
+        if (!armed) return original(...args);
+        armed = false;
+        if (step === "waitForReceipt") throw new Crash("killed after broadcast, before reading the receipt");
+        if (step === "broadcast") throw new Crash("killed after the hash was recorded, before sending");
+        throw new Crash("killed after the claim");
+      },
+    });
+  }
+
+  it.each(["signSettle", "broadcast", "waitForReceipt"] as const)("a crash at %s is resumed by the sweep: one charge, one receipt, one event", async (step) => {
+    const c = checkout();
+    const buyer = await buyerWith(1_000_000n);
+    const { payload, requirement } = await pay(c, buyer);
+    // A failed broadcast is ambiguous by design (it may have reached the chain): the buyer is told "pending".
+    const first = await saga(crashingAt(step))
+      .submit(c, payload, requirement)
+      .catch((e: unknown) => e);
+    if (step === "broadcast") expect(first).toMatchObject({ kind: "pending" });
+    else expect(first).toBeInstanceOf(Crash);
+    const [before] = await rows(c.id);
+    expect(before?.status).toMatch(/claimed|settling/);
+
+    // Restart: a new saga (as after a process restart) sweeps what was left.
+    await saga().sweep(0);
+    const [after] = await rows(c.id);
+    expect(after?.status).toBe("settled");
+    const b = breakdown(100_000n);
+    expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
+    expect(await balance(c.payTo)).toBe(b.providerAmount);
+    expect(await events(after!.id)).toBe(1);
+    // The buyer re-presenting the payment gets the same receipt, no second charge.
+    const again = await saga().submit(c, payload, requirement);
+    expect(again).toMatchObject({ kind: "settled", redelivered: true, row: { id: after!.id } });
+    expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
+  });
+
+  it("broadcast then timeout answers pending (never a fresh 402) and settles once mined (G7)", async () => {
+    const c = checkout();
+    const buyer = await buyerWith(1_000_000n);
+    const { payload, requirement } = await pay(c, buyer);
+    await rpc("evm_setAutomine", [false]);
+    try {
+      const first = await saga(live, 300).submit(c, payload, requirement);
+      expect(first.kind).toBe("pending");
+      expect(first.row.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+      const again = await saga(live, 300).submit(c, payload, requirement);
+      expect(again).toMatchObject({ kind: "pending", row: { id: first.row.id, tx_hash: first.row.tx_hash } });
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+      await rpc("evm_mine");
+    }
+    const settled = await saga().submit(c, payload, requirement);
+    expect(settled.kind).toBe("settled");
+    expect(await balance(buyer.address)).toBe(1_000_000n - breakdown(100_000n).total);
+    expect((await rows(c.id)).length).toBe(1);
+  });
+
+  it("a front-run straight to the token is benign: recorded settled, charged once (G9)", async () => {
+    const c = checkout();
+    const buyer = await buyerWith(1_000_000n);
+    const { payload, requirement } = await pay(c, buyer);
+    const a = payload.payload.authorization;
+    const wallet = createWalletClient({ account: frontRunner, transport: http(devchain.url) });
+    await pub().waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: devchain.usdc,
+        abi: TestUSDC.abi,
+        functionName: "transferWithAuthorization",
+        args: [
+          getAddress(a.from),
+          getAddress(a.to),
+          BigInt(a.value),
+          BigInt(a.validAfter),
+          BigInt(a.validBefore),
+          a.nonce as Hex,
+          payload.payload.signature as Hex,
+        ],
+        chain: null,
+      }),
+    });
+    const outcome = await saga().submit(c, payload, requirement);
+    expect(outcome.kind).toBe("settled");
+    const b = breakdown(100_000n);
+    expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
+    expect(await balance(c.payTo)).toBe(b.providerAmount);
+    expect(await events(outcome.row.id)).toBe(1);
+  });
+
+  it("funds moved away between verify and settle: a 402, no receipt, no event (G11)", async () => {
+    const c = checkout();
+    const buyer = await buyerWith(200_000n);
+    const { payload, requirement } = await pay(c, buyer);
+    const drainThenSign = async (...args: Parameters<LiveChain["chain"]["signSettle"]>) => {
+      await rpc("hardhat_setBalance", [buyer.address, "0xDE0B6B3A7640000"]);
+      const w = createWalletClient({ account: buyer, transport: http(devchain.url) });
+      await pub().waitForTransactionReceipt({
+        hash: await w.writeContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "transfer", args: [minter.address, 200_000n], chain: null }),
+      });
+      return live.chain.signSettle(...args);
+    };
+    await expect(saga(withChain({ signSettle: drainThenSign as never })).submit(c, payload, requirement)).rejects.toMatchObject({
+      slug: "payment-required",
+      extensions: { reason: "invalid_exact_evm_insufficient_balance" },
+    });
+    const [row] = await rows(c.id);
+    expect(row?.status).toBe("failed");
+    expect(await events(row!.id)).toBe(0);
+    expect(await balance(c.payTo)).toBe(0n);
+  });
+
+  it("an authorization that already paid for another checkout is refused", async () => {
+    const c1 = checkout();
+    const c2 = { ...checkout(), payTo: c1.payTo };
+    const buyer = await buyerWith(1_000_000n);
+    const { payload, requirement } = await pay(c1, buyer);
+    expect((await saga().submit(c1, payload, requirement)).kind).toBe("settled");
+    await expect(saga().submit(c2, payload, requirement)).rejects.toMatchObject({ extensions: { reason: "invalid_exact_evm_nonce_already_used" } });
+  });
+});
