@@ -16,7 +16,9 @@ async function main() {
   registerExactEvmScheme(client, { signer: demoWallet(process.env.BUYER_WALLET_FILE ?? ".data/demo-buyer-wallet.json") });
   const res = await wrapFetchWithPayment(fetch, client)(url, { headers: { accept: "application/json" } });
   const header = res.headers.get("PAYMENT-RESPONSE");
-  process.stdout.write(`${JSON.stringify({ status: res.status, settlement: header ? decodePaymentResponseHeader(header) : null, body: await res.json() }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ status: res.status, settlement: header ? decodePaymentResponseHeader(header) : null, body: await res.json() }, null, 2)}\n`,
+  );
   if (!res.ok) process.exit(1);
 }
 

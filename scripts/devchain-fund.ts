@@ -27,7 +27,13 @@ async function main() {
   const funder = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 5 });
   const wallet = createWalletClient({ account: funder, transport: http(chain.url) });
   const pub = createPublicClient({ transport: http(chain.url) });
-  const hash = await wallet.writeContract({ address: chain.usdc, abi: TestUSDC.abi, functionName: "mint", args: [getAddress(address), parseUsd(amount)], chain: null });
+  const hash = await wallet.writeContract({
+    address: chain.usdc,
+    abi: TestUSDC.abi,
+    functionName: "mint",
+    args: [getAddress(address), parseUsd(amount)],
+    chain: null,
+  });
   await pub.waitForTransactionReceipt({ hash });
   const balance = await pub.readContract({ address: chain.usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [getAddress(address)] });
   process.stdout.write(`minted ${amount} test USDC to ${getAddress(address)}; balance ${balance} atomic units\n`);
