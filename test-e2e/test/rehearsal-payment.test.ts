@@ -239,6 +239,26 @@ describe("buyer faces and the rehearsal payment", () => {
     expect(bad.body.errors).toEqual([{ field: "payer", reason: "is required" }]);
   });
 
+  it("serves the receipt as HTML, as a self-contained download, and by transaction hash", async () => {
+    const paid = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": await signedFor(`/c/${checkout.id}/test`) } });
+    const receipt = paid.body.receipt;
+    const html = await call("GET", `/r/${receipt.id}`, { headers: { accept: "text/html" } });
+    expect(html.status).toBe(200);
+    expect(html.headers.get("content-type")).toMatch(/text\/html/);
+    expect(html.text).toContain(receipt.id);
+    expect(html.text).toContain(receipt.tx_hash);
+    expect(html.text).toMatch(/without real money/);
+    expect(html.text).not.toMatch(/<script/i);
+    const file = await call("GET", `/r/${receipt.id}/download`);
+    expect(file.headers.get("content-disposition")).toBe(`attachment; filename="receipt-${receipt.id}.html"`);
+    expect(file.text).toContain("0.110500 USDC");
+    const byTx = await fetch(`${baseUrl()}/r/by-tx/${receipt.tx_hash}`, { redirect: "manual" });
+    expect(byTx.status).toBe(303);
+    expect(byTx.headers.get("location")).toBe(`${baseUrl()}/r/${receipt.id}`);
+    expect((await call("GET", `/r/by-tx/0x${"0".repeat(64)}`)).status).toBe(404);
+    expect((await call("GET", "/r/by-tx/nope")).status).toBe(404);
+  });
+
   it("an unknown receipt is 404", async () => {
     expect((await call("GET", "/r/pay_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
     expect((await call("GET", "/r/chk_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);

@@ -15,6 +15,7 @@ const paymentHeaders = [
 ];
 const faceResponses = {
   "200": json("Goods and receipt in one response; PAYMENT-RESPONSE header carries the settlement"),
+  "202": json("Settlement broadcast but not confirmed yet: tx_hash and receipt_url to poll (never pay again)"),
   "402": json("Payment required: x402 v2 body (accepts[], offer, endpoint); the same requirements in the PAYMENT-REQUIRED header"),
   "404": problem,
   "410": problem,
@@ -133,7 +134,27 @@ export function openApiDocument(baseUrl: string, version: string) {
           responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem },
         },
       },
-      "/r/{payment_id}": { get: { summary: "Receipt", parameters: [idParam("payment_id")], responses: { "200": json("Receipt"), "404": problem } } },
+      "/r/{payment_id}": {
+        get: {
+          summary: "Receipt: JSON, or HTML for browsers (Accept: text/html)",
+          parameters: [idParam("payment_id")],
+          responses: { "200": json("Receipt"), "202": json("Settlement pending"), "404": problem },
+        },
+      },
+      "/r/{payment_id}/download": {
+        get: {
+          summary: "Self-contained receipt file (HTML)",
+          parameters: [idParam("payment_id")],
+          responses: { "200": { description: "HTML file" }, "404": problem },
+        },
+      },
+      "/r/by-tx/{tx_hash}": {
+        get: {
+          summary: "Redirect to the receipt of a transaction",
+          parameters: [idParam("tx_hash")],
+          responses: { "303": { description: "See the receipt" }, "404": problem },
+        },
+      },
     },
   };
 }

@@ -199,6 +199,12 @@ export class Payments {
     return row;
   }
 
+  async receiptIdByTx(txHash: string): Promise<string> {
+    const row = /^0x[0-9a-fA-F]{64}$/.test(txHash) ? await store.findSettledByTx(this.db, txHash.toLowerCase()) : undefined;
+    if (!row) throw new ProblemError("not-found", "No receipt for this transaction.");
+    return row.id;
+  }
+
   /** Resumes unfinished live payments (run periodically by the service). */
   sweep(): Promise<number> {
     return this.live?.sweep() ?? Promise.resolve(0);

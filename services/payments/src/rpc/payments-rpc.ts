@@ -94,6 +94,9 @@ export function paymentsRpc(payments: Payments): ServiceImplementation<typeof pa
         txHash: r.receipt.tx_hash ?? "",
       };
     },
+    async findReceiptByTx(req) {
+      return { paymentId: await payments.receiptIdByTx(req.txHash) };
+    },
     async getReceipt(req) {
       const row = await payments.receipt(req.paymentId);
       if (row.status !== "settled") return { status: paymentsV1.PaymentStatus.PENDING, txHash: row.tx_hash ?? "" };

@@ -63,6 +63,9 @@ export const paymentsStore = {
       .where("nonce", "=", key.nonce)
       .executeTakeFirst(),
 
+  findSettledByTx: (db: PaymentsDb, txHash: string) =>
+    db.selectFrom("payments").select("id").where("tx_hash", "=", txHash).where("status", "=", "settled").orderBy("settled_at").executeTakeFirst(),
+
   findById: (db: PaymentsDb, id: string) => db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst(),
 
   /** Moves a payment on in its saga; `from` guards against a concurrent step. */

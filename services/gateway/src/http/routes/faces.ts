@@ -4,6 +4,7 @@ import { ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/pro
 import { encodeHeader, HEADERS } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { paymentRequiredBody, type Face } from "../../domain/payment-required";
+import { receiptHtml } from "../../domain/receipt-page";
 import { faceUrls, receiptView } from "../../domain/views";
 import type { GatewayDeps } from "../deps";
 import { validateBody } from "../validate";
@@ -138,15 +139,37 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
   router.post("/c/:id/prepare", prepare("live"));
   router.post("/c/:id/test/prepare", prepare("test"));
 
-  router.get("/r/:paymentId", async (req, res) => {
+  // View-only: from a transaction hash to its receipt.
+  router.get("/r/by-tx/:txHash", async (req, res) => {
+    const r = await clients.payments.findReceiptByTx({ txHash: String(req.params.txHash) });
+    res.redirect(303, `${settings.baseUrl}/r/${r.paymentId}`);
+  });
+
+  async function receiptOf(req: Request) {
     const id = String(req.params.paymentId);
     if (!isId("payment", id)) throw new ProblemError("not-found", "No such receipt.");
-    const r = await clients.payments.getReceipt({ paymentId: id });
+    return { id, ...(await clients.payments.getReceipt({ paymentId: id })) };
+  }
+
+  router.get("/r/:paymentId", async (req, res) => {
+    const r = await receiptOf(req);
     if (!r.receipt) {
-      res.status(202).json({ id, status: "pending", tx_hash: r.txHash || null, message: "Settlement is not confirmed yet; poll again." });
+      res.status(202).json({ id: r.id, status: "pending", tx_hash: r.txHash || null, message: "Settlement is not confirmed yet; poll again." });
       return;
     }
-    res.json(receiptView(r.receipt, settings.baseUrl));
+    const view = receiptView(r.receipt, settings.baseUrl);
+    if (req.accepts(["application/json", "text/html"]) === "text/html" && !req.get("accept")?.includes("application/json")) {
+      res.type("html").send(receiptHtml(view));
+      return;
+    }
+    res.json(view);
+  });
+
+  router.get("/r/:paymentId/download", async (req, res) => {
+    const r = await receiptOf(req);
+    if (!r.receipt) throw new ProblemError("not-found", "The receipt exists once the payment settles.");
+    res.setHeader("Content-Disposition", `attachment; filename="receipt-${r.id}.html"`);
+    res.type("html").send(receiptHtml(receiptView(r.receipt, settings.baseUrl)));
   });
 
   return router;
