@@ -5,7 +5,7 @@ import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
-import { devchainKey, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
 import { createClient, RpcServer } from "@c402/rpc";
 import type { ServiceDeps, ServiceModule } from "@c402/runtime";
@@ -97,19 +97,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
       { catalog },
       {
         subjectSecret: secrets.subjectSecret,
-        liveChains: [
-          {
-            network: devchain.network,
-            rpcUrl: devchain.url,
-            usdc: devchain.usdc,
-            usdcName: devchain.usdcName,
-            usdcVersion: devchain.usdcVersion,
-            splitFactory: devchain.splitFactory,
-            facilitatorKey: devchainKey(devchain.mnemonic, 0),
-            feeWallet: devchain.feeWallet,
-            confirmations: 1,
-          },
-        ],
+        liveChains: [devchainSettlement(devchain)],
       },
     ),
   );

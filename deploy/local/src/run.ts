@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { devchainKey, startDevchain } from "@c402/devchain";
+import { devchainSettlement, startDevchain } from "@c402/devchain";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl, SERVICE_SCHEMAS } from "./provision";
 
@@ -29,14 +29,15 @@ async function main() {
   const logDir = process.env.LOG_DIR;
   // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere.
   const devchain = process.env.EVM_RPC_URL ? undefined : await startDevchain({ port: Number(process.env.DEVCHAIN_PORT ?? 0) });
-  const chainEnv: Record<string, string> = devchain
+  const settlement = devchain && devchainSettlement(devchain);
+  const chainEnv: Record<string, string> = settlement
     ? {
-        EVM_NETWORK: devchain.network,
-        EVM_RPC_URL: devchain.url,
-        EVM_USDC_ADDRESS: devchain.usdc,
-        SPLIT_FACTORY_ADDRESS: devchain.splitFactory,
-        FACILITATOR_PRIVATE_KEY: devchainKey(devchain.mnemonic, 0),
-        FEE_WALLET_ADDRESS: devchain.feeWallet,
+        EVM_NETWORK: settlement.network,
+        EVM_RPC_URL: settlement.rpcUrl,
+        EVM_USDC_ADDRESS: settlement.usdc,
+        SPLIT_FACTORY_ADDRESS: settlement.splitFactory,
+        FACILITATOR_PRIVATE_KEY: settlement.facilitatorKey,
+        FEE_WALLET_ADDRESS: settlement.feeWallet,
       }
     : {};
   const passwords = Object.fromEntries(SERVICE_SCHEMAS.map((s) => [s, randomBytes(12).toString("hex")]));

@@ -68,3 +68,18 @@ export function startDevchain(opts: { port?: number; timeoutMs?: number; onLog?:
     });
   });
 }
+
+/** Settlement settings for a service that settles on this devchain (fee to the last demo account). */
+export function devchainSettlement(d: DevchainInfo) {
+  return {
+    network: d.network,
+    rpcUrl: d.url,
+    usdc: d.usdc,
+    usdcName: d.usdcName,
+    usdcVersion: d.usdcVersion,
+    splitFactory: d.splitFactory,
+    facilitatorKey: devchainKey(d.mnemonic, 0),
+    feeWallet: d.feeWallet,
+    confirmations: 1,
+  };
+}

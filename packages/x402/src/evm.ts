@@ -56,7 +56,7 @@ export function transferWithAuthorizationTypedData(requirement: PaymentRequireme
 }
 
 /** The typed data with the numeric fields as bigints, as viem signs and verifies it. */
-function viemTypedData(typed: ReturnType<typeof transferWithAuthorizationTypedData>) {
+export function viemTypedData(typed: ReturnType<typeof transferWithAuthorizationTypedData>) {
   return {
     domain: typed.domain,
     types: typed.types,

@@ -4,6 +4,7 @@ import {
   parsePaymentPayload,
   signExactEvmPayment,
   transferWithAuthorizationTypedData,
+  viemTypedData,
   type PaymentPayload,
   type PaymentRequirements,
 } from "@c402/x402";
@@ -40,19 +41,8 @@ async function accepted(payload: PaymentPayload): Promise<boolean> {
 
 /** Re-signs the authorization over a different EIP-712 domain (another chain or token contract). */
 async function signedOverDomain(payload: PaymentPayload, domain: Partial<{ chainId: number; verifyingContract: Hex }>): Promise<PaymentPayload> {
-  const typed = transferWithAuthorizationTypedData(issued, payload.payload.authorization);
-  const signature = await buyer.signTypedData({
-    domain: { ...typed.domain, ...domain },
-    types: typed.types,
-    primaryType: typed.primaryType,
-    message: {
-      ...typed.message,
-      value: BigInt(typed.message.value),
-      validAfter: BigInt(typed.message.validAfter),
-      validBefore: BigInt(typed.message.validBefore),
-      nonce: typed.message.nonce as Hex,
-    },
-  });
+  const typed = viemTypedData(transferWithAuthorizationTypedData(issued, payload.payload.authorization));
+  const signature = await buyer.signTypedData({ ...typed, domain: { ...typed.domain, ...domain } });
   return { ...payload, payload: { ...payload.payload, signature } };
 }
 

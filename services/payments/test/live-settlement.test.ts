@@ -1,5 +1,5 @@
 import { EmbeddedPostgres, migrate, type ServiceDatabase } from "@c402/db";
-import { devchainKey, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
 import { breakdown } from "@c402/money";
 import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
@@ -31,17 +31,7 @@ describe("live settlement saga on the devchain", () => {
     pg = await EmbeddedPostgres.open();
     database = pg.forSchema("payments");
     await migrate(database, paymentsMigrations);
-    live = createLiveChain({
-      network: devchain.network,
-      rpcUrl: devchain.url,
-      usdc: devchain.usdc,
-      usdcName: devchain.usdcName,
-      usdcVersion: devchain.usdcVersion,
-      splitFactory: devchain.splitFactory,
-      facilitatorKey: devchainKey(devchain.mnemonic, 0),
-      feeWallet: devchain.feeWallet,
-      confirmations: 1,
-    });
+    live = createLiveChain(devchainSettlement(devchain));
   }, 90_000);
   afterAll(async () => {
     await pg?.close();

@@ -1,4 +1,3 @@
-import { newId } from "@c402/ids";
 import { formatUsd } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
@@ -6,8 +5,8 @@ import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
 import { enqueuePaymentSettled } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
-import { priceOf, type CheckoutForPayment, type LiveRail } from "./requirements";
-import { subjectFor } from "./subject";
+import type { CheckoutForPayment, LiveRail } from "./requirements";
+import { newPaymentRow } from "./payment-row";
 import { paymentRejected, verifyPayment, type RejectReason } from "./verify-payment";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
@@ -80,38 +79,14 @@ export class LiveSettlement {
         throw paymentRejected(SIMULATION_REASONS[simulation.reason] as RejectReason, `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
     }
 
-    const price = priceOf(checkout);
-    const row: PaymentRow = {
-      id: newId("payment"),
-      checkout_id: checkout.id,
-      account_id: checkout.accountId,
-      checkout_title: checkout.title,
-      network: requirement.network,
-      asset: requirement.asset,
-      payer: key.payer,
-      nonce: key.nonce,
-      authorization: { ...a, signature },
-      price_atomic: price.price,
-      provider_amount: price.providerAmount,
-      platform_amount: price.platformAmount,
-      fee_amount: price.feeAmount,
-      total: price.total,
-      pay_to: getAddress(checkout.payTo),
-      subject: subjectFor(this.opts.subjectSecret, checkout.accountId, key.payer),
-      tx_hash: null,
-      test_mode: false,
-      status: "claimed",
-      delivery_outcome: "delivered",
-      handoff_id: null,
-      sold_by: null,
-      settled_at: null,
-      raw_tx: null,
-      split_address: split,
-      single_shot: !checkout.reusable,
-      failure_reason: null,
-      valid_before: BigInt(a.validBefore),
-      updated_at: this.opts.now(),
-    };
+    const row = newPaymentRow({
+      checkout,
+      requirement,
+      payload,
+      subjectSecret: this.opts.subjectSecret,
+      now: this.opts.now(),
+      saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: split, single_shot: !checkout.reusable },
+    });
     let inserted: boolean;
     try {
       inserted = await store.insertIfNew(this.db, row);

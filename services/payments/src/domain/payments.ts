@@ -1,4 +1,3 @@
-import { newId } from "@c402/ids";
 import { formatUsd, type Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import {
@@ -23,7 +22,7 @@ import {
   type Settlement,
 } from "./requirements";
 import type { LiveSettlement } from "./live-settlement";
-import { subjectFor } from "./subject";
+import { newPaymentRow } from "./payment-row";
 import { decodePayment, matchRequirement, paymentRejected, verifyPayment } from "./verify-payment";
 
 export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>;
@@ -137,39 +136,22 @@ export class Payments {
     if (existing) return this.redeliver(existing, checkout.id, payload.payload.signature);
 
     const verified = await verifyPayment(payload, requirement, Math.floor(this.now().getTime() / 1000));
-    const price = priceOf(checkout);
     const settledAt = this.now();
-    const row: PaymentRow = {
-      id: newId("payment"),
-      checkout_id: checkout.id,
-      account_id: checkout.accountId,
-      checkout_title: checkout.title,
-      network: requirement.network,
-      asset: requirement.asset,
-      payer: verified.payer,
-      nonce: key.nonce,
-      authorization: { ...verified.authorization, signature: payload.payload.signature },
-      price_atomic: price.price,
-      provider_amount: price.providerAmount,
-      platform_amount: price.platformAmount,
-      fee_amount: price.feeAmount,
-      total: price.total,
-      pay_to: getAddress(requirement.payTo),
-      subject: subjectFor(this.settings.subjectSecret, checkout.accountId, verified.payer),
-      tx_hash: syntheticTxHash(requirement.network, verified.payer, key.nonce),
-      test_mode: true,
-      status: "settled",
-      delivery_outcome: "delivered",
-      handoff_id: null,
-      sold_by: null,
-      settled_at: settledAt,
-      raw_tx: null,
-      split_address: null,
-      single_shot: false,
-      failure_reason: null,
-      valid_before: BigInt(verified.authorization.validBefore),
-      updated_at: settledAt,
-    };
+    const row = newPaymentRow({
+      checkout,
+      requirement,
+      payload,
+      subjectSecret: this.settings.subjectSecret,
+      now: settledAt,
+      saga: {
+        status: "settled",
+        test_mode: true,
+        tx_hash: syntheticTxHash(requirement.network, verified.payer, key.nonce),
+        settled_at: settledAt,
+        split_address: null,
+        single_shot: false,
+      },
+    });
     const inserted = await this.db.transaction().execute(async (trx) => {
       if (!(await store.insertIfNew(trx, row))) return false;
       await enqueuePaymentSettled(trx, row, formatUsd(row.price_atomic));
