@@ -129,8 +129,12 @@ export class EvmChain {
 
   /** Runs the settle call against the current chain state without sending it. */
   async simulateSettle(r: SplitRecipients, a: Authorization, signature: Hex): Promise<SimulationResult> {
+    return this.simulate(this.config.splitFactory, this.settleData(r, a, signature));
+  }
+
+  private async simulate(to: Address, data: Hex): Promise<SimulationResult> {
     try {
-      await this.client.call({ account: this.facilitator.address, to: this.config.splitFactory, data: this.settleData(r, a, signature) });
+      await this.client.call({ account: this.facilitator.address, to, data });
       return { ok: true };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
@@ -158,16 +162,37 @@ export class EvmChain {
    * its hash, before anything is sent: the caller records the hash first, so
    * a crash after broadcast can be resolved from the chain.
    */
-  async signSettle(r: SplitRecipients, a: Authorization, signature: Hex): Promise<{ raw: Hex; txHash: Hex }> {
+  signSettle(r: SplitRecipients, a: Authorization, signature: Hex): Promise<{ raw: Hex; txHash: Hex }> {
+    return this.signCall(this.config.splitFactory, this.settleData(r, a, signature));
+  }
+
+  private transferData(a: Authorization, signature: Hex): Hex {
+    return encodeFunctionData({
+      abi: TestUSDC.abi,
+      functionName: "transferWithAuthorization",
+      args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
+    });
+  }
+
+  /** A plain EIP-3009 transfer to `a.to` (what a generic x402 facilitator settles). */
+  async simulateTransfer(a: Authorization, signature: Hex): Promise<SimulationResult> {
+    return this.simulate(this.config.usdc, this.transferData(a, signature));
+  }
+
+  signTransfer(a: Authorization, signature: Hex): Promise<{ raw: Hex; txHash: Hex }> {
+    return this.signCall(this.config.usdc, this.transferData(a, signature));
+  }
+
+  /** Signs a call with the facilitator key; one nonce queue per adapter (per key in this process). */
+  private signCall(to: Address, data: Hex): Promise<{ raw: Hex; txHash: Hex }> {
     const run = this.nonceQueue.then(async () => {
-      const data = this.settleData(r, a, signature);
       if (this.nextNonce === undefined) this.nextNonce = await this.client.getTransactionCount({ address: this.facilitator.address, blockTag: "pending" });
-      const gas = await this.client.estimateGas({ account: this.facilitator.address, to: this.config.splitFactory, data });
+      const gas = await this.client.estimateGas({ account: this.facilitator.address, to, data });
       const fees = await this.client.estimateFeesPerGas();
       const raw = await this.facilitator.signTransaction({
         chainId: this.chainId,
         type: "eip1559",
-        to: this.config.splitFactory,
+        to,
         data,
         nonce: this.nextNonce,
         gas: (gas * 12n) / 10n,

@@ -66,6 +66,13 @@ export interface PaymentPayload {
   extensions?: Record<string, unknown>;
 }
 
+export interface VerifyResponse {
+  isValid: boolean;
+  invalidReason?: string;
+  invalidMessage?: string;
+  payer?: string;
+}
+
 export interface SettleResponse {
   success: boolean;
   errorReason?: string;
@@ -180,7 +187,7 @@ export function parsePaymentPayload(raw: Record<string, unknown>): PaymentPayloa
   return out;
 }
 
-function parseRequirements(r: Record<string, unknown>): PaymentRequirements {
+export function parseRequirements(r: Record<string, unknown>): PaymentRequirements {
   const scheme = str(r, "scheme");
   const network = str(r, "network");
   const asset = str(r, "asset");

@@ -5,6 +5,7 @@ import { requestContext } from "./http/request-context";
 import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
 import { faceCors, faceRoutes } from "./http/routes/faces";
+import { facilitatorRoutes } from "./http/routes/facilitator";
 import { keyRoutes } from "./http/routes/keys";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
 
@@ -24,6 +25,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(keyRoutes(deps));
   app.use(checkoutRoutes(deps));
   app.use(faceRoutes(deps));
+  app.use(facilitatorRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(deps.settings.siteUrl, deps.logger));
   return app;

@@ -7,6 +7,7 @@ import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
 import { healthService, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { getAddress, isAddress } from "viem";
 import type { LiveChainSettings } from "./config";
+import { Facilitator } from "./domain/facilitator";
 import { LiveSettlement, type LiveChain } from "./domain/live-settlement";
 import { Payments } from "./domain/payments";
 import type { CheckoutForPayment } from "./domain/requirements";
@@ -98,13 +99,14 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
         })
       : undefined;
   const payments = new Payments(deps.database.db, checkouts, { subjectSecret: settings.subjectSecret }, onCommitted, () => new Date(), live);
+  const facilitator = new Facilitator(chains, { settleTimeoutMs: settings.settleTimeoutMs ?? 15_000, now: () => new Date() });
   let sweeper: NodeJS.Timeout | undefined;
   let sweeping = false;
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));
   return {
     name: "payments",
     register(server) {
-      server.add(paymentsV1.PaymentsService, paymentsRpc(payments));
+      server.add(paymentsV1.PaymentsService, paymentsRpc(payments, facilitator));
       server.add(healthV1.HealthService, healthService("payments", { database: () => deps.database.ping(), bus: () => deps.bus.ping(), ...chainChecks }));
     },
     async start() {

@@ -141,6 +141,29 @@ export function openApiDocument(baseUrl: string, version: string) {
           responses: { "200": json("Receipt"), "202": json("Settlement pending"), "404": problem },
         },
       },
+      "/x402/{family}/supported": {
+        get: {
+          summary: "Facilitator: supported kinds (family base, stellar or solana)",
+          parameters: [idParam("family")],
+          responses: { "200": json("{kinds, extensions, signers}"), "404": problem },
+        },
+      },
+      "/x402/{family}/verify": {
+        post: {
+          summary: "Facilitator: verify a payment",
+          parameters: [idParam("family")],
+          requestBody: body("FacilitatorRequest"),
+          responses: { "200": json("{isValid, invalidReason?, payer?}"), "404": problem, "422": problem },
+        },
+      },
+      "/x402/{family}/settle": {
+        post: {
+          summary: "Facilitator: settle a payment on-chain",
+          parameters: [idParam("family")],
+          requestBody: body("FacilitatorRequest"),
+          responses: { "200": json("{success, errorReason?, transaction, network, payer?}"), "404": problem, "422": problem },
+        },
+      },
       "/r/{payment_id}/download": {
         get: {
           summary: "Self-contained receipt file (HTML)",

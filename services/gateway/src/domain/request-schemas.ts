@@ -75,6 +75,20 @@ export const schemas = {
     required: ["message", "signature"],
     properties: { message: { type: "string", minLength: 1, maxLength: 4000 }, signature: { type: "string", minLength: 1, maxLength: 2048 } },
   },
+  FacilitatorRequest: {
+    type: "object",
+    additionalProperties: false,
+    required: ["network", "requirement", "payload"],
+    properties: {
+      network: {
+        type: "string",
+        pattern: "^(eip155:(8453|84532)|stellar:(pubnet|testnet)|solana:[1-9A-HJ-NP-Za-km-z]{32,44})$",
+        description: "One of the service's CAIP-2 network ids",
+      },
+      requirement: { type: "object", description: "The 402 requirement the service issued" },
+      payload: { type: "object", description: "The buyer's signed payment payload" },
+    },
+  },
   PaymentPrepare: {
     type: "object",
     additionalProperties: false,

@@ -4,6 +4,7 @@ import { formatUsd } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { PaymentRequirements } from "@c402/x402";
+import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
 import type { Payments } from "../domain/payments";
 import type { Face } from "../domain/requirements";
 import type { PaymentRow } from "../store/payments-store";
@@ -53,8 +54,32 @@ export function receiptMessage(p: PaymentRow): paymentsV1.Receipt {
   };
 }
 
-export function paymentsRpc(payments: Payments): ServiceImplementation<typeof paymentsV1.PaymentsService> {
+function familyOf(family: string): Family {
+  if (!(FAMILIES as readonly string[]).includes(family)) throw new ProblemError("not-found", "No such facilitator family.");
+  return family as Family;
+}
+
+function jsonOf(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProblemError("invalid-request", { message: "Invalid JSON.", errors: [{ field, reason: "must be a JSON object" }] });
+  }
+}
+
+export function paymentsRpc(payments: Payments, facilitator: Facilitator): ServiceImplementation<typeof paymentsV1.PaymentsService> {
   return {
+    async facilitatorSupported(req) {
+      return { supportedJson: JSON.stringify(facilitator.supported(familyOf(req.family))) };
+    },
+    async facilitatorVerify(req) {
+      const r = await facilitator.verify(familyOf(req.family), req.network, jsonOf(req.requirementJson, "requirement"), jsonOf(req.payloadJson, "payload"));
+      return { verifyResponseJson: JSON.stringify(r) };
+    },
+    async facilitatorSettle(req) {
+      const r = await facilitator.settle(familyOf(req.family), req.network, jsonOf(req.requirementJson, "requirement"), jsonOf(req.payloadJson, "payload"));
+      return { settleResponseJson: JSON.stringify(r) };
+    },
     async quotePayment(req) {
       const q = await payments.quote(req.checkoutId, faceOf(req.face));
       return {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/payments.proto.
  */
 export const file_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEilQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSEgoKZXh0cmFfanNvbhgHIAEoCSKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCLgAwoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZCJLChNRdW90ZVBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlIqUBChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kIpQBChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSEwoLY2hlY2tvdXRfaWQYASABKAkSHwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2USDQoFcGF5ZXIYAyABKAkSFAoHbmV0d29yaxgEIAEoCUgAiAEBEhQKDHJlc291cmNlX3VybBgFIAEoCUIKCghfbmV0d29yayKTAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EhcKD3R5cGVkX2RhdGFfanNvbhgDIAEoCRIZChFwYXlsb2FkX3N0dWJfanNvbhgEIAEoCSJkChRTdWJtaXRQYXltZW50UmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRIfCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZRIWCg5wYXltZW50X2hlYWRlchgDIAEoCSLCAQoVU3VibWl0UGF5bWVudFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EhMKC3JlZGVsaXZlcmVkGAIgASgIEhwKFHNldHRsZV9yZXNwb25zZV9qc29uGAMgASgJEioKBnN0YXR1cxgEIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSEgoKcGF5bWVudF9pZBgFIAEoCRIPCgd0eF9oYXNoGAYgASgJIicKEUdldFJlY2VpcHRSZXF1ZXN0EhIKCnBheW1lbnRfaWQYASABKAkieAoSR2V0UmVjZWlwdFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EioKBnN0YXR1cxgCIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSDwoHdHhfaGFzaBgDIAEoCSIpChZGaW5kUmVjZWlwdEJ5VHhSZXF1ZXN0Eg8KB3R4X2hhc2gYASABKAkiLQoXRmluZFJlY2VpcHRCeVR4UmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCSo6CgRGYWNlEhQKEEZBQ0VfVU5TUEVDSUZJRUQQABINCglGQUNFX0xJVkUQARINCglGQUNFX1RFU1QQAiptCg5TZXR0bGVtZW50S2luZBIfChtTRVRUTEVNRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIdChlTRVRUTEVNRU5UX0tJTkRfU0lNVUxBVEVEEAESGwoXU0VUVExFTUVOVF9LSU5EX09OQ0hBSU4QAipnCg1QYXltZW50U3RhdHVzEh4KGlBBWU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWUEFZTUVOVF9TVEFUVVNfU0VUVExFRBABEhoKFlBBWU1FTlRfU1RBVFVTX1BFTkRJTkcQAjLGAwoPUGF5bWVudHNTZXJ2aWNlElMKDFF1b3RlUGF5bWVudBIgLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlcXVlc3QaIS5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXNwb25zZRJZCg5QcmVwYXJlUGF5bWVudBIiLnBheW1lbnRzLnYxLlByZXBhcmVQYXltZW50UmVxdWVzdBojLnBheW1lbnRzLnYxLlByZXBhcmVQYXltZW50UmVzcG9uc2USVgoNU3VibWl0UGF5bWVudBIhLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXF1ZXN0GiIucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlc3BvbnNlEk0KCkdldFJlY2VpcHQSHi5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVxdWVzdBofLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXNwb25zZRJcCg9GaW5kUmVjZWlwdEJ5VHgSIy5wYXltZW50cy52MS5GaW5kUmVjZWlwdEJ5VHhSZXF1ZXN0GiQucGF5bWVudHMudjEuRmluZFJlY2VpcHRCeVR4UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEilQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSEgoKZXh0cmFfanNvbhgHIAEoCSKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCLgAwoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZCJLChNRdW90ZVBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlIqUBChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kIpQBChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSEwoLY2hlY2tvdXRfaWQYASABKAkSHwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2USDQoFcGF5ZXIYAyABKAkSFAoHbmV0d29yaxgEIAEoCUgAiAEBEhQKDHJlc291cmNlX3VybBgFIAEoCUIKCghfbmV0d29yayKTAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EhcKD3R5cGVkX2RhdGFfanNvbhgDIAEoCRIZChFwYXlsb2FkX3N0dWJfanNvbhgEIAEoCSJkChRTdWJtaXRQYXltZW50UmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRIfCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZRIWCg5wYXltZW50X2hlYWRlchgDIAEoCSLCAQoVU3VibWl0UGF5bWVudFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EhMKC3JlZGVsaXZlcmVkGAIgASgIEhwKFHNldHRsZV9yZXNwb25zZV9qc29uGAMgASgJEioKBnN0YXR1cxgEIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSEgoKcGF5bWVudF9pZBgFIAEoCRIPCgd0eF9oYXNoGAYgASgJIicKEUdldFJlY2VpcHRSZXF1ZXN0EhIKCnBheW1lbnRfaWQYASABKAkieAoSR2V0UmVjZWlwdFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EioKBnN0YXR1cxgCIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSDwoHdHhfaGFzaBgDIAEoCSIpChZGaW5kUmVjZWlwdEJ5VHhSZXF1ZXN0Eg8KB3R4X2hhc2gYASABKAkiLQoXRmluZFJlY2VpcHRCeVR4UmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCSItChtGYWNpbGl0YXRvclN1cHBvcnRlZFJlcXVlc3QSDgoGZmFtaWx5GAEgASgJIjYKHEZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2USFgoOc3VwcG9ydGVkX2pzb24YASABKAkiawoYRmFjaWxpdGF0b3JWZXJpZnlSZXF1ZXN0Eg4KBmZhbWlseRgBIAEoCRIPCgduZXR3b3JrGAIgASgJEhgKEHJlcXVpcmVtZW50X2pzb24YAyABKAkSFAoMcGF5bG9hZF9qc29uGAQgASgJIjkKGUZhY2lsaXRhdG9yVmVyaWZ5UmVzcG9uc2USHAoUdmVyaWZ5X3Jlc3BvbnNlX2pzb24YASABKAkiawoYRmFjaWxpdGF0b3JTZXR0bGVSZXF1ZXN0Eg4KBmZhbWlseRgBIAEoCRIPCgduZXR3b3JrGAIgASgJEhgKEHJlcXVpcmVtZW50X2pzb24YAyABKAkSFAoMcGF5bG9hZF9qc29uGAQgASgJIjkKGUZhY2lsaXRhdG9yU2V0dGxlUmVzcG9uc2USHAoUc2V0dGxlX3Jlc3BvbnNlX2pzb24YASABKAkqOgoERmFjZRIUChBGQUNFX1VOU1BFQ0lGSUVEEAASDQoJRkFDRV9MSVZFEAESDQoJRkFDRV9URVNUEAIqbQoOU2V0dGxlbWVudEtpbmQSHwobU0VUVExFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZU0VUVExFTUVOVF9LSU5EX1NJTVVMQVRFRBABEhsKF1NFVFRMRU1FTlRfS0lORF9PTkNIQUlOEAIqZwoNUGF5bWVudFN0YXR1cxIeChpQQVlNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFlBBWU1FTlRfU1RBVFVTX1NFVFRMRUQQARIaChZQQVlNRU5UX1NUQVRVU19QRU5ESU5HEAIy+wUKD1BheW1lbnRzU2VydmljZRJTCgxRdW90ZVBheW1lbnQSIC5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXF1ZXN0GiEucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVzcG9uc2USWQoOUHJlcGFyZVBheW1lbnQSIi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QaIy5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlc3BvbnNlElYKDVN1Ym1pdFBheW1lbnQSIS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdBoiLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXNwb25zZRJNCgpHZXRSZWNlaXB0Eh4ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlcXVlc3QaHy5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVzcG9uc2USXAoPRmluZFJlY2VpcHRCeVR4EiMucGF5bWVudHMudjEuRmluZFJlY2VpcHRCeVR4UmVxdWVzdBokLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlc3BvbnNlEmsKFEZhY2lsaXRhdG9yU3VwcG9ydGVkEigucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXF1ZXN0GikucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXNwb25zZRJiChFGYWNpbGl0YXRvclZlcmlmeRIlLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yVmVyaWZ5UmVxdWVzdBomLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yVmVyaWZ5UmVzcG9uc2USYgoRRmFjaWxpdGF0b3JTZXR0bGUSJS5wYXltZW50cy52MS5GYWNpbGl0YXRvclNldHRsZVJlcXVlc3QaJi5wYXltZW50cy52MS5GYWNpbGl0YXRvclNldHRsZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * PaymentRequirement is one x402 v2 `accepts[]` entry.
@@ -496,6 +496,138 @@ export const FindReceiptByTxResponseSchema: GenMessage<FindReceiptByTxResponse> 
   messageDesc(file_payments_v1_payments, 12);
 
 /**
+ * @generated from message payments.v1.FacilitatorSupportedRequest
+ */
+export type FacilitatorSupportedRequest = Message<"payments.v1.FacilitatorSupportedRequest"> & {
+  /**
+   * @generated from field: string family = 1;
+   */
+  family: string;
+};
+
+/**
+ * Describes the message payments.v1.FacilitatorSupportedRequest.
+ * Use `create(FacilitatorSupportedRequestSchema)` to create a new message.
+ */
+export const FacilitatorSupportedRequestSchema: GenMessage<FacilitatorSupportedRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 13);
+
+/**
+ * @generated from message payments.v1.FacilitatorSupportedResponse
+ */
+export type FacilitatorSupportedResponse = Message<"payments.v1.FacilitatorSupportedResponse"> & {
+  /**
+   * @generated from field: string supported_json = 1;
+   */
+  supportedJson: string;
+};
+
+/**
+ * Describes the message payments.v1.FacilitatorSupportedResponse.
+ * Use `create(FacilitatorSupportedResponseSchema)` to create a new message.
+ */
+export const FacilitatorSupportedResponseSchema: GenMessage<FacilitatorSupportedResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 14);
+
+/**
+ * @generated from message payments.v1.FacilitatorVerifyRequest
+ */
+export type FacilitatorVerifyRequest = Message<"payments.v1.FacilitatorVerifyRequest"> & {
+  /**
+   * @generated from field: string family = 1;
+   */
+  family: string;
+
+  /**
+   * @generated from field: string network = 2;
+   */
+  network: string;
+
+  /**
+   * @generated from field: string requirement_json = 3;
+   */
+  requirementJson: string;
+
+  /**
+   * @generated from field: string payload_json = 4;
+   */
+  payloadJson: string;
+};
+
+/**
+ * Describes the message payments.v1.FacilitatorVerifyRequest.
+ * Use `create(FacilitatorVerifyRequestSchema)` to create a new message.
+ */
+export const FacilitatorVerifyRequestSchema: GenMessage<FacilitatorVerifyRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 15);
+
+/**
+ * @generated from message payments.v1.FacilitatorVerifyResponse
+ */
+export type FacilitatorVerifyResponse = Message<"payments.v1.FacilitatorVerifyResponse"> & {
+  /**
+   * @generated from field: string verify_response_json = 1;
+   */
+  verifyResponseJson: string;
+};
+
+/**
+ * Describes the message payments.v1.FacilitatorVerifyResponse.
+ * Use `create(FacilitatorVerifyResponseSchema)` to create a new message.
+ */
+export const FacilitatorVerifyResponseSchema: GenMessage<FacilitatorVerifyResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 16);
+
+/**
+ * @generated from message payments.v1.FacilitatorSettleRequest
+ */
+export type FacilitatorSettleRequest = Message<"payments.v1.FacilitatorSettleRequest"> & {
+  /**
+   * @generated from field: string family = 1;
+   */
+  family: string;
+
+  /**
+   * @generated from field: string network = 2;
+   */
+  network: string;
+
+  /**
+   * @generated from field: string requirement_json = 3;
+   */
+  requirementJson: string;
+
+  /**
+   * @generated from field: string payload_json = 4;
+   */
+  payloadJson: string;
+};
+
+/**
+ * Describes the message payments.v1.FacilitatorSettleRequest.
+ * Use `create(FacilitatorSettleRequestSchema)` to create a new message.
+ */
+export const FacilitatorSettleRequestSchema: GenMessage<FacilitatorSettleRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 17);
+
+/**
+ * @generated from message payments.v1.FacilitatorSettleResponse
+ */
+export type FacilitatorSettleResponse = Message<"payments.v1.FacilitatorSettleResponse"> & {
+  /**
+   * @generated from field: string settle_response_json = 1;
+   */
+  settleResponseJson: string;
+};
+
+/**
+ * Describes the message payments.v1.FacilitatorSettleResponse.
+ * Use `create(FacilitatorSettleResponseSchema)` to create a new message.
+ */
+export const FacilitatorSettleResponseSchema: GenMessage<FacilitatorSettleResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 18);
+
+/**
  * @generated from enum payments.v1.Face
  */
 export enum Face {
@@ -630,6 +762,33 @@ export const PaymentsService: GenService<{
     methodKind: "unary";
     input: typeof FindReceiptByTxRequestSchema;
     output: typeof FindReceiptByTxResponseSchema;
+  },
+  /**
+   * Facilitator* serve the public x402 facilitator API per chain family. Bodies are
+   * the x402 protocol's own JSON shapes, carried as text.
+   *
+   * @generated from rpc payments.v1.PaymentsService.FacilitatorSupported
+   */
+  facilitatorSupported: {
+    methodKind: "unary";
+    input: typeof FacilitatorSupportedRequestSchema;
+    output: typeof FacilitatorSupportedResponseSchema;
+  },
+  /**
+   * @generated from rpc payments.v1.PaymentsService.FacilitatorVerify
+   */
+  facilitatorVerify: {
+    methodKind: "unary";
+    input: typeof FacilitatorVerifyRequestSchema;
+    output: typeof FacilitatorVerifyResponseSchema;
+  },
+  /**
+   * @generated from rpc payments.v1.PaymentsService.FacilitatorSettle
+   */
+  facilitatorSettle: {
+    methodKind: "unary";
+    input: typeof FacilitatorSettleRequestSchema;
+    output: typeof FacilitatorSettleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_payments_v1_payments, 0);
