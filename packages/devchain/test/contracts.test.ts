@@ -1,5 +1,6 @@
 import { PaySplit, SplitFactory, TestUSDC } from "@c402/evm-contracts";
 import { breakdown } from "@c402/money";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@c402/x402";
 import { createPublicClient, createWalletClient, getAddress, http, parseEventLogs, toHex, type Hex } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { startDevchain, type RunningDevchain } from "../src";
@@ -57,16 +58,7 @@ describe("contracts on the devchain", () => {
     };
     const signature = await buyer.signTypedData({
       domain: { name: "USDC", version: "2", chainId: chain.chainId, verifyingContract: usdc() },
-      types: {
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
       message,
     });

@@ -1,8 +1,8 @@
+import { escapeHtml } from "./html";
 import type { receiptView } from "./views";
 
 type ReceiptView = ReturnType<typeof receiptView>;
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const usdc = (atomic: number | null) => (atomic === null ? "—" : `${(atomic / 1e6).toFixed(6)} USDC`);
 
 /**

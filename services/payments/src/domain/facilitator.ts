@@ -10,7 +10,7 @@ import {
 } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
 import { authorizationOf, type LiveChain } from "./live-settlement";
-import { verifyPayment } from "./verify-payment";
+import { simulationRejectReason, verifyPayment } from "./verify-payment";
 
 /**
  * The public x402 facilitator per chain family, as the official facilitators
@@ -20,12 +20,6 @@ import { verifyPayment } from "./verify-payment";
  */
 export const FAMILIES = ["base", "stellar", "solana"] as const;
 export type Family = (typeof FAMILIES)[number];
-
-const SIMULATION_REASONS: Record<string, string> = {
-  insufficient_funds: "invalid_exact_evm_insufficient_balance",
-  nonce_used: "invalid_exact_evm_nonce_already_used",
-  simulation_failed: "invalid_exact_evm_transaction_simulation_failed",
-};
 
 export class Facilitator {
   constructor(
@@ -76,11 +70,7 @@ export class Facilitator {
     const auth = authorizationOf(payload);
     const signature = payload.payload.signature as Hex;
     const simulation = await live.chain.simulateTransfer(auth, signature);
-    if (!simulation.ok)
-      return fail(
-        SIMULATION_REASONS[simulation.reason] ?? "invalid_exact_evm_transaction_simulation_failed",
-        `The transfer would fail: ${simulation.reason.replace(/_/g, " ")}.`,
-      );
+    if (!simulation.ok) return fail(simulationRejectReason(simulation.reason), `The transfer would fail: ${simulation.reason.replace(/_/g, " ")}.`);
     return { live, auth, signature, payer };
   }
 

@@ -7,7 +7,7 @@ import { enqueuePaymentSettled } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import type { CheckoutForPayment, LiveRail } from "./requirements";
 import { newPaymentRow } from "./payment-row";
-import { paymentRejected, verifyPayment, type RejectReason } from "./verify-payment";
+import { paymentRejected, simulationRejectReason, verifyPayment } from "./verify-payment";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
 export interface LiveChain {
@@ -26,12 +26,6 @@ export interface LiveSettlementOptions {
   now: () => Date;
   onSweepError?: (err: unknown, paymentId: string) => void;
 }
-
-const SIMULATION_REASONS: Record<string, RejectReason> = {
-  insufficient_funds: "invalid_exact_evm_insufficient_balance",
-  nonce_used: "invalid_exact_evm_nonce_already_used",
-  simulation_failed: "invalid_exact_evm_transaction_simulation_failed",
-};
 
 /**
  * The live purchase saga, persisted on the payment row and keyed by the
@@ -75,8 +69,7 @@ export class LiveSettlement {
     if (!simulation.ok) {
       // A settlement may already be on-chain (someone submitted this payment before us).
       const found = await live.chain.findSettlement(split, auth.from, auth.nonce);
-      if (!found)
-        throw paymentRejected(SIMULATION_REASONS[simulation.reason] as RejectReason, `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
+      if (!found) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
     }
 
     const row = newPaymentRow({
@@ -122,7 +115,7 @@ export class LiveSettlement {
       if (simulation && !simulation.ok) {
         await store.advance(this.db, claimed.id, ["claimed"], { status: "failed", failure_reason: simulation.reason });
         throw paymentRejected(
-          SIMULATION_REASONS[simulation.reason] ?? "settlement_failed",
+          simulationRejectReason(simulation.reason),
           `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}. Nothing was charged.`,
         );
       }

@@ -104,3 +104,10 @@ export async function verifyPayment(payload: PaymentPayload, requirement: Paymen
   }
   return { payload, requirement, authorization: a, payer: getAddress(a.from) };
 }
+
+/** The x402 reason for a failed settle simulation (see EvmChain.simulate*). */
+export function simulationRejectReason(reason: string): RejectReason {
+  if (reason === "insufficient_funds") return "invalid_exact_evm_insufficient_balance";
+  if (reason === "nonce_used") return "invalid_exact_evm_nonce_already_used";
+  return "invalid_exact_evm_transaction_simulation_failed";
+}

@@ -1,3 +1,4 @@
+import { escapeHtml } from "../../domain/html";
 import { paymentsV1 } from "@c402/contracts";
 import { isId } from "@c402/ids";
 import { ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
@@ -27,7 +28,10 @@ export function faceCors(req: Request, res: Response, next: NextFunction): void 
   next();
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+/** A browser asking for a page (JSON wins whenever the client names it). */
+function wantsHtml(req: Request): boolean {
+  return req.accepts(["application/json", "text/html"]) === "text/html" && !req.get("accept")?.includes("application/json");
+}
 
 function checkoutId(req: Request): string {
   const id = String(req.params.id);
@@ -57,7 +61,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
 
     const { checkout, required, body } = await quoteBody(id, face);
     res.setHeader(HEADERS.paymentRequired, encodeHeader(required));
-    if (req.accepts(["application/json", "text/html"]) === "text/html" && !req.get("accept")?.includes("application/json")) {
+    if (wantsHtml(req)) {
       res
         .status(402)
         .type("html")
@@ -158,7 +162,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
       return;
     }
     const view = receiptView(r.receipt, settings.baseUrl);
-    if (req.accepts(["application/json", "text/html"]) === "text/html" && !req.get("accept")?.includes("application/json")) {
+    if (wantsHtml(req)) {
       res.type("html").send(receiptHtml(view));
       return;
     }
