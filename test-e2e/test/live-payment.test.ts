@@ -1,9 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { TestUSDC } from "@c402/evm-contracts";
 import { encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
-import { createPublicClient, createWalletClient, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, publicActions, type Hex } from "viem";
+import { baseSepolia } from "viem/chains";
+import { decodeXPaymentResponse as legacyDecodeXPaymentResponse, wrapFetchWithPayment as legacyWrapFetchWithPayment } from "x402-fetch";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl, call, decoded, newCheckout, newSeller } from "../src/http";
 
@@ -86,6 +89,49 @@ describe("live purchase on the devchain", () => {
     expect((await call("GET", `/r/${body.receipt.id}`)).body).toMatchObject({ id: body.receipt.id, test_mode: false, tx_hash: body.receipt.tx_hash });
   });
 
+  it("the legacy x402-fetch 1.2.0 client pays the live face at its v1 URL (?x402_version=1); balances change exactly", async () => {
+    // Under the legacy client's default cap of 0.10 USDC: 0.05 + 0.5% + 0.01 = 0.06025.
+    const { seller, checkout } = await liveCheckout({ price_usd: "0.05" });
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await fund(buyer.address, 1_000_000n);
+    const before = { seller: await balance(seller.wallet.address), fee: await balance(feeWallet) };
+
+    const v1Url = `${baseUrl()}/c/${checkout.id}?x402_version=1`;
+    const quote = await call("GET", `/c/${checkout.id}?x402_version=1`);
+    expect(quote.status).toBe(402);
+    expect(quote.body).toMatchObject({ x402Version: 1, error: expect.any(String) });
+    expect(quote.body.accepts).toEqual([
+      {
+        scheme: "exact",
+        network: "base-sepolia",
+        maxAmountRequired: "60250",
+        resource: v1Url,
+        description: "Live weather",
+        mimeType: "application/json",
+        payTo: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+        maxTimeoutSeconds: 300,
+        asset: usdc,
+        extra: { name: "USDC", version: "2" },
+      },
+    ]);
+    expect(quote.body.endpoint.pay.legacy_v1_url).toBe(v1Url);
+    // The header stays v2, so v2 clients pay this URL too.
+    expect(decoded(quote.headers.get("payment-required"))).toMatchObject({ x402Version: 2 });
+    expect((await call("GET", `/c/${checkout.id}?x402_version=7`)).status).toBe(422);
+
+    const chain = { ...baseSepolia, rpcUrls: { default: { http: [rpcUrl] } } };
+    const wallet = createWalletClient({ account: buyer, chain, transport: http(rpcUrl) }).extend(publicActions);
+    const res = await legacyWrapFetchWithPayment(fetch, wallet as never)(v1Url, { headers: { accept: "application/json" } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { fulfillment: { payload: unknown }; receipt: Record<string, unknown> };
+    expect(body.fulfillment.payload).toEqual({ temp_c: 22 });
+    expect(body.receipt).toMatchObject({ test_mode: false, provider_amount: 50000, fee_amount: 10250, total: 60250, payer: buyer.address });
+    expect(legacyDecodeXPaymentResponse(res.headers.get("X-PAYMENT-RESPONSE") as string)).toMatchObject({ success: true, transaction: body.receipt.tx_hash });
+    expect(await balance(buyer.address)).toBe(1_000_000n - 60_250n);
+    expect(await balance(seller.wallet.address)).toBe(before.seller + 50_000n);
+    expect(await balance(feeWallet)).toBe(before.fee + 10_250n);
+  });
+
   async function signLive(checkoutId: string, buyer: PrivateKeyAccount) {
     const required = decoded((await call("GET", `/c/${checkoutId}`)).headers.get("payment-required"));
     return encodeHeader(await signExactEvmPayment(buyer, required.accepts[0], { resourceUrl: required.resource.url }));
@@ -105,6 +151,45 @@ describe("live purchase on the devchain", () => {
     expect(await balance(seller.wallet.address)).toBe(100_000n);
     // A reusable checkout keeps selling.
     expect((await call("GET", `/c/${checkout.id}`)).status).toBe(402);
+  });
+
+  it("a page waiting on a handoff nonce sees the payment that carried it (query h); any other nonce looks like no payment", async () => {
+    const { checkout } = await liveCheckout({ reusable: true });
+    const other = await liveCheckout({ reusable: true });
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await fund(buyer.address, 1_000_000n);
+    const nonce = randomBytes(18).toString("base64url");
+    const before = await call("GET", `/c/${checkout.id}/handoff/${nonce}`);
+    expect(before.status).toBe(404);
+    expect(before.body).toMatchObject({ type: expect.stringContaining("not-found") });
+
+    // A malformed nonce on the paid request is refused before anything settles.
+    const header = await signLive(checkout.id, buyer);
+    const malformed = await call("GET", `/c/${checkout.id}?h=short`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.errors).toEqual([{ field: "h", reason: expect.any(String) }]);
+    expect(await balance(buyer.address)).toBe(1_000_000n);
+
+    const paid = await call("GET", `/c/${checkout.id}?h=${nonce}`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(paid.status).toBe(200);
+    const found = await call("GET", `/c/${checkout.id}/handoff/${nonce}`);
+    expect(found.status).toBe(200);
+    expect(found.headers.get("cache-control")).toBe("no-store");
+    expect(found.body).toEqual({
+      payment_id: paid.body.receipt.id,
+      receipt_url: `${baseUrl()}/r/${paid.body.receipt.id}`,
+      escrow_state: null,
+      test_mode: false,
+    });
+
+    // A wrong nonce, or the right nonce on another checkout, is indistinguishable from no payment.
+    for (const path of [`/c/${checkout.id}/handoff/${randomBytes(18).toString("base64url")}`, `/c/${other.checkout.id}/handoff/${nonce}`]) {
+      const r = await call("GET", path);
+      expect(r.status).toBe(404);
+      const { type, title, detail } = before.body;
+      expect(r.body).toMatchObject({ type, title, detail });
+    }
+    expect((await call("GET", `/c/${checkout.id}/handoff/not-a-nonce!`)).status).toBe(422);
   });
 
   it("a buyer without the funds gets a 402 naming the reason, no goods and no receipt", async () => {

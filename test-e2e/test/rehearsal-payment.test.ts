@@ -138,6 +138,15 @@ describe("buyer faces and the rehearsal payment", () => {
     expect(after.body.status).toBe("open");
   });
 
+  it("a rehearsal payment that carried a handoff nonce is found at /c/{id}/handoff/{nonce}, marked test_mode", async () => {
+    const nonce = "rehearsal_handoff-0123456789";
+    expect((await call("GET", `/c/${checkout.id}/handoff/${nonce}`)).status).toBe(404);
+    const paid = await call("GET", `/c/${checkout.id}/test?h=${nonce}`, { headers: { "PAYMENT-SIGNATURE": await signedFor(`/c/${checkout.id}/test`) } });
+    expect(paid.status).toBe(200);
+    const found = await call("GET", `/c/${checkout.id}/handoff/${nonce}`);
+    expect(found.body).toEqual({ payment_id: paid.body.receipt.id, receipt_url: paid.body.receipt_url, escrow_state: null, test_mode: true });
+  });
+
   it("accepts the X-PAYMENT header and answers X-PAYMENT-RESPONSE too", async () => {
     const header = await signedFor(`/c/${checkout.id}/test`);
     const paid = await call("GET", `/c/${checkout.id}/test`, { headers: { "X-PAYMENT": header } });

@@ -45,3 +45,9 @@ const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{24}$/;
 export function isId(kind: IdKind, value: string): boolean {
   return value.startsWith(ID_PREFIX[kind]) && ID_PATTERN.test(value);
 }
+
+/**
+ * A handoff nonce: chosen by the buyer's waiting page (the QR's `h`), carried
+ * by the paid request, then polled at /c/{id}/handoff/{nonce}. Spec limit.
+ */
+export const HANDOFF_NONCE = /^[A-Za-z0-9_-]{16,64}$/;

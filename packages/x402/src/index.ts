@@ -1,2 +1,3 @@
 export * from "./wire";
 export * from "./evm";
+export * from "./v1";

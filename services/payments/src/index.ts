@@ -14,10 +14,16 @@ import type { CheckoutForPayment } from "./domain/requirements";
 import { paymentsRpc } from "./rpc/payments-rpc";
 import { paymentsInitial } from "./store/migrations/0001_payments";
 import { liveSettlement } from "./store/migrations/0003_live_settlement";
+import { handoffLookup } from "./store/migrations/0004_handoff";
 
 export { paymentsConfigSpec, type LiveChainSettings } from "./config";
 export const PAYMENTS_SCHEMA = "payments";
-export const paymentsMigrations = { "0001_payments": paymentsInitial, "0002_outbox": outboxMigration, "0003_live_settlement": liveSettlement };
+export const paymentsMigrations = {
+  "0001_payments": paymentsInitial,
+  "0002_outbox": outboxMigration,
+  "0003_live_settlement": liveSettlement,
+  "0004_handoff": handoffLookup,
+};
 
 export interface PaymentsClients {
   catalog: ServiceClient<typeof catalogV1.CatalogService>;

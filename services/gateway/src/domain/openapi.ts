@@ -13,12 +13,32 @@ const paymentHeaders = [
   { name: "PAYMENT-SIGNATURE", in: "header", required: false, schema: { type: "string" }, description: "x402 v2 payment payload, base64 JSON" },
   { name: "X-PAYMENT", in: "header", required: false, schema: { type: "string" }, description: "Same payload under the v1 header name" },
 ];
+const faceQuery = [
+  {
+    name: "x402_version",
+    in: "query",
+    required: false,
+    schema: { type: "string", enum: ["1", "2"] },
+    description:
+      "1 answers the 402 body in the x402 v1 form (legacy network names, maxAmountRequired, absolute resource) for the legacy x402-fetch 1.2.0 client; the PAYMENT-REQUIRED header is always v2",
+  },
+  {
+    name: "h",
+    in: "query",
+    required: false,
+    schema: { type: "string", pattern: "^[A-Za-z0-9_-]{16,64}$" },
+    description: "Handoff nonce: a paid request carrying it can be found at /c/{id}/handoff/{nonce}",
+  },
+];
 const faceResponses = {
   "200": json("Goods and receipt in one response; PAYMENT-RESPONSE header carries the settlement"),
   "202": json("Settlement broadcast but not confirmed yet: tx_hash and receipt_url to poll (never pay again)"),
-  "402": json("Payment required: x402 v2 body (accepts[], offer, endpoint); the same requirements in the PAYMENT-REQUIRED header"),
+  "402": json(
+    "Payment required: x402 v2 body (accepts[], offer, endpoint), or the v1 form with x402_version=1; the v2 requirements in the PAYMENT-REQUIRED header",
+  ),
   "404": problem,
   "410": problem,
+  "422": problem,
   "503": problem,
 };
 
@@ -116,8 +136,17 @@ export function openApiDocument(baseUrl: string, version: string) {
           responses: { "200": json("Checkout plus rehearsal block"), "401": problem, "403": problem, "404": problem, "409": problem },
         },
       },
-      "/c/{id}": { get: { summary: "Live face", parameters: [idParam("id"), ...paymentHeaders], responses: faceResponses } },
-      "/c/{id}/test": { get: { summary: "Rehearsal face (simulated settlement)", parameters: [idParam("id"), ...paymentHeaders], responses: faceResponses } },
+      "/c/{id}": { get: { summary: "Live face", parameters: [idParam("id"), ...paymentHeaders, ...faceQuery], responses: faceResponses } },
+      "/c/{id}/test": {
+        get: { summary: "Rehearsal face (simulated settlement)", parameters: [idParam("id"), ...paymentHeaders, ...faceQuery], responses: faceResponses },
+      },
+      "/c/{id}/handoff/{nonce}": {
+        get: {
+          summary: "The settled payment that arrived with a handoff nonce (404 until there is one; a wrong nonce looks the same)",
+          parameters: [idParam("id"), idParam("nonce")],
+          responses: { "200": json("{payment_id, receipt_url, escrow_state, test_mode}"), "404": problem, "422": problem },
+        },
+      },
       "/c/{id}/prepare": {
         post: {
           summary: "Typed data to sign for the live face",

@@ -1,9 +1,16 @@
 import type { catalogV1, paymentsV1 } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
-import type { PaymentRequired, PaymentRequirements } from "@c402/x402";
+import { toPaymentRequiredV1, type PaymentRequired, type PaymentRequirements } from "@c402/x402";
 import { faceUrls, offerCardView } from "./views";
 
 export type Face = "live" | "test";
+
+/**
+ * The query parameter a buyer adds to a face URL to get the x402 v1 body the
+ * legacy `x402-fetch` 1.2.0 client requires (docs/decisions.md). The
+ * PAYMENT-REQUIRED header stays v2, so v2 clients work on either URL.
+ */
+export const WIRE_VERSION_PARAM = "x402_version";
 
 export function requirementOf(m: paymentsV1.PaymentRequirement): PaymentRequirements {
   return {
@@ -20,8 +27,9 @@ export function requirementOf(m: paymentsV1.PaymentRequirement): PaymentRequirem
 const REHEARSAL_NOTE = "This face is a rehearsal: payments settle simulated, without real money. Nothing moves on-chain.";
 
 /**
- * The x402 v2 402 body of a checkout face: the protocol fields (also sent in
- * the PAYMENT-REQUIRED header), then the offer card and the endpoint block.
+ * The 402 body of a checkout face: the protocol fields (x402 v2, or v1 when
+ * asked for; the v2 form is always what the PAYMENT-REQUIRED header carries),
+ * then the offer card and the endpoint block.
  */
 export function paymentRequiredBody(opts: {
   checkout: catalogV1.Checkout;
@@ -29,6 +37,7 @@ export function paymentRequiredBody(opts: {
   face: Face;
   baseUrl: string;
   error?: string;
+  wireVersion?: 1 | 2;
 }) {
   const { checkout, quote, face, baseUrl } = opts;
   const urls = faceUrls(baseUrl, checkout.id);
@@ -47,6 +56,7 @@ export function paymentRequiredBody(opts: {
     method: "GET",
     pay: {
       headers: ["PAYMENT-SIGNATURE", "X-PAYMENT"],
+      legacy_v1_url: `${resourceUrl}?${WIRE_VERSION_PARAM}=1`,
       prepare: `${resourceUrl}/prepare`,
       how: "Sign one of accepts[] (EIP-3009 transferWithAuthorization), then retry this URL with the base64 payload in PAYMENT-SIGNATURE (or X-PAYMENT).",
     },
@@ -65,10 +75,14 @@ export function paymentRequiredBody(opts: {
           ...(simulated ? { note: `The seller has not gone live yet. ${REHEARSAL_NOTE}` } : {}),
         }),
   };
+  const protocol =
+    opts.wireVersion === 1
+      ? toPaymentRequiredV1({ ...required, accepts: required.accepts.map((a) => ({ ...a, resource: endpoint.pay.legacy_v1_url })) })
+      : required;
   return {
     required,
     body: {
-      ...required,
+      ...protocol,
       offer: {
         title: checkout.title,
         description: checkout.description ?? null,

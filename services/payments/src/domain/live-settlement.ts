@@ -52,7 +52,7 @@ export class LiveSettlement {
     return live;
   }
 
-  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements): Promise<LiveOutcome> {
+  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, handoffId: string | null = null): Promise<LiveOutcome> {
     const live = this.live(requirement.network);
     const a = payload.payload.authorization;
     const signature = payload.payload.signature as Hex;
@@ -78,6 +78,7 @@ export class LiveSettlement {
       payload,
       subjectSecret: this.opts.subjectSecret,
       now: this.opts.now(),
+      handoffId,
       saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: split, single_shot: !checkout.reusable },
     });
     let inserted: boolean;

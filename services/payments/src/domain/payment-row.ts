@@ -16,6 +16,8 @@ export function newPaymentRow(opts: {
   payload: PaymentPayload;
   subjectSecret: string;
   now: Date;
+  /** The handoff nonce the paid request carried, if any. */
+  handoffId: string | null;
   saga: Pick<PaymentRow, "status" | "test_mode" | "tx_hash" | "settled_at" | "split_address" | "single_shot">;
 }): PaymentRow {
   const { checkout, requirement, payload } = opts;
@@ -40,7 +42,7 @@ export function newPaymentRow(opts: {
     pay_to: getAddress(checkout.payTo),
     subject: subjectFor(opts.subjectSecret, checkout.accountId, payer),
     delivery_outcome: "delivered",
-    handoff_id: null,
+    handoff_id: opts.handoffId,
     sold_by: null,
     raw_tx: null,
     failure_reason: null,

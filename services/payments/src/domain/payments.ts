@@ -1,3 +1,4 @@
+import { HANDOFF_NONCE } from "@c402/ids";
 import { formatUsd, type Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import {
@@ -98,7 +99,11 @@ export class Payments {
     return { network: requirement.network, requirement, typedData, payloadStub };
   }
 
-  async submit(checkoutId: string, face: Face, header: string): Promise<SubmitResult> {
+  /** Settles a payment (or redelivers a settled one); `handoffId` is the nonce a waiting page polls with. */
+  async submit(checkoutId: string, face: Face, header: string, handoffId: string | null = null): Promise<SubmitResult> {
+    if (handoffId !== null && !HANDOFF_NONCE.test(handoffId)) {
+      throw invalid([{ field: "h", reason: "the handoff nonce must match [A-Za-z0-9_-]{16,64}" }]);
+    }
     const checkout = await this.checkouts(checkoutId);
     assertSelling(face, checkout);
     const payload = decodePayment(header);
@@ -111,7 +116,7 @@ export class Payments {
         );
       }
       const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-      const outcome = await this.live!.submit(checkout, payload, requirement);
+      const outcome = await this.live!.submit(checkout, payload, requirement, handoffId);
       if (outcome.kind === "pending") {
         return {
           status: "pending",
@@ -143,6 +148,7 @@ export class Payments {
       payload,
       subjectSecret: this.settings.subjectSecret,
       now: settledAt,
+      handoffId,
       saga: {
         status: "settled",
         test_mode: true,
@@ -185,6 +191,13 @@ export class Payments {
     const row = /^0x[0-9a-fA-F]{64}$/.test(txHash) ? await store.findSettledByTx(this.db, txHash.toLowerCase()) : undefined;
     if (!row) throw new ProblemError("not-found", "No receipt for this transaction.");
     return row.id;
+  }
+
+  /** The settled payment that arrived with a handoff nonce; a wrong nonce looks exactly like no payment yet. */
+  async handoff(checkoutId: string, handoffId: string): Promise<PaymentRow> {
+    const row = HANDOFF_NONCE.test(handoffId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
+    if (!row) throw new ProblemError("not-found", "No settled payment carries this handoff nonce (yet).");
+    return row;
   }
 
   /** Resumes unfinished live payments (run periodically by the service). */

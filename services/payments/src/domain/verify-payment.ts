@@ -2,14 +2,13 @@ import { ProblemError } from "@c402/problems";
 import {
   acceptedMatches,
   decodeHeader,
-  EVM_NETWORKS,
-  isEvmNetwork,
   isValidEoaSignature,
   parsePaymentPayload,
   PaymentHeaderError,
   type ExactEvmAuthorization,
   type PaymentPayload,
   type PaymentRequirements,
+  v1NetworkName,
 } from "@c402/x402";
 import { getAddress } from "viem";
 
@@ -72,7 +71,7 @@ export function matchRequirement(payload: PaymentPayload, issued: PaymentRequire
     return match;
   }
   if (payload.scheme !== "exact") throw paymentRejected("invalid_scheme", `Scheme ${payload.scheme} is not offered here.`);
-  const match = issued.find((r) => isEvmNetwork(r.network) && EVM_NETWORKS[r.network].v1Name === payload.network);
+  const match = issued.find((r) => v1NetworkName(r.network) === payload.network);
   if (!match) throw paymentRejected("invalid_network", `Network ${payload.network} is not offered here.`);
   return match;
 }

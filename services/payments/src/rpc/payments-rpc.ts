@@ -108,7 +108,7 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
       };
     },
     async submitPayment(req) {
-      const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader);
+      const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, req.handoffId ?? null);
       const settled = r.status === "settled";
       return {
         ...(settled ? { receipt: receiptMessage(r.receipt) } : {}),
@@ -118,6 +118,10 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
         paymentId: r.receipt.id,
         txHash: r.receipt.tx_hash ?? "",
       };
+    },
+    async findHandoff(req) {
+      const row = await payments.handoff(req.checkoutId, req.handoffId);
+      return { paymentId: row.id, testMode: row.test_mode };
     },
     async findReceiptByTx(req) {
       return { paymentId: await payments.receiptIdByTx(req.txHash) };

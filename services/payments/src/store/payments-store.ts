@@ -66,6 +66,17 @@ export const paymentsStore = {
   findSettledByTx: (db: PaymentsDb, txHash: string) =>
     db.selectFrom("payments").select("id").where("tx_hash", "=", txHash).where("status", "=", "settled").orderBy("settled_at").executeTakeFirst(),
 
+  /** The settled payment of a checkout that arrived with a handoff nonce. */
+  findSettledByHandoff: (db: PaymentsDb, checkoutId: string, handoffId: string) =>
+    db
+      .selectFrom("payments")
+      .selectAll()
+      .where("checkout_id", "=", checkoutId)
+      .where("handoff_id", "=", handoffId)
+      .where("status", "=", "settled")
+      .orderBy("settled_at")
+      .executeTakeFirst(),
+
   findById: (db: PaymentsDb, id: string) => db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst(),
 
   /** Moves a payment on in its saga; `from` guards against a concurrent step. */

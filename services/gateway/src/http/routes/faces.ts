@@ -1,10 +1,10 @@
 import { escapeHtml } from "../../domain/html";
 import { paymentsV1 } from "@c402/contracts";
-import { isId } from "@c402/ids";
-import { ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
+import { HANDOFF_NONCE, isId } from "@c402/ids";
+import { invalid, ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
 import { encodeHeader, HEADERS } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
-import { paymentRequiredBody, type Face } from "../../domain/payment-required";
+import { paymentRequiredBody, WIRE_VERSION_PARAM, type Face } from "../../domain/payment-required";
 import { receiptHtml } from "../../domain/receipt-page";
 import { faceUrls, receiptView } from "../../domain/views";
 import type { GatewayDeps } from "../deps";
@@ -40,15 +40,26 @@ function checkoutId(req: Request): string {
   return id;
 }
 
+/** Which x402 body the buyer asked for: v2 unless the URL says `x402_version=1`. */
+function wireVersionOf(req: Request): 1 | 2 {
+  const asked = req.query[WIRE_VERSION_PARAM];
+  if (asked === undefined || asked === "2") return 2;
+  if (asked === "1") return 1;
+  throw invalid([{ field: WIRE_VERSION_PARAM, reason: "must be 1 or 2" }]);
+}
+
 export function faceRoutes({ clients, settings }: GatewayDeps): Router {
   const router = Router();
 
-  async function quoteBody(id: string, face: Face, error?: string) {
+  async function quoteBody(id: string, face: Face, error?: string, wireVersion: 1 | 2 = 2) {
     const [{ checkout }, quote] = await Promise.all([
       clients.catalog.getCheckout({ checkoutId: id }),
       clients.payments.quotePayment({ checkoutId: id, face: FACE[face] }),
     ]);
-    return { checkout: checkout!, ...paymentRequiredBody({ checkout: checkout!, quote, face, baseUrl: settings.baseUrl, ...(error ? { error } : {}) }) };
+    return {
+      checkout: checkout!,
+      ...paymentRequiredBody({ checkout: checkout!, quote, face, baseUrl: settings.baseUrl, wireVersion, ...(error ? { error } : {}) }),
+    };
   }
 
   const show = (face: Face) => async (req: Request, res: Response) => {
@@ -59,7 +70,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
     const header = signature ?? legacy;
     if (header !== undefined) return pay(req, res, id, face, header, signature === undefined);
 
-    const { checkout, required, body } = await quoteBody(id, face);
+    const { checkout, required, body } = await quoteBody(id, face, undefined, wireVersionOf(req));
     res.setHeader(HEADERS.paymentRequired, encodeHeader(required));
     if (wantsHtml(req)) {
       res
@@ -74,7 +85,13 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
   async function pay(req: Request, res: Response, id: string, face: Face, header: string, legacy: boolean) {
     const { checkout } = await clients.catalog.getCheckout({ checkoutId: id });
     try {
-      const r = await clients.payments.submitPayment({ checkoutId: id, face: FACE[face], paymentHeader: header });
+      const handoff = typeof req.query.h === "string" ? req.query.h : undefined;
+      const r = await clients.payments.submitPayment({
+        checkoutId: id,
+        face: FACE[face],
+        paymentHeader: header,
+        ...(handoff !== undefined ? { handoffId: handoff } : {}),
+      });
       const settle = encodeHeader(JSON.parse(r.settleResponseJson));
       res.setHeader(HEADERS.paymentResponse, settle);
       if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, settle);
@@ -140,6 +157,15 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
 
   router.get("/c/:id", show("live"));
   router.get("/c/:id/test", show("test"));
+  // A page that showed a QR (or handed the purchase to another device) polls here for the payment that carried its nonce.
+  router.get("/c/:id/handoff/:nonce", async (req, res) => {
+    const id = checkoutId(req);
+    const nonce = String(req.params.nonce);
+    res.setHeader("Cache-Control", "no-store");
+    if (!HANDOFF_NONCE.test(nonce)) throw invalid([{ field: "nonce", reason: "must match [A-Za-z0-9_-]{16,64}" }]);
+    const r = await clients.payments.findHandoff({ checkoutId: id, handoffId: nonce });
+    res.json({ payment_id: r.paymentId, receipt_url: `${settings.baseUrl}/r/${r.paymentId}`, escrow_state: null, test_mode: r.testMode });
+  });
   router.post("/c/:id/prepare", prepare("live"));
   router.post("/c/:id/test/prepare", prepare("test"));
 
