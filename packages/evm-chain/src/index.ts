@@ -7,6 +7,7 @@ import {
   getContractAddress,
   http,
   keccak256,
+  parseAbi,
   parseEventLogs,
   type Address,
   type Chain,
@@ -22,6 +23,9 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
  * and the settle transaction itself, signed by the facilitator (gas) key.
  * Nothing here knows whether the chain is the local devchain or Base.
  */
+
+const ERC1271_ABI = parseAbi(["function isValidSignature(bytes32 digest, bytes signature) view returns (bytes4)"]);
+const ERC1271_MAGIC_VALUE = "0x1626ba7e";
 
 export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as const;
 
@@ -146,6 +150,22 @@ export class EvmChain {
             ? "nonce_used"
             : "simulation_failed",
       };
+    }
+  }
+
+  /**
+   * EIP-1271: whether the contract wallet at `signer` approves `signature` over
+   * `digest` now. False for an address without code (an EOA, or a wallet not
+   * deployed yet, which could not authorize a transfer anyway).
+   */
+  async isValidContractSignature(signer: Address, digest: Hex, signature: Hex): Promise<boolean> {
+    try {
+      const code = await this.client.getCode({ address: signer });
+      if (!code || code === "0x") return false;
+      const magic = await this.client.readContract({ address: signer, abi: ERC1271_ABI, functionName: "isValidSignature", args: [digest, signature] });
+      return magic === ERC1271_MAGIC_VALUE;
+    } catch {
+      return false;
     }
   }
 

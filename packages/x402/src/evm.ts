@@ -1,4 +1,4 @@
-import { getAddress, keccak256, toHex, verifyTypedData, type Hex, type LocalAccount } from "viem";
+import { getAddress, hashTypedData, keccak256, toHex, verifyTypedData, type Hex, type LocalAccount } from "viem";
 import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements } from "./wire";
 
 /** USDC on the EVM networks this service serves, with its EIP-712 domain. */
@@ -80,6 +80,14 @@ export async function isValidEoaSignature(requirement: PaymentRequirements, auth
     return false;
   }
 }
+
+/** The EIP-712 digest of the authorization: what an EIP-1271 contract wallet is asked to approve. */
+export function authorizationDigest(requirement: PaymentRequirements, authorization: ExactEvmAuthorization): Hex {
+  return hashTypedData(viemTypedData(transferWithAuthorizationTypedData(requirement, authorization)));
+}
+
+/** Asks the chain whether the contract at `signer` approves `signature` over `digest` (EIP-1271). */
+export type ContractSignatureCheck = (signer: Hex, digest: Hex, signature: Hex) => Promise<boolean>;
 
 export function randomNonce(): Hex {
   return toHex(crypto.getRandomValues(new Uint8Array(32)));

@@ -62,7 +62,9 @@ export class Facilitator {
     if (payload.x402Version === 2 && payload.accepted && !acceptedMatches(payload.accepted, requirement))
       return fail("invalid_payment_requirements", "accepted does not match the requirement.");
     try {
-      await verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000));
+      await verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000), (signer, digest, signature) =>
+        live.chain.isValidContractSignature(signer, digest, signature),
+      );
     } catch (err) {
       if (err instanceof ProblemError) return fail(String(err.extensions.reason ?? "invalid_payload"), err.message);
       throw err;

@@ -1,7 +1,7 @@
 import { formatUsd } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
-import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
+import type { ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
 import { enqueuePaymentSettled } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
@@ -46,6 +46,12 @@ export class LiveSettlement {
     return [...this.chains.values()].map((c) => c.rail);
   }
 
+  /** EIP-1271 checks against the chain of `network`, when this service settles there. */
+  contractSignatures(network: string): ContractSignatureCheck | undefined {
+    const chain = this.chains.get(network)?.chain;
+    return chain ? (signer, digest, signature) => chain.isValidContractSignature(signer, digest, signature) : undefined;
+  }
+
   private live(network: string): LiveChain {
     const live = this.chains.get(network);
     if (!live) throw new ProblemError("unavailable", "This network cannot settle right now.");
@@ -61,7 +67,7 @@ export class LiveSettlement {
     if (existing) return this.resume(existing, checkout.id, signature);
 
     const nowSeconds = Math.floor(this.opts.now().getTime() / 1000);
-    await verifyPayment(payload, requirement, nowSeconds);
+    await verifyPayment(payload, requirement, nowSeconds, this.contractSignatures(requirement.network));
     const auth = authorizationOf(payload);
     const recipients = live.recipients(checkout.payTo);
     const split = getAddress(requirement.payTo);

@@ -140,7 +140,7 @@ export class Payments {
     const existing = await store.findByAuthorization(this.db, key);
     if (existing) return this.redeliver(existing, checkout.id, payload.payload.signature);
 
-    const verified = await verifyPayment(payload, requirement, Math.floor(this.now().getTime() / 1000));
+    const verified = await verifyPayment(payload, requirement, Math.floor(this.now().getTime() / 1000), this.live?.contractSignatures(requirement.network));
     const settledAt = this.now();
     const row = newPaymentRow({
       checkout,

@@ -2,7 +2,9 @@ import { ProblemError } from "@c402/problems";
 import {
   acceptedMatches,
   decodeHeader,
+  authorizationDigest,
   isValidEoaSignature,
+  type ContractSignatureCheck,
   parsePaymentPayload,
   PaymentHeaderError,
   type ExactEvmAuthorization,
@@ -10,7 +12,7 @@ import {
   type PaymentRequirements,
   v1NetworkName,
 } from "@c402/x402";
-import { getAddress } from "viem";
+import { getAddress, type Hex } from "viem";
 
 /** x402 reason codes (v2 facilitator vocabulary) for a refused payment. */
 export type RejectReason =
@@ -78,10 +80,16 @@ export function matchRequirement(payload: PaymentPayload, issued: PaymentRequire
 
 /**
  * Verifies an `exact` EIP-3009 payment against the requirement it claims:
- * recipient, exact amount, time window, then the EOA signature over the
- * token's EIP-712 domain for that network.
+ * recipient, exact amount, time window, then the signature over the token's
+ * EIP-712 domain for that network: an EOA's, or (given `contractSignatures`,
+ * which asks the chain) a contract wallet's approval under EIP-1271.
  */
-export async function verifyPayment(payload: PaymentPayload, requirement: PaymentRequirements, nowSeconds: number): Promise<VerifiedPayment> {
+export async function verifyPayment(
+  payload: PaymentPayload,
+  requirement: PaymentRequirements,
+  nowSeconds: number,
+  contractSignatures?: ContractSignatureCheck,
+): Promise<VerifiedPayment> {
   const a = payload.payload.authorization;
   if (getAddress(a.to) !== getAddress(requirement.payTo)) {
     throw paymentRejected("invalid_exact_evm_recipient_mismatch", "The authorization pays a different recipient than the requirement names.");
@@ -98,7 +106,11 @@ export async function verifyPayment(payload: PaymentPayload, requirement: Paymen
   if (BigInt(a.validBefore) < BigInt(nowSeconds + VALID_BEFORE_MARGIN_SECONDS)) {
     throw paymentRejected("invalid_exact_evm_payload_authorization_valid_before", "The authorization has expired or expires too soon to settle.");
   }
-  if (!(await isValidEoaSignature(requirement, a, payload.payload.signature))) {
+  const signature = payload.payload.signature as Hex;
+  const signed =
+    (await isValidEoaSignature(requirement, a, signature)) ||
+    (contractSignatures !== undefined && (await contractSignatures(getAddress(a.from), authorizationDigest(requirement, a), signature)));
+  if (!signed) {
     throw paymentRejected("invalid_exact_evm_signature", "The signature does not match the authorization and the token's EIP-712 domain.");
   }
   return { payload, requirement, authorization: a, payer: getAddress(a.from) };
