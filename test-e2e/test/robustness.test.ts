@@ -7,7 +7,8 @@ import { call, decoded, newCheckout, newSeller } from "../src/http";
 /**
  * G21 (malformed payment headers never crash or 5xx; 2,000 here, 10,000 with
  * C402_NIGHTLY=1) and G8 (one payment cannot buy twice: the same payment 50×
- * concurrently and 50× serially, under both header names).
+ * concurrently and 50× serially, under both header names, on every route that
+ * takes a payment today).
  */
 describe("robustness of the payment faces", () => {
   it("answers random malformed payment headers with 4xx, never 5xx, and stays healthy (G21)", async () => {
@@ -55,36 +56,86 @@ describe("robustness of the payment faces", () => {
       expect(status === 200 || (status >= 400 && status < 500)).toBe(true);
     }
     expect((await call("GET", "/health?deep=true")).body.status).toBe("ok");
-  });
+  }, 180_000);
 
-  it("one live payment presented 50× concurrently and 50× serially buys once (G8)", async () => {
-    const health = await call("GET", "/health?deep=true");
-    const rpcUrl = health.body.devchain.url as string;
+  describe("one payment cannot buy twice: 50× concurrently then 50× serially, under both header names (G8)", () => {
     const usdc: Hex = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-    const pub = createPublicClient({ transport: http(rpcUrl) });
-    const buyer = privateKeyToAccount(generatePrivateKey());
-    const funder = createWalletClient({
-      account: mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 8 }),
-      transport: http(rpcUrl),
-    });
-    await pub.waitForTransactionReceipt({
-      hash: await funder.writeContract({ address: usdc, abi: TestUSDC.abi, functionName: "mint", args: [buyer.address, 1_000_000n], chain: null }),
-    });
-    const s = await newSeller();
-    const c = await newCheckout(s.key, { test_mode: false, reusable: true });
-    const required = decoded((await call("GET", `/c/${c.id}`)).headers.get("payment-required"));
-    const header = encodeHeader(await signExactEvmPayment(buyer, required.accepts[0], { resourceUrl: required.resource.url }));
+    let rpcUrl: string;
+    const funder = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 8 });
+    const pub = () => createPublicClient({ transport: http(rpcUrl) });
+    const balance = (a: Hex) => pub().readContract({ address: usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [a] });
 
-    const concurrent = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => call("GET", `/c/${c.id}`, { headers: { [i % 2 ? "X-PAYMENT" : "PAYMENT-SIGNATURE"]: header } })),
-    );
-    const serial = [];
-    for (let i = 0; i < 50; i++) serial.push(await call("GET", `/c/${c.id}`, { headers: { [i % 2 ? "X-PAYMENT" : "PAYMENT-SIGNATURE"]: header } }));
-    const all = [...concurrent, ...serial];
-    expect(all.every((r) => r.status === 200)).toBe(true);
-    expect(new Set(all.map((r) => r.body.receipt.id)).size).toBe(1);
-    expect(all.filter((r) => r.body.redelivered === false)).toHaveLength(1);
-    const balance = await pub.readContract({ address: usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [buyer.address] });
-    expect(balance).toBe(1_000_000n - 110_500n);
+    beforeAll(async () => {
+      rpcUrl = (await call("GET", "/health?deep=true")).body.devchain.url;
+    });
+
+    async function fundedBuyer() {
+      const buyer = privateKeyToAccount(generatePrivateKey());
+      const wallet = createWalletClient({ account: funder, transport: http(rpcUrl) });
+      await pub().waitForTransactionReceipt({
+        hash: await wallet.writeContract({ address: usdc, abi: TestUSDC.abi, functionName: "mint", args: [buyer.address, 1_000_000n], chain: null }),
+      });
+      return buyer;
+    }
+
+    /** 50 at once, then 50 one after another, alternating PAYMENT-SIGNATURE and X-PAYMENT. */
+    async function present(path: string, header: string) {
+      const send = (i: number) => call("GET", path, { headers: { [i % 2 ? "X-PAYMENT" : "PAYMENT-SIGNATURE"]: header } });
+      const concurrent = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i)));
+      const serial = [];
+      for (let i = 0; i < 50; i++) serial.push(await send(i));
+      return [...concurrent, ...serial];
+    }
+
+    function expectOneSale(all: Awaited<ReturnType<typeof present>>) {
+      expect(all.map((r) => r.status)).toEqual(Array(100).fill(200));
+      expect(new Set(all.map((r) => r.body.receipt.id)).size).toBe(1);
+      expect(all.filter((r) => r.body.redelivered === false)).toHaveLength(1);
+    }
+
+    it.each([
+      ["the live face", ""],
+      ["the live face's v1 URL with a handoff nonce", "?x402_version=1&h=g8-handoff-nonce-0001"],
+    ])("%s: one charge, one receipt", async (_route, query) => {
+      const buyer = await fundedBuyer();
+      const s = await newSeller();
+      const c = await newCheckout(s.key, { test_mode: false, reusable: true });
+      const required = decoded((await call("GET", `/c/${c.id}`)).headers.get("payment-required"));
+      const header = encodeHeader(await signExactEvmPayment(buyer, required.accepts[0], { resourceUrl: required.resource.url }));
+      expectOneSale(await present(`/c/${c.id}${query}`, header));
+      expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
+    });
+
+    it("the rehearsal face: one simulated settlement, one receipt", async () => {
+      const s = await newSeller();
+      const c = await newCheckout(s.key);
+      const required = decoded((await call("GET", `/c/${c.id}/test`)).headers.get("payment-required"));
+      const header = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), required.accepts[0]));
+      expectOneSale(await present(`/c/${c.id}/test`, header));
+    });
+
+    it("the facilitator's settle: one success, every other attempt refused, one transfer", async () => {
+      const buyer = await fundedBuyer();
+      const payTo = privateKeyToAccount(generatePrivateKey()).address;
+      const requirement = {
+        scheme: "exact",
+        network: "eip155:84532",
+        asset: usdc,
+        amount: "250000",
+        payTo,
+        maxTimeoutSeconds: 120,
+        extra: { name: "USDC", version: "2" },
+      };
+      const payload = await signExactEvmPayment(buyer, requirement);
+      const body = { network: "eip155:84532", requirement, payload };
+      const concurrent = await Promise.all(Array.from({ length: 50 }, () => call("POST", "/x402/base/settle", { body })));
+      const serial = [];
+      for (let i = 0; i < 50; i++) serial.push(await call("POST", "/x402/base/settle", { body }));
+      const all = [...concurrent, ...serial];
+      expect(all.every((r) => r.status === 200)).toBe(true);
+      expect(all.filter((r) => r.body.success === true)).toHaveLength(1);
+      expect(await balance(buyer.address)).toBe(1_000_000n - 250_000n);
+      expect(await balance(payTo)).toBe(250_000n);
+    });
   });
 });

@@ -222,10 +222,9 @@ export class EvmChain {
       this.nextNonce += 1;
       return { raw, txHash: keccak256(raw) };
     });
-    // A failed preparation must not wedge the queue; the nonce is re-read next time.
-    this.nonceQueue = run.catch(() => {
-      this.nextNonce = undefined;
-    });
+    // A failed preparation (say, the estimate reverts) consumed no nonce: keep counting, and never
+    // re-read the pending count here, which would not yet include transactions signed but not sent.
+    this.nonceQueue = run.catch(() => undefined);
     return run;
   }
 
@@ -236,7 +235,9 @@ export class EvmChain {
       // Sending the same signed transaction again (a retry, a resumed saga) is not an error.
       const known = await this.client.getTransaction({ hash: keccak256(raw) }).catch(() => undefined);
       if (known) return;
-      this.nextNonce = undefined;
+      // Only a nonce the chain has already passed (the key used elsewhere) means our count is wrong.
+      // Otherwise the nonce stays taken: the sweep rebroadcasts this same transaction.
+      if (/nonce too low/i.test(err instanceof Error ? err.message : String(err))) this.nextNonce = undefined;
       throw err;
     }
   }

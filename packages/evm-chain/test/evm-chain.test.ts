@@ -97,4 +97,21 @@ describe("EvmChain on the devchain", () => {
     const receipts = await Promise.all(signed.map((s) => chain.waitForReceipt(s.txHash, 10_000)));
     expect(receipts.every((r) => r?.status === "success")).toBe(true);
   });
+
+  it("a failed preparation consumes no nonce and never hands out the nonce of a transaction signed but not yet sent", async () => {
+    const used = await payment(breakdown(10_000n).total);
+    const usedTx = await chain.signSettle(recipients, used.auth, used.signature);
+    await chain.broadcast(usedTx.raw);
+    await chain.waitForReceipt(usedTx.txHash, 10_000);
+    const held = await payment(breakdown(10_000n).total);
+    const signedNotSent = await chain.signSettle(recipients, held.auth, held.signature);
+    // The estimate of an already-used authorization reverts before any nonce is taken.
+    await expect(chain.signSettle(recipients, used.auth, used.signature)).rejects.toThrow();
+    const next = await payment(breakdown(10_000n).total);
+    const signedNext = await chain.signSettle(recipients, next.auth, next.signature);
+    await chain.broadcast(signedNotSent.raw);
+    await chain.broadcast(signedNext.raw);
+    const receipts = await Promise.all([signedNotSent, signedNext].map((t) => chain.waitForReceipt(t.txHash, 10_000)));
+    expect(receipts.map((r) => r?.status)).toEqual(["success", "success"]);
+  });
 });

@@ -95,7 +95,16 @@ export class Facilitator {
         network,
       };
     }
-    const signed = await r.live.chain.signTransfer(r.auth, r.signature);
+    let signed;
+    try {
+      signed = await r.live.chain.signTransfer(r.auth, r.signature);
+    } catch {
+      // Preparing the transaction re-runs it against the chain: a concurrent settle of the same
+      // authorization may have landed since our simulation.
+      const again = await r.live.chain.simulateTransfer(r.auth, r.signature);
+      const errorReason = !again.ok && again.reason === "nonce_used" ? "duplicate_settlement" : "unexpected_settle_error";
+      return { success: false, errorReason, payer: r.payer, transaction: "", network };
+    }
     await r.live.chain.broadcast(signed.raw).catch(() => undefined);
     const receipt = await r.live.chain.waitForReceipt(signed.txHash, this.opts.settleTimeoutMs);
     if (!receipt) return { success: false, errorReason: "settlement_pending", payer: r.payer, transaction: signed.txHash, network };
