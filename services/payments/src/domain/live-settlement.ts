@@ -7,7 +7,7 @@ import { enqueuePaymentSettled } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import type { CheckoutForPayment, LiveRail } from "./requirements";
 import { newPaymentRow } from "./payment-row";
-import { paymentRejected, simulationRejectReason, verifyPayment } from "./verify-payment";
+import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "./verify-payment";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
 export interface LiveChain {
@@ -121,9 +121,10 @@ export class LiveSettlement {
       const simulation = await live.chain.simulateSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex).catch(() => undefined);
       if (simulation && !simulation.ok) {
         await store.advance(this.db, claimed.id, ["claimed"], { status: "failed", failure_reason: simulation.reason });
-        throw paymentRejected(
+        throw settlementFailed(
           simulationRejectReason(simulation.reason),
           `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}. Nothing was charged.`,
+          claimed,
         );
       }
       throw err;
@@ -148,7 +149,7 @@ export class LiveSettlement {
     const settled = live.chain.settledIn(receipt, split, from, nonce) ?? (await live.chain.findSettlement(split, from, nonce));
     if (settled) return { kind: "settled", row: await this.finalize(row, settled), redelivered: false };
     await store.advance(this.db, row.id, ["claimed", "settling"], { status: "failed", failure_reason: "settlement_failed" });
-    throw paymentRejected("settlement_failed", "The settlement transaction failed; nothing was charged and no goods were delivered.");
+    throw settlementFailed("settlement_failed", "The settlement transaction failed; nothing was charged and no goods were delivered.", row);
   }
 
   /** Records the chain's settlement: receipt fields and the outbox event, once. */
@@ -187,7 +188,7 @@ export class LiveSettlement {
       const row = await store.findById(this.db, id);
       if (!row) throw new ProblemError("internal", "The payment disappeared.");
       if (row.status === "settled") return { kind: "settled", row, redelivered: true };
-      if (row.status === "failed") throw paymentRejected("settlement_failed", "This payment did not settle; nothing was charged.");
+      if (row.status === "failed") throw settlementFailed("settlement_failed", "This payment did not settle; nothing was charged.", row);
       const remaining = deadline - this.opts.now().getTime();
       if (row.tx_hash) {
         const live = this.live(row.network);

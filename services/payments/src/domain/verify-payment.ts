@@ -44,6 +44,17 @@ export function paymentRejected(reason: RejectReason, message: string, prepareHi
   });
 }
 
+/**
+ * A payment that was accepted but did not settle: the problem also carries the
+ * x402 SettleResponse fields, which the gateway sends as PAYMENT-RESPONSE
+ * (as the official server does on a settle failure; a refused verify has none).
+ */
+export function settlementFailed(reason: RejectReason, message: string, payment: { tx_hash: string | null; network: string; payer: string }): ProblemError {
+  const err = paymentRejected(reason, message);
+  err.extensions.settlement = { transaction: payment.tx_hash ?? "", network: payment.network, payer: payment.payer };
+  return err;
+}
+
 /** Seconds of room a settlement needs before validBefore (the official facilitator uses 6). */
 const VALID_BEFORE_MARGIN_SECONDS = 6;
 

@@ -121,6 +121,13 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
       if (!(err instanceof ProblemError) || err.slug !== "payment-required") throw err;
       // A refused payment: the problem document, plus fresh requirements naming the reason.
       const reason = typeof err.extensions.reason === "string" ? err.extensions.reason : err.message;
+      const settlement = err.extensions.settlement;
+      if (typeof settlement === "object" && settlement !== null) {
+        // Accepted, then failed to settle: the failure SettleResponse, as the official server sends it.
+        const failure = encodeHeader({ success: false, errorReason: reason, errorMessage: err.message, ...settlement });
+        res.setHeader(HEADERS.paymentResponse, failure);
+        if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, failure);
+      }
       const fresh = await quoteBody(id, face, reason).catch(() => undefined);
       if (fresh) res.setHeader(HEADERS.paymentRequired, encodeHeader(fresh.required));
       const prepare = `${face === "test" ? faceUrls(settings.baseUrl, id).test_url : faceUrls(settings.baseUrl, id).url}/prepare`;
