@@ -2,6 +2,7 @@ import { create, toBinary, fromBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { eventsV1 } from "@c402/contracts";
 import { sql, type Kysely, type Migration } from "@c402/db";
+import { failpoint } from "@c402/failpoints";
 import { newId } from "@c402/ids";
 import type { Bus } from "./bus";
 
@@ -121,7 +122,7 @@ export class OutboxRelay {
   /** Publishes one batch; returns how many events it published. */
   async publishBatch(): Promise<number> {
     const limit = this.opts.batchSize ?? 100;
-    const leaseSeconds = this.opts.leaseSeconds ?? 30;
+    const leaseSeconds = this.opts.leaseSeconds ?? 10;
     const rows = await this.opts.db.transaction().execute(async (trx) => {
       const claimed = await trx
         .selectFrom("outbox")
@@ -168,6 +169,7 @@ export class OutboxRelay {
         .execute();
       throw err;
     }
+    failpoint("after-outbox-publish");
     await this.opts.db
       .updateTable("outbox")
       .set({ published_at: sql`now()`, leased_until: null })

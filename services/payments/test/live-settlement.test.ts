@@ -2,16 +2,17 @@ import { EmbeddedPostgres, migrate, type ServiceDatabase } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
 import { breakdown } from "@c402/money";
-import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { createPublicClient, createWalletClient, getAddress, http, type Hex } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createLiveChain, paymentsMigrations } from "../src";
 import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
-import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
+import type { CheckoutForPayment } from "../src/domain/requirements";
+import { devchainUsdc, signedLivePayment } from "./support/devchain-payments";
 
 /**
  * The live purchase saga against a real local chain and the embedded
- * database: crash at each step then resume (G6, reduced seeds), broadcast then
+ * database: crash at each step then resume (G6 in-process: the logic; the
+ * real kill -9 across processes is crash-recovery.test.ts), broadcast then
  * timeout answers pending and never re-prompts (G7), front-running is benign
  * (G9), a settlement that cannot succeed delivers nothing (G11).
  */
@@ -22,7 +23,7 @@ describe("live settlement saga on the devchain", () => {
   let pg: EmbeddedPostgres;
   let database: ServiceDatabase;
   let live: LiveChain;
-  const minter = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 4 });
+  let usdc: ReturnType<typeof devchainUsdc>;
   const frontRunner = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 });
   let seq = 0;
 
@@ -32,6 +33,7 @@ describe("live settlement saga on the devchain", () => {
     database = pg.forSchema("payments");
     await migrate(database, paymentsMigrations);
     live = createLiveChain(devchainSettlement(devchain));
+    usdc = devchainUsdc(devchain);
   }, 90_000);
   afterAll(async () => {
     await pg?.close();
@@ -40,7 +42,7 @@ describe("live settlement saga on the devchain", () => {
 
   const pub = () => createPublicClient({ transport: http(devchain.url) });
   const rpc = (method: string, params: unknown[] = []) => pub().request({ method: method as never, params: params as never });
-  const balance = (a: string) => pub().readContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [getAddress(a)] });
+  const balance = (a: string) => usdc.balance(a);
   const saga = (chain: LiveChain = live, settleTimeoutMs = 5_000) =>
     new LiveSettlement(database.db, new Map([[devchain.network, chain]]), {
       subjectSecret: "s",
@@ -66,18 +68,11 @@ describe("live settlement saga on the devchain", () => {
 
   async function buyerWith(amount: bigint): Promise<PrivateKeyAccount> {
     const buyer = privateKeyToAccount(generatePrivateKey());
-    const wallet = createWalletClient({ account: minter, transport: http(devchain.url) });
-    await pub().waitForTransactionReceipt({
-      hash: await wallet.writeContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "mint", args: [buyer.address, amount], chain: null }),
-    });
+    await usdc.mint(buyer.address, amount);
     return buyer;
   }
 
-  async function pay(c: CheckoutForPayment, buyer: PrivateKeyAccount): Promise<{ payload: PaymentPayload; requirement: PaymentRequirements }> {
-    const requirement = requirementsFor("live", c, [live.rail])[0] as PaymentRequirements;
-    const payload = parsePaymentPayload(decodeHeader(encodeHeader(await signExactEvmPayment(buyer, requirement))));
-    return { payload, requirement };
-  }
+  const pay = (c: CheckoutForPayment, buyer: PrivateKeyAccount) => signedLivePayment(live, c, buyer);
 
   /** The live chain with `replace` overriding some methods; everything else is the real adapter (same nonce state). */
   function withChain(replace: Partial<Record<keyof LiveChain["chain"], (...args: never[]) => Promise<unknown>>>): LiveChain {
@@ -194,7 +189,13 @@ describe("live settlement saga on the devchain", () => {
       await rpc("hardhat_setBalance", [buyer.address, "0xDE0B6B3A7640000"]);
       const w = createWalletClient({ account: buyer, transport: http(devchain.url) });
       await pub().waitForTransactionReceipt({
-        hash: await w.writeContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "transfer", args: [minter.address, 200_000n], chain: null }),
+        hash: await w.writeContract({
+          address: devchain.usdc,
+          abi: TestUSDC.abi,
+          functionName: "transfer",
+          args: [usdc.minter.address, 200_000n],
+          chain: null,
+        }),
       });
       return live.chain.signSettle(...args);
     };

@@ -1,3 +1,4 @@
+import { failpoint } from "@c402/failpoints";
 import { formatUsd } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
@@ -72,10 +73,12 @@ export class LiveSettlement {
     const recipients = live.recipients(checkout.payTo);
     const split = getAddress(requirement.payTo);
     const simulation = await live.chain.simulateSettle(recipients, auth, signature);
+    // A settle that simulates cleanly has no settlement on-chain yet; one that does not may have
+    // been submitted by someone else already (front-running is benign: it pays the same split).
+    let onChain: SettledEvent | null = null;
     if (!simulation.ok) {
-      // A settlement may already be on-chain (someone submitted this payment before us).
-      const found = await live.chain.findSettlement(split, auth.from, auth.nonce);
-      if (!found) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
+      onChain = (await live.chain.findSettlement(split, auth.from, auth.nonce)) ?? null;
+      if (!onChain) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
     }
 
     const row = newPaymentRow({
@@ -104,13 +107,19 @@ export class LiveSettlement {
       if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
       return this.resume(winner, checkout.id, signature);
     }
-    return this.drive(row, live);
+    failpoint("after-claim");
+    return this.drive(row, live, onChain);
   }
 
-  /** Sign (hash recorded first), broadcast, wait; pending when the receipt does not come in time. */
-  private async drive(claimed: PaymentRow, live: LiveChain): Promise<LiveOutcome> {
+  /**
+   * Sign (hash recorded first), broadcast, wait; pending when the receipt does not come in time.
+   * `onChain` is what the caller just learned about an earlier settlement (null: none), so a fresh
+   * payment skips the log search a resumed one needs.
+   */
+  private async drive(claimed: PaymentRow, live: LiveChain, onChain?: SettledEvent | null): Promise<LiveOutcome> {
     const auth = authorizationOfRow(claimed);
-    const already = await live.chain.findSettlement(claimed.split_address as Hex, auth.from, auth.nonce);
+    const split = claimed.split_address as Hex;
+    const already = onChain === undefined ? await live.chain.findSettlement(split, auth.from, auth.nonce) : onChain;
     if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
     let signed: { raw: Hex; txHash: Hex };
     try {
@@ -120,6 +129,9 @@ export class LiveSettlement {
       // authorization cancelled), nothing was sent and the payment fails cleanly.
       const simulation = await live.chain.simulateSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex).catch(() => undefined);
       if (simulation && !simulation.ok) {
+        // Someone may have settled it between our check and our estimate.
+        const settledMeanwhile = await live.chain.findSettlement(split, auth.from, auth.nonce);
+        if (settledMeanwhile) return { kind: "settled", row: await this.finalize(claimed, settledMeanwhile), redelivered: false };
         await store.advance(this.db, claimed.id, ["claimed"], { status: "failed", failure_reason: simulation.reason });
         throw settlementFailed(
           simulationRejectReason(simulation.reason),
@@ -131,14 +143,17 @@ export class LiveSettlement {
     }
     const settling = await store.advance(this.db, claimed.id, ["claimed", "settling"], { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw });
     if (!settling) return this.current(claimed.id);
+    failpoint("after-sign");
     try {
       await live.chain.broadcast(signed.raw);
     } catch {
       // Unknown whether it reached the chain: the sweep rebroadcasts the same transaction.
       return { kind: "pending", row: settling };
     }
+    failpoint("after-broadcast");
     const receipt = await live.chain.waitForReceipt(signed.txHash, this.opts.settleTimeoutMs);
     if (!receipt) return { kind: "pending", row: settling };
+    failpoint("after-receipt");
     return this.conclude(settling, live, receipt);
   }
 
@@ -166,6 +181,7 @@ export class LiveSettlement {
       if (updated) await enqueuePaymentSettled(trx, updated, formatUsd(updated.price_atomic));
       return updated;
     });
+    failpoint("after-ledger-commit");
     if (done) this.opts.onCommitted();
     return done ?? (await store.findById(this.db, row.id)) ?? row;
   }

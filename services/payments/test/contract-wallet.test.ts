@@ -1,0 +1,95 @@
+import { EmbeddedPostgres, migrate, type ServiceDatabase } from "@c402/db";
+import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { TestSmartWallet } from "@c402/evm-contracts";
+import { breakdown } from "@c402/money";
+import { createWalletClient, getAddress, http, type Hex, type LocalAccount } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createLiveChain, paymentsMigrations } from "../src";
+import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
+import type { CheckoutForPayment } from "../src/domain/requirements";
+import { devchainUsdc, signedLivePayment } from "./support/devchain-payments";
+
+/**
+ * A buyer paying from a contract wallet: the signature is not the payer's own
+ * ECDSA signature, so only the wallet (EIP-1271, asked through the chain) can
+ * vouch for it; the token asks the wallet again when the split settles.
+ */
+describe("contract-wallet buyers (EIP-1271) on the devchain", () => {
+  let devchain: RunningDevchain;
+  let pg: EmbeddedPostgres;
+  let database: ServiceDatabase;
+  let live: LiveChain;
+  let usdc: ReturnType<typeof devchainUsdc>;
+  const owner = privateKeyToAccount(generatePrivateKey());
+  let wallet: Hex;
+  let seq = 0;
+
+  beforeAll(async () => {
+    devchain = await startDevchain({ port: 0 });
+    pg = await EmbeddedPostgres.open();
+    database = pg.forSchema("payments");
+    await migrate(database, paymentsMigrations);
+    live = createLiveChain(devchainSettlement(devchain));
+    usdc = devchainUsdc(devchain);
+    const deployer = createWalletClient({ account: usdc.minter, transport: http(devchain.url) });
+    const hash = await deployer.deployContract({ abi: TestSmartWallet.abi, bytecode: TestSmartWallet.bytecode, args: [owner.address], chain: null });
+    wallet = (await usdc.client.waitForTransactionReceipt({ hash })).contractAddress as Hex;
+    await usdc.mint(wallet, 1_000_000n);
+  }, 90_000);
+  afterAll(async () => {
+    await pg?.close();
+    await devchain?.stop();
+  });
+
+  const saga = () =>
+    new LiveSettlement(database.db, new Map([[devchain.network, live]]), {
+      subjectSecret: "s",
+      settleTimeoutMs: 5_000,
+      onCommitted: () => {},
+      now: () => new Date(),
+    });
+  const rows = (id: string) => database.db.selectFrom("payments").selectAll().where("checkout_id", "=", id).execute();
+
+  function checkout(): CheckoutForPayment {
+    return {
+      id: `chk_wallet_${++seq}`,
+      accountId: "acct_s",
+      title: "t",
+      priceAtomic: 100_000n,
+      payTo: privateKeyToAccount(generatePrivateKey()).address,
+      armed: true,
+      reusable: true,
+      status: "open",
+    };
+  }
+
+  /** `signer` signs an authorization whose `from` is the wallet. */
+  const payFromWallet = (c: CheckoutForPayment, signer: LocalAccount) => signedLivePayment(live, c, signer, { overrides: { from: wallet } });
+
+  it("pays when the wallet approves its owner's signature: verified through the chain, settled through the split", async () => {
+    const c = checkout();
+    const before = await usdc.balance(wallet);
+    const { payload, requirement } = await payFromWallet(c, owner);
+    const outcome = await saga().submit(c, payload, requirement);
+    expect(outcome).toMatchObject({ kind: "settled", row: { payer: getAddress(wallet), status: "settled" } });
+    const b = breakdown(100_000n);
+    expect(await usdc.balance(wallet)).toBe(before - b.total);
+    expect(await usdc.balance(c.payTo)).toBe(b.providerAmount);
+  });
+
+  it("is refused, with nothing recorded, when the wallet does not approve the signature", async () => {
+    const c = checkout();
+    const before = await usdc.balance(wallet);
+    const { payload, requirement } = await payFromWallet(c, privateKeyToAccount(generatePrivateKey()));
+    await expect(saga().submit(c, payload, requirement)).rejects.toMatchObject({ extensions: { reason: "invalid_exact_evm_signature" } });
+    expect(await rows(c.id)).toEqual([]);
+    expect(await usdc.balance(wallet)).toBe(before);
+  });
+
+  it("an EOA's signature for an address without code is still only the EOA's own", async () => {
+    const c = checkout();
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    const { payload, requirement } = await signedLivePayment(live, c, owner, { overrides: { from: stranger } });
+    await expect(saga().submit(c, payload, requirement)).rejects.toMatchObject({ extensions: { reason: "invalid_exact_evm_signature" } });
+  });
+});

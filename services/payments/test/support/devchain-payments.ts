@@ -1,0 +1,35 @@
+import type { DevchainInfo } from "@c402/devchain";
+import { TestUSDC } from "@c402/evm-contracts";
+import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { createPublicClient, createWalletClient, getAddress, http, type LocalAccount } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import type { LiveChain } from "../../src/domain/live-settlement";
+import { requirementsFor, type CheckoutForPayment } from "../../src/domain/requirements";
+
+/** The devchain's test USDC as the live-settlement suites use it; demo account 4 mints. */
+export function devchainUsdc(devchain: DevchainInfo) {
+  const minter = mnemonicToAccount(devchain.mnemonic, { addressIndex: 4 });
+  const client = createPublicClient({ transport: http(devchain.url) });
+  const wallet = createWalletClient({ account: minter, transport: http(devchain.url) });
+  return {
+    client,
+    minter,
+    balance: (owner: string) => client.readContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [getAddress(owner)] }),
+    async mint(to: string, amount: bigint): Promise<void> {
+      const hash = await wallet.writeContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "mint", args: [getAddress(to), amount], chain: null });
+      await client.waitForTransactionReceipt({ hash });
+    },
+  };
+}
+
+/** The buyer's payment for the checkout's live requirement, as the service parses it from the header. */
+export async function signedLivePayment(
+  live: LiveChain,
+  checkout: CheckoutForPayment,
+  buyer: LocalAccount,
+  opts?: Parameters<typeof signExactEvmPayment>[2],
+): Promise<{ payload: PaymentPayload; requirement: PaymentRequirements }> {
+  const requirement = requirementsFor("live", checkout, [live.rail])[0] as PaymentRequirements;
+  const payload = parsePaymentPayload(decodeHeader(encodeHeader(await signExactEvmPayment(buyer, requirement, opts))));
+  return { payload, requirement };
+}

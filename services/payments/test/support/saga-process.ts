@@ -1,0 +1,160 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { KafkaBus, OutboxRelay } from "@c402/bus";
+import { openPostgres, sql, type ServiceDatabase } from "@c402/db";
+import { FAILPOINT_ENV, type FailpointName } from "@c402/failpoints";
+import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
+import type { RawBuilder } from "kysely";
+import { createLiveChain, type LiveChainSettings } from "../../src";
+import { LiveSettlement, type LiveOutcome } from "../../src/domain/live-settlement";
+import type { CheckoutForPayment } from "../../src/domain/requirements";
+
+/** What one payments process of the kill -9 test is built from. */
+export interface SagaProcessConfig {
+  databaseUrl: string;
+  schema: string;
+  kafkaBrokers: string[];
+  chain: LiveChainSettings;
+  subjectSecret: string;
+  /** The relay's lease: the rows of a relay killed after publishing stay held this long. */
+  outboxLeaseSeconds: number;
+}
+
+/** The JSON argument of test/fixtures/saga-process.ts. */
+export interface SagaProcessInput extends SagaProcessConfig {
+  mode: "pay" | "recover";
+  /** pay: the one payment to submit. */
+  payment?: { checkout: Omit<CheckoutForPayment, "priceAtomic"> & { priceAtomic: string }; payload: PaymentPayload; requirement: PaymentRequirements };
+}
+
+export interface Recovery {
+  swept: number;
+  published: number;
+  /** From the start of the (re)built process to done. */
+  ms: number;
+}
+
+/** The process's one line of output, `SAGA_RESULT {json}` on stdout. */
+export interface SagaProcessResult {
+  outcome?: LiveOutcome["kind"];
+  recovery?: Recovery;
+}
+
+export const SAGA_RESULT_PREFIX = "SAGA_RESULT ";
+
+// Inside the 30 s recovery target, so a stuck recovery fails with its reason.
+const RECOVERY_DEADLINE_MS = 25_000;
+
+/**
+ * The payments service's settlement parts as the distributed service builds
+ * them: the store on PostgreSQL, the live settlement on the chain, the outbox
+ * relay to Kafka. The relay is driven explicitly (not poked on commit) so a
+ * crash point is reached deterministically.
+ */
+export function openSagaProcess(config: SagaProcessConfig) {
+  const startedAt = performance.now();
+  const database: ServiceDatabase = openPostgres({ url: config.databaseUrl, schema: config.schema, maxConnections: 4 });
+  const bus = new KafkaBus({
+    brokers: config.kafkaBrokers,
+    clientId: "payments-g6",
+    log: (level, text) => {
+      if (level === "error") process.stderr.write(`${text}\n`);
+    },
+  });
+  const relay = new OutboxRelay({ db: database.db, bus, leaseSeconds: config.outboxLeaseSeconds });
+  const live = createLiveChain(config.chain);
+  const saga = new LiveSettlement(database.db, new Map([[live.rail.network, live]]), {
+    subjectSecret: config.subjectSecret,
+    settleTimeoutMs: 15_000,
+    onCommitted: () => {},
+    now: () => new Date(),
+    onSweepError: (err, paymentId) => process.stderr.write(`sweep could not resume ${paymentId}: ${String(err)}\n`),
+  });
+  const count = async (query: RawBuilder<{ n: number }>) => (await query.execute(database.db)).rows[0]!.n;
+
+  return {
+    saga,
+    publishOutbox: async () => {
+      while ((await relay.publishBatch()) > 0);
+    },
+    /** What a restart does: sweep until no payment is claimed or settling, relay until the outbox is drained. */
+    async recover(): Promise<Recovery> {
+      const swept = await untilNone(
+        () => saga.sweep(0),
+        () => count(sql`select count(*)::int as n from payments where status in ('claimed', 'settling')`),
+      );
+      const published = await untilNone(
+        () => relay.publishBatch(),
+        () => count(sql`select count(*)::int as n from outbox where published_at is null`),
+      );
+      return { swept, published, ms: Math.round(performance.now() - startedAt) };
+    },
+    async close(): Promise<void> {
+      await bus.close();
+      await database.close();
+    },
+  };
+}
+
+/** Runs `step` until `remaining` reports nothing left; returns the sum of what the steps reported. */
+async function untilNone(step: () => Promise<number>, remaining: () => Promise<number>): Promise<number> {
+  const deadline = Date.now() + RECOVERY_DEADLINE_MS;
+  let total = 0;
+  for (;;) {
+    total += await step();
+    const left = await remaining();
+    if (left === 0) return total;
+    if (Date.now() > deadline) throw new Error(`recovery did not finish: ${left} left`);
+    // A row another relay leased, or a receipt still coming: look again shortly.
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface SagaProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  result?: SagaProcessResult;
+  /** Spawn to exit, startup included. */
+  wallMs: number;
+}
+
+const REPO_ROOT = resolve(__dirname, "../../../..");
+const DRIVER = resolve(__dirname, "../fixtures/saga-process.ts");
+
+/**
+ * Runs test/fixtures/saga-process.ts in a process of its own, with
+ * `failpoint` armed if given. It runs as `node --import tsx` rather than
+ * through the tsx CLI: the CLI runs the script in a second process and turns
+ * its SIGKILL into exit code 137, while the test must see the signal itself.
+ */
+export function runSagaProcess(input: SagaProcessInput, opts: { failpoint?: FailpointName; timeoutMs?: number } = {}): Promise<SagaProcessExit> {
+  const env = { ...process.env };
+  delete env[FAILPOINT_ENV];
+  if (opts.failpoint) env[FAILPOINT_ENV] = opts.failpoint;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", DRIVER, JSON.stringify(input)], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => {
+    stderr += `\n(killed by the test after ${timeoutMs} ms)`;
+    child.kill("SIGKILL");
+  }, timeoutMs);
+  return new Promise((resolveExit, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      const line = stdout.split("\n").find((l) => l.startsWith(SAGA_RESULT_PREFIX));
+      resolveExit({
+        code,
+        signal,
+        stderr,
+        wallMs: Math.round(performance.now() - started),
+        ...(line ? { result: JSON.parse(line.slice(SAGA_RESULT_PREFIX.length)) as SagaProcessResult } : {}),
+      });
+    });
+  });
+}
