@@ -24,6 +24,10 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
  * Nothing here knows whether the chain is the local devchain or Base.
  */
 
+/** How long a fee estimate is reused, and how many split addresses are remembered. */
+const FEE_CACHE_MS = 1_000;
+const SPLIT_ADDRESS_MEMORY = 10_000;
+
 const ERC1271_ABI = parseAbi(["function isValidSignature(bytes32 digest, bytes signature) view returns (bytes4)"]);
 const ERC1271_MAGIC_VALUE = "0x1626ba7e";
 
@@ -86,6 +90,8 @@ export class EvmChain {
   private readonly chain: Chain;
   private nextNonce?: number;
   private nonceQueue: Promise<unknown> = Promise.resolve();
+  private feeCache?: { until: number; estimate: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> };
+  private readonly splitAddresses = new Map<string, Address>();
 
   constructor(private readonly config: EvmChainConfig) {
     this.network = config.network;
@@ -108,9 +114,19 @@ export class EvmChain {
     return [this.config.usdc, getAddress(r.seller), getAddress(r.platform), r.platformBps, getAddress(r.feeWallet), r.feeRule] as const;
   }
 
-  /** The CREATE2 address of the split for these recipients (computed offline; deployed on first settle). */
+  /** The CREATE2 address of the split for these recipients (computed offline, remembered; deployed on first settle). */
   splitAddress(r: SplitRecipients): Address {
     const args = this.splitArgs(r);
+    const key = args.join("|");
+    const known = this.splitAddresses.get(key);
+    if (known) return known;
+    const address = this.computeSplitAddress(args);
+    if (this.splitAddresses.size >= SPLIT_ADDRESS_MEMORY) this.splitAddresses.clear();
+    this.splitAddresses.set(key, address);
+    return address;
+  }
+
+  private computeSplitAddress(args: ReturnType<EvmChain["splitArgs"]>): Address {
     const encoded = encodeAbiParameters(
       [{ type: "address" }, { type: "address" }, { type: "address" }, { type: "uint16" }, { type: "address" }, { type: "uint8" }],
       args,
@@ -203,12 +219,28 @@ export class EvmChain {
     return this.signCall(this.config.usdc, this.transferData(a, signature));
   }
 
-  /** Signs a call with the facilitator key; one nonce queue per adapter (per key in this process). */
-  private signCall(to: Address, data: Hex): Promise<{ raw: Hex; txHash: Hex }> {
+  /** Fee estimates, shared for a second: every settlement would otherwise ask twice more. */
+  private fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const now = Date.now();
+    if (!this.feeCache || this.feeCache.until <= now) {
+      const estimate = this.client.estimateFeesPerGas();
+      this.feeCache = { until: now + FEE_CACHE_MS, estimate };
+      estimate.catch(() => {
+        if (this.feeCache?.estimate === estimate) this.feeCache = undefined;
+      });
+    }
+    return this.feeCache.estimate;
+  }
+
+  /**
+   * Signs a call with the facilitator key; one nonce queue per adapter (per key
+   * in this process). Gas and fees are estimated before joining the queue, so
+   * the queue holds only the nonce and the signature.
+   */
+  private async signCall(to: Address, data: Hex): Promise<{ raw: Hex; txHash: Hex }> {
+    const [gas, fees] = await Promise.all([this.client.estimateGas({ account: this.facilitator.address, to, data }), this.fees()]);
     const run = this.nonceQueue.then(async () => {
       if (this.nextNonce === undefined) this.nextNonce = await this.client.getTransactionCount({ address: this.facilitator.address, blockTag: "pending" });
-      const gas = await this.client.estimateGas({ account: this.facilitator.address, to, data });
-      const fees = await this.client.estimateFeesPerGas();
       const raw = await this.facilitator.signTransaction({
         chainId: this.chainId,
         type: "eip1559",

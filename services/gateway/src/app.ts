@@ -4,10 +4,16 @@ import { errorHandler, notFound } from "./http/problems";
 import { requestContext } from "./http/request-context";
 import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
-import { faceCors, faceRoutes } from "./http/routes/faces";
+import { bigintAsString } from "./http/json";
+import { QuoteCache } from "./http/quote-cache";
+import { faceCors, faceRoutes, type FaceQuotes } from "./http/routes/faces";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { keyRoutes } from "./http/routes/keys";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
+
+/** How long an unpaid 402 may be reused (see QuoteCache), and how many are kept. */
+export const QUOTE_CACHE_MS = 1_000;
+const QUOTE_CACHE_ENTRIES = 10_000;
 
 /** Largest JSON body accepted (a checkout with its inline goods). */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -16,15 +22,16 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
-  app.set("json replacer", (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+  app.set("json replacer", bigintAsString);
   app.use(requestContext(deps.logger));
   app.use(["/c", "/r"], faceCors);
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ["application/json", "application/*+json"] }));
   app.use(discoveryRoutes(deps));
   app.use(walletAuthRoutes(deps));
   app.use(keyRoutes(deps));
-  app.use(checkoutRoutes(deps));
-  app.use(faceRoutes(deps));
+  const quotes: FaceQuotes = new QuoteCache(QUOTE_CACHE_MS, QUOTE_CACHE_ENTRIES);
+  app.use(checkoutRoutes(deps, quotes));
+  app.use(faceRoutes(deps, quotes));
   app.use(facilitatorRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(deps.settings.siteUrl, deps.logger));

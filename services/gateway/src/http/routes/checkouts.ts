@@ -6,6 +6,7 @@ import { checkoutView } from "../../domain/views";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { validateBody } from "../validate";
+import { FACE_QUOTE_VARIANTS, type FaceQuotes } from "./faces";
 
 type Goods = Record<string, unknown> | unknown[] | string | null;
 
@@ -45,7 +46,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function checkoutRoutes({ clients, settings }: GatewayDeps): Router {
+export function checkoutRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuotes): Router {
   const router = Router();
 
   router.post("/v1/checkouts", requireScope(clients, "payments"), async (req, res) => {
@@ -109,6 +110,7 @@ export function checkoutRoutes({ clients, settings }: GatewayDeps): Router {
 
   router.post("/v1/checkouts/:id/go-live", requireScope(clients, "payments"), async (req, res) => {
     const r = await clients.catalog.goLive({ accountId: credentialOf(req).accountId, checkoutId: String(req.params.id) });
+    quotes.invalidate(String(req.params.id), FACE_QUOTE_VARIANTS);
     const view = checkoutView(r.checkout!, settings.baseUrl);
     res.json({
       ...view,

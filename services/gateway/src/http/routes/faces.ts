@@ -1,4 +1,5 @@
 import { escapeHtml } from "../../domain/html";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { paymentsV1 } from "@c402/contracts";
 import { HANDOFF_NONCE, isId } from "@c402/ids";
 import { invalid, ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
@@ -8,6 +9,8 @@ import { paymentRequiredBody, WIRE_VERSION_PARAM, type Face } from "../../domain
 import { receiptHtml } from "../../domain/receipt-page";
 import { faceUrls, receiptView } from "../../domain/views";
 import type { GatewayDeps } from "../deps";
+import { bigintAsString } from "../json";
+import type { QuoteCache } from "../quote-cache";
 import { validateBody } from "../validate";
 
 const FACE = { live: paymentsV1.Face.LIVE, test: paymentsV1.Face.TEST } as const;
@@ -48,7 +51,20 @@ function wireVersionOf(req: Request): 1 | 2 {
   throw invalid([{ field: WIRE_VERSION_PARAM, reason: "must be 1 or 2" }]);
 }
 
-export function faceRoutes({ clients, settings }: GatewayDeps): Router {
+/** The cached unpaid answer of one face in one wire version. */
+interface UnpaidAnswer {
+  title: string;
+  header: string;
+  body: ReturnType<typeof paymentRequiredBody>["body"];
+  json: string;
+}
+
+export type FaceQuotes = QuoteCache<UnpaidAnswer>;
+
+/** Every cached variant of a checkout's faces (face × wire version). */
+export const FACE_QUOTE_VARIANTS = ["live:1", "live:2", "test:1", "test:2"] as const;
+
+export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuotes): Router {
   const router = Router();
 
   async function quoteBody(id: string, face: Face, error?: string, wireVersion: 1 | 2 = 2) {
@@ -70,16 +86,23 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
     const header = signature ?? legacy;
     if (header !== undefined) return pay(req, res, id, face, header, signature === undefined);
 
-    const { checkout, required, body } = await quoteBody(id, face, undefined, wireVersionOf(req));
-    res.setHeader(HEADERS.paymentRequired, encodeHeader(required));
+    const wireVersion = wireVersionOf(req);
+    const variant = `${face}:${wireVersion}`;
+    let answer = quotes.get(id, variant);
+    if (!answer) {
+      const { checkout, required, body } = await quoteBody(id, face, undefined, wireVersion);
+      answer = { title: checkout.title, header: encodeHeader(required), body, json: JSON.stringify(body, bigintAsString) };
+      quotes.set(id, variant, answer, checkout.expiresAt ? timestampMs(checkout.expiresAt) : undefined);
+    }
+    res.setHeader(HEADERS.paymentRequired, answer.header);
     if (wantsHtml(req)) {
       res
         .status(402)
         .type("html")
-        .send(payPage(checkout.title, body, face));
+        .send(payPage(answer.title, answer.body, face));
       return;
     }
-    res.status(402).json(body);
+    res.status(402).type("json").send(answer.json);
   };
 
   async function pay(req: Request, res: Response, id: string, face: Face, header: string, legacy: boolean) {
@@ -109,6 +132,8 @@ export function faceRoutes({ clients, settings }: GatewayDeps): Router {
         });
         return;
       }
+      // A sale can end a checkout's selling (single-shot): the next unpaid request asks again.
+      if (!r.redelivered) quotes.invalidate(id, FACE_QUOTE_VARIANTS);
       const receipt = receiptView(r.receipt!, settings.baseUrl);
       res.status(200).json({
         fulfillment: { mode: "inline", payload: checkout!.payloadJson === undefined ? null : JSON.parse(checkout!.payloadJson) },
