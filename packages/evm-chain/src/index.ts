@@ -9,6 +9,7 @@ import {
   keccak256,
   parseAbi,
   parseEventLogs,
+  parseTransaction,
   type Address,
   type Chain,
   type Hex,
@@ -26,6 +27,8 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 
 /** How long a fee estimate is reused, and how many split addresses are remembered. */
 const FEE_CACHE_MS = 1_000;
+/** How long a signed transaction waits for the one before it (same key) to be sent. */
+const SEND_ORDER_WAIT_MS = 2_000;
 const SPLIT_ADDRESS_MEMORY = 10_000;
 
 const ERC1271_ABI = parseAbi(["function isValidSignature(bytes32 digest, bytes signature) view returns (bytes4)"]);
@@ -92,6 +95,8 @@ export class EvmChain {
   private nonceQueue: Promise<unknown> = Promise.resolve();
   private feeCache?: { until: number; estimate: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> };
   private readonly splitAddresses = new Map<string, Address>();
+  /** Per nonce signed here: settles once that transaction was sent (or given up on). */
+  private readonly sendSlots = new Map<number, { sent: Promise<void>; release: () => void }>();
 
   constructor(private readonly config: EvmChainConfig) {
     this.network = config.network;
@@ -251,6 +256,7 @@ export class EvmChain {
         maxFeePerGas: fees.maxFeePerGas,
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
+      this.openSlot(this.nextNonce);
       this.nextNonce += 1;
       return { raw, txHash: keccak256(raw) };
     });
@@ -260,7 +266,37 @@ export class EvmChain {
     return run;
   }
 
+  /**
+   * Sends a signed transaction. Transactions this process signed go out in
+   * nonce order (a node may refuse a nonce above the next one it expects, and
+   * the callers store each hash before sending, concurrently): each waits for
+   * the one before it to be sent, for at most SEND_ORDER_WAIT_MS.
+   */
   async broadcast(raw: Hex): Promise<void> {
+    const nonce = parseTransaction(raw).nonce;
+    const previous = nonce === undefined ? undefined : this.sendSlots.get(nonce - 1);
+    if (previous) await previous.sent;
+    try {
+      await this.send(raw);
+    } finally {
+      if (nonce !== undefined) this.releaseSlot(nonce);
+    }
+  }
+
+  private openSlot(nonce: number): void {
+    let release!: () => void;
+    const sent = new Promise<void>((resolve) => (release = resolve));
+    this.sendSlots.set(nonce, { sent, release });
+    // A transaction signed but never sent (a crash of its request) must not hold the next one forever.
+    setTimeout(() => this.releaseSlot(nonce), SEND_ORDER_WAIT_MS).unref();
+  }
+
+  private releaseSlot(nonce: number): void {
+    this.sendSlots.get(nonce)?.release();
+    this.sendSlots.delete(nonce);
+  }
+
+  private async send(raw: Hex): Promise<void> {
     try {
       await this.client.sendRawTransaction({ serializedTransaction: raw });
     } catch (err) {

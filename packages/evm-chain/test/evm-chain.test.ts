@@ -114,4 +114,14 @@ describe("EvmChain on the devchain", () => {
     const receipts = await Promise.all([signedNotSent, signedNext].map((t) => chain.waitForReceipt(t.txHash, 10_000)));
     expect(receipts.map((r) => r?.status)).toEqual(["success", "success"]);
   });
+
+  it("sends what it signed in nonce order, even when asked in reverse (a node refuses a nonce gap)", async () => {
+    const payments = [];
+    for (let i = 0; i < 4; i++) payments.push(await payment(breakdown(10_000n).total));
+    const signed = [];
+    for (const p of payments) signed.push(await chain.signSettle(recipients, p.auth, p.signature));
+    await Promise.all([...signed].reverse().map((t) => chain.broadcast(t.raw)));
+    const receipts = await Promise.all(signed.map((t) => chain.waitForReceipt(t.txHash, 10_000)));
+    expect(receipts.map((r) => r?.status)).toEqual(["success", "success", "success", "success"]);
+  });
 });
