@@ -133,22 +133,36 @@ export class DatabaseBus implements Bus {
         g.wake = undefined;
         continue;
       }
+      // The offset is committed once per batch: a crash mid-batch redelivers the rest of it,
+      // which consumers absorb (they are idempotent by event id).
+      const committed = offset;
+      let delivering = true;
       for (const m of batch) {
         const handler = g.handlers[turn++ % g.handlers.length];
-        if (!handler || !active()) return;
+        if (!handler || !active()) {
+          delivering = false;
+          break;
+        }
         const handled = await deliverUntilHandled(
           { topic: g.topic, key: m.key, value: new Uint8Array(m.value), headers: m.headers as Record<string, string> },
           handler,
           () => !active(),
           (err, attempt) => this.onHandlerError(err, g.topic, attempt),
         );
-        if (!handled) return;
-        offset = BigInt(m.seq);
-        await this.db.updateTable("bus_offsets").set({ seq: offset }).where("topic", "=", g.topic).where("consumer_group", "=", g.name).execute();
-        if (++sincePrune >= PRUNE_EVERY) {
-          sincePrune = 0;
-          await this.prune(g.topic);
+        if (!handled) {
+          delivering = false;
+          break;
         }
+        offset = BigInt(m.seq);
+        sincePrune++;
+      }
+      if (offset !== committed) {
+        await this.db.updateTable("bus_offsets").set({ seq: offset }).where("topic", "=", g.topic).where("consumer_group", "=", g.name).execute();
+      }
+      if (!delivering) return;
+      if (sincePrune >= PRUNE_EVERY) {
+        sincePrune = 0;
+        await this.prune(g.topic);
       }
     }
   }

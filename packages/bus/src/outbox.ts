@@ -1,7 +1,7 @@
 import { create, toBinary, fromBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { eventsV1 } from "@c402/contracts";
-import { sql, type Kysely, type Migration } from "@c402/db";
+import { sql, type ExpressionBuilder, type Kysely, type Migration } from "@c402/db";
 import { failpoint } from "@c402/failpoints";
 import { newId } from "@c402/ids";
 import type { Bus } from "./bus";
@@ -113,7 +113,9 @@ export class OutboxRelay {
 
   private async drain(): Promise<void> {
     try {
-      while (!this.stopped && (await this.publishBatch()) > 0);
+      // A short batch means the outbox was empty when it was leased; a later commit pokes again.
+      const limit = this.opts.batchSize ?? 100;
+      while (!this.stopped && (await this.publishBatch()) >= limit);
     } catch (err) {
       this.opts.onError?.(err);
     }
@@ -123,31 +125,25 @@ export class OutboxRelay {
   async publishBatch(): Promise<number> {
     const limit = this.opts.batchSize ?? 100;
     const leaseSeconds = this.opts.leaseSeconds ?? 10;
-    const rows = await this.opts.db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .selectFrom("outbox")
-        .select(["seq", "topic", "key", "payload"])
-        .where("published_at", "is", null)
-        .where((eb) => eb.or([eb("leased_until", "is", null), eb("leased_until", "<", sql<Date>`now()`)]))
-        .orderBy("seq")
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      if (claimed.length > 0) {
-        await trx
-          .updateTable("outbox")
-          .set({ leased_until: sql`now() + make_interval(secs => ${leaseSeconds})` })
-          .where(
-            "seq",
-            "in",
-            claimed.map((r) => r.seq),
-          )
-          .execute();
-      }
-      return claimed;
-    });
-    if (rows.length === 0) return 0;
+    // One statement leases the batch: rows another relay holds are skipped, not waited for.
+    const leased = await this.opts.db
+      .updateTable("outbox")
+      .set({ leased_until: sql`now() + make_interval(secs => ${leaseSeconds})` })
+      .where("seq", "in", (eb: ExpressionBuilder<any, "outbox">) =>
+        eb
+          .selectFrom("outbox")
+          .select("seq")
+          .where("published_at", "is", null)
+          .where((w: ExpressionBuilder<any, "outbox">) => w.or([w("leased_until", "is", null), w("leased_until", "<", sql<Date>`now()`)]))
+          .orderBy("seq")
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returning(["seq", "topic", "key", "payload"])
+      .execute();
+    if (leased.length === 0) return 0;
+    const rows = leased.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
     try {
       const byTopic = new Map<string, { key: string; value: Uint8Array }[]>();
       for (const r of rows) {

@@ -4,7 +4,7 @@ import { Migrator } from "kysely";
 import pg from "pg";
 import { PGliteDialect, type PGliteSession } from "./pglite-dialect";
 
-export { sql, type Kysely, type Migration } from "kysely";
+export { sql, type ExpressionBuilder, type Kysely, type Migration } from "kysely";
 export { PGliteDialect } from "./pglite-dialect";
 
 /**
