@@ -68,6 +68,18 @@ describe("buyer faces and the rehearsal payment", () => {
     expect(r.headers.get("access-control-expose-headers")).toContain("PAYMENT-REQUIRED");
   });
 
+  it("a repeated unpaid request (answered from the quote cache) is the same answer: status, body and headers", async () => {
+    for (const path of [`/c/${checkout.id}`, `/c/${checkout.id}/test`, `/c/${checkout.id}?x402_version=1`]) {
+      const [first, second] = [await call("GET", path), await call("GET", path)];
+      expect(second.status).toBe(402);
+      expect(second.text).toBe(first.text);
+      const stable = (r: typeof first) =>
+        [...r.headers.entries()].filter(([name]) => !["date", "x-request-id", "etag", "keep-alive", "connection"].includes(name)).sort();
+      expect(stable(second)).toEqual(stable(first));
+      expect(second.headers.get("x-request-id")).toMatch(/^.{8,}$/);
+    }
+  });
+
   it("the test face names /test in resource and says it settles without real money", async () => {
     const r = await call("GET", `/c/${checkout.id}/test`);
     expect(r.status).toBe(402);

@@ -15,10 +15,14 @@ import { walletAuthRoutes } from "./http/routes/wallet-auth";
 export const QUOTE_CACHE_MS = 1_000;
 const QUOTE_CACHE_ENTRIES = 10_000;
 
+export function newFaceQuotes(): FaceQuotes {
+  return new QuoteCache(QUOTE_CACHE_MS, QUOTE_CACHE_ENTRIES);
+}
+
 /** Largest JSON body accepted (a checkout with its inline goods). */
 export const MAX_BODY_BYTES = 512 * 1024;
 
-export function createGatewayApp(deps: GatewayDeps): Express {
+export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFaceQuotes()): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
@@ -29,7 +33,6 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(discoveryRoutes(deps));
   app.use(walletAuthRoutes(deps));
   app.use(keyRoutes(deps));
-  const quotes: FaceQuotes = new QuoteCache(QUOTE_CACHE_MS, QUOTE_CACHE_ENTRIES);
   app.use(checkoutRoutes(deps, quotes));
   app.use(faceRoutes(deps, quotes));
   app.use(facilitatorRoutes(deps));

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { Cache } from "@c402/cache";
 import type { Logger } from "@c402/logging";
-import { createGatewayApp } from "./app";
+import { createGatewayApp, newFaceQuotes } from "./app";
+import { unpaidFastPath } from "./http/unpaid-fast-path";
 import { resolveUrls, type GatewaySettings } from "./config";
 import type { ServiceClients } from "./http/deps";
 
@@ -36,8 +37,12 @@ export async function startGateway(opts: {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
   const urls = resolveUrls(opts, port);
-  const app = createGatewayApp({ clients: opts.clients, cache: opts.cache, logger: opts.logger, settings: { ...opts.settings, ...urls } });
-  server.on("request", app);
+  const quotes = newFaceQuotes();
+  const app = createGatewayApp({ clients: opts.clients, cache: opts.cache, logger: opts.logger, settings: { ...opts.settings, ...urls } }, quotes);
+  const fastPath = unpaidFastPath(quotes, opts.logger);
+  server.on("request", (req, res) => {
+    if (!fastPath(req, res)) app(req, res);
+  });
   return {
     server,
     port,

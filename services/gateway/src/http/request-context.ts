@@ -1,5 +1,6 @@
 import type { Logger } from "@c402/logging";
 import { isTraceparent, newRequestId, runWithContext } from "@c402/rpc";
+import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 
 const REQUEST_ID = /^[A-Za-z0-9_.:-]{8,128}$/;
@@ -13,6 +14,20 @@ declare global {
   }
 }
 
+/** The request id: a sane incoming X-Request-Id is kept, anything else replaced. */
+export function requestIdOf(incoming: string | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
+}
+
+/** The one structured log line per request, written when the answer is sent. */
+export function logWhenFinished(logger: Logger, res: ServerResponse, requestId: string, method: string | undefined, path: string): void {
+  const started = process.hrtime.bigint();
+  res.on("finish", () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    logger.info({ request_id: requestId, method, path, status: res.statusCode, duration_ms: Math.round(ms * 10) / 10 }, "request");
+  });
+}
+
 /**
  * Assigns the request id (a sane incoming X-Request-Id is kept), runs the rest
  * of the request inside the rpc context so gRPC calls carry it, and writes one
@@ -20,15 +35,10 @@ declare global {
  */
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.get("x-request-id");
-    req.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
+    req.requestId = requestIdOf(req.get("x-request-id"));
     res.setHeader("X-Request-Id", req.requestId);
     const traceparent = req.get("traceparent");
-    const started = process.hrtime.bigint();
-    res.on("finish", () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ request_id: req.requestId, method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 10) / 10 }, "request");
-    });
+    logWhenFinished(logger, res, req.requestId, req.method, req.path);
     runWithContext({ requestId: req.requestId, ...(isTraceparent(traceparent) ? { traceparent } : {}) }, () => next());
   };
 }

@@ -15,12 +15,20 @@ import { validateBody } from "../validate";
 
 const FACE = { live: paymentsV1.Face.LIVE, test: paymentsV1.Face.TEST } as const;
 
-/** CORS for browser buyers: the x402 headers must cross, both ways. Nothing may frame a face or a receipt (no embed origins are allowlisted yet). */
+/**
+ * Headers of every face and receipt answer. CORS for browser buyers: the x402
+ * headers must cross, both ways. Nothing may frame a face or a receipt (no
+ * embed origins are allowlisted yet).
+ */
+export const FACE_HEADERS: readonly (readonly [string, string])[] = [
+  ["X-Frame-Options", "DENY"],
+  ["Content-Security-Policy", "frame-ancestors 'none'"],
+  ["Access-Control-Allow-Origin", "*"],
+  ["Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id"],
+];
+
 export function faceCors(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader("X-Frame-Options", "DENY");
-  res.setHeader("Content-Security-Policy", "frame-ancestors 'none'");
-  res.setHeader("Access-Control-Allow-Origin", "*");
-  res.setHeader("Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id");
+  for (const [name, value] of FACE_HEADERS) res.setHeader(name, value);
   if (req.method === "OPTIONS") {
     res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
     res.setHeader("Access-Control-Allow-Headers", "PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, Content-Type, Accept");
@@ -52,7 +60,7 @@ function wireVersionOf(req: Request): 1 | 2 {
 }
 
 /** The cached unpaid answer of one face in one wire version. */
-interface UnpaidAnswer {
+export interface UnpaidAnswer {
   title: string;
   header: string;
   body: ReturnType<typeof paymentRequiredBody>["body"];
