@@ -1,0 +1,396 @@
+/**
+ * One run, on this machine, of three measurements (see bench/README.md):
+ *  1. the unpaid quote (HTTP 402): our GET /c/{id} against the official
+ *     @x402/express paymentMiddleware on an equivalent route;
+ *  2. paid rehearsals per second on our /c/{id}/test face (simulated settlement);
+ *  3. live paid payments per second on the devchain: ours (split contract,
+ *     our facilitator key) against @x402/express with an in-process official
+ *     facilitator, both settling on the same chain.
+ * Each server runs in its own child process; this process only generates load.
+ * Targets are reported, never enforced: the exit code is 0 whenever the run completes.
+ */
+import { devchainKey } from "@c402/devchain";
+import { TestUSDC } from "@c402/evm-contracts";
+import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired, type PaymentRequirements } from "@c402/x402";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createPublicClient, createWalletClient, http, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { startChild, type Child } from "./lib/child";
+import { autocannon } from "./lib/untyped";
+import type { OfficialInfo } from "./servers/official";
+import type { OursInfo } from "./servers/ours";
+
+const QUICK = process.argv.includes("--quick");
+
+function num(name: string, normal: number, quick: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return QUICK ? quick : normal;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number, not ${raw}`);
+  return v;
+}
+
+const config = {
+  /** Measured seconds of each quote run (after the warm-up). */
+  seconds: num("BENCH_SECONDS", 10, 3),
+  warmupSeconds: num("BENCH_WARMUP_SECONDS", 2, 1),
+  connections: num("BENCH_CONNECTIONS", 10, 10),
+  /** Closed-loop workers of the paid runs (same for ours and the official server). */
+  workers: num("BENCH_WORKERS", 8, 8),
+  rehearsalPayments: num("BENCH_REHEARSAL_PAYMENTS", 400, 80),
+  livePayments: num("BENCH_LIVE_PAYMENTS", 200, 40),
+};
+
+const TARGET_QUOTE = 1.3;
+const TARGET_LIVE = 1.0;
+const PRICE_USD = "0.10";
+/** What the seller receives of each payment at PRICE_USD (the fee goes to the fee wallet). */
+const PROVIDER_ATOMIC = 100_000n;
+const JSON_ACCEPT = { accept: "application/json" };
+/** Devchain accounts of the bench (index 0 is our facilitator key, 9 our fee wallet). */
+const OFFICIAL_FACILITATOR_INDEX = 11;
+const FUNDER_INDEX = 12;
+
+/** BENCH_CPU_PROF_DIR=dir writes V8 CPU profiles of each server process (one per thread) to dir/ours and dir/official (open it in Chrome DevTools). */
+function profileArgs(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, name)}`] : [];
+}
+
+function log(line: string) {
+  process.stderr.write(`  · ${line}\n`);
+}
+
+// ---------------------------------------------------------------- HTTP helpers
+
+async function call(url: string, init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...JSON_ACCEPT, ...(init.headers ?? {}) };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(url, { method: init.method ?? "GET", headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+/** The decoded PAYMENT-REQUIRED of an unpaid GET, which must be a 402. */
+async function paymentRequired(url: string): Promise<PaymentRequired> {
+  const r = await call(url);
+  const header = r.headers.get("payment-required");
+  if (r.status !== 402 || !header) throw new Error(`GET ${url}: expected 402 with PAYMENT-REQUIRED, got ${r.status} ${r.text.slice(0, 300)}`);
+  return decodeHeader(header) as unknown as PaymentRequired;
+}
+
+/** Signs a seller in with a fresh wallet (SIWE) and creates a reusable live checkout. */
+async function liveCheckout(baseUrl: string) {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const challenge = await call(`${baseUrl}/auth/wallet/challenge`, { method: "POST", body: { address: wallet.address, network: "eip155:8453" } });
+  if (challenge.status !== 200 && challenge.status !== 201) throw new Error(`challenge: ${challenge.status} ${challenge.text}`);
+  const signature = await wallet.signMessage({ message: challenge.body.message });
+  const verified = await call(`${baseUrl}/auth/wallet/verify`, { method: "POST", body: { message: challenge.body.message, signature } });
+  const key = verified.body?.api_key?.secret as string | undefined;
+  if (!key) throw new Error(`verify: ${verified.status} ${verified.text}`);
+  const created = await call(`${baseUrl}/v1/checkouts`, {
+    method: "POST",
+    key,
+    body: { title: "Live weather", price_usd: PRICE_USD, payload: { temp_c: 22 }, test_mode: false, reusable: true },
+  });
+  if (created.status !== 201) throw new Error(`create checkout: ${created.status} ${created.text}`);
+  return { seller: wallet.address, id: created.body.id as string };
+}
+
+// ---------------------------------------------------------------- measurements
+
+interface QuoteFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  count: number;
+  unexpected: number;
+  errors: number;
+}
+
+/** Open connections hammering an unpaid GET: warm-up, then the measured run. Only 402s count. */
+async function quoteLoad(url: string): Promise<QuoteFigures> {
+  const opts = { url, connections: config.connections, headers: JSON_ACCEPT };
+  await autocannon({ ...opts, duration: config.warmupSeconds });
+  const r = await autocannon({ ...opts, duration: config.seconds });
+  const count = r.statusCodeStats["402"]?.count ?? 0;
+  return {
+    rps: count / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    count,
+    unexpected: r.latency.totalCount - count,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+interface PaidFigures {
+  perSecond: number;
+  ok: number;
+  total: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+  /** Why the first few non-200 answers failed (the 402's error or body). */
+  failures: string[];
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function failureReason(headers: Headers, text: string): string {
+  const settled = headers.get("payment-response");
+  if (settled) {
+    try {
+      const r = decodeHeader(settled) as { errorReason?: unknown; errorMessage?: unknown };
+      if (r.errorReason) return `${String(r.errorReason)}${r.errorMessage ? `: ${String(r.errorMessage).slice(0, 200)}` : ""}`;
+    } catch {
+      // fall back to PAYMENT-REQUIRED or the body
+    }
+  }
+  const required = headers.get("payment-required");
+  if (required) {
+    try {
+      const error = (decodeHeader(required) as { error?: unknown }).error;
+      if (error) return String(error);
+    } catch {
+      // fall back to the body
+    }
+  }
+  try {
+    const body = JSON.parse(text) as { reason?: unknown; detail?: unknown; error?: unknown };
+    return String(body.reason ?? body.detail ?? body.error ?? text).slice(0, 200);
+  } catch {
+    return text.slice(0, 200);
+  }
+}
+
+/** `workers` clients, each sending its next pre-signed payment as soon as the previous one answered. */
+async function closedLoop(url: string, payments: string[], workers: number): Promise<PaidFigures> {
+  let next = 0;
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const failures = new Set<string>();
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= payments.length) return;
+        const t = performance.now();
+        let status = "error";
+        try {
+          const res = await fetch(url, { headers: { ...JSON_ACCEPT, "PAYMENT-SIGNATURE": payments[i]! } });
+          const text = await res.text();
+          status = String(res.status);
+          if (res.status !== 200 && failures.size < 3) failures.add(`${status} ${failureReason(res.headers, text)}`);
+        } catch (err) {
+          if (failures.size < 3) failures.add(`error ${err instanceof Error ? err.message : String(err)}`);
+        }
+        latencies.push(performance.now() - t);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const ok = statuses["200"] ?? 0;
+  return {
+    perSecond: ok / seconds,
+    ok,
+    total: payments.length,
+    seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    statuses,
+    failures: [...failures],
+  };
+}
+
+/** Fresh EIP-3009 authorizations for one requirement, round-robin over the buyers (signing stays out of the timed part). */
+async function presign(required: PaymentRequired, buyers: PrivateKeyAccount[], count: number): Promise<string[]> {
+  const requirement = required.accepts[0] as PaymentRequirements;
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    out.push(encodeHeader(await signExactEvmPayment(buyers[i % buyers.length]!, requirement, { resourceUrl: required.resource.url })));
+  }
+  return out;
+}
+
+function warmedUp(name: string, r: PaidFigures) {
+  if (r.ok < r.total) log(`${name} warm-up: ${r.ok}/${r.total} paid; ${r.failures.join(" | ")}`);
+}
+
+// ---------------------------------------------------------------- report
+
+const f0 = (n: number) => Math.round(n).toLocaleString("en-US");
+const f1 = (n: number) => n.toFixed(1);
+const verdict = (ratio: number, target: number) => (ratio >= target ? "PASS" : "BELOW TARGET");
+const statusList = (s: Record<string, number>) =>
+  Object.entries(s)
+    .map(([k, v]) => `${k}×${v}`)
+    .join(" ");
+
+async function main() {
+  const here = __dirname;
+  const children: Child<unknown>[] = [];
+  const stopAll = async () => {
+    for (const c of children.reverse()) await c.stop().catch(() => undefined);
+  };
+  process.once("SIGINT", () => void stopAll().then(() => process.exit(130)));
+
+  const loadAtStart = loadavg()[0]!;
+  try {
+    log("starting c402 (embedded system + devchain) in a child process…");
+    const ours = await startChild<OursInfo>(
+      join(here, "servers/ours.ts"),
+      { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn" },
+      { execArgv: profileArgs("ours") },
+    );
+    children.push(ours);
+    const { baseUrl, devchain } = ours.info;
+    const checkout = await liveCheckout(baseUrl);
+    const oursUrl = `${baseUrl}/c/${checkout.id}`;
+    const oursRequired = await paymentRequired(oursUrl);
+    const oursRequirement = oursRequired.accepts[0]!;
+    if (oursRequirement.extra.rehearsal === true) throw new Error("the checkout is not live (its live face rehearses)");
+
+    log("starting the official @x402/express server with an in-process facilitator in a child process…");
+    const official = await startChild<OfficialInfo>(
+      join(here, "servers/official.ts"),
+      {
+        BENCH_RPC_URL: devchain.url,
+        BENCH_FACILITATOR_KEY: devchainKey(devchain.mnemonic, OFFICIAL_FACILITATOR_INDEX),
+        BENCH_PAY_TO: checkout.seller,
+        BENCH_AMOUNT: oursRequirement.amount,
+        BENCH_ASSET: oursRequirement.asset,
+      },
+      { execArgv: profileArgs("official") },
+    );
+    children.push(official);
+    const officialRequired = await paymentRequired(official.info.url);
+    const officialRequirement = officialRequired.accepts[0]!;
+    for (const field of ["scheme", "network", "asset", "amount"] as const) {
+      if (String(officialRequirement[field]).toLowerCase() !== String(oursRequirement[field]).toLowerCase()) {
+        throw new Error(`the routes are not equivalent: ${field} ${officialRequirement[field]} vs ${oursRequirement[field]}`);
+      }
+    }
+    log(`equivalent offers: exact ${oursRequirement.amount} atomic ${oursRequirement.asset} on ${oursRequirement.network}`);
+
+    // 1. Unpaid quote.
+    log(`quote: ours ${config.warmupSeconds}+${config.seconds} s at ${config.connections} connections…`);
+    const quoteOurs = await quoteLoad(oursUrl);
+    log(`quote: official ${config.warmupSeconds}+${config.seconds} s at ${config.connections} connections…`);
+    const quoteOfficial = await quoteLoad(official.info.url);
+
+    // 2. Paid rehearsals (simulated settlement: the buyers need no funds).
+    const rehearsalRequired = await paymentRequired(`${oursUrl}/test`);
+    const rehearsalBuyers = Array.from({ length: config.workers }, () => privateKeyToAccount(generatePrivateKey()));
+    log(`rehearsal: pre-signing ${config.rehearsalPayments + config.workers} payments…`);
+    const rehearsalWarm = await presign(rehearsalRequired, rehearsalBuyers, config.workers);
+    const rehearsalPayments = await presign(rehearsalRequired, rehearsalBuyers, config.rehearsalPayments);
+    warmedUp("rehearsal", await closedLoop(`${oursUrl}/test`, rehearsalWarm, config.workers));
+    log(`rehearsal: ${config.rehearsalPayments} payments, ${config.workers} workers…`);
+    const rehearsal = await closedLoop(`${oursUrl}/test`, rehearsalPayments, config.workers);
+
+    // 3. Live payments on the devchain: funded buyers, pre-signed authorizations, equal concurrency.
+    const pub = createPublicClient({ transport: http(devchain.url) });
+    const funder = createWalletClient({ account: privateKeyToAccount(devchainKey(devchain.mnemonic, FUNDER_INDEX)), transport: http(devchain.url) });
+    const buyers = Array.from({ length: config.workers }, () => privateKeyToAccount(generatePrivateKey()));
+    const perBuyer = BigInt(oursRequirement.amount) * BigInt(Math.ceil((2 * (config.livePayments + config.workers)) / buyers.length) + 1);
+    log(`live: minting ${perBuyer} atomic test USDC to each of ${buyers.length} buyers…`);
+    for (const b of buyers) {
+      const hash = await funder.writeContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "mint", args: [b.address, perBuyer], chain: null });
+      await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    }
+    const balance = (a: Hex) => pub.readContract({ address: devchain.usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [a] });
+
+    log(`live: pre-signing ${2 * (config.livePayments + config.workers)} payments…`);
+    const oursWarm = await presign(oursRequired, buyers, config.workers);
+    const oursLivePayments = await presign(oursRequired, buyers, config.livePayments);
+    const officialWarm = await presign(officialRequired, buyers, config.workers);
+    const officialLivePayments = await presign(officialRequired, buyers, config.livePayments);
+
+    // The first settle of ours also deploys the checkout's split: the warm-up absorbs it.
+    warmedUp("live ours", await closedLoop(oursUrl, oursWarm, config.workers));
+    const sellerBefore = await balance(checkout.seller as Hex);
+    log(`live: ours ${config.livePayments} payments, ${config.workers} workers…`);
+    await ours.rpcStats(true);
+    const liveOurs = await closedLoop(oursUrl, oursLivePayments, config.workers);
+    const rpcOurs = await ours.rpcStats(true);
+    const sellerAfterOurs = await balance(checkout.seller as Hex);
+
+    warmedUp("live official", await closedLoop(official.info.url, officialWarm, config.workers));
+    const payToBefore = await balance(checkout.seller as Hex);
+    log(`live: official ${config.livePayments} payments, ${config.workers} workers…`);
+    await official.rpcStats(true);
+    const liveOfficial = await closedLoop(official.info.url, officialLivePayments, config.workers);
+    const rpcOfficial = await official.rpcStats(true);
+    const payToAfter = await balance(checkout.seller as Hex);
+
+    // ------------------------------------------------------------ print
+    const quoteRatio = quoteOurs.rps / quoteOfficial.rps;
+    const liveRatio = liveOurs.perSecond / liveOfficial.perSecond;
+    const price = BigInt(oursRequirement.amount);
+    const lines = [
+      "",
+      `benchmark (${cpus().length} cores, node ${process.version}; ${cpus()[0]?.model.trim() ?? "unknown cpu"})`,
+      `  offer: exact ${price} atomic USDC on ${oursRequirement.network} (price $${PRICE_USD} + fee); each server in its own process, load from a third`,
+      `  1-min load average ${loadAtStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end (other work on the machine skews every figure)`,
+      "",
+      `quote 402      ours  ${f0(quoteOurs.rps)} req/s  p99 ${quoteOurs.p99} ms | official @x402/express  ${f0(quoteOfficial.rps)} req/s  p99 ${quoteOfficial.p99} ms | ratio ${quoteRatio.toFixed(2)}× (target ≥${TARGET_QUOTE}×) ${verdict(quoteRatio, TARGET_QUOTE)}`,
+      `               (${config.connections} connections, ${config.seconds} s after ${config.warmupSeconds} s warm-up; 402s ours ${f0(quoteOurs.count)} / official ${f0(quoteOfficial.count)}; p50 ${quoteOurs.p50} / ${quoteOfficial.p50} ms; non-402 ${quoteOurs.unexpected} / ${quoteOfficial.unexpected}; errors ${quoteOurs.errors} / ${quoteOfficial.errors})`,
+      `paid rehearsal ours  ${f1(rehearsal.perSecond)} payments/s (p50 ${f1(rehearsal.p50)} ms, p99 ${f1(rehearsal.p99)} ms)`,
+      `               (${rehearsal.ok}/${rehearsal.total} paid in ${rehearsal.seconds.toFixed(2)} s, ${config.workers} workers; statuses ${statusList(rehearsal.statuses)})`,
+      `paid live      ours  ${f1(liveOurs.perSecond)} payments/s (p99 ${f0(liveOurs.p99)} ms) | official (in-process facilitator) ${f1(liveOfficial.perSecond)} payments/s (p99 ${f0(liveOfficial.p99)} ms) | ratio ${liveRatio.toFixed(2)}× (target ≥${TARGET_LIVE}×) ${verdict(liveRatio, TARGET_LIVE)}`,
+      `               (${config.workers} workers; ours ${liveOurs.ok}/${liveOurs.total} in ${liveOurs.seconds.toFixed(2)} s [${statusList(liveOurs.statuses)}], official ${liveOfficial.ok}/${liveOfficial.total} in ${liveOfficial.seconds.toFixed(2)} s [${statusList(liveOfficial.statuses)}])`,
+      `               on-chain: seller +${sellerAfterOurs - sellerBefore} from ours (expected ${BigInt(liveOurs.ok) * PROVIDER_ATOMIC}: the split sends the fee apart), +${payToAfter - payToBefore} from official (expected ${BigInt(liveOfficial.ok) * price})`,
+    ];
+    for (const [name, r] of [
+      ["rehearsal", rehearsal],
+      ["live ours", liveOurs],
+      ["live official", liveOfficial],
+    ] as const) {
+      if (r.failures.length > 0) lines.push(`               ${name} failures: ${r.failures.join(" | ")}`);
+    }
+    if (process.env.BENCH_RPC_STATS === "1") {
+      lines.push("", "chain JSON-RPC calls per paid request during the timed live runs (calls/payment, mean ms per call):");
+      for (const [name, stats, paid] of [
+        ["ours", rpcOurs, liveOurs.total],
+        ["official", rpcOfficial, liveOfficial.total],
+      ] as const) {
+        const methods = Object.entries(stats.methods).sort((a, b) => b[1][1] - a[1][1]);
+        const calls = methods.reduce((n, [, [c]]) => n + c, 0);
+        lines.push(
+          `  ${name.padEnd(8)} ${(calls / paid).toFixed(1)} calls/payment, RPC in flight ${(stats.busyMs / 1000).toFixed(2)} s: ` +
+            methods.map(([m, [c, ms]]) => `${m} ${(c / paid).toFixed(2)}×${(ms / c).toFixed(1)}ms`).join(", "),
+        );
+      }
+    }
+    lines.push("");
+    process.stdout.write(lines.join("\n"));
+  } finally {
+    log("stopping servers…");
+    await stopAll();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,113 @@
+import { fork } from "node:child_process";
+import { createServer } from "node:net";
+import { instrumentRpc, rpcStats, type RpcStats } from "./rpc-stats";
+
+/**
+ * Each system under test runs in its own Node process, so the load generator
+ * (this process) never shares an event loop with the server it measures. The
+ * parent and a child talk over the fork IPC channel: the child sends
+ * `{ type: "ready", info }` once it serves and stops on `{ type: "stop" }`
+ * (or when the parent goes away).
+ */
+
+export interface Child<T> {
+  info: T;
+  pid: number;
+  /** The child's chain RPC accounting since the last reset (empty unless BENCH_RPC_STATS=1). */
+  rpcStats(reset: boolean): Promise<RpcStats>;
+  stop(): Promise<void>;
+}
+
+type Message<T> = { type: "ready"; info: T } | { type: "failed"; error: string } | { type: "rpc-stats"; stats: RpcStats };
+
+/** Starts a child script (TypeScript, through the tsx loader this process runs under). */
+export function startChild<T>(file: string, env: Record<string, string>, opts: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<Child<T>> {
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const child = fork(file, [], {
+    env: { ...process.env, ...env },
+    execArgv: [...process.execArgv, ...(opts.execArgv ?? [])],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (child.connected) child.send({ type: "stop" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${file} did not become ready in ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on("message", (m: Message<T>) => {
+      if (m.type === "ready") {
+        clearTimeout(timer);
+        const rpc = (reset: boolean) =>
+          new Promise<RpcStats>((answer) => {
+            const onMessage = (r: Message<T>) => {
+              if (r.type !== "rpc-stats") return;
+              child.off("message", onMessage);
+              answer(r.stats);
+            };
+            child.on("message", onMessage);
+            child.send({ type: "rpc-stats", reset });
+          });
+        resolve({ info: m.info, pid: child.pid!, rpcStats: rpc, stop });
+      } else if (m.type === "failed") {
+        clearTimeout(timer);
+        void stop();
+        reject(new Error(`${file} failed to start: ${m.error}`));
+      }
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${file} exited (${code ?? signal}) before it was ready`));
+    });
+  });
+}
+
+/** The child side: start, report ready, stop on request or when the parent disappears. */
+export function serveChild<T>(start: () => Promise<{ info: T; stop(): Promise<void> }>): void {
+  if (process.env.BENCH_RPC_STATS === "1") instrumentRpc();
+  const started = start();
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      // A stop that arrives while starting waits for the start, so nothing is left behind.
+      const system = await started.catch(() => undefined);
+      await system?.stop();
+    } finally {
+      process.exit(code);
+    }
+  };
+  process.on("message", (m: { type?: string; reset?: boolean }) => {
+    if (m?.type === "stop") void shutdown(0);
+    if (m?.type === "rpc-stats") process.send?.({ type: "rpc-stats", stats: rpcStats(m.reset === true) });
+  });
+  process.on("disconnect", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+  process.on("SIGINT", () => void shutdown(0));
+  started.then(
+    ({ info }) => process.send?.({ type: "ready", info }),
+    (err: unknown) => {
+      process.send?.({ type: "failed", error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      void shutdown(1);
+    },
+  );
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Child process: the whole c402 system, embedded (every service, PGlite and
+ * the devchain), exactly as `pnpm start` runs it, on a free loopback port.
+ * Logs are quiet (LOG_LEVEL, set by the parent) so they cost nothing.
+ */
+import { startEmbeddedSystem } from "@c402/embedded";
+import { freePort, serveChild } from "../lib/child";
+
+export interface OursInfo {
+  baseUrl: string;
+  devchain: { url: string; usdc: `0x${string}`; mnemonic: string; splitFactory: `0x${string}`; feeWallet: `0x${string}` };
+}
+
+serveChild<OursInfo>(async () => {
+  const system = await startEmbeddedSystem({
+    dataDir: ":memory:",
+    host: "127.0.0.1",
+    port: await freePort(),
+    devchainPort: 0,
+    // The bench signs in one seller; wallet sign-in is the only rate-limited route.
+    authRateLimitPerMinute: 10_000,
+  });
+  const d = system.devchain;
+  return {
+    info: {
+      baseUrl: system.gateway.baseUrl,
+      devchain: { url: d.url, usdc: d.usdc, mnemonic: d.mnemonic, splitFactory: d.splitFactory, feeWallet: d.feeWallet },
+    },
+    stop: () => system.stop(),
+  };
+});
