@@ -74,7 +74,8 @@ export interface SettledEvent {
   feeAmount: bigint;
 }
 
-export type SimulationResult = { ok: true } | { ok: false; reason: string };
+/** A dry run of a call: on success, the gas it needs (the estimate doubles as the simulation). */
+export type SimulationResult = { ok: true; gas: bigint } | { ok: false; reason: string };
 
 const AUTHORIZATION_USED = {
   type: "event",
@@ -159,8 +160,9 @@ export class EvmChain {
 
   private async simulate(to: Address, data: Hex): Promise<SimulationResult> {
     try {
-      await this.client.call({ account: this.facilitator.address, to, data });
-      return { ok: true };
+      // eth_estimateGas executes the call like eth_call and reverts the same way; its figure then
+      // serves the signature, so a settlement runs the call on the node once before sending.
+      return { ok: true, gas: await this.client.estimateGas({ account: this.facilitator.address, to, data }) };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       return {
@@ -203,8 +205,8 @@ export class EvmChain {
    * its hash, before anything is sent: the caller records the hash first, so
    * a crash after broadcast can be resolved from the chain.
    */
-  signSettle(r: SplitRecipients, a: Authorization, signature: Hex): Promise<{ raw: Hex; txHash: Hex }> {
-    return this.signCall(this.config.splitFactory, this.settleData(r, a, signature));
+  signSettle(r: SplitRecipients, a: Authorization, signature: Hex, gas?: bigint): Promise<{ raw: Hex; txHash: Hex }> {
+    return this.signCall(this.config.splitFactory, this.settleData(r, a, signature), gas);
   }
 
   private transferData(a: Authorization, signature: Hex): Hex {
@@ -242,8 +244,8 @@ export class EvmChain {
    * in this process). Gas and fees are estimated before joining the queue, so
    * the queue holds only the nonce and the signature.
    */
-  private async signCall(to: Address, data: Hex): Promise<{ raw: Hex; txHash: Hex }> {
-    const [gas, fees] = await Promise.all([this.client.estimateGas({ account: this.facilitator.address, to, data }), this.fees()]);
+  private async signCall(to: Address, data: Hex, estimated?: bigint): Promise<{ raw: Hex; txHash: Hex }> {
+    const [gas, fees] = await Promise.all([estimated ?? this.client.estimateGas({ account: this.facilitator.address, to, data }), this.fees()]);
     const run = this.nonceQueue.then(async () => {
       if (this.nextNonce === undefined) this.nextNonce = await this.client.getTransactionCount({ address: this.facilitator.address, blockTag: "pending" });
       const raw = await this.facilitator.signTransaction({

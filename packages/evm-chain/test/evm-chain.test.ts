@@ -74,7 +74,7 @@ describe("EvmChain on the devchain", () => {
   it("simulates, signs (hash known before sending), broadcasts and reads the settlement", async () => {
     const b = breakdown(100_000n);
     const { auth, signature } = await payment(b.total);
-    expect(await chain.simulateSettle(recipients, auth, signature)).toEqual({ ok: true });
+    expect(await chain.simulateSettle(recipients, auth, signature)).toEqual({ ok: true, gas: expect.any(BigInt) });
     const { raw, txHash } = await chain.signSettle(recipients, auth, signature);
     await chain.broadcast(raw);
     await chain.broadcast(raw); // re-sending the same transaction is harmless

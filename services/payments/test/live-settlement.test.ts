@@ -181,7 +181,7 @@ describe("live settlement saga on the devchain", () => {
     expect(await events(outcome.row.id)).toBe(1);
   });
 
-  it("funds moved away between verify and settle: a 402, no receipt, no event (G11)", async () => {
+  it("funds moved away between verify and settle: the settlement reverts, a 402 with its hash, no receipt, no event (G11)", async () => {
     const c = checkout();
     const buyer = await buyerWith(200_000n);
     const { payload, requirement } = await pay(c, buyer);
@@ -199,12 +199,14 @@ describe("live settlement saga on the devchain", () => {
       });
       return live.chain.signSettle(...args);
     };
+    // The signature reuses the simulation's gas figure, so the transaction goes out and reverts on-chain.
     await expect(saga(withChain({ signSettle: drainThenSign as never })).submit(c, payload, requirement)).rejects.toMatchObject({
       slug: "payment-required",
-      extensions: { reason: "invalid_exact_evm_insufficient_balance" },
+      extensions: { reason: "settlement_failed", settlement: { transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: devchain.network } },
     });
     const [row] = await rows(c.id);
     expect(row?.status).toBe("failed");
+    expect((await pub().getTransactionReceipt({ hash: row!.tx_hash as Hex })).status).toBe("reverted");
     expect(await events(row!.id)).toBe(0);
     expect(await balance(c.payTo)).toBe(0n);
   });

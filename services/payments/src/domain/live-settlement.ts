@@ -108,7 +108,7 @@ export class LiveSettlement {
       return this.resume(winner, checkout.id, signature);
     }
     failpoint("after-claim");
-    return this.drive(row, live, onChain);
+    return this.drive(row, live, onChain, simulation.ok ? simulation.gas : undefined);
   }
 
   /**
@@ -116,14 +116,14 @@ export class LiveSettlement {
    * `onChain` is what the caller just learned about an earlier settlement (null: none), so a fresh
    * payment skips the log search a resumed one needs.
    */
-  private async drive(claimed: PaymentRow, live: LiveChain, onChain?: SettledEvent | null): Promise<LiveOutcome> {
+  private async drive(claimed: PaymentRow, live: LiveChain, onChain?: SettledEvent | null, gas?: bigint): Promise<LiveOutcome> {
     const auth = authorizationOfRow(claimed);
     const split = claimed.split_address as Hex;
     const already = onChain === undefined ? await live.chain.findSettlement(split, auth.from, auth.nonce) : onChain;
     if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
     let signed: { raw: Hex; txHash: Hex };
     try {
-      signed = await live.chain.signSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex);
+      signed = await live.chain.signSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex, gas);
     } catch (err) {
       // Gas estimation runs the settle call: if it cannot succeed any more (funds moved away,
       // authorization cancelled), nothing was sent and the payment fails cleanly.
