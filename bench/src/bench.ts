@@ -41,6 +41,7 @@ const config = {
   workers: num("BENCH_WORKERS", 8, 8),
   rehearsalPayments: num("BENCH_REHEARSAL_PAYMENTS", 400, 80),
   livePayments: num("BENCH_LIVE_PAYMENTS", 200, 40),
+  malformedHeaders: num("BENCH_MALFORMED_HEADERS", 2_000, 300),
 };
 
 const TARGET_QUOTE = 1.3;
@@ -229,6 +230,25 @@ async function presign(required: PaymentRequired, buyers: PrivateKeyAccount[], c
   return out;
 }
 
+/**
+ * Malformed payment headers of the kinds G21 names (bad base64, truncation, deep nesting, wrong
+ * types, huge integers, `__proto__` keys, invalid UTF-8), from a fixed seed so runs compare.
+ */
+function malformedHeaders(valid: string, count: number): string[] {
+  let seed = 402;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const b64 = (text: string | Buffer) => Buffer.from(text).toString("base64");
+  const kinds = [
+    () => Array.from({ length: rand(300) + 1 }, () => String.fromCharCode(33 + rand(94))).join(""),
+    () => valid.slice(0, rand(valid.length)),
+    () => b64("{".repeat(rand(4000) + 1)),
+    () => b64(JSON.stringify({ x402Version: 2, accepted: { __proto__: { amount: "1" } }, payload: { signature: [], authorization: "x" } })),
+    () => b64(JSON.stringify({ x402Version: 2, payload: { signature: "0x" + "f".repeat(130), authorization: { value: "9".repeat(90) } } })),
+    () => b64(Buffer.from([0xc3, 0x28, 0xa0, 0xa1, rand(256)])),
+  ];
+  return Array.from({ length: count }, () => kinds[rand(kinds.length)]!());
+}
+
 function warmedUp(name: string, r: PaidFigures) {
   if (r.ok < r.total) log(`${name} warm-up: ${r.ok}/${r.total} paid; ${r.failures.join(" | ")}`);
 }
@@ -297,6 +317,13 @@ async function main() {
 
     // 2. Paid rehearsals (simulated settlement: the buyers need no funds).
     const rehearsalRequired = await paymentRequired(`${oursUrl}/test`);
+
+    // G21: how long a malformed payment header takes to refuse, one request at a time.
+    const [validHeader] = await presign(rehearsalRequired, [privateKeyToAccount(generatePrivateKey())], 1);
+    const malformed = malformedHeaders(validHeader!, config.malformedHeaders);
+    await closedLoop(`${oursUrl}/test`, malformed.slice(0, 50), 1);
+    log(`malformed headers: ${malformed.length} requests, one at a time…`);
+    const refusals = await closedLoop(`${oursUrl}/test`, malformed, 1);
     const rehearsalBuyers = Array.from({ length: config.workers }, () => privateKeyToAccount(generatePrivateKey()));
     log(`rehearsal: pre-signing ${config.rehearsalPayments + config.workers} payments…`);
     const rehearsalWarm = await presign(rehearsalRequired, rehearsalBuyers, config.workers);
@@ -352,6 +379,10 @@ async function main() {
       "",
       `quote 402      ours  ${f0(quoteOurs.rps)} req/s  p99 ${quoteOurs.p99} ms | official @x402/express  ${f0(quoteOfficial.rps)} req/s  p99 ${quoteOfficial.p99} ms | ratio ${quoteRatio.toFixed(2)}× (target ≥${TARGET_QUOTE}×) ${verdict(quoteRatio, TARGET_QUOTE)}`,
       `               (${config.connections} connections, ${config.seconds} s after ${config.warmupSeconds} s warm-up; 402s ours ${f0(quoteOurs.count)} / official ${f0(quoteOfficial.count)}; p50 ${quoteOurs.p50} / ${quoteOfficial.p50} ms; non-402 ${quoteOurs.unexpected} / ${quoteOfficial.unexpected}; errors ${quoteOurs.errors} / ${quoteOfficial.errors})`,
+      `malformed hdr  ours  p50 ${f1(refusals.p50)} ms, p99 ${f1(refusals.p99)} ms per refusal (G21 target p99 < 5 ms) ${refusals.p99 < 5 ? "PASS" : "ABOVE TARGET"}`,
+      `               (${refusals.total} headers, one at a time; statuses ${statusList(refusals.statuses)}; 5xx ${Object.entries(refusals.statuses)
+        .filter(([s]) => s.startsWith("5"))
+        .reduce((n, [, c]) => n + c, 0)})`,
       `paid rehearsal ours  ${f1(rehearsal.perSecond)} payments/s (p50 ${f1(rehearsal.p50)} ms, p99 ${f1(rehearsal.p99)} ms)`,
       `               (${rehearsal.ok}/${rehearsal.total} paid in ${rehearsal.seconds.toFixed(2)} s, ${config.workers} workers; statuses ${statusList(rehearsal.statuses)})`,
       `paid live      ours  ${f1(liveOurs.perSecond)} payments/s (p99 ${f0(liveOurs.p99)} ms) | official (in-process facilitator) ${f1(liveOfficial.perSecond)} payments/s (p99 ${f0(liveOfficial.p99)} ms) | ratio ${liveRatio.toFixed(2)}× (target ≥${TARGET_LIVE}×) ${verdict(liveRatio, TARGET_LIVE)}`,
