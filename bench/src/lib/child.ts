@@ -1,5 +1,4 @@
 import { fork } from "node:child_process";
-import { createServer } from "node:net";
 import { instrumentRpc, rpcStats, type RpcStats } from "./rpc-stats";
 
 /**
@@ -100,14 +99,4 @@ export function serveChild<T>(start: () => Promise<{ info: T; stop(): Promise<vo
   );
 }
 
-/** A loopback port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../../../deploy/local/src/ports";

@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createLiveChain, paymentsMigrations } from "../src";
 import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
 import type { CheckoutForPayment } from "../src/domain/requirements";
-import { devchainUsdc, signedLivePayment } from "./support/devchain-payments";
+import { devchainUsdc, liveCheckout, signedLivePayment } from "./support/devchain-payments";
 
 /**
  * A buyer paying from a contract wallet: the signature is not the payer's own
@@ -22,7 +22,6 @@ describe("contract-wallet buyers (EIP-1271) on the devchain", () => {
   let usdc: ReturnType<typeof devchainUsdc>;
   const owner = privateKeyToAccount(generatePrivateKey());
   let wallet: Hex;
-  let seq = 0;
 
   beforeAll(async () => {
     devchain = await startDevchain({ port: 0 });
@@ -50,18 +49,7 @@ describe("contract-wallet buyers (EIP-1271) on the devchain", () => {
     });
   const rows = (id: string) => database.db.selectFrom("payments").selectAll().where("checkout_id", "=", id).execute();
 
-  function checkout(): CheckoutForPayment {
-    return {
-      id: `chk_wallet_${++seq}`,
-      accountId: "acct_s",
-      title: "t",
-      priceAtomic: 100_000n,
-      payTo: privateKeyToAccount(generatePrivateKey()).address,
-      armed: true,
-      reusable: true,
-      status: "open",
-    };
-  }
+  const checkout = () => liveCheckout();
 
   /** `signer` signs an authorization whose `from` is the wallet. */
   const payFromWallet = (c: CheckoutForPayment, signer: LocalAccount) => signedLivePayment(live, c, signer, { overrides: { from: wallet } });

@@ -7,7 +7,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type Privat
 import { createLiveChain, paymentsMigrations } from "../src";
 import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
 import type { CheckoutForPayment } from "../src/domain/requirements";
-import { devchainUsdc, signedLivePayment } from "./support/devchain-payments";
+import { devchainUsdc, liveCheckout, signedLivePayment } from "./support/devchain-payments";
 
 /**
  * The live purchase saga against a real local chain and the embedded
@@ -25,7 +25,6 @@ describe("live settlement saga on the devchain", () => {
   let live: LiveChain;
   let usdc: ReturnType<typeof devchainUsdc>;
   const frontRunner = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 });
-  let seq = 0;
 
   beforeAll(async () => {
     devchain = await startDevchain({ port: 0 });
@@ -53,18 +52,7 @@ describe("live settlement saga on the devchain", () => {
   const rows = (id: string) => database.db.selectFrom("payments").selectAll().where("checkout_id", "=", id).execute();
   const events = async (paymentId: string) => (await database.db.selectFrom("outbox").select("key").where("key", "=", paymentId).execute()).length;
 
-  function checkout(): CheckoutForPayment {
-    return {
-      id: `chk_live_${++seq}`,
-      accountId: "acct_s",
-      title: "t",
-      priceAtomic: 100_000n,
-      payTo: privateKeyToAccount(generatePrivateKey()).address,
-      armed: true,
-      reusable: true,
-      status: "open",
-    };
-  }
+  const checkout = () => liveCheckout();
 
   async function buyerWith(amount: bigint): Promise<PrivateKeyAccount> {
     const buyer = privateKeyToAccount(generatePrivateKey());

@@ -2,7 +2,7 @@ import type { DevchainInfo } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
 import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { createPublicClient, createWalletClient, getAddress, http, type LocalAccount } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import type { LiveChain } from "../../src/domain/live-settlement";
 import { requirementsFor, type CheckoutForPayment } from "../../src/domain/requirements";
 
@@ -32,4 +32,21 @@ export async function signedLivePayment(
   const requirement = requirementsFor("live", checkout, [live.rail])[0] as PaymentRequirements;
   const payload = parsePaymentPayload(decodeHeader(encodeHeader(await signExactEvmPayment(buyer, requirement, opts))));
   return { payload, requirement };
+}
+
+let checkoutSeq = 0;
+
+/** An armed, reusable checkout selling at 0.10 USDC to a fresh seller wallet (override any field). */
+export function liveCheckout(overrides: Partial<CheckoutForPayment> = {}): CheckoutForPayment {
+  return {
+    id: `chk_live_${++checkoutSeq}`,
+    accountId: "acct_s",
+    title: "t",
+    priceAtomic: 100_000n,
+    payTo: privateKeyToAccount(generatePrivateKey()).address,
+    armed: true,
+    reusable: true,
+    status: "open",
+    ...overrides,
+  };
 }
