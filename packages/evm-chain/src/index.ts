@@ -10,6 +10,7 @@ import {
   parseAbi,
   parseEventLogs,
   parseTransaction,
+  TransactionReceiptNotFoundError,
   type Address,
   type Chain,
   type Hex,
@@ -326,8 +327,18 @@ export class EvmChain {
     }
   }
 
+  /**
+   * The receipt, or undefined when the chain has none (not mined). A failed
+   * request throws: "could not ask" must never be read as "not there", or a
+   * sweep would settle again something the chain already has.
+   */
   async receipt(txHash: Hex): Promise<TransactionReceipt | undefined> {
-    return this.client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+    try {
+      return await this.client.getTransactionReceipt({ hash: txHash });
+    } catch (err) {
+      if (err instanceof TransactionReceiptNotFoundError) return undefined;
+      throw err;
+    }
   }
 
   /**
