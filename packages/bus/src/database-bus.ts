@@ -42,6 +42,8 @@ interface Group {
   stopped: boolean;
   done?: Promise<void>;
   wake?: () => void;
+  /** Something was published since the group last looked. */
+  pending?: boolean;
 }
 
 const BATCH = 100;
@@ -69,7 +71,11 @@ export class DatabaseBus implements Bus {
       .insertInto("bus_messages")
       .values(messages.map((m) => ({ topic, key: m.key, value: Buffer.from(m.value), headers: JSON.stringify(m.headers ?? {}) })))
       .execute();
-    for (const g of this.groups.values()) if (g.topic === topic) g.wake?.();
+    for (const g of this.groups.values()) {
+      if (g.topic !== topic) continue;
+      g.pending = true;
+      g.wake?.();
+    }
   }
 
   async subscribe({ topic, group, handler }: SubscribeOptions): Promise<Subscription> {
@@ -116,7 +122,13 @@ export class DatabaseBus implements Bus {
     let turn = 0;
     let sincePrune = 0;
     const active = () => !g.stopped && !this.closed;
+    const idle = () =>
+      new Promise<void>((resolve) => {
+        g.wake = resolve;
+        setTimeout(resolve, IDLE_POLL_MS);
+      }).then(() => (g.wake = undefined));
     while (active()) {
+      g.pending = false;
       const batch = await this.db
         .selectFrom("bus_messages")
         .select(["seq", "key", "value", "headers"])
@@ -126,11 +138,7 @@ export class DatabaseBus implements Bus {
         .limit(BATCH)
         .execute();
       if (batch.length === 0) {
-        await new Promise<void>((resolve) => {
-          g.wake = resolve;
-          setTimeout(resolve, IDLE_POLL_MS);
-        });
-        g.wake = undefined;
+        await idle();
         continue;
       }
       // The offset is committed once per batch: a crash mid-batch redelivers the rest of it,
@@ -164,6 +172,8 @@ export class DatabaseBus implements Bus {
         sincePrune = 0;
         await this.prune(g.topic);
       }
+      // A short batch was all there was: look again only when something is published (or after the idle poll).
+      if (batch.length < BATCH && !g.pending) await idle();
     }
   }
 
