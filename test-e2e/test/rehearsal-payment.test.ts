@@ -221,6 +221,23 @@ describe("buyer faces and the rehearsal payment", () => {
     });
   });
 
+  it("a malformed header is refused the same at the edge (requirements cached) as by payments (cache expired)", async () => {
+    const face = `/c/${checkout.id}/test`;
+    const header = Buffer.from('{"x402Version":7}').toString("base64");
+    await call("GET", face); // the requirements are now at hand in the gateway
+    const atEdge = await call("GET", face, { headers: { "PAYMENT-SIGNATURE": header } });
+    await new Promise((r) => setTimeout(r, 1_100)); // past the quote cache's second
+    const byPayments = await call("GET", face, { headers: { "PAYMENT-SIGNATURE": header } });
+    for (const r of [atEdge, byPayments]) {
+      expect(r.status).toBe(402);
+      expect(r.body).toMatchObject({ reason: "invalid_x402_version", help: { prepare: expect.stringContaining("/prepare") } });
+    }
+    const { instance: _a, ...edgeDoc } = atEdge.body;
+    const { instance: _b, ...paymentsDoc } = byPayments.body;
+    expect(edgeDoc).toEqual(paymentsDoc);
+    expect(decoded(atEdge.headers.get("payment-required"))).toEqual(decoded(byPayments.headers.get("payment-required")));
+  });
+
   it("an armed live face refuses a rehearsal payment", async () => {
     const c = await newCheckout(key);
     await call("POST", `/v1/checkouts/${c.id}/go-live`, { key });

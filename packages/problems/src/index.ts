@@ -153,3 +153,19 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 export function invalid(errors: FieldError[], message = "The request is not valid."): ProblemError {
   return new ProblemError("invalid-request", { message, errors });
 }
+
+/**
+ * A presented payment that is refused (402): the x402 reason code travels as
+ * the `reason` extension, and the buyer is told how to get fresh requirements.
+ */
+export function paymentRefused(reason: string, message: string, prepareHint?: string): ProblemError {
+  return new ProblemError("payment-required", {
+    message,
+    help: {
+      fix: "Request the URL without a payment for fresh requirements, sign one of them unchanged and retry.",
+      prepare: prepareHint ?? "POST to the face's /prepare path with {payer} for the typed data to sign.",
+      retry_is_safe: true,
+    },
+    extensions: { reason },
+  });
+}

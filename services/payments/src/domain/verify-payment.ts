@@ -1,4 +1,4 @@
-import { ProblemError } from "@c402/problems";
+import { paymentRefused, type ProblemError } from "@c402/problems";
 import {
   acceptedMatches,
   decodeHeader,
@@ -33,15 +33,7 @@ export type RejectReason =
   | "rehearsal_payment_on_live_face";
 
 export function paymentRejected(reason: RejectReason, message: string, prepareHint?: string): ProblemError {
-  return new ProblemError("payment-required", {
-    message,
-    help: {
-      fix: "Request the URL without a payment for fresh requirements, sign one of them unchanged and retry.",
-      prepare: prepareHint ?? "POST to the face's /prepare path with {payer} for the typed data to sign.",
-      retry_is_safe: true,
-    },
-    extensions: { reason },
-  });
+  return paymentRefused(reason, message, prepareHint);
 }
 
 /**

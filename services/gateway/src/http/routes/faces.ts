@@ -2,8 +2,8 @@ import { escapeHtml } from "../../domain/html";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { paymentsV1 } from "@c402/contracts";
 import { HANDOFF_NONCE, isId } from "@c402/ids";
-import { invalid, ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
-import { encodeHeader, HEADERS } from "@c402/x402";
+import { invalid, paymentRefused, ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
+import { decodeHeader, encodeHeader, HEADERS, parsePaymentPayload, PaymentHeaderError, type PaymentRequired } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { paymentRequiredBody, WIRE_VERSION_PARAM, type Face } from "../../domain/payment-required";
 import { receiptHtml } from "../../domain/receipt-page";
@@ -62,6 +62,7 @@ function wireVersionOf(req: Request): 1 | 2 {
 /** The cached unpaid answer of one face in one wire version. */
 export interface UnpaidAnswer {
   title: string;
+  required: PaymentRequired;
   header: string;
   body: ReturnType<typeof paymentRequiredBody>["body"];
   json: string;
@@ -99,7 +100,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
     let answer = quotes.get(id, variant);
     if (!answer) {
       const { checkout, required, body } = await quoteBody(id, face, undefined, wireVersion);
-      answer = { title: checkout.title, header: encodeHeader(required), body, json: JSON.stringify(body, bigintAsString) };
+      answer = { title: checkout.title, required, header: encodeHeader(required), body, json: JSON.stringify(body, bigintAsString) };
       quotes.set(id, variant, answer, checkout.expiresAt ? timestampMs(checkout.expiresAt) : undefined);
     }
     res.setHeader(HEADERS.paymentRequired, answer.header);
@@ -114,6 +115,16 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
   };
 
   async function pay(req: Request, res: Response, id: string, face: Face, header: string, legacy: boolean) {
+    // A header that is not a payment at all is refused here when this face's requirements are at
+    // hand, without asking any service (the same parser payments applies first).
+    if (quotes.get(id, `${face}:2`)) {
+      try {
+        parsePaymentPayload(decodeHeader(header));
+      } catch (err) {
+        if (err instanceof PaymentHeaderError) return refuse(res, id, face, legacy, paymentRefused(err.reason, err.message));
+        throw err;
+      }
+    }
     const { checkout } = await clients.catalog.getCheckout({ checkoutId: id });
     try {
       const handoff = typeof req.query.h === "string" ? req.query.h : undefined;
@@ -152,28 +163,33 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
       });
     } catch (err) {
       if (!(err instanceof ProblemError) || err.slug !== "payment-required") throw err;
-      // A refused payment: the problem document, plus fresh requirements naming the reason.
-      const reason = typeof err.extensions.reason === "string" ? err.extensions.reason : err.message;
-      const settlement = err.extensions.settlement;
-      if (typeof settlement === "object" && settlement !== null) {
-        // Accepted, then failed to settle: the failure SettleResponse, as the official server sends it.
-        const failure = encodeHeader({ success: false, errorReason: reason, errorMessage: err.message, ...settlement });
-        res.setHeader(HEADERS.paymentResponse, failure);
-        if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, failure);
-      }
-      const fresh = await quoteBody(id, face, reason).catch(() => undefined);
-      if (fresh) res.setHeader(HEADERS.paymentRequired, encodeHeader(fresh.required));
-      const prepare = `${face === "test" ? faceUrls(settings.baseUrl, id).test_url : faceUrls(settings.baseUrl, id).url}/prepare`;
-      const problem = new ProblemError("payment-required", {
-        message: err.message,
-        help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` },
-        extensions: err.extensions,
-      });
-      res
-        .status(402)
-        .type(PROBLEM_CONTENT_TYPE)
-        .send(JSON.stringify({ ...toProblemDocument(problem, settings.siteUrl), accepts: fresh?.required.accepts ?? [] }));
+      await refuse(res, id, face, legacy, err);
     }
+  }
+
+  /** A refused payment: the problem document, plus fresh requirements naming the reason. */
+  async function refuse(res: Response, id: string, face: Face, legacy: boolean, err: ProblemError) {
+    const reason = typeof err.extensions.reason === "string" ? err.extensions.reason : err.message;
+    const settlement = err.extensions.settlement;
+    if (typeof settlement === "object" && settlement !== null) {
+      // Accepted, then failed to settle: the failure SettleResponse, as the official server sends it.
+      const failure = encodeHeader({ success: false, errorReason: reason, errorMessage: err.message, ...settlement });
+      res.setHeader(HEADERS.paymentResponse, failure);
+      if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, failure);
+    }
+    const cached = quotes.get(id, `${face}:2`);
+    const fresh = cached ? { ...cached.required, error: reason } : (await quoteBody(id, face, reason).catch(() => undefined))?.required;
+    if (fresh) res.setHeader(HEADERS.paymentRequired, encodeHeader(fresh));
+    const prepare = `${face === "test" ? faceUrls(settings.baseUrl, id).test_url : faceUrls(settings.baseUrl, id).url}/prepare`;
+    const problem = new ProblemError("payment-required", {
+      message: err.message,
+      help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` },
+      extensions: err.extensions,
+    });
+    res
+      .status(402)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify({ ...toProblemDocument(problem, settings.siteUrl), accepts: fresh?.accepts ?? [] }));
   }
 
   const prepare = (face: Face) => async (req: Request, res: Response) => {
