@@ -36,7 +36,6 @@ export function paymentRequiredBody(opts: {
   quote: paymentsV1.QuotePaymentResponse;
   face: Face;
   baseUrl: string;
-  error?: string;
   wireVersion?: 1 | 2;
 }) {
   const { checkout, quote, face, baseUrl } = opts;
@@ -46,7 +45,7 @@ export function paymentRequiredBody(opts: {
   const price = quote.price;
   const required: PaymentRequired = {
     x402Version: 2,
-    error: opts.error ?? "Payment required",
+    error: "Payment required",
     resource: { url: resourceUrl, description: checkout.title, mimeType: "application/json" },
     // Each requirement also names the face it pays for (v1 style), so the test face's say /test.
     accepts: quote.accepts.map((a) => ({ ...requirementOf(a), resource: resourceUrl })),

@@ -76,15 +76,26 @@ export const FACE_QUOTE_VARIANTS = ["live:1", "live:2", "test:1", "test:2"] as c
 export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuotes): Router {
   const router = Router();
 
-  async function quoteBody(id: string, face: Face, error?: string, wireVersion: 1 | 2 = 2) {
+  async function quoteBody(id: string, face: Face, wireVersion: 1 | 2) {
     const [{ checkout }, quote] = await Promise.all([
       clients.catalog.getCheckout({ checkoutId: id }),
       clients.payments.quotePayment({ checkoutId: id, face: FACE[face] }),
     ]);
     return {
       checkout: checkout!,
-      ...paymentRequiredBody({ checkout: checkout!, quote, face, baseUrl: settings.baseUrl, wireVersion, ...(error ? { error } : {}) }),
+      ...paymentRequiredBody({ checkout: checkout!, quote, face, baseUrl: settings.baseUrl, wireVersion }),
     };
+  }
+
+  /** The unpaid 402 of a face, from the quote cache or asked for (and then kept). */
+  async function unpaidAnswer(id: string, face: Face, wireVersion: 1 | 2): Promise<UnpaidAnswer> {
+    const variant = `${face}:${wireVersion}`;
+    const cached = quotes.get(id, variant);
+    if (cached) return cached;
+    const { checkout, required, body } = await quoteBody(id, face, wireVersion);
+    const answer = { title: checkout.title, required, header: encodeHeader(required), body, json: JSON.stringify(body, bigintAsString) };
+    quotes.set(id, variant, answer, checkout.expiresAt ? timestampMs(checkout.expiresAt) : undefined);
+    return answer;
   }
 
   const show = (face: Face) => async (req: Request, res: Response) => {
@@ -95,14 +106,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
     const header = signature ?? legacy;
     if (header !== undefined) return pay(req, res, id, face, header, signature === undefined);
 
-    const wireVersion = wireVersionOf(req);
-    const variant = `${face}:${wireVersion}`;
-    let answer = quotes.get(id, variant);
-    if (!answer) {
-      const { checkout, required, body } = await quoteBody(id, face, undefined, wireVersion);
-      answer = { title: checkout.title, required, header: encodeHeader(required), body, json: JSON.stringify(body, bigintAsString) };
-      quotes.set(id, variant, answer, checkout.expiresAt ? timestampMs(checkout.expiresAt) : undefined);
-    }
+    const answer = await unpaidAnswer(id, face, wireVersionOf(req));
     res.setHeader(HEADERS.paymentRequired, answer.header);
     if (wantsHtml(req)) {
       res
@@ -177,8 +181,8 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
       res.setHeader(HEADERS.paymentResponse, failure);
       if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, failure);
     }
-    const cached = quotes.get(id, `${face}:2`);
-    const fresh = cached ? { ...cached.required, error: reason } : (await quoteBody(id, face, reason).catch(() => undefined))?.required;
+    const current = await unpaidAnswer(id, face, 2).catch(() => undefined);
+    const fresh = current ? { ...current.required, error: reason } : undefined;
     if (fresh) res.setHeader(HEADERS.paymentRequired, encodeHeader(fresh));
     const prepare = `${face === "test" ? faceUrls(settings.baseUrl, id).test_url : faceUrls(settings.baseUrl, id).url}/prepare`;
     const problem = new ProblemError("payment-required", {
