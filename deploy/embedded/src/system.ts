@@ -8,7 +8,7 @@ import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
 import { createClient, RpcServer } from "@c402/rpc";
-import type { ServiceDeps, ServiceModule } from "@c402/runtime";
+import { rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createCatalogService, CATALOG_SCHEMA } from "@c402/catalog";
 import { SERVICE_VERSION, startGateway, type StartedGateway } from "@c402/gateway";
 import { createIdentityService, IDENTITY_SCHEMA } from "@c402/identity";
@@ -73,7 +73,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
 
   const deps = (service: string, schema: string): ServiceDeps => ({ database: pg.forSchema(schema), bus, logger: logger.child({ component: service }) });
   async function serve(module: ServiceModule): Promise<string> {
-    const server = new RpcServer({ onError: (err, method) => logger.error({ err, method }, "rpc failed") });
+    const server = new RpcServer({ onError: rpcFailureLog(logger) });
     module.register(server);
     const port = await server.listen("127.0.0.1", 0);
     servers.push(server);

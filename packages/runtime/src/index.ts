@@ -4,6 +4,7 @@ import { env, loadConfig, describeConfig, type ConfigOf, type ConfigSpec } from 
 import { healthV1 } from "@c402/contracts";
 import { openPostgres, type ServiceDatabase } from "@c402/db";
 import { createLogger, type Logger } from "@c402/logging";
+import { ProblemError } from "@c402/problems";
 import { RpcServer, type ServiceImplementation } from "@c402/rpc";
 
 /**
@@ -93,7 +94,7 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
     onHandlerError: (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),
   });
   const module = await opts.build({ database, bus, logger }, all as unknown as ConfigOf<S>);
-  const server = new RpcServer({ onError: (err, method) => logger.error({ err, method }, "rpc failed") });
+  const server = new RpcServer({ onError: rpcFailureLog(logger) });
   module.register(server);
   const port = await server.listen(config.grpcHost, config.grpcPort);
   await module.start();
@@ -123,4 +124,16 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   };
   process.once("SIGTERM", () => handler("SIGTERM"));
   process.once("SIGINT", () => handler("SIGINT"));
+}
+
+/**
+ * How a service logs a failed call: a problem of the caller's making (a
+ * refused payment, a missing checkout: 4xx) is routine and logged at debug,
+ * without a stack; anything else is an error.
+ */
+export function rpcFailureLog(logger: Logger): (err: unknown, method: string) => void {
+  return (err, method) => {
+    if (err instanceof ProblemError && err.status < 500) logger.debug({ method, problem: err.slug, reason: err.extensions.reason }, "rpc refused");
+    else logger.error({ err, method }, "rpc failed");
+  };
 }
