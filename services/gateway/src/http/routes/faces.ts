@@ -59,9 +59,16 @@ function wireVersionOf(req: Request): 1 | 2 {
   throw invalid([{ field: WIRE_VERSION_PARAM, reason: "must be 1 or 2" }]);
 }
 
+interface Goods {
+  payloadJson: string | undefined;
+  reusable: boolean;
+}
+
 /** The cached unpaid answer of one face in one wire version. */
 export interface UnpaidAnswer {
   title: string;
+  /** The goods and whether the checkout keeps selling after a sale, as of the quote. */
+  goods: Goods;
   required: PaymentRequired;
   header: string;
   body: ReturnType<typeof paymentRequiredBody>["body"];
@@ -87,13 +94,25 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
     };
   }
 
+  async function goodsFromCatalog(id: string): Promise<Goods> {
+    const { checkout } = await clients.catalog.getCheckout({ checkoutId: id });
+    return { payloadJson: checkout!.payloadJson, reusable: checkout!.reusable };
+  }
+
   /** The unpaid 402 of a face, from the quote cache or asked for (and then kept). */
   async function unpaidAnswer(id: string, face: Face, wireVersion: 1 | 2): Promise<UnpaidAnswer> {
     const variant = `${face}:${wireVersion}`;
     const cached = quotes.get(id, variant);
     if (cached) return cached;
     const { checkout, required, body } = await quoteBody(id, face, wireVersion);
-    const answer = { title: checkout.title, required, header: encodeHeader(required), body, json: JSON.stringify(body, bigintAsString) };
+    const answer = {
+      title: checkout.title,
+      goods: { payloadJson: checkout.payloadJson, reusable: checkout.reusable },
+      required,
+      header: encodeHeader(required),
+      body,
+      json: JSON.stringify(body, bigintAsString),
+    };
     quotes.set(id, variant, answer, checkout.expiresAt ? timestampMs(checkout.expiresAt) : undefined);
     return answer;
   }
@@ -121,7 +140,8 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
   async function pay(req: Request, res: Response, id: string, face: Face, header: string, legacy: boolean) {
     // A header that is not a payment at all is refused here when this face's requirements are at
     // hand, without asking any service (the same parser payments applies first).
-    if (quotes.get(id, `${face}:2`)) {
+    const cached = quotes.get(id, `${face}:2`);
+    if (cached) {
       try {
         parsePaymentPayload(decodeHeader(header));
       } catch (err) {
@@ -129,7 +149,9 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
         throw err;
       }
     }
-    const { checkout } = await clients.catalog.getCheckout({ checkoutId: id });
+    // The goods come with the face's answer (at most a second old) or, when it cannot be had
+    // (a sold-out single-shot being redelivered), from catalog.
+    const goods = (cached ?? (await unpaidAnswer(id, face, 2).catch(() => undefined)))?.goods ?? (await goodsFromCatalog(id));
     try {
       const handoff = typeof req.query.h === "string" ? req.query.h : undefined;
       const r = await clients.payments.submitPayment({
@@ -155,11 +177,11 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
         });
         return;
       }
-      // A sale can end a checkout's selling (single-shot): the next unpaid request asks again.
-      if (!r.redelivered) quotes.invalidate(id, FACE_QUOTE_VARIANTS);
+      // A sale ends a single-shot checkout's selling: the next unpaid request asks again.
+      if (!r.redelivered && !goods.reusable) quotes.invalidate(id, FACE_QUOTE_VARIANTS);
       const receipt = receiptView(r.receipt!, settings.baseUrl);
       res.status(200).json({
-        fulfillment: { mode: "inline", payload: checkout!.payloadJson === undefined ? null : JSON.parse(checkout!.payloadJson) },
+        fulfillment: { mode: "inline", payload: goods.payloadJson === undefined ? null : JSON.parse(goods.payloadJson) },
         receipt,
         receipt_url: receipt.receipt_url,
         redelivered: r.redelivered,
