@@ -1,13 +1,10 @@
-import { EmbeddedPostgres, migrate, type ServiceDatabase } from "@c402/db";
-import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { TestSmartWallet } from "@c402/evm-contracts";
 import { breakdown } from "@c402/money";
 import { createWalletClient, getAddress, http, type Hex, type LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createLiveChain, paymentsMigrations } from "../src";
 import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
 import type { CheckoutForPayment } from "../src/domain/requirements";
-import { devchainUsdc, liveCheckout, signedLivePayment } from "./support/devchain-payments";
+import { liveCheckout, openSagaFixture, signedLivePayment, type SagaFixture } from "./support/devchain-payments";
 
 /**
  * A buyer paying from a contract wallet: the signature is not the payer's own
@@ -15,30 +12,23 @@ import { devchainUsdc, liveCheckout, signedLivePayment } from "./support/devchai
  * vouch for it; the token asks the wallet again when the split settles.
  */
 describe("contract-wallet buyers (EIP-1271) on the devchain", () => {
-  let devchain: RunningDevchain;
-  let pg: EmbeddedPostgres;
-  let database: ServiceDatabase;
+  let fixture: SagaFixture;
+  let devchain: SagaFixture["devchain"];
+  let database: SagaFixture["database"];
   let live: LiveChain;
-  let usdc: ReturnType<typeof devchainUsdc>;
+  let usdc: SagaFixture["usdc"];
   const owner = privateKeyToAccount(generatePrivateKey());
   let wallet: Hex;
 
   beforeAll(async () => {
-    devchain = await startDevchain({ port: 0 });
-    pg = await EmbeddedPostgres.open();
-    database = pg.forSchema("payments");
-    await migrate(database, paymentsMigrations);
-    live = createLiveChain(devchainSettlement(devchain));
-    usdc = devchainUsdc(devchain);
+    fixture = await openSagaFixture();
+    ({ devchain, database, live, usdc } = fixture);
     const deployer = createWalletClient({ account: usdc.minter, transport: http(devchain.url) });
     const hash = await deployer.deployContract({ abi: TestSmartWallet.abi, bytecode: TestSmartWallet.bytecode, args: [owner.address], chain: null });
     wallet = (await usdc.client.waitForTransactionReceipt({ hash })).contractAddress as Hex;
     await usdc.mint(wallet, 1_000_000n);
   }, 90_000);
-  afterAll(async () => {
-    await pg?.close();
-    await devchain?.stop();
-  });
+  afterAll(() => fixture?.close());
 
   const saga = () =>
     new LiveSettlement(database.db, new Map([[devchain.network, live]]), {

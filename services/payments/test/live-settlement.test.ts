@@ -1,13 +1,10 @@
-import { EmbeddedPostgres, migrate, type ServiceDatabase } from "@c402/db";
-import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
 import { breakdown } from "@c402/money";
 import { createPublicClient, createWalletClient, getAddress, http, type Hex } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { createLiveChain, paymentsMigrations } from "../src";
 import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
 import type { CheckoutForPayment } from "../src/domain/requirements";
-import { devchainUsdc, liveCheckout, signedLivePayment } from "./support/devchain-payments";
+import { liveCheckout, openSagaFixture, signedLivePayment, type SagaFixture } from "./support/devchain-payments";
 
 /**
  * The live purchase saga against a real local chain and the embedded
@@ -19,25 +16,18 @@ import { devchainUsdc, liveCheckout, signedLivePayment } from "./support/devchai
 class Crash extends Error {}
 
 describe("live settlement saga on the devchain", () => {
-  let devchain: RunningDevchain;
-  let pg: EmbeddedPostgres;
-  let database: ServiceDatabase;
+  let fixture: SagaFixture;
+  let devchain: SagaFixture["devchain"];
+  let database: SagaFixture["database"];
   let live: LiveChain;
-  let usdc: ReturnType<typeof devchainUsdc>;
+  let usdc: SagaFixture["usdc"];
   const frontRunner = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 });
 
   beforeAll(async () => {
-    devchain = await startDevchain({ port: 0 });
-    pg = await EmbeddedPostgres.open();
-    database = pg.forSchema("payments");
-    await migrate(database, paymentsMigrations);
-    live = createLiveChain(devchainSettlement(devchain));
-    usdc = devchainUsdc(devchain);
+    fixture = await openSagaFixture();
+    ({ devchain, database, live, usdc } = fixture);
   }, 90_000);
-  afterAll(async () => {
-    await pg?.close();
-    await devchain?.stop();
-  });
+  afterAll(() => fixture?.close());
 
   const pub = () => createPublicClient({ transport: http(devchain.url) });
   const rpc = (method: string, params: unknown[] = []) => pub().request({ method: method as never, params: params as never });

@@ -1,8 +1,10 @@
-import type { DevchainInfo } from "@c402/devchain";
+import { EmbeddedPostgres, migrate } from "@c402/db";
+import { devchainSettlement, startDevchain, type DevchainInfo } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
 import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { createPublicClient, createWalletClient, getAddress, http, type LocalAccount } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { createLiveChain, paymentsMigrations } from "../../src";
 import type { LiveChain } from "../../src/domain/live-settlement";
 import { requirementsFor, type CheckoutForPayment } from "../../src/domain/requirements";
 
@@ -50,3 +52,23 @@ export function liveCheckout(overrides: Partial<CheckoutForPayment> = {}): Check
     ...overrides,
   };
 }
+
+/** What the saga suites run on: a devchain, the payments schema in an embedded database, the live chain adapter. */
+export async function openSagaFixture() {
+  const devchain = await startDevchain({ port: 0 });
+  const pg = await EmbeddedPostgres.open();
+  const database = pg.forSchema("payments");
+  await migrate(database, paymentsMigrations);
+  return {
+    devchain,
+    database,
+    live: createLiveChain(devchainSettlement(devchain)),
+    usdc: devchainUsdc(devchain),
+    async close(): Promise<void> {
+      await pg.close();
+      await devchain.stop();
+    },
+  };
+}
+
+export type SagaFixture = Awaited<ReturnType<typeof openSagaFixture>>;
