@@ -42,6 +42,25 @@ const faceResponses = {
   "503": problem,
 };
 
+function prepareOperation(face: "live" | "rehearsal") {
+  return {
+    summary: `Typed data to sign for the ${face} face`,
+    parameters: [idParam("id")],
+    requestBody: body("PaymentPrepare"),
+    responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem },
+  };
+}
+
+/** The facilitator's POST operations share their request body; each answers 200 with its x402 shape. */
+function facilitatorOperation(what: string, answer: string) {
+  return {
+    summary: `Facilitator: ${what}`,
+    parameters: [idParam("family")],
+    requestBody: body("FacilitatorRequest"),
+    responses: { "200": json(answer), "404": problem, "422": problem },
+  };
+}
+
 export function openApiDocument(baseUrl: string, version: string) {
   return {
     openapi: "3.1.0",
@@ -147,22 +166,8 @@ export function openApiDocument(baseUrl: string, version: string) {
           responses: { "200": json("{payment_id, receipt_url, escrow_state, test_mode}"), "404": problem, "422": problem },
         },
       },
-      "/c/{id}/prepare": {
-        post: {
-          summary: "Typed data to sign for the live face",
-          parameters: [idParam("id")],
-          requestBody: body("PaymentPrepare"),
-          responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem },
-        },
-      },
-      "/c/{id}/test/prepare": {
-        post: {
-          summary: "Typed data to sign for the rehearsal face",
-          parameters: [idParam("id")],
-          requestBody: body("PaymentPrepare"),
-          responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem },
-        },
-      },
+      "/c/{id}/prepare": { post: prepareOperation("live") },
+      "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
       "/r/{payment_id}": {
         get: {
           summary: "Receipt: JSON, or HTML for browsers (Accept: text/html)",
@@ -177,22 +182,8 @@ export function openApiDocument(baseUrl: string, version: string) {
           responses: { "200": json("{kinds, extensions, signers}"), "404": problem },
         },
       },
-      "/x402/{family}/verify": {
-        post: {
-          summary: "Facilitator: verify a payment",
-          parameters: [idParam("family")],
-          requestBody: body("FacilitatorRequest"),
-          responses: { "200": json("{isValid, invalidReason?, payer?}"), "404": problem, "422": problem },
-        },
-      },
-      "/x402/{family}/settle": {
-        post: {
-          summary: "Facilitator: settle a payment on-chain",
-          parameters: [idParam("family")],
-          requestBody: body("FacilitatorRequest"),
-          responses: { "200": json("{success, errorReason?, transaction, network, payer?}"), "404": problem, "422": problem },
-        },
-      },
+      "/x402/{family}/verify": { post: facilitatorOperation("verify a payment", "{isValid, invalidReason?, payer?}") },
+      "/x402/{family}/settle": { post: facilitatorOperation("settle a payment on-chain", "{success, errorReason?, transaction, network, payer?}") },
       "/r/{payment_id}/download": {
         get: {
           summary: "Self-contained receipt file (HTML)",
