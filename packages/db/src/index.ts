@@ -2,7 +2,8 @@ import { mkdirSync } from "node:fs";
 import { Kysely, PostgresDialect, sql, type Migration } from "kysely";
 import { Migrator } from "kysely";
 import pg from "pg";
-import { PGliteDialect, type PGliteSession } from "./pglite-dialect";
+import { PGliteDialect } from "./pglite-dialect";
+import { PGliteStatements } from "./pglite-statements";
 
 export { sql, type ExpressionBuilder, type Kysely, type Migration } from "kysely";
 export { PGliteDialect } from "./pglite-dialect";
@@ -57,17 +58,18 @@ export function openPostgres<DB = any>(opts: { url: string; schema: string; maxC
  */
 export class EmbeddedPostgres {
   private constructor(
-    private readonly pglite: PGliteSession & { close(): Promise<void> },
+    private readonly pglite: { close(): Promise<void> },
     private readonly root: Kysely<any>,
   ) {}
 
   static async open(opts: { dataDir?: string } = {}): Promise<EmbeddedPostgres> {
-    const { PGlite, types } = await import("@electric-sql/pglite");
+    const { PGlite, types, protocol, parse } = await import("@electric-sql/pglite");
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
     const pglite = await PGlite.create(opts.dataDir, {
       parsers: { [types.INT8]: (v: string) => BigInt(v) },
     });
-    const root = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+    const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
+    const root = new Kysely<any>({ dialect: new PGliteDialect(statements) });
     return new EmbeddedPostgres(pglite, root);
   }
 

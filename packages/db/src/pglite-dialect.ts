@@ -10,9 +10,9 @@ import {
   type QueryResult,
 } from "kysely";
 
-/** The part of PGlite the dialect uses. */
+/** How the dialect runs one statement on the PGlite session (see PGliteStatements). */
 export interface PGliteSession {
-  query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+  query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
 }
 
 /**
@@ -82,7 +82,7 @@ class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGliteSession) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters);
     const affected = result.affectedRows;
     return {
       rows: result.rows,

@@ -1,5 +1,7 @@
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { EmbeddedPostgres, migrate, openPostgres, sql, type MigrationSet, type ServiceDatabase } from "../src";
+import { PGliteStatements } from "../src/pglite-statements";
 
 const migrations: MigrationSet = {
   "0001_items": {
@@ -8,6 +10,19 @@ const migrations: MigrationSet = {
         .createTable("items")
         .addColumn("id", "text", (c) => c.primaryKey())
         .addColumn("amount", "bigint", (c) => c.notNull())
+        .execute();
+    },
+  },
+  "0002_things": {
+    async up(db) {
+      await db.schema
+        .createTable("things")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("doc", "jsonb")
+        .addColumn("raw", "bytea")
+        .addColumn("at", "timestamptz")
+        .addColumn("flag", "boolean")
+        .addColumn("big", "bigint")
         .execute();
     },
   },
@@ -33,9 +48,11 @@ function behavesLikeAServiceDatabase(open: () => Promise<{ a: ServiceDatabase; b
       `${ctx.a.schema}.items`,
       `${ctx.a.schema}.kysely_migration`,
       `${ctx.a.schema}.kysely_migration_lock`,
+      `${ctx.a.schema}.things`,
       `${ctx.b.schema}.items`,
       `${ctx.b.schema}.kysely_migration`,
       `${ctx.b.schema}.kysely_migration_lock`,
+      `${ctx.b.schema}.things`,
     ]);
   });
 
@@ -59,6 +76,63 @@ function behavesLikeAServiceDatabase(open: () => Promise<{ a: ServiceDatabase; b
     expect(await ctx.b.db.selectFrom("items").select("id").where("id", "=", "committed").execute()).toEqual([{ id: "committed" }]);
   });
 
+  it("round-trips every parameter type the services store", async () => {
+    const thing = {
+      id: "it's \\ a 'quoted' id",
+      doc: JSON.stringify({ nested: { list: [1, "two", null] }, quote: "'\"" }),
+      raw: Buffer.from([0, 1, 2, 255]),
+      at: new Date("2026-01-02T03:04:05.678Z"),
+      flag: true,
+      big: 2n ** 62n,
+    };
+    await ctx.a.db.insertInto("things").values(thing).execute();
+    await ctx.a.db.insertInto("things").values({ id: "nulls", doc: null, raw: null, at: null, flag: null, big: null }).execute();
+    const rows = await ctx.a.db.selectFrom("things").selectAll().where("id", "in", [thing.id, "nulls"]).orderBy("id").execute();
+    expect(rows).toEqual([
+      { id: thing.id, doc: JSON.parse(thing.doc), raw: expect.anything(), at: thing.at, flag: true, big: 2n ** 62n },
+      { id: "nulls", doc: null, raw: null, at: null, flag: null, big: null },
+    ]);
+    expect(Buffer.from(rows[0]!.raw as Uint8Array)).toEqual(thing.raw);
+  });
+
+  it("reports the server's error code and stays usable after it, inside a transaction too", async () => {
+    await ctx.a.db.insertInto("items").values({ id: "dup", amount: 1n }).execute();
+    await expect(ctx.a.db.insertInto("items").values({ id: "dup", amount: 2n }).execute()).rejects.toMatchObject({ code: "23505" });
+    const inTransaction = ctx.a.db.transaction().execute(async (trx) => {
+      await trx.insertInto("items").values({ id: "dup", amount: 3n }).execute();
+    });
+    await expect(inTransaction).rejects.toMatchObject({ code: "23505" });
+    const row = await ctx.a.db.selectFrom("items").select("amount").where("id", "=", "dup").executeTakeFirstOrThrow();
+    expect(row.amount).toBe(1n);
+  });
+
+  it("counts the rows an update or delete touched", async () => {
+    await ctx.a.db
+      .insertInto("items")
+      .values([
+        { id: "c1", amount: 7n },
+        { id: "c2", amount: 7n },
+      ])
+      .execute();
+    const updated = await ctx.a.db.updateTable("items").set({ amount: 8n }).where("amount", "=", 7n).executeTakeFirstOrThrow();
+    expect(updated.numUpdatedRows).toBe(2n);
+    const none = await ctx.a.db.updateTable("items").set({ amount: 9n }).where("id", "=", "missing").executeTakeFirstOrThrow();
+    expect(none.numUpdatedRows).toBe(0n);
+    const deleted = await ctx.a.db.deleteFrom("items").where("amount", "=", 8n).executeTakeFirstOrThrow();
+    expect(deleted.numDeletedRows).toBe(2n);
+  });
+
+  it("answers a repeated query with the table's current shape after the table changed", async () => {
+    await ctx.b.db.insertInto("items").values({ id: "shape", amount: 1n }).execute();
+    const before = () => ctx.b.db.selectFrom("items").selectAll().where("id", "=", "shape").executeTakeFirstOrThrow();
+    expect(await before()).toEqual({ id: "shape", amount: 1n });
+    await ctx.b.db.schema
+      .alterTable("items")
+      .addColumn("note", "text", (c) => c.defaultTo("added"))
+      .execute();
+    expect(await before()).toEqual({ id: "shape", amount: 1n, note: "added" });
+  });
+
   it("answers ping", async () => {
     await expect(ctx.a.ping()).resolves.toBeUndefined();
   });
@@ -68,6 +142,44 @@ describe("embedded PostgreSQL (PGlite)", () => {
   behavesLikeAServiceDatabase(async () => {
     const pg = await EmbeddedPostgres.open();
     return { a: pg.forSchema("svc_a"), b: pg.forSchema("svc_b"), close: () => pg.close() };
+  });
+});
+
+describe("PGlite prepared statements", () => {
+  it("keeps at most its limit of statements prepared on the server and still answers evicted ones", async () => {
+    const pglite = await PGlite.create();
+    try {
+      const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults }, 3);
+      for (let round = 0; round < 3; round++) {
+        for (let n = 1; n <= 6; n++) {
+          const { rows } = await statements.query<{ v: number }>(`select $1::int + ${n} as v`, [round]);
+          expect(rows).toEqual([{ v: round + n }]);
+        }
+      }
+      const { rows } = await statements.query<{ n: number }>("select count(*)::int as n from pg_prepared_statements", []);
+      expect(rows[0]!.n).toBeLessThanOrEqual(3);
+    } finally {
+      await pglite.close();
+    }
+  });
+
+  it("runs transaction control and DDL directly, and refuses bad SQL without keeping it", async () => {
+    const pglite = await PGlite.create();
+    try {
+      const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
+      await statements.query("create table t (id int primary key)", []);
+      await statements.query("begin", []);
+      await statements.query("insert into t values ($1)", [1]);
+      await statements.query("rollback", []);
+      await expect(statements.query("selec nothing", [])).rejects.toMatchObject({ code: "42601" });
+      await expect(statements.query("select * from missing_table", [])).rejects.toMatchObject({ code: "42P01" });
+      expect((await statements.query("select count(*)::int as n from t", [])).rows).toEqual([{ n: 0 }]);
+      const { rows } = await statements.query<{ n: number }>("select count(*)::int as n from pg_prepared_statements", []);
+      // The insert, the count of t and this query: nothing of the DDL, the transaction control or the refused SQL.
+      expect(rows[0]!.n).toBe(3);
+    } finally {
+      await pglite.close();
+    }
   });
 });
 

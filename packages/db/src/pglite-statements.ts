@@ -1,0 +1,120 @@
+import type { PGlite, parse as pgliteParse, protocol as pgliteProtocol } from "@electric-sql/pglite";
+
+/** What the statement cache needs of the PGlite module (loaded lazily by its owner). */
+export interface PGliteProtocol {
+  serialize: typeof pgliteProtocol.serialize;
+  parseResults: typeof pgliteParse.parseResults;
+}
+
+type Session = Pick<PGlite, "execProtocol" | "query" | "exec" | "serializers" | "parsers">;
+type BackendMessage = Awaited<ReturnType<PGlite["execProtocol"]>>["messages"][number];
+
+interface Prepared {
+  name: string;
+  /** Type OIDs of the parameters, as the server inferred them at Parse. */
+  parameterTypes: number[];
+  /** The statement's RowDescription (absent for statements that return no rows). */
+  rowDescription: BackendMessage | undefined;
+}
+
+/** Statements PostgreSQL can prepare and whose result shape is fixed once prepared. */
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+/** The server dropped or outgrew the statement (e.g. its table changed): prepare it again. */
+const STALE_STATEMENT = new Set(["0A000", "26000"]);
+
+/**
+ * Runs each distinct SQL text as a named prepared statement of the one PGlite
+ * session. `PGlite.query` parses, analyses and plans a statement on every call,
+ * in six round trips into WebAssembly; a prepared statement is bound and executed
+ * in one, and PostgreSQL may keep its plan. Behaviour is the same as `query`'s:
+ * parameters are serialized by the types the server inferred, rows are parsed by
+ * the session's parsers, errors are the server's.
+ *
+ * Callers must not overlap calls (the dialect's connection mutex guarantees it):
+ * the protocol messages of one call are one batch ending in Sync.
+ */
+export class PGliteStatements {
+  private readonly statements = new Map<string, Prepared>();
+  private counter = 0;
+
+  constructor(
+    private readonly session: Session,
+    private readonly wire: PGliteProtocol,
+    private readonly maxStatements = 500,
+  ) {}
+
+  async query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }> {
+    if (!PREPARABLE.test(sql)) {
+      // Transaction control and DDL: once each, nothing to keep.
+      if (params.length > 0) return this.session.query<R>(sql, params as unknown[]);
+      const results = await this.session.exec(sql);
+      return (results[results.length - 1] ?? { rows: [] }) as { rows: R[]; affectedRows?: number };
+    }
+    try {
+      return await this.execute<R>(await this.prepared(sql), params);
+    } catch (err) {
+      if (!STALE_STATEMENT.has((err as { code?: string }).code ?? "")) throw err;
+      await this.forget(sql);
+      return this.execute<R>(await this.prepared(sql), params);
+    }
+  }
+
+  private async prepared(sql: string): Promise<Prepared> {
+    const known = this.statements.get(sql);
+    if (known) {
+      // Most recently used last: the Map's order is the eviction order.
+      this.statements.delete(sql);
+      this.statements.set(sql, known);
+      return known;
+    }
+    if (this.statements.size >= this.maxStatements) await this.forget(this.statements.keys().next().value as string);
+    const { serialize } = this.wire;
+    const name = `c402_${++this.counter}`;
+    const { messages } = await this.session.execProtocol(
+      batch([serialize.parse({ name, text: sql }), serialize.describe({ type: "S", name }), serialize.sync()]),
+      { syncToFs: false },
+    );
+    const parameters = messages.find((m) => m.name === "parameterDescription") as { dataTypeIDs: number[] } | undefined;
+    const prepared: Prepared = {
+      name,
+      parameterTypes: parameters?.dataTypeIDs ?? [],
+      rowDescription: messages.find((m) => m.name === "rowDescription"),
+    };
+    this.statements.set(sql, prepared);
+    return prepared;
+  }
+
+  private async execute<R>(statement: Prepared, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }> {
+    const { serialize, parseResults } = this.wire;
+    const values = params.map((param, i) => {
+      if (param === null || param === undefined) return null;
+      // As PGlite.query does: the serializer of the inferred type, else the value's text.
+      const serializer = this.session.serializers[statement.parameterTypes[i] ?? 0];
+      return serializer ? serializer(param) : String(param);
+    });
+    const { messages } = await this.session.execProtocol(
+      batch([serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync()]),
+    );
+    const withShape = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
+    const [result] = parseResults(withShape, this.session.parsers);
+    return (result ?? { rows: [] }) as unknown as { rows: R[]; affectedRows?: number };
+  }
+
+  private async forget(sql: string): Promise<void> {
+    const statement = this.statements.get(sql);
+    if (!statement) return;
+    this.statements.delete(sql);
+    const { serialize } = this.wire;
+    await this.session.execProtocol(batch([serialize.close({ type: "S", name: statement.name }), serialize.sync()]), { syncToFs: false });
+  }
+}
+
+function batch(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
