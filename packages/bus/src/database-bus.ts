@@ -7,6 +7,10 @@ import { deliverUntilHandled, sleep, type Bus, type BusMessage, type SubscribeOp
  * Kafka here: at-least-once (the offset moves only after the handler
  * succeeded), in order, failing handlers retried until they succeed. A crash
  * loses nothing: unhandled messages are redelivered on the next start.
+ * Like Kafka's auto-commit, a busy group commits its offset at most once per
+ * OFFSET_COMMIT_MS (and whenever it runs dry or stops), so a crash may also
+ * redeliver up to that much already handled traffic, which idempotent
+ * consumers absorb.
  *
  * It relies on the embedded database's single session (transactions commit in
  * sequence order), so it is for embedded mode only; distributed mode uses Kafka.
@@ -49,6 +53,7 @@ interface Group {
 const BATCH = 100;
 const IDLE_POLL_MS = 500;
 const PRUNE_EVERY = 1_000;
+const OFFSET_COMMIT_MS = 1_000;
 
 export class DatabaseBus implements Bus {
   private readonly groups = new Map<string, Group>();
@@ -119,6 +124,14 @@ export class DatabaseBus implements Bus {
       .where("consumer_group", "=", g.name)
       .executeTakeFirstOrThrow();
     let offset = BigInt(row.seq);
+    let committed = offset;
+    let committedAt = Date.now();
+    const commit = async () => {
+      if (offset === committed) return;
+      await this.db.updateTable("bus_offsets").set({ seq: offset }).where("topic", "=", g.topic).where("consumer_group", "=", g.name).execute();
+      committed = offset;
+      committedAt = Date.now();
+    };
     let turn = 0;
     let sincePrune = 0;
     const active = () => !g.stopped && !this.closed;
@@ -138,12 +151,10 @@ export class DatabaseBus implements Bus {
         .limit(BATCH)
         .execute();
       if (batch.length === 0) {
+        await commit();
         await idle();
         continue;
       }
-      // The offset is committed once per batch: a crash mid-batch redelivers the rest of it,
-      // which consumers absorb (they are idempotent by event id).
-      const committed = offset;
       let delivering = true;
       for (const m of batch) {
         const handler = g.handlers[turn++ % g.handlers.length];
@@ -164,10 +175,8 @@ export class DatabaseBus implements Bus {
         offset = BigInt(m.seq);
         sincePrune++;
       }
-      if (offset !== committed) {
-        await this.db.updateTable("bus_offsets").set({ seq: offset }).where("topic", "=", g.topic).where("consumer_group", "=", g.name).execute();
-      }
-      if (!delivering) return;
+      if (!delivering) return commit();
+      if (Date.now() - committedAt >= OFFSET_COMMIT_MS) await commit();
       if (sincePrune >= PRUNE_EVERY) {
         sincePrune = 0;
         await this.prune(g.topic);
@@ -175,6 +184,7 @@ export class DatabaseBus implements Bus {
       // A short batch was all there was: look again only when something is published (or after the idle poll).
       if (batch.length < BATCH && !g.pending) await idle();
     }
+    await commit();
   }
 
   /** Drops messages every group of the topic has handled. */

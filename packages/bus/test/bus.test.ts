@@ -108,6 +108,31 @@ describe("DatabaseBus (embedded)", () => {
     expect(seen2).toEqual(["two"]);
     await second.close();
   });
+
+  it("commits a group's offset once it has run dry, without being stopped", async () => {
+    const topic = uniqueName("t-dry");
+    const bus = await DatabaseBus.open(pg.forSchema("bus"));
+    const seen: string[] = [];
+    await bus.subscribe({ topic, group: "g", handler: async (m) => void seen.push(text(m)) });
+    await bus.publish(
+      topic,
+      ["a", "b", "c"].map((v) => ({ key: "k", value: bytes(v) })),
+    );
+    await eventually(() => seen.length === 3);
+    const db = pg.forSchema("bus").db;
+    const last = await db
+      .selectFrom("bus_messages")
+      .select((eb) => eb.fn.max("seq").as("seq"))
+      .where("topic", "=", topic)
+      .executeTakeFirstOrThrow();
+    const offset = () => db.selectFrom("bus_offsets").select("seq").where("topic", "=", topic).where("consumer_group", "=", "g").executeTakeFirstOrThrow();
+    await eventually(
+      () => offset(),
+      (row) => BigInt(row.seq) === BigInt(last.seq as bigint),
+      3_000,
+    );
+    await bus.close();
+  });
 });
 
 describeWith("kafka")("KafkaBus against a real broker", () => {
