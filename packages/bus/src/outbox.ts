@@ -201,15 +201,18 @@ export const processedEventsMigration: Migration = {
 /**
  * Wraps an effect so that it applies at most once per event id: the processed
  * row and the effect commit in one transaction, and a redelivered event finds
- * the row and does nothing.
+ * the row and does nothing. Events for which `ignore` answers true have no
+ * effect on this consumer and are acknowledged without touching the database.
  */
 export function idempotentConsumer(
   db: Kysely<any>,
   consumer: string,
   apply: (trx: Kysely<any>, envelope: eventsV1.EventEnvelope) => Promise<void>,
+  opts: { ignore?: (envelope: eventsV1.EventEnvelope) => boolean } = {},
 ): (message: { value: Uint8Array }) => Promise<void> {
   return async (message) => {
     const envelope = decodeEnvelope(message.value);
+    if (opts.ignore?.(envelope)) return;
     await db.transaction().execute(async (trx) => {
       const inserted = await trx
         .insertInto("processed_events")

@@ -5,6 +5,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type Privat
 import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { liveCheckout, openSagaFixture, signedLivePayment, type SagaFixture } from "./support/devchain-payments";
+import { settledEventOf } from "./support/settled-event";
 
 /**
  * The live purchase saga against a real local chain and the embedded
@@ -101,10 +102,24 @@ describe("live settlement saga on the devchain", () => {
     expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
     expect(await balance(c.payTo)).toBe(b.providerAmount);
     expect(await events(after!.id)).toBe(1);
+    expect(await settledEventOf(database.db, after!.id)).toMatchObject({
+      paymentId: after!.id,
+      testMode: false,
+      reusableCheckout: true,
+      txHash: after!.tx_hash,
+    });
     // The buyer re-presenting the payment gets the same receipt, no second charge.
     const again = await saga().submit(c, payload, requirement);
     expect(again).toMatchObject({ kind: "settled", redelivered: true, row: { id: after!.id } });
     expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
+  });
+
+  it("a single-shot sale says in its event that the checkout stops selling", async () => {
+    const c = liveCheckout({ reusable: false });
+    const { payload, requirement } = await pay(c, await buyerWith(1_000_000n));
+    const outcome = await saga().submit(c, payload, requirement);
+    expect(outcome).toMatchObject({ kind: "settled", row: { single_shot: true } });
+    expect(await settledEventOf(database.db, outcome.row.id)).toMatchObject({ checkoutId: c.id, testMode: false, reusableCheckout: false });
   });
 
   it("broadcast then timeout answers pending (never a fresh 402) and settles once mined (G7)", async () => {

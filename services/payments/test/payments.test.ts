@@ -4,6 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { paymentsMigrations } from "../src";
 import { Payments } from "../src/domain/payments";
 import type { CheckoutForPayment } from "../src/domain/requirements";
+import { settledEventOf } from "./support/settled-event";
 
 const SELLER = "0x2222222222222222222222222222222222222222";
 const checkouts = new Map<string, CheckoutForPayment>();
@@ -57,6 +58,7 @@ describe("payments: rehearsal purchase flow", () => {
 
   const rows = async () => (await db.selectFrom("payments").select(["id"]).execute()).length;
   const outbox = async () => (await db.selectFrom("outbox").select(["seq"]).execute()).length;
+  const settledEvent = (paymentId: string) => settledEventOf(db, paymentId);
 
   it("quotes one rehearsal requirement on the test face and on an unarmed live face", async () => {
     const c = addCheckout();
@@ -109,6 +111,14 @@ describe("payments: rehearsal purchase flow", () => {
     expect(await rows()).toBe(before.rows + 1);
     expect(await outbox()).toBe(before.outbox + 1);
     expect(commits).toBe(before.commits + 1);
+    const event = await settledEvent(r.receipt.id);
+    expect(event).toMatchObject({ paymentId: r.receipt.id, checkoutId: c.id, amountUsd: "0.100000", total: 110_500n, testMode: true, reusableCheckout: false });
+  });
+
+  it("says in the event whether the checkout keeps selling", async () => {
+    const c = addCheckout({ reusable: true });
+    const r = await payments.submit(c.id, "test", (await pay(c, "test")).header);
+    expect(await settledEvent(r.receipt.id)).toMatchObject({ checkoutId: c.id, reusableCheckout: true });
   });
 
   it("redelivers the same receipt when the same payment is presented again, recording nothing", async () => {

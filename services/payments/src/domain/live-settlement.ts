@@ -1,5 +1,4 @@
 import { failpoint } from "@c402/failpoints";
-import { formatUsd } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
 import type { ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
@@ -178,7 +177,8 @@ export class LiveSettlement {
         platform_amount: row.platform_amount === null && settled.platformAmount === 0n ? null : settled.platformAmount,
         fee_amount: settled.feeAmount,
       });
-      if (updated) await enqueuePaymentSettled(trx, updated, formatUsd(updated.price_atomic));
+      // A live row is single-shot exactly when its checkout is not reusable.
+      if (updated) await enqueuePaymentSettled(trx, updated, !updated.single_shot);
       return updated;
     });
     failpoint("after-ledger-commit");

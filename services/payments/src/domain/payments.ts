@@ -1,5 +1,5 @@
 import { HANDOFF_NONCE } from "@c402/ids";
-import { formatUsd, type Breakdown } from "@c402/money";
+import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import {
   syntheticTxHash,
@@ -160,7 +160,7 @@ export class Payments {
     });
     const inserted = await this.db.transaction().execute(async (trx) => {
       if (!(await store.insertIfNew(trx, row))) return false;
-      await enqueuePaymentSettled(trx, row, formatUsd(row.price_atomic));
+      await enqueuePaymentSettled(trx, row, checkout.reusable);
       return true;
     });
     if (!inserted) {

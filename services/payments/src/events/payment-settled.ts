@@ -2,18 +2,23 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { enqueueEvent } from "@c402/bus";
 import { EVENT_TYPES, paymentEventsV1, TOPICS } from "@c402/contracts";
+import { formatUsd } from "@c402/money";
 import type { Kysely } from "kysely";
 import type { PaymentRow } from "../store/payments-store";
 
-/** Writes `payment.settled` into the payments outbox, in the caller's transaction. */
-export function enqueuePaymentSettled(trx: Kysely<any>, p: PaymentRow, amountUsd: string): Promise<string> {
+/**
+ * Writes `payment.settled` into the payments outbox, in the caller's transaction.
+ * `reusableCheckout`: the checkout keeps selling after this sale (consumers that
+ * close single-shot checkouts skip the event).
+ */
+export function enqueuePaymentSettled(trx: Kysely<any>, p: PaymentRow, reusableCheckout: boolean): Promise<string> {
   const event = create(paymentEventsV1.PaymentSettledSchema, {
     paymentId: p.id,
     checkoutId: p.checkout_id,
     title: p.checkout_title,
     network: p.network,
     asset: "USDC",
-    amountUsd,
+    amountUsd: formatUsd(p.price_atomic),
     providerAmount: p.provider_amount,
     ...(p.platform_amount !== null ? { platformAmount: p.platform_amount } : {}),
     feeAmount: p.fee_amount,
@@ -25,6 +30,7 @@ export function enqueuePaymentSettled(trx: Kysely<any>, p: PaymentRow, amountUsd
     ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
     ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
     testMode: p.test_mode,
+    reusableCheckout,
     settledAt: timestampFromDate(p.settled_at ?? new Date()),
   });
   return enqueueEvent(trx, {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file events/payments/v1/payment_settled.proto.
  */
 export const file_events_payments_v1_payment_settled: GenFile = /*@__PURE__*/
-  fileDesc("CihldmVudHMvcGF5bWVudHMvdjEvcGF5bWVudF9zZXR0bGVkLnByb3RvEhJldmVudHMucGF5bWVudHMudjEi6gMKDlBheW1lbnRTZXR0bGVkEhIKCnBheW1lbnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHbmV0d29yaxgEIAEoCRINCgVhc3NldBgFIAEoCRISCgphbW91bnRfdXNkGAYgASgJEhcKD3Byb3ZpZGVyX2Ftb3VudBgHIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYCCABKARIAIgBARISCgpmZWVfYW1vdW50GAkgASgEEg0KBXRvdGFsGAogASgEEg0KBXBheWVyGAsgASgJEg4KBnBheV90bxgMIAEoCRIPCgd0eF9oYXNoGA0gASgJEg8KB3N1YmplY3QYDiABKAkSFwoKaGFuZG9mZl9pZBgPIAEoCUgBiAEBEhEKCXRlc3RfbW9kZRgQIAEoCBIuCgpzZXR0bGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcCg9wbGF0Zm9ybV9mZWVfdG8YEiABKAlIAogBARIUCgdzb2xkX2J5GBMgASgJSAOIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEINCgtfaGFuZG9mZl9pZEISChBfcGxhdGZvcm1fZmVlX3RvQgoKCF9zb2xkX2J5YgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CihldmVudHMvcGF5bWVudHMvdjEvcGF5bWVudF9zZXR0bGVkLnByb3RvEhJldmVudHMucGF5bWVudHMudjEihQQKDlBheW1lbnRTZXR0bGVkEhIKCnBheW1lbnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHbmV0d29yaxgEIAEoCRINCgVhc3NldBgFIAEoCRISCgphbW91bnRfdXNkGAYgASgJEhcKD3Byb3ZpZGVyX2Ftb3VudBgHIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYCCABKARIAIgBARISCgpmZWVfYW1vdW50GAkgASgEEg0KBXRvdGFsGAogASgEEg0KBXBheWVyGAsgASgJEg4KBnBheV90bxgMIAEoCRIPCgd0eF9oYXNoGA0gASgJEg8KB3N1YmplY3QYDiABKAkSFwoKaGFuZG9mZl9pZBgPIAEoCUgBiAEBEhEKCXRlc3RfbW9kZRgQIAEoCBIuCgpzZXR0bGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcCg9wbGF0Zm9ybV9mZWVfdG8YEiABKAlIAogBARIUCgdzb2xkX2J5GBMgASgJSAOIAQESGQoRcmV1c2FibGVfY2hlY2tvdXQYFCABKAhCEgoQX3BsYXRmb3JtX2Ftb3VudEINCgtfaGFuZG9mZl9pZEISChBfcGxhdGZvcm1fZmVlX3RvQgoKCF9zb2xkX2J5YgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * PaymentSettled is emitted once per settled payment (live or rehearsal).
@@ -114,6 +114,14 @@ export type PaymentSettled = Message<"events.payments.v1.PaymentSettled"> & {
    * @generated from field: optional string sold_by = 19;
    */
   soldBy?: string | undefined;
+
+  /**
+   * The checkout keeps selling after this sale (it is reusable). False when the
+   * producer did not say, so a consumer that acts on single-shot sales acts.
+   *
+   * @generated from field: bool reusable_checkout = 20;
+   */
+  reusableCheckout: boolean;
 };
 
 /**
