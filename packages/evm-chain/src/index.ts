@@ -5,7 +5,6 @@ import {
   encodeFunctionData,
   getAddress,
   getContractAddress,
-  http,
   keccak256,
   parseAbi,
   parseEventLogs,
@@ -18,6 +17,9 @@ import {
   type TransactionReceipt,
 } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { jsonRpcTransport } from "./json-rpc-transport";
+
+export { RPC_CALL_CHANNEL, jsonRpcTransport } from "./json-rpc-transport";
 
 /**
  * The EVM side of settlement: where a checkout's money goes (the split
@@ -109,7 +111,7 @@ export class EvmChain {
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [config.rpcUrl] } },
     };
-    this.client = createPublicClient({ chain: this.chain, transport: http(config.rpcUrl, { retryCount: 0, timeout: 10_000 }) }) as PublicClient;
+    this.client = createPublicClient({ chain: this.chain, transport: jsonRpcTransport(config.rpcUrl, { timeoutMs: 10_000 }) }) as PublicClient;
     this.facilitator = privateKeyToAccount(config.facilitatorKey);
   }
 
