@@ -221,7 +221,7 @@ describe("buyer faces and the rehearsal payment", () => {
     });
   });
 
-  it("a malformed header is refused the same at the edge (requirements cached) as by payments (cache expired)", async () => {
+  it("a malformed header is refused the same at the edge (requirements cached: status, body, headers) as by payments (cache expired)", async () => {
     const face = `/c/${checkout.id}/test`;
     const header = Buffer.from('{"x402Version":7}').toString("base64");
     await call("GET", face); // the requirements are now at hand in the gateway
@@ -236,6 +236,9 @@ describe("buyer faces and the rehearsal payment", () => {
     const { instance: _b, ...paymentsDoc } = byPayments.body;
     expect(edgeDoc).toEqual(paymentsDoc);
     expect(decoded(atEdge.headers.get("payment-required"))).toEqual(decoded(byPayments.headers.get("payment-required")));
+    const stable = (r: typeof atEdge) =>
+      [...r.headers.entries()].filter(([name]) => !["date", "x-request-id", "etag", "keep-alive", "connection", "content-length"].includes(name)).sort();
+    expect(stable(atEdge)).toEqual(stable(byPayments));
   });
 
   it("an armed live face refuses a rehearsal payment", async () => {

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { Cache } from "@c402/cache";
 import type { Logger } from "@c402/logging";
 import { createGatewayApp, newFaceQuotes } from "./app";
-import { unpaidFastPath } from "./http/unpaid-fast-path";
+import { faceFastPath } from "./http/face-fast-path";
 import { resolveUrls, type GatewaySettings } from "./config";
 import type { ServiceClients } from "./http/deps";
 
@@ -39,7 +39,7 @@ export async function startGateway(opts: {
   const urls = resolveUrls(opts, port);
   const quotes = newFaceQuotes();
   const app = createGatewayApp({ clients: opts.clients, cache: opts.cache, logger: opts.logger, settings: { ...opts.settings, ...urls } }, quotes);
-  const fastPath = unpaidFastPath(quotes, opts.logger);
+  const fastPath = faceFastPath(quotes, opts.logger, urls);
   server.on("request", (req, res) => {
     if (!fastPath(req, res)) app(req, res);
   });

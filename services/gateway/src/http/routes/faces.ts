@@ -80,6 +80,42 @@ export type FaceQuotes = QuoteCache<UnpaidAnswer>;
 /** Every cached variant of a checkout's faces (face × wire version). */
 export const FACE_QUOTE_VARIANTS = ["live:1", "live:2", "test:1", "test:2"] as const;
 
+/**
+ * The 402 answer to a refused payment: the problem document with the face's
+ * current requirements (`accepts`), the PAYMENT-REQUIRED header naming the
+ * reason and, when a settlement was attempted and failed, the failure
+ * SettleResponse in PAYMENT-RESPONSE (as the official server sends it). The
+ * express route and the gateway's edge build it here, so both answer alike.
+ */
+export function refusalAnswer(r: {
+  current: UnpaidAnswer | undefined;
+  checkoutId: string;
+  face: Face;
+  legacy: boolean;
+  err: ProblemError;
+  urls: { baseUrl: string; siteUrl: string };
+}): { headers: [string, string][]; json: string } {
+  const { err } = r;
+  const headers: [string, string][] = [];
+  const reason = typeof err.extensions.reason === "string" ? err.extensions.reason : err.message;
+  const settlement = err.extensions.settlement;
+  if (typeof settlement === "object" && settlement !== null) {
+    const failure = encodeHeader({ success: false, errorReason: reason, errorMessage: err.message, ...settlement });
+    headers.push([HEADERS.paymentResponse, failure]);
+    if (r.legacy) headers.push([HEADERS.legacyPaymentResponse, failure]);
+  }
+  const fresh = r.current ? { ...r.current.required, error: reason } : undefined;
+  if (fresh) headers.push([HEADERS.paymentRequired, encodeHeader(fresh)]);
+  const urls = faceUrls(r.urls.baseUrl, r.checkoutId);
+  const prepare = `${r.face === "test" ? urls.test_url : urls.url}/prepare`;
+  const problem = new ProblemError("payment-required", {
+    message: err.message,
+    help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` },
+    extensions: err.extensions,
+  });
+  return { headers, json: JSON.stringify({ ...toProblemDocument(problem, r.urls.siteUrl), accepts: fresh?.accepts ?? [] }) };
+}
+
 export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuotes): Router {
   const router = Router();
 
@@ -195,27 +231,10 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
 
   /** A refused payment: the problem document, plus fresh requirements naming the reason. */
   async function refuse(res: Response, id: string, face: Face, legacy: boolean, err: ProblemError) {
-    const reason = typeof err.extensions.reason === "string" ? err.extensions.reason : err.message;
-    const settlement = err.extensions.settlement;
-    if (typeof settlement === "object" && settlement !== null) {
-      // Accepted, then failed to settle: the failure SettleResponse, as the official server sends it.
-      const failure = encodeHeader({ success: false, errorReason: reason, errorMessage: err.message, ...settlement });
-      res.setHeader(HEADERS.paymentResponse, failure);
-      if (legacy) res.setHeader(HEADERS.legacyPaymentResponse, failure);
-    }
     const current = await unpaidAnswer(id, face, 2).catch(() => undefined);
-    const fresh = current ? { ...current.required, error: reason } : undefined;
-    if (fresh) res.setHeader(HEADERS.paymentRequired, encodeHeader(fresh));
-    const prepare = `${face === "test" ? faceUrls(settings.baseUrl, id).test_url : faceUrls(settings.baseUrl, id).url}/prepare`;
-    const problem = new ProblemError("payment-required", {
-      message: err.message,
-      help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` },
-      extensions: err.extensions,
-    });
-    res
-      .status(402)
-      .type(PROBLEM_CONTENT_TYPE)
-      .send(JSON.stringify({ ...toProblemDocument(problem, settings.siteUrl), accepts: fresh?.accepts ?? [] }));
+    const refusal = refusalAnswer({ current, checkoutId: id, face, legacy, err, urls: settings });
+    for (const [name, value] of refusal.headers) res.setHeader(name, value);
+    res.status(402).type(PROBLEM_CONTENT_TYPE).send(refusal.json);
   }
 
   const prepare = (face: Face) => async (req: Request, res: Response) => {
