@@ -132,6 +132,23 @@ describe("payments: rehearsal purchase flow", () => {
     expect({ rows: await rows(), outbox: await outbox() }).toEqual(before);
   });
 
+  it.each([
+    ["to", (p: PaymentPayload) => (p.payload.authorization.to = "0x3333333333333333333333333333333333333333")],
+    ["value", (p: PaymentPayload) => (p.payload.authorization.value = "1")],
+    ["validBefore", (p: PaymentPayload) => (p.payload.authorization.validBefore = String(BigInt(p.payload.authorization.validBefore) + 1n))],
+  ])("never redelivers a settled payment re-presented with %s changed under the same signature", async (_field, change) => {
+    const c = addCheckout();
+    const { header, payment } = await pay(c, "test");
+    const first = await payments.submit(c.id, "test", header);
+    const tampered = structuredClone(payment);
+    change(tampered);
+    await expect(payments.submit(c.id, "test", encodeHeader(tampered))).rejects.toMatchObject({
+      slug: "payment-required",
+      extensions: { reason: "invalid_exact_evm_signature" },
+    });
+    expect((await payments.submit(c.id, "test", header)).receipt.id).toBe(first.receipt.id);
+  });
+
   it("settles concurrent duplicates once", async () => {
     const c = addCheckout();
     const { header } = await pay(c, "test");

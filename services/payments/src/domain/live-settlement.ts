@@ -6,7 +6,7 @@ import { getAddress, type Hex } from "viem";
 import { enqueuePaymentSettled } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import type { CheckoutForPayment, LiveRail } from "./requirements";
-import { newPaymentRow } from "./payment-row";
+import { assertRedeliverable, newPaymentRow } from "./payment-row";
 import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "./verify-payment";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
@@ -64,7 +64,7 @@ export class LiveSettlement {
     const signature = payload.payload.signature as Hex;
     const key = { test_mode: false, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
     const existing = await store.findByAuthorization(this.db, key);
-    if (existing) return this.resume(existing, checkout.id, signature);
+    if (existing) return this.resume(existing, checkout.id, payload);
 
     const nowSeconds = Math.floor(this.opts.now().getTime() / 1000);
     await verifyPayment(payload, requirement, nowSeconds, this.contractSignatures(requirement.network));
@@ -104,7 +104,7 @@ export class LiveSettlement {
     if (!inserted) {
       const winner = await store.findByAuthorization(this.db, key);
       if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
-      return this.resume(winner, checkout.id, signature);
+      return this.resume(winner, checkout.id, payload);
     }
     failpoint("after-claim");
     return this.drive(row, live, onChain, simulation.ok ? simulation.gas : undefined);
@@ -186,10 +186,8 @@ export class LiveSettlement {
     return done ?? (await store.findById(this.db, row.id)) ?? row;
   }
 
-  private async resume(existing: PaymentRow, checkoutId: string, signature: string): Promise<LiveOutcome> {
-    if (existing.checkout_id !== checkoutId || existing.authorization.signature !== signature) {
-      throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already paid for something else.");
-    }
+  private async resume(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<LiveOutcome> {
+    assertRedeliverable(existing, checkoutId, payload);
     return this.current(existing.id);
   }
 

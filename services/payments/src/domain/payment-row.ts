@@ -3,6 +3,7 @@ import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress } from "viem";
 import type { PaymentRow } from "../store/payments-store";
 import { priceOf, type CheckoutForPayment } from "./requirements";
+import { paymentRejected } from "./verify-payment";
 import { subjectFor } from "./subject";
 
 /**
@@ -50,4 +51,40 @@ export function newPaymentRow(opts: {
     updated_at: opts.now,
     ...opts.saga,
   };
+}
+
+/**
+ * A payment whose authorization (payer, nonce) is already recorded may only
+ * redeliver when it is the very payment recorded, for the same checkout: a
+ * copy with any field changed carries a signature that no longer covers it,
+ * and another signature for a used nonce cannot be paid again.
+ */
+export function assertRedeliverable(row: PaymentRow, checkoutId: string, payload: PaymentPayload): void {
+  const sameSignature = String(row.authorization.signature).toLowerCase() === String(payload.payload.signature).toLowerCase();
+  if (sameSignature && !sameAuthorization(row, payload)) {
+    throw paymentRejected("invalid_exact_evm_signature", "The signature does not cover this authorization: one of its fields was changed.");
+  }
+  if (row.checkout_id !== checkoutId || !sameSignature) {
+    throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already paid for something else.");
+  }
+}
+
+function sameAuthorization(row: PaymentRow, payload: PaymentPayload): boolean {
+  const recorded = row.authorization;
+  const presented = payload.payload.authorization;
+  const sameNumber = (a: unknown, b: unknown) => {
+    try {
+      return BigInt(String(a)) === BigInt(String(b));
+    } catch {
+      return false;
+    }
+  };
+  return (
+    getAddress(String(recorded.from)) === getAddress(presented.from) &&
+    getAddress(String(recorded.to)) === getAddress(presented.to) &&
+    sameNumber(recorded.value, presented.value) &&
+    sameNumber(recorded.validAfter, presented.validAfter) &&
+    sameNumber(recorded.validBefore, presented.validBefore) &&
+    String(recorded.nonce).toLowerCase() === presented.nonce.toLowerCase()
+  );
 }

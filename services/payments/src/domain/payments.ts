@@ -6,6 +6,7 @@ import {
   transferWithAuthorizationTypedData,
   randomNonce,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
+  type PaymentPayload,
   type PaymentRequirements,
   type SettleResponse,
 } from "@c402/x402";
@@ -23,7 +24,7 @@ import {
   type Settlement,
 } from "./requirements";
 import type { LiveSettlement } from "./live-settlement";
-import { newPaymentRow } from "./payment-row";
+import { assertRedeliverable, newPaymentRow } from "./payment-row";
 import { decodePayment, matchRequirement, paymentRejected, verifyPayment } from "./verify-payment";
 
 export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>;
@@ -138,7 +139,7 @@ export class Payments {
     const key = { test_mode: true, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
 
     const existing = await store.findByAuthorization(this.db, key);
-    if (existing) return this.redeliver(existing, checkout.id, payload.payload.signature);
+    if (existing) return this.redeliver(existing, checkout.id, payload);
 
     const verified = await verifyPayment(payload, requirement, Math.floor(this.now().getTime() / 1000), this.live?.contractSignatures(requirement.network));
     const settledAt = this.now();
@@ -167,16 +168,14 @@ export class Payments {
       // A concurrent duplicate settled first: redeliver what it recorded.
       const winner = await store.findByAuthorization(this.db, key);
       if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
-      return this.redeliver(winner, checkout.id, payload.payload.signature);
+      return this.redeliver(winner, checkout.id, payload);
     }
     this.onCommitted();
     return { status: "settled", receipt: row, redelivered: false, settleResponse: settleResponseOf(row) };
   }
 
-  private redeliver(existing: PaymentRow, checkoutId: string, signature: string): SubmitResult {
-    if (existing.checkout_id !== checkoutId || existing.authorization.signature !== signature) {
-      throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already paid for something else.");
-    }
+  private redeliver(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): SubmitResult {
+    assertRedeliverable(existing, checkoutId, payload);
     return { status: "settled", receipt: existing, redelivered: true, settleResponse: settleResponseOf(existing) };
   }
 
