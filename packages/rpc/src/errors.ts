@@ -15,6 +15,7 @@ const STATUS_OF: Record<ProblemSlug, status> = {
   gone: status.OUT_OF_RANGE,
   "invalid-request": status.INVALID_ARGUMENT,
   "bad-request": status.INVALID_ARGUMENT,
+  "headers-too-large": status.INVALID_ARGUMENT,
   "rate-limited": status.RESOURCE_EXHAUSTED,
   "upstream-failed": status.UNAVAILABLE,
   unavailable: status.UNAVAILABLE,

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { Cache } from "@c402/cache";
 import type { Logger } from "@c402/logging";
 import { createGatewayApp, newFaceQuotes } from "./app";
+import { answerClientError } from "./http/client-error";
 import { faceFastPath } from "./http/face-fast-path";
 import { resolveUrls, type GatewaySettings } from "./config";
 import type { ServiceClients } from "./http/deps";
@@ -40,6 +41,7 @@ export async function startGateway(opts: {
   const quotes = newFaceQuotes();
   const app = createGatewayApp({ clients: opts.clients, cache: opts.cache, logger: opts.logger, settings: { ...opts.settings, ...urls } }, quotes);
   const fastPath = faceFastPath(quotes, opts.logger, urls);
+  server.on("clientError", answerClientError(urls.siteUrl));
   server.on("request", (req, res) => {
     if (!fastPath(req, res)) app(req, res);
   });
