@@ -33,12 +33,18 @@ const faceQuery = [
 const faceResponses = {
   "200": json("Goods and receipt in one response; PAYMENT-RESPONSE header carries the settlement"),
   "202": json("Settlement broadcast but not confirmed yet: tx_hash and receipt_url to poll (never pay again)"),
-  "402": json(
-    "Payment required: x402 v2 body (accepts[], offer, endpoint), or the v1 form with x402_version=1; the v2 requirements in the PAYMENT-REQUIRED header",
-  ),
+  "402": {
+    description:
+      "Payment required: unpaid, the x402 v2 body (accepts[], offer, endpoint), or the v1 form with x402_version=1; a presented payment refused, a problem document with reason and accepts[]. The v2 requirements are in the PAYMENT-REQUIRED header",
+    content: {
+      "application/json": { schema: { type: "object" } },
+      "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
+    },
+  },
   "404": problem,
   "410": problem,
   "422": problem,
+  "431": problem,
   "503": problem,
 };
 
