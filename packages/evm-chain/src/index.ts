@@ -67,6 +67,8 @@ export interface EvmChainConfig {
   facilitatorKey: Hex;
   /** Blocks on top of the settle transaction's block before it counts. */
   confirmations?: number;
+  /** How long one JSON-RPC call may take before it counts as failed (default 10 s). */
+  rpcTimeoutMs?: number;
 }
 
 export interface SettledEvent {
@@ -111,7 +113,7 @@ export class EvmChain {
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [config.rpcUrl] } },
     };
-    this.client = createPublicClient({ chain: this.chain, transport: jsonRpcTransport(config.rpcUrl, { timeoutMs: 10_000 }) }) as PublicClient;
+    this.client = createPublicClient({ chain: this.chain, transport: jsonRpcTransport(config.rpcUrl, { timeoutMs: config.rpcTimeoutMs ?? 10_000 }) }) as PublicClient;
     this.facilitator = privateKeyToAccount(config.facilitatorKey);
   }
 

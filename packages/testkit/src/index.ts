@@ -1,1 +1,2 @@
 export * from "./infra";
+export * from "./rpc-fault-proxy";

@@ -11,6 +11,7 @@ export const paymentsConfigSpec = {
   facilitatorPrivateKey: env.optionalString("FACILITATOR_PRIVATE_KEY", "key that pays gas for settlements", { secret: true }),
   feeWalletAddress: env.optionalString("FEE_WALLET_ADDRESS", "wallet that receives the protocol fee"),
   confirmations: env.int("EVM_CONFIRMATIONS", "blocks on top of a settlement before it counts", { default: 1, min: 1, max: 64 }),
+  rpcTimeoutMs: env.int("EVM_RPC_TIMEOUT_MS", "how long one JSON-RPC call to the live network may take", { default: 10_000, min: 100 }),
   settleTimeoutMs: env.int("SETTLE_TIMEOUT_MS", "how long a buyer waits for the settlement receipt before 'pending'", { default: 15_000, min: 100 }),
 };
 
@@ -25,4 +26,6 @@ export interface LiveChainSettings {
   facilitatorKey: string;
   feeWallet: string;
   confirmations: number;
+  /** Default 10 s. */
+  rpcTimeoutMs?: number;
 }

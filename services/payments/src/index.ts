@@ -55,6 +55,7 @@ export function createLiveChain(settings: LiveChainSettings): LiveChain {
     splitFactory: getAddress(settings.splitFactory),
     facilitatorKey: settings.facilitatorKey as `0x${string}`,
     confirmations: settings.confirmations,
+    ...(settings.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.rpcTimeoutMs } : {}),
   });
   const recipients = (payTo: string) => ({
     seller: getAddress(payTo),

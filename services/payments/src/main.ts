@@ -24,6 +24,7 @@ void runDistributedService({
         facilitatorKey: config.facilitatorPrivateKey as string,
         feeWallet: config.feeWalletAddress as string,
         confirmations: config.confirmations,
+        rpcTimeoutMs: config.rpcTimeoutMs,
       });
     }
     return createPaymentsService(
