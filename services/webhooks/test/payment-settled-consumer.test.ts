@@ -17,7 +17,7 @@ function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhoo
   });
   afterAll(() => ctx.close());
 
-  it("records each payment.settled once, even when the bus redelivers it", async () => {
+  it("records each payment.settled once, even when the bus redelivers it, and goes on past the duplicate", async () => {
     const accountId = `acct_${Date.now()}`;
     const payload = toBinary(
       paymentEventsV1.PaymentSettledSchema,
@@ -36,14 +36,22 @@ function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhoo
     const row = await ctx.emitter.db.selectFrom("outbox").select(["payload"]).executeTakeFirstOrThrow();
     await ctx.bus.publish(TOPICS.paymentSettled, [{ key: "pay_1", value: new Uint8Array(row.payload) }]);
 
+    // A later event is recorded only once the consumer got past the duplicate (the bus delivers in order).
+    await ctx.emitter.db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, { topic: TOPICS.paymentSettled, type: EVENT_TYPES.paymentSettled, accountId, testMode: true, aggregateId: "pay_1", payload }),
+      );
+    expect(await relay.publishBatch()).toBe(1);
     const recorded = await eventually(
       () => webhooksStore.listForAccount(ctx.webhooks.db, accountId),
-      (rows) => rows.length >= 1,
+      (rows) => rows.length >= 2,
       30_000,
     );
     await new Promise((r) => setTimeout(r, 500));
     const after = await webhooksStore.listForAccount(ctx.webhooks.db, accountId);
-    expect(after).toHaveLength(1);
+    expect(after).toHaveLength(2);
+    expect(new Set(after.map((r) => r.event_id)).size).toBe(2);
     expect(recorded[0]).toMatchObject({ type: "payment.settled", aggregate_id: "pay_1", test_mode: true });
     await sub.stop();
   });

@@ -1,5 +1,5 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { idempotentConsumer, type Bus, type Subscription } from "@c402/bus";
+import { decodeEnvelope, type Bus, type Subscription } from "@c402/bus";
 import { TOPICS } from "@c402/contracts";
 import type { Kysely } from "kysely";
 import { webhooksStore, type WebhooksDb } from "../store/webhooks-store";
@@ -7,15 +7,18 @@ import { webhooksStore, type WebhooksDb } from "../store/webhooks-store";
 export const PAYMENT_SETTLED_CONSUMER = "webhooks.payment-settled";
 
 /**
- * Records every `payment.settled` once (dedupe on the event id) as the
- * source of the seller's `checkout.paid` deliveries.
+ * Records every `payment.settled` once as the source of the seller's
+ * `checkout.paid` deliveries. The record is keyed by the event id, so the one
+ * insert is its own dedupe: a redelivered event inserts nothing, and no
+ * processed-event row or transaction is needed.
  */
 export function subscribePaymentSettled(bus: Bus, db: Kysely<any>): Promise<Subscription> {
   return bus.subscribe({
     topic: TOPICS.paymentSettled,
     group: PAYMENT_SETTLED_CONSUMER,
-    handler: idempotentConsumer(db, PAYMENT_SETTLED_CONSUMER, async (trx, envelope) => {
-      await webhooksStore.record(trx as WebhooksDb, {
+    handler: async (message) => {
+      const envelope = decodeEnvelope(message.value);
+      await webhooksStore.recordOnce(db as WebhooksDb, {
         event_id: envelope.eventId,
         type: envelope.type,
         account_id: envelope.accountId,
@@ -24,6 +27,6 @@ export function subscribePaymentSettled(bus: Bus, db: Kysely<any>): Promise<Subs
         payload: envelope.payload,
         occurred_at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : new Date(),
       });
-    }),
+    },
   });
 }

@@ -19,10 +19,12 @@ export type RecordedEventRow = Selectable<RecordedEventsTable>;
 export type WebhooksDb = Kysely<WebhooksTables>;
 
 export const webhooksStore = {
-  record: (db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">) =>
+  /** Records an event unless its id is already recorded. */
+  recordOnce: (db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">) =>
     db
       .insertInto("recorded_events")
       .values({ ...row, payload: Buffer.from(row.payload) })
+      .onConflict((oc) => oc.column("event_id").doNothing())
       .execute(),
   listForAccount: (db: WebhooksDb, accountId: string) =>
     db.selectFrom("recorded_events").selectAll().where("account_id", "=", accountId).orderBy("occurred_at", "desc").orderBy("event_id").execute(),
