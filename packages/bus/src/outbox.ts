@@ -1,7 +1,7 @@
 import { create, toBinary, fromBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { eventsV1 } from "@c402/contracts";
-import { sql, type ExpressionBuilder, type Kysely, type Migration } from "@c402/db";
+import { sql, type ExpressionBuilder, type Kysely, type Migration, type QueryCreator } from "@c402/db";
 import { failpoint } from "@c402/failpoints";
 import { newId } from "@c402/ids";
 import type { Bus } from "./bus";
@@ -42,8 +42,15 @@ export interface OutboxEvent {
   occurredAt?: Date;
 }
 
-/** Writes the event in the caller's transaction; returns its event id. */
-export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
+/** An event as its outbox row: the envelope (with a fresh event id), its topic and key. */
+export interface OutboxRow {
+  event_id: string;
+  topic: string;
+  key: string;
+  payload: Buffer;
+}
+
+export function outboxRow(event: OutboxEvent): OutboxRow {
   const eventId = newId("event");
   const envelope = create(eventsV1.EventEnvelopeSchema, {
     eventId,
@@ -54,11 +61,39 @@ export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promis
     aggregateId: event.aggregateId,
     payload: event.payload,
   });
-  await trx
-    .insertInto("outbox")
-    .values({ event_id: eventId, topic: event.topic, key: event.aggregateId, payload: Buffer.from(toBinary(eventsV1.EventEnvelopeSchema, envelope)) })
-    .execute();
-  return eventId;
+  return { event_id: eventId, topic: event.topic, key: event.aggregateId, payload: Buffer.from(toBinary(eventsV1.EventEnvelopeSchema, envelope)) };
+}
+
+/** Writes the event in the caller's transaction; returns its event id. */
+export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
+  const row = outboxRow(event);
+  await trx.insertInto("outbox").values(row).execute();
+  return row.event_id;
+}
+
+/**
+ * The event's outbox insert as a common table expression of the statement
+ * that makes the change, written only when the change's CTE `changed` yields a
+ * row: the change and its event commit together in one statement, with no
+ * transaction around them. Use as `db.with("changed", change).with("event",
+ * eventAfter("changed", row)).selectFrom("changed")…`.
+ */
+export function eventAfter(changed: string, row: OutboxRow) {
+  return (db: QueryCreator<any>) =>
+    db
+      .insertInto("outbox")
+      .columns(["event_id", "topic", "key", "payload"])
+      .expression(
+        db
+          .selectFrom(changed)
+          .select([
+            sql<string>`${row.event_id}::text`.as("event_id"),
+            sql<string>`${row.topic}::text`.as("topic"),
+            sql<string>`${row.key}::text`.as("key"),
+            sql<Buffer>`${row.payload}::bytea`.as("payload"),
+          ])
+          .limit(1),
+      );
 }
 
 export function decodeEnvelope(value: Uint8Array): eventsV1.EventEnvelope {

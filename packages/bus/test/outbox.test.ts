@@ -1,8 +1,19 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { paymentEventsV1 } from "@c402/contracts";
-import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { EmbeddedPostgres, migrate, openPostgres, type QueryCreator, type ServiceDatabase } from "@c402/db";
 import { describeWith, eventually, freshPostgresDatabase } from "@c402/testkit";
-import { decodeEnvelope, enqueueEvent, idempotentConsumer, DatabaseBus, OutboxRelay, outboxMigration, processedEventsMigration, type Bus } from "../src";
+import {
+  decodeEnvelope,
+  enqueueEvent,
+  eventAfter,
+  idempotentConsumer,
+  outboxRow,
+  DatabaseBus,
+  OutboxRelay,
+  outboxMigration,
+  processedEventsMigration,
+  type Bus,
+} from "../src";
 
 const TOPIC = "events.test.v1.thing";
 
@@ -133,6 +144,37 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; busDb: Servic
     await Promise.all([handler({ value: eventValue as Uint8Array }), handler({ value: eventValue as Uint8Array })].map((p) => p.catch(() => undefined)));
     const effects = await db.selectFrom("effects").selectAll().where("payment_id", "=", "pay_d").execute();
     expect(effects).toHaveLength(1);
+  });
+
+  it("writes an event in the same statement as its change, only when the change touched a row", async () => {
+    const db = ctx.db.db;
+    await db.insertInto("effects").values({ payment_id: "pay_cte" }).execute();
+    const change = (id: string) => (q: QueryCreator<any>) =>
+      q
+        .updateTable("effects")
+        .set({ payment_id: `${id}_done` })
+        .where("payment_id", "=", id)
+        .returningAll();
+    const event = (id: string) =>
+      outboxRow({ topic: TOPIC, type: "payment.settled", accountId: "acct_1", testMode: true, aggregateId: id, payload: payload(id) });
+    const events = async (key: string) => db.selectFrom("outbox").select(["event_id", "payload"]).where("key", "=", key).execute();
+
+    const missing = event("pay_none");
+    expect(await db.with("changed", change("pay_none")).with("event", eventAfter("changed", missing)).selectFrom("changed").selectAll().execute()).toEqual([]);
+    expect(await events("pay_none")).toEqual([]);
+
+    const written = event("pay_cte");
+    const changed = await db.with("changed", change("pay_cte")).with("event", eventAfter("changed", written)).selectFrom("changed").selectAll().execute();
+    expect(changed).toEqual([{ payment_id: "pay_cte_done" }]);
+    const [row, ...more] = await events("pay_cte");
+    expect(more).toEqual([]);
+    expect(row!.event_id).toBe(written.event_id);
+    expect(decodeEnvelope(new Uint8Array(row!.payload))).toMatchObject({
+      eventId: written.event_id,
+      aggregateId: "pay_cte",
+      accountId: "acct_1",
+      testMode: true,
+    });
   });
 }
 

@@ -5,7 +5,7 @@ import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect";
 import { PGliteStatements } from "./pglite-statements";
 
-export { sql, type ExpressionBuilder, type Kysely, type Migration } from "kysely";
+export { sql, type ExpressionBuilder, type Kysely, type Migration, type QueryCreator } from "kysely";
 export { PGliteDialect } from "./pglite-dialect";
 
 /**

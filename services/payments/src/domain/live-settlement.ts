@@ -3,7 +3,7 @@ import { ProblemError } from "@c402/problems";
 import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
 import type { ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
-import { enqueuePaymentSettled } from "../events/payment-settled";
+import { paymentSettledEvent } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import type { CheckoutForPayment, LiveRail } from "./requirements";
 import { assertRedeliverable, newPaymentRow } from "./payment-row";
@@ -166,21 +166,18 @@ export class LiveSettlement {
     throw settlementFailed("settlement_failed", "The settlement transaction failed; nothing was charged and no goods were delivered.", row);
   }
 
-  /** Records the chain's settlement: receipt fields and the outbox event, once. */
+  /** Records the chain's settlement: receipt fields and the outbox event, once, in one statement. */
   private async finalize(row: PaymentRow, settled: SettledEvent): Promise<PaymentRow> {
-    const done = await this.db.transaction().execute(async (trx) => {
-      const updated = await store.advance(trx, row.id, ["claimed", "settling"], {
-        status: "settled",
-        tx_hash: settled.txHash,
-        settled_at: this.opts.now(),
-        provider_amount: settled.providerAmount,
-        platform_amount: row.platform_amount === null && settled.platformAmount === 0n ? null : settled.platformAmount,
-        fee_amount: settled.feeAmount,
-      });
-      // A live row is single-shot exactly when its checkout is not reusable.
-      if (updated) await enqueuePaymentSettled(trx, updated, !updated.single_shot);
-      return updated;
-    });
+    const set = {
+      tx_hash: settled.txHash,
+      settled_at: this.opts.now(),
+      provider_amount: settled.providerAmount,
+      platform_amount: row.platform_amount === null && settled.platformAmount === 0n ? null : settled.platformAmount,
+      fee_amount: settled.feeAmount,
+    };
+    // A live row is single-shot exactly when its checkout is not reusable.
+    const event = paymentSettledEvent({ ...row, ...set }, !row.single_shot);
+    const done = await store.settleWithEvent(this.db, row.id, ["claimed", "settling"], set, event);
     failpoint("after-ledger-commit");
     if (done) this.opts.onCommitted();
     return done ?? (await store.findById(this.db, row.id)) ?? row;

@@ -11,7 +11,7 @@ import {
   type SettleResponse,
 } from "@c402/x402";
 import { getAddress, isAddress } from "viem";
-import { enqueuePaymentSettled } from "../events/payment-settled";
+import { paymentSettledEvent } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import {
   assertSelling,
@@ -159,11 +159,7 @@ export class Payments {
         single_shot: false,
       },
     });
-    const inserted = await this.db.transaction().execute(async (trx) => {
-      if (!(await store.insertIfNew(trx, row))) return false;
-      await enqueuePaymentSettled(trx, row, checkout.reusable);
-      return true;
-    });
+    const inserted = await store.insertSettledWithEvent(this.db, row, paymentSettledEvent(row, checkout.reusable));
     if (!inserted) {
       // A concurrent duplicate settled first: redeliver what it recorded.
       const winner = await store.findByAuthorization(this.db, key);

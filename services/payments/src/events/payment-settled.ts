@@ -1,17 +1,17 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { enqueueEvent } from "@c402/bus";
+import { outboxRow, type OutboxRow } from "@c402/bus";
 import { EVENT_TYPES, paymentEventsV1, TOPICS } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
-import type { Kysely } from "kysely";
 import type { PaymentRow } from "../store/payments-store";
 
 /**
- * Writes `payment.settled` into the payments outbox, in the caller's transaction.
- * `reusableCheckout`: the checkout keeps selling after this sale (consumers that
- * close single-shot checkouts skip the event).
+ * The outbox row of `payment.settled` for a settled payment, to be written in
+ * the statement that records the settlement. `reusableCheckout`: the checkout
+ * keeps selling after this sale (consumers that close single-shot checkouts
+ * skip the event).
  */
-export function enqueuePaymentSettled(trx: Kysely<any>, p: PaymentRow, reusableCheckout: boolean): Promise<string> {
+export function paymentSettledEvent(p: PaymentRow, reusableCheckout: boolean): OutboxRow {
   const event = create(paymentEventsV1.PaymentSettledSchema, {
     paymentId: p.id,
     checkoutId: p.checkout_id,
@@ -33,7 +33,7 @@ export function enqueuePaymentSettled(trx: Kysely<any>, p: PaymentRow, reusableC
     reusableCheckout,
     settledAt: timestampFromDate(p.settled_at ?? new Date()),
   });
-  return enqueueEvent(trx, {
+  return outboxRow({
     topic: TOPICS.paymentSettled,
     type: EVENT_TYPES.paymentSettled,
     accountId: p.account_id,

@@ -1,3 +1,4 @@
+import { eventAfter, type OutboxRow } from "@c402/bus";
 import type { Kysely, Selectable } from "kysely";
 
 interface PaymentsTable {
@@ -52,6 +53,24 @@ export const paymentsStore = {
       .returning("id")
       .executeTakeFirst()) !== undefined,
 
+  /**
+   * Records a rehearsal payment settled and its event in one statement, unless
+   * its authorization was already used; true when recorded.
+   */
+  insertSettledWithEvent: async (db: PaymentsDb, row: PaymentRow, event: OutboxRow) =>
+    (await db
+      .with("inserted", (q) =>
+        q
+          .insertInto("payments")
+          .values({ ...row, authorization: JSON.stringify(row.authorization) as unknown as Record<string, string> })
+          .onConflict((oc) => oc.columns(["test_mode", "network", "asset", "payer", "nonce"]).doNothing())
+          .returning("id"),
+      )
+      .with("event", eventAfter("inserted", event))
+      .selectFrom("inserted")
+      .select("id")
+      .executeTakeFirst()) !== undefined,
+
   findByAuthorization: (db: PaymentsDb, key: Pick<PaymentRow, "test_mode" | "network" | "asset" | "payer" | "nonce">) =>
     db
       .selectFrom("payments")
@@ -87,6 +106,25 @@ export const paymentsStore = {
       .where("id", "=", id)
       .where("status", "in", from)
       .returningAll()
+      .executeTakeFirst(),
+
+  /**
+   * Moves a payment to `settled` (as `advance` does) and writes its event in the
+   * same statement; undefined when a concurrent step got there first.
+   */
+  settleWithEvent: (db: PaymentsDb, id: string, from: PaymentStatus[], set: Partial<PaymentRow>, event: OutboxRow) =>
+    db
+      .with("settled", (q) =>
+        q
+          .updateTable("payments")
+          .set({ ...set, status: "settled", updated_at: new Date() })
+          .where("id", "=", id)
+          .where("status", "in", from)
+          .returningAll(),
+      )
+      .with("event", eventAfter("settled", event))
+      .selectFrom("settled")
+      .selectAll()
       .executeTakeFirst(),
 
   /** Live payments left unfinished (a crash, a timeout) and quiet for a while. */
