@@ -1,4 +1,5 @@
-import { getAddress, hashTypedData, keccak256, toHex, verifyTypedData, type Hex, type LocalAccount } from "viem";
+import { getAddress, hashTypedData, keccak256, toHex, type Hex, type LocalAccount } from "viem";
+import { recoverSigner } from "./recover-signer";
 import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements } from "./wire";
 
 /** USDC on the EVM networks this service serves, with its EIP-712 domain. */
@@ -73,9 +74,8 @@ export function viemTypedData(typed: ReturnType<typeof transferWithAuthorization
 
 /** True when `signature` is the EOA signature of `authorization.from` over the typed data. */
 export async function isValidEoaSignature(requirement: PaymentRequirements, authorization: ExactEvmAuthorization, signature: string): Promise<boolean> {
-  const typed = transferWithAuthorizationTypedData(requirement, authorization);
   try {
-    return await verifyTypedData({ address: getAddress(authorization.from), ...viemTypedData(typed), signature: signature as Hex });
+    return recoverSigner(authorizationDigest(requirement, authorization), signature) === getAddress(authorization.from);
   } catch {
     return false;
   }
