@@ -113,7 +113,10 @@ export class EvmChain {
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [config.rpcUrl] } },
     };
-    this.client = createPublicClient({ chain: this.chain, transport: jsonRpcTransport(config.rpcUrl, { timeoutMs: config.rpcTimeoutMs ?? 10_000 }) }) as PublicClient;
+    this.client = createPublicClient({
+      chain: this.chain,
+      transport: jsonRpcTransport(config.rpcUrl, { timeoutMs: config.rpcTimeoutMs ?? 10_000 }),
+    }) as PublicClient;
     this.facilitator = privateKeyToAccount(config.facilitatorKey);
   }
 
