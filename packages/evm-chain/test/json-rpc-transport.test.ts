@@ -89,6 +89,16 @@ describe("JSON-RPC transport (node:http, viem error classes)", () => {
     expect(chain(refused).some((e) => e instanceof HttpRequestError)).toBe(true);
   });
 
+  it("keeps working across idle gaps longer than its timeout (pooled sockets)", async () => {
+    answers.delete("eth_chainId");
+    const c = client(undefined, 150);
+    seen.length = 0;
+    expect(await c.getChainId()).toBe(16);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await c.getChainId()).toBe(16);
+    expect(seen.map((s) => s.method)).toEqual(["eth_chainId", "eth_chainId"]);
+  });
+
   it("publishes each call's method, duration and outcome on its diagnostics channel", async () => {
     const published: { method: string; ms: number; ok: boolean }[] = [];
     const listener = (m: unknown) => void published.push(m as (typeof published)[number]);
