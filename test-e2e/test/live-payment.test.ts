@@ -192,6 +192,40 @@ describe("live purchase on the devchain", () => {
     expect((await call("GET", `/c/${checkout.id}/handoff/not-a-nonce!`)).status).toBe(422);
   });
 
+  it("a front-run straight to the token is benign: the buyer still gets the goods and is charged once (G9)", async () => {
+    const { seller, checkout } = await liveCheckout({ reusable: true });
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await fund(buyer.address, 1_000_000n);
+    const header = await signLive(checkout.id, buyer);
+    // Someone who saw the payment submits the buyer's authorization to the token first: the funds land in the split.
+    const { payload } = decoded(header);
+    const a = payload.authorization;
+    const frontRunner = createWalletClient({
+      account: mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 }),
+      transport: http(rpcUrl),
+    });
+    await pub().waitForTransactionReceipt({
+      hash: await frontRunner.writeContract({
+        address: usdc,
+        abi: TestUSDC.abi,
+        functionName: "transferWithAuthorization",
+        args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.signature],
+        chain: null,
+      }),
+    });
+    expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
+
+    const r = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      fulfillment: { mode: "inline", payload: { temp_c: 22 } },
+      receipt: { provider_amount: 100000, test_mode: false },
+      redelivered: false,
+    });
+    expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
+    expect(await balance(seller.wallet.address)).toBe(100_000n);
+  });
+
   it("a buyer without the funds gets a 402 naming the reason, no goods and no receipt", async () => {
     const { checkout } = await liveCheckout({ reusable: true });
     const buyer = privateKeyToAccount(generatePrivateKey());
