@@ -226,6 +226,57 @@ describe("live purchase on the devchain", () => {
     expect(await balance(seller.wallet.address)).toBe(100_000n);
   });
 
+  it("a settlement that reverts on-chain answers 402 with the failure SettleResponse in PAYMENT-RESPONSE, no goods (G11)", async () => {
+    const { seller, checkout } = await liveCheckout({ reusable: true });
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await fund(buyer.address, 110_500n); // exactly one purchase
+    const required = decoded((await call("GET", `/c/${checkout.id}`)).headers.get("payment-required"));
+    const header = encodeHeader(await signExactEvmPayment(buyer, required.accepts[0], { resourceUrl: required.resource.url }));
+    // The buyer also signed away the same funds elsewhere; someone submits that one with a higher tip.
+    const sink = privateKeyToAccount(generatePrivateKey()).address;
+    const drain = await signExactEvmPayment(buyer, { ...required.accepts[0], payTo: sink });
+    const d = drain.payload.authorization;
+    const rpc = (method: string, params: unknown[] = []) => pub().request({ method: method as never, params: params as never });
+    const frontRunner = createWalletClient({
+      account: mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 }),
+      transport: http(rpcUrl),
+    });
+
+    await rpc("evm_setAutomine", [false]);
+    let purchase: Promise<Awaited<ReturnType<typeof call>>>;
+    try {
+      purchase = call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
+      // Wait until the service's settlement is in the mempool (its facilitator's pending nonce moves).
+      const pendingTxs = async () => ((await rpc("eth_getBlockByNumber", ["pending", false])) as { transactions: string[] }).transactions.length;
+      for (let i = 0; i < 100 && (await pendingTxs()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await pendingTxs()).toBe(1);
+      await frontRunner.writeContract({
+        address: usdc,
+        abi: TestUSDC.abi,
+        functionName: "transferWithAuthorization",
+        args: [d.from as Hex, d.to as Hex, BigInt(d.value), BigInt(d.validAfter), BigInt(d.validBefore), d.nonce as Hex, drain.payload.signature as Hex],
+        // Against the pending block (the settlement already spent the funds) an estimate would fail: the tip orders it first.
+        gas: 200_000n,
+        maxPriorityFeePerGas: 50_000_000_000n,
+        maxFeePerGas: 100_000_000_000n,
+        chain: null,
+      });
+      await rpc("evm_mine");
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+    }
+    const r = await purchase;
+    expect(r.status).toBe(402);
+    expect(r.body).toMatchObject({ reason: "settlement_failed" });
+    expect(r.body.fulfillment).toBeUndefined();
+    const settle = decodePaymentResponseHeader(r.headers.get("PAYMENT-RESPONSE") as string);
+    expect(settle).toMatchObject({ success: false, errorReason: "settlement_failed", network: "eip155:84532", payer: buyer.address });
+    const mined = await pub().getTransactionReceipt({ hash: settle.transaction as Hex });
+    expect(mined.status).toBe("reverted");
+    expect(await balance(sink)).toBe(110_500n);
+    expect(await balance(seller.wallet.address)).toBe(0n);
+  });
+
   it("a buyer without the funds gets a 402 naming the reason, no goods and no receipt", async () => {
     const { checkout } = await liveCheckout({ reusable: true });
     const buyer = privateKeyToAccount(generatePrivateKey());
