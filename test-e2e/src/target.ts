@@ -17,7 +17,7 @@ export interface Target {
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const start = Date.now();
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`target exited with ${child.exitCode} before it was healthy`);
+    if (child.exitCode !== null) throw new TargetExited(`target exited with ${child.exitCode} before it was healthy`);
     try {
       const res = await fetch(`${baseUrl}/health?deep=true`);
       if (res.ok && ((await res.json()) as { status: string }).status === "ok") return;
@@ -29,8 +29,27 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: nu
   }
 }
 
-/** Starts the whole service as a black box and waits until every component is healthy. */
+/**
+ * Starts the whole service as a black box and waits until every component is
+ * healthy. The gateway's port is picked free first and bound seconds later, so
+ * another socket (even one of the target's own outgoing connections) can take
+ * it meanwhile: a target that exits before it is healthy is started again on
+ * another port, up to three times.
+ */
 export async function startTarget(mode: Mode): Promise<Target> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTargetOnce(mode, attempt === 3);
+    } catch (err) {
+      if (attempt === 3 || !(err instanceof TargetExited)) throw err;
+      process.stderr.write(`e2e target exited before it was healthy (attempt ${attempt}); starting it again on another port\n`);
+    }
+  }
+}
+
+class TargetExited extends Error {}
+
+async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const tsx = join(root, "node_modules/.bin/tsx");
@@ -65,7 +84,7 @@ export async function startTarget(mode: Mode): Promise<Target> {
       await dropDatabase(adminUrl, database).catch(() => undefined);
     };
   }
-  const stop = async () => {
+  const stop = async (keepLogs = false) => {
     if (child.exitCode === null) {
       child.kill("SIGTERM");
       await new Promise((r) => {
@@ -80,14 +99,15 @@ export async function startTarget(mode: Mode): Promise<Target> {
       });
     }
     await cleanup();
-    rmSync(logs, { recursive: true, force: true });
+    if (!keepLogs) rmSync(logs, { recursive: true, force: true });
   };
   try {
     await waitForHealth(baseUrl, child, 120_000);
   } catch (err) {
-    process.stderr.write(`e2e target logs kept in ${logs}\n`);
-    await stop().catch(() => undefined);
+    const keep = lastAttempt || !(err instanceof TargetExited);
+    if (keep) process.stderr.write(`e2e target logs kept in ${logs}\n`);
+    await stop(keep).catch(() => undefined);
     throw err;
   }
-  return { baseUrl, stop };
+  return { baseUrl, stop: () => stop() };
 }
