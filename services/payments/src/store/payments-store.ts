@@ -1,5 +1,5 @@
 import { eventAfter, type OutboxRow } from "@c402/bus";
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely, QueryCreator, Selectable } from "kysely";
 
 interface PaymentsTable {
   id: string;
@@ -43,15 +43,18 @@ export interface PaymentsTables {
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentsDb = Kysely<PaymentsTables>;
 
+/** The insert of a payment row that does nothing when its authorization was already used; returns its id. */
+function insertUnlessUsed(db: QueryCreator<PaymentsTables>, row: PaymentRow) {
+  return db
+    .insertInto("payments")
+    .values({ ...row, authorization: JSON.stringify(row.authorization) as unknown as Record<string, string> })
+    .onConflict((oc) => oc.columns(["test_mode", "network", "asset", "payer", "nonce"]).doNothing())
+    .returning("id");
+}
+
 export const paymentsStore = {
   /** Inserts the payment unless its authorization was already used; true when inserted. */
-  insertIfNew: async (db: PaymentsDb, row: PaymentRow) =>
-    (await db
-      .insertInto("payments")
-      .values({ ...row, authorization: JSON.stringify(row.authorization) as unknown as Record<string, string> })
-      .onConflict((oc) => oc.columns(["test_mode", "network", "asset", "payer", "nonce"]).doNothing())
-      .returning("id")
-      .executeTakeFirst()) !== undefined,
+  insertIfNew: async (db: PaymentsDb, row: PaymentRow) => (await insertUnlessUsed(db, row).executeTakeFirst()) !== undefined,
 
   /**
    * Records a rehearsal payment settled and its event in one statement, unless
@@ -59,13 +62,7 @@ export const paymentsStore = {
    */
   insertSettledWithEvent: async (db: PaymentsDb, row: PaymentRow, event: OutboxRow) =>
     (await db
-      .with("inserted", (q) =>
-        q
-          .insertInto("payments")
-          .values({ ...row, authorization: JSON.stringify(row.authorization) as unknown as Record<string, string> })
-          .onConflict((oc) => oc.columns(["test_mode", "network", "asset", "payer", "nonce"]).doNothing())
-          .returning("id"),
-      )
+      .with("inserted", (q) => insertUnlessUsed(q, row))
       .with("event", eventAfter("inserted", event))
       .selectFrom("inserted")
       .select("id")

@@ -2,8 +2,8 @@ import { escapeHtml } from "../../domain/html";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { paymentsV1 } from "@c402/contracts";
 import { HANDOFF_NONCE, isId } from "@c402/ids";
-import { invalid, paymentRefused, ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
-import { decodeHeader, encodeHeader, HEADERS, parsePaymentPayload, PaymentHeaderError, type PaymentRequired } from "@c402/x402";
+import { invalid, ProblemError, toProblemDocument, PROBLEM_CONTENT_TYPE } from "@c402/problems";
+import { encodeHeader, HEADERS, type PaymentRequired } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { paymentRequiredBody, WIRE_VERSION_PARAM, type Face } from "../../domain/payment-required";
 import { receiptHtml } from "../../domain/receipt-page";
@@ -174,20 +174,11 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
   };
 
   async function pay(req: Request, res: Response, id: string, face: Face, header: string, legacy: boolean) {
-    // A header that is not a payment at all is refused here when this face's requirements are at
-    // hand, without asking any service (the same parser payments applies first).
-    const cached = quotes.get(id, `${face}:2`);
-    if (cached) {
-      try {
-        parsePaymentPayload(decodeHeader(header));
-      } catch (err) {
-        if (err instanceof PaymentHeaderError) return refuse(res, id, face, legacy, paymentRefused(err.reason, err.message));
-        throw err;
-      }
-    }
-    // The goods come with the face's answer (at most a second old) or, when it cannot be had
-    // (a sold-out single-shot being redelivered), from catalog.
-    const goods = (cached ?? (await unpaidAnswer(id, face, 2).catch(() => undefined)))?.goods ?? (await goodsFromCatalog(id));
+    // A header that is not a payment at all was refused at the edge (faceFastPath) when this face's
+    // requirements were at hand; here, payments judges it. The goods come with the face's answer
+    // (at most a second old) or, when it cannot be had (a sold-out single-shot being redelivered),
+    // from catalog.
+    const goods = (quotes.get(id, `${face}:2`) ?? (await unpaidAnswer(id, face, 2).catch(() => undefined)))?.goods ?? (await goodsFromCatalog(id));
     try {
       const handoff = typeof req.query.h === "string" ? req.query.h : undefined;
       const r = await clients.payments.submitPayment({
