@@ -6,7 +6,7 @@
 // factory at a fixed address, and demo accounts funded. Prints one line
 // `DEVCHAIN_READY {json}` when it serves; stops on SIGTERM/SIGINT.
 //
-// Environment: DEVCHAIN_PORT (default 8545; 0 picks a free port),
+// Environment: DEVCHAIN_PORT (default 8545; 0: the OS picks a free one),
 // DEVCHAIN_CHAIN_ID (default 84532), DEVCHAIN_MINT_USDC (atomic units minted
 // to each demo account, default 1000 USDC).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,17 +20,6 @@ const contractsDir = dirname(require.resolve("@c402/evm-contracts/package.json")
 const artifact = (name) => JSON.parse(readFileSync(join(contractsDir, "artifacts", `${name}.json`), "utf8"));
 const layout = JSON.parse(readFileSync(new URL("../layout.json", import.meta.url), "utf8"));
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 function portBusy(p) {
   return new Promise((resolve) => {
     const s = createServer();
@@ -39,14 +28,15 @@ function portBusy(p) {
   });
 }
 
-// DEVCHAIN_PORT=0 picks a free port. Unset means 8545, or a free port when 8545 is taken
-// (a second embedded instance must be able to run beside the first).
+// DEVCHAIN_PORT=0 lets the OS pick a free port as the server binds (never picked first and bound
+// later: another devchain could take it meanwhile, and this one would then set up and announce the
+// other's chain). Unset means 8545, or an OS-picked port when 8545 is taken (a second embedded
+// instance must be able to run beside the first).
 const explicit = process.env.DEVCHAIN_PORT !== undefined && process.env.DEVCHAIN_PORT !== "";
 const requestedPort = explicit ? Number(process.env.DEVCHAIN_PORT) : 8545;
-const port = requestedPort === 0 || (!explicit && (await portBusy(requestedPort))) ? await freePort() : requestedPort;
+const port = requestedPort === 0 || (!explicit && (await portBusy(requestedPort))) ? 0 : requestedPort;
 const chainId = Number(process.env.DEVCHAIN_CHAIN_ID ?? layout.chainId);
 const mintEach = BigInt(process.env.DEVCHAIN_MINT_USDC ?? 1_000_000_000n);
-const url = `http://127.0.0.1:${port}`;
 
 // Hardhat wants a project root; give it a scratch one so nothing lands in the repo.
 const root = mkdtempSync(join(tmpdir(), "c402-devchain-"));
@@ -69,14 +59,24 @@ const hre = await createHardhatRuntimeEnvironment(
   root,
 );
 
-// The node task prints its banner and accounts; keep stdout for our own lines.
+// The node task prints its banner and accounts; keep stdout for our own lines. Its banner names
+// the port its own server bound: nothing is sent to the URL before that, so the setup below can
+// only ever reach this chain.
 const print = console.log;
-console.log = (...args) => process.stderr.write(`${args.join(" ")}\n`);
+let announceListening;
+const listening = new Promise((resolve) => (announceListening = resolve));
+console.log = (...args) => {
+  const line = args.join(" ");
+  const bound = /JSON-RPC server at http:\/\/127\.0\.0\.1:(\d+)\//.exec(line);
+  if (bound) announceListening(Number(bound[1]));
+  process.stderr.write(`${line}\n`);
+};
 const serving = hre.tasks.getTask("node").run({ port, hostname: "127.0.0.1" });
 serving.catch((err) => {
   process.stderr.write(`devchain: ${err?.stack ?? err}\n`);
   process.exit(1);
 });
+const url = `http://127.0.0.1:${await listening}`;
 
 async function rpc(method, params = []) {
   const res = await fetch(url, {
