@@ -111,7 +111,7 @@ describe("live purchase on the devchain", () => {
         payTo: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
         maxTimeoutSeconds: 300,
         asset: usdc,
-        extra: { name: "USDC", version: "2" },
+        extra: { name: "USDC", version: "2", checkoutId: checkout.id },
       },
     ]);
     expect(quote.body.endpoint.pay.legacy_v1_url).toBe(v1Url);

@@ -50,7 +50,7 @@ describe("buyer faces and the rehearsal payment", () => {
         amount: "110500",
         payTo: seller,
         maxTimeoutSeconds: 300,
-        extra: { name: "USDC", version: "2", rehearsal: true },
+        extra: { name: "USDC rehearsal - no funds move", version: "2", checkoutId: checkout.id, rehearsal: true },
         resource: `${baseUrl()}/c/${checkout.id}`,
       },
     ]);
@@ -251,7 +251,7 @@ describe("buyer faces and the rehearsal payment", () => {
     const live = await call("GET", `/c/${c.id}`);
     // Locally the live face settles on the devchain as eip155:84532 (never as Base mainnet).
     expect(live.body.accepts.map((a: PaymentRequirements) => a.network)).toEqual(["eip155:84532"]);
-    expect(live.body.accepts[0].extra).toEqual({ name: "USDC", version: "2" });
+    expect(live.body.accepts[0].extra).toEqual({ name: "USDC", version: "2", checkoutId: c.id });
     expect(live.body.accepts[0].payTo).not.toBe(seller);
     const test = await call("GET", `/c/${c.id}/test`);
     expect(test.body.endpoint.rehearsal.live_url).toBe(c.url);
@@ -262,7 +262,7 @@ describe("buyer faces and the rehearsal payment", () => {
     expect(prepared.status).toBe(200);
     expect(prepared.body).toMatchObject({
       network: "eip155:84532",
-      typed_data: { primaryType: "TransferWithAuthorization", domain: { name: "USDC", version: "2", chainId: 84532 } },
+      typed_data: { primaryType: "TransferWithAuthorization", domain: { name: "USDC rehearsal - no funds move", version: "2", chainId: 84532 } },
     });
     const t = prepared.body.typed_data;
     const signature = await buyer.signTypedData({

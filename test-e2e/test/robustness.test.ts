@@ -1,10 +1,9 @@
 import { TestUSDC } from "@c402/evm-contracts";
 import { encodeHeader, signExactEvmPayment } from "@c402/x402";
-import { connect } from "node:net";
 import fc from "fast-check";
 import { createPublicClient, createWalletClient, http, type Hex } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { baseUrl, call, decoded, newCheckout, newSeller } from "../src/http";
+import { baseUrl, call, decoded, newCheckout, newSeller, rawRequest } from "../src/http";
 
 /**
  * G21 (10,000 fast-check malformed payment headers: never a crash or a 5xx,
@@ -14,16 +13,8 @@ import { baseUrl, call, decoded, newCheckout, newSeller } from "../src/http";
  */
 /** A GET written straight to a socket; resolves with whatever the server answered before closing. */
 function rawGet(path: string, headers: Record<string, string>): Promise<string> {
-  const target = new URL(baseUrl());
-  return new Promise((resolve) => {
-    const socket = connect(Number(target.port), target.hostname);
-    let answer = "";
-    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("utf8")));
-    socket.on("error", () => undefined);
-    socket.on("close", () => resolve(answer));
-    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: close\r\n${lines.join("")}\r\n`);
-  });
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return rawRequest(`GET ${path} HTTP/1.1\r\nHost: ${new URL(baseUrl()).host}\r\nConnection: close\r\n${lines.join("")}\r\n`);
 }
 
 describe("robustness of the payment faces", () => {
@@ -168,28 +159,22 @@ describe("robustness of the payment faces", () => {
       expectOneSale(await present(`/c/${c.id}/test`, header));
     });
 
-    it("the facilitator's settle: one success, every other attempt refused, one transfer", async () => {
+    it("the facilitator's settle: every attempt answers the one settlement (same transaction), one transfer", async () => {
       const buyer = await fundedBuyer();
-      const payTo = privateKeyToAccount(generatePrivateKey()).address;
-      const requirement = {
-        scheme: "exact",
-        network: "eip155:84532",
-        asset: usdc,
-        amount: "250000",
-        payTo,
-        maxTimeoutSeconds: 120,
-        extra: { name: "USDC", version: "2" },
-      };
+      const s = await newSeller();
+      const c = await newCheckout(s.key, { test_mode: false });
+      const requirement = decoded((await call("GET", `/c/${c.id}`)).headers.get("payment-required")).accepts[0];
       const payload = await signExactEvmPayment(buyer, requirement);
       const body = { network: "eip155:84532", requirement, payload };
-      const concurrent = await Promise.all(Array.from({ length: 50 }, () => call("POST", "/x402/base/settle", { body })));
+      // 30 in all: the facilitator takes at most 30 calls a minute per payer.
+      const concurrent = await Promise.all(Array.from({ length: 20 }, () => call("POST", "/x402/base/settle", { body })));
       const serial = [];
-      for (let i = 0; i < 50; i++) serial.push(await call("POST", "/x402/base/settle", { body }));
+      for (let i = 0; i < 10; i++) serial.push(await call("POST", "/x402/base/settle", { body }));
       const all = [...concurrent, ...serial];
-      expect(all.every((r) => r.status === 200)).toBe(true);
-      expect(all.filter((r) => r.body.success === true)).toHaveLength(1);
-      expect(await balance(buyer.address)).toBe(1_000_000n - 250_000n);
-      expect(await balance(payTo)).toBe(250_000n);
+      expect(all.map((r) => [r.status, r.body.success, r.body.errorReason ?? r.body.type])).toEqual(Array(30).fill([200, true, undefined]));
+      expect(new Set(all.map((r) => r.body.transaction)).size).toBe(1);
+      expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
+      expect(await balance(s.wallet.address)).toBe(100_000n);
     });
   });
 });

@@ -10,6 +10,8 @@ export interface Cache {
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Counts one hit in the current fixed window of `windowSeconds`. */
   hit(key: string, windowSeconds: number): Promise<WindowCount>;
+  /** The current window of a `hit` counter without counting; null when no window is open. */
+  peek(key: string): Promise<WindowCount | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -50,6 +52,13 @@ export class MemoryCache implements Cache {
     const count = Number(entry.value) + 1;
     entry.value = String(count);
     return { count, resetSeconds: Math.max(1, Math.ceil((entry.expiresAt - now) / 1000)) };
+  }
+
+  async peek(key: string): Promise<WindowCount | null> {
+    const now = this.now();
+    const entry = this.values.get(key);
+    if (!entry || entry.expiresAt <= now) return null;
+    return { count: Number(entry.value), resetSeconds: Math.max(1, Math.ceil((entry.expiresAt - now) / 1000)) };
   }
 
   async ping(): Promise<void> {}
@@ -113,6 +122,15 @@ export class RedisCache implements Cache {
     const c = await this.ready();
     const k = this.prefix + key;
     const [count, , ttl] = (await c.multi().incr(k).expire(k, windowSeconds, "NX").ttl(k).exec()) as unknown as [number, number, number];
+    return { count: Number(count), resetSeconds: Math.max(1, Number(ttl)) };
+  }
+
+  async peek(key: string): Promise<WindowCount | null> {
+    const c = await this.ready();
+    const k = this.prefix + key;
+    const [count, ttl] = (await c.multi().get(k).ttl(k).exec()) as unknown as [string | null, number];
+    // A key without a TTL (-1) is not a window `hit` opened; treat it as none.
+    if (count === null || Number(ttl) < 0) return null;
     return { count: Number(count), resetSeconds: Math.max(1, Number(ttl)) };
   }
 

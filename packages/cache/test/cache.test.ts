@@ -31,6 +31,19 @@ function cacheContract(make: () => Cache) {
     expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
 
+  it("peeks at a window without counting", async () => {
+    const key = uniqueName("p");
+    expect(await cache.peek(key)).toBeNull();
+    await cache.hit(key, 60);
+    await cache.hit(key, 60);
+    const seen = await cache.peek(key);
+    expect(seen?.count).toBe(2);
+    expect(seen?.resetSeconds).toBeGreaterThan(0);
+    expect(seen?.resetSeconds).toBeLessThanOrEqual(60);
+    expect((await cache.peek(key))?.count).toBe(2);
+    expect((await cache.hit(key, 60)).count).toBe(3);
+  });
+
   it("answers ping", async () => {
     await expect(cache.ping()).resolves.toBeUndefined();
   });
@@ -45,6 +58,7 @@ describe("MemoryCache", () => {
     await cache.hit("k", 10);
     await cache.hit("k", 10);
     now = 10_001;
+    expect(await cache.peek("k")).toBeNull();
     expect((await cache.hit("k", 10)).count).toBe(1);
     await cache.set("v", "x", 5);
     now += 5_001;

@@ -217,23 +217,6 @@ export class EvmChain {
     return this.signCall(this.config.splitFactory, this.settleData(r, a, signature), gas);
   }
 
-  private transferData(a: Authorization, signature: Hex): Hex {
-    return encodeFunctionData({
-      abi: TestUSDC.abi,
-      functionName: "transferWithAuthorization",
-      args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, signature],
-    });
-  }
-
-  /** A plain EIP-3009 transfer to `a.to` (what a generic x402 facilitator settles). */
-  async simulateTransfer(a: Authorization, signature: Hex): Promise<SimulationResult> {
-    return this.simulate(this.config.usdc, this.transferData(a, signature));
-  }
-
-  signTransfer(a: Authorization, signature: Hex): Promise<{ raw: Hex; txHash: Hex }> {
-    return this.signCall(this.config.usdc, this.transferData(a, signature));
-  }
-
   /** Fee estimates, shared for a second: every settlement would otherwise ask twice more. */
   private fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
     const now = Date.now();

@@ -124,6 +124,12 @@ export function decodeHeader(value: string, maxBytes = MAX_PAYMENT_HEADER_BYTES)
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+/** A decimal uint256 as EIP-3009 takes it: no sign, no leading zeros, at most 2^256 - 1. */
+export function isUint256(value: string): boolean {
+  return UINT.test(value) && BigInt(value) <= MAX_UINT256;
+}
 const SIGNATURE = /^0x[0-9a-fA-F]{130,}$/;
 
 function str(o: Record<string, unknown>, key: string): string | undefined {
@@ -154,16 +160,18 @@ export function parsePaymentPayload(raw: Record<string, unknown>): PaymentPayloa
   }
   if (!isRecord(auth)) throw new PaymentHeaderError("invalid_payload", "payload.authorization must be an object.");
   const authorization: Record<string, string> = {};
-  for (const [key, pattern] of [
-    ["from", ADDRESS],
-    ["to", ADDRESS],
-    ["value", UINT],
-    ["validAfter", UINT],
-    ["validBefore", UINT],
-    ["nonce", NONCE],
+  const address = (v: string) => ADDRESS.test(v);
+  const nonce = (v: string) => NONCE.test(v);
+  for (const [key, valid] of [
+    ["from", address],
+    ["to", address],
+    ["value", isUint256],
+    ["validAfter", isUint256],
+    ["validBefore", isUint256],
+    ["nonce", nonce],
   ] as const) {
     const v = str(auth, key);
-    if (v === undefined || !pattern.test(v)) {
+    if (v === undefined || !valid(v)) {
       throw new PaymentHeaderError("invalid_payload", `payload.authorization.${key} is missing or malformed.`);
     }
     authorization[key] = v;
@@ -187,16 +195,24 @@ export function parsePaymentPayload(raw: Record<string, unknown>): PaymentPayloa
   return out;
 }
 
-export function parseRequirements(r: Record<string, unknown>): PaymentRequirements {
+/**
+ * Validates an `exact` EVM payment requirement (v2 shape): every core field
+ * present, `asset` and `payTo` 0x addresses, `amount` a uint256 and the
+ * timeout a positive integer. `what` names it in the message.
+ */
+export function parseRequirements(r: Record<string, unknown>, what = "accepted"): PaymentRequirements {
   const scheme = str(r, "scheme");
   const network = str(r, "network");
   const asset = str(r, "asset");
   const amount = str(r, "amount");
   const payTo = str(r, "payTo");
   const timeout = r.maxTimeoutSeconds;
-  if (!scheme || !network || !asset || !amount || !payTo || typeof timeout !== "number" || !Number.isInteger(timeout)) {
-    throw new PaymentHeaderError("invalid_payload", "accepted is not a complete payment requirement.");
+  if (!scheme || !network || !asset || !amount || !payTo || typeof timeout !== "number" || !Number.isSafeInteger(timeout) || timeout <= 0) {
+    throw new PaymentHeaderError("invalid_payload", `${what} is not a complete payment requirement.`);
   }
+  if (!ADDRESS.test(asset)) throw new PaymentHeaderError("invalid_payload", `${what}.asset must be a 0x-prefixed EVM address.`);
+  if (!ADDRESS.test(payTo)) throw new PaymentHeaderError("invalid_payload", `${what}.payTo must be a 0x-prefixed EVM address.`);
+  if (!isUint256(amount)) throw new PaymentHeaderError("invalid_payload", `${what}.amount must be a decimal integer of at most 2^256 - 1.`);
   const extra = isRecord(r.extra) ? r.extra : {};
   return { scheme, network, asset, amount, payTo, maxTimeoutSeconds: timeout, extra };
 }

@@ -6,6 +6,7 @@ import {
   EVM_NETWORKS,
   isValidEoaSignature,
   parsePaymentPayload,
+  parseRequirements,
   PaymentHeaderError,
   signExactEvmPayment,
   syntheticTxHash,
@@ -40,6 +41,27 @@ describe("x402 wire format", () => {
     ["oversized", Buffer.from(JSON.stringify({ a: "x".repeat(20_000) })).toString("base64")],
   ])("rejects %s", (_name, value) => {
     expect(() => decodeHeader(value)).toThrow(PaymentHeaderError);
+  });
+
+  it("refuses uint256 fields above 2^256 - 1 and requirements whose asset, payTo or amount are malformed", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const payment = await signExactEvmPayment(account, requirement);
+    const max = ((1n << 256n) - 1n).toString();
+    const withAuth = (patch: Record<string, string>) => ({
+      ...payment,
+      payload: { ...payment.payload, authorization: { ...payment.payload.authorization, ...patch } },
+    });
+    expect(() => parsePaymentPayload(withAuth({ validBefore: max }))).not.toThrow();
+    for (const field of ["value", "validAfter", "validBefore"]) {
+      expect(() => parsePaymentPayload(withAuth({ [field]: (1n << 256n).toString() }))).toThrow(PaymentHeaderError);
+      expect(() => parsePaymentPayload(withAuth({ [field]: "9".repeat(78) }))).toThrow(PaymentHeaderError);
+    }
+    for (const patch of [{ asset: "USDC" }, { payTo: "0x12" }, { payTo: "alice" }, { amount: "-1" }, { amount: "1e6" }, { amount: (1n << 256n).toString() }]) {
+      expect(() => parsePaymentPayload({ ...payment, accepted: { ...requirement, ...patch } })).toThrow(PaymentHeaderError);
+      expect(() => parseRequirements({ ...requirement, ...patch }, "requirement")).toThrow(/requirement/);
+    }
+    expect(() => parseRequirements({ ...requirement, maxTimeoutSeconds: 0 })).toThrow(PaymentHeaderError);
+    expect(parseRequirements({ ...requirement })).toEqual(requirement);
   });
 
   it("signs like the official client and verifies the EOA signature", async () => {

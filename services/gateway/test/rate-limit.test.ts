@@ -8,7 +8,7 @@ import { rateLimit } from "../src/http/rate-limit";
 async function serve(cache: Cache, limit: number) {
   const app = express();
   app.post("/limited", rateLimit(cache, { name: "t", limit, windowSeconds: 60 }), (_req, res) => void res.json({ ok: true }));
-  app.use(errorHandler("https://site.test", createLogger({ service: "t", level: "silent" })));
+  app.use(errorHandler("https://site.test", createLogger({ service: "t", level: "silent" }), "c402"));
   const server = app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/limited`, close: () => new Promise((r) => server.close(r)) };

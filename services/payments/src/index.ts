@@ -1,5 +1,5 @@
 import { OutboxRelay, outboxMigration } from "@c402/bus";
-import { catalogV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
+import { catalogV1, checkoutStatusName, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import type { ServiceClient } from "@c402/rpc";
 import { FEE_RULE_ID } from "@c402/evm-contracts";
@@ -28,13 +28,6 @@ export const paymentsMigrations = {
 export interface PaymentsClients {
   catalog: ServiceClient<typeof catalogV1.CatalogService>;
 }
-
-const STATUS: Record<number, CheckoutForPayment["status"]> = {
-  [catalogV1.CheckoutStatus.OPEN]: "open",
-  [catalogV1.CheckoutStatus.PAID]: "paid",
-  [catalogV1.CheckoutStatus.EXPIRED]: "expired",
-  [catalogV1.CheckoutStatus.VOID]: "void",
-};
 
 export interface PaymentsSettings {
   subjectSecret: string;
@@ -90,7 +83,8 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       payTo: checkout.payTo,
       armed: checkout.armed,
       reusable: checkout.reusable,
-      status: STATUS[checkout.status] ?? "void",
+      // A status this build does not know cannot be sold: treat it as void.
+      status: checkoutStatusName(checkout.status) ?? "void",
     };
   };
   const chains = new Map(settings.liveChains.map((c) => [c.network, createLiveChain(c)] as const));
@@ -106,7 +100,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
         })
       : undefined;
   const payments = new Payments(deps.database.db, checkouts, { subjectSecret: settings.subjectSecret }, onCommitted, () => new Date(), live);
-  const facilitator = new Facilitator(chains, { settleTimeoutMs: settings.settleTimeoutMs ?? 15_000, now: () => new Date() });
+  const facilitator = new Facilitator(chains, checkouts, live);
   let sweeper: NodeJS.Timeout | undefined;
   let sweeping = false;
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));

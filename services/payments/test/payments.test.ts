@@ -73,7 +73,7 @@ describe("payments: rehearsal purchase flow", () => {
           amount: "110500",
           payTo: SELLER,
           maxTimeoutSeconds: 300,
-          extra: { name: "USDC", version: "2", rehearsal: true },
+          extra: { name: "USDC rehearsal - no funds move", version: "2", checkoutId: c.id, rehearsal: true },
         },
       ]);
     }
@@ -130,6 +130,18 @@ describe("payments: rehearsal purchase flow", () => {
     expect(again.redelivered).toBe(true);
     expect(again.receipt.id).toBe(first.receipt.id);
     expect({ rows: await rows(), outbox: await outbox() }).toEqual(before);
+  });
+
+  it("still redelivers a recorded payment once the checkout stopped selling; a new payment gets 410", async () => {
+    const c = addCheckout();
+    const { header } = await pay(c, "test");
+    const first = await payments.submit(c.id, "test", header);
+    const fresh = (await pay(c, "test")).header;
+    c.status = "void";
+    const again = await payments.submit(c.id, "test", header);
+    expect(again).toMatchObject({ redelivered: true, receipt: { id: first.receipt.id } });
+    await expect(payments.submit(c.id, "test", fresh)).rejects.toMatchObject({ slug: "gone" });
+    await expect(payments.submit(c.id, "test", "not a payment")).rejects.toMatchObject({ slug: "gone" });
   });
 
   it.each([
@@ -247,9 +259,10 @@ describe("payments: rehearsal purchase flow", () => {
       const c2 = addCheckout();
       const { header } = await pay(c1, "test");
       await payments.submit(c1.id, "test", header);
+      // Every requirement names its checkout (extra.checkoutId), so it matches nothing c2 issued.
       await expect(payments.submit(c2.id, "test", header)).rejects.toMatchObject({
         slug: "payment-required",
-        extensions: { reason: "invalid_exact_evm_nonce_already_used" },
+        extensions: { reason: "no_matching_requirements" },
       });
     });
 
@@ -323,7 +336,7 @@ describe("payments: rehearsal purchase flow", () => {
     const c = addCheckout();
     const prepared = await payments.prepare(c.id, "test", { payer: buyer.address, resourceUrl: "http://127.0.0.1:4020/c/x/test" });
     expect(prepared.network).toBe("eip155:84532");
-    expect(prepared.typedData.domain).toMatchObject({ name: "USDC", version: "2", chainId: 84532 });
+    expect(prepared.typedData.domain).toMatchObject({ name: "USDC rehearsal - no funds move", version: "2", chainId: 84532 });
     expect(prepared.typedData.message).toMatchObject({ from: buyer.address, to: SELLER, value: "110500" });
     const signature = await buyer.signTypedData({
       domain: prepared.typedData.domain,

@@ -1,23 +1,33 @@
-import type { Cache } from "@c402/cache";
+import type { Cache, WindowCount } from "@c402/cache";
 import { ProblemError } from "@c402/problems";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
+/** Counting fails closed: when the cache cannot count, the request is refused with 503 rather than let through unmetered. */
+async function counted<T>(count: () => Promise<T>): Promise<T> {
+  try {
+    return await count();
+  } catch {
+    throw new ProblemError("unavailable", {
+      message: "Rate limiting is unavailable, so this endpoint is closed for the moment.",
+      help: { retry_is_safe: true, fix: "Retry shortly." },
+    });
+  }
+}
+
 /**
- * Fixed-window limit per client address, shared across gateway replicas
- * through the cache. It fails closed: when the cache cannot count, the
- * request is refused with 503 rather than let through unmetered.
+ * Fixed-window limit per client address (or per whatever `keyOf` names, e.g.
+ * a payer; a request it names nothing for is not counted), shared across
+ * gateway replicas through the cache. It fails closed (503 when the cache
+ * cannot count).
  */
-export function rateLimit(cache: Cache, opts: { name: string; limit: number; windowSeconds: number }): RequestHandler {
+export function rateLimit(
+  cache: Cache,
+  opts: { name: string; limit: number; windowSeconds: number; keyOf?: (req: Request) => string | undefined },
+): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    let window;
-    try {
-      window = await cache.hit(`rl:${opts.name}:${req.ip ?? "unknown"}`, opts.windowSeconds);
-    } catch {
-      throw new ProblemError("unavailable", {
-        message: "Rate limiting is unavailable, so this endpoint is closed for the moment.",
-        help: { retry_is_safe: true, fix: "Retry shortly." },
-      });
-    }
+    const key = opts.keyOf ? opts.keyOf(req) : (req.ip ?? "unknown");
+    if (key === undefined) return next();
+    const window = await counted(() => cache.hit(`rl:${opts.name}:${key}`, opts.windowSeconds));
     res.setHeader("X-RateLimit-Limit", String(opts.limit));
     res.setHeader("X-RateLimit-Remaining", String(Math.max(0, opts.limit - window.count)));
     res.setHeader("X-RateLimit-Reset", String(window.resetSeconds));
@@ -30,4 +40,51 @@ export function rateLimit(cache: Cache, opts: { name: string; limit: number; win
     }
     next();
   };
+}
+
+/** Who a failed authentication is counted against: the client address, and the key prefix when the token looks like a key. */
+export interface AuthAttempt {
+  ip: string;
+  keyPrefix?: string | undefined;
+}
+
+/**
+ * Failed authentications, counted per client address and per key prefix in
+ * fixed windows shared through the cache. Only failures count. Once an
+ * address has failed `limit` times in a window, every authenticated request
+ * from it is refused with 429 until the window ends, before its credential is
+ * resolved. Once a prefix has, a credential with it that does not resolve is
+ * answered 429 instead of 401, so guessing keys gains nothing; the genuine
+ * key keeps working, or anyone who saw its prefix could lock it out. Fails
+ * closed like rateLimit.
+ */
+export class AuthFailureLimit {
+  constructor(
+    private readonly cache: Cache,
+    readonly limit: number,
+    private readonly windowSeconds = 60,
+  ) {}
+
+  private keysOf(attempt: AuthAttempt): string[] {
+    return [`af:ip:${attempt.ip}`, ...(attempt.keyPrefix ? [`af:prefix:${attempt.keyPrefix}`] : [])];
+  }
+
+  /** Throws 429 with Retry-After when the address (before resolving) or the prefix (after a failed resolution) is over the limit; counts nothing. */
+  async refuseIfOver(attempt: AuthAttempt, res: Response, which: "address" | "prefix"): Promise<void> {
+    const key = which === "address" ? `af:ip:${attempt.ip}` : attempt.keyPrefix ? `af:prefix:${attempt.keyPrefix}` : undefined;
+    if (key === undefined) return;
+    const windows = await counted(() => Promise.all([this.cache.peek(key)]));
+    const over = windows.filter((w): w is WindowCount => w !== null && w.count >= this.limit);
+    if (over.length === 0) return;
+    const retryAfter = Math.max(...over.map((w) => w.resetSeconds));
+    res.setHeader("Retry-After", String(retryAfter));
+    throw new ProblemError("rate-limited", {
+      message: `Too many failed authentications from this address or with this key prefix: at most ${this.limit} in ${this.windowSeconds} seconds.`,
+      help: { fix: `Check the key you send, then retry after ${retryAfter} seconds.`, retry_is_safe: true },
+    });
+  }
+
+  async recordFailure(attempt: AuthAttempt): Promise<void> {
+    await counted(() => Promise.all(this.keysOf(attempt).map((k) => this.cache.hit(k, this.windowSeconds))));
+  }
 }

@@ -6,7 +6,7 @@ import { getAddress, type Hex } from "viem";
 import { paymentSettledEvent } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import type { CheckoutForPayment, LiveRail } from "./requirements";
-import { assertRedeliverable, newPaymentRow } from "./payment-row";
+import { assertRedeliverable, authorizationKey, newPaymentRow } from "./payment-row";
 import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "./verify-payment";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
@@ -58,11 +58,28 @@ export class LiveSettlement {
     return live;
   }
 
+  /**
+   * The checks `submit` makes before it records anything (signature, binding,
+   * time window, then the settle call run against the chain), for the
+   * facilitator's verify: nothing is written and nothing is sent.
+   */
+  async verify(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements): Promise<void> {
+    const live = this.live(requirement.network);
+    if (await this.isRecorded(payload, requirement)) throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already been used.");
+    await verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000), this.contractSignatures(requirement.network));
+    const simulation = await live.chain.simulateSettle(live.recipients(checkout.payTo), authorizationOf(payload), payload.payload.signature as Hex);
+    if (!simulation.ok) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
+  }
+
+  /** Whether this live payment is already recorded (being settled, or settled). */
+  async isRecorded(payload: PaymentPayload, requirement: PaymentRequirements): Promise<boolean> {
+    return (await store.findByAuthorization(this.db, authorizationKey(false, requirement, payload))) !== undefined;
+  }
+
   async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, handoffId: string | null = null): Promise<LiveOutcome> {
     const live = this.live(requirement.network);
-    const a = payload.payload.authorization;
     const signature = payload.payload.signature as Hex;
-    const key = { test_mode: false, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
+    const key = authorizationKey(false, requirement, payload);
     const existing = await store.findByAuthorization(this.db, key);
     if (existing) return this.resume(existing, checkout.id, payload);
 
@@ -89,21 +106,15 @@ export class LiveSettlement {
       handoffId,
       saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: split, single_shot: !checkout.reusable },
     });
-    let inserted: boolean;
-    try {
-      inserted = await store.insertIfNew(this.db, row);
-    } catch (err) {
-      if (isUniqueViolation(err)) {
+    if (!(await store.insertIfNew(this.db, row))) {
+      // The authorization is recorded (a duplicate: its outcome), or the single-shot checkout sold to another payment.
+      const winner = await store.findByAuthorization(this.db, key);
+      if (!winner) {
         throw new ProblemError("gone", {
           message: "This single-shot checkout has already been paid.",
           help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
         });
       }
-      throw err;
-    }
-    if (!inserted) {
-      const winner = await store.findByAuthorization(this.db, key);
-      if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
       return this.resume(winner, checkout.id, payload);
     }
     failpoint("after-claim");
@@ -289,9 +300,4 @@ function authorizationOfRow(row: PaymentRow): Authorization {
     validBefore: BigInt(a.validBefore as string),
     nonce: a.nonce as Hex,
   };
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === "23505" || /duplicate key value violates unique constraint/i.test(e?.message ?? "");
 }

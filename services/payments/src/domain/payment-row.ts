@@ -6,6 +6,14 @@ import { priceOf, type CheckoutForPayment } from "./requirements";
 import { paymentRejected } from "./verify-payment";
 import { subjectFor } from "./subject";
 
+export type AuthorizationKey = Pick<PaymentRow, "test_mode" | "network" | "asset" | "payer" | "nonce">;
+
+/** What identifies a payment: its authorization (payer, nonce) on one token, rehearsal or live. */
+export function authorizationKey(testMode: boolean, requirement: PaymentRequirements, payload: PaymentPayload): AuthorizationKey {
+  const a = payload.payload.authorization;
+  return { test_mode: testMode, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
+}
+
 /**
  * A new payment row for an authorization against a checkout: the amounts from
  * the fee rule, the buyer pseudonym, the seller as `pay_to`. The caller sets

@@ -1,4 +1,4 @@
-import { HANDOFF_NONCE } from "@c402/ids";
+import { HANDOFF_NONCE, isId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import {
@@ -16,6 +16,7 @@ import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../sto
 import {
   assertSelling,
   isRehearsalRequirement,
+  sellingRefusal,
   priceOf,
   requirementsFor,
   settlementFor,
@@ -24,7 +25,7 @@ import {
   type Settlement,
 } from "./requirements";
 import type { LiveSettlement } from "./live-settlement";
-import { assertRedeliverable, newPaymentRow } from "./payment-row";
+import { assertRedeliverable, authorizationKey, newPaymentRow } from "./payment-row";
 import { decodePayment, matchRequirement, paymentRejected, verifyPayment } from "./verify-payment";
 
 export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>;
@@ -57,6 +58,11 @@ export class Payments {
     /** Live on-chain settlement; absent when no network is configured (the live face answers 503). */
     private readonly live?: LiveSettlement,
   ) {}
+
+  private liveSettlement(): LiveSettlement {
+    if (!this.live) throw new ProblemError("unavailable", "No settleable network is available on this deployment right now.");
+    return this.live;
+  }
 
   private rails() {
     return this.live?.rails() ?? [];
@@ -103,10 +109,12 @@ export class Payments {
   /** Settles a payment (or redelivers a settled one); `handoffId` is the nonce a waiting page polls with. */
   async submit(checkoutId: string, face: Face, header: string, handoffId: string | null = null): Promise<SubmitResult> {
     if (handoffId !== null && !HANDOFF_NONCE.test(handoffId)) {
-      throw invalid([{ field: "h", reason: "the handoff nonce must match [A-Za-z0-9_-]{16,64}" }]);
+      throw invalid([{ field: "h", reason: `the handoff nonce must match ${HANDOFF_NONCE.source}` }]);
     }
     const checkout = await this.checkouts(checkoutId);
-    assertSelling(face, checkout);
+    // A checkout that stopped selling still redelivers what it sold (spec: re-presenting a payment redelivers).
+    const notSelling = sellingRefusal(face, checkout);
+    if (notSelling && !(await this.isRecorded(face, checkout, header))) throw notSelling;
     const payload = decodePayment(header);
     const settlement = settlementFor(face, checkout);
     if (settlement === "onchain") {
@@ -117,7 +125,8 @@ export class Payments {
         );
       }
       const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-      const outcome = await this.live!.submit(checkout, payload, requirement, handoffId);
+      // requirementsFor answered 503 above when no live network is configured.
+      const outcome = await this.liveSettlement().submit(checkout, payload, requirement, handoffId);
       if (outcome.kind === "pending") {
         return {
           status: "pending",
@@ -135,8 +144,7 @@ export class Payments {
       return { status: "settled", receipt: outcome.row, redelivered: outcome.redelivered, settleResponse: settleResponseOf(outcome.row) };
     }
     const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-    const a = payload.payload.authorization;
-    const key = { test_mode: true, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
+    const key = authorizationKey(true, requirement, payload);
 
     const existing = await store.findByAuthorization(this.db, key);
     if (existing) return this.redeliver(existing, checkout.id, payload);
@@ -170,6 +178,19 @@ export class Payments {
     return { status: "settled", receipt: row, redelivered: false, settleResponse: settleResponseOf(row) };
   }
 
+  /** Whether `header` is a payment this face already recorded (false for anything that is not). */
+  private async isRecorded(face: Face, checkout: CheckoutForPayment, header: string): Promise<boolean> {
+    try {
+      const payload = decodePayment(header);
+      const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
+      const key = authorizationKey(settlementFor(face, checkout) === "simulated", requirement, payload);
+      return (await store.findByAuthorization(this.db, key)) !== undefined;
+    } catch (err) {
+      if (err instanceof ProblemError) return false;
+      throw err;
+    }
+  }
+
   private redeliver(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): SubmitResult {
     assertRedeliverable(existing, checkoutId, payload);
     return { status: "settled", receipt: existing, redelivered: true, settleResponse: settleResponseOf(existing) };
@@ -177,7 +198,7 @@ export class Payments {
 
   /** A settled payment, or one still settling (no receipt yet); failed payments have none. */
   async receipt(paymentId: string): Promise<PaymentRow> {
-    const row = await store.findById(this.db, paymentId);
+    const row = isId("payment", paymentId) ? await store.findById(this.db, paymentId) : undefined;
     if (!row || row.status === "failed") throw new ProblemError("not-found", "No such receipt.");
     return row;
   }
@@ -190,7 +211,7 @@ export class Payments {
 
   /** The settled payment that arrived with a handoff nonce; a wrong nonce looks exactly like no payment yet. */
   async handoff(checkoutId: string, handoffId: string): Promise<PaymentRow> {
-    const row = HANDOFF_NONCE.test(handoffId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
+    const row = HANDOFF_NONCE.test(handoffId) && isId("checkout", checkoutId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
     if (!row) throw new ProblemError("not-found", "No settled payment carries this handoff nonce (yet).");
     return row;
   }

@@ -10,8 +10,19 @@ import { EVM_NETWORKS, type EvmNetwork, type PaymentRequirements } from "@c402/x
  *  - the live face of an armed checkout lists the live rails and settles on-chain.
  * Requirements are a pure function of the checkout (price and pay_to are
  * immutable), so the paid retry is matched against exactly what was issued.
+ * Every requirement names its checkout (`extra.checkoutId`), so the public
+ * facilitator can find what this service issued and compare against it.
  */
 export const REHEARSAL_NETWORK: EvmNetwork = "eip155:84532";
+
+/**
+ * The EIP-712 domain a rehearsal payment is signed under (ADR 5): the testnet
+ * USDC's address and chain, so the official clients sign it unchanged, but a
+ * name no token contract has. A rehearsal signature is therefore never a valid
+ * `transferWithAuthorization` on any chain, whatever route it is replayed to,
+ * and a wallet that shows the domain tells a person no funds move.
+ */
+export const REHEARSAL_DOMAIN = { name: "USDC rehearsal - no funds move", version: "2" } as const;
 export const MAX_TIMEOUT_SECONDS = 300;
 
 export type Face = "live" | "test";
@@ -32,21 +43,28 @@ export function settlementFor(face: Face, checkout: CheckoutForPayment): Settlem
   return face === "live" && checkout.armed ? "onchain" : "simulated";
 }
 
-/** Refuses faces of a checkout that no longer sells. Rehearsals ignore `paid`. */
-export function assertSelling(face: Face, checkout: CheckoutForPayment): void {
+/** Why a face of this checkout no longer sells (410), or undefined when it does. Rehearsals ignore `paid`. */
+export function sellingRefusal(face: Face, checkout: CheckoutForPayment): ProblemError | undefined {
   const settlement = settlementFor(face, checkout);
   if (checkout.status === "expired" || checkout.status === "void") {
-    throw new ProblemError("gone", {
+    return new ProblemError("gone", {
       message: `This checkout is ${checkout.status} and no longer sells.`,
       help: { fix: "Ask the seller for a current link.", retry_is_safe: false },
     });
   }
   if (checkout.status === "paid" && settlement === "onchain" && !checkout.reusable) {
-    throw new ProblemError("gone", {
+    return new ProblemError("gone", {
       message: "This single-shot checkout has already been paid.",
       help: { fix: "Ask the seller for a new link.", retry_is_safe: false },
     });
   }
+  return undefined;
+}
+
+/** Refuses faces of a checkout that no longer sells. */
+export function assertSelling(face: Face, checkout: CheckoutForPayment): void {
+  const refusal = sellingRefusal(face, checkout);
+  if (refusal) throw refusal;
 }
 
 function exactRequirement(
@@ -84,7 +102,7 @@ export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails:
   const { total } = priceOf(checkout);
   if (settlementFor(face, checkout) === "simulated") {
     const n = EVM_NETWORKS[REHEARSAL_NETWORK];
-    return [exactRequirement(REHEARSAL_NETWORK, n.usdc, n, total, checkout.payTo, { rehearsal: true })];
+    return [exactRequirement(REHEARSAL_NETWORK, n.usdc, REHEARSAL_DOMAIN, total, checkout.payTo, { checkoutId: checkout.id, rehearsal: true })];
   }
   if (rails.length === 0) {
     throw new ProblemError("unavailable", {
@@ -92,7 +110,7 @@ export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails:
       help: { fix: "Retry later, or rehearse at the /test face.", retry_is_safe: true },
     });
   }
-  return rails.map((r) => exactRequirement(r.network, r.asset, r.domain, total, r.payTo(checkout)));
+  return rails.map((r) => exactRequirement(r.network, r.asset, r.domain, total, r.payTo(checkout), { checkoutId: checkout.id }));
 }
 
 export function isRehearsalRequirement(r: Pick<PaymentRequirements, "extra">): boolean {

@@ -45,15 +45,23 @@ export type PaymentsDb = Kysely<PaymentsTables>;
 
 /** The insert of a payment row that does nothing when its authorization was already used; returns its id. */
 function insertUnlessUsed(db: QueryCreator<PaymentsTables>, row: PaymentRow) {
-  return db
-    .insertInto("payments")
-    .values({ ...row, authorization: JSON.stringify(row.authorization) as unknown as Record<string, string> })
-    .onConflict((oc) => oc.columns(["test_mode", "network", "asset", "payer", "nonce"]).doNothing())
-    .returning("id");
+  return (
+    db
+      .insertInto("payments")
+      .values({ ...row, authorization: JSON.stringify(row.authorization) as unknown as Record<string, string> })
+      // No conflict target: every unique index is an arbiter. With only the authorization as target, a
+      // duplicate racing the first insert could trip "one sale per single-shot checkout" first and fail
+      // instead of finding the first; the caller tells the two apart by looking the authorization up.
+      .onConflict((oc) => oc.doNothing())
+      .returning("id")
+  );
 }
 
 export const paymentsStore = {
-  /** Inserts the payment unless its authorization was already used; true when inserted. */
+  /**
+   * Inserts the payment unless its authorization was already used or, for a
+   * live single-shot checkout, a sale is already recorded; true when inserted.
+   */
   insertIfNew: async (db: PaymentsDb, row: PaymentRow) => (await insertUnlessUsed(db, row).executeTakeFirst()) !== undefined,
 
   /**

@@ -1,5 +1,8 @@
+import type { Request } from "express";
 import { Router } from "express";
+import { isAddress } from "viem";
 import type { GatewayDeps } from "../deps";
+import { rateLimit } from "../rate-limit";
 import { validateBody } from "../validate";
 
 interface FacilitatorBody {
@@ -8,9 +11,28 @@ interface FacilitatorBody {
   payload: Record<string, unknown>;
 }
 
-/** The x402 facilitator API per chain family (`base`, `stellar`, `solana`); no credential. */
-export function facilitatorRoutes({ clients }: GatewayDeps): Router {
+/**
+ * Verify and settle calls a minute per client address and per payer. Each
+ * one asks the chain, so a flood must not delay the sellers' settlements;
+ * real buyers settle one payment at a time.
+ */
+export const FACILITATOR_LIMITS = { perAddressPerMinute: 120, perPayerPerMinute: 30 };
+
+/** The payer a facilitator request names (the authorization's `from`), lowercased, if it names one. */
+function payerOf(req: Request): string | undefined {
+  const from = (req.body as { payload?: { payload?: { authorization?: { from?: unknown } } } } | undefined)?.payload?.payload?.authorization?.from;
+  return typeof from === "string" && isAddress(from, { strict: false }) ? from.toLowerCase() : undefined;
+}
+
+/**
+ * The x402 facilitator API per chain family (`base`, `stellar`, `solana`); no
+ * credential. Payments verifies and settles only requirements this service
+ * issued for an open live checkout (docs/adr/0008).
+ */
+export function facilitatorRoutes({ clients, cache }: GatewayDeps): Router {
   const router = Router();
+  const perAddress = rateLimit(cache, { name: "facilitator", limit: FACILITATOR_LIMITS.perAddressPerMinute, windowSeconds: 60 });
+  const perPayer = rateLimit(cache, { name: "facilitator-payer", limit: FACILITATOR_LIMITS.perPayerPerMinute, windowSeconds: 60, keyOf: payerOf });
 
   router.get("/x402/:family/supported", async (req, res) => {
     const r = await clients.payments.facilitatorSupported({ family: String(req.params.family) });
@@ -18,7 +40,7 @@ export function facilitatorRoutes({ clients }: GatewayDeps): Router {
   });
 
   for (const action of ["verify", "settle"] as const) {
-    router.post(`/x402/:family/${action}`, async (req, res) => {
+    router.post(`/x402/:family/${action}`, perAddress, perPayer, async (req, res) => {
       const body = validateBody<FacilitatorBody>("FacilitatorRequest", req.body);
       const request = {
         family: String(req.params.family),
