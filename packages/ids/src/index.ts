@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   apiKey: "key_",
   event: "evt_",
   walletChallenge: "wch_",
+  session: "ses_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -44,6 +45,11 @@ const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{24}$/;
 /** True when `value` is a well-formed id of the given kind. */
 export function isId(kind: IdKind, value: string): boolean {
   return value.startsWith(ID_PREFIX[kind]) && ID_PATTERN.test(value);
+}
+
+/** True when `value` is a well-formed id of any kind (for example the item a list cursor names). */
+export function isAnyId(value: string): boolean {
+  return ID_PATTERN.test(value) && Object.values(ID_PREFIX).some((prefix) => value.startsWith(prefix));
 }
 
 /**

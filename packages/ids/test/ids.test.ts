@@ -1,4 +1,4 @@
-import { ID_PREFIX, isId, newId } from "../src";
+import { ID_PREFIX, isAnyId, isId, newId } from "../src";
 
 describe("ids", () => {
   it("uses the spec's prefixes", () => {
@@ -15,5 +15,11 @@ describe("ids", () => {
     expect(isId("checkout", newId("payment"))).toBe(false);
     expect(isId("checkout", "chk_short")).toBe(false);
     expect(isId("checkout", "chk_" + "a".repeat(23) + "-")).toBe(false);
+  });
+
+  it("recognises an id of any kind, and nothing with an unknown prefix", () => {
+    for (const kind of Object.keys(ID_PREFIX) as (keyof typeof ID_PREFIX)[]) expect(isAnyId(newId(kind))).toBe(true);
+    expect(isAnyId("zzz_" + "a".repeat(24))).toBe(false);
+    expect(isAnyId("chk_\u0000")).toBe(false);
   });
 });

@@ -6,10 +6,12 @@ import { identityConfigSpec } from "./config";
 import { Identity } from "./domain/identity";
 import { identityRpc } from "./rpc/identity-rpc";
 import { identityInitial } from "./store/migrations/0001_identity";
+import { identitySessions } from "./store/migrations/0002_sessions";
+import { apiKeysPageIndex } from "./store/migrations/0003_api_keys_page";
 
 export { identityConfigSpec } from "./config";
 export const IDENTITY_SCHEMA = "identity";
-export const identityMigrations = { "0001_identity": identityInitial };
+export const identityMigrations = { "0001_identity": identityInitial, "0002_sessions": identitySessions, "0003_api_keys_page": apiKeysPageIndex };
 
 export async function createIdentityService(deps: ServiceDeps, config: ConfigOf<typeof identityConfigSpec>): Promise<ServiceModule> {
   await migrate(deps.database, identityMigrations);

@@ -24,8 +24,15 @@ describe("identity: wallet sign-in and API keys", () => {
     return { wallet, challenge, result: await identity.verifySignature({ message: challenge.message, signature }) };
   }
 
+  /** The first sign-in of a fresh wallet: it creates the account and mints its first key. */
+  async function firstSignIn() {
+    const signedIn = await signIn();
+    if (!signedIn.result.accountCreated) throw new Error("a fresh wallet must create an account");
+    return { ...signedIn, result: signedIn.result };
+  }
+
   it("creates an account, a verified default payout wallet and a test key with scope full", async () => {
-    const { wallet, challenge, result } = await signIn();
+    const { wallet, challenge, result } = await firstSignIn();
     expect(challenge.message).toContain(wallet.address);
     expect(challenge.message).toContain("Chain ID: 8453");
     expect(result.accountCreated).toBe(true);
@@ -37,14 +44,23 @@ describe("identity: wallet sign-in and API keys", () => {
     expect(await identity.payoutWallets(result.accountId)).toHaveLength(1);
   });
 
-  it("signing again later returns the same account and mints a fresh key (key recovery)", async () => {
-    const first = await signIn();
+  it("signing again later returns the same account with a session and mints no key", async () => {
+    const first = await firstSignIn();
     const second = await signIn(first.wallet);
-    expect(second.result.accountCreated).toBe(false);
+    expect(second.result).not.toHaveProperty("key");
+    expect(second.result).not.toHaveProperty("secret");
+    if (second.result.accountCreated) throw new Error("a later sign-in must not create an account");
     expect(second.result.accountId).toBe(first.result.accountId);
-    expect(second.result.secret).not.toBe(first.result.secret);
-    expect((await identity.resolve(first.result.secret)).account_id).toBe(first.result.accountId);
-    expect((await identity.resolve(second.result.secret)).account_id).toBe(first.result.accountId);
+    expect(second.result.session.token).toMatch(/^sess_[0-9A-Za-z]{32}$/);
+    expect(second.result.session.expiresAt).toEqual(new Date(clock.getTime() + 24 * 3600 * 1000));
+    expect(await identity.listKeys(first.result.accountId, { size: 1000 })).toHaveLength(1);
+    expect(await identity.resolve(first.result.secret)).toMatchObject({ kind: "api_key", accountId: first.result.accountId });
+    expect(await identity.resolve(second.result.session.token)).toMatchObject({
+      kind: "session",
+      accountId: first.result.accountId,
+      scope: "full",
+      mode: "test",
+    });
   });
 
   it("a challenge is single-use", async () => {
@@ -99,10 +115,14 @@ describe("identity: wallet sign-in and API keys", () => {
   });
 
   it("creates, lists (prefix only) and revokes keys; revoked keys stop resolving at once", async () => {
-    const { result } = await signIn();
-    const created = await identity.createKey(result.accountId, { name: "ci", scope: "read_only", mode: "live" });
+    const { result } = await firstSignIn();
+    const created = await identity.createKey(
+      result.accountId,
+      { name: "ci", scope: "read_only", mode: "live" },
+      { kind: "session", scope: "full", mode: "test" },
+    );
     expect(created.secret).toMatch(/^sk_live_/);
-    const listed = await identity.listKeys(result.accountId);
+    const listed = await identity.listKeys(result.accountId, { size: 1000 });
     expect(listed.map((k) => k.id)).toEqual(expect.arrayContaining([created.key.id, result.key.id]));
     expect(JSON.stringify(listed)).not.toContain(created.secret);
     await identity.revokeKey(result.accountId, created.key.id);

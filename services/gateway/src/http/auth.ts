@@ -2,8 +2,11 @@ import { identityV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { ServiceClients } from "./deps";
+import type { AuthAttempt, AuthFailureLimit } from "./rate-limit";
 
 export type Scope = "read_only" | "payments" | "full";
+/** An API key, or a wallet session (a later wallet sign-in). */
+export type CredentialKind = "api_key" | "session";
 
 const RANK: Record<Scope, number> = { read_only: 1, payments: 2, full: 3 };
 const SCOPE_OF: Partial<Record<identityV1.Scope, Scope>> = {
@@ -11,12 +14,19 @@ const SCOPE_OF: Partial<Record<identityV1.Scope, Scope>> = {
   [identityV1.Scope.PAYMENTS]: "payments",
   [identityV1.Scope.FULL]: "full",
 };
+const KIND_OF: Partial<Record<identityV1.CredentialKind, CredentialKind>> = {
+  [identityV1.CredentialKind.API_KEY]: "api_key",
+  [identityV1.CredentialKind.SESSION]: "session",
+};
 
 export interface Credential {
+  kind: CredentialKind;
   accountId: string;
+  /** The key's id, or the session's. */
   keyId: string;
   keyPrefix: string;
   scope: Scope;
+  /** A session is `test` here: checkouts it creates default to rehearsal, as a test key's do. */
   mode: "test" | "live";
 }
 
@@ -26,44 +36,82 @@ declare global {
     interface Request {
       credential?: Credential;
     }
+    interface Locals {
+      /** Installed on the app (app.locals) by createGatewayApp; requireScope needs it. */
+      authFailures?: AuthFailureLimit;
+    }
   }
 }
 
-const BEARER = /^Bearer ([^\s]+)$/;
+/** RFC 9110: the scheme is case-insensitive; spaces separate it from the token (a tab is tolerated too). */
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+/** The listed prefix of a key (`sk_test_abcd`): failures are also counted per prefix. */
+const KEY_PREFIX = /^sk_(?:test|live)_[0-9A-Za-z]{4}/;
 
 export function credentialOf(req: Request): Credential {
   if (!req.credential) throw new ProblemError("unauthenticated", "Authentication is required.");
   return req.credential;
 }
 
+function authFailuresOf(req: Request): AuthFailureLimit {
+  const limit = req.app.locals.authFailures;
+  if (!limit) throw new Error("the auth failure limit is not installed on this app (app.locals.authFailures)");
+  return limit;
+}
+
 /**
- * Seller authentication: `Authorization: Bearer <API_KEY>` resolved by
- * identity on every request (a revoked key stops at once). 401 for a missing,
- * malformed, unknown or revoked key; 403 naming the scope the route needs.
+ * Seller authentication: `Authorization: Bearer <API_KEY or session token>`,
+ * resolved by identity on every request (a revoked key stops at once). A
+ * client address with too many recent failures gets 429 before anything is
+ * resolved, and a key prefix with too many gets 429 for a credential that
+ * does not resolve (the real key still works); every 401 here counts. 401 for a
+ * missing, malformed, unknown, revoked or expired credential (the error
+ * handler adds WWW-Authenticate); 403 naming the scope the route needs.
  */
 export function requireScope(clients: ServiceClients, needed: Scope): RequestHandler {
-  return async (req: Request, _res: Response, next: NextFunction) => {
-    const header = req.get("authorization");
-    if (!header) throw new ProblemError("unauthenticated", { message: "Send an API key as `Authorization: Bearer <API_KEY>`." });
-    const m = BEARER.exec(header);
-    if (!m) throw new ProblemError("unauthenticated", "The Authorization header must be `Bearer <API_KEY>`.");
-    const resolved = await clients.identity.resolveCredential({ secret: m[1] as string });
-    const scope = SCOPE_OF[resolved.scope];
-    if (!scope) throw new ProblemError("unauthenticated", "The key has no usable scope.");
-    req.credential = {
-      accountId: resolved.accountId,
-      keyId: resolved.keyId,
-      keyPrefix: resolved.keyPrefix,
-      scope,
-      mode: resolved.mode === identityV1.KeyMode.LIVE ? "live" : "test",
-    };
-    if (RANK[scope] < RANK[needed]) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const cred = await authenticate(clients, req, res);
+    req.credential = cred;
+    if (RANK[cred.scope] < RANK[needed]) {
       throw new ProblemError("forbidden", {
-        message: `This endpoint needs a key with scope \`${needed}\`; this key has \`${scope}\`.`,
+        message: `This endpoint needs a key with scope \`${needed}\`; this key has \`${cred.scope}\`.`,
         help: { fix: `Create a key with scope ${needed} (POST /v1/keys with a full key) and use it here.`, retry_is_safe: false, needed_scope: needed },
         extensions: { needed_scope: needed },
       });
     }
     next();
   };
+}
+
+async function authenticate(clients: ServiceClients, req: Request, res: Response): Promise<Credential> {
+  const header = req.get("authorization");
+  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  const attempt: AuthAttempt = { ip: req.ip ?? "unknown", keyPrefix: token?.match(KEY_PREFIX)?.[0] };
+  const failures = authFailuresOf(req);
+  await failures.refuseIfOver(attempt, res, "address");
+  if (header === undefined) throw new ProblemError("unauthenticated", { message: "Send an API key as `Authorization: Bearer <API_KEY>`." });
+  try {
+    if (token === undefined) throw new ProblemError("unauthenticated", "The Authorization header must be `Bearer <API_KEY>`.");
+    const resolved = await clients.identity.resolveCredential({ secret: token });
+    const scope = SCOPE_OF[resolved.scope];
+    const kind = KIND_OF[resolved.kind];
+    if (!scope || !kind) throw new ProblemError("unauthenticated", "The credential has no usable scope.");
+    return {
+      kind,
+      accountId: resolved.accountId,
+      keyId: resolved.keyId,
+      keyPrefix: resolved.keyPrefix,
+      scope,
+      mode: resolved.mode === identityV1.KeyMode.LIVE ? "live" : "test",
+    };
+  } catch (err) {
+    if (err instanceof ProblemError && err.slug === "unauthenticated") {
+      try {
+        await failures.refuseIfOver(attempt, res, "prefix");
+      } finally {
+        await failures.recordFailure(attempt);
+      }
+    }
+    throw err;
+  }
 }

@@ -9,6 +9,9 @@ import { randomBase62 } from "@c402/ids";
  */
 export type KeyMode = "test" | "live";
 export type Scope = "read_only" | "payments" | "full";
+export type CredentialKind = "api_key" | "session";
+
+const SCOPE_RANK: Record<Scope, number> = { read_only: 1, payments: 2, full: 3 };
 
 const KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
 const PREFIX_LENGTH = "sk_test_".length + 4;
@@ -26,6 +29,31 @@ export function isWellFormedApiKey(secret: string): boolean {
   return KEY_PATTERN.test(secret);
 }
 
+/** The credential asking for a new key. */
+export interface MintingCredential {
+  kind: CredentialKind;
+  scope: Scope;
+  mode: KeyMode;
+}
+
+/**
+ * A key is never minted more powerful than the credential asking for it: an
+ * API key may mint keys up to its own scope and a live key only when it is
+ * live itself (a test key mints test keys). A wallet session proves the caller
+ * owns the account's wallet, so it may mint any key. Returns why a mint is
+ * refused, or undefined when it is allowed.
+ */
+export function mintRefusal(by: MintingCredential, wanted: { scope: Scope; mode: KeyMode }): string | undefined {
+  if (by.kind === "session") return undefined;
+  if (SCOPE_RANK[wanted.scope] > SCOPE_RANK[by.scope]) {
+    return `A key with scope \`${by.scope}\` cannot mint a key with scope \`${wanted.scope}\`: a key is never minted more powerful than the key asking for it.`;
+  }
+  if (wanted.mode === "live" && by.mode !== "live") {
+    return "A test key cannot mint a live key: a key is never minted more powerful than the key asking for it. Use a live key with scope `full`, or sign in with the wallet and use the session.";
+  }
+  return undefined;
+}
+
 export const SCOPE_TO_PROTO: Record<Scope, identityV1.Scope> = {
   read_only: identityV1.Scope.READ_ONLY,
   payments: identityV1.Scope.PAYMENTS,
@@ -39,6 +67,15 @@ export const MODE_TO_PROTO: Record<KeyMode, identityV1.KeyMode> = {
 
 export function scopeFromProto(scope: identityV1.Scope): Scope | undefined {
   return (Object.keys(SCOPE_TO_PROTO) as Scope[]).find((k) => SCOPE_TO_PROTO[k] === scope);
+}
+
+export const KIND_TO_PROTO: Record<CredentialKind, identityV1.CredentialKind> = {
+  api_key: identityV1.CredentialKind.API_KEY,
+  session: identityV1.CredentialKind.SESSION,
+};
+
+export function kindFromProto(kind: identityV1.CredentialKind): CredentialKind | undefined {
+  return (Object.keys(KIND_TO_PROTO) as CredentialKind[]).find((k) => KIND_TO_PROTO[k] === kind);
 }
 
 export function modeFromProto(mode: identityV1.KeyMode): KeyMode | undefined {

@@ -1,22 +1,40 @@
-import { newId } from "@c402/ids";
+import { isId, newId } from "@c402/ids";
 import { ProblemError, invalid } from "@c402/problems";
 import { verifyMessage } from "viem";
-import { identityStore as store, type ApiKeyRow, type IdentityDb, type PayoutWalletRow } from "../store/identity-store";
-import { hashApiKey, isWellFormedApiKey, mintApiKey, type KeyMode, type Scope } from "./api-keys";
+import { identityStore as store, type ApiKeyPage, type ApiKeyRow, type IdentityDb, type PayoutWalletRow } from "../store/identity-store";
+import { hashApiKey, isWellFormedApiKey, mintApiKey, mintRefusal, type CredentialKind, type KeyMode, type MintingCredential, type Scope } from "./api-keys";
+import { hashSessionToken, isWellFormedSessionToken, mintSessionToken, sessionPrefix, SESSION_TTL_SECONDS } from "./sessions";
 import { challengeMessage, challengeRejected, newChallengeNonce, nonceOf, validateChallenge, validateVerify, type ChallengeInput } from "./wallet-challenge";
+
+/** The most keys one list call answers, whoever asks (the gateway asks at most 201). */
+export const LIST_PAGE_SIZE_MAX = 1000;
 
 export interface IdentitySettings {
   baseUrl: string;
   challengeTtlSeconds: number;
 }
 
-export interface SignInResult {
+/** Expired challenges and sessions deleted per creation: bounded, and well above the creation rate. */
+const PURGE_BATCH = 100;
+
+/**
+ * A sign-in yields the account's first key when it creates the account, and
+ * a session (no new key) every later time.
+ */
+export type SignInResult = {
   accountId: string;
   accountCreatedAt: Date;
-  accountCreated: boolean;
-  key: ApiKeyRow;
-  secret: string;
   wallet: PayoutWalletRow;
+} & ({ accountCreated: true; key: ApiKeyRow; secret: string } | { accountCreated: false; session: { token: string; expiresAt: Date } });
+
+/** What a bearer secret stands for. `id` and `prefix` name the key, or the session. */
+export interface ResolvedCredential {
+  kind: CredentialKind;
+  id: string;
+  accountId: string;
+  prefix: string;
+  scope: Scope;
+  mode: KeyMode;
 }
 
 /** Identity rules: wallet sign-in, API key lifecycle and credential resolution. */
@@ -33,14 +51,16 @@ export class Identity {
     const expiresAt = new Date(issuedAt.getTime() + this.settings.challengeTtlSeconds * 1000);
     const nonce = newChallengeNonce();
     const message = challengeMessage({ baseUrl: this.settings.baseUrl, address, chainId: network.chainId, nonce, issuedAt, expiresAt });
+    await store.deleteExpiredChallenges(this.db, issuedAt, PURGE_BATCH);
     await store.insertChallenge(this.db, { nonce, address, network: input.network, message, expires_at: expiresAt });
-    return { message, nonce, expiresAt };
+    return { message, nonce, expiresAt, expiresInSeconds: this.settings.challengeTtlSeconds };
   }
 
   /**
-   * Consumes a signed challenge. First sign-in creates the account with the
-   * wallet as its verified default payout wallet; every sign-in mints a fresh
-   * test-mode key with scope `full` (key recovery for wallet-only accounts).
+   * Consumes a signed challenge. The first sign-in creates the account with
+   * the wallet as its verified default payout wallet and mints its first
+   * automation key (test mode, scope `full`). A later sign-in mints no key: it
+   * opens a session, with which a wallet-only seller can mint a key again.
    */
   async verifySignature(input: { message: string; signature: string }): Promise<SignInResult> {
     validateVerify(input);
@@ -57,46 +77,73 @@ export class Identity {
       if (!valid) throw challengeRejected();
 
       const existing = await store.findSignerWallet(trx, "eip155", challenge.address);
-      let wallet: PayoutWalletRow;
-      let accountCreated = false;
-      let accountCreatedAt: Date;
       if (existing) {
-        wallet = existing;
-        const account = await store.findAccount(trx, wallet.account_id);
-        accountCreatedAt = account?.created_at ?? this.now();
-      } else {
-        accountCreated = true;
-        accountCreatedAt = this.now();
-        const accountId = newId("account");
-        await store.insertAccount(trx, { id: accountId, created_at: accountCreatedAt });
-        wallet = { account_id: accountId, chain_family: "eip155", address: challenge.address, verified: true, is_default: true };
-        await store.insertPayoutWallet(trx, wallet);
+        const account = await store.findAccount(trx, existing.account_id);
+        const session = await this.openSession(trx, existing.account_id);
+        return { accountId: existing.account_id, accountCreatedAt: account?.created_at ?? this.now(), accountCreated: false, session, wallet: existing };
       }
+      const accountCreatedAt = this.now();
+      const accountId = newId("account");
+      await store.insertAccount(trx, { id: accountId, created_at: accountCreatedAt });
+      const wallet = { account_id: accountId, chain_family: "eip155", address: challenge.address, verified: true, is_default: true };
+      await store.insertPayoutWallet(trx, wallet);
       const minted = mintApiKey("test");
       const key = await store.insertApiKey(trx, {
         id: newId("apiKey"),
-        account_id: wallet.account_id,
+        account_id: accountId,
         name: "wallet sign-in",
         prefix: minted.prefix,
         secret_hash: minted.hash,
         scope: "full",
         mode: "test",
       });
-      return { accountId: wallet.account_id, accountCreatedAt, accountCreated, key, secret: minted.secret, wallet };
+      return { accountId, accountCreatedAt, accountCreated: true, key, secret: minted.secret, wallet };
     });
   }
 
-  async resolve(secret: string): Promise<ApiKeyRow> {
+  private async openSession(db: IdentityDb, accountId: string): Promise<{ token: string; expiresAt: Date }> {
+    const now = this.now();
+    await store.deleteExpiredSessions(db, now, PURGE_BATCH);
+    const minted = mintSessionToken();
+    const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
+    await store.insertSession(db, { id: newId("session"), account_id: accountId, token_hash: minted.hash, expires_at: expiresAt });
+    return { token: minted.token, expiresAt };
+  }
+
+  /**
+   * Resolves a bearer secret: an API key, or a wallet session (scope `full`;
+   * test mode, so checkouts it creates default to rehearsal, as a test key's do).
+   */
+  async resolve(secret: string): Promise<ResolvedCredential> {
+    if (isWellFormedSessionToken(secret)) {
+      const session = await store.findSessionByHash(this.db, hashSessionToken(secret));
+      if (!session || session.revoked_at || session.expires_at <= this.now()) {
+        throw new ProblemError("unauthenticated", {
+          message: "The session is unknown, revoked or expired.",
+          help: { fix: "Sign in with the wallet again (POST /auth/wallet/challenge, then /auth/wallet/verify) for a fresh session." },
+        });
+      }
+      return { kind: "session", id: session.id, accountId: session.account_id, prefix: sessionPrefix(secret), scope: "full", mode: "test" };
+    }
     const rejected = new ProblemError("unauthenticated", "The API key is missing, malformed, unknown or revoked.");
     if (!isWellFormedApiKey(secret)) throw rejected;
     const key = await store.findApiKeyByHash(this.db, hashApiKey(secret));
     if (!key || key.revoked_at) throw rejected;
     await store.touchApiKey(this.db, key.id, this.now());
-    return key;
+    return { kind: "api_key", id: key.id, accountId: key.account_id, prefix: key.prefix, scope: key.scope as Scope, mode: key.mode as KeyMode };
   }
 
-  async createKey(accountId: string, input: { name?: string; scope: Scope; mode: KeyMode }) {
+  /** Mints a key for the account; 403 when it would be more powerful than the credential asking (see mintRefusal). */
+  async createKey(accountId: string, input: { name?: string; scope: Scope; mode: KeyMode }, mintedBy: MintingCredential) {
     if (input.name !== undefined && input.name.length > 120) throw invalid([{ field: "name", reason: "must be at most 120 characters" }]);
+    const refusal = mintRefusal(mintedBy, input);
+    if (refusal) {
+      throw new ProblemError("forbidden", {
+        message: refusal,
+        help: { fix: "Ask for a key no more powerful than the credential you use (for a live key: a live key with scope `full`, or a wallet session)." },
+        extensions: { reason: "key_more_powerful_than_minter" },
+      });
+    }
     if (!(await store.findAccount(this.db, accountId))) throw new ProblemError("not-found", "No such account.");
     const minted = mintApiKey(input.mode);
     const key = await store.insertApiKey(this.db, {
@@ -111,12 +158,17 @@ export class Identity {
     return { key, secret: minted.secret };
   }
 
-  listKeys(accountId: string) {
-    return store.listApiKeys(this.db, accountId);
+  /** One page of the account's keys, newest first. */
+  async listKeys(accountId: string, page: ApiKeyPage) {
+    if (!Number.isInteger(page.size) || page.size < 1 || page.size > LIST_PAGE_SIZE_MAX) {
+      throw invalid([{ field: "page_size", reason: `must be from 1 to ${LIST_PAGE_SIZE_MAX}` }]);
+    }
+    return store.listApiKeys(this.db, accountId, page);
   }
 
   async revokeKey(accountId: string, keyId: string) {
-    const key = await store.revokeApiKey(this.db, accountId, keyId, this.now());
+    // An id that cannot be a key's (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
+    const key = isId("apiKey", keyId) ? await store.revokeApiKey(this.db, accountId, keyId, this.now()) : undefined;
     if (!key) throw new ProblemError("not-found", "No such key on this account.");
     return key;
   }

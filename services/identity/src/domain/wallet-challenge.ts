@@ -41,7 +41,20 @@ export function validateChallenge(input: ChallengeInput): { address: `0x${string
     throw invalid([{ field: "network", reason: "must be a CAIP-2 EVM network such as eip155:8453; other wallet families cannot sign in yet" }]);
   }
   if (!isAddress(input.address, { strict: false })) throw invalid([{ field: "address", reason: "must be a 0x-prefixed 20-byte EVM address" }]);
+  if (hasWrongChecksum(input.address)) {
+    throw invalid([{ field: "address", reason: "has a wrong EIP-55 checksum (mixed case); send it checksummed exactly, or all lowercase" }]);
+  }
   return { address: getAddress(input.address), network: { family: "eip155", chainId: Number(m[1]) } };
+}
+
+/**
+ * EIP-55: mixed-case hex carries a checksum, and a wrong one means a mistyped
+ * address. Single-case hex (all lower or all upper) carries none and is taken as is.
+ */
+function hasWrongChecksum(address: string): boolean {
+  const hex = address.slice(2);
+  const mixedCase = hex !== hex.toLowerCase() && hex !== hex.toUpperCase();
+  return mixedCase && !isAddress(address, { strict: true });
 }
 
 export function newChallengeNonce(): string {

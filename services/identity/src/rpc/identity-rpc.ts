@@ -1,10 +1,20 @@
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { identityV1 } from "@c402/contracts";
 import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
-import { MODE_TO_PROTO, modeFromProto, SCOPE_TO_PROTO, scopeFromProto, type KeyMode, type Scope } from "../domain/api-keys";
+import {
+  KIND_TO_PROTO,
+  kindFromProto,
+  MODE_TO_PROTO,
+  modeFromProto,
+  SCOPE_TO_PROTO,
+  scopeFromProto,
+  type KeyMode,
+  type MintingCredential,
+  type Scope,
+} from "../domain/api-keys";
 import type { Identity } from "../domain/identity";
-import type { ApiKeyRow, PayoutWalletRow } from "../store/identity-store";
+import type { ApiKeyPage, ApiKeyRow, PayoutWalletRow } from "../store/identity-store";
 
 const ts = (d: Date) => timestampFromDate(d);
 
@@ -26,36 +36,60 @@ function walletMessage(w: PayoutWalletRow): identityV1.PayoutWallet {
   return { $typeName: "identity.v1.PayoutWallet", chainFamily: w.chain_family, address: w.address, verified: w.verified, isDefault: w.is_default };
 }
 
+function pageOf(req: identityV1.ListApiKeysRequest): ApiKeyPage {
+  if (!req.after) return { size: req.pageSize };
+  if (!req.after.createdAt || !req.after.id) throw invalid([{ field: "after", reason: "needs created_at and id" }]);
+  return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
+}
+
+function mintingCredentialOf(m: identityV1.MintingCredential | undefined): MintingCredential {
+  const kind = m && kindFromProto(m.kind);
+  const scope = m && scopeFromProto(m.scope);
+  const mode = m && modeFromProto(m.mode);
+  if (!kind || !scope || !mode) throw invalid([{ field: "minted_by", reason: "must name the kind, scope and mode of the credential asking" }]);
+  return { kind, scope, mode };
+}
+
 export function identityRpc(identity: Identity): ServiceImplementation<typeof identityV1.IdentityService> {
   return {
     async createWalletChallenge(req) {
       const c = await identity.createChallenge({ address: req.address, network: req.network });
-      return { message: c.message, nonce: c.nonce, expiresAt: ts(c.expiresAt) };
+      return { message: c.message, nonce: c.nonce, expiresAt: ts(c.expiresAt), expiresInSeconds: c.expiresInSeconds };
     },
     async verifyWalletSignature(req) {
       const r = await identity.verifySignature({ message: req.message, signature: req.signature });
       return {
         account: { id: r.accountId, createdAt: ts(r.accountCreatedAt) },
         accountCreated: r.accountCreated,
-        apiKey: keyMessage(r.key),
-        secret: r.secret,
         payoutWallet: walletMessage(r.wallet),
+        ...(r.accountCreated ? { apiKey: keyMessage(r.key), secret: r.secret } : { session: { token: r.session.token, expiresAt: ts(r.session.expiresAt) } }),
       };
     },
     async resolveCredential(req) {
-      const k = await identity.resolve(req.secret);
-      return { accountId: k.account_id, keyId: k.id, keyPrefix: k.prefix, scope: SCOPE_TO_PROTO[k.scope as Scope], mode: MODE_TO_PROTO[k.mode as KeyMode] };
+      const c = await identity.resolve(req.secret);
+      return {
+        accountId: c.accountId,
+        keyId: c.id,
+        keyPrefix: c.prefix,
+        scope: SCOPE_TO_PROTO[c.scope],
+        mode: MODE_TO_PROTO[c.mode],
+        kind: KIND_TO_PROTO[c.kind],
+      };
     },
     async createApiKey(req) {
       const scope = scopeFromProto(req.scope);
       const mode = modeFromProto(req.mode);
       if (!scope) throw invalid([{ field: "scope", reason: "must be read_only, payments or full" }]);
       if (!mode) throw invalid([{ field: "mode", reason: "must be test or live" }]);
-      const { key, secret } = await identity.createKey(req.accountId, { ...(req.name !== undefined ? { name: req.name } : {}), scope, mode });
+      const { key, secret } = await identity.createKey(
+        req.accountId,
+        { ...(req.name !== undefined ? { name: req.name } : {}), scope, mode },
+        mintingCredentialOf(req.mintedBy),
+      );
       return { apiKey: keyMessage(key), secret };
     },
     async listApiKeys(req) {
-      return { apiKeys: (await identity.listKeys(req.accountId)).map(keyMessage) };
+      return { apiKeys: (await identity.listKeys(req.accountId, pageOf(req))).map(keyMessage) };
     },
     async revokeApiKey(req) {
       return { apiKey: keyMessage(await identity.revokeKey(req.accountId, req.keyId)) };

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/identity.proto.
  */
 export const file_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIkAKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSDwoHYWRkcmVzcxgBIAEoCRIPCgduZXR3b3JrGAIgASgJIm8KHUNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbm9uY2UYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiQgocVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhEKCXNpZ25hdHVyZRgCIAEoCSLHAQodVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVzcG9uc2USJQoHYWNjb3VudBgBIAEoCzIULmlkZW50aXR5LnYxLkFjY291bnQSFwoPYWNjb3VudF9jcmVhdGVkGAIgASgIEiQKB2FwaV9rZXkYAyABKAsyEy5pZGVudGl0eS52MS5BcGlLZXkSDgoGc2VjcmV0GAQgASgJEjAKDXBheW91dF93YWxsZXQYBSABKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQiKgoYUmVzb2x2ZUNyZWRlbnRpYWxSZXF1ZXN0Eg4KBnNlY3JldBgBIAEoCSKaAQoZUmVzb2x2ZUNyZWRlbnRpYWxSZXNwb25zZRISCgphY2NvdW50X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRISCgprZXlfcHJlZml4GAMgASgJEiEKBXNjb3BlGAQgASgOMhIuaWRlbnRpdHkudjEuU2NvcGUSIgoEbW9kZRgFIAEoDjIULmlkZW50aXR5LnYxLktleU1vZGUijAEKE0NyZWF0ZUFwaUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESIQoFc2NvcGUYAyABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAQgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZUIHCgVfbmFtZSJMChRDcmVhdGVBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI8ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiUKCGFwaV9rZXlzGAEgAygLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjkKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiPAoUUmV2b2tlQXBpS2V5UmVzcG9uc2USJAoHYXBpX2tleRgBIAEoCzITLmlkZW50aXR5LnYxLkFwaUtleSItChdHZXRQYXlvdXRXYWxsZXRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkYKGEdldFBheW91dFdhbGxldHNSZXNwb25zZRIqCgd3YWxsZXRzGAEgAygLMhkuaWRlbnRpdHkudjEuUGF5b3V0V2FsbGV0KlcKBVNjb3BlEhUKEVNDT1BFX1VOU1BFQ0lGSUVEEAASEwoPU0NPUEVfUkVBRF9PTkxZEAESEgoOU0NPUEVfUEFZTUVOVFMQAhIOCgpTQ09QRV9GVUxMEAMqSQoHS2V5TW9kZRIYChRLRVlfTU9ERV9VTlNQRUNJRklFRBAAEhEKDUtFWV9NT0RFX1RFU1QQARIRCg1LRVlfTU9ERV9MSVZFEAIysgUKD0lkZW50aXR5U2VydmljZRJuChVDcmVhdGVXYWxsZXRDaGFsbGVuZ2USKS5pZGVudGl0eS52MS5DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXF1ZXN0GiouaWRlbnRpdHkudjEuQ3JlYXRlV2FsbGV0Q2hhbGxlbmdlUmVzcG9uc2USbgoVVmVyaWZ5V2FsbGV0U2lnbmF0dXJlEikuaWRlbnRpdHkudjEuVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVxdWVzdBoqLmlkZW50aXR5LnYxLlZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEmIKEVJlc29sdmVDcmVkZW50aWFsEiUuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXF1ZXN0GiYuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXNwb25zZRJTCgxDcmVhdGVBcGlLZXkSIC5pZGVudGl0eS52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiEuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUAoLTGlzdEFwaUtleXMSHy5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1JlcXVlc3QaIC5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElMKDFJldm9rZUFwaUtleRIgLmlkZW50aXR5LnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIS5pZGVudGl0eS52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJfChBHZXRQYXlvdXRXYWxsZXRzEiQuaWRlbnRpdHkudjEuR2V0UGF5b3V0V2FsbGV0c1JlcXVlc3QaJS5pZGVudGl0eS52MS5HZXRQYXlvdXRXYWxsZXRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIkAKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSDwoHYWRkcmVzcxgBIAEoCRIPCgduZXR3b3JrGAIgASgJIosBCh1DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJEg0KBW5vbmNlGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgEIAEoDSJCChxWZXJpZnlXYWxsZXRTaWduYXR1cmVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSEQoJc2lnbmF0dXJlGAIgASgJIv4BCh1WZXJpZnlXYWxsZXRTaWduYXR1cmVSZXNwb25zZRIlCgdhY2NvdW50GAEgASgLMhQuaWRlbnRpdHkudjEuQWNjb3VudBIXCg9hY2NvdW50X2NyZWF0ZWQYAiABKAgSJAoHYXBpX2tleRgDIAEoCzITLmlkZW50aXR5LnYxLkFwaUtleRITCgZzZWNyZXQYBCABKAlIAIgBARIwCg1wYXlvdXRfd2FsbGV0GAUgASgLMhkuaWRlbnRpdHkudjEuUGF5b3V0V2FsbGV0EiUKB3Nlc3Npb24YBiABKAsyFC5pZGVudGl0eS52MS5TZXNzaW9uQgkKB19zZWNyZXQiSAoHU2Vzc2lvbhINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIqChhSZXNvbHZlQ3JlZGVudGlhbFJlcXVlc3QSDgoGc2VjcmV0GAEgASgJIsUBChlSZXNvbHZlQ3JlZGVudGlhbFJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhIKCmtleV9wcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIpCgRraW5kGAYgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQivwEKE0NyZWF0ZUFwaUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESIQoFc2NvcGUYAyABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAQgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIxCgltaW50ZWRfYnkYBSABKAsyHi5pZGVudGl0eS52MS5NaW50aW5nQ3JlZGVudGlhbEIHCgVfbmFtZSKFAQoRTWludGluZ0NyZWRlbnRpYWwSKQoEa2luZBgBIAEoDjIbLmlkZW50aXR5LnYxLkNyZWRlbnRpYWxLaW5kEiEKBXNjb3BlGAIgASgOMhIuaWRlbnRpdHkudjEuU2NvcGUSIgoEbW9kZRgDIAEoDjIULmlkZW50aXR5LnYxLktleU1vZGUiTAoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USJAoHYXBpX2tleRgBIAEoCzITLmlkZW50aXR5LnYxLkFwaUtleRIOCgZzZWNyZXQYAiABKAkiRwoJUGFnZUFmdGVyEi4KCmNyZWF0ZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmlkGAIgASgJImIKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoDRIlCgVhZnRlchgDIAEoCzIWLmlkZW50aXR5LnYxLlBhZ2VBZnRlciI8ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiUKCGFwaV9rZXlzGAEgAygLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjkKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkiPAoUUmV2b2tlQXBpS2V5UmVzcG9uc2USJAoHYXBpX2tleRgBIAEoCzITLmlkZW50aXR5LnYxLkFwaUtleSItChdHZXRQYXlvdXRXYWxsZXRzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkYKGEdldFBheW91dFdhbGxldHNSZXNwb25zZRIqCgd3YWxsZXRzGAEgAygLMhkuaWRlbnRpdHkudjEuUGF5b3V0V2FsbGV0KlcKBVNjb3BlEhUKEVNDT1BFX1VOU1BFQ0lGSUVEEAASEwoPU0NPUEVfUkVBRF9PTkxZEAESEgoOU0NPUEVfUEFZTUVOVFMQAhIOCgpTQ09QRV9GVUxMEAMqSQoHS2V5TW9kZRIYChRLRVlfTU9ERV9VTlNQRUNJRklFRBAAEhEKDUtFWV9NT0RFX1RFU1QQARIRCg1LRVlfTU9ERV9MSVZFEAIqawoOQ3JlZGVudGlhbEtpbmQSHwobQ1JFREVOVElBTF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXQ1JFREVOVElBTF9LSU5EX0FQSV9LRVkQARIbChdDUkVERU5USUFMX0tJTkRfU0VTU0lPThACMrIFCg9JZGVudGl0eVNlcnZpY2USbgoVQ3JlYXRlV2FsbGV0Q2hhbGxlbmdlEikuaWRlbnRpdHkudjEuQ3JlYXRlV2FsbGV0Q2hhbGxlbmdlUmVxdWVzdBoqLmlkZW50aXR5LnYxLkNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEm4KFVZlcmlmeVdhbGxldFNpZ25hdHVyZRIpLmlkZW50aXR5LnYxLlZlcmlmeVdhbGxldFNpZ25hdHVyZVJlcXVlc3QaKi5pZGVudGl0eS52MS5WZXJpZnlXYWxsZXRTaWduYXR1cmVSZXNwb25zZRJiChFSZXNvbHZlQ3JlZGVudGlhbBIlLmlkZW50aXR5LnYxLlJlc29sdmVDcmVkZW50aWFsUmVxdWVzdBomLmlkZW50aXR5LnYxLlJlc29sdmVDcmVkZW50aWFsUmVzcG9uc2USUwoMQ3JlYXRlQXBpS2V5EiAuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBohLmlkZW50aXR5LnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlElAKC0xpc3RBcGlLZXlzEh8uaWRlbnRpdHkudjEuTGlzdEFwaUtleXNSZXF1ZXN0GiAuaWRlbnRpdHkudjEuTGlzdEFwaUtleXNSZXNwb25zZRJTCgxSZXZva2VBcGlLZXkSIC5pZGVudGl0eS52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiEuaWRlbnRpdHkudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USXwoQR2V0UGF5b3V0V2FsbGV0cxIkLmlkZW50aXR5LnYxLkdldFBheW91dFdhbGxldHNSZXF1ZXN0GiUuaWRlbnRpdHkudjEuR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message identity.v1.Account
@@ -164,6 +164,13 @@ export type CreateWalletChallengeResponse = Message<"identity.v1.CreateWalletCha
    * @generated from field: google.protobuf.Timestamp expires_at = 3;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * expires_in_seconds is the challenge's lifetime from its issue.
+   *
+   * @generated from field: uint32 expires_in_seconds = 4;
+   */
+  expiresInSeconds: number;
 };
 
 /**
@@ -210,6 +217,8 @@ export type VerifyWalletSignatureResponse = Message<"identity.v1.VerifyWalletSig
   accountCreated: boolean;
 
   /**
+   * api_key and secret are set on the first sign-in only: the account's first automation key.
+   *
    * @generated from field: identity.v1.ApiKey api_key = 3;
    */
   apiKey?: ApiKey | undefined;
@@ -217,14 +226,21 @@ export type VerifyWalletSignatureResponse = Message<"identity.v1.VerifyWalletSig
   /**
    * secret is the whole key, returned exactly once.
    *
-   * @generated from field: string secret = 4;
+   * @generated from field: optional string secret = 4;
    */
-  secret: string;
+  secret?: string | undefined;
 
   /**
    * @generated from field: identity.v1.PayoutWallet payout_wallet = 5;
    */
   payoutWallet?: PayoutWallet | undefined;
+
+  /**
+   * session is set on later sign-ins, which mint no key.
+   *
+   * @generated from field: identity.v1.Session session = 6;
+   */
+  session?: Session | undefined;
 };
 
 /**
@@ -233,6 +249,30 @@ export type VerifyWalletSignatureResponse = Message<"identity.v1.VerifyWalletSig
  */
 export const VerifyWalletSignatureResponseSchema: GenMessage<VerifyWalletSignatureResponse> = /*@__PURE__*/
   messageDesc(file_identity_v1_identity, 6);
+
+/**
+ * Session is a bearer session token, returned exactly once; only its hash is stored.
+ *
+ * @generated from message identity.v1.Session
+ */
+export type Session = Message<"identity.v1.Session"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message identity.v1.Session.
+ * Use `create(SessionSchema)` to create a new message.
+ */
+export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 7);
 
 /**
  * @generated from message identity.v1.ResolveCredentialRequest
@@ -249,7 +289,7 @@ export type ResolveCredentialRequest = Message<"identity.v1.ResolveCredentialReq
  * Use `create(ResolveCredentialRequestSchema)` to create a new message.
  */
 export const ResolveCredentialRequestSchema: GenMessage<ResolveCredentialRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 7);
+  messageDesc(file_identity_v1_identity, 8);
 
 /**
  * @generated from message identity.v1.ResolveCredentialResponse
@@ -261,6 +301,8 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
   accountId: string;
 
   /**
+   * key_id and key_prefix name the key, or for a session its id and the opening of its token.
+   *
    * @generated from field: string key_id = 2;
    */
   keyId: string;
@@ -279,6 +321,11 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
    * @generated from field: identity.v1.KeyMode mode = 5;
    */
   mode: KeyMode;
+
+  /**
+   * @generated from field: identity.v1.CredentialKind kind = 6;
+   */
+  kind: CredentialKind;
 };
 
 /**
@@ -286,7 +333,7 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
  * Use `create(ResolveCredentialResponseSchema)` to create a new message.
  */
 export const ResolveCredentialResponseSchema: GenMessage<ResolveCredentialResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 8);
+  messageDesc(file_identity_v1_identity, 9);
 
 /**
  * @generated from message identity.v1.CreateApiKeyRequest
@@ -311,6 +358,13 @@ export type CreateApiKeyRequest = Message<"identity.v1.CreateApiKeyRequest"> & {
    * @generated from field: identity.v1.KeyMode mode = 4;
    */
   mode: KeyMode;
+
+  /**
+   * minted_by is the credential asking: a key is never minted more powerful than it.
+   *
+   * @generated from field: identity.v1.MintingCredential minted_by = 5;
+   */
+  mintedBy?: MintingCredential | undefined;
 };
 
 /**
@@ -318,7 +372,34 @@ export type CreateApiKeyRequest = Message<"identity.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 9);
+  messageDesc(file_identity_v1_identity, 10);
+
+/**
+ * @generated from message identity.v1.MintingCredential
+ */
+export type MintingCredential = Message<"identity.v1.MintingCredential"> & {
+  /**
+   * @generated from field: identity.v1.CredentialKind kind = 1;
+   */
+  kind: CredentialKind;
+
+  /**
+   * @generated from field: identity.v1.Scope scope = 2;
+   */
+  scope: Scope;
+
+  /**
+   * @generated from field: identity.v1.KeyMode mode = 3;
+   */
+  mode: KeyMode;
+};
+
+/**
+ * Describes the message identity.v1.MintingCredential.
+ * Use `create(MintingCredentialSchema)` to create a new message.
+ */
+export const MintingCredentialSchema: GenMessage<MintingCredential> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 11);
 
 /**
  * @generated from message identity.v1.CreateApiKeyResponse
@@ -340,7 +421,32 @@ export type CreateApiKeyResponse = Message<"identity.v1.CreateApiKeyResponse"> &
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 10);
+  messageDesc(file_identity_v1_identity, 12);
+
+/**
+ * PageAfter names the last item of the previous page by its sort key: lists are
+ * ordered newest first by (created_at, id), and a page holds the items after it.
+ *
+ * @generated from message identity.v1.PageAfter
+ */
+export type PageAfter = Message<"identity.v1.PageAfter"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 1;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message identity.v1.PageAfter.
+ * Use `create(PageAfterSchema)` to create a new message.
+ */
+export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 13);
 
 /**
  * @generated from message identity.v1.ListApiKeysRequest
@@ -350,6 +456,20 @@ export type ListApiKeysRequest = Message<"identity.v1.ListApiKeysRequest"> & {
    * @generated from field: string account_id = 1;
    */
   accountId: string;
+
+  /**
+   * page_size is how many keys to answer at most, from 1 to 1000.
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * after, when set, starts the page after that key (keyset pagination).
+   *
+   * @generated from field: identity.v1.PageAfter after = 3;
+   */
+  after?: PageAfter | undefined;
 };
 
 /**
@@ -357,13 +477,15 @@ export type ListApiKeysRequest = Message<"identity.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 11);
+  messageDesc(file_identity_v1_identity, 14);
 
 /**
  * @generated from message identity.v1.ListApiKeysResponse
  */
 export type ListApiKeysResponse = Message<"identity.v1.ListApiKeysResponse"> & {
   /**
+   * api_keys are newest first.
+   *
    * @generated from field: repeated identity.v1.ApiKey api_keys = 1;
    */
   apiKeys: ApiKey[];
@@ -374,7 +496,7 @@ export type ListApiKeysResponse = Message<"identity.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 12);
+  messageDesc(file_identity_v1_identity, 15);
 
 /**
  * @generated from message identity.v1.RevokeApiKeyRequest
@@ -396,7 +518,7 @@ export type RevokeApiKeyRequest = Message<"identity.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 13);
+  messageDesc(file_identity_v1_identity, 16);
 
 /**
  * @generated from message identity.v1.RevokeApiKeyResponse
@@ -413,7 +535,7 @@ export type RevokeApiKeyResponse = Message<"identity.v1.RevokeApiKeyResponse"> &
  * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
  */
 export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 14);
+  messageDesc(file_identity_v1_identity, 17);
 
 /**
  * @generated from message identity.v1.GetPayoutWalletsRequest
@@ -430,7 +552,7 @@ export type GetPayoutWalletsRequest = Message<"identity.v1.GetPayoutWalletsReque
  * Use `create(GetPayoutWalletsRequestSchema)` to create a new message.
  */
 export const GetPayoutWalletsRequestSchema: GenMessage<GetPayoutWalletsRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 15);
+  messageDesc(file_identity_v1_identity, 18);
 
 /**
  * @generated from message identity.v1.GetPayoutWalletsResponse
@@ -447,7 +569,7 @@ export type GetPayoutWalletsResponse = Message<"identity.v1.GetPayoutWalletsResp
  * Use `create(GetPayoutWalletsResponseSchema)` to create a new message.
  */
 export const GetPayoutWalletsResponseSchema: GenMessage<GetPayoutWalletsResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 16);
+  messageDesc(file_identity_v1_identity, 19);
 
 /**
  * @generated from enum identity.v1.Scope
@@ -507,6 +629,34 @@ export const KeyModeSchema: GenEnum<KeyMode> = /*@__PURE__*/
   enumDesc(file_identity_v1_identity, 1);
 
 /**
+ * @generated from enum identity.v1.CredentialKind
+ */
+export enum CredentialKind {
+  /**
+   * @generated from enum value: CREDENTIAL_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: CREDENTIAL_KIND_API_KEY = 1;
+   */
+  API_KEY = 1,
+
+  /**
+   * A wallet session: proof of owning the account's wallet, short-lived.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_SESSION = 2;
+   */
+  SESSION = 2,
+}
+
+/**
+ * Describes the enum identity.v1.CredentialKind.
+ */
+export const CredentialKindSchema: GenEnum<CredentialKind> = /*@__PURE__*/
+  enumDesc(file_identity_v1_identity, 2);
+
+/**
  * IdentityService owns accounts, wallet sign-in, API keys and payout wallets.
  *
  * @generated from service identity.v1.IdentityService
@@ -523,8 +673,9 @@ export const IdentityService: GenService<{
     output: typeof CreateWalletChallengeResponseSchema;
   },
   /**
-   * VerifyWalletSignature consumes a signed challenge: account (created on first use),
-   * verified default payout wallet, and a freshly minted automation key.
+   * VerifyWalletSignature consumes a signed challenge. The first sign-in creates the
+   * account (the wallet becomes its verified default payout wallet) and mints its first
+   * automation key; a later sign-in opens a bearer session instead of minting a key.
    *
    * @generated from rpc identity.v1.IdentityService.VerifyWalletSignature
    */
@@ -534,7 +685,8 @@ export const IdentityService: GenService<{
     output: typeof VerifyWalletSignatureResponseSchema;
   },
   /**
-   * ResolveCredential maps a bearer secret to its account, scope and mode.
+   * ResolveCredential maps a bearer secret (API key or session token) to its account,
+   * kind, scope and mode.
    *
    * @generated from rpc identity.v1.IdentityService.ResolveCredential
    */
