@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { call, newSeller } from "../src/http";
+import { call, newSeller, walletSession } from "../src/http";
 
 const problemShape = (status: number, slug: string) =>
   expect.objectContaining({
@@ -63,7 +63,7 @@ describe("wallet sign-in", () => {
     });
   });
 
-  it("signing in again later returns the same account with a fresh key", async () => {
+  it("signing in again later returns the same account with a session instead of a new key", async () => {
     const s = await newSeller();
     const challenge = await call("POST", "/auth/wallet/challenge", { body: { address: s.wallet.address, network: "eip155:8453" } });
     const again = await call("POST", "/auth/wallet/verify", {
@@ -71,9 +71,10 @@ describe("wallet sign-in", () => {
     });
     expect(again.status).toBe(200);
     expect(again.body.account).toEqual({ id: s.accountId, created: false });
-    expect(again.body.api_key.secret).not.toBe(s.key);
+    expect(again.body.api_key).toBeNull();
+    expect(again.body.session.token).toMatch(/^sess_/);
     expect((await call("GET", "/v1/keys", { key: s.key })).status).toBe(200);
-    expect((await call("GET", "/v1/keys", { key: again.body.api_key.secret })).status).toBe(200);
+    expect((await call("GET", "/v1/keys", { key: again.body.session.token })).status).toBe(200);
   });
 
   it("a challenge is single-use and a wrong signature is 401", async () => {
@@ -132,7 +133,7 @@ describe("API keys and scopes", () => {
   it("403 names the scope the endpoint needs", async () => {
     const s = await newSeller();
     const readOnly = (await call("POST", "/v1/keys", { key: s.key, body: { scope: "read_only" } })).body.secret;
-    const payments = (await call("POST", "/v1/keys", { key: s.key, body: { scope: "payments", mode: "live" } })).body.secret;
+    const payments = (await call("POST", "/v1/keys", { key: s.key, body: { scope: "payments", mode: "test" } })).body.secret;
     const create = await call("POST", "/v1/checkouts", { key: readOnly, body: { title: "t", price_usd: "1" } });
     expect(create.status).toBe(403);
     expect(create.body).toEqual(problemShape(403, "forbidden"));
@@ -154,7 +155,8 @@ describe("API keys and scopes", () => {
       mode: "test",
       secret: expect.stringMatching(/^sk_test_/),
     });
-    const live = await call("POST", "/v1/keys", { key: s.key, body: { mode: "live", scope: "full" } });
+    // A test key mints test keys only; the wallet session may mint a live one.
+    const live = await call("POST", "/v1/keys", { key: await walletSession(s.wallet), body: { mode: "live", scope: "full" } });
     expect(live.body.secret).toMatch(/^sk_live_/);
     const list = await call("GET", "/v1/keys", { key: s.key });
     expect(list.body.keys.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining([k.body.id, live.body.id]));

@@ -24,6 +24,8 @@ async function main() {
     ...(config.siteUrl ? { siteUrl: config.siteUrl } : {}),
     serviceName: config.serviceName,
     authRateLimitPerMinute: config.authRateLimitPerMinute,
+    authFailureLimitPerMinute: config.authFailureLimitPerMinute,
+    trustProxy: config.trustProxy,
     ...(config.devchainPort !== undefined ? { devchainPort: Number(config.devchainPort) } : {}),
     logger,
   });

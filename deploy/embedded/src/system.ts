@@ -10,7 +10,7 @@ import { createLogger, type Logger } from "@c402/logging";
 import { createClient, RpcServer } from "@c402/rpc";
 import { rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createCatalogService, CATALOG_SCHEMA } from "@c402/catalog";
-import { SERVICE_VERSION, startGateway, type StartedGateway } from "@c402/gateway";
+import { SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
 import { createIdentityService, IDENTITY_SCHEMA } from "@c402/identity";
 import { createPaymentsService, PAYMENTS_SCHEMA } from "@c402/payments";
 import { createWebhooksService, WEBHOOKS_SCHEMA } from "@c402/webhooks";
@@ -25,6 +25,10 @@ export interface EmbeddedOptions {
   serviceName?: string;
   logger?: Logger;
   authRateLimitPerMinute?: number;
+  /** Failed authentications per minute per client address and per key prefix (gateway default 20). */
+  authFailureLimitPerMinute?: number;
+  /** Proxies trusted to name the client in X-Forwarded-For (default: none). */
+  trustProxy?: TrustProxy;
   /** Port of the local EVM chain the live face settles on (default 8545, or a free one when it is taken; 0 picks a free one). */
   devchainPort?: number;
 }
@@ -121,6 +125,8 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
       version: SERVICE_VERSION,
       runMode: "embedded",
       authRateLimitPerMinute: opts.authRateLimitPerMinute ?? 30,
+      ...(opts.authFailureLimitPerMinute !== undefined ? { authFailureLimitPerMinute: opts.authFailureLimitPerMinute } : {}),
+      ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
       healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
     },
     clients,

@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { webhooksV1 } from "@c402/contracts";
-import { createLogger } from "@c402/logging";
+import { createCapturingLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -25,17 +24,7 @@ async function signIn(base: string) {
 }
 
 describe("the embedded system", () => {
-  const logLines: string[] = [];
-  const logger = createLogger({
-    service: "embedded-test",
-    level: "debug",
-    destination: new Writable({
-      write(chunk, _e, cb) {
-        logLines.push(String(chunk));
-        cb();
-      },
-    }),
-  });
+  const { logger, lines: logLines } = createCapturingLogger({ service: "embedded-test", level: "debug" });
   let dataDir: string;
   let system: EmbeddedSystem;
 

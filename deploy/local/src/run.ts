@@ -7,7 +7,9 @@
  * Environment: POSTGRES_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * C402_DATABASE (default c402), KAFKA_BROKERS (default 127.0.0.1:19092),
  * REDIS_URL (default redis://127.0.0.1:6379), PORT (gateway, default 4020),
- * LOG_DIR (child logs; default: inherit the terminal).
+ * LOG_DIR (child logs; default: inherit the terminal). Every child inherits this environment, so
+ * the gateway's own settings (TRUST_PROXY, AUTH_RATE_LIMIT_PER_MINUTE, AUTH_FAILURE_LIMIT_PER_MINUTE,
+ * SERVICE_NAME, ...) reach it unchanged.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";

@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import pino, { type Logger } from "pino";
 
 export type { Logger };
@@ -39,4 +40,16 @@ export function createLogger(opts: LoggerOptions): Logger {
     },
     opts.destination,
   );
+}
+
+/** A logger whose lines are kept in memory (one JSON text each), for tests that read what was logged. */
+export function createCapturingLogger(opts: Omit<LoggerOptions, "destination">): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { logger: createLogger({ ...opts, destination }), lines };
 }

@@ -1,16 +1,8 @@
-import { Writable } from "node:stream";
-import { createLogger } from "../src";
+import { createCapturingLogger } from "../src";
 
 describe("logging", () => {
   it("writes one structured line and never a secret", () => {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    });
-    const log = createLogger({ service: "test", destination });
+    const { logger: log, lines } = createCapturingLogger({ service: "test" });
     log.info({ req: { headers: { authorization: "Bearer sk_test_abc", "x-payment": "eyJ" } }, secret: "s3cr3t" }, "request");
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0] as string);

@@ -31,3 +31,14 @@ describe("problem documents", () => {
     expect(doc.status).toBe(429);
   });
 });
+
+describe("HTTP-level slugs", () => {
+  it.each([
+    ["method-not-allowed", 405, "Method not allowed"],
+    ["payload-too-large", 413, "Content too large"],
+    ["unsupported-media-type", 415, "Unsupported media type"],
+  ] as const)("%s is %i with a title, a fix and retry_is_safe false", (slug, status, title) => {
+    const doc = toProblemDocument(new ProblemError(slug, "x"), "https://s");
+    expect(doc).toMatchObject({ type: `https://s/problems/${slug}`, status, title, help: { fix: expect.any(String), retry_is_safe: false } });
+  });
+});

@@ -1,6 +1,10 @@
 import express, { type Express } from "express";
+import { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./config";
 import type { GatewayDeps } from "./http/deps";
+import { jsonBody } from "./http/json-body";
+import { boundedJsonBodies } from "./http/json-bounds";
 import { errorHandler, notFound } from "./http/problems";
+import { AuthFailureLimit } from "./http/rate-limit";
 import { requestContext } from "./http/request-context";
 import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
@@ -25,11 +29,14 @@ export const MAX_BODY_BYTES = 512 * 1024;
 export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFaceQuotes()): Express {
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", "loopback");
+  // X-Forwarded-For names the client only when sent by a trusted proxy (TRUST_PROXY; default: none).
+  app.set("trust proxy", deps.settings.trustProxy ?? false);
+  app.locals.authFailures = new AuthFailureLimit(deps.cache, deps.settings.authFailureLimitPerMinute ?? DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE);
   app.set("json replacer", bigintAsString);
   app.use(requestContext(deps.logger));
   app.use(["/c", "/r"], faceCors);
-  app.use(express.json({ limit: MAX_BODY_BYTES, type: ["application/json", "application/*+json"] }));
+  app.use(jsonBody(MAX_BODY_BYTES));
+  app.use(boundedJsonBodies);
   app.use(discoveryRoutes(deps));
   app.use(walletAuthRoutes(deps));
   app.use(keyRoutes(deps));
@@ -37,6 +44,6 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(faceRoutes(deps, quotes));
   app.use(facilitatorRoutes(deps));
   app.use(notFound);
-  app.use(errorHandler(deps.settings.siteUrl, deps.logger));
+  app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));
   return app;
 }

@@ -1,4 +1,58 @@
-import { env } from "@c402/config";
+import { isIP } from "node:net";
+import { ConfigError, env, type Setting } from "@c402/config";
+
+/**
+ * Which proxies may set the client address through X-Forwarded-For (Express's
+ * "trust proxy"): nobody (false, the default: the socket's peer is the client),
+ * a hop count, or proxy addresses, CIDR ranges and the names `loopback`,
+ * `linklocal`, `uniquelocal`.
+ */
+export type TrustProxy = false | number | string[];
+
+const NAMED_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+function isAddressOrRange(value: string): boolean {
+  if (NAMED_RANGES.has(value)) return true;
+  const [address = "", bits, ...rest] = value.split("/");
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** Reads TRUST_PROXY: `none` (or unset), a hop count 1–255, or a comma-separated list of addresses, CIDRs and named ranges. */
+export function parseTrustProxy(raw: string): TrustProxy {
+  const value = raw.trim();
+  if (value === "" || value === "none") return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 255) throw new Error("as a hop count must be from 1 to 255");
+    return hops;
+  }
+  const entries = value.split(",").map((s) => s.trim());
+  const wrong = entries.filter((e) => !isAddressOrRange(e));
+  if (wrong.length)
+    throw new Error(`must be none, a hop count, or a comma-separated list of IPs, CIDRs, loopback, linklocal, uniquelocal; not ${wrong.join(", ")}`);
+  return entries;
+}
+
+function trustProxySetting(name: string, describe: string): Setting<TrustProxy> {
+  return {
+    env: name,
+    describe,
+    secret: false,
+    read(raw) {
+      try {
+        return parseTrustProxy(raw ?? "");
+      } catch (err) {
+        throw new ConfigError([`${name} ${(err as Error).message}`]);
+      }
+    },
+  };
+}
+
+/** Failed authentications per minute per client address and per key prefix before both are refused (429) for the rest of the minute. */
+export const DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE = 20;
 
 /** Gateway settings shared by both run modes. */
 export const gatewayConfigSpec = {
@@ -8,6 +62,15 @@ export const gatewayConfigSpec = {
   siteUrl: env.optionalString("SITE_URL", "URL used in problem type URIs and links (default BASE_URL)"),
   serviceName: env.string("SERVICE_NAME", "service name used in /.well-known/<name> and the root map", { default: "c402" }),
   authRateLimitPerMinute: env.int("AUTH_RATE_LIMIT_PER_MINUTE", "wallet sign-in requests per minute per client address", { default: 30, min: 1 }),
+  authFailureLimitPerMinute: env.int(
+    "AUTH_FAILURE_LIMIT_PER_MINUTE",
+    "failed authentications per minute per client address and per key prefix before both are refused (429) until the minute ends",
+    { default: DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, min: 1 },
+  ),
+  trustProxy: trustProxySetting(
+    "TRUST_PROXY",
+    "proxies trusted to name the client in X-Forwarded-For: none (default), a hop count, or a comma-separated list of IPs, CIDRs, loopback",
+  ),
 };
 
 /** Extra settings of the gateway process in distributed mode. */
@@ -28,6 +91,10 @@ export interface GatewaySettings {
   version: string;
   runMode: "embedded" | "distributed";
   authRateLimitPerMinute: number;
+  /** Default DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE. */
+  authFailureLimitPerMinute?: number;
+  /** Default false: X-Forwarded-For is ignored. */
+  trustProxy?: TrustProxy;
   /** Facts the deep health report shows as they are (e.g. the devchain's URL in embedded mode). */
   healthExtras?: Record<string, unknown>;
 }

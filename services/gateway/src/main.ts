@@ -31,6 +31,8 @@ async function main() {
       version: SERVICE_VERSION,
       runMode: "distributed",
       authRateLimitPerMinute: config.authRateLimitPerMinute,
+      authFailureLimitPerMinute: config.authFailureLimitPerMinute,
+      trustProxy: config.trustProxy,
       ...(config.devchainUrl ? { healthExtras: { devchain: { url: config.devchainUrl } } } : {}),
     },
     clients,

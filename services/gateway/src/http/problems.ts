@@ -1,6 +1,6 @@
 import type { Logger } from "@c402/logging";
-import { PROBLEM_CONTENT_TYPE, ProblemError, toProblemDocument } from "@c402/problems";
-import type { NextFunction, Request, Response } from "express";
+import { PROBLEM_CONTENT_TYPE, PROBLEM_STATUS, ProblemError, type ProblemSlug, toProblemDocument } from "@c402/problems";
+import type { Application, NextFunction, Request, Response } from "express";
 
 export function sendProblem(res: Response, problem: ProblemError, siteUrl: string): void {
   res
@@ -9,29 +9,104 @@ export function sendProblem(res: Response, problem: ProblemError, siteUrl: strin
     .send(JSON.stringify(toProblemDocument(problem, siteUrl)));
 }
 
-export function notFound(_req: Request, _res: Response, next: NextFunction): void {
-  next(new ProblemError("not-found", "No such endpoint."));
+/** The parts of Express's router this reads: each layer matches a path and holds a route or a nested router. */
+interface RouterLayer {
+  route?: { methods: Record<string, boolean | undefined> };
+  handle?: { stack?: RouterLayer[] };
+  match(path: string): { path: string } | false;
 }
 
-interface BodyParserError extends Error {
+/** The methods the app's routes accept on `path` (HEAD wherever GET is); empty for a path no route has. */
+export function methodsAllowedOn(app: Application, path: string): string[] {
+  const found = new Set<string>();
+  const walk = (stack: RouterLayer[], rest: string) => {
+    for (const layer of stack) {
+      let match: { path: string } | false;
+      try {
+        match = layer.match(rest);
+      } catch {
+        continue; // a malformed escape in the path: it matches nothing
+      }
+      if (!match) continue;
+      if (layer.route) {
+        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== "_all") found.add(method.toUpperCase());
+      } else if (layer.handle?.stack) {
+        walk(layer.handle.stack, rest.slice(match.path.length) || "/");
+      }
+    }
+  };
+  walk((app.router as unknown as { stack: RouterLayer[] }).stack, path);
+  if (found.has("GET")) found.add("HEAD");
+  return [...found].sort();
+}
+
+/** After every route: 405 with `Allow` when the path exists under other methods, else 404. */
+export function notFound(req: Request, res: Response, next: NextFunction): void {
+  const allowed = methodsAllowedOn(req.app, req.path);
+  if (allowed.length === 0) return next(new ProblemError("not-found", "No such endpoint."));
+  res.setHeader("Allow", allowed.join(", "));
+  next(new ProblemError("method-not-allowed", `${req.method} is not allowed on this path; it accepts ${allowed.join(", ")}.`));
+}
+
+/** What body-parser, raw-body, http-errors, zlib and the router attach to the errors they raise. */
+interface HttpLibraryError extends Error {
   type?: string;
   status?: number;
+  statusCode?: number;
+  code?: string;
+  limit?: number;
+  charset?: string;
+  encoding?: string;
 }
 
-/** The one place errors become responses: problem documents, never stack traces. */
-export function errorHandler(siteUrl: string, logger: Logger) {
+const SLUG_OF_STATUS = new Map<number, ProblemSlug>((Object.entries(PROBLEM_STATUS) as [ProblemSlug, number][]).map(([slug, status]) => [status, slug]));
+
+/**
+ * The problem for an error raised by the HTTP libraries, from its `type` or
+ * `status`. An error with a 4xx status is the client's: it never becomes a 500.
+ */
+function problemOfLibraryError(err: unknown): ProblemError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const e = err as HttpLibraryError;
+  switch (e.type) {
+    case "entity.too.large":
+      return new ProblemError("payload-too-large", `The request body is larger than the ${e.limit ?? "allowed"} bytes this service accepts.`);
+    case "entity.parse.failed":
+      return new ProblemError("bad-request", "The request body is not valid JSON.");
+    case "charset.unsupported":
+      return new ProblemError("unsupported-media-type", `The body's charset ${e.charset ?? ""} is not supported; send JSON in UTF-8.`);
+    case "encoding.unsupported":
+      return new ProblemError(
+        "unsupported-media-type",
+        `The Content-Encoding ${e.encoding ?? ""} is not supported; send the body uncompressed or as gzip, deflate or br.`,
+      );
+  }
+  const status = e.status ?? e.statusCode;
+  if (typeof status !== "number" || status < 400 || status > 499) return undefined;
+  if (err instanceof URIError) return new ProblemError("bad-request", "The path contains a malformed percent-escape.");
+  if (e.code?.startsWith("Z_")) return new ProblemError("bad-request", "The request body could not be decompressed as its Content-Encoding says.");
+  return new ProblemError(SLUG_OF_STATUS.get(status) ?? "bad-request", "The request could not be processed as sent.");
+}
+
+/** The 401 challenge (RFC 9110 §11.6.1, RFC 6750 §3); `invalid_token` when a credential was sent and refused. */
+function bearerChallenge(realm: string, credentialSent: boolean): string {
+  const quoted = realm.replace(/["\\]/g, "\\$&");
+  return `Bearer realm="${quoted}"${credentialSent ? ', error="invalid_token"' : ""}`;
+}
+
+/**
+ * The one place errors become responses: problem documents, never stack
+ * traces. Every 5xx is logged with the request id and the error (its stack
+ * included); 401s carry WWW-Authenticate.
+ */
+export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
   // Express recognises error handlers by their four parameters.
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    let problem: ProblemError;
-    if (err instanceof ProblemError) problem = err;
-    else if ((err as BodyParserError)?.type === "entity.too.large")
-      problem = new ProblemError("bad-request", { message: "The request body is too large.", extensions: { status_reason: "body_too_large" } });
-    else if ((err as BodyParserError)?.type === "entity.parse.failed") problem = new ProblemError("bad-request", "The request body is not valid JSON.");
-    else {
-      logger.error({ err, request_id: req.requestId, path: req.path }, "unhandled error");
-      problem = new ProblemError("internal", "The service failed to handle this request.");
-    }
+    const problem =
+      err instanceof ProblemError ? err : (problemOfLibraryError(err) ?? new ProblemError("internal", "The service failed to handle this request."));
+    if (problem.status >= 500) logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
     if (res.headersSent) return;
+    if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(realm, req.get("authorization") !== undefined));
     sendProblem(res, problem, siteUrl);
   };
 }

@@ -29,14 +29,28 @@ export function logWhenFinished(logger: Logger, res: ServerResponse, requestId: 
 }
 
 /**
- * Assigns the request id (a sane incoming X-Request-Id is kept), runs the rest
- * of the request inside the rpc context so gRPC calls carry it, and writes one
- * structured log line per request: never headers, query strings or bodies.
+ * Headers every response carries, whoever answers it (express, the face fast
+ * path, the raw client-error answers): no content sniffing, ever.
+ */
+export const NOSNIFF = ["X-Content-Type-Options", "nosniff"] as const;
+
+/** For answers that carry a secret (a new key, a session): no cache may keep them. */
+export function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("Cache-Control", "no-store");
+  next();
+}
+
+/**
+ * Assigns the request id (a sane incoming X-Request-Id is kept), sets the
+ * headers every response carries, runs the rest of the request inside the
+ * rpc context so gRPC calls carry it, and writes one structured log line per
+ * request: never headers, query strings or bodies.
  */
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     req.requestId = requestIdOf(req.get("x-request-id"));
     res.setHeader("X-Request-Id", req.requestId);
+    res.setHeader(...NOSNIFF);
     const traceparent = req.get("traceparent");
     logWhenFinished(logger, res, req.requestId, req.method, req.path);
     runWithContext({ requestId: req.requestId, ...(isTraceparent(traceparent) ? { traceparent } : {}) }, () => next());
