@@ -7,3 +7,4 @@ export * as webhooksV1 from "./gen/webhooks/v1/webhooks_pb";
 export * as eventsV1 from "./gen/events/v1/envelope_pb";
 export * as paymentEventsV1 from "./gen/events/payments/v1/payment_settled_pb";
 export * from "./topics";
+export * from "./enums";

@@ -158,3 +158,13 @@ export function createClient<S extends DescService>(service: S, address: string,
   }
   return out as ServiceClient<S>;
 }
+
+/**
+ * A message field the answering service always sets (proto3 makes every
+ * message field optional in the generated types): its value, or an error
+ * naming the field when a service broke that promise.
+ */
+export function answered<T>(value: T | undefined, field: string): T {
+  if (value === undefined) throw new Error(`the service answered without ${field}`);
+  return value;
+}

@@ -7,10 +7,17 @@ import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runt
 import { Catalog } from "./domain/catalog";
 import { catalogRpc } from "./rpc/catalog-rpc";
 import { catalogInitial } from "./store/migrations/0001_catalog";
+import { checkoutsPageIndex } from "./store/migrations/0003_checkouts_page";
+import { idempotencyKeysPerMode } from "./store/migrations/0004_idempotency_mode";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
-export const catalogMigrations = { "0001_catalog": catalogInitial, "0002_processed_events": processedEventsMigration };
+export const catalogMigrations = {
+  "0001_catalog": catalogInitial,
+  "0002_processed_events": processedEventsMigration,
+  "0003_checkouts_page": checkoutsPageIndex,
+  "0004_idempotency_mode": idempotencyKeysPerMode,
+};
 
 export interface CatalogClients {
   identity: ServiceClient<typeof identityV1.IdentityService>;

@@ -1,10 +1,16 @@
 import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { getAddress } from "viem";
 import { catalogMigrations } from "../src";
 import { Catalog, type CreateRequest } from "../src/domain/catalog";
 import { effectiveStatus } from "../src/domain/checkout-rules";
+import { catalogStore, snapshotOf, type CatalogDb, type CheckoutPage, type CheckoutSummaryRow } from "../src/store/catalog-store";
 
 const WALLET = "0x1111111111111111111111111111111111111111";
+const ALL = { size: 1000 };
+/** A checksummed address with one letter's case flipped: a wrong EIP-55 checksum. */
+const CHECKSUMMED = getAddress("0x" + "ab".repeat(20));
+const MISCHECKSUMMED = CHECKSUMMED.replace(/[a-f]/, (c) => c.toUpperCase());
 const base = (over: Partial<CreateRequest> = {}): CreateRequest => ({
   accountId: "acct_a",
   fingerprint: "fp1",
@@ -95,9 +101,100 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
     const a = (await catalog.create(base({ accountId: "acct_list", title: "first" }))).checkout;
     clock = new Date(clock.getTime() + 1000);
     const b = (await catalog.create(base({ accountId: "acct_list", title: "second" }))).checkout;
-    expect((await catalog.list("acct_list", false)).map((c) => c.id)).toEqual([b.id, a.id]);
+    expect((await catalog.list("acct_list", false, ALL)).map((c) => c.id)).toEqual([b.id, a.id]);
     await expect(catalog.get(a.id, "acct_other")).rejects.toMatchObject({ slug: "not-found" });
     await expect(catalog.get("chk_nope")).rejects.toMatchObject({ slug: "not-found" });
+  });
+
+  describe("pay_to checksum (EIP-55)", () => {
+    it("refuses a mixed-case address whose checksum is wrong, naming pay_to", async () => {
+      expect(MISCHECKSUMMED).not.toBe(CHECKSUMMED);
+      await expect(catalog.create(base({ payTo: MISCHECKSUMMED }))).rejects.toMatchObject({
+        slug: "invalid-request",
+        errors: [{ field: "pay_to", reason: expect.stringContaining("checksum") }],
+      });
+    });
+
+    it.each([
+      ["correctly checksummed", CHECKSUMMED],
+      ["all lowercase", CHECKSUMMED.toLowerCase()],
+      ["all uppercase", "0x" + CHECKSUMMED.slice(2).toUpperCase()],
+    ])("accepts an address %s and stores it checksummed", async (_, payTo) => {
+      expect((await catalog.create(base({ payTo }))).checkout.pay_to).toBe(CHECKSUMMED);
+    });
+  });
+
+  describe("keyset pages", () => {
+    const account = "acct_pages";
+    const created: string[] = [];
+
+    /** Every page of the list, walking `after` from the last item of each. */
+    async function walk(size: number, includeVoided = false): Promise<CheckoutSummaryRow[][]> {
+      const pages: CheckoutSummaryRow[][] = [];
+      let page: CheckoutPage = { size };
+      for (;;) {
+        const rows = await catalog.list(account, includeVoided, page);
+        pages.push(rows);
+        const last = rows[rows.length - 1];
+        if (rows.length < size || !last) return pages;
+        if (pages.length > 20) throw new Error("pagination does not end");
+        page = { size, after: { createdAt: last.created_at, id: last.id } };
+      }
+    }
+
+    beforeAll(async () => {
+      // Seven checkouts over four instants: ties on created_at are ordered by id.
+      const start = clock;
+      for (const [i, offsetMs] of [0, 0, 0, 1000, 2000, 2000, 3000].entries()) {
+        clock = new Date(start.getTime() + offsetMs);
+        created.push((await catalog.create(base({ accountId: account, title: `n${i}`, payloadJson: '{"big":true}' }))).checkout.id);
+      }
+      clock = new Date(start.getTime() + 10_000);
+    });
+
+    it("walks every page exactly once, newest first by (created_at, id), ties included", async () => {
+      const all = await catalog.list(account, false, ALL);
+      expect(all.map((c) => c.id).sort()).toEqual([...created].sort());
+      for (let i = 1; i < all.length; i++) {
+        const [newer, older] = [all[i - 1]!, all[i]!];
+        expect(newer.created_at.getTime()).toBeGreaterThanOrEqual(older.created_at.getTime());
+      }
+      expect(all[0]!.id).toBe(created[6]);
+      expect(
+        all
+          .slice(-3)
+          .map((c) => c.id)
+          .sort(),
+      ).toEqual(created.slice(0, 3).sort());
+
+      for (const size of [1, 2, 3, 7]) {
+        const pages = await walk(size);
+        expect(pages.flat().map((c) => c.id)).toEqual(all.map((c) => c.id));
+        expect(pages.slice(0, -1).every((p) => p.length === size)).toBe(true);
+      }
+      expect((await walk(3)).map((p) => p.length)).toEqual([3, 3, 1]);
+    });
+
+    it("reads summary columns only: no goods, no offer card", async () => {
+      const [first] = await catalog.list(account, false, { size: 1 });
+      expect(first).toBeDefined();
+      expect(first).not.toHaveProperty("payload_json");
+      expect(first).not.toHaveProperty("offer");
+      expect(first).toMatchObject({ id: created[6], account_id: account, title: "n6", price_atomic: 100_000n, pay_to: WALLET, status: "open" });
+    });
+
+    it("keeps include_voided across pages", async () => {
+      const voided = { ...(await catalog.get(created[0]!)), id: "chk_voidedvoidedvoided00001", status: "void" as const };
+      await catalogStore.insertCheckout(ctx.database.db as CatalogDb, voided);
+      expect((await walk(2)).flat().map((c) => c.id)).not.toContain(voided.id);
+      const withVoided = (await walk(2, true)).flat().map((c) => c.id);
+      expect(withVoided).toContain(voided.id);
+      expect(withVoided).toHaveLength(created.length + 1);
+    });
+
+    it.each([0, 1001, 1.5])("refuses page size %p", async (size) => {
+      await expect(catalog.list(account, false, { size })).rejects.toMatchObject({ slug: "invalid-request", errors: [{ field: "page_size" }] });
+    });
   });
 
   it("goes live idempotently", async () => {
@@ -147,7 +244,27 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
       for (const r of results) {
         if (r.status === "rejected") expect(r.reason).toMatchObject({ slug: "conflict" });
       }
-      expect(await catalog.list("acct_conc", false)).toHaveLength(1);
+      expect(await catalog.list("acct_conc", false, ALL)).toHaveLength(1);
+    });
+
+    it("scopes keys per mode: the same key with a test key and a live key makes two checkouts", async () => {
+      const asTest = await catalog.create(base({ idempotencyKey: "k-mode", accountId: "acct_mode" }));
+      const asLive = await catalog.create(base({ idempotencyKey: "k-mode", accountId: "acct_mode", createdWithLiveKey: true }));
+      expect(asLive.replayed).toBe(false);
+      expect(asLive.checkout.id).not.toBe(asTest.checkout.id);
+      expect(asLive.checkout.armed).toBe(true);
+      // Each mode replays its own checkout; a different body in the other mode is not a reuse.
+      expect(await catalog.create(base({ idempotencyKey: "k-mode", accountId: "acct_mode" }))).toMatchObject({
+        replayed: true,
+        checkout: { id: asTest.checkout.id },
+      });
+      expect(await catalog.create(base({ idempotencyKey: "k-mode", accountId: "acct_mode", createdWithLiveKey: true }))).toMatchObject({
+        replayed: true,
+        checkout: { id: asLive.checkout.id },
+      });
+      const otherBody = await catalog.create(base({ idempotencyKey: "k-mode2", accountId: "acct_mode", fingerprint: "a" }));
+      const live = await catalog.create(base({ idempotencyKey: "k-mode2", accountId: "acct_mode", fingerprint: "b", createdWithLiveKey: true }));
+      expect(live.checkout.id).not.toBe(otherBody.checkout.id);
     });
 
     it("honours a key for 24 hours, then executes afresh", async () => {
@@ -165,6 +282,36 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
     const before = walletCalls;
     await catalog.create(base({ payTo: WALLET }));
     expect(walletCalls).toBe(before);
+  });
+
+  describe("migration 0004 (idempotency keys per mode)", () => {
+    let old: Awaited<ReturnType<typeof open>>;
+    beforeAll(async () => {
+      old = await open();
+    });
+    afterAll(() => old.close());
+
+    it("keeps a key claimed before it for both modes, so a retry in either mode still replays", async () => {
+      const before = Object.fromEntries(Object.entries(catalogMigrations).filter(([name]) => name < "0004"));
+      await migrate(old.database, before);
+      const { checkout } = await catalog.create(base({ accountId: "acct_old" }));
+      const row = { account_id: "acct_old", key: "k-old", fingerprint: "fp1", state: "done", checkout_id: checkout.id, created_at: clock };
+      await old.database.db
+        .insertInto("idempotency_keys")
+        .values({ ...row, snapshot: JSON.stringify(snapshotOf(checkout)) })
+        .execute();
+      await migrate(old.database, catalogMigrations);
+
+      const migrated = new Catalog(
+        old.database.db,
+        async () => [],
+        () => clock,
+      );
+      for (const createdWithLiveKey of [false, true]) {
+        const again = await migrated.create(base({ accountId: "acct_old", idempotencyKey: "k-old", createdWithLiveKey }));
+        expect(again).toMatchObject({ replayed: true, checkout: { id: checkout.id } });
+      }
+    });
   });
 }
 

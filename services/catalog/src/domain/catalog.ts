@@ -1,6 +1,14 @@
-import { newId } from "@c402/ids";
+import { isId, newId } from "@c402/ids";
 import { ProblemError, invalid } from "@c402/problems";
-import { catalogStore as store, checkoutFromSnapshot, type CatalogDb, type CheckoutRow } from "../store/catalog-store";
+import {
+  catalogStore as store,
+  checkoutFromSnapshot,
+  type CatalogDb,
+  type CheckoutPage,
+  type CheckoutRow,
+  type CheckoutSummaryRow,
+  type IdempotencyScope,
+} from "../store/catalog-store";
 import { validateCreate, type CreateCheckoutInput } from "./checkout-rules";
 
 /** Where the standing payout wallets of an account come from (identity, over gRPC). */
@@ -8,13 +16,16 @@ export type PayoutWalletSource = (accountId: string) => Promise<{ chainFamily: s
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
+/** The most checkouts one list call answers, whoever asks (the gateway asks at most 201). */
+export const LIST_PAGE_SIZE_MAX = 1000;
+
 export interface CreateRequest extends CreateCheckoutInput {
   accountId: string;
   idempotencyKey?: string;
   fingerprint: string;
 }
 
-/** Checkout lifecycle: create (idempotent per account and key), read, list, go live. */
+/** Checkout lifecycle: create (idempotent per account, key mode and key), read, list, go live. */
 export class Catalog {
   constructor(
     private readonly db: CatalogDb,
@@ -23,13 +34,14 @@ export class Catalog {
   ) {}
 
   async create(req: CreateRequest): Promise<{ checkout: CheckoutRow; replayed: boolean }> {
-    const key = req.idempotencyKey;
-    if (key === undefined) return { checkout: await this.createOnce(req), replayed: false };
+    if (req.idempotencyKey === undefined) return { checkout: await this.createOnce(req), replayed: false };
+    // A test key and a live key of one account never share an idempotency key.
+    const scope: IdempotencyScope = { accountId: req.accountId, mode: req.createdWithLiveKey ? "live" : "test", key: req.idempotencyKey };
 
-    await store.expireKey(this.db, req.accountId, key, new Date(this.now().getTime() - IDEMPOTENCY_RETENTION_MS));
-    const claimed = await store.claimKey(this.db, { account_id: req.accountId, key, fingerprint: req.fingerprint, created_at: this.now() });
+    await store.expireKey(this.db, scope, new Date(this.now().getTime() - IDEMPOTENCY_RETENTION_MS));
+    const claimed = await store.claimKey(this.db, scope, { fingerprint: req.fingerprint, createdAt: this.now() });
     if (!claimed) {
-      const existing = await store.findKey(this.db, req.accountId, key);
+      const existing = await store.findKey(this.db, scope);
       if (!existing) throw new ProblemError("conflict", "The idempotency key changed state; retry.");
       if (existing.fingerprint !== req.fingerprint) {
         throw invalid(
@@ -47,15 +59,15 @@ export class Catalog {
       return { checkout: checkoutFromSnapshot(existing.snapshot), replayed: true };
     }
     try {
-      return { checkout: await this.createOnce(req, key), replayed: false };
+      return { checkout: await this.createOnce(req, scope), replayed: false };
     } catch (err) {
       // A create that fails releases the key so it can be reused.
-      await store.releaseKey(this.db, req.accountId, key);
+      await store.releaseKey(this.db, scope);
       throw err;
     }
   }
 
-  private async createOnce(req: CreateRequest, idempotencyKey?: string): Promise<CheckoutRow> {
+  private async createOnce(req: CreateRequest, idempotency?: IdempotencyScope): Promise<CheckoutRow> {
     const valid = validateCreate(req);
     // Never call another service inside a transaction: resolve the payout wallet first.
     const payTo = valid.payTo ?? (await this.defaultPayTo(req.accountId));
@@ -79,7 +91,7 @@ export class Catalog {
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);
-      if (idempotencyKey !== undefined) await store.completeKey(trx, req.accountId, idempotencyKey, row);
+      if (idempotency) await store.completeKey(trx, idempotency, row);
     });
     return row;
   }
@@ -92,13 +104,18 @@ export class Catalog {
   }
 
   async get(checkoutId: string, accountId?: string): Promise<CheckoutRow> {
-    const checkout = await store.findCheckout(this.db, checkoutId);
+    // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
+    const checkout = isId("checkout", checkoutId) ? await store.findCheckout(this.db, checkoutId) : undefined;
     if (!checkout || (accountId !== undefined && checkout.account_id !== accountId)) throw new ProblemError("not-found", "No such checkout.");
     return checkout;
   }
 
-  list(accountId: string, includeVoided: boolean): Promise<CheckoutRow[]> {
-    return store.listCheckouts(this.db, accountId, includeVoided);
+  /** One page of the account's checkouts, newest first, as summaries (no goods, no offer card). */
+  async list(accountId: string, includeVoided: boolean, page: CheckoutPage): Promise<CheckoutSummaryRow[]> {
+    if (!Number.isInteger(page.size) || page.size < 1 || page.size > LIST_PAGE_SIZE_MAX) {
+      throw invalid([{ field: "page_size", reason: `must be from 1 to ${LIST_PAGE_SIZE_MAX}` }]);
+    }
+    return store.listCheckouts(this.db, accountId, includeVoided, page);
   }
 
   /** Arms the checkout; a second call returns it unchanged. */

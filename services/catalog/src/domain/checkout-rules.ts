@@ -48,6 +48,16 @@ export interface ValidCheckout {
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
 
+/**
+ * EIP-55: a mixed-case address carries a checksum, and a wrong one is most
+ * likely a mistyped address, so it is refused. All-lowercase or all-uppercase
+ * hex carries no checksum and is taken as written.
+ */
+function hasValidChecksum(address: string): boolean {
+  const hex = address.slice(2);
+  return hex === hex.toLowerCase() || hex === hex.toUpperCase() || isAddress(address, { strict: true });
+}
+
 export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   const errors: FieldError[] = [];
   const title = input.title.trim();
@@ -65,8 +75,11 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
 
   let payTo: string | null = null;
   if (input.payTo !== undefined) {
-    if (isAddress(input.payTo, { strict: false }) && !/^0x0{40}$/i.test(input.payTo)) payTo = getAddress(input.payTo);
-    else errors.push({ field: "pay_to", reason: "must be a non-zero 0x-prefixed EVM address (Base is the only rail so far)" });
+    if (!isAddress(input.payTo, { strict: false }) || /^0x0{40}$/i.test(input.payTo)) {
+      errors.push({ field: "pay_to", reason: "must be a non-zero 0x-prefixed EVM address (Base is the only rail so far)" });
+    } else if (!hasValidChecksum(input.payTo)) {
+      errors.push({ field: "pay_to", reason: "has a wrong EIP-55 checksum (check the address, or send it all lowercase)" });
+    } else payTo = getAddress(input.payTo);
   }
 
   if (input.description !== undefined && input.description.length > CHECKOUT_LIMITS.descriptionMax) {
@@ -115,6 +128,9 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     offer,
   };
 }
+
+/** The mode of the API key a request came with. */
+export type KeyMode = "test" | "live";
 
 export type StoredStatus = "open" | "paid" | "void";
 export type CheckoutStatus = StoredStatus | "expired";

@@ -10,7 +10,7 @@ export const CATALOG_PAYMENT_CONSUMER = "catalog.payment-settled";
  * A settled live payment closes a single-shot checkout (`paid`); rehearsals and
  * sales of reusable checkouts never change status, so they are skipped outright.
  */
-export function subscribePaymentSettled(bus: Bus, db: Kysely<any>): Promise<Subscription> {
+export function subscribePaymentSettled(bus: Bus, db: Kysely<unknown>): Promise<Subscription> {
   return bus.subscribe({
     topic: TOPICS.paymentSettled,
     group: CATALOG_PAYMENT_CONSUMER,

@@ -1,16 +1,10 @@
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { catalogV1 } from "@c402/contracts";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { catalogV1, checkoutStatusToProto } from "@c402/contracts";
+import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { Catalog } from "../domain/catalog";
 import { effectiveStatus, OFFER_JSON_FIELDS, OFFER_TEXT_FIELDS } from "../domain/checkout-rules";
-import type { CheckoutRow } from "../store/catalog-store";
-
-const STATUS: Record<string, catalogV1.CheckoutStatus> = {
-  open: catalogV1.CheckoutStatus.OPEN,
-  paid: catalogV1.CheckoutStatus.PAID,
-  expired: catalogV1.CheckoutStatus.EXPIRED,
-  void: catalogV1.CheckoutStatus.VOID,
-};
+import type { CheckoutPage, CheckoutRow, CheckoutSummaryRow } from "../store/catalog-store";
 
 type OfferKey = "freshness" | "coverage" | "source" | "constraints" | "inputSchemaJson" | "outputSchemaJson" | "exampleInputJson" | "exampleOutputJson";
 
@@ -25,6 +19,25 @@ const OFFER_KEYS: Record<string, OfferKey> = {
   example_output_json: "exampleOutputJson",
 };
 
+/** The fields a checkout and its summary share. */
+function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.CheckoutSummary, "$typeName"> {
+  return {
+    id: c.id,
+    accountId: c.account_id,
+    title: c.title,
+    ...(c.description !== null ? { description: c.description } : {}),
+    priceAtomic: c.price_atomic,
+    payTo: c.pay_to,
+    fulfillment: catalogV1.Fulfillment.INLINE,
+    reusable: c.reusable,
+    armed: c.armed,
+    status: checkoutStatusToProto(effectiveStatus(c.status, c.expires_at, now)),
+    createdAt: timestampFromDate(c.created_at),
+    ...(c.expires_at ? { expiresAt: timestampFromDate(c.expires_at) } : {}),
+    ...(c.armed_at ? { armedAt: timestampFromDate(c.armed_at) } : {}),
+  };
+}
+
 function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
   const offer: catalogV1.OfferCard = { $typeName: "catalog.v1.OfferCard" };
   for (const [column, key] of Object.entries(OFFER_KEYS)) {
@@ -33,22 +46,16 @@ function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
   }
   return {
     $typeName: "catalog.v1.Checkout",
-    id: c.id,
-    accountId: c.account_id,
-    title: c.title,
-    ...(c.description !== null ? { description: c.description } : {}),
-    priceAtomic: c.price_atomic,
-    payTo: c.pay_to,
-    fulfillment: catalogV1.Fulfillment.INLINE,
+    ...summaryFields(c, now),
     ...(c.payload_json !== null ? { payloadJson: c.payload_json } : {}),
-    reusable: c.reusable,
-    armed: c.armed,
-    status: STATUS[effectiveStatus(c.status, c.expires_at, now)] ?? catalogV1.CheckoutStatus.UNSPECIFIED,
     offer,
-    createdAt: timestampFromDate(c.created_at),
-    ...(c.expires_at ? { expiresAt: timestampFromDate(c.expires_at) } : {}),
-    ...(c.armed_at ? { armedAt: timestampFromDate(c.armed_at) } : {}),
   };
+}
+
+function pageOf(req: catalogV1.ListCheckoutsRequest): CheckoutPage {
+  if (!req.after) return { size: req.pageSize };
+  if (!req.after.createdAt || !req.after.id) throw invalid([{ field: "after", reason: "needs created_at and id" }]);
+  return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
 }
 
 export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date()): ServiceImplementation<typeof catalogV1.CatalogService> {
@@ -83,7 +90,8 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
     },
     async listCheckouts(req) {
       const n = now();
-      return { checkouts: (await catalog.list(req.accountId, req.includeVoided)).map((c) => checkoutMessage(c, n)) };
+      const rows = await catalog.list(req.accountId, req.includeVoided, pageOf(req));
+      return { checkouts: rows.map((c) => ({ $typeName: "catalog.v1.CheckoutSummary" as const, ...summaryFields(c, n) })) };
     },
     async goLive(req) {
       const { checkout, alreadyLive } = await catalog.goLive(req.accountId, req.checkoutId);

@@ -1,5 +1,5 @@
-import type { Kysely, Selectable } from "kysely";
-import type { StoredStatus } from "../domain/checkout-rules";
+import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
+import type { KeyMode, StoredStatus } from "../domain/checkout-rules";
 
 interface CheckoutsTable {
   id: string;
@@ -21,6 +21,7 @@ interface CheckoutsTable {
 
 interface IdempotencyKeysTable {
   account_id: string;
+  mode: KeyMode;
   key: string;
   fingerprint: string;
   state: "in_flight" | "done";
@@ -35,8 +36,41 @@ export interface CatalogTables {
 }
 
 export type CheckoutRow = Selectable<CheckoutsTable>;
-export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
 export type CatalogDb = Kysely<CatalogTables>;
+
+/** What a list carries: every column but the goods and the offer card, which are never read for a list. */
+export const CHECKOUT_SUMMARY_COLUMNS = [
+  "id",
+  "account_id",
+  "title",
+  "description",
+  "price_atomic",
+  "pay_to",
+  "fulfillment",
+  "reusable",
+  "armed",
+  "armed_at",
+  "status",
+  "created_at",
+  "expires_at",
+] as const satisfies readonly (keyof CheckoutsTable)[];
+export type CheckoutSummaryRow = Pick<CheckoutRow, (typeof CHECKOUT_SUMMARY_COLUMNS)[number]>;
+
+/** One page of a newest-first list: at most `size` checkouts after `after` in (created_at, id) order. */
+export interface CheckoutPage {
+  size: number;
+  after?: { createdAt: Date; id: string };
+}
+
+/** Which idempotency key a request names: keys are scoped per account and per key mode. */
+export interface IdempotencyScope {
+  accountId: string;
+  mode: KeyMode;
+  key: string;
+}
+
+const inScope = (eb: ExpressionBuilder<CatalogTables, "idempotency_keys">, s: IdempotencyScope) =>
+  eb.and({ account_id: s.accountId, mode: s.mode, key: s.key });
 
 export const catalogStore = {
   insertCheckout: (db: CatalogDb, row: CheckoutRow) =>
@@ -47,10 +81,13 @@ export const catalogStore = {
 
   findCheckout: (db: CatalogDb, id: string) => db.selectFrom("checkouts").selectAll().where("id", "=", id).executeTakeFirst(),
 
-  listCheckouts: (db: CatalogDb, accountId: string, includeVoided: boolean) => {
-    let q = db.selectFrom("checkouts").selectAll().where("account_id", "=", accountId);
+  /** A keyset page (index checkouts_account_page), summary columns only. */
+  listCheckouts: (db: CatalogDb, accountId: string, includeVoided: boolean, page: CheckoutPage): Promise<CheckoutSummaryRow[]> => {
+    let q = db.selectFrom("checkouts").select(CHECKOUT_SUMMARY_COLUMNS).where("account_id", "=", accountId);
     if (!includeVoided) q = q.where("status", "!=", "void");
-    return q.orderBy("created_at", "desc").orderBy("id", "desc").execute();
+    const after = page.after;
+    if (after) q = q.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(after.createdAt, after.id)));
+    return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.size).execute();
   },
 
   arm: (db: CatalogDb, id: string, now: Date) =>
@@ -61,31 +98,51 @@ export const catalogStore = {
     db.updateTable("checkouts").set({ status: "paid" }).where("id", "=", id).where("reusable", "=", false).where("status", "=", "open").execute(),
 
   /** Claims an idempotency key; returns true when this request owns it now. */
-  claimKey: async (db: CatalogDb, row: Omit<IdempotencyRow, "state" | "checkout_id" | "snapshot">) =>
+  claimKey: async (db: CatalogDb, scope: IdempotencyScope, claim: { fingerprint: string; createdAt: Date }) =>
     (await db
       .insertInto("idempotency_keys")
-      .values({ ...row, state: "in_flight", checkout_id: null, snapshot: null })
-      .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
+      .values({
+        account_id: scope.accountId,
+        mode: scope.mode,
+        key: scope.key,
+        fingerprint: claim.fingerprint,
+        state: "in_flight",
+        checkout_id: null,
+        snapshot: null,
+        created_at: claim.createdAt,
+      })
+      .onConflict((oc) => oc.columns(["account_id", "mode", "key"]).doNothing())
       .returning("key")
       .executeTakeFirst()) !== undefined,
 
-  findKey: (db: CatalogDb, accountId: string, key: string) =>
-    db.selectFrom("idempotency_keys").selectAll().where("account_id", "=", accountId).where("key", "=", key).executeTakeFirst(),
+  findKey: (db: CatalogDb, scope: IdempotencyScope) =>
+    db
+      .selectFrom("idempotency_keys")
+      .selectAll()
+      .where((eb) => inScope(eb, scope))
+      .executeTakeFirst(),
 
-  completeKey: (db: CatalogDb, accountId: string, key: string, checkout: CheckoutRow) =>
+  completeKey: (db: CatalogDb, scope: IdempotencyScope, checkout: CheckoutRow) =>
     db
       .updateTable("idempotency_keys")
       .set({ state: "done", checkout_id: checkout.id, snapshot: JSON.stringify(snapshotOf(checkout)) as unknown as Record<string, unknown> })
-      .where("account_id", "=", accountId)
-      .where("key", "=", key)
+      .where((eb) => inScope(eb, scope))
       .execute(),
 
-  releaseKey: (db: CatalogDb, accountId: string, key: string) =>
-    db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("state", "=", "in_flight").execute(),
+  releaseKey: (db: CatalogDb, scope: IdempotencyScope) =>
+    db
+      .deleteFrom("idempotency_keys")
+      .where((eb) => inScope(eb, scope))
+      .where("state", "=", "in_flight")
+      .execute(),
 
   /** Drops a key past its retention so the same key can be used afresh. */
-  expireKey: (db: CatalogDb, accountId: string, key: string, olderThan: Date) =>
-    db.deleteFrom("idempotency_keys").where("account_id", "=", accountId).where("key", "=", key).where("created_at", "<", olderThan).execute(),
+  expireKey: (db: CatalogDb, scope: IdempotencyScope, olderThan: Date) =>
+    db
+      .deleteFrom("idempotency_keys")
+      .where((eb) => inScope(eb, scope))
+      .where("created_at", "<", olderThan)
+      .execute(),
 };
 
 /** A checkout row as JSON (bigint as text, dates as ISO) and back. */

@@ -1,5 +1,5 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { catalogV1, identityV1, type paymentsV1 } from "@c402/contracts";
+import { catalogV1, checkoutStatusName, identityV1, type paymentsV1 } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
 
 /** The public JSON shapes of resources; one function per resource. */
@@ -7,20 +7,13 @@ import { formatUsd } from "@c402/money";
 const iso = (t?: Timestamp) => (t ? timestampDate(t).toISOString() : null);
 const json = (text?: string) => (text === undefined ? null : (JSON.parse(text) as unknown));
 
-const STATUS: Record<number, string> = {
-  [catalogV1.CheckoutStatus.OPEN]: "open",
-  [catalogV1.CheckoutStatus.PAID]: "paid",
-  [catalogV1.CheckoutStatus.EXPIRED]: "expired",
-  [catalogV1.CheckoutStatus.VOID]: "void",
-};
-
 export function faceUrls(baseUrl: string, checkoutId: string) {
   const url = `${baseUrl}/c/${checkoutId}`;
   return { url, test_url: `${url}/test` };
 }
 
-export function checkoutStatus(c: catalogV1.Checkout): string {
-  return STATUS[c.status] ?? "unknown";
+export function checkoutStatus(c: { status: catalogV1.CheckoutStatus }): string {
+  return checkoutStatusName(c.status) ?? "unknown";
 }
 
 export function offerCardView(c: catalogV1.Checkout) {
@@ -37,7 +30,8 @@ export function offerCardView(c: catalogV1.Checkout) {
   };
 }
 
-export function checkoutView(c: catalogV1.Checkout, baseUrl: string) {
+/** A checkout as lists show it: everything but the goods and the offer card (GET by id has those). */
+export function checkoutSummaryView(c: catalogV1.CheckoutSummary | catalogV1.Checkout, baseUrl: string) {
   const urls = faceUrls(baseUrl, c.id);
   return {
     id: c.id,
@@ -49,15 +43,17 @@ export function checkoutView(c: catalogV1.Checkout, baseUrl: string) {
     price_usd: formatUsd(c.priceAtomic),
     pay_to: c.payTo,
     fulfillment: "inline",
-    payload: json(c.payloadJson),
     reusable: c.reusable,
     test_mode: !c.armed,
-    ...offerCardView(c),
     created_at: iso(c.createdAt),
     expires_at: iso(c.expiresAt),
     armed_at: iso(c.armedAt),
     test: { id: c.id, url: urls.test_url },
   };
+}
+
+export function checkoutView(c: catalogV1.Checkout, baseUrl: string) {
+  return { ...checkoutSummaryView(c, baseUrl), payload: json(c.payloadJson), ...offerCardView(c) };
 }
 
 export function receiptView(r: paymentsV1.Receipt, baseUrl: string) {

@@ -12,7 +12,7 @@ export const PAYMENT_SETTLED_CONSUMER = "webhooks.payment-settled";
  * insert is its own dedupe: a redelivered event inserts nothing, and no
  * processed-event row or transaction is needed.
  */
-export function subscribePaymentSettled(bus: Bus, db: Kysely<any>): Promise<Subscription> {
+export function subscribePaymentSettled(bus: Bus, db: Kysely<unknown>): Promise<Subscription> {
   return bus.subscribe({
     topic: TOPICS.paymentSettled,
     group: PAYMENT_SETTLED_CONSUMER,

@@ -1,10 +1,12 @@
+import { answered } from "@c402/rpc";
 import { createHash } from "node:crypto";
 import { ProblemError } from "@c402/problems";
 import { Router } from "express";
 import { CHECKOUT_NOT_YET_FIELDS } from "../../domain/request-schemas";
-import { checkoutView } from "../../domain/views";
+import { checkoutSummaryView, checkoutView } from "../../domain/views";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
+import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
 import { validateBody } from "../validate";
 import { FACE_QUOTE_VARIANTS, type FaceQuotes } from "./faces";
 
@@ -35,6 +37,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** JSON text of a goods value, or undefined for absent/null. */
 const jsonOf = (v: Goods | undefined) => (v === undefined || v === null ? undefined : JSON.stringify(v));
 
+/** Key-sorted JSON text; its recursion is bounded because every body's depth is (json-bounds). */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
@@ -91,7 +94,7 @@ export function checkoutRoutes({ clients, settings }: GatewayDeps, quotes: FaceQ
       },
     });
     if (r.replayed) res.setHeader("Idempotency-Replayed", "true");
-    res.status(201).json(checkoutView(r.checkout!, settings.baseUrl));
+    res.status(201).json(checkoutView(answered(r.checkout, "checkout"), settings.baseUrl));
   });
 
   router.get("/v1/checkouts", requireScope(clients, "read_only"), async (req, res) => {
@@ -99,19 +102,21 @@ export function checkoutRoutes({ clients, settings }: GatewayDeps, quotes: FaceQ
     if (req.query.include_voided !== undefined && !["true", "false"].includes(String(req.query.include_voided))) {
       throw new ProblemError("invalid-request", { message: "Invalid query.", errors: [{ field: "include_voided", reason: "must be true or false" }] });
     }
-    const r = await clients.catalog.listCheckouts({ accountId: credentialOf(req).accountId, includeVoided });
-    res.json({ checkouts: r.checkouts.map((c) => checkoutView(c, settings.baseUrl)) });
+    const page = pageRequestOf(req.query);
+    const r = await clients.catalog.listCheckouts({ accountId: credentialOf(req).accountId, includeVoided, ...servicePage(page) });
+    const { items, ...more } = pageOf(r.checkouts, page.limit, createdAtKey);
+    res.json({ checkouts: items.map((c) => checkoutSummaryView(c, settings.baseUrl)), ...more });
   });
 
   router.get("/v1/checkouts/:id", requireScope(clients, "read_only"), async (req, res) => {
     const r = await clients.catalog.getCheckout({ checkoutId: String(req.params.id), accountId: credentialOf(req).accountId });
-    res.json(checkoutView(r.checkout!, settings.baseUrl));
+    res.json(checkoutView(answered(r.checkout, "checkout"), settings.baseUrl));
   });
 
   router.post("/v1/checkouts/:id/go-live", requireScope(clients, "payments"), async (req, res) => {
     const r = await clients.catalog.goLive({ accountId: credentialOf(req).accountId, checkoutId: String(req.params.id) });
     quotes.invalidate(String(req.params.id), FACE_QUOTE_VARIANTS);
-    const view = checkoutView(r.checkout!, settings.baseUrl);
+    const view = checkoutView(answered(r.checkout, "checkout"), settings.baseUrl);
     res.json({
       ...view,
       already_live: r.alreadyLive,

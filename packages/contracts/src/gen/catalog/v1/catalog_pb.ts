@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEi/wIKCU9mZmVyQ2FyZBIeChFpbnB1dF9zY2hlbWFfanNvbhgBIAEoCUgAiAEBEh8KEm91dHB1dF9zY2hlbWFfanNvbhgCIAEoCUgBiAEBEh8KEmV4YW1wbGVfaW5wdXRfanNvbhgDIAEoCUgCiAEBEiAKE2V4YW1wbGVfb3V0cHV0X2pzb24YBCABKAlIA4gBARIWCglmcmVzaG5lc3MYBSABKAlIBIgBARIVCghjb3ZlcmFnZRgGIAEoCUgFiAEBEhMKBnNvdXJjZRgHIAEoCUgGiAEBEhgKC2NvbnN0cmFpbnRzGAggASgJSAeIAQFCFAoSX2lucHV0X3NjaGVtYV9qc29uQhUKE19vdXRwdXRfc2NoZW1hX2pzb25CFQoTX2V4YW1wbGVfaW5wdXRfanNvbkIWChRfZXhhbXBsZV9vdXRwdXRfanNvbkIMCgpfZnJlc2huZXNzQgsKCV9jb3ZlcmFnZUIJCgdfc291cmNlQg4KDF9jb25zdHJhaW50cyKKBAoIQ2hlY2tvdXQSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhkKDHBheWxvYWRfanNvbhgIIAEoCUgBiAEBEhAKCHJldXNhYmxlGAkgASgIEg0KBWFybWVkGAogASgIEioKBnN0YXR1cxgLIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSJAoFb2ZmZXIYDCABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjEKCGFybWVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKDBAoVQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHQoVY3JlYXRlZF93aXRoX2xpdmVfa2V5GAIgASgIEhwKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUgAiAEBEhsKE3JlcXVlc3RfZmluZ2VycHJpbnQYBCABKAkSDQoFdGl0bGUYBSABKAkSEQoJcHJpY2VfdXNkGAYgASgJEhMKBnBheV90bxgHIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAggASgJSAKIAQESGQoMcGF5bG9hZF9qc29uGAkgASgJSAOIAQESFQoIcmV1c2FibGUYCiABKAhIBIgBARIWCgl0ZXN0X21vZGUYCyABKAhIBYgBARIfChJleHBpcmVzX2luX21pbnV0ZXMYDCABKANIBogBARIkCgVvZmZlchgNIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEhgKC2Z1bGZpbGxtZW50GA4gASgJSAeIAQFCEgoQX2lkZW1wb3RlbmN5X2tleUIJCgdfcGF5X3RvQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQgsKCV9yZXVzYWJsZUIMCgpfdGVzdF9tb2RlQhUKE19leHBpcmVzX2luX21pbnV0ZXNCDgoMX2Z1bGZpbGxtZW50IlIKFkNyZWF0ZUNoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhAKCHJlcGxheWVkGAIgASgIIlEKEkdldENoZWNrb3V0UmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRIXCgphY2NvdW50X2lkGAIgASgJSACIAQFCDQoLX2FjY291bnRfaWQiPQoTR2V0Q2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQiQgoUTGlzdENoZWNrb3V0c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIWCg5pbmNsdWRlX3ZvaWRlZBgCIAEoCCJAChVMaXN0Q2hlY2tvdXRzUmVzcG9uc2USJwoJY2hlY2tvdXRzGAEgAygLMhQuY2F0YWxvZy52MS5DaGVja291dCI4Cg1Hb0xpdmVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkiTgoOR29MaXZlUmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhQKDGFscmVhZHlfbGl2ZRgCIAEoCCqcAQoOQ2hlY2tvdXRTdGF0dXMSHwobQ0hFQ0tPVVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQ0hFQ0tPVVRfU1RBVFVTX09QRU4QARIYChRDSEVDS09VVF9TVEFUVVNfUEFJRBACEhsKF0NIRUNLT1VUX1NUQVRVU19FWFBJUkVEEAMSGAoUQ0hFQ0tPVVRfU1RBVFVTX1ZPSUQQBCqHAQoLRnVsZmlsbG1lbnQSGwoXRlVMRklMTE1FTlRfVU5TUEVDSUZJRUQQABIWChJGVUxGSUxMTUVOVF9JTkxJTkUQARIVChFGVUxGSUxMTUVOVF9SRUxBWRACEhMKD0ZVTEZJTExNRU5UX01DUBADEhcKE0ZVTEZJTExNRU5UX1dFQkhPT0sQBDLQAgoOQ2F0YWxvZ1NlcnZpY2USVwoOQ3JlYXRlQ2hlY2tvdXQSIS5jYXRhbG9nLnYxLkNyZWF0ZUNoZWNrb3V0UmVxdWVzdBoiLmNhdGFsb2cudjEuQ3JlYXRlQ2hlY2tvdXRSZXNwb25zZRJOCgtHZXRDaGVja291dBIeLmNhdGFsb2cudjEuR2V0Q2hlY2tvdXRSZXF1ZXN0Gh8uY2F0YWxvZy52MS5HZXRDaGVja291dFJlc3BvbnNlElQKDUxpc3RDaGVja291dHMSIC5jYXRhbG9nLnYxLkxpc3RDaGVja291dHNSZXF1ZXN0GiEuY2F0YWxvZy52MS5MaXN0Q2hlY2tvdXRzUmVzcG9uc2USPwoGR29MaXZlEhkuY2F0YWxvZy52MS5Hb0xpdmVSZXF1ZXN0GhouY2F0YWxvZy52MS5Hb0xpdmVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEi/wIKCU9mZmVyQ2FyZBIeChFpbnB1dF9zY2hlbWFfanNvbhgBIAEoCUgAiAEBEh8KEm91dHB1dF9zY2hlbWFfanNvbhgCIAEoCUgBiAEBEh8KEmV4YW1wbGVfaW5wdXRfanNvbhgDIAEoCUgCiAEBEiAKE2V4YW1wbGVfb3V0cHV0X2pzb24YBCABKAlIA4gBARIWCglmcmVzaG5lc3MYBSABKAlIBIgBARIVCghjb3ZlcmFnZRgGIAEoCUgFiAEBEhMKBnNvdXJjZRgHIAEoCUgGiAEBEhgKC2NvbnN0cmFpbnRzGAggASgJSAeIAQFCFAoSX2lucHV0X3NjaGVtYV9qc29uQhUKE19vdXRwdXRfc2NoZW1hX2pzb25CFQoTX2V4YW1wbGVfaW5wdXRfanNvbkIWChRfZXhhbXBsZV9vdXRwdXRfanNvbkIMCgpfZnJlc2huZXNzQgsKCV9jb3ZlcmFnZUIJCgdfc291cmNlQg4KDF9jb25zdHJhaW50cyKKBAoIQ2hlY2tvdXQSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhkKDHBheWxvYWRfanNvbhgIIAEoCUgBiAEBEhAKCHJldXNhYmxlGAkgASgIEg0KBWFybWVkGAogASgIEioKBnN0YXR1cxgLIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSJAoFb2ZmZXIYDCABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjEKCGFybWVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKDBAoVQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHQoVY3JlYXRlZF93aXRoX2xpdmVfa2V5GAIgASgIEhwKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUgAiAEBEhsKE3JlcXVlc3RfZmluZ2VycHJpbnQYBCABKAkSDQoFdGl0bGUYBSABKAkSEQoJcHJpY2VfdXNkGAYgASgJEhMKBnBheV90bxgHIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAggASgJSAKIAQESGQoMcGF5bG9hZF9qc29uGAkgASgJSAOIAQESFQoIcmV1c2FibGUYCiABKAhIBIgBARIWCgl0ZXN0X21vZGUYCyABKAhIBYgBARIfChJleHBpcmVzX2luX21pbnV0ZXMYDCABKANIBogBARIkCgVvZmZlchgNIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEhgKC2Z1bGZpbGxtZW50GA4gASgJSAeIAQFCEgoQX2lkZW1wb3RlbmN5X2tleUIJCgdfcGF5X3RvQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQgsKCV9yZXVzYWJsZUIMCgpfdGVzdF9tb2RlQhUKE19leHBpcmVzX2luX21pbnV0ZXNCDgoMX2Z1bGZpbGxtZW50IlIKFkNyZWF0ZUNoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhAKCHJlcGxheWVkGAIgASgIIlEKEkdldENoZWNrb3V0UmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRIXCgphY2NvdW50X2lkGAIgASgJSACIAQFCDQoLX2FjY291bnRfaWQiPQoTR2V0Q2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQiRwoJUGFnZUFmdGVyEi4KCmNyZWF0ZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmlkGAIgASgJIr8DCg9DaGVja291dFN1bW1hcnkSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhAKCHJldXNhYmxlGAggASgIEg0KBWFybWVkGAkgASgIEioKBnN0YXR1cxgKIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIxCghhcm1lZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIOCgxfZGVzY3JpcHRpb25CDQoLX2V4cGlyZXNfYXRCCwoJX2FybWVkX2F0InsKFExpc3RDaGVja291dHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSFgoOaW5jbHVkZV92b2lkZWQYAiABKAgSEQoJcGFnZV9zaXplGAMgASgNEiQKBWFmdGVyGAQgASgLMhUuY2F0YWxvZy52MS5QYWdlQWZ0ZXIiTQoVTGlzdENoZWNrb3V0c1Jlc3BvbnNlEi4KCWNoZWNrb3V0cxgCIAMoCzIbLmNhdGFsb2cudjEuQ2hlY2tvdXRTdW1tYXJ5SgQIARACIjgKDUdvTGl2ZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCSJOCg5Hb0xpdmVSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSFAoMYWxyZWFkeV9saXZlGAIgASgIKpwBCg5DaGVja291dFN0YXR1cxIfChtDSEVDS09VVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRDSEVDS09VVF9TVEFUVVNfT1BFThABEhgKFENIRUNLT1VUX1NUQVRVU19QQUlEEAISGwoXQ0hFQ0tPVVRfU1RBVFVTX0VYUElSRUQQAxIYChRDSEVDS09VVF9TVEFUVVNfVk9JRBAEKocBCgtGdWxmaWxsbWVudBIbChdGVUxGSUxMTUVOVF9VTlNQRUNJRklFRBAAEhYKEkZVTEZJTExNRU5UX0lOTElORRABEhUKEUZVTEZJTExNRU5UX1JFTEFZEAISEwoPRlVMRklMTE1FTlRfTUNQEAMSFwoTRlVMRklMTE1FTlRfV0VCSE9PSxAEMtACCg5DYXRhbG9nU2VydmljZRJXCg5DcmVhdGVDaGVja291dBIhLmNhdGFsb2cudjEuQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0GiIuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlc3BvbnNlEk4KC0dldENoZWNrb3V0Eh4uY2F0YWxvZy52MS5HZXRDaGVja291dFJlcXVlc3QaHy5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVzcG9uc2USVAoNTGlzdENoZWNrb3V0cxIgLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1JlcXVlc3QaIS5jYXRhbG9nLnYxLkxpc3RDaGVja291dHNSZXNwb25zZRI/CgZHb0xpdmUSGS5jYXRhbG9nLnYxLkdvTGl2ZVJlcXVlc3QaGi5jYXRhbG9nLnYxLkdvTGl2ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * OfferCard holds the commercial claims a buyer relies on. Schema and example
@@ -172,7 +172,8 @@ export type CreateCheckoutRequest = Message<"catalog.v1.CreateCheckoutRequest"> 
   accountId: string;
 
   /**
-   * created_with_live_key decides the default armed state when test_mode is absent.
+   * created_with_live_key decides the default armed state when test_mode is absent,
+   * and the mode the idempotency key is scoped to (test and live never share one).
    *
    * @generated from field: bool created_with_live_key = 2;
    */
@@ -314,6 +315,111 @@ export const GetCheckoutResponseSchema: GenMessage<GetCheckoutResponse> = /*@__P
   messageDesc(file_catalog_v1_catalog, 5);
 
 /**
+ * PageAfter names the last item of the previous page by its sort key: lists are
+ * ordered newest first by (created_at, id), and a page holds the items after it.
+ *
+ * @generated from message catalog.v1.PageAfter
+ */
+export type PageAfter = Message<"catalog.v1.PageAfter"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 1;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message catalog.v1.PageAfter.
+ * Use `create(PageAfterSchema)` to create a new message.
+ */
+export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 6);
+
+/**
+ * CheckoutSummary is a checkout without its goods and offer card, what a list
+ * carries so that its size does not grow with the goods.
+ *
+ * @generated from message catalog.v1.CheckoutSummary
+ */
+export type CheckoutSummary = Message<"catalog.v1.CheckoutSummary"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: uint64 price_atomic = 5;
+   */
+  priceAtomic: bigint;
+
+  /**
+   * @generated from field: string pay_to = 6;
+   */
+  payTo: string;
+
+  /**
+   * @generated from field: catalog.v1.Fulfillment fulfillment = 7;
+   */
+  fulfillment: Fulfillment;
+
+  /**
+   * @generated from field: bool reusable = 8;
+   */
+  reusable: boolean;
+
+  /**
+   * @generated from field: bool armed = 9;
+   */
+  armed: boolean;
+
+  /**
+   * @generated from field: catalog.v1.CheckoutStatus status = 10;
+   */
+  status: CheckoutStatus;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 12;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp armed_at = 13;
+   */
+  armedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.CheckoutSummary.
+ * Use `create(CheckoutSummarySchema)` to create a new message.
+ */
+export const CheckoutSummarySchema: GenMessage<CheckoutSummary> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 7);
+
+/**
  * @generated from message catalog.v1.ListCheckoutsRequest
  */
 export type ListCheckoutsRequest = Message<"catalog.v1.ListCheckoutsRequest"> & {
@@ -326,6 +432,20 @@ export type ListCheckoutsRequest = Message<"catalog.v1.ListCheckoutsRequest"> & 
    * @generated from field: bool include_voided = 2;
    */
   includeVoided: boolean;
+
+  /**
+   * page_size is how many checkouts to answer at most, from 1 to 1000.
+   *
+   * @generated from field: uint32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * after, when set, starts the page after that checkout (keyset pagination).
+   *
+   * @generated from field: catalog.v1.PageAfter after = 4;
+   */
+  after?: PageAfter | undefined;
 };
 
 /**
@@ -333,16 +453,18 @@ export type ListCheckoutsRequest = Message<"catalog.v1.ListCheckoutsRequest"> & 
  * Use `create(ListCheckoutsRequestSchema)` to create a new message.
  */
 export const ListCheckoutsRequestSchema: GenMessage<ListCheckoutsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 6);
+  messageDesc(file_catalog_v1_catalog, 8);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsResponse
  */
 export type ListCheckoutsResponse = Message<"catalog.v1.ListCheckoutsResponse"> & {
   /**
-   * @generated from field: repeated catalog.v1.Checkout checkouts = 1;
+   * checkouts are newest first.
+   *
+   * @generated from field: repeated catalog.v1.CheckoutSummary checkouts = 2;
    */
-  checkouts: Checkout[];
+  checkouts: CheckoutSummary[];
 };
 
 /**
@@ -350,7 +472,7 @@ export type ListCheckoutsResponse = Message<"catalog.v1.ListCheckoutsResponse"> 
  * Use `create(ListCheckoutsResponseSchema)` to create a new message.
  */
 export const ListCheckoutsResponseSchema: GenMessage<ListCheckoutsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 7);
+  messageDesc(file_catalog_v1_catalog, 9);
 
 /**
  * @generated from message catalog.v1.GoLiveRequest
@@ -372,7 +494,7 @@ export type GoLiveRequest = Message<"catalog.v1.GoLiveRequest"> & {
  * Use `create(GoLiveRequestSchema)` to create a new message.
  */
 export const GoLiveRequestSchema: GenMessage<GoLiveRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 8);
+  messageDesc(file_catalog_v1_catalog, 10);
 
 /**
  * @generated from message catalog.v1.GoLiveResponse
@@ -396,7 +518,7 @@ export type GoLiveResponse = Message<"catalog.v1.GoLiveResponse"> & {
  * Use `create(GoLiveResponseSchema)` to create a new message.
  */
 export const GoLiveResponseSchema: GenMessage<GoLiveResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 9);
+  messageDesc(file_catalog_v1_catalog, 11);
 
 /**
  * @generated from enum catalog.v1.CheckoutStatus
