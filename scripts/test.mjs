@@ -5,7 +5,7 @@
 // Kafka are all reachable, against distributed mode. Prints one summary line.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
-import net from "node:net";
+import { e2eModes } from "./e2e-modes.mjs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -14,15 +14,6 @@ mkdirSync(out, { recursive: true });
 const env = { ...process.env, NODE_OPTIONS: "--experimental-vm-modules --no-warnings", KAFKAJS_NO_PARTITIONER_WARNING: "1" };
 const jest = join(root, "node_modules/.bin/jest");
 const extraArgs = process.argv.slice(2);
-
-function reachable(host, port) {
-  return new Promise((resolve) => {
-    const s = net.connect({ host, port });
-    s.setTimeout(800, () => (s.destroy(), resolve(false)));
-    s.once("connect", () => (s.destroy(), resolve(true)));
-    s.once("error", () => resolve(false));
-  });
-}
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const runs = [];
@@ -43,14 +34,7 @@ function runJest(name, args, runEnv) {
 }
 
 env.TEST_KAFKA_BROKERS ??= "127.0.0.1:19092"; // deploy/kafka/kafka.sh's default
-const kafkaBroker = env.TEST_KAFKA_BROKERS.split(",")[0];
-const [kHost, kPort] = kafkaBroker ? kafkaBroker.split(":") : [];
-const infra = {
-  postgres: await reachable("127.0.0.1", 5432),
-  redis: await reachable("127.0.0.1", 6379),
-  kafka: kHost ? await reachable(kHost, Number(kPort)) : false,
-};
-const modes = (env.E2E_MODES ?? (infra.postgres && infra.redis && infra.kafka ? "embedded,distributed" : "embedded")).split(",").filter(Boolean);
+const { modes } = await e2eModes(env);
 
 let ok = runJest("unit-and-integration", [], env);
 for (const mode of modes) ok = runJest(`e2e-${mode}`, ["-c", "test-e2e/jest.config.js"], { ...env, E2E_MODE: mode }) && ok;

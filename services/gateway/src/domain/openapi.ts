@@ -1,14 +1,648 @@
+import { HANDOFF_NONCE } from "@c402/ids";
 import { schemas } from "./request-schemas";
 
 /**
- * The OpenAPI document served at /openapi.json. Request bodies are the very
- * schemas the gateway validates with; responses name their status codes.
+ * The OpenAPI 3.1 document served at /openapi.json. Request bodies are the
+ * very schemas the gateway validates with; every documented response has a
+ * JSON Schema of what the code sends (components.schemas) and its exact
+ * content type. The conformance fuzzer (test-e2e/src/openapi-fuzz.ts, G22)
+ * generates requests from this document and checks every answer against it,
+ * so a change of a response shape belongs here too.
+ *
+ * Rules no per-operation slot can state (the fuzzer applies them globally):
+ * - any path with a malformed percent-escape answers 400 `bad-request`;
+ * - a known path with a method it does not document answers 405
+ *   `method-not-allowed` with an `Allow` header;
+ * - request headers over 16 KiB answer 431 `headers-too-large`;
+ * - an unknown path answers 404 `not-found`.
  */
-const problem = { description: "Problem document (RFC 9457)", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
-const json = (description: string, schema: Record<string, unknown> = { type: "object" }) => ({ description, content: { "application/json": { schema } } });
-const body = (name: keyof typeof schemas) => ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } });
-const bearer = [{ apiKey: [] }];
-const idParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const orNull = (schema: Schema): Schema => ({ anyOf: [schema, { type: "null" }] });
+const str: Schema = { type: "string" };
+const strOrNull: Schema = { type: ["string", "null"] };
+const bool: Schema = { type: "boolean" };
+const timestamp: Schema = { type: "string", format: "date-time" };
+const timestampOrNull: Schema = { type: ["string", "null"], format: "date-time" };
+const url: Schema = { type: "string", format: "uri" };
+const idOf = (prefix: string): Schema => ({ type: "string", pattern: `^${prefix}_[0-9A-Za-z]{24}$` });
+/** A decimal USD amount as the service prints it ("0.100000"). */
+const usd: Schema = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$" };
+/** An amount in the token's smallest unit, as a decimal string. */
+const atomic: Schema = { type: "string", pattern: "^[0-9]+$" };
+const caip2: Schema = { type: "string", pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", description: "CAIP-2 network id" };
+/** Any JSON value (goods and offer-card JSON are the seller's own). */
+const anyJson: Schema = {};
+
+/** An object whose listed properties are all required; further properties are allowed unless `closed`. */
+function object(properties: Record<string, Schema>, opts: { closed?: boolean; optional?: string[]; description?: string } = {}): Schema {
+  const optional = new Set(opts.optional ?? []);
+  return {
+    type: "object",
+    ...(opts.description ? { description: opts.description } : {}),
+    required: Object.keys(properties).filter((k) => !optional.has(k)),
+    properties,
+    ...(opts.closed ? { additionalProperties: false } : {}),
+  };
+}
+
+// ---- Problems -------------------------------------------------------------
+
+/** The slug of each problem status (the `type` URI ends with /problems/<slug>). */
+const PROBLEM_SLUGS = {
+  400: "bad-request",
+  401: "unauthenticated",
+  402: "payment-required",
+  403: "forbidden",
+  404: "not-found",
+  405: "method-not-allowed",
+  409: "conflict",
+  410: "gone",
+  413: "payload-too-large",
+  415: "unsupported-media-type",
+  422: "invalid-request",
+  429: "rate-limited",
+  431: "headers-too-large",
+  502: "upstream-failed",
+  503: "unavailable",
+} as const;
+type ProblemStatus = keyof typeof PROBLEM_SLUGS;
+
+const help = object(
+  { fix: str, prepare: strOrNull, retry_is_safe: bool },
+  { description: "What to do about it; `prepare` names how to obtain typed data to sign where a payment is involved" },
+);
+
+/** A problem of one status: the generic document with that status and slug (422 also lists `errors`). */
+function problemOf(status: ProblemStatus, extra: Schema = {}): Schema {
+  return {
+    allOf: [
+      ref("Problem"),
+      {
+        type: "object",
+        properties: {
+          status: { const: status },
+          type: { type: "string", pattern: `/problems/${PROBLEM_SLUGS[status]}$` },
+          ...((extra.properties as Record<string, Schema> | undefined) ?? {}),
+        },
+        ...(extra.required ? { required: extra.required } : {}),
+      },
+    ],
+  };
+}
+
+const header = (description: string, schema: Schema, required = true) => ({ description, required, schema });
+const problemResponse = (description: string, status: ProblemStatus, headers?: Record<string, unknown>, extra?: Schema) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/problem+json": { schema: problemOf(status, extra) } },
+});
+
+/** Shared responses; operations name them with `$ref: #/components/responses/<Name>`. */
+const responses = {
+  BadRequest: problemResponse("Malformed request: invalid JSON, a corrupt compressed body, a malformed percent-escape in the path", 400),
+  Unauthenticated: problemResponse("No valid API key: missing, malformed, unknown or revoked", 401, {
+    "WWW-Authenticate": header("The scheme to authenticate with", { type: "string", pattern: "^Bearer(\\s|$)" }),
+  }),
+  SignInRefused: problemResponse("The signature or the signed message is not acceptable", 401),
+  Forbidden: problemResponse("The key's scope is below what the operation needs (the document names `needed_scope`)", 403),
+  NotFound: problemResponse("No such resource (or not this account's)", 404),
+  MethodNotAllowed: problemResponse("The path exists but not with this method", 405, {
+    Allow: header("The methods the path answers", { type: "string", pattern: "^[A-Z]+(\\s*,\\s*[A-Z]+)*$" }),
+  }),
+  Conflict: problemResponse("Conflicts with the resource's state, or a request with the same Idempotency-Key is still in flight", 409),
+  Gone: problemResponse("The checkout expired or sold out", 410),
+  PayloadTooLarge: problemResponse("The request body is larger than the service accepts (512 KiB)", 413),
+  UnsupportedMediaType: problemResponse(
+    "The body is not JSON in UTF-8: another Content-Type, another charset, or a Content-Encoding other than gzip, deflate or br",
+    415,
+  ),
+  InvalidRequest: problemResponse(
+    "Validation failed; `errors` lists each field (also free-form JSON nested too deep, too large, or with NUL characters)",
+    422,
+    undefined,
+    { properties: { errors: { type: "array", minItems: 1, items: ref("FieldError") } }, required: ["errors"] },
+  ),
+  RateLimited: problemResponse("Too many requests from this client (or too many failed authentications)", 429, {
+    "Retry-After": header("Seconds until a retry can succeed", { type: "string", pattern: "^[0-9]+$" }),
+  }),
+  HeadersTooLarge: problemResponse("Request headers over 16 KiB", 431),
+  Unavailable: problemResponse("A component this operation needs is unavailable (for example no settleable network, or rate limiting)", 503),
+};
+type ResponseName = keyof typeof responses;
+const use = (name: ResponseName) => ({ $ref: `#/components/responses/${name}` });
+
+// ---- Response schemas -----------------------------------------------------
+
+const apiKeyProperties = {
+  id: idOf("key"),
+  object: { const: "api_key" },
+  name: strOrNull,
+  prefix: { type: "string", pattern: "^sk_(test|live)_" },
+  scope: { enum: ["read_only", "payments", "full"] },
+  mode: { enum: ["test", "live"] },
+  created_at: timestamp,
+  last_used_at: timestampOrNull,
+  revoked_at: timestampOrNull,
+};
+
+const checkoutSummaryProperties = {
+  id: idOf("chk"),
+  object: { const: "checkout" },
+  url,
+  test_url: url,
+  status: { enum: ["open", "paid", "expired", "void"] },
+  title: str,
+  description: strOrNull,
+  price_usd: usd,
+  pay_to: { type: "string", minLength: 1 },
+  fulfillment: { enum: ["inline", "relay", "mcp", "webhook"] },
+  reusable: bool,
+  test_mode: { type: "boolean", description: "true until the seller goes live" },
+  created_at: timestamp,
+  expires_at: timestampOrNull,
+  armed_at: timestampOrNull,
+  test: object({ id: idOf("chk"), url }, { description: "The rehearsal face" }),
+};
+
+const offerCardProperties = {
+  input_schema: anyJson,
+  output_schema: anyJson,
+  example_input: anyJson,
+  example_output: anyJson,
+  freshness: strOrNull,
+  coverage: strOrNull,
+  source: strOrNull,
+  constraints: strOrNull,
+};
+
+const requirementV2 = object(
+  {
+    scheme: str,
+    network: caip2,
+    asset: { type: "string", minLength: 1 },
+    amount: atomic,
+    payTo: { type: "string", minLength: 1 },
+    maxTimeoutSeconds: { type: "integer", minimum: 1 },
+    extra: object({ name: str, version: str }, { description: "EIP-712 domain of the token, and what else the scheme needs" }),
+    resource: url,
+  },
+  { optional: ["resource"], description: "One way to pay (x402 v2 PaymentRequirements)" },
+);
+
+/**
+ * A rehearsal requirement settles simulated: it says so (`extra.rehearsal`)
+ * and is signed under an EIP-712 domain no real token has, so its signature
+ * moves nothing anywhere.
+ */
+const rehearsalRequirement: Schema = {
+  allOf: [
+    ref("PaymentRequirement"),
+    {
+      type: "object",
+      properties: {
+        extra: {
+          type: "object",
+          required: ["rehearsal", "name"],
+          properties: { rehearsal: { const: true }, name: { type: "string", not: { enum: ["USDC", "USD Coin", "USDC.e", "Bridged USDC"] } } },
+        },
+      },
+    },
+  ],
+};
+
+const requirementV1 = object(
+  {
+    scheme: str,
+    network: { type: "string", pattern: "^[a-z0-9-]+$", description: "Legacy network name (base, base-sepolia)" },
+    maxAmountRequired: atomic,
+    resource: url,
+    description: str,
+    mimeType: str,
+    payTo: { type: "string", minLength: 1 },
+    maxTimeoutSeconds: { type: "integer", minimum: 1 },
+    asset: { type: "string", minLength: 1 },
+    extra: { type: "object" },
+  },
+  { description: "One way to pay (x402 v1 PaymentRequirements)" },
+);
+
+const offer = object(
+  { title: str, description: strOrNull, price_usd: usd, fee_usd: usd, total_usd: usd, ...offerCardProperties },
+  { description: "The offer card: what the buyer gets and what it costs, fee included" },
+);
+
+const payBlock = object({
+  headers: { type: "array", items: str },
+  legacy_v1_url: url,
+  prepare: url,
+  how: str,
+});
+
+const liveEndpoint = object(
+  {
+    url,
+    method: { const: "GET" },
+    pay: payBlock,
+    settlement: { enum: ["simulated", "onchain"] },
+    rehearsal: object({ test_url: url, note: str }),
+    note: str,
+  },
+  { optional: ["note"], description: "How to call and pay the live face" },
+);
+
+const rehearsalEndpoint = object(
+  {
+    url,
+    method: { const: "GET" },
+    pay: payBlock,
+    settlement: { const: "simulated" },
+    rehearsal: object({ test_mode: { const: true }, note: str, live_url: { type: ["string", "null"], format: "uri" }, live_status: str }),
+  },
+  { description: "How to call and pay the rehearsal face" },
+);
+
+/** The unpaid 402 body of a face in x402 v2 (v1 with `?x402_version=1`). */
+function paymentRequiredOf(requirement: Schema, endpoint: Schema) {
+  return {
+    v2: object(
+      {
+        x402Version: { const: 2 },
+        error: str,
+        resource: object({ url, description: str, mimeType: str }, { optional: ["description", "mimeType"] }),
+        accepts: { type: "array", minItems: 1, items: requirement },
+        extensions: { type: "object" },
+        offer: ref("Offer"),
+        endpoint,
+      },
+      { optional: ["extensions"] },
+    ),
+    v1: object({
+      x402Version: { const: 1 },
+      error: str,
+      accepts: { type: "array", minItems: 1, items: ref("PaymentRequirementV1") },
+      offer: ref("Offer"),
+      endpoint,
+    }),
+  };
+}
+const livePaymentRequired = paymentRequiredOf(ref("PaymentRequirement"), ref("LiveEndpoint"));
+const rehearsalPaymentRequired = paymentRequiredOf(ref("RehearsalPaymentRequirement"), ref("RehearsalEndpoint"));
+
+const receipt = object(
+  {
+    id: idOf("pay"),
+    object: { const: "receipt" },
+    checkout_id: idOf("chk"),
+    title: str,
+    network: caip2,
+    asset: str,
+    asset_address: str,
+    amount_usd: usd,
+    provider_amount: { type: "integer", minimum: 0 },
+    platform_amount: { type: ["integer", "null"], minimum: 0 },
+    fee_amount: { type: "integer", minimum: 0 },
+    total: { type: "integer", minimum: 0 },
+    payer: str,
+    subject: str,
+    pay_to: str,
+    tx_hash: str,
+    test_mode: bool,
+    settled_at: timestampOrNull,
+    sold_by: strOrNull,
+    parties: { type: ["array", "object", "null"] },
+    handoff_id: strOrNull,
+    split: object({
+      seller: { type: "integer", minimum: 0 },
+      platform: { type: ["integer", "null"], minimum: 0 },
+      protocol_fee: { type: "integer", minimum: 0 },
+      total: { type: "integer", minimum: 0 },
+      currency: str,
+      decimals: { type: "integer", minimum: 0 },
+    }),
+    delivery: object({ outcome: str }),
+    receipt_url: url,
+  },
+  { description: "A settled payment: permanent, public by its unguessable id" },
+);
+
+const paymentPending = object(
+  {
+    status: { const: "pending" },
+    payment_id: idOf("pay"),
+    tx_hash: strOrNull,
+    receipt_url: url,
+    poll: url,
+    message: str,
+  },
+  { description: "Broadcast, not confirmed yet: poll receipt_url (or present the same payment again); never pay again" },
+);
+
+const typedData = object({
+  types: { type: "object", additionalProperties: { type: "array", items: object({ name: str, type: str }) } },
+  primaryType: str,
+  domain: object({ name: str, version: str, chainId: { type: "integer", minimum: 1 }, verifyingContract: { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" } }),
+  message: { type: "object" },
+});
+
+const prepareAnswer = object(
+  {
+    network: caip2,
+    typed_data: typedData,
+    payload_stub: object({ x402Version: { enum: [1, 2] }, accepted: ref("PaymentRequirement"), payload: { type: "object" } }, { optional: ["accepted"] }),
+    how: str,
+  },
+  { description: "The EIP-712 typed data to sign and the payload to put the signature in; signs nothing" },
+);
+
+const componentHealth: Schema = {
+  type: "object",
+  required: ["status"],
+  properties: {
+    status: { enum: ["ok", "down"] },
+    latency_ms: { type: "number", minimum: 0 },
+    detail: str,
+    components: { type: "object", additionalProperties: { $ref: "#/components/schemas/ComponentHealth" } },
+  },
+};
+
+const responseSchemas: Record<string, Schema> = {
+  FieldError: object({ field: str, reason: str }),
+  Problem: {
+    type: "object",
+    description: "RFC 9457 problem document; `type` is {site_url}/problems/<slug>; `detail` is kept for existing clients",
+    required: ["type", "title", "status", "detail", "help"],
+    properties: {
+      type: { type: "string", pattern: "/problems/[a-z-]+$" },
+      title: str,
+      status: { type: "integer", minimum: 400, maximum: 599 },
+      detail: object({ message: str, help }),
+      help,
+      errors: { type: "array", items: ref("FieldError") },
+    },
+  },
+  ServiceMap: object({
+    name: str,
+    version: str,
+    status: { const: "ok" },
+    what: str,
+    links: object({ openapi: url, llms: url, create: url, create_checkout: url, join_challenge: url, join_verify: url, mcp: url, site: url }),
+    buying: object({
+      how: str,
+      faces: object({ checkout: str, rehearsal: str, receipt: str }),
+      networks: { type: "array", items: caip2 },
+      asset: str,
+    }),
+    selling: object({ how: str, auth: str, fees: str }),
+  }),
+  Health: object(
+    {
+      status: { enum: ["ok", "degraded"] },
+      service: str,
+      version: str,
+      run_mode: { enum: ["embedded", "distributed"] },
+      components: { type: "object", additionalProperties: ref("ComponentHealth") },
+    },
+    { optional: ["components"], description: "Liveness; with deep=true every component's state (the report never fails)" },
+  ),
+  ComponentHealth: componentHealth,
+  WellKnown: object({
+    name: str,
+    version: str,
+    x402: object({
+      versions: { type: "array", items: { type: "integer" } },
+      schemes: { type: "array", items: str },
+      rails: { type: "array", items: object({ network: caip2, asset: str, testnet: bool }, { optional: ["testnet"] }) },
+    }),
+    capabilities: { type: "object" },
+    links: object({ openapi: url, llms: url, root: url }),
+  }),
+  OpenApiDocument: object({ openapi: { type: "string", pattern: "^3\\.1\\." }, info: object({ title: str, version: str }), paths: { type: "object" } }),
+  WalletChallengeAnswer: object({
+    message: { type: "string", minLength: 1 },
+    nonce: { type: "string", minLength: 1 },
+    expires_at: timestamp,
+    expires_in_seconds: { type: "integer", minimum: 1 },
+  }),
+  PayoutWallet: object({ chain: str, address: str, verified: bool, default: bool }),
+  WalletSignUp: object(
+    {
+      account: object({ id: idOf("acct"), created: { const: true } }),
+      api_key: ref("ApiKeyWithSecret"),
+      payout_wallet: orNull(ref("PayoutWallet")),
+    },
+    { description: "First sign-in: the account and its first automation key, shown once" },
+  ),
+  WalletSignIn: object(
+    {
+      account: object({ id: idOf("acct"), created: { const: false } }),
+      api_key: { type: "null", description: "No new key on a later sign-in (keys are minted with POST /v1/keys)" },
+      session: object({ token: { type: "string", minLength: 16 }, expires_at: timestamp }),
+      payout_wallet: orNull(ref("PayoutWallet")),
+    },
+    { optional: ["api_key"], description: "A later sign-in: a session, and no new key" },
+  ),
+  ApiKey: object(apiKeyProperties, { closed: true, description: "An API key as listed: its prefix, never its secret" }),
+  ApiKeyWithSecret: object(
+    { ...apiKeyProperties, secret: { type: "string", pattern: "^sk_(test|live)_[0-9A-Za-z]+$" }, note: str },
+    { closed: true, description: "A new API key with its secret, shown once" },
+  ),
+  ApiKeyList: object({ keys: { type: "array", items: ref("ApiKey") }, has_more: bool, next_cursor: strOrNull }),
+  Checkout: object(
+    { ...checkoutSummaryProperties, payload: { ...anyJson, description: "The goods" }, ...offerCardProperties },
+    { description: "A checkout as created or read back by id" },
+  ),
+  CheckoutSummary: object(checkoutSummaryProperties, { closed: true, description: "A checkout as lists show it: no goods, no offer-card JSON" }),
+  CheckoutList: object({ checkouts: { type: "array", items: ref("CheckoutSummary") }, has_more: bool, next_cursor: strOrNull }),
+  GoLiveAnswer: {
+    allOf: [
+      ref("Checkout"),
+      object({ already_live: bool, rehearsal: object({ test_url: url, note: str }) }, { description: "The armed checkout plus the rehearsal block" }),
+    ],
+  },
+  PaymentRequirement: requirementV2,
+  RehearsalPaymentRequirement: rehearsalRequirement,
+  PaymentRequirementV1: requirementV1,
+  Offer: offer,
+  LiveEndpoint: liveEndpoint,
+  RehearsalEndpoint: rehearsalEndpoint,
+  PaymentRequired: livePaymentRequired.v2,
+  PaymentRequiredV1: livePaymentRequired.v1,
+  RehearsalPaymentRequired: rehearsalPaymentRequired.v2,
+  RehearsalPaymentRequiredV1: rehearsalPaymentRequired.v1,
+  PaymentRefused: {
+    allOf: [
+      ref("Problem"),
+      object(
+        {
+          status: { const: 402 },
+          type: { type: "string", pattern: "/problems/payment-required$" },
+          reason: { type: "string", minLength: 1, description: "The x402 reason code" },
+          accepts: { type: "array", items: ref("PaymentRequirement") },
+        },
+        { description: "A presented payment was refused: the reason and the face's current requirements" },
+      ),
+    ],
+  },
+  Paid: object(
+    {
+      fulfillment: object({ mode: { enum: ["inline", "relay", "mcp", "webhook"] }, payload: anyJson }),
+      receipt: ref("Receipt"),
+      receipt_url: url,
+      redelivered: bool,
+      test_mode: bool,
+    },
+    { description: "The goods and the receipt in one response" },
+  ),
+  PaymentPending: paymentPending,
+  Receipt: receipt,
+  ReceiptPending: object({ id: idOf("pay"), status: { const: "pending" }, tx_hash: strOrNull, message: str }),
+  HandoffAnswer: object({ payment_id: idOf("pay"), receipt_url: url, escrow_state: { enum: [null, "held"] }, test_mode: bool }),
+  PrepareAnswer: prepareAnswer,
+  RehearsalPrepareAnswer: {
+    allOf: [
+      ref("PrepareAnswer"),
+      {
+        type: "object",
+        properties: {
+          typed_data: {
+            type: "object",
+            properties: { domain: { type: "object", properties: { name: { not: { enum: ["USDC", "USD Coin", "USDC.e", "Bridged USDC"] } } } } },
+          },
+        },
+      },
+    ],
+  },
+  FacilitatorSupported: object({
+    kinds: {
+      type: "array",
+      items: object({ x402Version: { type: "integer" }, scheme: str, network: str, extra: { type: "object" } }, { optional: ["extra"] }),
+    },
+    extensions: { type: "array", items: str },
+    signers: { type: "object", additionalProperties: { type: "array", items: str } },
+  }),
+  VerifyAnswer: {
+    type: "object",
+    required: ["isValid"],
+    properties: { isValid: bool, invalidReason: str, invalidMessage: str, payer: str },
+    anyOf: [{ properties: { isValid: { const: true } } }, { properties: { isValid: { const: false } }, required: ["invalidReason"] }],
+  },
+  SettleAnswer: {
+    type: "object",
+    required: ["success", "transaction", "network"],
+    properties: { success: bool, errorReason: str, errorMessage: str, payer: str, transaction: str, network: str },
+    anyOf: [{ properties: { success: { const: true } } }, { properties: { success: { const: false } }, required: ["errorReason"] }],
+  },
+};
+
+// ---- Operations -----------------------------------------------------------
+
+const json = (description: string, schema: Schema, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/json": { schema } },
+});
+const html = { schema: { type: "string" } };
+
+/** Request bodies, with an example a client could send as is. */
+const EXAMPLE_ADDRESS = "0x000000000000000000000000000000000000dEaD";
+const EXAMPLE_REQUIREMENT = {
+  scheme: "exact",
+  network: "eip155:84532",
+  asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  amount: "10500",
+  payTo: EXAMPLE_ADDRESS,
+  maxTimeoutSeconds: 300,
+  extra: { name: "USDC", version: "2" },
+};
+const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
+  CheckoutCreate: {
+    title: "Weather for Paris",
+    price_usd: "0.10",
+    description: "Current conditions",
+    payload: { temp_c: 21 },
+    reusable: true,
+    expires_in_minutes: 60,
+    freshness: "hourly",
+  },
+  ApiKeyCreate: { name: "reporting", scope: "read_only", mode: "test" },
+  WalletChallenge: { address: EXAMPLE_ADDRESS, network: "eip155:8453" },
+  WalletVerify: { message: "example.com wants you to sign in with your Ethereum account: …", signature: `0x${"11".repeat(65)}` },
+  FacilitatorRequest: {
+    network: "eip155:84532",
+    requirement: EXAMPLE_REQUIREMENT,
+    payload: {
+      x402Version: 2,
+      accepted: EXAMPLE_REQUIREMENT,
+      payload: {
+        signature: `0x${"11".repeat(65)}`,
+        authorization: {
+          from: EXAMPLE_ADDRESS,
+          to: EXAMPLE_ADDRESS,
+          value: "10500",
+          validAfter: "0",
+          validBefore: "4102444800",
+          nonce: `0x${"00".repeat(32)}`,
+        },
+      },
+    },
+  },
+  PaymentPrepare: { payer: EXAMPLE_ADDRESS, network: "eip155:84532" },
+};
+const body = (name: keyof typeof schemas) => ({
+  required: true,
+  content: { "application/json": { schema: ref(name), ...(EXAMPLES[name] !== undefined ? { example: EXAMPLES[name] } : {}) } },
+});
+/** What every operation with a JSON body may answer about the body itself. */
+const bodyProblems = {
+  responses: {
+    "400": use("BadRequest"),
+    "413": use("PayloadTooLarge"),
+    "415": use("UnsupportedMediaType"),
+    "422": use("InvalidRequest"),
+  },
+};
+/** What every authenticated operation may answer; 403 only where it has a minimum scope above read_only. */
+function authenticated(minimumScope: "read_only" | "payments" | "full", selfRevocation = false) {
+  return {
+    security: [{ apiKey: [] }],
+    "x-minimum-scope": minimumScope,
+    responses: {
+      "400": use("BadRequest"),
+      "401": use("Unauthenticated"),
+      ...(minimumScope !== "read_only" || selfRevocation ? { "403": use("Forbidden") } : {}),
+      "429": use("RateLimited"),
+    },
+  };
+}
+type Responses = Record<string, unknown>;
+/** An operation: its own fields, with the shared ones (responses and security) merged under its own. */
+function operation(op: Record<string, unknown> & { responses: Responses }, ...shared: (Record<string, unknown> & { responses: Responses })[]) {
+  const merged: Responses = Object.assign({}, ...shared.map((s) => s.responses), op.responses);
+  const extra = Object.assign({}, ...shared.map(({ responses: _r, ...rest }) => rest));
+  return { ...extra, ...op, responses: Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b))) };
+}
+
+const pathParam = (name: string, schema: Schema, description?: string) => ({
+  name,
+  in: "path",
+  required: true,
+  schema,
+  ...(description ? { description } : {}),
+});
+const checkoutId = pathParam("id", idOf("chk"), "Checkout id");
+const pageQuery = [
+  { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 200, default: 50 }, description: "Page size" },
+  {
+    name: "cursor",
+    in: "query",
+    required: false,
+    schema: { type: "string", minLength: 1 },
+    description: "Opaque: the next_cursor of the previous page",
+  },
+];
 const paymentHeaders = [
   { name: "PAYMENT-SIGNATURE", in: "header", required: false, schema: { type: "string" }, description: "x402 v2 payment payload, base64 JSON" },
   { name: "X-PAYMENT", in: "header", required: false, schema: { type: "string" }, description: "Same payload under the v1 header name" },
@@ -26,184 +660,297 @@ const faceQuery = [
     name: "h",
     in: "query",
     required: false,
-    schema: { type: "string", pattern: "^[A-Za-z0-9_-]{16,64}$" },
+    schema: { type: "string", pattern: HANDOFF_NONCE.source },
     description: "Handoff nonce: a paid request carrying it can be found at /c/{id}/handoff/{nonce}",
   },
 ];
-const faceResponses = {
-  "200": json("Goods and receipt in one response; PAYMENT-RESPONSE header carries the settlement"),
-  "202": json("Settlement broadcast but not confirmed yet: tx_hash and receipt_url to poll (never pay again)"),
-  "402": {
+const base64: Schema = { type: "string", pattern: "^[A-Za-z0-9+/]+={0,2}$" };
+const paymentResponseHeader = { "PAYMENT-RESPONSE": header("The x402 SettleResponse, base64 JSON", base64) };
+
+function faceOperation(face: "live" | "rehearsal") {
+  const [v2, v1] = face === "live" ? ["PaymentRequired", "PaymentRequiredV1"] : ["RehearsalPaymentRequired", "RehearsalPaymentRequiredV1"];
+  return operation({
+    summary: face === "live" ? "Live face: pay and get the goods" : "Rehearsal face (simulated settlement, no funds move)",
     description:
-      "Payment required: unpaid, the x402 v2 body (accepts[], offer, endpoint), or the v1 form with x402_version=1; a presented payment refused, a problem document with reason and accepts[]. The v2 requirements are in the PAYMENT-REQUIRED header",
-    content: {
-      "application/json": { schema: { type: "object" } },
-      "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
-    },
-  },
-  "404": problem,
-  "410": problem,
-  "422": problem,
-  "431": problem,
-  "503": problem,
-};
-
-function prepareOperation(face: "live" | "rehearsal") {
-  return {
-    summary: `Typed data to sign for the ${face} face`,
-    parameters: [idParam("id")],
-    requestBody: body("PaymentPrepare"),
-    responses: { "200": json("typed_data, payload_stub, network"), "404": problem, "422": problem },
-  };
-}
-
-/** The facilitator's POST operations share their request body; each answers 200 with its x402 shape. */
-function facilitatorOperation(what: string, answer: string) {
-  return {
-    summary: `Facilitator: ${what}`,
-    parameters: [idParam("family")],
-    requestBody: body("FacilitatorRequest"),
-    responses: { "200": json(answer), "404": problem, "422": problem },
-  };
-}
-
-export function openApiDocument(baseUrl: string, version: string) {
-  return {
-    openapi: "3.1.0",
-    info: { title: "Hosted x402 checkout service", version, description: "Pay-per-request checkouts on the x402 protocol." },
-    servers: [{ url: baseUrl }],
-    components: {
-      securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "sk_test_… or sk_live_… API key" } },
-      schemas: {
-        ...schemas,
-        Problem: {
-          type: "object",
-          required: ["type", "title", "status", "detail", "help"],
-          properties: {
-            type: { type: "string" },
-            title: { type: "string" },
-            status: { type: "integer" },
-            detail: { type: "object", properties: { message: { type: "string" }, help: { type: "object" } } },
-            help: { type: "object", properties: { fix: { type: "string" }, prepare: { type: ["string", "null"] }, retry_is_safe: { type: "boolean" } } },
-            errors: { type: "array", items: { type: "object", properties: { field: { type: "string" }, reason: { type: "string" } } } },
-          },
+      "Without a payment: 402 with the requirements (JSON, or the pay page for browsers: `Accept: text/html`). With PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused.",
+    parameters: [checkoutId, ...paymentHeaders, ...faceQuery],
+    responses: {
+      "200": json("Goods and receipt in one response", ref("Paid"), paymentResponseHeader),
+      "202": json("Settlement broadcast but not confirmed yet", ref("PaymentPending"), paymentResponseHeader),
+      "400": use("BadRequest"),
+      "402": {
+        description:
+          "Payment required. Unpaid: the x402 body (v2, or v1 with x402_version=1) with accepts[], the offer card and the endpoint block, or the pay page for browsers. A presented payment refused: a problem document with `reason` and accepts[]. The v2 requirements are in PAYMENT-REQUIRED",
+        headers: {
+          "PAYMENT-REQUIRED": header("The x402 v2 PaymentRequired, base64 JSON (with `error` naming a refusal's reason)", base64, false),
+          "PAYMENT-RESPONSE": header("On a failed settlement: the failure SettleResponse, base64 JSON", base64, false),
+        },
+        content: {
+          "application/json": { schema: { anyOf: [ref(v2), ref(v1)] } },
+          "application/problem+json": { schema: ref("PaymentRefused") },
+          "text/html": html,
         },
       },
+      "404": use("NotFound"),
+      "410": use("Gone"),
+      "422": use("InvalidRequest"),
+      "431": use("HeadersTooLarge"),
+      "503": use("Unavailable"),
+    },
+  });
+}
+
+function prepareOperation(face: "live" | "rehearsal") {
+  return operation(
+    {
+      summary: `Typed data to sign for the ${face} face`,
+      parameters: [checkoutId],
+      requestBody: body("PaymentPrepare"),
+      responses: {
+        "200": json("typed_data, payload_stub, network", ref(face === "live" ? "PrepareAnswer" : "RehearsalPrepareAnswer")),
+        "404": use("NotFound"),
+        "410": use("Gone"),
+        "503": use("Unavailable"),
+      },
+    },
+    bodyProblems,
+  );
+}
+
+const familyParam = pathParam("family", { type: "string", enum: ["base", "stellar", "solana"] }, "Chain family");
+
+/** The facilitator's POST operations share their request body; a refused payment is a 200 with isValid/success false. */
+function facilitatorOperation(what: string, answer: "VerifyAnswer" | "SettleAnswer") {
+  return operation(
+    {
+      summary: `Facilitator: ${what}`,
+      description:
+        "Like the reference facilitator: anything refused (a bad signature, a requirement this service did not issue, malformed addresses or amounts) answers 200 with isValid/success false and the reason. Rate limited per client address and per payer.",
+      parameters: [familyParam],
+      requestBody: body("FacilitatorRequest"),
+      responses: {
+        "200": json(answer === "VerifyAnswer" ? "{isValid, invalidReason?, payer?}" : "{success, errorReason?, transaction, network, payer?}", ref(answer)),
+        "404": use("NotFound"),
+        "429": use("RateLimited"),
+      },
+    },
+    bodyProblems,
+  );
+}
+
+export function openApiDocument(baseUrl: string, version: string, serviceName: string) {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Hosted x402 checkout service",
+      version,
+      description: [
+        "Pay-per-request checkouts on the x402 protocol.",
+        "Errors are RFC 9457 problem documents (application/problem+json) whose `type` ends with /problems/<slug>.",
+        "Besides what each operation lists: a path with a malformed percent-escape answers 400 (bad-request); a known path with a method it does not list answers 405 (method-not-allowed) with an `Allow` header; request headers over 16 KiB answer 431 (headers-too-large); an unknown path answers 404 (not-found).",
+      ].join(" "),
+    },
+    servers: [{ url: baseUrl }],
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "sk_test_… or sk_live_… API key. Scopes escalate read_only < payments < full; `x-minimum-scope` names what an operation needs",
+        },
+      },
+      schemas: { ...schemas, ...responseSchemas },
+      responses,
     },
     paths: {
-      "/": { get: { summary: "Service map", responses: { "200": json("Self-describing map") } } },
+      "/": { get: { summary: "Service map", responses: { "200": json("Self-describing map", ref("ServiceMap")) } } },
+      "/openapi.json": { get: { summary: "This document", responses: { "200": json("OpenAPI 3.1 document", ref("OpenApiDocument")) } } },
+      "/llms.txt": {
+        get: { summary: "Plain-text guide", responses: { "200": { description: "Guide", content: { "text/plain": { schema: { type: "string" } } } } } },
+      },
+      "/docs": { get: { summary: "Browsable documentation", responses: { "200": { description: "HTML page", content: { "text/html": html } } } } },
+      [`/.well-known/${serviceName}`]: { get: { summary: "Capabilities, rails, links", responses: { "200": json("Capabilities", ref("WellKnown")) } } },
       "/health": {
         get: {
           summary: "Liveness; ?deep=true checks every component",
-          parameters: [{ name: "deep", in: "query", schema: { type: "boolean" } }],
-          responses: { "200": json("Component state") },
+          parameters: [{ name: "deep", in: "query", required: false, schema: { type: "boolean", default: false } }],
+          responses: { "200": json("Component state", ref("Health")) },
         },
       },
       "/auth/wallet/challenge": {
-        post: {
-          summary: "Wallet sign-in: get a message to sign",
-          requestBody: body("WalletChallenge"),
-          responses: { "200": json("Challenge"), "422": problem, "429": problem },
-        },
+        post: operation(
+          {
+            summary: "Wallet sign-in: get a message to sign",
+            requestBody: body("WalletChallenge"),
+            responses: { "200": json("Challenge", ref("WalletChallengeAnswer")), "429": use("RateLimited"), "503": use("Unavailable") },
+          },
+          bodyProblems,
+        ),
       },
       "/auth/wallet/verify": {
-        post: {
-          summary: "Wallet sign-in: verify the signature; returns the account and a key shown once",
-          requestBody: body("WalletVerify"),
-          responses: { "200": json("Signed in"), "201": json("Account created"), "401": problem, "422": problem, "429": problem },
-        },
+        post: operation(
+          {
+            summary: "Wallet sign-in: verify the signature",
+            description:
+              "201 on the first sign-in: the account and its first automation key, shown once. 200 on a later sign-in: a session, and no new key (keys are minted with POST /v1/keys).",
+            requestBody: body("WalletVerify"),
+            responses: {
+              "200": json("Signed in", ref("WalletSignIn")),
+              "201": json("Account created", ref("WalletSignUp")),
+              "401": use("SignInRefused"),
+              "429": use("RateLimited"),
+              "503": use("Unavailable"),
+            },
+          },
+          bodyProblems,
+        ),
       },
       "/v1/keys": {
-        post: {
-          summary: "Create an API key (scope full)",
-          security: bearer,
-          requestBody: body("ApiKeyCreate"),
-          responses: { "201": json("Key with its secret, shown once"), "401": problem, "403": problem, "422": problem },
-        },
-        get: { summary: "List keys (prefixes only)", security: bearer, responses: { "200": json("{keys: [...]}"), "401": problem } },
+        post: operation(
+          {
+            summary: "Create an API key (scope full)",
+            requestBody: body("ApiKeyCreate"),
+            responses: { "201": json("Key with its secret, shown once", ref("ApiKeyWithSecret")) },
+          },
+          authenticated("full"),
+          bodyProblems,
+        ),
+        get: operation(
+          {
+            summary: "List keys (prefixes only), newest first",
+            parameters: pageQuery,
+            responses: { "200": json("A page of keys", ref("ApiKeyList")), "422": use("InvalidRequest") },
+          },
+          authenticated("read_only"),
+        ),
       },
       "/v1/keys/{key_id}": {
-        delete: {
-          summary: "Revoke a key",
-          security: bearer,
-          parameters: [idParam("key_id")],
-          responses: { "204": { description: "Revoked" }, "401": problem, "403": problem, "404": problem },
-        },
+        delete: operation(
+          {
+            summary: "Revoke a key (any key may revoke itself; another key needs scope full)",
+            parameters: [pathParam("key_id", idOf("key"), "Key id")],
+            responses: { "204": { description: "Revoked" }, "404": use("NotFound") },
+          },
+          authenticated("read_only", true),
+        ),
       },
       "/v1/checkouts": {
-        post: {
-          summary: "Create a checkout",
-          security: bearer,
-          parameters: [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } }],
-          requestBody: body("CheckoutCreate"),
-          responses: { "201": json("Checkout with url and test_url"), "401": problem, "403": problem, "409": problem, "422": problem },
-        },
-        get: {
-          summary: "List checkouts, newest first",
-          security: bearer,
-          parameters: [{ name: "include_voided", in: "query", schema: { type: "boolean" } }],
-          responses: { "200": json("{checkouts: [...]}"), "401": problem, "422": problem },
-        },
+        post: operation(
+          {
+            summary: "Create a checkout",
+            parameters: [
+              {
+                name: "Idempotency-Key",
+                in: "header",
+                required: false,
+                schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" },
+                description: "A repeat returns the original checkout with Idempotency-Replayed: true",
+              },
+            ],
+            requestBody: body("CheckoutCreate"),
+            responses: {
+              "201": json("Checkout with url and test_url", ref("Checkout"), {
+                "Idempotency-Replayed": header("true when this is the original answer to the same Idempotency-Key", { const: "true" }, false),
+              }),
+              "409": use("Conflict"),
+            },
+          },
+          authenticated("payments"),
+          bodyProblems,
+        ),
+        get: operation(
+          {
+            summary: "List checkouts, newest first",
+            parameters: [{ name: "include_voided", in: "query", required: false, schema: { type: "boolean", default: false } }, ...pageQuery],
+            responses: { "200": json("A page of checkout summaries", ref("CheckoutList")), "422": use("InvalidRequest") },
+          },
+          authenticated("read_only"),
+        ),
       },
       "/v1/checkouts/{id}": {
-        get: {
-          summary: "Get a checkout",
-          security: bearer,
-          parameters: [idParam("id")],
-          responses: { "200": json("Checkout"), "401": problem, "404": problem },
-        },
+        get: operation(
+          { summary: "Get a checkout", parameters: [checkoutId], responses: { "200": json("Checkout", ref("Checkout")), "404": use("NotFound") } },
+          authenticated("read_only"),
+        ),
       },
       "/v1/checkouts/{id}/go-live": {
-        post: {
-          summary: "Arm the live face (idempotent)",
-          security: bearer,
-          parameters: [idParam("id")],
-          responses: { "200": json("Checkout plus rehearsal block"), "401": problem, "403": problem, "404": problem, "409": problem },
-        },
+        post: operation(
+          {
+            summary: "Arm the live face (idempotent)",
+            parameters: [checkoutId],
+            responses: {
+              "200": json("Checkout plus rehearsal block", ref("GoLiveAnswer")),
+              "404": use("NotFound"),
+              "409": use("Conflict"),
+              "410": use("Gone"),
+            },
+          },
+          authenticated("payments"),
+        ),
       },
-      "/c/{id}": { get: { summary: "Live face", parameters: [idParam("id"), ...paymentHeaders, ...faceQuery], responses: faceResponses } },
-      "/c/{id}/test": {
-        get: { summary: "Rehearsal face (simulated settlement)", parameters: [idParam("id"), ...paymentHeaders, ...faceQuery], responses: faceResponses },
-      },
+      "/c/{id}": { get: faceOperation("live") },
+      "/c/{id}/test": { get: faceOperation("rehearsal") },
       "/c/{id}/handoff/{nonce}": {
-        get: {
+        get: operation({
           summary: "The settled payment that arrived with a handoff nonce (404 until there is one; a wrong nonce looks the same)",
-          parameters: [idParam("id"), idParam("nonce")],
-          responses: { "200": json("{payment_id, receipt_url, escrow_state, test_mode}"), "404": problem, "422": problem },
-        },
+          parameters: [checkoutId, pathParam("nonce", { type: "string", pattern: HANDOFF_NONCE.source }, "Handoff nonce")],
+          responses: {
+            "200": json("The payment", ref("HandoffAnswer")),
+            "400": use("BadRequest"),
+            "404": use("NotFound"),
+            "422": use("InvalidRequest"),
+          },
+        }),
       },
       "/c/{id}/prepare": { post: prepareOperation("live") },
       "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
       "/r/{payment_id}": {
-        get: {
+        get: operation({
           summary: "Receipt: JSON, or HTML for browsers (Accept: text/html)",
-          parameters: [idParam("payment_id")],
-          responses: { "200": json("Receipt"), "202": json("Settlement pending"), "404": problem },
-        },
+          parameters: [pathParam("payment_id", idOf("pay"), "Payment id")],
+          responses: {
+            "200": { description: "Receipt", content: { "application/json": { schema: ref("Receipt") }, "text/html": html } },
+            "202": json("Settlement pending", ref("ReceiptPending")),
+            "400": use("BadRequest"),
+            "404": use("NotFound"),
+          },
+        }),
       },
-      "/x402/{family}/supported": {
-        get: {
-          summary: "Facilitator: supported kinds (family base, stellar or solana)",
-          parameters: [idParam("family")],
-          responses: { "200": json("{kinds, extensions, signers}"), "404": problem },
-        },
-      },
-      "/x402/{family}/verify": { post: facilitatorOperation("verify a payment", "{isValid, invalidReason?, payer?}") },
-      "/x402/{family}/settle": { post: facilitatorOperation("settle a payment on-chain", "{success, errorReason?, transaction, network, payer?}") },
       "/r/{payment_id}/download": {
-        get: {
+        get: operation({
           summary: "Self-contained receipt file (HTML)",
-          parameters: [idParam("payment_id")],
-          responses: { "200": { description: "HTML file" }, "404": problem },
-        },
+          parameters: [pathParam("payment_id", idOf("pay"), "Payment id")],
+          responses: {
+            "200": {
+              description: "HTML file",
+              headers: { "Content-Disposition": header("attachment; filename=…", { type: "string", pattern: "^attachment" }) },
+              content: { "text/html": html },
+            },
+            "400": use("BadRequest"),
+            "404": use("NotFound"),
+          },
+        }),
       },
       "/r/by-tx/{tx_hash}": {
-        get: {
+        get: operation({
           summary: "Redirect to the receipt of a transaction",
-          parameters: [idParam("tx_hash")],
-          responses: { "303": { description: "See the receipt" }, "404": problem },
-        },
+          parameters: [pathParam("tx_hash", { type: "string", pattern: "^0x[0-9a-fA-F]{64}$" }, "Transaction hash")],
+          responses: {
+            "303": { description: "See the receipt", headers: { Location: header("The receipt's URL", url) } },
+            "400": use("BadRequest"),
+            "404": use("NotFound"),
+          },
+        }),
       },
+      "/x402/{family}/supported": {
+        get: operation({
+          summary: "Facilitator: supported kinds (family base, stellar or solana)",
+          parameters: [familyParam],
+          responses: { "200": json("{kinds, extensions, signers}", ref("FacilitatorSupported")), "400": use("BadRequest"), "404": use("NotFound") },
+        }),
+      },
+      "/x402/{family}/verify": { post: facilitatorOperation("verify a payment", "VerifyAnswer") },
+      "/x402/{family}/settle": { post: facilitatorOperation("settle a payment on-chain", "SettleAnswer") },
     },
   };
 }

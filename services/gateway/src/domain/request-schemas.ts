@@ -43,7 +43,8 @@ export const schemas = {
       payload: { ...goods, description: "The goods, delivered inline when payment settles." },
       reusable: { type: "boolean", description: "false (default): single-shot; true: a payment link." },
       test_mode: nullable({ type: "boolean" }),
-      expires_in_minutes: nullable({ type: "integer" }),
+      // The catalog's own bound (366 days) too: a larger number cannot even cross gRPC as an int64.
+      expires_in_minutes: nullable({ type: "integer", minimum: 1, maximum: 527_040 }),
       input_schema: goods,
       output_schema: goods,
       example_input: goods,

@@ -61,9 +61,11 @@ export function faceFastPath(quotes: QuoteCache<UnpaidAnswer>, logger: Logger, u
 
   function answerDirectly(req: IncomingMessage, res: ServerResponse, headers: [string, string][], contentType: string, body: string): void {
     const requestId = requestIdOf(typeof req.headers["x-request-id"] === "string" ? req.headers["x-request-id"] : undefined);
-    logWhenFinished(logger, res, requestId, req.method!, req.url!.split("?")[0] as string);
+    // Only GETs with a URL reach here (see faceFastPath).
+    logWhenFinished(logger, res, requestId, req.method ?? "GET", (req.url ?? "").split("?")[0] as string);
     res.statusCode = 402;
     res.setHeader("X-Request-Id", requestId);
+    res.setHeader("X-Content-Type-Options", "nosniff");
     for (const [name, value] of FACE_HEADERS) res.setHeader(name, value);
     res.setHeader("Cache-Control", "no-store");
     for (const [name, value] of headers) res.setHeader(name, value);

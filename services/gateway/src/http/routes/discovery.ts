@@ -37,7 +37,7 @@ export function discoveryRoutes({ clients, cache, settings }: GatewayDeps): Rout
   });
 
   router.get("/openapi.json", (_req, res) => {
-    res.json(openApiDocument(baseUrl, version));
+    res.json(openApiDocument(baseUrl, version, serviceName));
   });
 
   router.get("/llms.txt", (_req, res) => {

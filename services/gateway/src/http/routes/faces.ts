@@ -1,3 +1,4 @@
+import { answered } from "@c402/rpc";
 import { escapeHtml } from "../../domain/html";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { paymentsV1 } from "@c402/contracts";
@@ -125,14 +126,14 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
       clients.payments.quotePayment({ checkoutId: id, face: FACE[face] }),
     ]);
     return {
-      checkout: checkout!,
-      ...paymentRequiredBody({ checkout: checkout!, quote, face, baseUrl: settings.baseUrl, wireVersion }),
+      checkout: answered(checkout, "checkout"),
+      ...paymentRequiredBody({ checkout: answered(checkout, "checkout"), quote, face, baseUrl: settings.baseUrl, wireVersion }),
     };
   }
 
   async function goodsFromCatalog(id: string): Promise<Goods> {
-    const { checkout } = await clients.catalog.getCheckout({ checkoutId: id });
-    return { payloadJson: checkout!.payloadJson, reusable: checkout!.reusable };
+    const checkout = answered((await clients.catalog.getCheckout({ checkoutId: id })).checkout, "checkout");
+    return { payloadJson: checkout.payloadJson, reusable: checkout.reusable };
   }
 
   /** The unpaid 402 of a face, from the quote cache or asked for (and then kept). */
@@ -206,7 +207,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
       }
       // A sale ends a single-shot checkout's selling: the next unpaid request asks again.
       if (!r.redelivered && !goods.reusable) quotes.invalidate(id, FACE_QUOTE_VARIANTS);
-      const receipt = receiptView(r.receipt!, settings.baseUrl);
+      const receipt = receiptView(answered(r.receipt, "receipt"), settings.baseUrl);
       res.status(200).json({
         fulfillment: { mode: "inline", payload: goods.payloadJson === undefined ? null : JSON.parse(goods.payloadJson) },
         receipt,
@@ -254,7 +255,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuote
     const id = checkoutId(req);
     const nonce = String(req.params.nonce);
     res.setHeader("Cache-Control", "no-store");
-    if (!HANDOFF_NONCE.test(nonce)) throw invalid([{ field: "nonce", reason: "must match [A-Za-z0-9_-]{16,64}" }]);
+    if (!HANDOFF_NONCE.test(nonce)) throw invalid([{ field: "nonce", reason: `must match ${HANDOFF_NONCE.source}` }]);
     const r = await clients.payments.findHandoff({ checkoutId: id, handoffId: nonce });
     res.json({ payment_id: r.paymentId, receipt_url: `${settings.baseUrl}/r/${r.paymentId}`, escrow_state: null, test_mode: r.testMode });
   });

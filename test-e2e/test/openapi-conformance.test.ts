@@ -1,0 +1,386 @@
+import { writeFileSync } from "node:fs";
+import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { baseUrl } from "../src/http";
+import { documentProblems, Fuzzer, send, type Doc, type Fixtures, type HttpResponse, type Scope } from "../src/openapi-fuzz";
+
+/**
+ * G22: the public REST API conforms to its OpenAPI document. The fuzzer
+ * (src/openapi-fuzz.ts) reads the live /openapi.json, generates valid and
+ * mutated requests for every operation with fast-check, and checks every
+ * answer: no 5xx, a documented status, the documented content type and
+ * schema, and a 4xx for anything certainly invalid. The setup itself (sign-up,
+ * keys, checkouts, go-live, a rehearsal payment, receipts, facilitator) goes
+ * through the same checks, so every operation's success answer is checked at
+ * least once.
+ *
+ * C402_FUZZ_RUNS cases per operation and kind (default 25 here; `npm run fuzz`
+ * runs 200), C402_FUZZ_SEED (default 22), C402_FUZZ_ONLY and C402_FUZZ_PATH
+ * replay one failure, C402_FUZZ_REPORT writes every failure as JSON.
+ */
+const RUNS = Number(process.env.C402_FUZZ_RUNS ?? 25);
+const SEED = Number(process.env.C402_FUZZ_SEED ?? 22);
+const LONG = 30 * 60_000;
+
+let fuzzer: Fuzzer;
+let doc: Doc;
+/** Answers the setup received, drifted on purpose by the self-test. */
+const captured: Record<string, HttpResponse> = {};
+
+const body = (v: unknown) => Buffer.from(JSON.stringify(v));
+const auth = (secret: string) => ({ authorization: `Bearer ${secret}` });
+const parsed = (r: HttpResponse) => JSON.parse(r.text);
+
+function expectStatus(r: HttpResponse, status: number, what: string): void {
+  if (r.status !== status) throw new Error(`setup: ${what} answered ${r.status}, not ${status}: ${r.text.slice(0, 500)}`);
+}
+
+async function signIn(wallet: PrivateKeyAccount): Promise<HttpResponse> {
+  const challenge = await fuzzer.scripted("POST /auth/wallet/challenge", {
+    path: "/auth/wallet/challenge",
+    body: body({ address: wallet.address, network: "eip155:8453" }),
+  });
+  expectStatus(challenge, 200, "wallet challenge");
+  const message = parsed(challenge).message as string;
+  return fuzzer.scripted("POST /auth/wallet/verify", {
+    path: "/auth/wallet/verify",
+    body: body({ message, signature: await wallet.signMessage({ message }) }),
+  });
+}
+
+/**
+ * One seller with keys of each scope (and a live key when the service mints
+ * one), sacrificial keys for DELETE, a revoked key, checkouts (single-shot,
+ * reusable with an offer card, armed), another seller's checkout, a rehearsal
+ * payment with a handoff nonce (simulated: no funds move), its receipt.
+ */
+async function setUp(): Promise<Fixtures> {
+  const scripted = fuzzer.scripted.bind(fuzzer);
+  for (const op of fuzzer.ops.filter((o) => o.method === "GET" && !o.template.includes("{"))) await scripted(op.id, { path: op.template });
+  await scripted("GET /health", { path: "/health?deep=true" });
+
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const signUp = await signIn(wallet);
+  expectStatus(signUp, 201, "first wallet sign-in");
+  const full = parsed(signUp).api_key.secret as string;
+  await signIn(wallet); // a later sign-in: 200 with a session, checked against the document
+
+  const newKey = async (spec: Record<string, unknown>) => {
+    const r = await scripted("POST /v1/keys", { path: "/v1/keys", headers: auth(full), body: body(spec) });
+    return r.status === 201 ? (parsed(r) as { id: string; secret: string }) : undefined;
+  };
+  const keys: Fixtures["keys"] = [{ scope: "full", secret: full, mode: "test" }];
+  for (const scope of ["read_only", "payments", "full"] as Scope[]) {
+    const k = await newKey({ scope, name: `fuzz ${scope}` });
+    if (!k) throw new Error(`setup: could not create a ${scope} key`);
+    keys.push({ scope, secret: k.secret, mode: "test" });
+  }
+  const live = await newKey({ scope: "full", mode: "live", name: "fuzz live" });
+  if (live) keys.push({ scope: "full", secret: live.secret, mode: "live" });
+  const sacrificial: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const k = await newKey({ scope: "read_only", name: `fuzz sacrificial ${i}` });
+    if (k) sacrificial.push(k.id);
+  }
+  const revoked = await newKey({ scope: "full", name: "fuzz revoked" });
+  if (revoked)
+    expectStatus(await scripted("DELETE /v1/keys/{key_id}", { path: `/v1/keys/${revoked.id}`, headers: auth(revoked.secret) }), 204, "self-revocation");
+  const payments = keys.find((k) => k.scope === "payments")!.secret;
+  const readOnly = keys.find((k) => k.scope === "read_only")!.secret;
+
+  const cursors: string[] = [];
+  const keyPage = await scripted("GET /v1/keys", { path: "/v1/keys?limit=1", headers: auth(readOnly) });
+  if (keyPage.status === 200 && parsed(keyPage).next_cursor) cursors.push(parsed(keyPage).next_cursor);
+  captured.keys = await scripted("GET /v1/keys", { path: "/v1/keys", headers: auth(full) });
+
+  const create = async (key: string, spec: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const r = await scripted("POST /v1/checkouts", { path: "/v1/checkouts", headers: { ...auth(key), ...headers }, body: body(spec) });
+    expectStatus(r, 201, "checkout create");
+    return parsed(r).id as string;
+  };
+  const single = await create(payments, { title: "Weather for Paris", price_usd: "0.10", payload: { temp_c: 21 } });
+  const reusable = await create(
+    full,
+    {
+      title: "Tide tables",
+      price_usd: "0.25",
+      description: "Next 7 days",
+      payload: ["high 06:12", "low 12:30"],
+      reusable: true,
+      expires_in_minutes: 600,
+      input_schema: { type: "object" },
+      output_schema: { type: "array" },
+      example_input: { port: "Brest" },
+      example_output: ["high 06:12"],
+      freshness: "daily",
+      coverage: "France",
+      source: "SHOM",
+      constraints: "none",
+    },
+    { "idempotency-key": `fuzz-${SEED}-${Date.now()}` },
+  );
+  const armed = await create(payments, { title: "Armed", price_usd: "1.00", payload: "text goods" });
+  await scripted("POST /v1/checkouts/{id}/go-live", { path: `/v1/checkouts/${armed}/go-live`, headers: auth(payments) });
+  await scripted("POST /v1/checkouts/{id}/go-live", { path: `/v1/checkouts/${armed}/go-live`, headers: auth(payments) }); // already live
+
+  const page = await scripted("GET /v1/checkouts", { path: "/v1/checkouts?limit=1", headers: auth(readOnly) });
+  captured.checkouts = page;
+  if (page.status === 200 && parsed(page).next_cursor) cursors.push(parsed(page).next_cursor);
+  await scripted("GET /v1/checkouts", { path: "/v1/checkouts?include_voided=true", headers: auth(readOnly) });
+  await scripted("GET /v1/checkouts/{id}", { path: `/v1/checkouts/${reusable}`, headers: auth(readOnly) });
+
+  const other = await signIn(privateKeyToAccount(generatePrivateKey()));
+  expectStatus(other, 201, "another seller's sign-in");
+  const foreign = await create(parsed(other).api_key.secret, { title: "Someone else's", price_usd: "0.50" });
+
+  for (const id of [single, reusable, armed, foreign]) {
+    for (const face of ["", "/test"]) {
+      const op = `GET /c/{id}${face}`;
+      await scripted(op, { path: `/c/${id}${face}` });
+      await scripted(op, { path: `/c/${id}${face}?x402_version=1` });
+      await scripted(op, { path: `/c/${id}${face}`, headers: { accept: "text/html" } });
+    }
+  }
+  for (const face of ["", "/test"])
+    await scripted(`POST /c/{id}${face}/prepare`, { path: `/c/${single}${face}/prepare`, body: body({ payer: wallet.address }) });
+
+  // A rehearsal payment: simulated settlement, nothing moves on-chain.
+  const unpaid = await scripted("GET /c/{id}/test", { path: `/c/${reusable}/test` });
+  captured.rehearsal = unpaid;
+  const requirement = (decodeHeader(unpaid.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
+  const payment = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement));
+  const nonce = `fuzz${SEED}handoff${Date.now()}`.slice(0, 40);
+  const paid = await scripted("GET /c/{id}/test", { path: `/c/${reusable}/test?h=${nonce}`, headers: { "payment-signature": payment } });
+  expectStatus(paid, 200, "rehearsal payment");
+  captured.paid = paid;
+  await scripted("GET /c/{id}/test", { path: `/c/${reusable}/test`, headers: { "x-payment": payment } }); // redelivery
+  // The live face of a checkout that has not gone live settles simulated too.
+  const liveUnpaid = await scripted("GET /c/{id}", { path: `/c/${reusable}` });
+  const liveRequirement = (decodeHeader(liveUnpaid.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
+  if (liveRequirement.extra.rehearsal !== true) throw new Error("setup: the live face of an unarmed checkout must settle simulated");
+  const livePayment = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), liveRequirement));
+  expectStatus(
+    await scripted("GET /c/{id}", { path: `/c/${reusable}`, headers: { "payment-signature": livePayment } }),
+    200,
+    "simulated payment on the unarmed live face",
+  );
+  const receipt = parsed(paid).receipt as { id: string; tx_hash: string };
+  await scripted("GET /r/{payment_id}", { path: `/r/${receipt.id}` });
+  await scripted("GET /r/{payment_id}", { path: `/r/${receipt.id}`, headers: { accept: "text/html" } });
+  await scripted("GET /r/{payment_id}/download", { path: `/r/${receipt.id}/download` });
+  await scripted("GET /r/by-tx/{tx_hash}", { path: `/r/by-tx/${receipt.tx_hash}` });
+  await scripted("GET /c/{id}/handoff/{nonce}", { path: `/c/${reusable}/handoff/${nonce}` });
+
+  const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
+  for (const family of ["base", "stellar", "solana"]) {
+    await scripted("GET /x402/{family}/supported", { path: `/x402/${family}/supported` });
+    await scripted("POST /x402/{family}/verify", { path: `/x402/${family}/verify`, body: body(example) });
+    await scripted("POST /x402/{family}/settle", { path: `/x402/${family}/settle`, body: body(example) });
+  }
+
+  return {
+    keys,
+    ...(revoked ? { revokedKey: revoked.secret } : {}),
+    params: {
+      id: [single, reusable, armed, foreign],
+      // The reusable checkout stays unarmed, so a simulated payment on its live face keeps redelivering.
+      "POST /v1/checkouts/{id}/go-live id": [single, armed, foreign],
+      key_id: sacrificial,
+      payment_id: [receipt.id],
+      tx_hash: [receipt.tx_hash],
+      nonce: [nonce],
+      family: ["base", "stellar", "solana"],
+    },
+    query: { cursor: cursors },
+    payments: [
+      { template: "/c/{id}/test", params: { id: reusable }, header: payment },
+      { template: "/c/{id}", params: { id: reusable }, header: livePayment },
+    ],
+  };
+}
+
+function failIfAny(kind: string): void {
+  const failures = fuzzer.findings.failures(kind);
+  if (failures.length) throw new Error(`${fuzzer.findings.report(kind)}\n\nseed ${SEED}, ${RUNS} runs per operation`);
+}
+
+describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per operation and kind)`, () => {
+  beforeAll(async () => {
+    const r = await send(baseUrl(), { method: "GET", path: "/openapi.json", headers: { accept: "application/json" } });
+    if (r.status !== 200) throw new Error(`GET /openapi.json answered ${r.status}`);
+    doc = JSON.parse(r.text) as Doc;
+    fuzzer = new Fuzzer(doc, {
+      baseUrl: baseUrl(),
+      runs: RUNS,
+      seed: SEED,
+      fixtures: { keys: [], params: {}, query: {}, payments: [] },
+      ...(process.env.C402_FUZZ_ONLY ? { only: process.env.C402_FUZZ_ONLY } : {}),
+      ...(process.env.C402_FUZZ_PATH ? { path: process.env.C402_FUZZ_PATH } : {}),
+    });
+    fuzzer.useFixtures(await setUp());
+    if (process.env.C402_FUZZ_ONLY) process.stderr.write(`replaying ${process.env.C402_FUZZ_ONLY} only: every other property is skipped\n`);
+  }, 120_000);
+
+  afterAll(() => {
+    if (!fuzzer) return;
+    process.stdout.write(
+      `\nOpenAPI fuzz (${process.env.E2E_RUN_MODE ?? "?"} mode, seed ${SEED}, ${RUNS} runs): answers per operation\n${fuzzer.findings.coverage()}\n`,
+    );
+    if (process.env.C402_FUZZ_REPORT) {
+      writeFileSync(
+        process.env.C402_FUZZ_REPORT,
+        JSON.stringify(
+          {
+            mode: process.env.E2E_RUN_MODE,
+            seed: SEED,
+            runs: RUNS,
+            requests: fuzzer.findings.stats.requests,
+            statuses: fuzzer.findings.stats.statuses,
+            failures: fuzzer.findings.failures().map((f) => ({
+              key: f.key,
+              count: f.count,
+              ...f.first,
+              request: { ...f.first.request, body: f.first.request.body?.toString("utf8").slice(0, 2_000) },
+            })),
+          },
+          null,
+          2,
+        ),
+      );
+    }
+  });
+
+  it("the document is well-formed: every $ref resolves, every response names its content type and schema", () => {
+    expect(documentProblems(doc)).toEqual([]);
+    for (const op of fuzzer.ops.filter((o) => o.body?.example !== undefined)) {
+      expect([op.id, fuzzer.validator.errors(op.body!.pointer, op.body!.example)]).toEqual([op.id, ""]);
+    }
+    for (const op of fuzzer.ops.filter((o) => o.secured))
+      expect([op.id, op.minimumScope]).toEqual([op.id, expect.stringMatching(/^(read_only|payments|full)$/)]);
+  });
+
+  it("the checks are not vacuous: drifted answers are caught", () => {
+    const problem = (status: number, slug: string) => ({
+      type: `http://127.0.0.1/problems/${slug}`,
+      title: slug,
+      status,
+      detail: { message: "m", help: { fix: "f", prepare: null, retry_is_safe: false } },
+      help: { fix: "f", prepare: null, retry_is_safe: false },
+    });
+    const answer = (status: number, body: unknown, headers: Record<string, string> = {}, type = "application/json"): HttpResponse => ({
+      status,
+      headers: { "content-type": `${type}; charset=utf-8`, ...headers },
+      text: typeof body === "string" ? body : JSON.stringify(body),
+      ms: 0,
+    });
+    const violations = (opId: string, res: HttpResponse, mustReject = false) =>
+      fuzzer.checker.violations({ op: fuzzer.op(opId), req: { method: "GET", path: "/", headers: {} }, mutation: "self-test", mustReject }, res).join("; ");
+    const drifted = (r: HttpResponse, edit: (body: any) => void) => {
+      const body = JSON.parse(r.text);
+      edit(body);
+      return { ...r, text: JSON.stringify(body) };
+    };
+    // Controls: the real answers conform.
+    expect(violations("GET /v1/checkouts", captured.checkouts!)).toBe("");
+    expect(violations("GET /v1/keys", captured.keys!)).toBe("");
+    expect(violations("GET /c/{id}/test", captured.rehearsal!)).toBe("");
+    expect(violations("GET /c/{id}/test", captured.paid!)).toBe("");
+    // Drift in shapes.
+    expect(
+      violations(
+        "GET /v1/checkouts",
+        drifted(captured.checkouts!, (b) => (b.checkouts[0].payload = { goods: 1 })),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /v1/checkouts",
+        drifted(captured.checkouts!, (b) => delete b.has_more),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /v1/keys",
+        drifted(captured.keys!, (b) => (b.keys[0].secret = "sk_test_leaked")),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /c/{id}/test",
+        drifted(captured.rehearsal!, (b) => (b.accepts[0].extra.name = "USDC")),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /c/{id}/test",
+        drifted(captured.rehearsal!, (b) => (b.x402Version = 3)),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /c/{id}/test",
+        drifted(captured.paid!, (b) => (b.receipt.total = "110500")),
+      ),
+    ).toMatch(/does not match its schema/);
+    // Statuses, content types, headers, problem slugs.
+    expect(violations("GET /v1/checkouts", answer(500, problem(500, "internal"), {}, "application/problem+json"))).toMatch(/server error 500/);
+    expect(violations("GET /v1/checkouts", answer(418, problem(418, "teapot"), {}, "application/problem+json"))).toMatch(/not documented/);
+    expect(violations("GET /v1/checkouts", { ...captured.checkouts!, headers: { "content-type": "text/html" } })).toMatch(/Content-Type/);
+    expect(violations("GET /v1/checkouts", answer(401, problem(401, "unauthenticated"), {}, "application/problem+json"))).toMatch(/www-authenticate missing/);
+    expect(violations("GET /v1/checkouts/{id}", answer(404, problem(404, "gone"), {}, "application/problem+json"))).toMatch(/does not match its schema/);
+    expect(violations("GET /v1/checkouts/{id}", answer(404, problem(404, "not-found"), {}, "application/json"))).toMatch(/Content-Type/);
+    expect(violations("GET /v1/checkouts", captured.checkouts!, true)).toMatch(/must be refused/);
+  });
+
+  it("the setup's own requests (sign-up, sign-in, keys, checkouts, go-live, faces, a rehearsal payment, receipts, facilitator) conform", () => {
+    failIfAny("scripted");
+  });
+
+  it(
+    "valid requests to every operation get documented answers",
+    async () => {
+      await fuzzer.all("valid");
+      failIfAny("valid");
+    },
+    LONG,
+  );
+
+  it(
+    "mutated requests (bodies, path and query parameters, headers, credentials, payments) get documented 4xx answers, never a 5xx",
+    async () => {
+      await fuzzer.all("mutated");
+      failIfAny("mutated");
+    },
+    LONG,
+  );
+
+  it(
+    "the sweep: every path parameter, every field of each example body and of a paid payment, set to each hostile value, never gets a 5xx",
+    async () => {
+      await fuzzer.sweep();
+      failIfAny("sweep");
+    },
+    LONG,
+  );
+
+  it(
+    "a known path with another method answers 405 with Allow; an unknown path answers 404",
+    async () => {
+      await fuzzer.wrongMethods();
+      await fuzzer.unroutedPaths(RUNS * 2);
+      failIfAny("wrong-method");
+      failIfAny("unrouted");
+    },
+    LONG,
+  );
+
+  it("every operation answered at least one documented success (2xx/3xx)", () => {
+    const missing = fuzzer.ops.filter((op) => !Object.keys(fuzzer.findings.stats.statuses[op.id] ?? {}).some((s) => /^[23]/.test(s))).map((op) => op.id);
+    expect(missing).toEqual([]);
+  });
+
+  it("the service is still healthy", async () => {
+    const r = await send(baseUrl(), { method: "GET", path: "/health?deep=true", headers: { accept: "application/json" } });
+    expect(JSON.parse(r.text).status).toBe("ok");
+  });
+});
