@@ -14,6 +14,10 @@ import type { Bus } from "./bus";
  * network call, and the embedded bus can write to the same database — then
  * marks them published. A crash anywhere re-publishes once the lease lapses,
  * never loses: consumers dedupe on the event id.
+ *
+ * `outboxMigration` is the outbox table, defined once: every service that
+ * emits includes it among its own migrations (its store/migrations/, under a
+ * name it never changes), so the table lives in that service's schema (ADR 3).
  */
 export const outboxMigration: Migration = {
   async up(db) {

@@ -1,4 +1,5 @@
 import { PaySplit, SplitFactory, TestUSDC } from "@c402/evm-contracts";
+import { TransactionSender } from "@c402/evm-sender";
 import {
   createPublicClient,
   encodeAbiParameters,
@@ -8,7 +9,6 @@ import {
   keccak256,
   parseAbi,
   parseEventLogs,
-  parseTransaction,
   TransactionReceiptNotFoundError,
   type Address,
   type Chain,
@@ -24,14 +24,12 @@ export { RPC_CALL_CHANNEL, jsonRpcTransport } from "./json-rpc-transport";
 /**
  * The EVM side of settlement: where a checkout's money goes (the split
  * address of its recipient set), what the chain says about an authorization,
- * and the settle transaction itself, signed by the facilitator (gas) key.
- * Nothing here knows whether the chain is the local devchain or Base.
+ * and the settle transaction itself, signed by the facilitator (gas) key
+ * through its nonce queue (`@c402/evm-sender`). Nothing here knows whether
+ * the chain is the local devchain or Base.
  */
 
-/** How long a fee estimate is reused, and how many split addresses are remembered. */
-const FEE_CACHE_MS = 1_000;
-/** How long a signed transaction waits for the one before it (same key) to be sent. */
-const SEND_ORDER_WAIT_MS = 2_000;
+/** How many split addresses are remembered. */
 const SPLIT_ADDRESS_MEMORY = 10_000;
 
 const ERC1271_ABI = parseAbi(["function isValidSignature(bytes32 digest, bytes signature) view returns (bytes4)"]);
@@ -97,12 +95,9 @@ export class EvmChain {
   readonly facilitator: PrivateKeyAccount;
   private readonly client: PublicClient;
   private readonly chain: Chain;
-  private nextNonce?: number;
-  private nonceQueue: Promise<unknown> = Promise.resolve();
-  private feeCache?: { until: number; estimate: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> };
+  /** The facilitator key's nonce queue: one per adapter, so one per key in this process. */
+  private readonly sender: TransactionSender;
   private readonly splitAddresses = new Map<string, Address>();
-  /** Per nonce signed here: settles once that transaction was sent (or given up on). */
-  private readonly sendSlots = new Map<number, { sent: Promise<void>; release: () => void }>();
 
   constructor(private readonly config: EvmChainConfig) {
     this.network = config.network;
@@ -118,6 +113,7 @@ export class EvmChain {
       transport: jsonRpcTransport(config.rpcUrl, { timeoutMs: config.rpcTimeoutMs ?? 10_000 }),
     }) as PublicClient;
     this.facilitator = privateKeyToAccount(config.facilitatorKey);
+    this.sender = new TransactionSender({ rpc: this.client, account: this.facilitator, chainId: this.chainId });
   }
 
   get usdc(): Address {
@@ -211,96 +207,16 @@ export class EvmChain {
   /**
    * Signs the settle transaction with the facilitator key and returns it with
    * its hash, before anything is sent: the caller records the hash first, so
-   * a crash after broadcast can be resolved from the chain.
+   * a crash after broadcast can be resolved from the chain. `gas`: the
+   * simulation's figure, reused.
    */
   signSettle(r: SplitRecipients, a: Authorization, signature: Hex, gas?: bigint): Promise<{ raw: Hex; txHash: Hex }> {
-    return this.signCall(this.config.splitFactory, this.settleData(r, a, signature), gas);
+    return this.sender.sign({ to: this.config.splitFactory, data: this.settleData(r, a, signature), gas });
   }
 
-  /** Fee estimates, shared for a second: every settlement would otherwise ask twice more. */
-  private fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const now = Date.now();
-    if (!this.feeCache || this.feeCache.until <= now) {
-      const estimate = this.client.estimateFeesPerGas();
-      this.feeCache = { until: now + FEE_CACHE_MS, estimate };
-      estimate.catch(() => {
-        if (this.feeCache?.estimate === estimate) this.feeCache = undefined;
-      });
-    }
-    return this.feeCache.estimate;
-  }
-
-  /**
-   * Signs a call with the facilitator key; one nonce queue per adapter (per key
-   * in this process). Gas and fees are estimated before joining the queue, so
-   * the queue holds only the nonce and the signature.
-   */
-  private async signCall(to: Address, data: Hex, estimated?: bigint): Promise<{ raw: Hex; txHash: Hex }> {
-    const [gas, fees] = await Promise.all([estimated ?? this.client.estimateGas({ account: this.facilitator.address, to, data }), this.fees()]);
-    const run = this.nonceQueue.then(async () => {
-      if (this.nextNonce === undefined) this.nextNonce = await this.client.getTransactionCount({ address: this.facilitator.address, blockTag: "pending" });
-      const raw = await this.facilitator.signTransaction({
-        chainId: this.chainId,
-        type: "eip1559",
-        to,
-        data,
-        nonce: this.nextNonce,
-        gas: (gas * 12n) / 10n,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      });
-      this.openSlot(this.nextNonce);
-      this.nextNonce += 1;
-      return { raw, txHash: keccak256(raw) };
-    });
-    // A failed preparation (say, the estimate reverts) consumed no nonce: keep counting, and never
-    // re-read the pending count here, which would not yet include transactions signed but not sent.
-    this.nonceQueue = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * Sends a signed transaction. Transactions this process signed go out in
-   * nonce order (a node may refuse a nonce above the next one it expects, and
-   * the callers store each hash before sending, concurrently): each waits for
-   * the one before it to be sent, for at most SEND_ORDER_WAIT_MS.
-   */
-  async broadcast(raw: Hex): Promise<void> {
-    const nonce = parseTransaction(raw).nonce;
-    const previous = nonce === undefined ? undefined : this.sendSlots.get(nonce - 1);
-    if (previous) await previous.sent;
-    try {
-      await this.send(raw);
-    } finally {
-      if (nonce !== undefined) this.releaseSlot(nonce);
-    }
-  }
-
-  private openSlot(nonce: number): void {
-    let release!: () => void;
-    const sent = new Promise<void>((resolve) => (release = resolve));
-    this.sendSlots.set(nonce, { sent, release });
-    // A transaction signed but never sent (a crash of its request) must not hold the next one forever.
-    setTimeout(() => this.releaseSlot(nonce), SEND_ORDER_WAIT_MS).unref();
-  }
-
-  private releaseSlot(nonce: number): void {
-    this.sendSlots.get(nonce)?.release();
-    this.sendSlots.delete(nonce);
-  }
-
-  private async send(raw: Hex): Promise<void> {
-    try {
-      await this.client.sendRawTransaction({ serializedTransaction: raw });
-    } catch (err) {
-      // Sending the same signed transaction again (a retry, a resumed saga) is not an error.
-      const known = await this.client.getTransaction({ hash: keccak256(raw) }).catch(() => undefined);
-      if (known) return;
-      // Only a nonce the chain has already passed (the key used elsewhere) means our count is wrong.
-      // Otherwise the nonce stays taken: the sweep rebroadcasts this same transaction.
-      if (/nonce too low/i.test(err instanceof Error ? err.message : String(err))) this.nextNonce = undefined;
-      throw err;
-    }
+  /** Sends a transaction signed here, in nonce order; sending the same one again is not an error. */
+  broadcast(raw: Hex): Promise<void> {
+    return this.sender.broadcast(raw);
   }
 
   /** The receipt once mined with the configured confirmations, or undefined on timeout. */

@@ -1,4 +1,4 @@
-import { OutboxRelay, outboxMigration } from "@c402/bus";
+import { OutboxRelay } from "@c402/bus";
 import { catalogV1, checkoutStatusName, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import type { ServiceClient } from "@c402/rpc";
@@ -6,24 +6,22 @@ import { FEE_RULE_ID } from "@c402/evm-contracts";
 import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
 import { healthService, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { getAddress, isAddress } from "viem";
-import type { LiveChainSettings } from "./config";
+import { paymentsConfigSpec, type LiveChainSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
-import { LiveSettlement, type LiveChain } from "./domain/live-settlement";
 import { Payments } from "./domain/payments";
 import type { CheckoutForPayment } from "./domain/requirements";
+import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
+import { RehearsalSettlement } from "./domain/settlement/rehearsal";
+import type { Settlement } from "./domain/settlement/settlement";
 import { paymentsRpc } from "./rpc/payments-rpc";
-import { paymentsInitial } from "./store/migrations/0001_payments";
-import { liveSettlement } from "./store/migrations/0003_live_settlement";
-import { handoffLookup } from "./store/migrations/0004_handoff";
+import { paymentsMigrations } from "./store/migrations";
 
 export { paymentsConfigSpec, type LiveChainSettings } from "./config";
+export { paymentsMigrations } from "./store/migrations";
 export const PAYMENTS_SCHEMA = "payments";
-export const paymentsMigrations = {
-  "0001_payments": paymentsInitial,
-  "0002_outbox": outboxMigration,
-  "0003_live_settlement": liveSettlement,
-  "0004_handoff": handoffLookup,
-};
+
+/** SETTLE_TIMEOUT_MS's default, as the configuration states it. */
+const DEFAULT_SETTLE_TIMEOUT_MS = paymentsConfigSpec.settleTimeoutMs.read(undefined);
 
 export interface PaymentsClients {
   catalog: ServiceClient<typeof catalogV1.CatalogService>;
@@ -88,19 +86,31 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     };
   };
   const chains = new Map(settings.liveChains.map((c) => [c.network, createLiveChain(c)] as const));
+  const db = deps.database.db;
   const onCommitted = () => relay.poke();
+  const now = () => new Date();
   const live =
     chains.size > 0
-      ? new LiveSettlement(deps.database.db, chains, {
+      ? new LiveEvmSettlement({
+          db,
+          chains,
           subjectSecret: settings.subjectSecret,
-          settleTimeoutMs: settings.settleTimeoutMs ?? 15_000,
+          settleTimeoutMs: settings.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
           onCommitted,
-          now: () => new Date(),
+          now,
           onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
         })
       : undefined;
-  const payments = new Payments(deps.database.db, checkouts, { subjectSecret: settings.subjectSecret }, onCommitted, () => new Date(), live);
-  const facilitator = new Facilitator(chains, checkouts, live);
+  const rehearsal = new RehearsalSettlement({
+    db,
+    subjectSecret: settings.subjectSecret,
+    onCommitted,
+    now,
+    contractSignatures: (network) => live?.contractSignatures(network),
+  });
+  const settlements: Settlement[] = live ? [rehearsal, live] : [rehearsal];
+  const payments = new Payments({ db, checkouts, settlements, now });
+  const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: NodeJS.Timeout | undefined;
   let sweeping = false;
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));

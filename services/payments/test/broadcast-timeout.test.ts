@@ -4,9 +4,11 @@ import { ProblemError } from "@c402/problems";
 import { startRpcFaultProxy, type AnswerFault, type RpcFaultProxy } from "@c402/testkit";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createLiveChain } from "../src";
-import { LiveSettlement, type LiveChain, type LiveOutcome } from "../src/domain/live-settlement";
+import type { LiveChain } from "../src/domain/settlement/live-evm";
+import type { SettlementOutcome } from "../src/domain/settlement/settlement";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { liveCheckout, openSagaFixture, signedLivePayment, type SagaFixture } from "./support/devchain-payments";
+import { liveSaga } from "./support/live-saga";
 
 /**
  * G7: the chain's answers are lost after the settlement was broadcast (a TCP
@@ -35,20 +37,14 @@ describe("G7: answers lost after broadcast never re-prompt the buyer", () => {
     await fixture?.close();
   });
 
-  const saga = () =>
-    new LiveSettlement(fixture.database.db, new Map([[fixture.devchain.network, live]]), {
-      subjectSecret: "s",
-      settleTimeoutMs: SETTLE_TIMEOUT_MS,
-      onCommitted: () => {},
-      now: () => new Date(),
-    });
+  const saga = () => liveSaga(fixture.database.db, live, { settleTimeoutMs: SETTLE_TIMEOUT_MS });
 
   /** The buyer: presents its payment; on a 402 it signs a fresh one (a second charge, if it ever happened). */
   async function present(
     c: CheckoutForPayment,
     buyer: PrivateKeyAccount,
     state: { payment?: Awaited<ReturnType<typeof signedLivePayment>>; prompts: number },
-  ): Promise<LiveOutcome> {
+  ): Promise<SettlementOutcome> {
     for (;;) {
       state.payment ??= await signedLivePayment(live, c, buyer);
       try {

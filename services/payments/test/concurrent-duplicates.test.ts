@@ -4,9 +4,10 @@ import { breakdown } from "@c402/money";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createLiveChain, paymentsMigrations } from "../src";
-import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
+import type { LiveChain } from "../src/domain/settlement/live-evm";
 import type { PaymentsDb } from "../src/store/payments-store";
 import { devchainUsdc, liveCheckout, signedLivePayment } from "./support/devchain-payments";
+import { liveSaga } from "./support/live-saga";
 
 /**
  * G8 on real PostgreSQL (many connections, true parallelism): duplicates of
@@ -41,12 +42,7 @@ describeWith("postgres")("concurrent duplicates of one live payment (PostgreSQL,
   });
 
   it("20 at once, 20 rounds: every duplicate gets the same settled payment; one row, one charge", async () => {
-    const saga = new LiveSettlement(db, new Map([[devchain.network, live]]), {
-      subjectSecret: "s",
-      settleTimeoutMs: 10_000,
-      onCommitted: () => {},
-      now: () => new Date(),
-    });
+    const saga = liveSaga(db, live, { settleTimeoutMs: 10_000 });
     for (let round = 0; round < 20; round++) {
       const checkout = liveCheckout({ reusable: false });
       const buyer = privateKeyToAccount(generatePrivateKey());
@@ -68,12 +64,7 @@ describeWith("postgres")("concurrent duplicates of one live payment (PostgreSQL,
   }, 120_000);
 
   it("a different payment for a single-shot checkout sold meanwhile is refused as already paid, and charges nothing", async () => {
-    const saga = new LiveSettlement(db, new Map([[devchain.network, live]]), {
-      subjectSecret: "s",
-      settleTimeoutMs: 10_000,
-      onCommitted: () => {},
-      now: () => new Date(),
-    });
+    const saga = liveSaga(db, live, { settleTimeoutMs: 10_000 });
     const checkout = liveCheckout({ reusable: false });
     const [first, second] = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())];
     await usdc.mint(first.address, 1_000_000n);

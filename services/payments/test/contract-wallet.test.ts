@@ -2,9 +2,10 @@ import { TestSmartWallet } from "@c402/evm-contracts";
 import { breakdown } from "@c402/money";
 import { createWalletClient, getAddress, http, type Hex, type LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
+import type { LiveChain } from "../src/domain/settlement/live-evm";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { liveCheckout, openSagaFixture, signedLivePayment, type SagaFixture } from "./support/devchain-payments";
+import { liveSaga } from "./support/live-saga";
 
 /**
  * A buyer paying from a contract wallet: the signature is not the payer's own
@@ -30,13 +31,7 @@ describe("contract-wallet buyers (EIP-1271) on the devchain", () => {
   }, 90_000);
   afterAll(() => fixture?.close());
 
-  const saga = () =>
-    new LiveSettlement(database.db, new Map([[devchain.network, live]]), {
-      subjectSecret: "s",
-      settleTimeoutMs: 5_000,
-      onCommitted: () => {},
-      now: () => new Date(),
-    });
+  const saga = () => liveSaga(database.db, live);
   const rows = (id: string) => database.db.selectFrom("payments").selectAll().where("checkout_id", "=", id).execute();
 
   const checkout = () => liveCheckout();

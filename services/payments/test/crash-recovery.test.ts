@@ -9,10 +9,11 @@ import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, keccak256, parseAbiItem, toHex, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createLiveChain, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings } from "../src";
-import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
+import type { LiveChain } from "../src/domain/settlement/live-evm";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import type { PaymentRow, PaymentsDb } from "../src/store/payments-store";
 import { devchainUsdc, signedLivePayment } from "./support/devchain-payments";
+import { liveSaga } from "./support/live-saga";
 import { openSagaProcess, runSagaProcess, type Recovery, type SagaProcessConfig } from "./support/saga-process";
 
 /**
@@ -146,13 +147,7 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
     return { failpoint, seed, checkout, buyer, minted, payload, requirement };
   }
 
-  const saga = () =>
-    new LiveSettlement(payments, new Map([[devchain.network, live]]), {
-      subjectSecret: SUBJECT_SECRET,
-      settleTimeoutMs: 5_000,
-      onCommitted: () => {},
-      now: () => new Date(),
-    });
+  const saga = () => liveSaga(payments, live, { subjectSecret: SUBJECT_SECRET });
 
   const authorizationUsed = (authorizer?: Hex, nonce?: Hex) =>
     usdc.client.getLogs({ address: devchain.usdc, event: AUTHORIZATION_USED, args: { authorizer, nonce }, fromBlock: 0n });

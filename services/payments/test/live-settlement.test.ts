@@ -2,9 +2,10 @@ import { TestUSDC } from "@c402/evm-contracts";
 import { breakdown } from "@c402/money";
 import { createPublicClient, createWalletClient, getAddress, http, type Hex } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { LiveSettlement, type LiveChain } from "../src/domain/live-settlement";
+import type { LiveChain } from "../src/domain/settlement/live-evm";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { liveCheckout, openSagaFixture, signedLivePayment, type SagaFixture } from "./support/devchain-payments";
+import { liveSaga } from "./support/live-saga";
 import { settledEventOf } from "./support/settled-event";
 
 /**
@@ -33,13 +34,7 @@ describe("live settlement saga on the devchain", () => {
   const pub = () => createPublicClient({ transport: http(devchain.url) });
   const rpc = (method: string, params: unknown[] = []) => pub().request({ method: method as never, params: params as never });
   const balance = (a: string) => usdc.balance(a);
-  const saga = (chain: LiveChain = live, settleTimeoutMs = 5_000) =>
-    new LiveSettlement(database.db, new Map([[devchain.network, chain]]), {
-      subjectSecret: "s",
-      settleTimeoutMs,
-      onCommitted: () => {},
-      now: () => new Date(),
-    });
+  const saga = (chain: LiveChain = live, settleTimeoutMs = 5_000) => liveSaga(database.db, chain, { settleTimeoutMs });
   const rows = (id: string) => database.db.selectFrom("payments").selectAll().where("checkout_id", "=", id).execute();
   const events = async (paymentId: string) => (await database.db.selectFrom("outbox").select("key").where("key", "=", paymentId).execute()).length;
 

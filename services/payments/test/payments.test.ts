@@ -1,9 +1,10 @@
 import { EmbeddedPostgres, migrate } from "@c402/db";
-import { encodeHeader, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { paymentsMigrations } from "../src";
 import { Payments } from "../src/domain/payments";
 import type { CheckoutForPayment } from "../src/domain/requirements";
+import { RehearsalSettlement } from "../src/domain/settlement/rehearsal";
 import { settledEventOf } from "./support/settled-event";
 
 const SELLER = "0x2222222222222222222222222222222222222222";
@@ -27,6 +28,7 @@ function addCheckout(over: Partial<CheckoutForPayment> = {}): CheckoutForPayment
 describe("payments: rehearsal purchase flow", () => {
   let pg: EmbeddedPostgres;
   let payments: Payments;
+  let rehearsal: RehearsalSettlement;
   let db: EmbeddedPostgres extends never ? never : any;
   let commits = 0;
   const buyer = privateKeyToAccount(generatePrivateKey());
@@ -36,16 +38,18 @@ describe("payments: rehearsal purchase flow", () => {
     const database = pg.forSchema("payments");
     await migrate(database, paymentsMigrations);
     db = database.db;
-    payments = new Payments(
-      database.db,
-      async (id) => {
+    const now = () => new Date();
+    rehearsal = new RehearsalSettlement({ db: database.db, subjectSecret: "test-secret", onCommitted: () => commits++, now });
+    payments = new Payments({
+      db: database.db,
+      checkouts: async (id) => {
         const c = checkouts.get(id);
         if (!c) throw Object.assign(new Error("no"), { slug: "not-found" });
         return c;
       },
-      { subjectSecret: "test-secret" },
-      () => commits++,
-    );
+      settlements: [rehearsal],
+      now,
+    });
   });
   afterAll(() => pg.close());
 
@@ -159,6 +163,20 @@ describe("payments: rehearsal purchase flow", () => {
       extensions: { reason: "invalid_exact_evm_signature" },
     });
     expect((await payments.submit(c.id, "test", header)).receipt.id).toBe(first.receipt.id);
+  });
+
+  it("verifies a rehearsal payment without recording it, and refuses one already recorded as a used nonce", async () => {
+    const c = addCheckout();
+    const { accepts } = await payments.quote(c.id, "test");
+    const requirement = accepts[0] as PaymentRequirements;
+    const payload = parsePaymentPayload(decodeHeader((await pay(c, "test")).header));
+    const before = await rows();
+    await rehearsal.verify(c, payload, requirement);
+    expect(await rows()).toBe(before);
+    expect(await rehearsal.isRecorded(payload, requirement)).toBe(false);
+    await payments.submit(c.id, "test", encodeHeader(payload));
+    expect(await rehearsal.isRecorded(payload, requirement)).toBe(true);
+    await expect(rehearsal.verify(c, payload, requirement)).rejects.toMatchObject({ extensions: { reason: "invalid_exact_evm_nonce_already_used" } });
   });
 
   it("settles concurrent duplicates once", async () => {

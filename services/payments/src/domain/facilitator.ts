@@ -12,9 +12,10 @@ import {
   type VerifyResponse,
 } from "@c402/x402";
 import { getAddress } from "viem";
-import type { LiveChain, LiveSettlement } from "./live-settlement";
+import { settleResponseOf } from "./payment-wire";
 import type { CheckoutSource } from "./payments";
-import { requirementsFor, sellingRefusal, settlementFor, type CheckoutForPayment } from "./requirements";
+import { requirementsFor, sellingRefusal, settlementKindOf, type CheckoutForPayment } from "./requirements";
+import { settlementOf, type Settlement } from "./settlement/settlement";
 
 /**
  * The public x402 facilitator per chain family, with the reference
@@ -38,7 +39,7 @@ interface Refusal {
 }
 
 interface IssuedPayment {
-  live: LiveSettlement;
+  live: Settlement;
   checkout: CheckoutForPayment;
   requirement: PaymentRequirements;
   payload: PaymentPayload;
@@ -47,19 +48,29 @@ interface IssuedPayment {
 
 const NOT_ISSUED = "The requirement is not one this service issued for the live face of an open checkout; this facilitator settles nothing else.";
 
+export interface FacilitatorOptions {
+  checkouts: CheckoutSource;
+  /** The settlements of the service; the facilitator uses the live ones (on-chain), as the live face does. */
+  settlements: readonly Settlement[];
+}
+
 export class Facilitator {
-  constructor(
-    private readonly chains: ReadonlyMap<string, LiveChain>,
-    private readonly checkouts: CheckoutSource,
-    private readonly live: LiveSettlement | undefined,
-  ) {}
+  private readonly checkouts: CheckoutSource;
+  /** The live (EVM) settlements: the `base` family. */
+  private readonly live: readonly Settlement[];
+
+  constructor(opts: FacilitatorOptions) {
+    this.checkouts = opts.checkouts;
+    this.live = opts.settlements.filter((s) => s.kind === "onchain");
+  }
 
   supported(family: Family) {
-    const chains = family === "base" ? [...this.chains.values()] : [];
+    const live = family === "base" ? this.live : [];
+    const rails = live.flatMap((s) => s.rails());
     return {
-      kinds: chains.map((c) => ({ x402Version: 2, scheme: "exact", network: c.rail.network })),
+      kinds: rails.map((r) => ({ x402Version: 2, scheme: "exact", network: r.network })),
       extensions: [],
-      signers: chains.length > 0 ? { "eip155:*": [...new Set(chains.map((c) => c.chain.facilitator.address))] } : {},
+      signers: rails.length > 0 ? { "eip155:*": [...new Set(live.flatMap((s) => s.signers()))] } : {},
     };
   }
 
@@ -78,10 +89,7 @@ export class Facilitator {
     const issued = await this.issued(family, network, requirement, payload);
     if ("reason" in issued) return settleRefusal(issued, network);
     try {
-      const outcome = await issued.live.submit(issued.checkout, issued.payload, issued.requirement);
-      const transaction = outcome.row.tx_hash ?? "";
-      if (outcome.kind === "pending") return { success: false, errorReason: "settlement_pending", payer: issued.payer, transaction, network };
-      return { success: true, payer: issued.payer, transaction, network };
+      return settleResponseOf(await issued.live.submit(issued.checkout, issued.payload, issued.requirement));
     } catch (err) {
       const refusal = refusalOf(err, issued.payer);
       const settlement = err instanceof ProblemError ? (err.extensions.settlement as { transaction?: string } | undefined) : undefined;
@@ -91,8 +99,8 @@ export class Facilitator {
 
   /** The checkout and the requirement this service issued that the request names, or why there is none. */
   private async issued(family: Family, network: string, rawRequirement: unknown, rawPayload: unknown): Promise<IssuedPayment | Refusal> {
-    const live = this.live;
-    if (family !== "base" || !live || !this.chains.has(network)) {
+    const live = family === "base" ? settlementOf(this.live, "onchain", network) : undefined;
+    if (!live) {
       return { reason: "invalid_network", message: `This facilitator does not settle ${network} for family ${family}.` };
     }
     let claimed: PaymentRequirements;
@@ -117,7 +125,7 @@ export class Facilitator {
       if (err instanceof ProblemError && err.slug === "not-found") return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
       throw err;
     }
-    if (settlementFor("live", checkout) !== "onchain") return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
+    if (settlementKindOf("live", checkout) !== "onchain") return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
     const requirement = requirementsFor("live", checkout, live.rails()).find((r) => r.network === network && acceptedMatches(claimed, r));
     if (!requirement) return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
 

@@ -1,14 +1,15 @@
 import { newId } from "@c402/ids";
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress } from "viem";
-import type { PaymentRow } from "../store/payments-store";
+import type { AuthorizationKey, PaymentRow } from "../store/payments-store";
 import { priceOf, type CheckoutForPayment } from "./requirements";
 import { paymentRejected } from "./verify-payment";
 import { subjectFor } from "./subject";
 
-export type AuthorizationKey = Pick<PaymentRow, "test_mode" | "network" | "asset" | "payer" | "nonce">;
-
-/** What identifies a payment: its authorization (payer, nonce) on one token, rehearsal or live. */
+/**
+ * What identifies a payment: its authorization (payer, nonce) on one token,
+ * rehearsal or live. Every lookup and every new row takes it from here.
+ */
 export function authorizationKey(testMode: boolean, requirement: PaymentRequirements, payload: PaymentPayload): AuthorizationKey {
   const a = payload.payload.authorization;
   return { test_mode: testMode, network: requirement.network, asset: requirement.asset, payer: getAddress(a.from), nonce: a.nonce.toLowerCase() };
@@ -31,17 +32,14 @@ export function newPaymentRow(opts: {
 }): PaymentRow {
   const { checkout, requirement, payload } = opts;
   const a = payload.payload.authorization;
-  const payer = getAddress(a.from);
+  const key = authorizationKey(opts.saga.test_mode, requirement, payload);
   const price = priceOf(checkout);
   return {
     id: newId("payment"),
     checkout_id: checkout.id,
     account_id: checkout.accountId,
     checkout_title: checkout.title,
-    network: requirement.network,
-    asset: requirement.asset,
-    payer,
-    nonce: a.nonce.toLowerCase(),
+    ...key,
     authorization: { ...a, signature: payload.payload.signature },
     price_atomic: price.price,
     provider_amount: price.providerAmount,
@@ -49,7 +47,7 @@ export function newPaymentRow(opts: {
     fee_amount: price.feeAmount,
     total: price.total,
     pay_to: getAddress(checkout.payTo),
-    subject: subjectFor(opts.subjectSecret, checkout.accountId, payer),
+    subject: subjectFor(opts.subjectSecret, checkout.accountId, key.payer),
     delivery_outcome: "delivered",
     handoff_id: opts.handoffId,
     sold_by: null,

@@ -1,37 +1,37 @@
 import { HANDOFF_NONCE, isId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
-import {
-  syntheticTxHash,
-  transferWithAuthorizationTypedData,
-  randomNonce,
-  TRANSFER_WITH_AUTHORIZATION_TYPES,
-  type PaymentPayload,
-  type PaymentRequirements,
-  type SettleResponse,
-} from "@c402/x402";
+import { transferWithAuthorizationTypedData, randomNonce, TRANSFER_WITH_AUTHORIZATION_TYPES, type PaymentRequirements, type SettleResponse } from "@c402/x402";
 import { getAddress, isAddress } from "viem";
-import { paymentSettledEvent } from "../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
+import { settleResponseOf } from "./payment-wire";
 import {
   assertSelling,
   isRehearsalRequirement,
   sellingRefusal,
   priceOf,
   requirementsFor,
-  settlementFor,
+  settlementKindOf,
   type CheckoutForPayment,
   type Face,
-  type Settlement,
+  type LiveRail,
+  type SettlementKind,
 } from "./requirements";
-import type { LiveSettlement } from "./live-settlement";
-import { assertRedeliverable, authorizationKey, newPaymentRow } from "./payment-row";
-import { decodePayment, matchRequirement, paymentRejected, verifyPayment } from "./verify-payment";
+import { settlementOf, type Settlement } from "./settlement/settlement";
+import { decodePayment, matchRequirement, paymentRejected } from "./verify-payment";
 
 export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>;
 
-export interface PaymentsSettings {
-  subjectSecret: string;
+export interface PaymentsOptions {
+  db: PaymentsDb;
+  /** The checkout a payment is for (catalog): asked once per call. */
+  checkouts: CheckoutSource;
+  /**
+   * How payments settle: a rehearsal settlement, and a live one per set of
+   * networks (none configured: the live face of an armed checkout answers 503).
+   */
+  settlements: readonly Settlement[];
+  now?: () => Date;
 }
 
 export interface SubmitResult {
@@ -44,34 +44,39 @@ export interface SubmitResult {
 
 /**
  * The purchase flow of the payments service: quote, prepare, verify and
- * settle. Rehearsals settle simulated in one transaction (payment row,
- * receipt and outbox event together); live on-chain settlement arrives with
- * the chain adapter.
+ * settle, and the receipts. A face's payments go to the settlement of its
+ * kind (rehearsal, or live on the payment's network), which records and
+ * settles them; this class knows nothing of how either settles.
  */
 export class Payments {
-  constructor(
-    private readonly db: PaymentsDb,
-    private readonly checkouts: CheckoutSource,
-    private readonly settings: PaymentsSettings,
-    private readonly onCommitted: () => void = () => {},
-    private readonly now: () => Date = () => new Date(),
-    /** Live on-chain settlement; absent when no network is configured (the live face answers 503). */
-    private readonly live?: LiveSettlement,
-  ) {}
+  private readonly db: PaymentsDb;
+  private readonly checkouts: CheckoutSource;
+  private readonly settlements: readonly Settlement[];
+  private readonly now: () => Date;
 
-  private liveSettlement(): LiveSettlement {
-    if (!this.live) throw new ProblemError("unavailable", "No settleable network is available on this deployment right now.");
-    return this.live;
+  constructor(opts: PaymentsOptions) {
+    this.db = opts.db;
+    this.checkouts = opts.checkouts;
+    this.settlements = opts.settlements;
+    this.now = opts.now ?? (() => new Date());
   }
 
-  private rails() {
-    return this.live?.rails() ?? [];
+  /** The live rails every live settlement offers. */
+  private rails(): LiveRail[] {
+    return this.settlements.flatMap((s) => s.rails());
   }
 
-  async quote(checkoutId: string, face: Face): Promise<{ accepts: PaymentRequirements[]; price: Breakdown; settlement: Settlement }> {
+  /** The settlement of a payment of this kind on `network` (503 when none is configured). */
+  private settlement(kind: SettlementKind, network: string): Settlement {
+    const settlement = settlementOf(this.settlements, kind, network);
+    if (!settlement) throw new ProblemError("unavailable", "No settleable network is available on this deployment right now.");
+    return settlement;
+  }
+
+  async quote(checkoutId: string, face: Face): Promise<{ accepts: PaymentRequirements[]; price: Breakdown; settlement: SettlementKind }> {
     const checkout = await this.checkouts(checkoutId);
     assertSelling(face, checkout);
-    return { accepts: requirementsFor(face, checkout, this.rails()), price: priceOf(checkout), settlement: settlementFor(face, checkout) };
+    return { accepts: requirementsFor(face, checkout, this.rails()), price: priceOf(checkout), settlement: settlementKindOf(face, checkout) };
   }
 
   async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string; resourceUrl: string }) {
@@ -116,66 +121,22 @@ export class Payments {
     const notSelling = sellingRefusal(face, checkout);
     if (notSelling && !(await this.isRecorded(face, checkout, header))) throw notSelling;
     const payload = decodePayment(header);
-    const settlement = settlementFor(face, checkout);
-    if (settlement === "onchain") {
-      if (payload.accepted && isRehearsalRequirement(payload.accepted)) {
-        throw paymentRejected(
-          "rehearsal_payment_on_live_face",
-          "This payment was made for the rehearsal face; this live face settles real funds. Present it at the /test face.",
-        );
-      }
-      const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-      // requirementsFor answered 503 above when no live network is configured.
-      const outcome = await this.liveSettlement().submit(checkout, payload, requirement, handoffId);
-      if (outcome.kind === "pending") {
-        return {
-          status: "pending",
-          receipt: outcome.row,
-          redelivered: false,
-          settleResponse: {
-            success: false,
-            errorReason: "settlement_pending",
-            transaction: outcome.row.tx_hash ?? "",
-            network: outcome.row.network,
-            payer: outcome.row.payer,
-          },
-        };
-      }
-      return { status: "settled", receipt: outcome.row, redelivered: outcome.redelivered, settleResponse: settleResponseOf(outcome.row) };
+    const kind = settlementKindOf(face, checkout);
+    if (kind === "onchain" && payload.accepted && isRehearsalRequirement(payload.accepted)) {
+      throw paymentRejected(
+        "rehearsal_payment_on_live_face",
+        "This payment was made for the rehearsal face; this live face settles real funds. Present it at the /test face.",
+      );
     }
+    // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
     const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-    const key = authorizationKey(true, requirement, payload);
-
-    const existing = await store.findByAuthorization(this.db, key);
-    if (existing) return this.redeliver(existing, checkout.id, payload);
-
-    const verified = await verifyPayment(payload, requirement, Math.floor(this.now().getTime() / 1000), this.live?.contractSignatures(requirement.network));
-    const settledAt = this.now();
-    const row = newPaymentRow({
-      checkout,
-      requirement,
-      payload,
-      subjectSecret: this.settings.subjectSecret,
-      now: settledAt,
-      handoffId,
-      saga: {
-        status: "settled",
-        test_mode: true,
-        tx_hash: syntheticTxHash(requirement.network, verified.payer, key.nonce),
-        settled_at: settledAt,
-        split_address: null,
-        single_shot: false,
-      },
-    });
-    const inserted = await store.insertSettledWithEvent(this.db, row, paymentSettledEvent(row, checkout.reusable));
-    if (!inserted) {
-      // A concurrent duplicate settled first: redeliver what it recorded.
-      const winner = await store.findByAuthorization(this.db, key);
-      if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
-      return this.redeliver(winner, checkout.id, payload);
-    }
-    this.onCommitted();
-    return { status: "settled", receipt: row, redelivered: false, settleResponse: settleResponseOf(row) };
+    const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, handoffId);
+    return {
+      status: outcome.kind,
+      receipt: outcome.row,
+      redelivered: outcome.kind === "settled" && outcome.redelivered,
+      settleResponse: settleResponseOf(outcome),
+    };
   }
 
   /** Whether `header` is a payment this face already recorded (false for anything that is not). */
@@ -183,17 +144,11 @@ export class Payments {
     try {
       const payload = decodePayment(header);
       const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-      const key = authorizationKey(settlementFor(face, checkout) === "simulated", requirement, payload);
-      return (await store.findByAuthorization(this.db, key)) !== undefined;
+      return await this.settlement(settlementKindOf(face, checkout), requirement.network).isRecorded(payload, requirement);
     } catch (err) {
       if (err instanceof ProblemError) return false;
       throw err;
     }
-  }
-
-  private redeliver(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): SubmitResult {
-    assertRedeliverable(existing, checkoutId, payload);
-    return { status: "settled", receipt: existing, redelivered: true, settleResponse: settleResponseOf(existing) };
   }
 
   /** A settled payment, or one still settling (no receipt yet); failed payments have none. */
@@ -216,12 +171,10 @@ export class Payments {
     return row;
   }
 
-  /** Resumes unfinished live payments (run periodically by the service). */
-  sweep(): Promise<number> {
-    return this.live?.sweep() ?? Promise.resolve(0);
+  /** Resumes unfinished payments of every settlement (run periodically by the service). */
+  async sweep(): Promise<number> {
+    let swept = 0;
+    for (const settlement of this.settlements) swept += await settlement.sweep();
+    return swept;
   }
-}
-
-function settleResponseOf(p: PaymentRow): SettleResponse {
-  return { success: true, transaction: p.tx_hash ?? "", network: p.network, payer: p.payer };
 }

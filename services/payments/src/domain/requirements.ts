@@ -26,7 +26,8 @@ export const REHEARSAL_DOMAIN = { name: "USDC rehearsal - no funds move", versio
 export const MAX_TIMEOUT_SECONDS = 300;
 
 export type Face = "live" | "test";
-export type Settlement = "simulated" | "onchain";
+/** How a face's payments settle: simulated (a rehearsal) or on-chain (live). */
+export type SettlementKind = "simulated" | "onchain";
 
 export interface CheckoutForPayment {
   id: string;
@@ -39,13 +40,13 @@ export interface CheckoutForPayment {
   status: "open" | "paid" | "expired" | "void";
 }
 
-export function settlementFor(face: Face, checkout: CheckoutForPayment): Settlement {
+export function settlementKindOf(face: Face, checkout: CheckoutForPayment): SettlementKind {
   return face === "live" && checkout.armed ? "onchain" : "simulated";
 }
 
 /** Why a face of this checkout no longer sells (410), or undefined when it does. Rehearsals ignore `paid`. */
 export function sellingRefusal(face: Face, checkout: CheckoutForPayment): ProblemError | undefined {
-  const settlement = settlementFor(face, checkout);
+  const settlement = settlementKindOf(face, checkout);
   if (checkout.status === "expired" || checkout.status === "void") {
     return new ProblemError("gone", {
       message: `This checkout is ${checkout.status} and no longer sells.`,
@@ -100,7 +101,7 @@ export interface LiveRail {
 
 export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
   const { total } = priceOf(checkout);
-  if (settlementFor(face, checkout) === "simulated") {
+  if (settlementKindOf(face, checkout) === "simulated") {
     const n = EVM_NETWORKS[REHEARSAL_NETWORK];
     return [exactRequirement(REHEARSAL_NETWORK, n.usdc, REHEARSAL_DOMAIN, total, checkout.payTo, { checkoutId: checkout.id, rehearsal: true })];
   }

@@ -13,6 +13,7 @@ import {
   v1NetworkName,
 } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
+import { settlementFields } from "./payment-wire";
 
 /** x402 reason codes (v2 facilitator vocabulary) for a refused payment. */
 export type RejectReason =
@@ -43,7 +44,7 @@ export function paymentRejected(reason: RejectReason, message: string, prepareHi
  */
 export function settlementFailed(reason: RejectReason, message: string, payment: { tx_hash: string | null; network: string; payer: string }): ProblemError {
   const err = paymentRejected(reason, message);
-  err.extensions.settlement = { transaction: payment.tx_hash ?? "", network: payment.network, payer: payment.payer };
+  err.extensions.settlement = settlementFields(payment);
   return err;
 }
 

@@ -1,13 +1,11 @@
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { paymentsV1 } from "@c402/contracts";
-import { formatUsd } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { PaymentRequirements } from "@c402/x402";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
+import { receiptMessage } from "../domain/payment-wire";
 import type { Payments } from "../domain/payments";
 import type { Face } from "../domain/requirements";
-import type { PaymentRow } from "../store/payments-store";
 
 function faceOf(face: paymentsV1.Face): Face {
   if (face === paymentsV1.Face.LIVE) return "live";
@@ -25,32 +23,6 @@ function requirementMessage(r: PaymentRequirements): paymentsV1.PaymentRequireme
     payTo: r.payTo,
     maxTimeoutSeconds: r.maxTimeoutSeconds,
     extraJson: JSON.stringify(r.extra),
-  };
-}
-
-export function receiptMessage(p: PaymentRow): paymentsV1.Receipt {
-  return {
-    $typeName: "payments.v1.Receipt",
-    id: p.id,
-    checkoutId: p.checkout_id,
-    accountId: p.account_id,
-    network: p.network,
-    asset: p.asset,
-    amountUsd: formatUsd(p.price_atomic),
-    providerAmount: p.provider_amount,
-    ...(p.platform_amount !== null ? { platformAmount: p.platform_amount } : {}),
-    feeAmount: p.fee_amount,
-    total: p.total,
-    payer: p.payer,
-    subject: p.subject,
-    payTo: p.pay_to,
-    txHash: p.tx_hash ?? "",
-    testMode: p.test_mode,
-    ...(p.settled_at ? { settledAt: timestampFromDate(p.settled_at) } : {}),
-    ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
-    checkoutTitle: p.checkout_title,
-    deliveryOutcome: p.delivery_outcome,
-    ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
   };
 }
 

@@ -42,6 +42,8 @@ export interface PaymentsTables {
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentsDb = Kysely<PaymentsTables>;
+/** What identifies a payment (a unique index): its authorization (payer, nonce) on one token, rehearsal or live. */
+export type AuthorizationKey = Pick<PaymentRow, "test_mode" | "network" | "asset" | "payer" | "nonce">;
 
 /** The insert of a payment row that does nothing when its authorization was already used; returns its id. */
 function insertUnlessUsed(db: QueryCreator<PaymentsTables>, row: PaymentRow) {
@@ -76,7 +78,7 @@ export const paymentsStore = {
       .select("id")
       .executeTakeFirst()) !== undefined,
 
-  findByAuthorization: (db: PaymentsDb, key: Pick<PaymentRow, "test_mode" | "network" | "asset" | "payer" | "nonce">) =>
+  findByAuthorization: (db: PaymentsDb, key: AuthorizationKey) =>
     db
       .selectFrom("payments")
       .selectAll()

@@ -5,7 +5,7 @@ import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, t
 import { createPublicClient, createWalletClient, getAddress, http, type LocalAccount } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { createLiveChain, paymentsMigrations } from "../../src";
-import type { LiveChain } from "../../src/domain/live-settlement";
+import type { LiveChain } from "../../src/domain/settlement/live-evm";
 import { requirementsFor, type CheckoutForPayment } from "../../src/domain/requirements";
 
 /** The devchain's test USDC as the live-settlement suites use it; demo account 4 mints. */

@@ -6,8 +6,9 @@ import { FAILPOINT_ENV, type FailpointName } from "@c402/failpoints";
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import type { RawBuilder } from "kysely";
 import { createLiveChain, type LiveChainSettings } from "../../src";
-import { LiveSettlement, type LiveOutcome } from "../../src/domain/live-settlement";
+import type { SettlementOutcome } from "../../src/domain/settlement/settlement";
 import type { CheckoutForPayment } from "../../src/domain/requirements";
+import { liveSaga } from "./live-saga";
 
 /** What one payments process of the kill -9 test is built from. */
 export interface SagaProcessConfig {
@@ -36,7 +37,7 @@ export interface Recovery {
 
 /** The process's one line of output, `SAGA_RESULT {json}` on stdout. */
 export interface SagaProcessResult {
-  outcome?: LiveOutcome["kind"];
+  outcome?: SettlementOutcome["kind"];
   recovery?: Recovery;
 }
 
@@ -63,11 +64,9 @@ export function openSagaProcess(config: SagaProcessConfig) {
   });
   const relay = new OutboxRelay({ db: database.db, bus, leaseSeconds: config.outboxLeaseSeconds });
   const live = createLiveChain(config.chain);
-  const saga = new LiveSettlement(database.db, new Map([[live.rail.network, live]]), {
+  const saga = liveSaga(database.db, live, {
     subjectSecret: config.subjectSecret,
     settleTimeoutMs: 15_000,
-    onCommitted: () => {},
-    now: () => new Date(),
     onSweepError: (err, paymentId) => process.stderr.write(`sweep could not resume ${paymentId}: ${String(err)}\n`),
   });
   const count = async (query: RawBuilder<{ n: number }>) => (await query.execute(database.db)).rows[0]!.n;

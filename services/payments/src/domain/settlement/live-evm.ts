@@ -3,11 +3,12 @@ import { ProblemError } from "@c402/problems";
 import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
 import type { ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
-import { paymentSettledEvent } from "../events/payment-settled";
-import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
-import type { CheckoutForPayment, LiveRail } from "./requirements";
-import { assertRedeliverable, authorizationKey, newPaymentRow } from "./payment-row";
-import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "./verify-payment";
+import { paymentSettledEvent } from "../../events/payment-settled";
+import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
+import { assertRedeliverable, authorizationKey, newPaymentRow } from "../payment-row";
+import type { CheckoutForPayment, LiveRail } from "../requirements";
+import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
+import type { Settlement, SettlementOutcome } from "./settlement";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
 export interface LiveChain {
@@ -16,34 +17,48 @@ export interface LiveChain {
   recipients(payTo: string): SplitRecipients;
 }
 
-export type LiveOutcome = { kind: "settled"; row: PaymentRow; redelivered: boolean } | { kind: "pending"; row: PaymentRow };
-
-export interface LiveSettlementOptions {
+export interface LiveEvmSettlementOptions {
+  db: PaymentsDb;
+  /** The live networks, by CAIP-2 id. */
+  chains: ReadonlyMap<string, LiveChain>;
   subjectSecret: string;
   /** How long a buyer's request waits for the receipt before answering "pending". */
   settleTimeoutMs: number;
+  /** Called after a commit that wrote an outbox event. */
   onCommitted: () => void;
   now: () => Date;
   onSweepError?: (err: unknown, paymentId: string) => void;
 }
 
 /**
- * The live purchase saga, persisted on the payment row and keyed by the
- * authorization (payer, nonce): claimed -> settling (the signed transaction
+ * Live settlement on EVM networks: the purchase saga (ADR 8), persisted on the
+ * payment row and keyed by the authorization (payer, nonce): claimed -> settling (the signed transaction
  * and its hash are stored before broadcast) -> settled (receipt and outbox
  * event in one transaction) | failed. Every resumption asks the chain first,
  * so a crash at any step never leads to a second transfer: the authorization
  * can be used once, and a settlement already on-chain is found and recorded.
  */
-export class LiveSettlement {
-  constructor(
-    private readonly db: PaymentsDb,
-    private readonly chains: Map<string, LiveChain>,
-    private readonly opts: LiveSettlementOptions,
-  ) {}
+export class LiveEvmSettlement implements Settlement {
+  readonly kind = "onchain" as const;
+  private readonly db: PaymentsDb;
+  private readonly chains: ReadonlyMap<string, LiveChain>;
 
-  rails(): LiveRail[] {
+  constructor(private readonly opts: LiveEvmSettlementOptions) {
+    this.db = opts.db;
+    this.chains = opts.chains;
+  }
+
+  settles(network: string): boolean {
+    return this.chains.has(network);
+  }
+
+  rails(): readonly LiveRail[] {
     return [...this.chains.values()].map((c) => c.rail);
+  }
+
+  /** The facilitator key of each network (one address when they share a key). */
+  signers(): readonly string[] {
+    return [...new Set([...this.chains.values()].map((c) => c.chain.facilitator.address))];
   }
 
   /** EIP-1271 checks against the chain of `network`, when this service settles there. */
@@ -76,7 +91,12 @@ export class LiveSettlement {
     return (await store.findByAuthorization(this.db, authorizationKey(false, requirement, payload))) !== undefined;
   }
 
-  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, handoffId: string | null = null): Promise<LiveOutcome> {
+  async submit(
+    checkout: CheckoutForPayment,
+    payload: PaymentPayload,
+    requirement: PaymentRequirements,
+    handoffId: string | null = null,
+  ): Promise<SettlementOutcome> {
     const live = this.live(requirement.network);
     const signature = payload.payload.signature as Hex;
     const key = authorizationKey(false, requirement, payload);
@@ -126,7 +146,7 @@ export class LiveSettlement {
    * `onChain` is what the caller just learned about an earlier settlement (null: none), so a fresh
    * payment skips the log search a resumed one needs.
    */
-  private async drive(claimed: PaymentRow, live: LiveChain, onChain?: SettledEvent | null, gas?: bigint): Promise<LiveOutcome> {
+  private async drive(claimed: PaymentRow, live: LiveChain, onChain?: SettledEvent | null, gas?: bigint): Promise<SettlementOutcome> {
     const auth = authorizationOfRow(claimed);
     const split = claimed.split_address as Hex;
     const already = onChain === undefined ? await live.chain.findSettlement(split, auth.from, auth.nonce) : onChain;
@@ -167,7 +187,7 @@ export class LiveSettlement {
     return this.conclude(settling, live, receipt);
   }
 
-  private async conclude(row: PaymentRow, live: LiveChain, receipt: NonNullable<Awaited<ReturnType<EvmChain["receipt"]>>>): Promise<LiveOutcome> {
+  private async conclude(row: PaymentRow, live: LiveChain, receipt: NonNullable<Awaited<ReturnType<EvmChain["receipt"]>>>): Promise<SettlementOutcome> {
     const from = getAddress(row.payer);
     const nonce = row.nonce as Hex;
     const split = row.split_address as Hex;
@@ -194,7 +214,7 @@ export class LiveSettlement {
     return done ?? (await store.findById(this.db, row.id)) ?? row;
   }
 
-  private async resume(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<LiveOutcome> {
+  private async resume(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<SettlementOutcome> {
     assertRedeliverable(existing, checkoutId, payload);
     return this.current(existing.id);
   }
@@ -204,7 +224,7 @@ export class LiveSettlement {
    * request drives it: a duplicate of an in-flight payment gets its outcome,
    * not a premature "pending".
    */
-  private async current(id: string): Promise<LiveOutcome> {
+  private async current(id: string): Promise<SettlementOutcome> {
     const deadline = this.opts.now().getTime() + this.opts.settleTimeoutMs;
     for (;;) {
       const row = await store.findById(this.db, id);
@@ -278,26 +298,17 @@ export class LiveSettlement {
   }
 }
 
-export function authorizationOf(payload: Pick<PaymentPayload, "payload">): Authorization {
-  const a = payload.payload.authorization;
+/** An EIP-3009 authorization as the buyer signed it (the payload's, or the one a row recorded), for the chain. */
+function chainAuthorization(a: Record<keyof Authorization, unknown>): Authorization {
   return {
-    from: getAddress(a.from),
-    to: getAddress(a.to),
-    value: BigInt(a.value),
-    validAfter: BigInt(a.validAfter),
-    validBefore: BigInt(a.validBefore),
-    nonce: a.nonce as Hex,
+    from: getAddress(String(a.from)),
+    to: getAddress(String(a.to)),
+    value: BigInt(String(a.value)),
+    validAfter: BigInt(String(a.validAfter)),
+    validBefore: BigInt(String(a.validBefore)),
+    nonce: String(a.nonce) as Hex,
   };
 }
 
-function authorizationOfRow(row: PaymentRow): Authorization {
-  const a = row.authorization;
-  return {
-    from: getAddress(a.from as string),
-    to: getAddress(a.to as string),
-    value: BigInt(a.value as string),
-    validAfter: BigInt(a.validAfter as string),
-    validBefore: BigInt(a.validBefore as string),
-    nonce: a.nonce as Hex,
-  };
-}
+const authorizationOf = (payload: Pick<PaymentPayload, "payload">): Authorization => chainAuthorization(payload.payload.authorization);
+const authorizationOfRow = (row: PaymentRow): Authorization => chainAuthorization(row.authorization);

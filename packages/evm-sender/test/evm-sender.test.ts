@@ -1,0 +1,117 @@
+import { keccak256, parseTransaction, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { TransactionSender, type SenderRpc } from "../src";
+
+const TO: Address = "0x1111111111111111111111111111111111111111";
+
+/** A node as the sender sees it: counts what it was asked, keeps what it was sent. */
+class FakeNode implements SenderRpc {
+  pendingCount = 7;
+  countReads = 0;
+  feeEstimates = 0;
+  /** Nonces of the transactions sent, in the order they arrived. */
+  readonly sent: number[] = [];
+  readonly known = new Set<Hex>();
+  /** The next send fails with this message (and is not kept). */
+  failNextSend?: string;
+
+  async estimateGas(args: { data: Hex }): Promise<bigint> {
+    if (args.data === "0xdead") throw new Error("execution reverted");
+    return 100_000n;
+  }
+  async estimateFeesPerGas() {
+    this.feeEstimates++;
+    return { maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1_000_000n };
+  }
+  async getTransactionCount(): Promise<number> {
+    this.countReads++;
+    return this.pendingCount;
+  }
+  async sendRawTransaction({ serializedTransaction }: { serializedTransaction: Hex }): Promise<Hex> {
+    const failure = this.failNextSend;
+    this.failNextSend = undefined;
+    if (failure) throw new Error(failure);
+    const hash = keccak256(serializedTransaction);
+    if (this.known.has(hash)) throw new Error("already known");
+    this.known.add(hash);
+    this.sent.push(Number(parseTransaction(serializedTransaction).nonce));
+    return hash;
+  }
+  async getTransaction({ hash }: { hash: Hex }): Promise<unknown> {
+    if (!this.known.has(hash)) throw new Error("transaction not found");
+    return { hash };
+  }
+}
+
+const nonceOf = (raw: Hex) => Number(parseTransaction(raw).nonce);
+
+describe("TransactionSender", () => {
+  let node: FakeNode;
+  let sender: TransactionSender;
+  const account = privateKeyToAccount(generatePrivateKey());
+
+  beforeEach(() => {
+    node = new FakeNode();
+    sender = new TransactionSender({ rpc: node, account, chainId: 84532, sendOrderWaitMs: 200 });
+  });
+
+  it("signs before sending: the hash is the signed bytes' hash, gas is 20% over the estimate, the chain id and key are its own", async () => {
+    const signed = await sender.sign({ to: TO, data: "0x01", gas: 50_000n });
+    expect(signed.txHash).toBe(keccak256(signed.raw));
+    expect(parseTransaction(signed.raw)).toMatchObject({ chainId: 84532, to: TO, data: "0x01", gas: 60_000n, nonce: 7, type: "eip1559" });
+    expect(node.sent).toEqual([]);
+    expect(sender.address).toBe(account.address);
+  });
+
+  it("hands out consecutive nonces under concurrency, reading the pending count once", async () => {
+    const signed = await Promise.all(Array.from({ length: 10 }, (_, i) => sender.sign({ to: TO, data: `0x0${i}` })));
+    expect(signed.map((s) => nonceOf(s.raw))).toEqual([7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
+    expect(node.countReads).toBe(1);
+    // One fee estimate serves the burst.
+    expect(node.feeEstimates).toBe(1);
+  });
+
+  it("a failed preparation consumes no nonce", async () => {
+    const first = await sender.sign({ to: TO, data: "0x01" });
+    await expect(sender.sign({ to: TO, data: "0xdead" })).rejects.toThrow("execution reverted");
+    const next = await sender.sign({ to: TO, data: "0x02" });
+    expect([nonceOf(first.raw), nonceOf(next.raw)]).toEqual([7, 8]);
+  });
+
+  it("sends what it signed in nonce order, even when asked in reverse", async () => {
+    const signed = [];
+    for (let i = 0; i < 4; i++) signed.push(await sender.sign({ to: TO, data: `0x0${i}` }));
+    await Promise.all([...signed].reverse().map((s) => sender.broadcast(s.raw)));
+    expect(node.sent).toEqual([7, 8, 9, 10]);
+  });
+
+  it("a transaction signed but never sent holds the next one for sendOrderWaitMs at most", async () => {
+    await sender.sign({ to: TO, data: "0x01" }); // its request "crashed": never broadcast
+    const next = await sender.sign({ to: TO, data: "0x02" });
+    const started = Date.now();
+    await sender.broadcast(next.raw);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(node.sent).toEqual([8]);
+  });
+
+  it("sending the same transaction again is not an error", async () => {
+    const signed = await sender.sign({ to: TO, data: "0x01" });
+    await sender.broadcast(signed.raw);
+    await sender.broadcast(signed.raw);
+    expect(node.sent).toEqual([7]);
+  });
+
+  it("re-reads the pending count only after the node says the nonce is too low; any other failure keeps the nonce taken", async () => {
+    const a = await sender.sign({ to: TO, data: "0x01" });
+    node.failNextSend = "connection reset";
+    await expect(sender.broadcast(a.raw)).rejects.toThrow("connection reset");
+    expect(nonceOf((await sender.sign({ to: TO, data: "0x02" })).raw)).toBe(8);
+
+    const b = await sender.sign({ to: TO, data: "0x03" });
+    node.failNextSend = "nonce too low: next nonce 20, tx nonce 9";
+    node.pendingCount = 20;
+    await expect(sender.broadcast(b.raw)).rejects.toThrow("nonce too low");
+    expect(nonceOf((await sender.sign({ to: TO, data: "0x04" })).raw)).toBe(20);
+    expect(node.countReads).toBe(2);
+  });
+});

@@ -1,0 +1,77 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { paymentEventsV1, type paymentsV1 } from "@c402/contracts";
+import { formatUsd } from "@c402/money";
+import type { SettleResponse } from "@c402/x402";
+import type { PaymentRow } from "../store/payments-store";
+import type { SettlementOutcome } from "./settlement/settlement";
+
+/**
+ * A payment on the wire, one mapping per shape: the receipt the payments RPC
+ * answers, the `payment.settled` event payload, and the x402 SettleResponse
+ * (PAYMENT-RESPONSE, the facilitator's settle answer, a failed settlement's
+ * fields). The receipt and the event share every field of the sale.
+ */
+
+/** The asset as receipts and events name it to people (the token address is the receipt's `asset`). */
+export const ASSET_LABEL = "USDC";
+
+/** The sale as the receipt and the event both carry it. */
+function saleFields(p: PaymentRow) {
+  return {
+    checkoutId: p.checkout_id,
+    network: p.network,
+    amountUsd: formatUsd(p.price_atomic),
+    providerAmount: p.provider_amount,
+    ...(p.platform_amount !== null ? { platformAmount: p.platform_amount } : {}),
+    feeAmount: p.fee_amount,
+    total: p.total,
+    payer: p.payer,
+    subject: p.subject,
+    payTo: p.pay_to,
+    txHash: p.tx_hash ?? "",
+    testMode: p.test_mode,
+    ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
+    ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
+  };
+}
+
+export function receiptMessage(p: PaymentRow): paymentsV1.Receipt {
+  return {
+    $typeName: "payments.v1.Receipt",
+    ...saleFields(p),
+    id: p.id,
+    accountId: p.account_id,
+    asset: p.asset,
+    checkoutTitle: p.checkout_title,
+    deliveryOutcome: p.delivery_outcome,
+    ...(p.settled_at ? { settledAt: timestampFromDate(p.settled_at) } : {}),
+  };
+}
+
+/**
+ * The `payment.settled` payload of a settled payment. `reusableCheckout`: the
+ * checkout keeps selling after this sale (consumers that close single-shot
+ * checkouts skip the event).
+ */
+export function paymentSettledMessage(p: PaymentRow, reusableCheckout: boolean): paymentEventsV1.PaymentSettled {
+  return create(paymentEventsV1.PaymentSettledSchema, {
+    ...saleFields(p),
+    paymentId: p.id,
+    title: p.checkout_title,
+    asset: ASSET_LABEL,
+    reusableCheckout,
+    settledAt: timestampFromDate(p.settled_at ?? new Date()),
+  });
+}
+
+/** The SettleResponse fields of a payment: its transaction (empty until signed), network and payer. */
+export function settlementFields(p: Pick<PaymentRow, "tx_hash" | "network" | "payer">): { transaction: string; network: string; payer: string } {
+  return { transaction: p.tx_hash ?? "", network: p.network, payer: p.payer };
+}
+
+/** The x402 SettleResponse of a submitted payment: success once settled, `settlement_pending` while the chain has not answered. */
+export function settleResponseOf(outcome: SettlementOutcome): SettleResponse {
+  if (outcome.kind === "pending") return { success: false, errorReason: "settlement_pending", ...settlementFields(outcome.row) };
+  return { success: true, ...settlementFields(outcome.row) };
+}

@@ -1,0 +1,49 @@
+import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
+import type { PaymentRow } from "../../store/payments-store";
+import type { CheckoutForPayment, LiveRail, SettlementKind } from "../requirements";
+
+/**
+ * Where a submitted payment stands: settled (its row is the receipt;
+ * `redelivered` when it had settled before this request), or pending
+ * (broadcast, the chain has not answered yet: never a reason to pay again).
+ */
+export type SettlementOutcome = { kind: "settled"; row: PaymentRow; redelivered: boolean } | { kind: "pending"; row: PaymentRow };
+
+/**
+ * One way payments settle: rehearsal (simulated) and live EVM today, escrow
+ * and series later. A settlement owns a payment from its authorization on: it
+ * records it under its authorization key, settles it (or simulates it), writes
+ * the receipt and the `payment.settled` event, and answers a payment presented
+ * again with the outcome of the one recorded. Payments and the facilitator
+ * pick one by the face's settlement kind and the requirement's network
+ * (`settlementOf`) and know nothing of how it settles.
+ */
+export interface Settlement {
+  readonly kind: SettlementKind;
+  /** Whether it settles payments made on `network`. */
+  settles(network: string): boolean;
+  /**
+   * The live rails (network, token, payTo) a live face issues requirements
+   * for. A rehearsal has none: its one requirement is fixed (ADR 5).
+   */
+  rails(): readonly LiveRail[];
+  /** The addresses that sign its transactions (the facilitator's `signers`); none when nothing is sent. */
+  signers(): readonly string[];
+  /** The checks `submit` makes before it records anything: nothing is written and nothing is sent. */
+  verify(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements): Promise<void>;
+  /** Whether the payment's authorization is already recorded (being settled, or settled). */
+  isRecorded(payload: PaymentPayload, requirement: PaymentRequirements): Promise<boolean>;
+  /**
+   * Settles a payment for `requirement`, which the checkout issued; a payment
+   * already recorded answers its outcome instead. `handoffId`: the nonce a
+   * waiting page polls with.
+   */
+  submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, handoffId?: string | null): Promise<SettlementOutcome>;
+  /** Resumes payments a crash or a timeout left unfinished; answers how many it looked at. */
+  sweep(): Promise<number>;
+}
+
+/** The settlement of that kind that settles on `network`, if one is configured. */
+export function settlementOf(settlements: readonly Settlement[], kind: SettlementKind, network: string): Settlement | undefined {
+  return settlements.find((s) => s.kind === kind && s.settles(network));
+}

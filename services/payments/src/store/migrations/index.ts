@@ -1,0 +1,13 @@
+import type { MigrationSet } from "@c402/db";
+import { paymentsInitial } from "./0001_payments";
+import { paymentsOutbox } from "./0002_outbox";
+import { liveSettlement } from "./0003_live_settlement";
+import { handoffLookup } from "./0004_handoff";
+
+/** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
+export const paymentsMigrations: MigrationSet = {
+  "0001_payments": paymentsInitial,
+  "0002_outbox": paymentsOutbox,
+  "0003_live_settlement": liveSettlement,
+  "0004_handoff": handoffLookup,
+};
