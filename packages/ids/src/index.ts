@@ -21,6 +21,25 @@ export const ID_PREFIX = {
 
 export type IdKind = keyof typeof ID_PREFIX;
 
+/**
+ * An id of one kind: a string at run time, a distinct type at compile time,
+ * so a payment id cannot be passed where a checkout id is expected. Values
+ * come from `newId`, or from `isId` once text from outside was checked.
+ */
+export type Id<K extends IdKind> = string & { readonly __idKind: K };
+
+export type CheckoutId = Id<"checkout">;
+export type EscrowCheckoutId = Id<"escrowCheckout">;
+export type ContentCheckoutId = Id<"contentCheckout">;
+export type PaymentId = Id<"payment">;
+export type WebhookId = Id<"webhook">;
+export type SubjectId = Id<"subject">;
+export type AccountId = Id<"account">;
+export type ApiKeyId = Id<"apiKey">;
+export type EventId = Id<"event">;
+export type WalletChallengeId = Id<"walletChallenge">;
+export type SessionId = Id<"session">;
+
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const BODY_LENGTH = 24;
 
@@ -36,14 +55,14 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export function newId(kind: IdKind): string {
-  return ID_PREFIX[kind] + randomBase62(BODY_LENGTH);
+export function newId<K extends IdKind>(kind: K): Id<K> {
+  return (ID_PREFIX[kind] + randomBase62(BODY_LENGTH)) as Id<K>;
 }
 
 const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{24}$/;
 
 /** True when `value` is a well-formed id of the given kind. */
-export function isId(kind: IdKind, value: string): boolean {
+export function isId<K extends IdKind>(kind: K, value: string): value is Id<K> {
   return value.startsWith(ID_PREFIX[kind]) && ID_PATTERN.test(value);
 }
 

@@ -1,4 +1,4 @@
-import { ID_PREFIX, isAnyId, isId, newId } from "../src";
+import { ID_PREFIX, isAnyId, isId, newId, type CheckoutId, type PaymentId } from "../src";
 
 describe("ids", () => {
   it("uses the spec's prefixes", () => {
@@ -21,5 +21,16 @@ describe("ids", () => {
     for (const kind of Object.keys(ID_PREFIX) as (keyof typeof ID_PREFIX)[]) expect(isAnyId(newId(kind))).toBe(true);
     expect(isAnyId("zzz_" + "a".repeat(24))).toBe(false);
     expect(isAnyId("chk_\u0000")).toBe(false);
+  });
+
+  it("types ids by kind: text becomes an id only once checked (the typecheck fails if the brand is lost)", () => {
+    const payment: PaymentId = newId("payment");
+    // @ts-expect-error a payment id is not a checkout id
+    const wrong: CheckoutId = payment;
+    const text: string = newId("checkout");
+    // @ts-expect-error unchecked text is not an id
+    const unchecked: CheckoutId = text;
+    const checked: CheckoutId | undefined = isId("checkout", text) ? text : undefined;
+    expect([wrong, unchecked, checked]).toEqual([payment, text, text]);
   });
 });
