@@ -1,6 +1,10 @@
 import express, { type Express } from "express";
 import { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./config";
+import { newFaceQuotes, type FaceQuotes } from "./faces/answers";
+import { UnpaidAnswers } from "./faces/unpaid";
+import { faceCors } from "./http/cors";
 import type { GatewayDeps } from "./http/deps";
+import { bigintAsString } from "./http/json";
 import { jsonBody } from "./http/json-body";
 import { boundedJsonBodies } from "./http/json-bounds";
 import { errorHandler, notFound } from "./http/problems";
@@ -8,24 +12,33 @@ import { AuthFailureLimit } from "./http/rate-limit";
 import { requestContext } from "./http/request-context";
 import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
-import { bigintAsString } from "./http/json";
-import { QuoteCache } from "./http/quote-cache";
-import { faceCors, faceRoutes, type FaceQuotes } from "./http/routes/faces";
+import { faceRoutes } from "./http/routes/faces";
 import { facilitatorRoutes } from "./http/routes/facilitator";
+import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
+import { prepareRoutes } from "./http/routes/prepare";
+import { receiptRoutes } from "./http/routes/receipts";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
-
-/** How long an unpaid 402 may be reused (see QuoteCache), and how many are kept. */
-export const QUOTE_CACHE_MS = 1_000;
-const QUOTE_CACHE_ENTRIES = 10_000;
-
-export function newFaceQuotes(): FaceQuotes {
-  return new QuoteCache(QUOTE_CACHE_MS, QUOTE_CACHE_ENTRIES);
-}
 
 /** Largest JSON body accepted (a checkout with its inline goods). */
 export const MAX_BODY_BYTES = 512 * 1024;
 
+/**
+ * The gateway's HTTP app. Each route group has its file in http/routes/:
+ *
+ *   /, /health, /openapi.json, /llms.txt, /docs, /.well-known/*   discovery.ts
+ *   /auth/wallet/challenge, /auth/wallet/verify                    wallet-auth.ts
+ *   /v1/keys                                                       keys.ts
+ *   /v1/checkouts                                                  checkouts.ts
+ *   /c/{id}, /c/{id}/test (the 402, and paying it)                 faces.ts
+ *   /c/{id}/prepare, /c/{id}/test/prepare                          prepare.ts
+ *   /c/{id}/handoff/{nonce}                                        handoff.ts
+ *   /r/{id}, /r/{id}/download, /r/by-tx/{hash}                     receipts.ts
+ *   /x402/{family}/supported, /verify, /settle                     facilitator.ts
+ *
+ * `quotes` holds the faces' unpaid answers; startGateway shares it with the
+ * socket fast path (faces/fast-path.ts).
+ */
 export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFaceQuotes()): Express {
   const app = express();
   app.disable("x-powered-by");
@@ -41,7 +54,10 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(walletAuthRoutes(deps));
   app.use(keyRoutes(deps));
   app.use(checkoutRoutes(deps, quotes));
-  app.use(faceRoutes(deps, quotes));
+  app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
+  app.use(handoffRoutes(deps));
+  app.use(prepareRoutes(deps));
+  app.use(receiptRoutes(deps));
   app.use(facilitatorRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));

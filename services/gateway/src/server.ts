@@ -1,10 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { Cache } from "@c402/cache";
 import type { Logger } from "@c402/logging";
-import { createGatewayApp, newFaceQuotes } from "./app";
-import { answerClientError } from "./http/client-error";
-import { faceFastPath } from "./http/face-fast-path";
+import { createGatewayApp } from "./app";
 import { resolveUrls, type GatewaySettings } from "./config";
+import { newFaceQuotes } from "./faces/answers";
+import { faceFastPath } from "./faces/fast-path";
+import { answerClientError } from "./http/client-error";
 import type { ServiceClients } from "./http/deps";
 
 export interface StartedGateway {

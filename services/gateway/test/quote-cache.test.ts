@@ -1,4 +1,4 @@
-import { QuoteCache } from "../src/http/quote-cache";
+import { QuoteCache } from "../src/faces/quote-cache";
 
 describe("QuoteCache (unpaid 402 answers, kept briefly)", () => {
   let now = 1_000_000;

@@ -1,33 +1,21 @@
 import { identityV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { credentialKindName, scopeName, type CredentialKindName, type KeyModeName, type ScopeName } from "../identity-enums";
 import type { ServiceClients } from "./deps";
 import type { AuthAttempt, AuthFailureLimit } from "./rate-limit";
 
-export type Scope = "read_only" | "payments" | "full";
-/** An API key, or a wallet session (a later wallet sign-in). */
-export type CredentialKind = "api_key" | "session";
-
-const RANK: Record<Scope, number> = { read_only: 1, payments: 2, full: 3 };
-const SCOPE_OF: Partial<Record<identityV1.Scope, Scope>> = {
-  [identityV1.Scope.READ_ONLY]: "read_only",
-  [identityV1.Scope.PAYMENTS]: "payments",
-  [identityV1.Scope.FULL]: "full",
-};
-const KIND_OF: Partial<Record<identityV1.CredentialKind, CredentialKind>> = {
-  [identityV1.CredentialKind.API_KEY]: "api_key",
-  [identityV1.CredentialKind.SESSION]: "session",
-};
+const RANK: Record<ScopeName, number> = { read_only: 1, payments: 2, full: 3 };
 
 export interface Credential {
-  kind: CredentialKind;
+  kind: CredentialKindName;
   accountId: string;
   /** The key's id, or the session's. */
   keyId: string;
   keyPrefix: string;
-  scope: Scope;
+  scope: ScopeName;
   /** A session is `test` here: checkouts it creates default to rehearsal, as a test key's do. */
-  mode: "test" | "live";
+  mode: KeyModeName;
 }
 
 declare global {
@@ -68,7 +56,7 @@ function authFailuresOf(req: Request): AuthFailureLimit {
  * missing, malformed, unknown, revoked or expired credential (the error
  * handler adds WWW-Authenticate); 403 naming the scope the route needs.
  */
-export function requireScope(clients: ServiceClients, needed: Scope): RequestHandler {
+export function requireScope(clients: ServiceClients, needed: ScopeName): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const cred = await authenticate(clients, req, res);
     req.credential = cred;
@@ -93,8 +81,8 @@ async function authenticate(clients: ServiceClients, req: Request, res: Response
   try {
     if (token === undefined) throw new ProblemError("unauthenticated", "The Authorization header must be `Bearer <API_KEY>`.");
     const resolved = await clients.identity.resolveCredential({ secret: token });
-    const scope = SCOPE_OF[resolved.scope];
-    const kind = KIND_OF[resolved.kind];
+    const scope = scopeName(resolved.scope);
+    const kind = credentialKindName(resolved.kind);
     if (!scope || !kind) throw new ProblemError("unauthenticated", "The credential has no usable scope.");
     return {
       kind,

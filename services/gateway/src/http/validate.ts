@@ -1,9 +1,16 @@
 import { invalid, type FieldError } from "@c402/problems";
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
-import { schemas, type SchemaName } from "../domain/request-schemas";
+import { schemas, type BodyOf, type SchemaName } from "./request-schemas";
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-const compiled = new Map<SchemaName, ValidateFunction>();
+for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(schema, name);
+
+/** The validator of a body's schema (ajv compiles it on first use): a type guard for the body type derived from that schema. */
+function validatorOf<N extends SchemaName>(name: N): ValidateFunction<BodyOf<N>> {
+  const validate = ajv.getSchema<BodyOf<N>>(name);
+  if (!validate) throw new Error(`no request schema named ${name}`);
+  return validate;
+}
 
 function fieldOf(e: ErrorObject): string {
   const path = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
@@ -19,30 +26,32 @@ function reasonOf(e: ErrorObject): string {
   return e.message ?? "is invalid";
 }
 
-/** Validates a JSON body against its schema; throws a 422 listing every field error. */
-export function validateBody<T>(name: SchemaName, body: unknown, extraErrors: FieldError[] = []): T {
-  let validate = compiled.get(name);
-  if (!validate) {
-    validate = ajv.compile(schemas[name]);
-    compiled.set(name, validate);
-  }
-  const value = body === undefined ? {} : body;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid([{ field: "(body)", reason: "must be a JSON object" }]);
-  const ok = validate(value);
-  const errors: FieldError[] = [...extraErrors];
-  if (!ok) {
-    const seen = new Set<string>();
-    for (const e of validate.errors ?? []) {
-      // anyOf reports each branch; one line per field is enough.
-      if (e.instancePath && e.keyword !== "anyOf" && (validate.errors ?? []).some((o) => o.keyword === "anyOf" && o.instancePath === e.instancePath)) continue;
-      const fe = { field: fieldOf(e), reason: reasonOf(e) };
-      const k = `${fe.field}\u0000${fe.reason}`;
-      if (!seen.has(k)) {
-        seen.add(k);
-        errors.push(fe);
-      }
+/** ajv's errors as one line per field and reason. */
+function fieldErrorsOf(errors: readonly ErrorObject[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    // anyOf reports each branch; one line per field is enough.
+    if (e.instancePath && e.keyword !== "anyOf" && errors.some((o) => o.keyword === "anyOf" && o.instancePath === e.instancePath)) continue;
+    const fe = { field: fieldOf(e), reason: reasonOf(e) };
+    const k = `${fe.field}\u0000${fe.reason}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(fe);
     }
   }
-  if (errors.length) throw invalid(errors);
-  return value as T;
+  return out;
+}
+
+/**
+ * Validates a JSON body against its schema and answers it typed as that
+ * schema says; throws a 422 listing every field error (`extraErrors`, found
+ * by the caller, first).
+ */
+export function validateBody<N extends SchemaName>(name: N, body: unknown, extraErrors: FieldError[] = []): BodyOf<N> {
+  const validate = validatorOf(name);
+  const value = body === undefined ? {} : body;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid([{ field: "(body)", reason: "must be a JSON object" }]);
+  if (validate(value) && extraErrors.length === 0) return value;
+  throw invalid([...extraErrors, ...fieldErrorsOf(validate.errors ?? [])]);
 }

@@ -5,12 +5,6 @@ import type { GatewayDeps } from "../deps";
 import { rateLimit } from "../rate-limit";
 import { validateBody } from "../validate";
 
-interface FacilitatorBody {
-  network: string;
-  requirement: Record<string, unknown>;
-  payload: Record<string, unknown>;
-}
-
 /**
  * Verify and settle calls a minute per client address and per payer. Each
  * one asks the chain, so a flood must not delay the sellers' settlements;
@@ -41,7 +35,7 @@ export function facilitatorRoutes({ clients, cache }: GatewayDeps): Router {
 
   for (const action of ["verify", "settle"] as const) {
     router.post(`/x402/:family/${action}`, perAddress, perPayer, async (req, res) => {
-      const body = validateBody<FacilitatorBody>("FacilitatorRequest", req.body);
+      const body = validateBody("FacilitatorRequest", req.body);
       const request = {
         family: String(req.params.family),
         network: body.network,

@@ -1,35 +1,30 @@
-import { answered } from "@c402/rpc";
-import { identityV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
+import { answered } from "@c402/rpc";
 import { Router } from "express";
-import { apiKeyView } from "../../domain/views";
+import { credentialKindToProto, keyModeToProto, scopeToProto } from "../../identity-enums";
+import { apiKeyView, newApiKeyView } from "../../views/keys";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
-import { noStore } from "../request-context";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
+import { noStore } from "../request-context";
 import { validateBody } from "../validate";
 
-const SCOPES = { read_only: identityV1.Scope.READ_ONLY, payments: identityV1.Scope.PAYMENTS, full: identityV1.Scope.FULL } as const;
-const MODES = { test: identityV1.KeyMode.TEST, live: identityV1.KeyMode.LIVE } as const;
-const KINDS = { api_key: identityV1.CredentialKind.API_KEY, session: identityV1.CredentialKind.SESSION } as const;
-
+/** /v1/keys: a seller mints, lists and revokes API keys. */
 export function keyRoutes({ clients }: GatewayDeps): Router {
   const router = Router();
 
   // Identity refuses (403) a key more powerful than the credential asking for it.
   router.post("/v1/keys", requireScope(clients, "full"), noStore, async (req, res) => {
-    const body = validateBody<{ name?: string | null; scope?: keyof typeof SCOPES; mode?: keyof typeof MODES }>("ApiKeyCreate", req.body);
+    const body = validateBody("ApiKeyCreate", req.body);
     const cred = credentialOf(req);
     const r = await clients.identity.createApiKey({
       accountId: cred.accountId,
       ...(body.name ? { name: body.name } : {}),
-      scope: SCOPES[body.scope ?? "payments"],
-      mode: MODES[body.mode ?? "test"],
-      mintedBy: { kind: KINDS[cred.kind], scope: SCOPES[cred.scope], mode: MODES[cred.mode] },
+      scope: scopeToProto(body.scope ?? "payments"),
+      mode: keyModeToProto(body.mode ?? "test"),
+      mintedBy: { kind: credentialKindToProto(cred.kind), scope: scopeToProto(cred.scope), mode: keyModeToProto(cred.mode) },
     });
-    res
-      .status(201)
-      .json({ ...apiKeyView(answered(r.apiKey, "api_key")), secret: r.secret, note: "Shown once. Store it now; only its prefix can be listed later." });
+    res.status(201).json(newApiKeyView(answered(r.apiKey, "api_key"), r.secret));
   });
 
   router.get("/v1/keys", requireScope(clients, "read_only"), async (req, res) => {

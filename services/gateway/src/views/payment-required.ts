@@ -1,9 +1,8 @@
-import type { catalogV1, paymentsV1 } from "@c402/contracts";
+import { paymentsV1, type catalogV1 } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
 import { toPaymentRequiredV1, type PaymentRequired, type PaymentRequirements } from "@c402/x402";
-import { faceUrls, offerCardView } from "./views";
-
-export type Face = "live" | "test";
+import type { Face, WireVersion } from "../faces/face";
+import { faceUrl, faceUrls, offerCardView } from "./checkouts";
 
 /**
  * The query parameter a buyer adds to a face URL to get the x402 v1 body the
@@ -36,12 +35,12 @@ export function paymentRequiredBody(opts: {
   quote: paymentsV1.QuotePaymentResponse;
   face: Face;
   baseUrl: string;
-  wireVersion?: 1 | 2;
+  wireVersion?: WireVersion;
 }) {
   const { checkout, quote, face, baseUrl } = opts;
   const urls = faceUrls(baseUrl, checkout.id);
-  const resourceUrl = face === "test" ? urls.test_url : urls.url;
-  const simulated = quote.settlement === 1; // SETTLEMENT_KIND_SIMULATED
+  const resourceUrl = faceUrl(baseUrl, checkout.id, face);
+  const simulated = quote.settlement === paymentsV1.SettlementKind.SIMULATED;
   const price = quote.price;
   const required: PaymentRequired = {
     x402Version: 2,

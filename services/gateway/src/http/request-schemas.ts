@@ -1,11 +1,14 @@
+import type { FromSchema } from "./schema-type";
+
 /**
  * JSON Schemas of the request bodies. The gateway validates every body with
  * them (shape, types, unknown fields) and the OpenAPI document publishes the
- * same objects, so the two cannot drift. Business rules (prices, addresses,
- * limits that need the account) live in the owning service.
+ * same objects, so the two cannot drift; each body's type is derived from its
+ * schema (BodyOf), so it cannot drift from them either. Business rules
+ * (prices, addresses, limits that need the account) live in the owning service.
  */
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: "null" }] });
-const goods = { anyOf: [{ type: "object" }, { type: "array" }, { type: "string" }, { type: "null" }] };
+const nullable = <const S>(schema: S) => ({ anyOf: [schema, { type: "null" }] }) as const;
+const goods = { anyOf: [{ type: "object" }, { type: "array" }, { type: "string" }, { type: "null" }] } as const;
 const text = nullable({ type: "string" });
 
 export const CHECKOUT_NOT_YET_FIELDS = [
@@ -103,3 +106,6 @@ export const schemas = {
 } as const;
 
 export type SchemaName = keyof typeof schemas;
+
+/** The type of a body its schema accepts. */
+export type BodyOf<N extends SchemaName> = FromSchema<(typeof schemas)[N]>;

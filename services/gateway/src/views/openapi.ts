@@ -1,5 +1,5 @@
 import { HANDOFF_NONCE } from "@c402/ids";
-import { schemas } from "./request-schemas";
+import { schemas } from "../http/request-schemas";
 
 /**
  * The OpenAPI 3.1 document served at /openapi.json. Request bodies are the

@@ -2,9 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@c402/logging";
 import { paymentRefused, PROBLEM_CONTENT_TYPE } from "@c402/problems";
 import { decodeHeader, HEADERS, parsePaymentPayload, PaymentHeaderError } from "@c402/x402";
-import { logWhenFinished, requestIdOf } from "./request-context";
-import type { QuoteCache } from "./quote-cache";
-import { FACE_HEADERS, refusalAnswer, type UnpaidAnswer } from "./routes/faces";
+import { logWhenFinished, requestIdOf } from "../http/request-context";
+import { FACE_HEADERS, refusalAnswer, variantOf, type FaceQuotes } from "./answers";
 
 /** `/c/{id}` or `/c/{id}/test`, optionally asking for the v1 body, and nothing else. */
 const FACE = /^\/c\/(chk_[0-9A-Za-z]{24})(\/test)?(?:\?x402_version=([12]))?$/;
@@ -17,9 +16,10 @@ const FACE = /^\/c\/(chk_[0-9A-Za-z]{24})(\/test)?(?:\?x402_version=([12]))?$/;
  * - a payment header that is not a payment at all (refused with the same
  *   parser payments applies first, G21).
  * Anything else (a payment to judge, a browser, other query parameters, a
- * cache miss) returns false and goes through express as usual.
+ * cache miss) returns false and goes through express as usual. It builds
+ * its answers with ./answers.ts, as the routes do, never from a route file.
  */
-export function faceFastPath(quotes: QuoteCache<UnpaidAnswer>, logger: Logger, urls: { baseUrl: string; siteUrl: string }) {
+export function faceFastPath(quotes: FaceQuotes, logger: Logger, urls: { baseUrl: string; siteUrl: string }) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== "GET" || req.url === undefined) return false;
     const match = FACE.exec(req.url);
@@ -27,12 +27,13 @@ export function faceFastPath(quotes: QuoteCache<UnpaidAnswer>, logger: Logger, u
     const h = req.headers;
     const [, checkoutId, test, version] = match as unknown as [string, string, string | undefined, string | undefined];
     const face = test ? "test" : "live";
+    const wireVersion = version === "1" ? 1 : 2;
     const signature = h["payment-signature"];
     const legacy = h["x-payment"];
     const payment = signature ?? legacy;
     if (payment !== undefined) {
       if (typeof payment !== "string") return false;
-      const answer = quotes.get(checkoutId, `${face}:2`);
+      const answer = quotes.get(checkoutId, variantOf(face, 2));
       if (!answer) return false;
       try {
         parsePaymentPayload(decodeHeader(payment));
@@ -53,7 +54,7 @@ export function faceFastPath(quotes: QuoteCache<UnpaidAnswer>, logger: Logger, u
     }
     // Browsers get the pay page from the express route.
     if (h.accept?.includes("text/html")) return false;
-    const answer = quotes.get(checkoutId, `${face}:${version ?? "2"}`);
+    const answer = quotes.get(checkoutId, variantOf(face, wireVersion));
     if (!answer) return false;
     answerDirectly(req, res, [[HEADERS.paymentRequired, answer.header]], "application/json; charset=utf-8", answer.json);
     return true;

@@ -1,7 +1,5 @@
 import { escapeHtml } from "./html";
-import type { receiptView } from "./views";
-
-type ReceiptView = ReturnType<typeof receiptView>;
+import type { ReceiptView } from "./receipts";
 
 const usdc = (atomic: number | null) => (atomic === null ? "—" : `${(atomic / 1e6).toFixed(6)} USDC`);
 

@@ -1,0 +1,40 @@
+import { isId } from "@c402/ids";
+import { invalid, ProblemError } from "@c402/problems";
+import { HEADERS } from "@c402/x402";
+import type { Request } from "express";
+import type { WireVersion } from "../faces/face";
+import { WIRE_VERSION_PARAM } from "../views/payment-required";
+
+/** What the face and receipt routes read from a request. */
+
+/** The checkout a face path names; 404 for anything but a checkout id (faces are separate namespaces: only a chk_ id lives under /c/). */
+export function checkoutIdOf(req: Request): string {
+  const id = String(req.params.id);
+  if (!isId("checkout", id)) throw new ProblemError("not-found", "No such checkout.");
+  return id;
+}
+
+/** Which x402 body the buyer asked for: v2 unless the URL says `x402_version=1`. */
+export function wireVersionOf(req: Request): WireVersion {
+  const asked = req.query[WIRE_VERSION_PARAM];
+  if (asked === undefined || asked === "2") return 2;
+  if (asked === "1") return 1;
+  throw invalid([{ field: WIRE_VERSION_PARAM, reason: "must be 1 or 2" }]);
+}
+
+/** A browser asking for a page (JSON wins whenever the client names it). */
+export function wantsHtml(req: Request): boolean {
+  return req.accepts(["application/json", "text/html"]) === "text/html" && !req.get("accept")?.includes("application/json");
+}
+
+/** The payment a request presents, if any: PAYMENT-SIGNATURE, or the legacy X-PAYMENT (answered with X-PAYMENT-RESPONSE too). */
+export function paymentOf(req: Request): { header: string; legacy: boolean } | undefined {
+  const signature = req.get(HEADERS.paymentSignature);
+  const header = signature ?? req.get(HEADERS.legacyPayment);
+  return header === undefined ? undefined : { header, legacy: signature === undefined };
+}
+
+/** The handoff nonce a paid request carries (`?h=`), if any. */
+export function handoffOf(req: Request): string | undefined {
+  return typeof req.query.h === "string" ? req.query.h : undefined;
+}

@@ -1,0 +1,29 @@
+import { Router, type Request, type Response } from "express";
+import { FACE_PROTO, type Face } from "../../faces/face";
+import { faceUrl } from "../../views/checkouts";
+import { preparedView } from "../../views/payments";
+import type { GatewayDeps } from "../deps";
+import { checkoutIdOf } from "../face-requests";
+import { validateBody } from "../validate";
+
+/** POST /c/{id}/prepare and /c/{id}/test/prepare: the typed data a buyer signs to pay that face. */
+export function prepareRoutes({ clients, settings }: GatewayDeps): Router {
+  const router = Router();
+
+  const prepare = (face: Face) => async (req: Request, res: Response) => {
+    const id = checkoutIdOf(req);
+    const body = validateBody("PaymentPrepare", req.body);
+    const r = await clients.payments.preparePayment({
+      checkoutId: id,
+      face: FACE_PROTO[face],
+      payer: body.payer,
+      ...(typeof body.network === "string" ? { network: body.network } : {}),
+      resourceUrl: faceUrl(settings.baseUrl, id, face),
+    });
+    res.json(preparedView(r));
+  };
+
+  router.post("/c/:id/prepare", prepare("live"));
+  router.post("/c/:id/test/prepare", prepare("test"));
+  return router;
+}

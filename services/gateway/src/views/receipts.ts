@@ -1,0 +1,44 @@
+import type { paymentsV1 } from "@c402/contracts";
+import { isoOrNull } from "./values";
+
+/** The public JSON shapes of receipts. */
+
+/** The permanent address of a payment's receipt. */
+export const receiptUrl = (baseUrl: string, paymentId: string): string => `${baseUrl}/r/${paymentId}`;
+
+export function receiptView(r: paymentsV1.Receipt, baseUrl: string) {
+  const platform = r.platformAmount === undefined ? null : Number(r.platformAmount);
+  return {
+    id: r.id,
+    object: "receipt",
+    checkout_id: r.checkoutId,
+    title: r.checkoutTitle,
+    network: r.network,
+    asset: "USDC",
+    asset_address: r.asset,
+    amount_usd: r.amountUsd,
+    provider_amount: Number(r.providerAmount),
+    platform_amount: platform,
+    fee_amount: Number(r.feeAmount),
+    total: Number(r.total),
+    payer: r.payer,
+    subject: r.subject,
+    pay_to: r.payTo,
+    tx_hash: r.txHash,
+    test_mode: r.testMode,
+    settled_at: isoOrNull(r.settledAt),
+    sold_by: r.soldBy ?? null,
+    parties: null,
+    handoff_id: r.handoffId ?? null,
+    split: { seller: Number(r.providerAmount), platform: platform, protocol_fee: Number(r.feeAmount), total: Number(r.total), currency: "USDC", decimals: 6 },
+    delivery: { outcome: r.deliveryOutcome },
+    receipt_url: receiptUrl(baseUrl, r.id),
+  };
+}
+
+export type ReceiptView = ReturnType<typeof receiptView>;
+
+/** A receipt asked for before its payment settled (202). */
+export function pendingReceiptView(paymentId: string, txHash: string) {
+  return { id: paymentId, status: "pending", tx_hash: txHash || null, message: "Settlement is not confirmed yet; poll again." };
+}

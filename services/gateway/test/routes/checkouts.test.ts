@@ -1,0 +1,199 @@
+import { createHash } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { catalogV1, identityV1, paymentsV1 } from "@c402/contracts";
+import {
+  ACCOUNT_ID,
+  BASE_URL,
+  bodyOf,
+  CHECKOUT_ID,
+  checkout,
+  PAY_TO,
+  quote,
+  recorded,
+  resolveCredential,
+  SELLER_KEY,
+  servers,
+  SITE_URL,
+} from "../support/fake-gateway";
+
+/** /v1/checkouts: create, list, read, go live (routes/checkouts.ts). */
+
+const serve = servers();
+const auth = { authorization: `Bearer ${SELLER_KEY}` };
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: "POST", headers: { ...auth, "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+function catalogFakes(scope: identityV1.Scope = identityV1.Scope.FULL) {
+  return recorded({
+    identity: { resolveCredential: resolveCredential(scope) },
+    catalog: {
+      createCheckout: async (req) =>
+        create(catalogV1.CreateCheckoutResponseSchema, {
+          checkout: checkout({ title: req.title ?? "", payloadJson: req.payloadJson }),
+          replayed: req.idempotencyKey === "again",
+        }),
+      listCheckouts: async () => {
+        const summaries = [1, 2].map((n) =>
+          create(catalogV1.CheckoutSummarySchema, {
+            id: `chk_Listed${n}`.padEnd(28, "0"),
+            accountId: ACCOUNT_ID,
+            title: `Listed ${n}`,
+            priceAtomic: 250_000n,
+            payTo: PAY_TO,
+            status: n === 1 ? catalogV1.CheckoutStatus.OPEN : catalogV1.CheckoutStatus.PAID,
+            createdAt: timestampFromDate(new Date(Date.UTC(2025, 0, 3 - n))),
+          }),
+        );
+        return create(catalogV1.ListCheckoutsResponseSchema, { checkouts: summaries });
+      },
+      getCheckout: async () => create(catalogV1.GetCheckoutResponseSchema, { checkout: checkout() }),
+      goLive: async () => create(catalogV1.GoLiveResponseSchema, { checkout: checkout({ armed: true }), alreadyLive: false }),
+    },
+    payments: {
+      quotePayment: async () => quote(paymentsV1.SettlementKind.SIMULATED),
+    },
+  });
+}
+
+describe("creating a checkout", () => {
+  it("maps the body to catalog's request and answers 201 with the checkout's view", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/checkouts`, {
+      title: "Weather for Paris",
+      price_usd: "0.10",
+      payload: { temp_c: 21 },
+      description: null,
+      reusable: true,
+      test_mode: false,
+      expires_in_minutes: 60,
+      freshness: "hourly",
+      example_output: [1, 2],
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("idempotency-replayed")).toBeNull();
+    expect(await bodyOf(res)).toMatchObject({
+      id: CHECKOUT_ID,
+      object: "checkout",
+      url: `${BASE_URL}/c/${CHECKOUT_ID}`,
+      test_url: `${BASE_URL}/c/${CHECKOUT_ID}/test`,
+      status: "open",
+      title: "Weather for Paris",
+      price_usd: "0.100000",
+      pay_to: PAY_TO,
+      fulfillment: "inline",
+      test_mode: true,
+      created_at: "2025-01-02T03:04:05.000Z",
+      expires_at: null,
+      payload: { temp_c: 21 },
+      freshness: "hourly",
+      test: { id: CHECKOUT_ID, url: `${BASE_URL}/c/${CHECKOUT_ID}/test` },
+    });
+    expect(of("createCheckout")).toEqual([
+      {
+        accountId: ACCOUNT_ID,
+        createdWithLiveKey: false,
+        requestFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+        title: "Weather for Paris",
+        priceUsd: "0.10",
+        payloadJson: '{"temp_c":21}',
+        reusable: true,
+        testMode: false,
+        expiresInMinutes: 60n,
+        offer: { freshness: "hourly", exampleOutputJson: "[1,2]" },
+      },
+    ]);
+  });
+
+  it("fingerprints the body whatever its key order, and marks an idempotent replay", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", payload: { b: 1, a: [2, { d: 3, c: 4 }] } }, { "idempotency-key": "first" });
+    const replay = await post(`${url}/v1/checkouts`, { payload: { a: [2, { c: 4, d: 3 }], b: 1 }, price_usd: "1", title: "T" }, { "idempotency-key": "again" });
+    expect(replay.headers.get("idempotency-replayed")).toBe("true");
+    const [first, second] = of("createCheckout") as { requestFingerprint: string; idempotencyKey: string }[];
+    const canonical = '{"payload":{"a":[2,{"c":4,"d":3}],"b":1},"price_usd":"1","title":"T"}';
+    expect(first?.requestFingerprint).toBe(createHash("sha256").update(canonical).digest("hex"));
+    expect(second?.requestFingerprint).toBe(first?.requestFingerprint);
+    expect([first?.idempotencyKey, second?.idempotencyKey]).toEqual(["first", "again"]);
+  });
+
+  it("refuses fields not available yet, unknown fields and bad Idempotency-Keys with 422, asking catalog nothing", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const notYet = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", origin_url: "https://x.test", colour: "red" });
+    expect(notYet.status).toBe(422);
+    expect((await bodyOf(notYet)).errors).toEqual([
+      { field: "origin_url", reason: "is part of the spec but not available on this deployment yet" },
+      { field: "colour", reason: "is not a known field" },
+    ]);
+    const badKey = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" }, { "idempotency-key": "has space" });
+    expect(badKey.status).toBe(422);
+    expect((await bodyOf(badKey)).errors).toEqual([{ field: "Idempotency-Key", reason: "must be 1 to 255 visible ASCII characters" }]);
+    expect(of("createCheckout")).toHaveLength(0);
+  });
+
+  it("needs a credential with scope payments", async () => {
+    const { fakes } = catalogFakes(identityV1.Scope.READ_ONLY);
+    const { url } = await serve.app(fakes);
+    const anonymous = await fetch(`${url}/v1/checkouts`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="c402"');
+    const readOnly = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" });
+    expect(readOnly.status).toBe(403);
+    expect(await bodyOf(readOnly)).toMatchObject({ type: `${SITE_URL}/problems/forbidden`, needed_scope: "payments" });
+  });
+});
+
+describe("reading checkouts", () => {
+  it("lists summaries newest first, a page at a time", async () => {
+    const { fakes, of } = catalogFakes(identityV1.Scope.READ_ONLY);
+    const { url } = await serve.app(fakes);
+    const res = await fetch(`${url}/v1/checkouts?limit=1&include_voided=true`, { headers: auth });
+    expect(res.status).toBe(200);
+    const body = await bodyOf(res);
+    expect(body.checkouts).toHaveLength(1);
+    expect(body.checkouts[0]).toMatchObject({
+      id: "chk_Listed1".padEnd(28, "0"),
+      object: "checkout",
+      status: "open",
+      price_usd: "0.250000",
+      created_at: "2025-01-02T00:00:00.000Z",
+    });
+    expect(body.checkouts[0]).not.toHaveProperty("payload");
+    expect(body).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
+    expect(of("listCheckouts")).toEqual([{ accountId: ACCOUNT_ID, includeVoided: true, pageSize: 2 }]);
+    const bad = await fetch(`${url}/v1/checkouts?include_voided=maybe`, { headers: auth });
+    expect(bad.status).toBe(422);
+  });
+
+  it("reads one checkout of the caller's account, goods and offer card included", async () => {
+    const { fakes, of } = catalogFakes(identityV1.Scope.READ_ONLY);
+    const { url } = await serve.app(fakes);
+    const res = await fetch(`${url}/v1/checkouts/${CHECKOUT_ID}`, { headers: auth });
+    expect(await bodyOf(res)).toMatchObject({ id: CHECKOUT_ID, payload: { temp_c: 21 }, freshness: "hourly", input_schema: null });
+    expect(of("getCheckout")).toEqual([{ checkoutId: CHECKOUT_ID, accountId: ACCOUNT_ID }]);
+  });
+});
+
+describe("going live", () => {
+  it("arms the checkout, answers its view with the rehearsal note, and drops the faces' cached 402s", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    await fetch(`${url}/c/${CHECKOUT_ID}`);
+    await fetch(`${url}/c/${CHECKOUT_ID}/test`);
+    const res = await post(`${url}/v1/checkouts/${CHECKOUT_ID}/go-live`, {});
+    expect(res.status).toBe(200);
+    expect(await bodyOf(res)).toMatchObject({
+      id: CHECKOUT_ID,
+      test_mode: false,
+      already_live: false,
+      rehearsal: { test_url: `${BASE_URL}/c/${CHECKOUT_ID}/test`, note: expect.stringContaining("can never be armed") },
+    });
+    expect(of("goLive")).toEqual([{ accountId: ACCOUNT_ID, checkoutId: CHECKOUT_ID }]);
+    await fetch(`${url}/c/${CHECKOUT_ID}`);
+    await fetch(`${url}/c/${CHECKOUT_ID}/test`);
+    expect(of("quotePayment")).toHaveLength(4);
+  });
+});
