@@ -3,17 +3,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
+import { loadConfig } from "@c402/config";
 import { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
-import { createClient, RpcServer } from "@c402/rpc";
+import { createClient, RpcServer, type ServiceClient } from "@c402/rpc";
 import { rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
-import { createCatalogService, CATALOG_SCHEMA } from "@c402/catalog";
-import { SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
-import { createIdentityService, IDENTITY_SCHEMA } from "@c402/identity";
-import { createPaymentsService, PAYMENTS_SCHEMA } from "@c402/payments";
-import { createWebhooksService, WEBHOOKS_SCHEMA } from "@c402/webhooks";
+import { createCatalogService } from "@c402/catalog";
+import { gatewayConfigSpec, SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
+import { createIdentityService, identityConfigSpec } from "@c402/identity";
+import { createPaymentsService } from "@c402/payments";
+import { SERVICES, type ServiceName } from "@c402/topology";
+import { createWebhooksService } from "@c402/webhooks";
 
 export interface EmbeddedOptions {
   host?: string;
@@ -55,6 +57,20 @@ function loadSecrets(dataDir: string): Secrets {
   return secrets;
 }
 
+/** The gRPC contract of every service of the list (packages/topology): a new service does not compile until it is here and in `build`. */
+const CONTRACTS = {
+  identity: identityV1.IdentityService,
+  catalog: catalogV1.CatalogService,
+  payments: paymentsV1.PaymentsService,
+  webhooks: webhooksV1.WebhooksService,
+} satisfies Record<ServiceName, unknown>;
+
+type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
+
+/** The gateway's and identity's defaults, from their config modules (what distributed mode reads with nothing set). */
+const gatewayDefaults = loadConfig(gatewayConfigSpec, {});
+const identityDefaults = loadConfig(identityConfigSpec, {});
+
 /**
  * Every service in one process: PGlite (one schema per service), the
  * durable embedded bus, the in-memory cache, and real gRPC between the services over loopback
@@ -75,56 +91,48 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const modules: ServiceModule[] = [];
   const addresses: Record<string, string> = {};
 
-  const deps = (service: string, schema: string): ServiceDeps => ({ database: pg.forSchema(schema), bus, logger: logger.child({ component: service }) });
+  const port = opts.port ?? gatewayDefaults.port;
   async function serve(module: ServiceModule): Promise<string> {
     const server = new RpcServer({ onError: rpcFailureLog(logger) });
     module.register(server);
-    const port = await server.listen("127.0.0.1", 0);
+    const grpcPort = await server.listen("127.0.0.1", 0);
     servers.push(server);
     modules.push(module);
-    addresses[module.name] = `127.0.0.1:${port}`;
+    addresses[module.name] = `127.0.0.1:${grpcPort}`;
     return addresses[module.name] as string;
   }
 
-  const identityAddress = await serve(
-    await createIdentityService(deps("identity", IDENTITY_SCHEMA), {
-      baseUrl: opts.baseUrl ?? `http://${host}:${opts.port ?? 4020}`,
-      challengeTtlSeconds: 600,
-    }),
-  );
-  const identity = createClient(identityV1.IdentityService, identityAddress);
-  const catalogAddress = await serve(await createCatalogService(deps("catalog", CATALOG_SCHEMA), { identity }));
-  const catalog = createClient(catalogV1.CatalogService, catalogAddress);
-  const paymentsAddress = await serve(
-    await createPaymentsService(
-      deps("payments", PAYMENTS_SCHEMA),
-      { catalog },
-      {
-        subjectSecret: secrets.subjectSecret,
-        liveChains: [devchainSettlement(devchain)],
-      },
-    ),
-  );
-  const webhooksAddress = await serve(await createWebhooksService(deps("webhooks", WEBHOOKS_SCHEMA)));
+  // How each service is built here; its clients are those of the services it calls, started before it.
+  const build: { [N in ServiceName]: (deps: ServiceDeps, clients: Clients) => Promise<ServiceModule> } = {
+    identity: (deps) =>
+      createIdentityService(deps, { baseUrl: opts.baseUrl ?? `http://${host}:${port}`, challengeTtlSeconds: identityDefaults.challengeTtlSeconds }),
+    catalog: (deps, c) => createCatalogService(deps, { identity: c.identity }),
+    payments: (deps, c) =>
+      createPaymentsService(deps, { catalog: c.catalog }, { subjectSecret: secrets.subjectSecret, liveChains: [devchainSettlement(devchain)] }),
+    webhooks: (deps) => createWebhooksService(deps),
+  };
+  const serviceClients = {} as Clients;
+  for (const s of SERVICES) {
+    const deps: ServiceDeps = { database: pg.forSchema(s.database.schema), bus, logger: logger.child({ component: s.name }) };
+    const address = await serve(await build[s.name](deps, serviceClients));
+    (serviceClients as Record<ServiceName, unknown>)[s.name] = createClient(CONTRACTS[s.name], address);
+  }
   for (const m of modules) await m.start();
 
   const clients = {
-    identity,
-    catalog,
-    payments: createClient(paymentsV1.PaymentsService, paymentsAddress),
-    webhooks: createClient(webhooksV1.WebhooksService, webhooksAddress),
+    ...serviceClients,
     health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address)])),
   };
   const gateway = await startGateway({
     host,
-    port: opts.port ?? 4020,
+    port,
     baseUrl: opts.baseUrl,
     siteUrl: opts.siteUrl,
     settings: {
-      serviceName: opts.serviceName ?? "c402",
+      serviceName: opts.serviceName ?? gatewayDefaults.serviceName,
       version: SERVICE_VERSION,
       runMode: "embedded",
-      authRateLimitPerMinute: opts.authRateLimitPerMinute ?? 30,
+      authRateLimitPerMinute: opts.authRateLimitPerMinute ?? gatewayDefaults.authRateLimitPerMinute,
       ...(opts.authFailureLimitPerMinute !== undefined ? { authFailureLimitPerMinute: opts.authFailureLimitPerMinute } : {}),
       ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
       healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
@@ -140,7 +148,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     grpcAddresses: addresses,
     async stop() {
       await gateway.close();
-      for (const c of [clients.identity, clients.catalog, clients.payments, clients.webhooks, ...Object.values(clients.health)]) c.close();
+      for (const c of [...Object.values(serviceClients), ...Object.values(clients.health)]) c.close();
       for (const s of servers) await s.stop(2_000);
       for (const m of modules.reverse()) await m.stop();
       await bus.close();

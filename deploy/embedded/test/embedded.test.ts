@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { webhooksV1 } from "@c402/contracts";
 import { createCapturingLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
+import { SERVICES } from "@c402/topology";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startEmbeddedSystem, type EmbeddedSystem } from "../src/system";
@@ -86,6 +87,7 @@ describe("the embedded system", () => {
     const other = await startEmbeddedSystem({ port: 0, dataDir: ":memory:", logger });
     try {
       expect(other.gateway.port).not.toBe(system.gateway.port);
+      expect(Object.keys(other.grpcAddresses)).toEqual(SERVICES.map((s) => s.name));
       expect((await json(`${other.gateway.baseUrl}/health?deep=true`)).body.status).toBe("ok");
       expect((await json(`${system.gateway.baseUrl}/health?deep=true`)).body.status).toBe("ok");
     } finally {

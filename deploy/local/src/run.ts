@@ -4,10 +4,14 @@
  * between them, Kafka as the bus and Redis for the gateway. Stops them all on
  * SIGTERM/SIGINT, or when any of them dies.
  *
+ * Which services run, with which schema, role, addresses and secrets, comes from the service
+ * list (packages/topology).
+ *
  * Environment: POSTGRES_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * C402_DATABASE (default c402), KAFKA_BROKERS (default 127.0.0.1:19092),
- * REDIS_URL (default redis://127.0.0.1:6379), PORT (gateway, default 4020),
- * LOG_DIR (child logs; default: inherit the terminal). Every child inherits this environment, so
+ * REDIS_URL (default redis://127.0.0.1:6379), PORT (gateway, default its PORT default, 4020),
+ * LOG_DIR (child logs; default: inherit the terminal). A service secret (SUBJECT_SECRET) not set
+ * here is generated for the run. Every child inherits this environment, so
  * the gateway's own settings (TRUST_PROXY, AUTH_RATE_LIMIT_PER_MINUTE, AUTH_FAILURE_LIMIT_PER_MINUTE,
  * SERVICE_NAME, ...) reach it unchanged.
  */
@@ -15,19 +19,22 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { loadConfig } from "@c402/config";
 import { devchainSettlement, startDevchain } from "@c402/devchain";
+import { gatewayConfigSpec } from "@c402/gateway";
+import { addressVariables, DATABASE, entryFile, GATEWAY, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
-import { provision, serviceDatabaseUrl, SERVICE_SCHEMAS } from "./provision";
+import { provision, serviceDatabaseUrl } from "./provision";
 
 const root = resolve(__dirname, "../../..");
 const tsx = join(root, "node_modules/.bin/tsx");
 
 async function main() {
   const adminUrl = process.env.POSTGRES_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const database = process.env.C402_DATABASE ?? "c402";
+  const database = process.env.C402_DATABASE ?? DATABASE;
   const kafka = process.env.KAFKA_BROKERS ?? "127.0.0.1:19092";
   const redis = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  const port = process.env.PORT ?? "4020";
+  const port = process.env.PORT ?? String(loadConfig(gatewayConfigSpec, {}).port);
   const logDir = process.env.LOG_DIR;
   // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere.
   const devchain = process.env.EVM_RPC_URL ? undefined : await startDevchain({ port: Number(process.env.DEVCHAIN_PORT ?? 0) });
@@ -42,19 +49,15 @@ async function main() {
         FEE_WALLET_ADDRESS: settlement.feeWallet,
       }
     : {};
-  const passwords = Object.fromEntries(SERVICE_SCHEMAS.map((s) => [s, randomBytes(12).toString("hex")]));
+  const passwords = Object.fromEntries(SERVICES.map((s) => [s.name, randomBytes(12).toString("hex")]));
   await provision(adminUrl, database, passwords);
 
-  const ports = Object.fromEntries(await Promise.all(SERVICE_SCHEMAS.map(async (s) => [s, await freePort()] as const)));
-  const address = (s: string) => `127.0.0.1:${ports[s]}`;
-  const common = { KAFKA_BROKERS: kafka, LOG_LEVEL: process.env.LOG_LEVEL ?? "info", KAFKAJS_NO_PARTITIONER_WARNING: "1" };
-  const subjectSecret = process.env.SUBJECT_SECRET ?? randomBytes(32).toString("hex");
-  const env: Record<string, Record<string, string>> = {
-    identity: { BASE_URL: process.env.BASE_URL ?? `http://127.0.0.1:${port}` },
-    catalog: { IDENTITY_GRPC_ADDRESS: address("identity") },
-    payments: { CATALOG_GRPC_ADDRESS: address("catalog"), SUBJECT_SECRET: subjectSecret, ...chainEnv },
-    webhooks: {},
-  };
+  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s.name, await freePort()] as const)));
+  const address = (s: { name: string }) => `127.0.0.1:${ports[s.name]}`;
+  // LOG_LEVEL and the rest of this environment reach every child as they are (unset: each process's own default).
+  const common = { KAFKA_BROKERS: kafka, KAFKAJS_NO_PARTITIONER_WARNING: "1" };
+  const secret = (name: string) => process.env[name] ?? randomBytes(32).toString("hex");
+  const baseUrl = process.env.BASE_URL ?? `http://127.0.0.1:${port}`;
   const children: ChildProcess[] = [];
   let stopping = false;
   const stopAll = (code: number) => {
@@ -81,20 +84,20 @@ async function main() {
     });
     children.push(child);
   };
-  for (const s of SERVICE_SCHEMAS) {
-    start(s, `services/${s}/src/main.ts`, {
-      ...env[s],
-      GRPC_PORT: String(ports[s]),
-      DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s, passwords[s] as string),
+  for (const s of SERVICES) {
+    start(s.name, entryFile(s.name), {
+      ...(s.readsBaseUrl ? { BASE_URL: baseUrl } : {}),
+      ...addressVariables(s.calls, address),
+      ...Object.fromEntries(s.secrets.map((x) => [x.env, secret(x.env)])),
+      ...(s.settlesOnChain ? chainEnv : {}),
+      GRPC_PORT: String(ports[s.name]),
+      DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s.name, passwords[s.name] as string),
     });
   }
-  start("gateway", "services/gateway/src/main.ts", {
+  start(GATEWAY.name, entryFile(GATEWAY.name), {
     PORT: port,
     REDIS_URL: redis,
-    IDENTITY_GRPC_ADDRESS: address("identity"),
-    CATALOG_GRPC_ADDRESS: address("catalog"),
-    PAYMENTS_GRPC_ADDRESS: address("payments"),
-    WEBHOOKS_GRPC_ADDRESS: address("webhooks"),
+    ...addressVariables(GATEWAY.calls, address),
     ...(devchain ? { DEVCHAIN_URL: devchain.url } : {}),
     ...(process.env.BASE_URL ? { BASE_URL: process.env.BASE_URL } : {}),
   });

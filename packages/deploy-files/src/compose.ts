@@ -1,0 +1,190 @@
+import { addressVariables, DATABASE, entryFile, GATEWAY, GRPC_CONTAINER_PORT, type GatewayEntry, type ServiceEntry } from "@c402/topology";
+import type { ServiceDefaults } from "./defaults";
+import { devPassword } from "./provision-sql";
+import { comment, GENERATED, mapping } from "./text";
+
+/** The development value of a service secret in compose, e.g. dev-only-subject-secret-change-me. */
+export function devSecret(env: string): string {
+  return `dev-only-${env.toLowerCase().replace(/_/g, "-")}-change-me`;
+}
+
+const address = (s: ServiceEntry) => `${s.name}:${GRPC_CONTAINER_PORT}`;
+
+function grpcService(s: ServiceEntry, publicUrl: string): string {
+  const env: [string, string][] = [
+    ["DATABASE_URL", `postgres://${s.database.role}:${devPassword(s)}@postgres:5432/${DATABASE}`],
+    ...(s.readsBaseUrl ? ([["BASE_URL", publicUrl]] as [string, string][]) : []),
+    ...Object.entries(addressVariables(s.calls, address)),
+    ...s.secrets.map((secret): [string, string] => [secret.env, devSecret(secret.env)]),
+  ];
+  const dependsOn =
+    s.calls.length === 0
+      ? "    depends_on: *infra-ready"
+      : ["    depends_on:", "      <<: *infra-ready", ...s.calls.flatMap((c) => [`      ${c}:`, "        condition: service_started"])].join("\n");
+  return `  ${s.name}:
+    <<: *c402-image
+    command: ["${entryFile(s.name)}"]
+    environment:
+      <<: *grpc-env
+${mapping(env, "      ")}
+    healthcheck: *grpc-healthcheck
+${dependsOn}
+`;
+}
+
+function gateway(g: GatewayEntry, defaults: ServiceDefaults, publicUrl: string): string {
+  const port = defaults.gatewayPort;
+  const env: (readonly [string, string | number])[] = [
+    ["HOST", "0.0.0.0"],
+    ["PORT", port],
+    ["BASE_URL", publicUrl],
+    ["SITE_URL", publicUrl],
+    defaults.gatewayLogLevel,
+    ["REDIS_URL", "redis://redis:6379"],
+    ...Object.entries(addressVariables(g.calls, address)),
+  ];
+  return `  ${g.name}:
+    <<: *c402-image
+    command: ["${entryFile(g.name)}"]
+    environment:
+${mapping(env, "      ")}
+    ports:
+      - "127.0.0.1:${port}:${port}"
+    healthcheck:
+      test: ["CMD", "node", "-e", "fetch('http://127.0.0.1:${port}${g.healthPath}').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+      interval: 10s
+      timeout: 5s
+      retries: 3
+      start_period: 60s
+    depends_on:
+      redis:
+        condition: service_healthy
+${g.calls.map((c) => `      ${c}:\n        condition: service_healthy`).join("\n")}
+`;
+}
+
+/** deploy/docker/docker-compose.yml: the infrastructure, then every service of the list, then the gateway. */
+export function dockerCompose(services: readonly ServiceEntry[], defaults: ServiceDefaults, g: GatewayEntry = GATEWAY): string {
+  const port = defaults.gatewayPort;
+  const publicUrl = `http://127.0.0.1:${port}`;
+  return `${comment(
+    "#",
+    GENERATED,
+    "",
+    "c402 in distributed mode on one Docker host: PostgreSQL (one schema + role per",
+    "service, see provision.sql), Kafka (KRaft, single node), Redis, and every",
+    "service from one image (deploy/docker/Dockerfile).",
+    "",
+    "  docker compose -f deploy/docker/docker-compose.yml up --build -d",
+    `  curl ${publicUrl}${g.healthPath}`,
+    "",
+    "Every password and secret below is a DEVELOPMENT value. Only the gateway is",
+    "published, on loopback.",
+  )}
+
+name: c402
+
+x-c402-image: &c402-image
+  image: c402:dev
+  build:
+    context: ../..
+    dockerfile: deploy/docker/Dockerfile
+  init: true
+  restart: unless-stopped
+  read_only: true
+  tmpfs:
+    - /tmp # tsx transform cache and IPC socket
+  cap_drop: [ALL]
+  security_opt: ["no-new-privileges:true"]
+
+# Settings every gRPC service reads (packages/runtime distributedInfraSpec).
+x-grpc-env: &grpc-env
+  KAFKA_BROKERS: kafka:9092
+  GRPC_HOST: 0.0.0.0
+  GRPC_PORT: "${GRPC_CONTAINER_PORT}"
+${mapping([defaults.logLevel], "  ")}
+  KAFKAJS_NO_PARTITIONER_WARNING: "1"
+
+x-grpc-healthcheck: &grpc-healthcheck # TCP connect to the gRPC port: the server listens only after migrations ran.
+  test: ["CMD", "node", "-e", "require('node:net').connect(${GRPC_CONTAINER_PORT}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"]
+  interval: 10s
+  timeout: 5s
+  retries: 3
+  start_period: 90s
+
+x-infra-ready: &infra-ready
+  postgres:
+    condition: service_healthy
+  kafka:
+    condition: service_healthy
+
+services:
+  postgres:
+    image: postgres:15
+    restart: unless-stopped
+    environment:
+      POSTGRES_USER: postgres
+      POSTGRES_PASSWORD: postgres-dev-password
+      POSTGRES_DB: ${DATABASE}
+    volumes:
+      - pgdata:/var/lib/postgresql/data
+      - ./provision.sql:/docker-entrypoint-initdb.d/10-provision.sql:ro
+    healthcheck:
+      # -h 127.0.0.1 forces TCP: the init-time server listens on the socket
+      # only, so this passes once provision.sql has run and the real server is up.
+      test: ["CMD", "pg_isready", "-h", "127.0.0.1", "-U", "postgres", "-d", "${DATABASE}"]
+      interval: 5s
+      timeout: 5s
+      retries: 20
+
+  redis:
+    image: redis:7
+    restart: unless-stopped
+    command: ["redis-server", "--save", "", "--appendonly", "no"]
+    healthcheck:
+      test: ["CMD", "redis-cli", "ping"]
+      interval: 5s
+      timeout: 3s
+      retries: 20
+
+  kafka:
+    image: apache/kafka:4.1.1
+    hostname: kafka
+    restart: unless-stopped
+    environment:
+      CLUSTER_ID: gloSzyrPRJTXJc2OpiSILg
+      KAFKA_NODE_ID: 1
+      KAFKA_PROCESS_ROLES: broker,controller
+      KAFKA_LISTENERS: PLAINTEXT://:9092,CONTROLLER://:9093
+      KAFKA_ADVERTISED_LISTENERS: PLAINTEXT://kafka:9092
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+      KAFKA_CONTROLLER_LISTENER_NAMES: CONTROLLER
+      KAFKA_INTER_BROKER_LISTENER_NAME: PLAINTEXT
+      KAFKA_CONTROLLER_QUORUM_VOTERS: 1@kafka:9093
+      KAFKA_LOG_DIRS: /var/lib/kafka/data
+      # The services create their own topics (kafkajs admin), as with deploy/kafka/kafka.sh.
+      KAFKA_AUTO_CREATE_TOPICS_ENABLE: "false"
+      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: 1
+      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: 1
+      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: 1
+      KAFKA_SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR: 1
+      KAFKA_SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR: 1
+      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: 0
+      KAFKA_HEAP_OPTS: "-Xms512m -Xmx512m"
+    volumes:
+      - kafkadata:/var/lib/kafka/data
+    healthcheck:
+      # Small heap for the probe's own JVM (it would inherit the broker's KAFKA_HEAP_OPTS).
+      test: ["CMD-SHELL", "KAFKA_HEAP_OPTS=-Xmx128m /opt/kafka/bin/kafka-broker-api-versions.sh --bootstrap-server localhost:9092 > /dev/null"]
+      interval: 10s
+      timeout: 10s
+      retries: 12
+      start_period: 20s
+
+${services.map((s) => grpcService(s, publicUrl)).join("\n")}
+${gateway(g, defaults, publicUrl)}
+volumes:
+  pgdata:
+  kafkadata:
+`;
+}

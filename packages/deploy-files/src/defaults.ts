@@ -1,0 +1,34 @@
+import type { Setting } from "@c402/config";
+import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
+import { identityConfigSpec } from "@c402/identity";
+import { distributedInfraSpec } from "@c402/runtime";
+
+/** The value a setting takes when its variable is unset: the default its service's config.ts declares. */
+export function defaultOf<T>(setting: Setting<T>): T {
+  return setting.read(undefined);
+}
+
+/** A variable as a deploy file sets it: name and text value. */
+export type Variable = readonly [name: string, value: string];
+
+/** The setting at its service's default, so the deploy files never restate a default. */
+export function atDefault(setting: Setting<unknown>): Variable {
+  return [setting.env, String(defaultOf(setting))];
+}
+
+/** The defaults the deploy files need, each read from the config module that owns it. */
+export function serviceDefaults() {
+  return {
+    /** The gateway's HTTP port (PORT). */
+    gatewayPort: defaultOf(gatewayConfigSpec.port),
+    /** LOG_LEVEL of the gRPC services, and of the gateway. */
+    logLevel: atDefault(distributedInfraSpec.logLevel),
+    gatewayLogLevel: atDefault(gatewayDistributedSpec.logLevel),
+    /** Gateway settings published in the ConfigMap at their defaults, for operators to change. */
+    gatewaySettings: [atDefault(gatewayConfigSpec.serviceName), atDefault(gatewayConfigSpec.authRateLimitPerMinute)],
+    /** identity settings published in the ConfigMap at their defaults. */
+    identitySettings: [atDefault(identityConfigSpec.challengeTtlSeconds)],
+  };
+}
+
+export type ServiceDefaults = ReturnType<typeof serviceDefaults>;

@@ -1,0 +1,337 @@
+import {
+  addressVariables,
+  DATABASE,
+  databaseSecretKey,
+  entryFile,
+  GATEWAY,
+  GRPC_CONTAINER_PORT,
+  type GatewayEntry,
+  type Resources,
+  type ServiceEntry,
+} from "@c402/topology";
+import type { ServiceDefaults } from "./defaults";
+import { comment, GENERATED, mapping } from "./text";
+
+const CONFIG_MAP = "c402-config";
+const SECRET = "c402-secrets";
+const header = (...lines: string[]) => comment("#", GENERATED, "", ...lines);
+
+function resources(r: Resources): string {
+  return `          resources:
+            requests:
+              cpu: ${r.requests.cpu}
+              memory: ${r.requests.memory}
+            limits:
+              cpu: "${r.limits.cpu}"
+              memory: ${r.limits.memory}`;
+}
+
+function secretEnv(env: string, key: string): string {
+  return `            - name: ${env}
+              valueFrom:
+                secretKeyRef:
+                  name: ${SECRET}
+                  key: ${key}`;
+}
+
+/** Pod and container settings every workload shares: non-root, read-only root, no privileges, /tmp as an emptyDir. */
+const POD_SECURITY = `      automountServiceAccountToken: false
+      enableServiceLinks: false
+      terminationGracePeriodSeconds: 30
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 10001
+        runAsGroup: 10001
+        seccompProfile:
+          type: RuntimeDefault`;
+const CONTAINER_SECURITY = `          securityContext:
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+            capabilities:
+              drop: [ALL]
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        # tsx's transform cache and IPC socket (the root filesystem is read-only).
+        - name: tmp
+          emptyDir:
+            sizeLimit: 64Mi`;
+
+function labels(name: string, component: string, indent: string): string {
+  return `${indent}app.kubernetes.io/name: ${name}\n${indent}app.kubernetes.io/component: ${component}`;
+}
+
+/** Deployment + headless Service of one gRPC service: the one template every service of the list is expanded from. */
+function grpcWorkload(s: ServiceEntry): string {
+  const component = "grpc-service";
+  return `# ${s.name}: ${s.owns}. gRPC on port ${GRPC_CONTAINER_PORT} (GRPC_PORT in ${CONFIG_MAP}).
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${s.name}
+  labels:
+${labels(s.name, component, "    ")}
+spec:
+  replicas: 1
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: ${s.name}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 0
+  template:
+    metadata:
+      labels:
+${labels(s.name, component, "        ")}
+    spec:
+${POD_SECURITY}
+      containers:
+        - name: ${s.name}
+          image: c402
+          args: ["${entryFile(s.name)}"]
+          ports:
+            - name: grpc
+              containerPort: ${GRPC_CONTAINER_PORT}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: ${CONFIG_MAP}
+          env:
+${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env))].join("\n")}
+          # The gRPC port opens only after migrations ran. The services expose
+          # health.v1.HealthService (not grpc.health.v1), so probes are TCP.
+          startupProbe:
+            tcpSocket:
+              port: grpc
+            periodSeconds: 3
+            failureThreshold: 40
+          readinessProbe:
+            tcpSocket:
+              port: grpc
+            periodSeconds: 5
+            failureThreshold: 3
+          livenessProbe:
+            tcpSocket:
+              port: grpc
+            periodSeconds: 10
+            failureThreshold: 6
+${resources(s.resources)}
+${CONTAINER_SECURITY}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ${s.name}
+  labels:
+${labels(s.name, component, "    ")}
+spec:
+  # Headless: DNS returns every pod, and the gRPC clients balance round-robin
+  # across them (a ClusterIP would pin each long-lived HTTP/2 connection to one pod).
+  type: ClusterIP
+  clusterIP: None
+  selector:
+    app.kubernetes.io/name: ${s.name}
+  ports:
+    - name: grpc
+      port: ${GRPC_CONTAINER_PORT}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: grpc
+`;
+}
+
+/** k8s/base/grpc-services.yaml: a Deployment and a Service for every gRPC service of the list. */
+export function grpcServicesYaml(services: readonly ServiceEntry[]): string {
+  return `${header(
+    "One Deployment and one headless Service per gRPC service, all from one template",
+    "(packages/deploy-files/src/kubernetes.ts). Replicas are set by the overlays, which",
+    "select these workloads by app.kubernetes.io/component=grpc-service.",
+  )}
+
+${services.map(grpcWorkload).join("---\n")}`;
+}
+
+/** k8s/base/gateway.yaml: the gateway's Deployment and Service. */
+export function gatewayYaml(defaults: ServiceDefaults, g: GatewayEntry = GATEWAY): string {
+  const component = "http-gateway";
+  const probe = (periodSeconds: number, extra: string) => `            httpGet:
+              path: ${g.healthPath}
+              port: http
+            periodSeconds: ${periodSeconds}${extra}`;
+  return `${header(
+    `gateway: all public HTTP on port ${defaults.gatewayPort} (PORT in ${CONFIG_MAP}). Stateless; its`,
+    "caches and rate limits live in Redis. Scaled by gateway-hpa.yaml.",
+  )}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${g.name}
+  labels:
+${labels(g.name, component, "    ")}
+spec:
+  replicas: 2
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: ${g.name}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 0
+  template:
+    metadata:
+      labels:
+${labels(g.name, component, "        ")}
+    spec:
+${POD_SECURITY}
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              app.kubernetes.io/name: ${g.name}
+      containers:
+        - name: ${g.name}
+          image: c402
+          args: ["${entryFile(g.name)}"]
+          ports:
+            - name: http
+              containerPort: ${defaults.gatewayPort}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: ${CONFIG_MAP}
+          env:
+${secretEnv("REDIS_URL", "REDIS_URL")}
+          # GET ${g.healthPath} (without ?deep=true) answers from the process alone, so a
+          # slow downstream never restarts or unreadies the gateway.
+          startupProbe:
+${probe(3, "\n            failureThreshold: 40")}
+          readinessProbe:
+${probe(5, "\n            timeoutSeconds: 2\n            failureThreshold: 3")}
+          livenessProbe:
+${probe(10, "\n            timeoutSeconds: 3\n            failureThreshold: 6")}
+          lifecycle:
+            preStop:
+              # Let endpoints and load balancers drop the pod before SIGTERM.
+              exec:
+                command: ["sleep", "5"]
+${resources(g.resources)}
+${CONTAINER_SECURITY}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ${g.name}
+  labels:
+${labels(g.name, component, "    ")}
+spec:
+  type: ClusterIP
+  selector:
+    app.kubernetes.io/name: ${g.name}
+  ports:
+    - name: http
+      port: ${defaults.gatewayPort}
+      targetPort: http
+      protocol: TCP
+      appProtocol: http
+`;
+}
+
+/** k8s/base/configmap.yaml: non-secret settings of every service, defaults taken from the services' config modules. */
+export function configMapYaml(services: readonly ServiceEntry[], defaults: ServiceDefaults): string {
+  const addresses = addressVariables(
+    services.map((s) => s.name),
+    (s) => `${s.name}:${GRPC_CONTAINER_PORT}`,
+  );
+  return `${header(
+    "Non-secret settings shared by every service (loaded with envFrom; a service",
+    `ignores the keys it does not read). Secrets live in ${SECRET} (secret.yaml).`,
+  )}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${CONFIG_MAP}
+data:
+  # Managed Kafka bootstrap brokers, comma-separated host:port (PLAINTEXT: the
+  # bus has no TLS/SASL settings yet). Placeholder: set it in your overlay.
+  KAFKA_BROKERS: kafka.example.internal:9092
+${mapping([defaults.logLevel], "  ")}
+  KAFKAJS_NO_PARTITIONER_WARNING: "1"
+
+  # gRPC services: bind all interfaces of the pod on one well-known port.
+  GRPC_HOST: 0.0.0.0
+  GRPC_PORT: "${GRPC_CONTAINER_PORT}"
+  # Service-to-service addresses: cluster DNS names of the Services in this namespace.
+${mapping(Object.entries(addresses), "  ")}
+
+  # Gateway HTTP server.
+  HOST: 0.0.0.0
+  PORT: "${defaults.gatewayPort}"
+  # Public URL of the gateway (also named in identity's wallet challenges) and
+  # the site URL used in problem type URIs and links. Placeholders.
+  BASE_URL: https://checkout.example.com
+  SITE_URL: https://checkout.example.com
+${mapping(defaults.gatewaySettings, "  ")}
+
+  # identity
+${mapping(defaults.identitySettings, "  ")}
+  # payments: CAIP-2 networks the live face lists.
+  LIVE_NETWORKS: eip155:8453,eip155:84532
+`;
+}
+
+/** k8s/base/secret.yaml: the template of c402-secrets, one DATABASE_URL per service plus each service's own secrets. */
+export function secretYaml(services: readonly ServiceEntry[]): string {
+  const own = services.flatMap((s) => s.secrets.map((x) => ({ env: x.env, describe: `${s.name}: ${x.describe}` })));
+  const width = Math.max("<SERVICE>_DATABASE_URL".length, "REDIS_URL".length, ...own.map((x) => x.env.length)) + 4;
+  const key = (k: string, ...text: string[]) => text.map((t, i) => `${(i === 0 ? k : "").padEnd(width)}${t}`);
+  return `${header()}
+# ---------------------------------------------------------------------------
+${comment(
+  "#",
+  'TEMPLATE ONLY. Every value is a placeholder ("change-me"). Do not commit real',
+  "values to this file.",
+  "",
+  "- local overlay: replace the placeholders in your working copy (or delete this",
+  "  Secret from the overlay and create it with `kubectl create secret generic",
+  `  ${SECRET} --from-literal=...\`).`,
+  "- production overlay: this Secret is removed from the output, so `kubectl",
+  `  apply -k\` never overwrites the real one. Create \`${SECRET}\` out of band`,
+  "  (External Secrets Operator, Sealed Secrets, or your CD's secret store) with",
+  "  the same keys.",
+  "",
+  "Keys:",
+  ...key(
+    "  <SERVICE>_DATABASE_URL",
+    "PostgreSQL URL of that service's own login role",
+    "(c402_<service>), which owns schema <service>; see",
+    "deploy/docker/provision.sql for the layout.",
+    "Append ?sslmode=... as your managed Postgres requires.",
+  ),
+  ...own.flatMap((x) => key(`  ${x.env}`, x.describe)),
+  ...key("  REDIS_URL", "gateway: caches and rate limits (redis:// or rediss://)."),
+)}
+# ---------------------------------------------------------------------------
+apiVersion: v1
+kind: Secret
+metadata:
+  name: ${SECRET}
+type: Opaque
+stringData:
+${mapping(
+  [
+    ...services.map((s): [string, string] => [databaseSecretKey(s), `postgres://${s.database.role}:change-me@postgres.example.internal:5432/${DATABASE}`]),
+    ...own.map((x): [string, string] => [x.env, "change-me"]),
+    ["REDIS_URL", "redis://:change-me@redis.example.internal:6379"],
+  ],
+  "  ",
+)}
+`;
+}

@@ -1,0 +1,188 @@
+import { TOPICS } from "@c402/contracts";
+
+/**
+ * The one list of c402's services and how they are wired together. The embedded
+ * runner (deploy/embedded), the local distributed runner and its PostgreSQL
+ * provisioning (deploy/local) read it; deploy/docker/provision.sql,
+ * deploy/docker/docker-compose.yml and the Kubernetes base (k8s/base) are
+ * generated from it (`npm run deploy:generate`, checked by `deploy:check`).
+ * Adding a service starts here: docs/adding-a-service.md.
+ *
+ * Only layout lives here. A service's settings and their defaults live in its
+ * own `src/config.ts`; the deploy files take those defaults from there.
+ */
+
+/** The PostgreSQL database that holds every service's schema (compose, provisioning; C402_DATABASE of the local runner defaults to it). */
+export const DATABASE = "c402";
+
+/** Port every gRPC service listens on inside a container (compose, Kubernetes). The local runner picks free ports instead. */
+export const GRPC_CONTAINER_PORT = 50051;
+
+export interface Resources {
+  readonly requests: { readonly cpu: string; readonly memory: string };
+  readonly limits: { readonly cpu: string; readonly memory: string };
+}
+
+/** A secret a service reads besides its DATABASE_URL: the variable, which is also its key in the c402-secrets Secret. */
+export interface SecretSetting {
+  readonly env: string;
+  /** One line for the Secret template's header. */
+  readonly describe: string;
+}
+
+export interface ServiceEntry {
+  /** Process, compose service, Deployment, Service and cluster DNS name; the code is services/<name>. */
+  readonly name: string;
+  /** What it owns, for the comments of the generated files. */
+  readonly owns: string;
+  /** The PostgreSQL schema it owns and the login role that owns it (no other role may use it). */
+  readonly database: { readonly schema: string; readonly role: string };
+  /** The variable by which every caller (gateway or service) is told its gRPC host:port. */
+  readonly addressEnv: string;
+  /** Services it calls over gRPC (each listed earlier): it is given their address variables. */
+  readonly calls: readonly string[];
+  /** Kafka topics it writes through its outbox, and topics it consumes. */
+  readonly topics: { readonly publishes: readonly string[]; readonly consumes: readonly string[] };
+  readonly secrets: readonly SecretSetting[];
+  /** Reads BASE_URL, the gateway's public URL. */
+  readonly readsBaseUrl: boolean;
+  /** Settles on an EVM chain: the local runner hands it the devchain's EVM_* settings. */
+  readonly settlesOnChain: boolean;
+  /** Kubernetes requests and limits. */
+  readonly resources: Resources;
+}
+
+export const GRPC_SERVICE_RESOURCES: Resources = { requests: { cpu: "100m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } };
+
+/**
+ * The gRPC services, callees before callers (the embedded runner starts them in
+ * this order). Every one serves its own `<name>.v1.<Name>Service` plus
+ * `health.v1.HealthService` on its gRPC port, which is also its health port:
+ * the port opens only after migrations ran, so a TCP probe means "migrated and serving".
+ */
+export const SERVICES = [
+  {
+    name: "identity",
+    owns: "accounts, wallet challenges, sessions, API keys (hashes), payout wallets",
+    database: { schema: "identity", role: "c402_identity" },
+    addressEnv: "IDENTITY_GRPC_ADDRESS",
+    calls: [],
+    topics: { publishes: [], consumes: [] },
+    secrets: [],
+    readsBaseUrl: true,
+    settlesOnChain: false,
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
+    name: "catalog",
+    owns: "checkouts, idempotency keys",
+    database: { schema: "catalog", role: "c402_catalog" },
+    addressEnv: "CATALOG_GRPC_ADDRESS",
+    calls: ["identity"],
+    topics: { publishes: [], consumes: [TOPICS.paymentSettled] },
+    secrets: [],
+    readsBaseUrl: false,
+    settlesOnChain: false,
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
+    name: "payments",
+    owns: "payments, receipts, handoff nonces, outbox",
+    database: { schema: "payments", role: "c402_payments" },
+    addressEnv: "PAYMENTS_GRPC_ADDRESS",
+    calls: ["catalog"],
+    topics: { publishes: [TOPICS.paymentSettled], consumes: [] },
+    secrets: [{ env: "SUBJECT_SECRET", describe: "HMAC key of buyer pseudonyms (32+ random bytes, hex). Changing it changes every buyer's subject." }],
+    readsBaseUrl: false,
+    settlesOnChain: true,
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
+    name: "webhooks",
+    owns: "recorded events (delivery comes later)",
+    database: { schema: "webhooks", role: "c402_webhooks" },
+    addressEnv: "WEBHOOKS_GRPC_ADDRESS",
+    calls: [],
+    topics: { publishes: [], consumes: [TOPICS.paymentSettled] },
+    secrets: [],
+    readsBaseUrl: false,
+    settlesOnChain: false,
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+] as const satisfies readonly ServiceEntry[];
+
+export type ServiceName = (typeof SERVICES)[number]["name"];
+
+export interface GatewayEntry {
+  readonly name: "gateway";
+  readonly owns: string;
+  /** The gRPC services it calls (and reports in `/health?deep=true`); it is given their address variables. */
+  readonly calls: readonly ServiceName[];
+  /** HTTP path of its probes: answers from the process alone. Its port is the gateway's PORT setting. */
+  readonly healthPath: string;
+  readonly resources: Resources;
+}
+
+/** The HTTP gateway: all public traffic, no database, Redis for caches and rate limits. */
+export const GATEWAY = {
+  name: "gateway",
+  owns: "nothing durable (caches and rate limits in Redis)",
+  calls: ["identity", "catalog", "payments", "webhooks"],
+  healthPath: "/health",
+  resources: { requests: { cpu: "200m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
+} as const satisfies GatewayEntry;
+
+/** The entry of a gRPC service; throws for a name not in the list. */
+export function serviceNamed(name: string): ServiceEntry {
+  const found = (SERVICES as readonly ServiceEntry[]).find((s) => s.name === name);
+  if (!found) throw new Error(`no service named ${name} in @c402/topology`);
+  return found;
+}
+
+/** The composition root of a service in distributed mode, relative to the repository root. */
+export function entryFile(name: string): string {
+  return `services/${name}/src/main.ts`;
+}
+
+/** The key of a service's PostgreSQL URL in the c402-secrets Secret (given to it as DATABASE_URL). */
+export function databaseSecretKey(service: ServiceEntry): string {
+  return `${service.name.toUpperCase()}_DATABASE_URL`;
+}
+
+/** The address variables a caller of `calls` is given, e.g. { IDENTITY_GRPC_ADDRESS: address(identity) }. */
+export function addressVariables(calls: readonly string[], address: (service: ServiceEntry) => string): Record<string, string> {
+  return Object.fromEntries(calls.map((name) => serviceNamed(name)).map((s) => [s.addressEnv, address(s)]));
+}
+
+/** What is wrong with a service list (empty when nothing): names, schemas, roles and variables unique, calls to earlier entries, every consumed topic published. */
+export function topologyProblems(services: readonly ServiceEntry[] = SERVICES, gateway: GatewayEntry = GATEWAY): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  const unique = (kind: string, value: string, owner: string) => {
+    const key = `${kind}:${value}`;
+    const other = seen.get(key);
+    if (other) problems.push(`${kind} ${value} is used by both ${other} and ${owner}`);
+    seen.set(key, owner);
+  };
+  const identifier = /^[a-z][a-z0-9_]{0,62}$/;
+  services.forEach((s, i) => {
+    if (!/^[a-z][a-z0-9]{0,30}$/.test(s.name)) problems.push(`${s.name}: a name must be lowercase letters and digits (a DNS label, a schema, an env prefix)`);
+    unique("name", s.name, s.name);
+    unique("schema", s.database.schema, s.name);
+    unique("role", s.database.role, s.name);
+    unique("variable", s.addressEnv, s.name);
+    if (!identifier.test(s.database.schema) || !identifier.test(s.database.role)) problems.push(`${s.name}: schema and role must be SQL identifiers`);
+    if (!/^[A-Z][A-Z0-9_]*_GRPC_ADDRESS$/.test(s.addressEnv)) problems.push(`${s.name}: addressEnv must be <NAME>_GRPC_ADDRESS`);
+    for (const callee of s.calls) {
+      const at = services.findIndex((o) => o.name === callee);
+      if (at < 0) problems.push(`${s.name} calls ${callee}, which is not in the list`);
+      else if (at >= i) problems.push(`${s.name} calls ${callee}, which must come earlier in the list (start order)`);
+    }
+    for (const topic of s.topics.consumes) {
+      if (!services.some((o) => o.topics.publishes.includes(topic))) problems.push(`${s.name} consumes ${topic}, which no service publishes`);
+    }
+  });
+  unique("name", gateway.name, gateway.name);
+  for (const callee of gateway.calls) if (!services.some((s) => s.name === callee)) problems.push(`gateway calls ${callee}, which is not in the list`);
+  return problems;
+}

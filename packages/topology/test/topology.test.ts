@@ -1,0 +1,50 @@
+import { TOPICS } from "@c402/contracts";
+import { addressVariables, databaseSecretKey, GATEWAY, SERVICES, serviceNamed, topologyProblems, type ServiceEntry } from "../src";
+
+describe("the service list", () => {
+  it("is consistent: unique names, schemas, roles and variables; callees first; every consumed topic published", () => {
+    expect(topologyProblems()).toEqual([]);
+  });
+
+  it("follows the naming rules the deploy files rely on", () => {
+    for (const s of SERVICES) {
+      expect(s.database).toEqual({ schema: s.name, role: `c402_${s.name}` });
+      expect(s.addressEnv).toBe(`${s.name.toUpperCase()}_GRPC_ADDRESS`);
+    }
+  });
+
+  it("names the payment-settled topic's writer and readers", () => {
+    expect(SERVICES.filter((s) => (s.topics.publishes as readonly string[]).includes(TOPICS.paymentSettled)).map((s) => s.name)).toEqual(["payments"]);
+    expect(SERVICES.filter((s) => (s.topics.consumes as readonly string[]).includes(TOPICS.paymentSettled)).map((s) => s.name)).toEqual([
+      "catalog",
+      "webhooks",
+    ]);
+  });
+
+  it("gives a caller the address variables of its callees", () => {
+    expect(addressVariables(GATEWAY.calls, (s) => `${s.name}:1`)).toEqual({
+      IDENTITY_GRPC_ADDRESS: "identity:1",
+      CATALOG_GRPC_ADDRESS: "catalog:1",
+      PAYMENTS_GRPC_ADDRESS: "payments:1",
+      WEBHOOKS_GRPC_ADDRESS: "webhooks:1",
+    });
+    expect(databaseSecretKey(serviceNamed("payments"))).toBe("PAYMENTS_DATABASE_URL");
+    expect(() => serviceNamed("nope")).toThrow(/no service named nope/);
+  });
+
+  it("reports what is wrong with a bad list", () => {
+    const base = serviceNamed("catalog");
+    const bad: ServiceEntry[] = [
+      { ...base, name: "a", calls: ["b"], database: { schema: "a", role: "r" } },
+      { ...base, name: "b", calls: ["zz"], database: { schema: "a", role: "r2" }, topics: { publishes: [], consumes: ["t"] } },
+    ];
+    expect(topologyProblems(bad, { ...GATEWAY, calls: [] })).toEqual([
+      "a calls b, which must come earlier in the list (start order)",
+      "a consumes events.payments.v1.payment-settled, which no service publishes",
+      "schema a is used by both a and b",
+      "variable CATALOG_GRPC_ADDRESS is used by both a and b",
+      "b calls zz, which is not in the list",
+      "b consumes t, which no service publishes",
+    ]);
+  });
+});
