@@ -11,6 +11,11 @@ export interface Setting<T> {
   read(raw: string | undefined): T;
 }
 
+/** The value a setting takes when its variable is unset: the default its config module declares (one place per default). */
+export function defaultOf<T>(setting: Setting<T>): T {
+  return setting.read(undefined);
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);

@@ -1,4 +1,5 @@
 import { CheckoutStatus } from "./gen/catalog/v1/catalog_pb";
+import { CredentialKind, KeyMode, Scope } from "./gen/identity/v1/identity_pb";
 
 /**
  * The wire enums as the words the JSON API and the services' domains use,
@@ -17,7 +18,28 @@ export function checkoutStatusToProto(name: CheckoutStatusName): CheckoutStatus 
   return CHECKOUT_STATUS_BY_NAME[name];
 }
 
+/** The name of a wire value; undefined for UNSPECIFIED or a value this build does not know. */
+function nameOf<N extends string, E>(byName: Record<N, E>, value: E): N | undefined {
+  return (Object.keys(byName) as N[]).find((name) => byName[name] === value);
+}
+
 /** The name of a checkout status; undefined for UNSPECIFIED or a value this build does not know. */
 export function checkoutStatusName(status: CheckoutStatus): CheckoutStatusName | undefined {
-  return (Object.keys(CHECKOUT_STATUS_BY_NAME) as CheckoutStatusName[]).find((name) => CHECKOUT_STATUS_BY_NAME[name] === status);
+  return nameOf(CHECKOUT_STATUS_BY_NAME, status);
 }
+
+export type ScopeName = "read_only" | "payments" | "full";
+export type KeyModeName = "test" | "live";
+/** An API key, or a wallet session (a later wallet sign-in). */
+export type CredentialKindName = "api_key" | "session";
+
+const SCOPES: Record<ScopeName, Scope> = { read_only: Scope.READ_ONLY, payments: Scope.PAYMENTS, full: Scope.FULL };
+const KEY_MODES: Record<KeyModeName, KeyMode> = { test: KeyMode.TEST, live: KeyMode.LIVE };
+const CREDENTIAL_KINDS: Record<CredentialKindName, CredentialKind> = { api_key: CredentialKind.API_KEY, session: CredentialKind.SESSION };
+
+export const scopeToProto = (name: ScopeName): Scope => SCOPES[name];
+export const scopeName = (scope: Scope): ScopeName | undefined => nameOf(SCOPES, scope);
+export const keyModeToProto = (name: KeyModeName): KeyMode => KEY_MODES[name];
+export const keyModeName = (mode: KeyMode): KeyModeName | undefined => nameOf(KEY_MODES, mode);
+export const credentialKindToProto = (name: CredentialKindName): CredentialKind => CREDENTIAL_KINDS[name];
+export const credentialKindName = (kind: CredentialKind): CredentialKindName | undefined => nameOf(CREDENTIAL_KINDS, kind);

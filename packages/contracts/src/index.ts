@@ -8,3 +8,4 @@ export * as eventsV1 from "./gen/events/v1/envelope_pb";
 export * as paymentEventsV1 from "./gen/events/payments/v1/payment_settled_pb";
 export * from "./topics";
 export * from "./enums";
+export * from "./x402-messages";

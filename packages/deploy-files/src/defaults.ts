@@ -1,12 +1,7 @@
-import type { Setting } from "@c402/config";
+import { defaultOf, type Setting } from "@c402/config";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
 import { distributedInfraSpec } from "@c402/runtime";
-
-/** The value a setting takes when its variable is unset: the default its service's config.ts declares. */
-export function defaultOf<T>(setting: Setting<T>): T {
-  return setting.read(undefined);
-}
 
 /** A variable as a deploy file sets it: name and text value. */
 export type Variable = readonly [name: string, value: string];

@@ -6,7 +6,7 @@ import { serviceDefaults } from "./defaults";
 import { configMapYaml, gatewayYaml, grpcServicesYaml, secretYaml } from "./kubernetes";
 import { provisionSql } from "./provision-sql";
 
-export { atDefault, defaultOf, serviceDefaults, type ServiceDefaults } from "./defaults";
+export { atDefault, serviceDefaults, type ServiceDefaults } from "./defaults";
 export { devSecret } from "./compose";
 export { devPassword } from "./provision-sql";
 

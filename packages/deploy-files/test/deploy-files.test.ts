@@ -9,7 +9,8 @@ import { distributedInfraSpec } from "@c402/runtime";
 import { GATEWAY, GRPC_CONTAINER_PORT, SERVICES, type ServiceName } from "@c402/topology";
 import { WEBHOOKS_SCHEMA, webhooksConfigSpec } from "@c402/webhooks";
 import { load, loadAll } from "js-yaml";
-import { defaultOf, deployFiles, staleDeployFiles } from "../src";
+import { defaultOf } from "@c402/config";
+import { deployFiles, staleDeployFiles } from "../src";
 
 const root = resolve(__dirname, "../../..");
 const read = (path: string) => readFileSync(join(root, path), "utf8");
@@ -34,7 +35,7 @@ const requiredOf = (spec: ConfigSpec) =>
   Object.values(spec)
     .filter((s) => {
       try {
-        s.read(undefined);
+        defaultOf(s);
         return false;
       } catch {
         return true;

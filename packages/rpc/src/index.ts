@@ -6,8 +6,12 @@ import {
   type DescMethod,
   type DescService,
   type MessageInitShape,
+  type Message,
   type MessageShape,
 } from "@bufbuild/protobuf";
+import { pathToString } from "@bufbuild/protobuf/reflect";
+import { createValidator } from "@bufbuild/protovalidate";
+import { ProblemError } from "@c402/problems";
 import * as grpc from "@grpc/grpc-js";
 import { currentContext, isTraceparent, newRequestId, runWithContext, type RequestContext } from "./context";
 import { fromServiceError, toServiceError } from "./errors";
@@ -71,6 +75,25 @@ function definitionFor(service: DescService): grpc.ServiceDefinition {
   return definition as grpc.ServiceDefinition;
 }
 
+/** One validator per process: it compiles each message's rules once, on first use. */
+const validator = createValidator();
+
+/**
+ * Refuses a request that breaks its contract's protovalidate rules
+ * (INVALID_ARGUMENT, naming each field), before the implementation sees it.
+ * The gateway validates what users send first, so this fires only for a
+ * caller that breaks the contract: a bug, caught at the boundary.
+ */
+export function assertValidRequest(schema: DescMessage, message: Message): void {
+  const result = validator.validate(schema, message);
+  if (result.kind === "valid") return;
+  if (result.kind === "error") throw new ProblemError("internal", `The contract's rules for ${schema.typeName} could not be evaluated.`);
+  throw new ProblemError("invalid-request", {
+    message: `The request breaks the ${schema.typeName} contract.`,
+    errors: result.violations.map((v) => ({ field: pathToString(v.field), reason: v.message })),
+  });
+}
+
 export interface RpcServerOptions {
   onError?: (err: unknown, method: string) => void;
 }
@@ -87,7 +110,10 @@ export class RpcServer {
       if (!impl) throw new Error(`${service.typeName}.${m.name} has no implementation`);
       handlers[m.localName] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
         const ctx = contextFrom(call);
-        runWithContext({ requestId: ctx.requestId, traceparent: ctx.traceparent }, () => impl(call.request, ctx)).then(
+        runWithContext({ requestId: ctx.requestId, traceparent: ctx.traceparent }, async () => {
+          assertValidRequest(m.input, call.request as Message);
+          return impl(call.request, ctx);
+        }).then(
           (res) => callback(null, create(m.output, res as MessageInitShape<DescMessage>)),
           (err: unknown) => {
             this.opts.onError?.(err, `${service.typeName}/${m.name}`);

@@ -56,6 +56,32 @@ export function transferWithAuthorizationTypedData(requirement: PaymentRequireme
   };
 }
 
+/**
+ * What a buyer without an x402 client needs to pay (the prepare step): the
+ * EIP-712 typed data to sign, with its EIP712Domain type as eth_signTypedData_v4
+ * wallets want it, and the v2 payload with the signature left empty.
+ */
+export function preparedPayment(requirement: PaymentRequirements, authorization: ExactEvmAuthorization, resourceUrl: string) {
+  const typed = transferWithAuthorizationTypedData(requirement, authorization);
+  return {
+    typedData: {
+      types: {
+        EIP712Domain: [
+          { name: "name", type: "string" },
+          { name: "version", type: "string" },
+          { name: "chainId", type: "uint256" },
+          { name: "verifyingContract", type: "address" },
+        ],
+        ...TRANSFER_WITH_AUTHORIZATION_TYPES,
+      },
+      primaryType: typed.primaryType,
+      domain: typed.domain,
+      message: typed.message,
+    },
+    payloadStub: { x402Version: 2 as const, resource: { url: resourceUrl }, accepted: requirement, payload: { signature: "", authorization } },
+  };
+}
+
 /** The typed data with the numeric fields as bigints, as viem signs and verifies it. */
 export function viemTypedData(typed: ReturnType<typeof transferWithAuthorizationTypedData>) {
   return {

@@ -1,6 +1,7 @@
 import { OutboxRelay } from "@c402/bus";
 import { catalogV1, checkoutStatusName, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
+import { defaultOf } from "@c402/config";
 import type { ServiceClient } from "@c402/rpc";
 import { FEE_RULE_ID } from "@c402/evm-contracts";
 import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
@@ -21,7 +22,7 @@ export { paymentsMigrations } from "./store/migrations";
 export const PAYMENTS_SCHEMA = "payments";
 
 /** SETTLE_TIMEOUT_MS's default, as the configuration states it. */
-const DEFAULT_SETTLE_TIMEOUT_MS = paymentsConfigSpec.settleTimeoutMs.read(undefined);
+const DEFAULT_SETTLE_TIMEOUT_MS = defaultOf(paymentsConfigSpec.settleTimeoutMs);
 
 export interface PaymentsClients {
   catalog: ServiceClient<typeof catalogV1.CatalogService>;
@@ -83,6 +84,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       reusable: checkout.reusable,
       // A status this build does not know cannot be sold: treat it as void.
       status: checkoutStatusName(checkout.status) ?? "void",
+      listing: checkout,
     };
   };
   const chains = new Map(settings.liveChains.map((c) => [c.network, createLiveChain(c)] as const));

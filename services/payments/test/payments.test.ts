@@ -1,5 +1,13 @@
 import { EmbeddedPostgres, migrate } from "@c402/db";
-import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import {
+  decodeHeader,
+  encodeHeader,
+  parsePaymentPayload,
+  preparedPayment,
+  signExactEvmPayment,
+  type PaymentPayload,
+  type PaymentRequirements,
+} from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { paymentsMigrations } from "../src";
 import { Payments } from "../src/domain/payments";
@@ -352,8 +360,9 @@ describe("payments: rehearsal purchase flow", () => {
 
   it("prepares typed data that, once signed, pays", async () => {
     const c = addCheckout();
-    const prepared = await payments.prepare(c.id, "test", { payer: buyer.address, resourceUrl: "http://127.0.0.1:4020/c/x/test" });
-    expect(prepared.network).toBe("eip155:84532");
+    const answer = await payments.prepare(c.id, "test", { payer: buyer.address });
+    expect(answer.network).toBe("eip155:84532");
+    const prepared = preparedPayment(answer.requirement, answer.authorization, "http://127.0.0.1:4020/c/x/test");
     expect(prepared.typedData.domain).toMatchObject({ name: "USDC rehearsal - no funds move", version: "2", chainId: 84532 });
     expect(prepared.typedData.message).toMatchObject({ from: buyer.address, to: SELLER, value: "110500" });
     const signature = await buyer.signTypedData({
@@ -371,8 +380,8 @@ describe("payments: rehearsal purchase flow", () => {
     const stub = { ...prepared.payloadStub, payload: { ...prepared.payloadStub.payload, signature } };
     const r = await payments.submit(c.id, "test", encodeHeader(stub));
     expect(r.receipt.payer).toBe(buyer.address);
-    await expect(payments.prepare(c.id, "test", { payer: "nope", resourceUrl: "x" })).rejects.toMatchObject({ slug: "invalid-request" });
-    await expect(payments.prepare(c.id, "test", { payer: buyer.address, network: "eip155:1", resourceUrl: "x" })).rejects.toMatchObject({
+    await expect(payments.prepare(c.id, "test", { payer: "nope" })).rejects.toMatchObject({ slug: "invalid-request" });
+    await expect(payments.prepare(c.id, "test", { payer: buyer.address, network: "eip155:1" })).rejects.toMatchObject({
       slug: "invalid-request",
     });
   });

@@ -1,4 +1,5 @@
 import { timestampMs } from "@bufbuild/protobuf/wkt";
+import type { catalogV1 } from "@c402/contracts";
 import { answered } from "@c402/rpc";
 import { encodeHeader } from "@c402/x402";
 import type { ServiceClients } from "../http/deps";
@@ -14,7 +15,7 @@ import { FACE_PROTO, type Face, type WireVersion } from "./face";
  */
 export class UnpaidAnswers {
   constructor(
-    private readonly clients: Pick<ServiceClients, "catalog" | "payments">,
+    private readonly clients: Pick<ServiceClients, "payments">,
     private readonly baseUrl: string,
     private readonly quotes: FaceQuotes,
   ) {}
@@ -24,15 +25,13 @@ export class UnpaidAnswers {
     const variant = variantOf(face, wireVersion);
     const cached = this.quotes.get(id, variant);
     if (cached) return cached;
-    const [{ checkout: found }, quote] = await Promise.all([
-      this.clients.catalog.getCheckout({ checkoutId: id }),
-      this.clients.payments.quotePayment({ checkoutId: id, face: FACE_PROTO[face] }),
-    ]);
-    const checkout = answered(found, "checkout");
+    // Payments reads the checkout for the quote and hands it back: one catalog read.
+    const quote = await this.clients.payments.quotePayment({ checkoutId: id, face: FACE_PROTO[face] });
+    const checkout = answered(quote.checkout, "checkout");
     const { required, body } = paymentRequiredBody({ checkout, quote, face, baseUrl: this.baseUrl, wireVersion });
     const answer = {
       title: checkout.title,
-      goods: { payloadJson: checkout.payloadJson, reusable: checkout.reusable },
+      goods: goodsOf(checkout),
       required,
       header: encodeHeader(required),
       body,
@@ -47,20 +46,13 @@ export class UnpaidAnswers {
     return this.of(id, face, 2).catch(() => undefined);
   }
 
-  /**
-   * The goods a paid request delivers: with the face's answer (at most a
-   * second old) or, when it cannot be had (a sold-out single-shot being
-   * redelivered), from catalog.
-   */
-  async goods(id: string, face: Face): Promise<Goods> {
-    const current = await this.current(id, face);
-    if (current) return current.goods;
-    const checkout = answered((await this.clients.catalog.getCheckout({ checkoutId: id })).checkout, "checkout");
-    return { payloadJson: checkout.payloadJson, reusable: checkout.reusable };
-  }
-
   /** A sale ends a single-shot checkout's selling: the next unpaid request asks again. */
   sold(id: string, goods: Goods): void {
     if (!goods.reusable) forgetFaces(this.quotes, id);
   }
+}
+
+/** What a paid request delivers, from the checkout payments read for the quote or the sale. */
+export function goodsOf(checkout: catalogV1.Checkout): Goods {
+  return { payloadJson: checkout.payloadJson, reusable: checkout.reusable };
 }

@@ -1,7 +1,6 @@
-import { identityV1 } from "@c402/contracts";
+import { credentialKindName, identityV1, scopeName, type CredentialKindName, type KeyModeName, type ScopeName } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { credentialKindName, scopeName, type CredentialKindName, type KeyModeName, type ScopeName } from "../identity-enums";
 import type { ServiceClients } from "./deps";
 import type { AuthAttempt, AuthFailureLimit } from "./rate-limit";
 

@@ -1,5 +1,4 @@
-import type { identityV1 } from "@c402/contracts";
-import { keyModeName, scopeName } from "../identity-enums";
+import { keyModeName, scopeName, type identityV1 } from "@c402/contracts";
 import { isoOrNull } from "./values";
 
 /** The public JSON shape of API keys. */

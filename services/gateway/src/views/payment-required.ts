@@ -1,6 +1,6 @@
-import { paymentsV1, type catalogV1 } from "@c402/contracts";
+import { paymentsV1, requirementFromMessage, type catalogV1 } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
-import { toPaymentRequiredV1, type PaymentRequired, type PaymentRequirements } from "@c402/x402";
+import { toPaymentRequiredV1, type PaymentRequired } from "@c402/x402";
 import type { Face, WireVersion } from "../faces/face";
 import { faceUrl, faceUrls, offerCardView } from "./checkouts";
 
@@ -10,18 +10,6 @@ import { faceUrl, faceUrls, offerCardView } from "./checkouts";
  * PAYMENT-REQUIRED header stays v2, so v2 clients work on either URL.
  */
 export const WIRE_VERSION_PARAM = "x402_version";
-
-export function requirementOf(m: paymentsV1.PaymentRequirement): PaymentRequirements {
-  return {
-    scheme: m.scheme,
-    network: m.network,
-    asset: m.asset,
-    amount: m.amount,
-    payTo: m.payTo,
-    maxTimeoutSeconds: m.maxTimeoutSeconds,
-    extra: JSON.parse(m.extraJson) as Record<string, unknown>,
-  };
-}
 
 const REHEARSAL_NOTE = "This face is a rehearsal: payments settle simulated, without real money. Nothing moves on-chain.";
 
@@ -47,7 +35,7 @@ export function paymentRequiredBody(opts: {
     error: "Payment required",
     resource: { url: resourceUrl, description: checkout.title, mimeType: "application/json" },
     // Each requirement also names the face it pays for (v1 style), so the test face's say /test.
-    accepts: quote.accepts.map((a) => ({ ...requirementOf(a), resource: resourceUrl })),
+    accepts: quote.accepts.map((a) => ({ ...requirementFromMessage(a), resource: resourceUrl })),
   };
   const endpoint = {
     url: resourceUrl,

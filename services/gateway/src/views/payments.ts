@@ -1,4 +1,6 @@
-import type { paymentsV1 } from "@c402/contracts";
+import { authorizationFromMessage, requirementFromMessage, type paymentsV1 } from "@c402/contracts";
+import { answered } from "@c402/rpc";
+import { preparedPayment } from "@c402/x402";
 import type { Goods } from "../faces/answers";
 import { receiptUrl, receiptView } from "./receipts";
 
@@ -31,11 +33,16 @@ export function pendingPaymentView(r: paymentsV1.SubmitPaymentResponse, baseUrl:
 }
 
 /** The typed data a buyer signs for a face, and the payload to put the signature in. */
-export function preparedView(r: paymentsV1.PreparePaymentResponse) {
+export function preparedView(r: paymentsV1.PreparePaymentResponse, resourceUrl: string) {
+  const { typedData, payloadStub } = preparedPayment(
+    requirementFromMessage(answered(r.requirement, "requirement")),
+    authorizationFromMessage(answered(r.authorization, "authorization")),
+    resourceUrl,
+  );
   return {
     network: r.network,
-    typed_data: JSON.parse(r.typedDataJson) as unknown,
-    payload_stub: JSON.parse(r.payloadStubJson) as unknown,
+    typed_data: typedData,
+    payload_stub: payloadStub,
     how: "Sign typed_data with eth_signTypedData_v4, put the signature in payload_stub.payload.signature, base64 the JSON and send it as PAYMENT-SIGNATURE (or X-PAYMENT) on GET of the face URL.",
   };
 }

@@ -179,10 +179,10 @@ describe("reading checkouts", () => {
 
 describe("going live", () => {
   it("arms the checkout, answers its view with the rehearsal note, and drops the faces' cached 402s", async () => {
-    const { fakes, of } = catalogFakes();
+    const { fakes, of, called } = catalogFakes();
     const { url } = await serve.app(fakes);
-    await fetch(`${url}/c/${CHECKOUT_ID}`);
-    await fetch(`${url}/c/${CHECKOUT_ID}/test`);
+    expect((await fetch(`${url}/c/${CHECKOUT_ID}`)).status).toBe(402);
+    expect((await fetch(`${url}/c/${CHECKOUT_ID}/test`)).status).toBe(402);
     const res = await post(`${url}/v1/checkouts/${CHECKOUT_ID}/go-live`, {});
     expect(res.status).toBe(200);
     expect(await bodyOf(res)).toMatchObject({
@@ -192,8 +192,10 @@ describe("going live", () => {
       rehearsal: { test_url: `${BASE_URL}/c/${CHECKOUT_ID}/test`, note: expect.stringContaining("can never be armed") },
     });
     expect(of("goLive")).toEqual([{ accountId: ACCOUNT_ID, checkoutId: CHECKOUT_ID }]);
-    await fetch(`${url}/c/${CHECKOUT_ID}`);
-    await fetch(`${url}/c/${CHECKOUT_ID}/test`);
+    expect((await fetch(`${url}/c/${CHECKOUT_ID}`)).status).toBe(402);
+    expect((await fetch(`${url}/c/${CHECKOUT_ID}/test`)).status).toBe(402);
     expect(of("quotePayment")).toHaveLength(4);
+    // The faces ask payments only (the quote carries the checkout); catalog was asked to go live, nothing else.
+    expect(called().filter((c) => c.startsWith("catalog."))).toEqual(["catalog.goLive"]);
   });
 });

@@ -2,9 +2,9 @@ import type { AddressInfo } from "node:net";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { MemoryCache } from "@c402/cache";
-import { catalogV1, identityV1, paymentsV1 } from "@c402/contracts";
+import { catalogV1, identityV1, paymentsV1, requirementMessage } from "@c402/contracts";
 import { createLogger } from "@c402/logging";
-import { encodeHeader } from "@c402/x402";
+import { encodeHeader, type PaymentRequirements } from "@c402/x402";
 import { createGatewayApp, startGateway, type GatewaySettings, type ServiceClients } from "../../src/index";
 
 /**
@@ -39,28 +39,38 @@ function fakeClient<C extends object>(name: string, methods: object): C {
 
 /** One request a fake received. */
 export interface Call {
+  client: ClientName;
   method: string;
   req: unknown;
   options: unknown;
 }
 
-/** The same fakes, recording every request they receive, in order: `of(method)` lists one method's requests. */
+/**
+ * The same fakes, recording every request they receive, in order: `of(method)` lists one method's requests,
+ * `called()` every call as "client.method" (to assert which services a route asked, and nothing else).
+ */
 export function recorded(fakes: Fakes) {
   const calls: Call[] = [];
-  const wrap = (methods: object = {}) =>
+  const wrap = (client: ClientName, methods: object = {}) =>
     Object.fromEntries(
       Object.entries(methods).map(([method, answer]) => [
         method,
         (req: unknown, options?: unknown) => {
-          calls.push({ method, req, options });
+          calls.push({ client, method, req, options });
           return (answer as (req: unknown, options?: unknown) => unknown)(req, options);
         },
       ]),
     );
   return {
-    fakes: { identity: wrap(fakes.identity), catalog: wrap(fakes.catalog), payments: wrap(fakes.payments), webhooks: wrap(fakes.webhooks) } as Fakes,
+    fakes: {
+      identity: wrap("identity", fakes.identity),
+      catalog: wrap("catalog", fakes.catalog),
+      payments: wrap("payments", fakes.payments),
+      webhooks: wrap("webhooks", fakes.webhooks),
+    } as Fakes,
     calls,
     of: (method: string) => calls.filter((c) => c.method === method).map((c) => c.req),
+    called: () => calls.map((c) => `${c.client}.${c.method}`),
   };
 }
 
@@ -159,14 +169,18 @@ export const REQUIREMENT = {
   payTo: PAY_TO,
   maxTimeoutSeconds: 300,
   extra: { name: "USDC rehearsal - no funds move", version: "2", checkoutId: CHECKOUT_ID, rehearsal: true },
-};
+} satisfies PaymentRequirements;
 
-export function quote(settlement: paymentsV1.SettlementKind = paymentsV1.SettlementKind.SIMULATED): paymentsV1.QuotePaymentResponse {
-  const { extra, ...fields } = REQUIREMENT;
+/** payments.quotePayment's answer: REQUIREMENT, the price, and the checkout payments read for the quote. */
+export function quote(
+  settlement: paymentsV1.SettlementKind = paymentsV1.SettlementKind.SIMULATED,
+  checkoutInit: MessageInitShape<typeof catalogV1.CheckoutSchema> = {},
+): paymentsV1.QuotePaymentResponse {
   return create(paymentsV1.QuotePaymentResponseSchema, {
-    accepts: [{ ...fields, extraJson: JSON.stringify(extra) }],
+    accepts: [requirementMessage(REQUIREMENT)],
     price: { price: 100_000n, providerAmount: 100_000n, feeAmount: 10_500n, total: 110_500n },
     settlement,
+    checkout: checkout(checkoutInit),
   });
 }
 

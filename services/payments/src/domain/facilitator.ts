@@ -1,3 +1,4 @@
+import type { SupportedKinds } from "@c402/contracts";
 import { isId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import {
@@ -64,7 +65,7 @@ export class Facilitator {
     this.live = opts.settlements.filter((s) => s.kind === "onchain");
   }
 
-  supported(family: Family) {
+  supported(family: Family): SupportedKinds {
     const live = family === "base" ? this.live : [];
     const rails = live.flatMap((s) => s.rails());
     return {

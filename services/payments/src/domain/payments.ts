@@ -1,7 +1,7 @@
 import { HANDOFF_NONCE, isId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
-import { transferWithAuthorizationTypedData, randomNonce, TRANSFER_WITH_AUTHORIZATION_TYPES, type PaymentRequirements, type SettleResponse } from "@c402/x402";
+import { randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
 import { getAddress, isAddress } from "viem";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import { settleResponseOf } from "./payment-wire";
@@ -40,6 +40,22 @@ export interface SubmitResult {
   receipt: PaymentRow;
   redelivered: boolean;
   settleResponse: SettleResponse;
+  /** The checkout paid for, as read for this payment. */
+  checkout: CheckoutForPayment;
+}
+
+export interface Quote {
+  accepts: PaymentRequirements[];
+  price: Breakdown;
+  settlement: SettlementKind;
+  /** The checkout quoted, as read for this quote. */
+  checkout: CheckoutForPayment;
+}
+
+export interface Prepared {
+  network: string;
+  requirement: PaymentRequirements;
+  authorization: ExactEvmAuthorization;
 }
 
 /**
@@ -73,13 +89,14 @@ export class Payments {
     return settlement;
   }
 
-  async quote(checkoutId: string, face: Face): Promise<{ accepts: PaymentRequirements[]; price: Breakdown; settlement: SettlementKind }> {
+  async quote(checkoutId: string, face: Face): Promise<Quote> {
     const checkout = await this.checkouts(checkoutId);
     assertSelling(face, checkout);
-    return { accepts: requirementsFor(face, checkout, this.rails()), price: priceOf(checkout), settlement: settlementKindOf(face, checkout) };
+    return { accepts: requirementsFor(face, checkout, this.rails()), price: priceOf(checkout), settlement: settlementKindOf(face, checkout), checkout };
   }
 
-  async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string; resourceUrl: string }) {
+  /** The authorization a payer signs for one of the face's requirements (the EIP-712 typed data and payload stub follow from the two). */
+  async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string }): Promise<Prepared> {
     if (!isAddress(input.payer, { strict: false })) throw invalid([{ field: "payer", reason: "must be a 0x-prefixed EVM address" }]);
     const { accepts } = await this.quote(checkoutId, face);
     const requirement = input.network === undefined ? accepts[0] : accepts.find((r) => r.network === input.network);
@@ -92,23 +109,7 @@ export class Payments {
       validBefore: String(Math.floor(this.now().getTime() / 1000) + requirement.maxTimeoutSeconds),
       nonce: randomNonce(),
     };
-    const typed = transferWithAuthorizationTypedData(requirement, authorization);
-    const typedData = {
-      types: {
-        EIP712Domain: [
-          { name: "name", type: "string" },
-          { name: "version", type: "string" },
-          { name: "chainId", type: "uint256" },
-          { name: "verifyingContract", type: "address" },
-        ],
-        ...TRANSFER_WITH_AUTHORIZATION_TYPES,
-      },
-      primaryType: typed.primaryType,
-      domain: typed.domain,
-      message: typed.message,
-    };
-    const payloadStub = { x402Version: 2, resource: { url: input.resourceUrl }, accepted: requirement, payload: { signature: "", authorization } };
-    return { network: requirement.network, requirement, typedData, payloadStub };
+    return { network: requirement.network, requirement, authorization };
   }
 
   /** Settles a payment (or redelivers a settled one); `handoffId` is the nonce a waiting page polls with. */
@@ -136,6 +137,7 @@ export class Payments {
       receipt: outcome.row,
       redelivered: outcome.kind === "settled" && outcome.redelivered,
       settleResponse: settleResponseOf(outcome),
+      checkout,
     };
   }
 

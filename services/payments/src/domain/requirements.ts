@@ -1,3 +1,4 @@
+import type { catalogV1 } from "@c402/contracts";
 import { breakdown, type Breakdown } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import { EVM_NETWORKS, type EvmNetwork, type PaymentRequirements } from "@c402/x402";
@@ -38,6 +39,12 @@ export interface CheckoutForPayment {
   armed: boolean;
   reusable: boolean;
   status: "open" | "paid" | "expired" | "void";
+  /**
+   * The catalog's own record, handed back with a quote or a sale so the
+   * gateway renders the offer and delivers the goods without asking catalog
+   * again (one catalog read per payment). No rule here reads it.
+   */
+  listing?: catalogV1.Checkout;
 }
 
 export function settlementKindOf(face: Face, checkout: CheckoutForPayment): SettlementKind {

@@ -1,7 +1,6 @@
-import { paymentsV1 } from "@c402/contracts";
+import { authorizationMessage, paymentsV1, requirementMessage, settleResponseMessage, supportedMessage, verifyResponseMessage } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
-import type { PaymentRequirements } from "@c402/x402";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
 import { receiptMessage } from "../domain/payment-wire";
 import type { Payments } from "../domain/payments";
@@ -11,19 +10,6 @@ function faceOf(face: paymentsV1.Face): Face {
   if (face === paymentsV1.Face.LIVE) return "live";
   if (face === paymentsV1.Face.TEST) return "test";
   throw new ProblemError("bad-request", "face is required");
-}
-
-function requirementMessage(r: PaymentRequirements): paymentsV1.PaymentRequirement {
-  return {
-    $typeName: "payments.v1.PaymentRequirement",
-    scheme: r.scheme,
-    network: r.network,
-    asset: r.asset,
-    amount: r.amount,
-    payTo: r.payTo,
-    maxTimeoutSeconds: r.maxTimeoutSeconds,
-    extraJson: JSON.stringify(r.extra),
-  };
 }
 
 function familyOf(family: string): Family {
@@ -42,15 +28,15 @@ function jsonOf(text: string, field: string): unknown {
 export function paymentsRpc(payments: Payments, facilitator: Facilitator): ServiceImplementation<typeof paymentsV1.PaymentsService> {
   return {
     async facilitatorSupported(req) {
-      return { supportedJson: JSON.stringify(facilitator.supported(familyOf(req.family))) };
+      return supportedMessage(facilitator.supported(familyOf(req.family)));
     },
     async facilitatorVerify(req) {
       const r = await facilitator.verify(familyOf(req.family), req.network, jsonOf(req.requirementJson, "requirement"), jsonOf(req.payloadJson, "payload"));
-      return { verifyResponseJson: JSON.stringify(r) };
+      return { verifyResponse: verifyResponseMessage(r) };
     },
     async facilitatorSettle(req) {
       const r = await facilitator.settle(familyOf(req.family), req.network, jsonOf(req.requirementJson, "requirement"), jsonOf(req.payloadJson, "payload"));
-      return { settleResponseJson: JSON.stringify(r) };
+      return { settleResponse: settleResponseMessage(r) };
     },
     async quotePayment(req) {
       const q = await payments.quote(req.checkoutId, faceOf(req.face));
@@ -64,20 +50,15 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
           total: q.price.total,
         },
         settlement: q.settlement === "simulated" ? paymentsV1.SettlementKind.SIMULATED : paymentsV1.SettlementKind.ONCHAIN,
+        ...(q.checkout.listing ? { checkout: q.checkout.listing } : {}),
       };
     },
     async preparePayment(req) {
       const p = await payments.prepare(req.checkoutId, faceOf(req.face), {
         payer: req.payer,
         ...(req.network !== undefined ? { network: req.network } : {}),
-        resourceUrl: req.resourceUrl,
       });
-      return {
-        network: p.network,
-        requirement: requirementMessage(p.requirement),
-        typedDataJson: JSON.stringify(p.typedData),
-        payloadStubJson: JSON.stringify(p.payloadStub),
-      };
+      return { network: p.network, requirement: requirementMessage(p.requirement), authorization: authorizationMessage(p.authorization) };
     },
     async submitPayment(req) {
       const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, req.handoffId ?? null);
@@ -85,7 +66,8 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
       return {
         ...(settled ? { receipt: receiptMessage(r.receipt) } : {}),
         redelivered: r.redelivered,
-        settleResponseJson: JSON.stringify(r.settleResponse),
+        settleResponse: settleResponseMessage(r.settleResponse),
+        ...(r.checkout.listing ? { checkout: r.checkout.listing } : {}),
         status: settled ? paymentsV1.PaymentStatus.SETTLED : paymentsV1.PaymentStatus.PENDING,
         paymentId: r.receipt.id,
         txHash: r.receipt.tx_hash ?? "",

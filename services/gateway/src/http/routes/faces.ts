@@ -1,11 +1,11 @@
-import { paymentsV1 } from "@c402/contracts";
+import { paymentsV1, settleResponseFromMessage } from "@c402/contracts";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { encodeHeader, HEADERS } from "@c402/x402";
 import { Router, type Request, type Response } from "express";
 import { refusalAnswer } from "../../faces/answers";
 import { FACE_PROTO, type Face } from "../../faces/face";
-import type { UnpaidAnswers } from "../../faces/unpaid";
+import { goodsOf, type UnpaidAnswers } from "../../faces/unpaid";
 import { payPage } from "../../views/pay-page";
 import { paidView, pendingPaymentView } from "../../views/payments";
 import type { GatewayDeps } from "../deps";
@@ -40,7 +40,6 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
   // A header that is not a payment at all was refused at the edge (faces/fast-path.ts) when this face's
   // requirements were at hand; here, payments judges it.
   async function pay(req: Request, res: Response, id: string, face: Face, payment: { header: string; legacy: boolean }) {
-    const goods = await unpaid.goods(id, face);
     const handoff = handoffOf(req);
     let r: paymentsV1.SubmitPaymentResponse;
     try {
@@ -58,15 +57,19 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
       res.status(402).type(PROBLEM_CONTENT_TYPE).send(refusal.json);
       return;
     }
-    const settle = encodeHeader(JSON.parse(r.settleResponseJson));
+    // Payments read the checkout for this sale and hands it back with the receipt: the goods, without asking catalog.
+    // Everything the answer needs is checked before a header is set, so a settled payment is never answered half.
+    const settled =
+      r.status === paymentsV1.PaymentStatus.PENDING ? undefined : { goods: goodsOf(answered(r.checkout, "checkout")), receipt: answered(r.receipt, "receipt") };
+    const settle = encodeHeader(settleResponseFromMessage(r.settleResponse));
     res.setHeader(HEADERS.paymentResponse, settle);
     if (payment.legacy) res.setHeader(HEADERS.legacyPaymentResponse, settle);
-    if (r.status === paymentsV1.PaymentStatus.PENDING) {
+    if (!settled) {
       res.status(202).json(pendingPaymentView(r, settings.baseUrl));
       return;
     }
-    if (!r.redelivered) unpaid.sold(id, goods);
-    res.status(200).json(paidView(goods, answered(r.receipt, "receipt"), r.redelivered, settings.baseUrl));
+    if (!r.redelivered) unpaid.sold(id, settled.goods);
+    res.status(200).json(paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl));
   }
 
   router.get("/c/:id", show("live"));

@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import { settleResponseFromMessage, supportedFromMessage, verifyResponseFromMessage } from "@c402/contracts";
 import { Router } from "express";
 import { isAddress } from "viem";
 import type { GatewayDeps } from "../deps";
@@ -30,7 +31,7 @@ export function facilitatorRoutes({ clients, cache }: GatewayDeps): Router {
 
   router.get("/x402/:family/supported", async (req, res) => {
     const r = await clients.payments.facilitatorSupported({ family: String(req.params.family) });
-    res.json(JSON.parse(r.supportedJson));
+    res.json(supportedFromMessage(r));
   });
 
   for (const action of ["verify", "settle"] as const) {
@@ -43,8 +44,8 @@ export function facilitatorRoutes({ clients, cache }: GatewayDeps): Router {
         payloadJson: JSON.stringify(body.payload),
       };
       // Like the reference facilitator: 200 with isValid/success false for a refused payment.
-      if (action === "verify") res.json(JSON.parse((await clients.payments.facilitatorVerify(request)).verifyResponseJson));
-      else res.json(JSON.parse((await clients.payments.facilitatorSettle(request, { timeoutMs: 60_000 })).settleResponseJson));
+      if (action === "verify") res.json(verifyResponseFromMessage((await clients.payments.facilitatorVerify(request)).verifyResponse));
+      else res.json(settleResponseFromMessage((await clients.payments.facilitatorSettle(request, { timeoutMs: 60_000 })).settleResponse));
     });
   }
 

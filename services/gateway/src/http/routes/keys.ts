@@ -1,7 +1,7 @@
 import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { Router } from "express";
-import { credentialKindToProto, keyModeToProto, scopeToProto } from "../../identity-enums";
+import { credentialKindToProto, keyModeToProto, scopeToProto } from "@c402/contracts";
 import { apiKeyView, newApiKeyView } from "../../views/keys";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";

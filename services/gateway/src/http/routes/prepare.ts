@@ -18,9 +18,8 @@ export function prepareRoutes({ clients, settings }: GatewayDeps): Router {
       face: FACE_PROTO[face],
       payer: body.payer,
       ...(typeof body.network === "string" ? { network: body.network } : {}),
-      resourceUrl: faceUrl(settings.baseUrl, id, face),
     });
-    res.json(preparedView(r));
+    res.json(preparedView(r, faceUrl(settings.baseUrl, id, face)));
   };
 
   router.post("/c/:id/prepare", prepare("live"));

@@ -4,6 +4,9 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import type { Checkout } from "../../catalog/v1/catalog_pb";
+import { file_catalog_v1_catalog } from "../../catalog/v1/catalog_pb";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/payments.proto.
  */
 export const file_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEilQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSEgoKZXh0cmFfanNvbhgHIAEoCSKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCLgAwoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZCJLChNRdW90ZVBheW1lbnRSZXF1ZXN0EhMKC2NoZWNrb3V0X2lkGAEgASgJEh8KBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlIqUBChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kIpQBChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSEwoLY2hlY2tvdXRfaWQYASABKAkSHwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2USDQoFcGF5ZXIYAyABKAkSFAoHbmV0d29yaxgEIAEoCUgAiAEBEhQKDHJlc291cmNlX3VybBgFIAEoCUIKCghfbmV0d29yayKTAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EhcKD3R5cGVkX2RhdGFfanNvbhgDIAEoCRIZChFwYXlsb2FkX3N0dWJfanNvbhgEIAEoCSKMAQoUU3VibWl0UGF5bWVudFJlcXVlc3QSEwoLY2hlY2tvdXRfaWQYASABKAkSHwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2USFgoOcGF5bWVudF9oZWFkZXIYAyABKAkSFwoKaGFuZG9mZl9pZBgEIAEoCUgAiAEBQg0KC19oYW5kb2ZmX2lkIsIBChVTdWJtaXRQYXltZW50UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSEwoLcmVkZWxpdmVyZWQYAiABKAgSHAoUc2V0dGxlX3Jlc3BvbnNlX2pzb24YAyABKAkSKgoGc3RhdHVzGAQgASgOMhoucGF5bWVudHMudjEuUGF5bWVudFN0YXR1cxISCgpwYXltZW50X2lkGAUgASgJEg8KB3R4X2hhc2gYBiABKAkiJwoRR2V0UmVjZWlwdFJlcXVlc3QSEgoKcGF5bWVudF9pZBgBIAEoCSJ4ChJHZXRSZWNlaXB0UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSKgoGc3RhdHVzGAIgASgOMhoucGF5bWVudHMudjEuUGF5bWVudFN0YXR1cxIPCgd0eF9oYXNoGAMgASgJIikKFkZpbmRSZWNlaXB0QnlUeFJlcXVlc3QSDwoHdHhfaGFzaBgBIAEoCSItChdGaW5kUmVjZWlwdEJ5VHhSZXNwb25zZRISCgpwYXltZW50X2lkGAEgASgJIj0KEkZpbmRIYW5kb2ZmUmVxdWVzdBITCgtjaGVja291dF9pZBgBIAEoCRISCgpoYW5kb2ZmX2lkGAIgASgJIjwKE0ZpbmRIYW5kb2ZmUmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCRIRCgl0ZXN0X21vZGUYAiABKAgiLQobRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXF1ZXN0Eg4KBmZhbWlseRgBIAEoCSI2ChxGYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlEhYKDnN1cHBvcnRlZF9qc29uGAEgASgJImsKGEZhY2lsaXRhdG9yVmVyaWZ5UmVxdWVzdBIOCgZmYW1pbHkYASABKAkSDwoHbmV0d29yaxgCIAEoCRIYChByZXF1aXJlbWVudF9qc29uGAMgASgJEhQKDHBheWxvYWRfanNvbhgEIAEoCSI5ChlGYWNpbGl0YXRvclZlcmlmeVJlc3BvbnNlEhwKFHZlcmlmeV9yZXNwb25zZV9qc29uGAEgASgJImsKGEZhY2lsaXRhdG9yU2V0dGxlUmVxdWVzdBIOCgZmYW1pbHkYASABKAkSDwoHbmV0d29yaxgCIAEoCRIYChByZXF1aXJlbWVudF9qc29uGAMgASgJEhQKDHBheWxvYWRfanNvbhgEIAEoCSI5ChlGYWNpbGl0YXRvclNldHRsZVJlc3BvbnNlEhwKFHNldHRsZV9yZXNwb25zZV9qc29uGAEgASgJKjoKBEZhY2USFAoQRkFDRV9VTlNQRUNJRklFRBAAEg0KCUZBQ0VfTElWRRABEg0KCUZBQ0VfVEVTVBACKm0KDlNldHRsZW1lbnRLaW5kEh8KG1NFVFRMRU1FTlRfS0lORF9VTlNQRUNJRklFRBAAEh0KGVNFVFRMRU1FTlRfS0lORF9TSU1VTEFURUQQARIbChdTRVRUTEVNRU5UX0tJTkRfT05DSEFJThACKmcKDVBheW1lbnRTdGF0dXMSHgoaUEFZTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZQQVlNRU5UX1NUQVRVU19TRVRUTEVEEAESGgoWUEFZTUVOVF9TVEFUVVNfUEVORElORxACMs0GCg9QYXltZW50c1NlcnZpY2USUwoMUXVvdGVQYXltZW50EiAucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVxdWVzdBohLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlc3BvbnNlElkKDlByZXBhcmVQYXltZW50EiIucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXF1ZXN0GiMucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXNwb25zZRJWCg1TdWJtaXRQYXltZW50EiEucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QaIi5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVzcG9uc2USTQoKR2V0UmVjZWlwdBIeLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlc3BvbnNlElwKD0ZpbmRSZWNlaXB0QnlUeBIjLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlcXVlc3QaJC5wYXltZW50cy52MS5GaW5kUmVjZWlwdEJ5VHhSZXNwb25zZRJQCgtGaW5kSGFuZG9mZhIfLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVxdWVzdBogLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVzcG9uc2USawoURmFjaWxpdGF0b3JTdXBwb3J0ZWQSKC5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlcXVlc3QaKS5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlEmIKEUZhY2lsaXRhdG9yVmVyaWZ5EiUucGF5bWVudHMudjEuRmFjaWxpdGF0b3JWZXJpZnlSZXF1ZXN0GiYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JWZXJpZnlSZXNwb25zZRJiChFGYWNpbGl0YXRvclNldHRsZRIlLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU2V0dGxlUmVxdWVzdBomLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU2V0dGxlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEiwQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSLAoFZXh0cmEYCCABKAsyHS5wYXltZW50cy52MS5SZXF1aXJlbWVudEV4dHJhSgQIBxAIUgpleHRyYV9qc29uIlkKEFJlcXVpcmVtZW50RXh0cmESDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEhMKC2NoZWNrb3V0X2lkGAMgASgJEhEKCXJlaGVhcnNhbBgEIAEoCCJyCg1BdXRob3JpemF0aW9uEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSDQoFdmFsdWUYAyABKAkSEwoLdmFsaWRfYWZ0ZXIYBCABKAkSFAoMdmFsaWRfYmVmb3JlGAUgASgJEg0KBW5vbmNlGAYgASgJIr8BCg5TZXR0bGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhkKDGVycm9yX3JlYXNvbhgCIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYAyABKAlIAYgBARISCgVwYXllchgEIAEoCUgCiAEBEhMKC3RyYW5zYWN0aW9uGAUgASgJEg8KB25ldHdvcmsYBiABKAlCDwoNX2Vycm9yX3JlYXNvbkIQCg5fZXJyb3JfbWVzc2FnZUIICgZfcGF5ZXIiogEKDlZlcmlmeVJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESHAoPaW52YWxpZF9tZXNzYWdlGAMgASgJSAGIAQESEgoFcGF5ZXIYBCABKAlIAogBAUIRCg9faW52YWxpZF9yZWFzb25CEgoQX2ludmFsaWRfbWVzc2FnZUIICgZfcGF5ZXIijQEKDlByaWNlQnJlYWtkb3duEg0KBXByaWNlGAEgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgCIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYAyABKARIAIgBARISCgpmZWVfYW1vdW50GAQgASgEEg0KBXRvdGFsGAUgASgEQhIKEF9wbGF0Zm9ybV9hbW91bnQi4AMKB1JlY2VpcHQSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg0KBWFzc2V0GAUgASgJEhIKCmFtb3VudF91c2QYBiABKAkSFwoPcHJvdmlkZXJfYW1vdW50GAcgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgIIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYCSABKAQSDQoFdG90YWwYCiABKAQSDQoFcGF5ZXIYCyABKAkSDwoHc3ViamVjdBgMIAEoCRIOCgZwYXlfdG8YDSABKAkSDwoHdHhfaGFzaBgOIAEoCRIRCgl0ZXN0X21vZGUYDyABKAgSLgoKc2V0dGxlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHc29sZF9ieRgRIAEoCUgBiAEBEhYKDmNoZWNrb3V0X3RpdGxlGBIgASgJEhgKEGRlbGl2ZXJ5X291dGNvbWUYEyABKAkSFwoKaGFuZG9mZl9pZBgUIAEoCUgCiAEBQhIKEF9wbGF0Zm9ybV9hbW91bnRCCgoIX3NvbGRfYnlCDQoLX2hhbmRvZmZfaWQiYAoTUXVvdGVQYXltZW50UmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIrCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZUIKukgHggEEEAEgACLNAQoUUXVvdGVQYXltZW50UmVzcG9uc2USMAoHYWNjZXB0cxgBIAMoCzIfLnBheW1lbnRzLnYxLlBheW1lbnRSZXF1aXJlbWVudBIqCgVwcmljZRgCIAEoCzIbLnBheW1lbnRzLnYxLlByaWNlQnJlYWtkb3duEi8KCnNldHRsZW1lbnQYAyABKA4yGy5wYXltZW50cy52MS5TZXR0bGVtZW50S2luZBImCghjaGVja291dBgEIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQiugEKFVByZXBhcmVQYXltZW50UmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIrCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZUIKukgHggEEEAEgABIXCgVwYXllchgDIAEoCUIIukgFcgMYgAESHQoHbmV0d29yaxgEIAEoCUIHukgEcgIYQEgAiAEBQgoKCF9uZXR3b3JrSgQIBRAGUgxyZXNvdXJjZV91cmwiwgEKFlByZXBhcmVQYXltZW50UmVzcG9uc2USDwoHbmV0d29yaxgBIAEoCRI0CgtyZXF1aXJlbWVudBgCIAEoCzIfLnBheW1lbnRzLnYxLlBheW1lbnRSZXF1aXJlbWVudBIxCg1hdXRob3JpemF0aW9uGAUgASgLMhoucGF5bWVudHMudjEuQXV0aG9yaXphdGlvbkoECAMQBEoECAQQBVIPdHlwZWRfZGF0YV9qc29uUhFwYXlsb2FkX3N0dWJfanNvbiKqAQoUU3VibWl0UGF5bWVudFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESKwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2VCCrpIB4IBBBABIAASHwoOcGF5bWVudF9oZWFkZXIYAyABKAlCB7pIBHICEAESFwoKaGFuZG9mZl9pZBgEIAEoCUgAiAEBQg0KC19oYW5kb2ZmX2lkIp4CChVTdWJtaXRQYXltZW50UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSEwoLcmVkZWxpdmVyZWQYAiABKAgSNAoPc2V0dGxlX3Jlc3BvbnNlGAcgASgLMhsucGF5bWVudHMudjEuU2V0dGxlUmVzcG9uc2USJgoIY2hlY2tvdXQYCCABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EioKBnN0YXR1cxgEIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSEgoKcGF5bWVudF9pZBgFIAEoCRIPCgd0eF9oYXNoGAYgASgJSgQIAxAEUhRzZXR0bGVfcmVzcG9uc2VfanNvbiIwChFHZXRSZWNlaXB0UmVxdWVzdBIbCgpwYXltZW50X2lkGAEgASgJQge6SARyAhABIngKEkdldFJlY2VpcHRSZXNwb25zZRIlCgdyZWNlaXB0GAEgASgLMhQucGF5bWVudHMudjEuUmVjZWlwdBIqCgZzdGF0dXMYAiABKA4yGi5wYXltZW50cy52MS5QYXltZW50U3RhdHVzEg8KB3R4X2hhc2gYAyABKAkiMgoWRmluZFJlY2VpcHRCeVR4UmVxdWVzdBIYCgd0eF9oYXNoGAEgASgJQge6SARyAhABIi0KF0ZpbmRSZWNlaXB0QnlUeFJlc3BvbnNlEhIKCnBheW1lbnRfaWQYASABKAkiRgoSRmluZEhhbmRvZmZSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEhIKCmhhbmRvZmZfaWQYAiABKAkiPAoTRmluZEhhbmRvZmZSZXNwb25zZRISCgpwYXltZW50X2lkGAEgASgJEhEKCXRlc3RfbW9kZRgCIAEoCCI2ChtGYWNpbGl0YXRvclN1cHBvcnRlZFJlcXVlc3QSFwoGZmFtaWx5GAEgASgJQge6SARyAhABIu4BChxGYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlEikKBWtpbmRzGAIgAygLMhoucGF5bWVudHMudjEuU3VwcG9ydGVkS2luZBJHCgdzaWduZXJzGAMgAygLMjYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXNwb25zZS5TaWduZXJzRW50cnkaRAoMU2lnbmVyc0VudHJ5EgsKA2tleRgBIAEoCRIjCgV2YWx1ZRgCIAEoCzIULnBheW1lbnRzLnYxLlNpZ25lcnM6AjgBSgQIARACUg5zdXBwb3J0ZWRfanNvbiJGCg1TdXBwb3J0ZWRLaW5kEhQKDHg0MDJfdmVyc2lvbhgBIAEoBRIOCgZzY2hlbWUYAiABKAkSDwoHbmV0d29yaxgDIAEoCSIcCgdTaWduZXJzEhEKCWFkZHJlc3NlcxgBIAMoCSJ0ChhGYWNpbGl0YXRvclZlcmlmeVJlcXVlc3QSFwoGZmFtaWx5GAEgASgJQge6SARyAhABEg8KB25ldHdvcmsYAiABKAkSGAoQcmVxdWlyZW1lbnRfanNvbhgDIAEoCRIUCgxwYXlsb2FkX2pzb24YBCABKAkibQoZRmFjaWxpdGF0b3JWZXJpZnlSZXNwb25zZRI0Cg92ZXJpZnlfcmVzcG9uc2UYAiABKAsyGy5wYXltZW50cy52MS5WZXJpZnlSZXNwb25zZUoECAEQAlIUdmVyaWZ5X3Jlc3BvbnNlX2pzb24idAoYRmFjaWxpdGF0b3JTZXR0bGVSZXF1ZXN0EhcKBmZhbWlseRgBIAEoCUIHukgEcgIQARIPCgduZXR3b3JrGAIgASgJEhgKEHJlcXVpcmVtZW50X2pzb24YAyABKAkSFAoMcGF5bG9hZF9qc29uGAQgASgJIm0KGUZhY2lsaXRhdG9yU2V0dGxlUmVzcG9uc2USNAoPc2V0dGxlX3Jlc3BvbnNlGAIgASgLMhsucGF5bWVudHMudjEuU2V0dGxlUmVzcG9uc2VKBAgBEAJSFHNldHRsZV9yZXNwb25zZV9qc29uKjoKBEZhY2USFAoQRkFDRV9VTlNQRUNJRklFRBAAEg0KCUZBQ0VfTElWRRABEg0KCUZBQ0VfVEVTVBACKm0KDlNldHRsZW1lbnRLaW5kEh8KG1NFVFRMRU1FTlRfS0lORF9VTlNQRUNJRklFRBAAEh0KGVNFVFRMRU1FTlRfS0lORF9TSU1VTEFURUQQARIbChdTRVRUTEVNRU5UX0tJTkRfT05DSEFJThACKmcKDVBheW1lbnRTdGF0dXMSHgoaUEFZTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZQQVlNRU5UX1NUQVRVU19TRVRUTEVEEAESGgoWUEFZTUVOVF9TVEFUVVNfUEVORElORxACMs0GCg9QYXltZW50c1NlcnZpY2USUwoMUXVvdGVQYXltZW50EiAucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVxdWVzdBohLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlc3BvbnNlElkKDlByZXBhcmVQYXltZW50EiIucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXF1ZXN0GiMucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXNwb25zZRJWCg1TdWJtaXRQYXltZW50EiEucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QaIi5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVzcG9uc2USTQoKR2V0UmVjZWlwdBIeLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlc3BvbnNlElwKD0ZpbmRSZWNlaXB0QnlUeBIjLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlcXVlc3QaJC5wYXltZW50cy52MS5GaW5kUmVjZWlwdEJ5VHhSZXNwb25zZRJQCgtGaW5kSGFuZG9mZhIfLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVxdWVzdBogLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVzcG9uc2USawoURmFjaWxpdGF0b3JTdXBwb3J0ZWQSKC5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlcXVlc3QaKS5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlEmIKEUZhY2lsaXRhdG9yVmVyaWZ5EiUucGF5bWVudHMudjEuRmFjaWxpdGF0b3JWZXJpZnlSZXF1ZXN0GiYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JWZXJpZnlSZXNwb25zZRJiChFGYWNpbGl0YXRvclNldHRsZRIlLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU2V0dGxlUmVxdWVzdBomLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU2V0dGxlUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_catalog_v1_catalog, file_google_protobuf_timestamp]);
 
 /**
  * PaymentRequirement is one x402 v2 `accepts[]` entry.
@@ -51,11 +54,9 @@ export type PaymentRequirement = Message<"payments.v1.PaymentRequirement"> & {
   maxTimeoutSeconds: number;
 
   /**
-   * extra_json is the requirement's `extra` object as JSON text.
-   *
-   * @generated from field: string extra_json = 7;
+   * @generated from field: payments.v1.RequirementExtra extra = 8;
    */
-  extraJson: string;
+  extra?: RequirementExtra | undefined;
 };
 
 /**
@@ -64,6 +65,168 @@ export type PaymentRequirement = Message<"payments.v1.PaymentRequirement"> & {
  */
 export const PaymentRequirementSchema: GenMessage<PaymentRequirement> = /*@__PURE__*/
   messageDesc(file_payments_v1_payments, 0);
+
+/**
+ * RequirementExtra is an exact EVM requirement's `extra` object.
+ *
+ * @generated from message payments.v1.RequirementExtra
+ */
+export type RequirementExtra = Message<"payments.v1.RequirementExtra"> & {
+  /**
+   * name and version are the token's EIP-712 domain, which the buyer signs under.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string version = 2;
+   */
+  version: string;
+
+  /**
+   * checkout_id names the checkout the requirement was issued for.
+   *
+   * @generated from field: string checkout_id = 3;
+   */
+  checkoutId: string;
+
+  /**
+   * rehearsal marks the rehearsal face's requirement (settled simulated; no funds move).
+   *
+   * @generated from field: bool rehearsal = 4;
+   */
+  rehearsal: boolean;
+};
+
+/**
+ * Describes the message payments.v1.RequirementExtra.
+ * Use `create(RequirementExtraSchema)` to create a new message.
+ */
+export const RequirementExtraSchema: GenMessage<RequirementExtra> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 1);
+
+/**
+ * Authorization is an EIP-3009 transferWithAuthorization: amounts and times in decimal text, the nonce in hex.
+ *
+ * @generated from message payments.v1.Authorization
+ */
+export type Authorization = Message<"payments.v1.Authorization"> & {
+  /**
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string value = 3;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string valid_after = 4;
+   */
+  validAfter: string;
+
+  /**
+   * @generated from field: string valid_before = 5;
+   */
+  validBefore: string;
+
+  /**
+   * @generated from field: string nonce = 6;
+   */
+  nonce: string;
+};
+
+/**
+ * Describes the message payments.v1.Authorization.
+ * Use `create(AuthorizationSchema)` to create a new message.
+ */
+export const AuthorizationSchema: GenMessage<Authorization> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 2);
+
+/**
+ * SettleResponse is the x402 SettleResponse (the PAYMENT-RESPONSE header, and the facilitator's settle answer).
+ *
+ * @generated from message payments.v1.SettleResponse
+ */
+export type SettleResponse = Message<"payments.v1.SettleResponse"> & {
+  /**
+   * @generated from field: bool success = 1;
+   */
+  success: boolean;
+
+  /**
+   * @generated from field: optional string error_reason = 2;
+   */
+  errorReason?: string | undefined;
+
+  /**
+   * @generated from field: optional string error_message = 3;
+   */
+  errorMessage?: string | undefined;
+
+  /**
+   * @generated from field: optional string payer = 4;
+   */
+  payer?: string | undefined;
+
+  /**
+   * @generated from field: string transaction = 5;
+   */
+  transaction: string;
+
+  /**
+   * @generated from field: string network = 6;
+   */
+  network: string;
+};
+
+/**
+ * Describes the message payments.v1.SettleResponse.
+ * Use `create(SettleResponseSchema)` to create a new message.
+ */
+export const SettleResponseSchema: GenMessage<SettleResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 3);
+
+/**
+ * VerifyResponse is the x402 VerifyResponse (the facilitator's verify answer).
+ *
+ * @generated from message payments.v1.VerifyResponse
+ */
+export type VerifyResponse = Message<"payments.v1.VerifyResponse"> & {
+  /**
+   * @generated from field: bool is_valid = 1;
+   */
+  isValid: boolean;
+
+  /**
+   * @generated from field: optional string invalid_reason = 2;
+   */
+  invalidReason?: string | undefined;
+
+  /**
+   * @generated from field: optional string invalid_message = 3;
+   */
+  invalidMessage?: string | undefined;
+
+  /**
+   * @generated from field: optional string payer = 4;
+   */
+  payer?: string | undefined;
+};
+
+/**
+ * Describes the message payments.v1.VerifyResponse.
+ * Use `create(VerifyResponseSchema)` to create a new message.
+ */
+export const VerifyResponseSchema: GenMessage<VerifyResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 4);
 
 /**
  * @generated from message payments.v1.PriceBreakdown
@@ -100,7 +263,7 @@ export type PriceBreakdown = Message<"payments.v1.PriceBreakdown"> & {
  * Use `create(PriceBreakdownSchema)` to create a new message.
  */
 export const PriceBreakdownSchema: GenMessage<PriceBreakdown> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 1);
+  messageDesc(file_payments_v1_payments, 5);
 
 /**
  * @generated from message payments.v1.Receipt
@@ -212,7 +375,7 @@ export type Receipt = Message<"payments.v1.Receipt"> & {
  * Use `create(ReceiptSchema)` to create a new message.
  */
 export const ReceiptSchema: GenMessage<Receipt> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 2);
+  messageDesc(file_payments_v1_payments, 6);
 
 /**
  * @generated from message payments.v1.QuotePaymentRequest
@@ -234,7 +397,7 @@ export type QuotePaymentRequest = Message<"payments.v1.QuotePaymentRequest"> & {
  * Use `create(QuotePaymentRequestSchema)` to create a new message.
  */
 export const QuotePaymentRequestSchema: GenMessage<QuotePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 3);
+  messageDesc(file_payments_v1_payments, 7);
 
 /**
  * @generated from message payments.v1.QuotePaymentResponse
@@ -254,6 +417,13 @@ export type QuotePaymentResponse = Message<"payments.v1.QuotePaymentResponse"> &
    * @generated from field: payments.v1.SettlementKind settlement = 3;
    */
   settlement: SettlementKind;
+
+  /**
+   * checkout is the catalog checkout the quote is for, as payments read it (the gateway does not ask catalog again).
+   *
+   * @generated from field: catalog.v1.Checkout checkout = 4;
+   */
+  checkout?: Checkout | undefined;
 };
 
 /**
@@ -261,7 +431,7 @@ export type QuotePaymentResponse = Message<"payments.v1.QuotePaymentResponse"> &
  * Use `create(QuotePaymentResponseSchema)` to create a new message.
  */
 export const QuotePaymentResponseSchema: GenMessage<QuotePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 4);
+  messageDesc(file_payments_v1_payments, 8);
 
 /**
  * @generated from message payments.v1.PreparePaymentRequest
@@ -286,13 +456,6 @@ export type PreparePaymentRequest = Message<"payments.v1.PreparePaymentRequest">
    * @generated from field: optional string network = 4;
    */
   network?: string | undefined;
-
-  /**
-   * resource_url is the face URL the payment is for.
-   *
-   * @generated from field: string resource_url = 5;
-   */
-  resourceUrl: string;
 };
 
 /**
@@ -300,7 +463,7 @@ export type PreparePaymentRequest = Message<"payments.v1.PreparePaymentRequest">
  * Use `create(PreparePaymentRequestSchema)` to create a new message.
  */
 export const PreparePaymentRequestSchema: GenMessage<PreparePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 5);
+  messageDesc(file_payments_v1_payments, 9);
 
 /**
  * @generated from message payments.v1.PreparePaymentResponse
@@ -317,18 +480,12 @@ export type PreparePaymentResponse = Message<"payments.v1.PreparePaymentResponse
   requirement?: PaymentRequirement | undefined;
 
   /**
-   * typed_data_json is the EIP-712 TransferWithAuthorization to sign.
+   * authorization is the transferWithAuthorization to sign for `requirement` (the EIP-712 typed data and the
+   * payload stub are built from the two).
    *
-   * @generated from field: string typed_data_json = 3;
+   * @generated from field: payments.v1.Authorization authorization = 5;
    */
-  typedDataJson: string;
-
-  /**
-   * payload_stub_json is the x402 v2 payload with the signature left empty.
-   *
-   * @generated from field: string payload_stub_json = 4;
-   */
-  payloadStubJson: string;
+  authorization?: Authorization | undefined;
 };
 
 /**
@@ -336,7 +493,7 @@ export type PreparePaymentResponse = Message<"payments.v1.PreparePaymentResponse
  * Use `create(PreparePaymentResponseSchema)` to create a new message.
  */
 export const PreparePaymentResponseSchema: GenMessage<PreparePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 6);
+  messageDesc(file_payments_v1_payments, 10);
 
 /**
  * @generated from message payments.v1.SubmitPaymentRequest
@@ -372,7 +529,7 @@ export type SubmitPaymentRequest = Message<"payments.v1.SubmitPaymentRequest"> &
  * Use `create(SubmitPaymentRequestSchema)` to create a new message.
  */
 export const SubmitPaymentRequestSchema: GenMessage<SubmitPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 7);
+  messageDesc(file_payments_v1_payments, 11);
 
 /**
  * @generated from message payments.v1.SubmitPaymentResponse
@@ -393,11 +550,18 @@ export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse">
   redelivered: boolean;
 
   /**
-   * settle_response_json is the x402 SettleResponse for the PAYMENT-RESPONSE header.
+   * settle_response is the x402 SettleResponse for the PAYMENT-RESPONSE header.
    *
-   * @generated from field: string settle_response_json = 3;
+   * @generated from field: payments.v1.SettleResponse settle_response = 7;
    */
-  settleResponseJson: string;
+  settleResponse?: SettleResponse | undefined;
+
+  /**
+   * checkout is the catalog checkout paid for, as payments read it: the goods to deliver.
+   *
+   * @generated from field: catalog.v1.Checkout checkout = 8;
+   */
+  checkout?: Checkout | undefined;
 
   /**
    * @generated from field: payments.v1.PaymentStatus status = 4;
@@ -420,7 +584,7 @@ export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse">
  * Use `create(SubmitPaymentResponseSchema)` to create a new message.
  */
 export const SubmitPaymentResponseSchema: GenMessage<SubmitPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 8);
+  messageDesc(file_payments_v1_payments, 12);
 
 /**
  * @generated from message payments.v1.GetReceiptRequest
@@ -437,7 +601,7 @@ export type GetReceiptRequest = Message<"payments.v1.GetReceiptRequest"> & {
  * Use `create(GetReceiptRequestSchema)` to create a new message.
  */
 export const GetReceiptRequestSchema: GenMessage<GetReceiptRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 9);
+  messageDesc(file_payments_v1_payments, 13);
 
 /**
  * @generated from message payments.v1.GetReceiptResponse
@@ -466,7 +630,7 @@ export type GetReceiptResponse = Message<"payments.v1.GetReceiptResponse"> & {
  * Use `create(GetReceiptResponseSchema)` to create a new message.
  */
 export const GetReceiptResponseSchema: GenMessage<GetReceiptResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 10);
+  messageDesc(file_payments_v1_payments, 14);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxRequest
@@ -483,7 +647,7 @@ export type FindReceiptByTxRequest = Message<"payments.v1.FindReceiptByTxRequest
  * Use `create(FindReceiptByTxRequestSchema)` to create a new message.
  */
 export const FindReceiptByTxRequestSchema: GenMessage<FindReceiptByTxRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 11);
+  messageDesc(file_payments_v1_payments, 15);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxResponse
@@ -500,7 +664,7 @@ export type FindReceiptByTxResponse = Message<"payments.v1.FindReceiptByTxRespon
  * Use `create(FindReceiptByTxResponseSchema)` to create a new message.
  */
 export const FindReceiptByTxResponseSchema: GenMessage<FindReceiptByTxResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 12);
+  messageDesc(file_payments_v1_payments, 16);
 
 /**
  * @generated from message payments.v1.FindHandoffRequest
@@ -522,7 +686,7 @@ export type FindHandoffRequest = Message<"payments.v1.FindHandoffRequest"> & {
  * Use `create(FindHandoffRequestSchema)` to create a new message.
  */
 export const FindHandoffRequestSchema: GenMessage<FindHandoffRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 13);
+  messageDesc(file_payments_v1_payments, 17);
 
 /**
  * @generated from message payments.v1.FindHandoffResponse
@@ -544,7 +708,7 @@ export type FindHandoffResponse = Message<"payments.v1.FindHandoffResponse"> & {
  * Use `create(FindHandoffResponseSchema)` to create a new message.
  */
 export const FindHandoffResponseSchema: GenMessage<FindHandoffResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 14);
+  messageDesc(file_payments_v1_payments, 18);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedRequest
@@ -561,16 +725,23 @@ export type FacilitatorSupportedRequest = Message<"payments.v1.FacilitatorSuppor
  * Use `create(FacilitatorSupportedRequestSchema)` to create a new message.
  */
 export const FacilitatorSupportedRequestSchema: GenMessage<FacilitatorSupportedRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 15);
+  messageDesc(file_payments_v1_payments, 19);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedResponse
  */
 export type FacilitatorSupportedResponse = Message<"payments.v1.FacilitatorSupportedResponse"> & {
   /**
-   * @generated from field: string supported_json = 1;
+   * @generated from field: repeated payments.v1.SupportedKind kinds = 2;
    */
-  supportedJson: string;
+  kinds: SupportedKind[];
+
+  /**
+   * signers maps a CAIP-2 family pattern (eip155:*) to the addresses that sign settlements.
+   *
+   * @generated from field: map<string, payments.v1.Signers> signers = 3;
+   */
+  signers: { [key: string]: Signers };
 };
 
 /**
@@ -578,7 +749,53 @@ export type FacilitatorSupportedResponse = Message<"payments.v1.FacilitatorSuppo
  * Use `create(FacilitatorSupportedResponseSchema)` to create a new message.
  */
 export const FacilitatorSupportedResponseSchema: GenMessage<FacilitatorSupportedResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 16);
+  messageDesc(file_payments_v1_payments, 20);
+
+/**
+ * SupportedKind is one x402 (version, scheme, network) the facilitator settles.
+ *
+ * @generated from message payments.v1.SupportedKind
+ */
+export type SupportedKind = Message<"payments.v1.SupportedKind"> & {
+  /**
+   * @generated from field: int32 x402_version = 1;
+   */
+  x402Version: number;
+
+  /**
+   * @generated from field: string scheme = 2;
+   */
+  scheme: string;
+
+  /**
+   * @generated from field: string network = 3;
+   */
+  network: string;
+};
+
+/**
+ * Describes the message payments.v1.SupportedKind.
+ * Use `create(SupportedKindSchema)` to create a new message.
+ */
+export const SupportedKindSchema: GenMessage<SupportedKind> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 21);
+
+/**
+ * @generated from message payments.v1.Signers
+ */
+export type Signers = Message<"payments.v1.Signers"> & {
+  /**
+   * @generated from field: repeated string addresses = 1;
+   */
+  addresses: string[];
+};
+
+/**
+ * Describes the message payments.v1.Signers.
+ * Use `create(SignersSchema)` to create a new message.
+ */
+export const SignersSchema: GenMessage<Signers> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 22);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyRequest
@@ -595,6 +812,9 @@ export type FacilitatorVerifyRequest = Message<"payments.v1.FacilitatorVerifyReq
   network: string;
 
   /**
+   * requirement_json and payload_json are the caller's request body fields, forwarded as sent (JSON text): payments
+   * alone judges them, and an answer to malformed input is part of the facilitator's contract.
+   *
    * @generated from field: string requirement_json = 3;
    */
   requirementJson: string;
@@ -610,16 +830,16 @@ export type FacilitatorVerifyRequest = Message<"payments.v1.FacilitatorVerifyReq
  * Use `create(FacilitatorVerifyRequestSchema)` to create a new message.
  */
 export const FacilitatorVerifyRequestSchema: GenMessage<FacilitatorVerifyRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 17);
+  messageDesc(file_payments_v1_payments, 23);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyResponse
  */
 export type FacilitatorVerifyResponse = Message<"payments.v1.FacilitatorVerifyResponse"> & {
   /**
-   * @generated from field: string verify_response_json = 1;
+   * @generated from field: payments.v1.VerifyResponse verify_response = 2;
    */
-  verifyResponseJson: string;
+  verifyResponse?: VerifyResponse | undefined;
 };
 
 /**
@@ -627,7 +847,7 @@ export type FacilitatorVerifyResponse = Message<"payments.v1.FacilitatorVerifyRe
  * Use `create(FacilitatorVerifyResponseSchema)` to create a new message.
  */
 export const FacilitatorVerifyResponseSchema: GenMessage<FacilitatorVerifyResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 18);
+  messageDesc(file_payments_v1_payments, 24);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleRequest
@@ -644,6 +864,9 @@ export type FacilitatorSettleRequest = Message<"payments.v1.FacilitatorSettleReq
   network: string;
 
   /**
+   * requirement_json and payload_json are the caller's request body fields, forwarded as sent (JSON text): payments
+   * alone judges them, and an answer to malformed input is part of the facilitator's contract.
+   *
    * @generated from field: string requirement_json = 3;
    */
   requirementJson: string;
@@ -659,16 +882,16 @@ export type FacilitatorSettleRequest = Message<"payments.v1.FacilitatorSettleReq
  * Use `create(FacilitatorSettleRequestSchema)` to create a new message.
  */
 export const FacilitatorSettleRequestSchema: GenMessage<FacilitatorSettleRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 19);
+  messageDesc(file_payments_v1_payments, 25);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleResponse
  */
 export type FacilitatorSettleResponse = Message<"payments.v1.FacilitatorSettleResponse"> & {
   /**
-   * @generated from field: string settle_response_json = 1;
+   * @generated from field: payments.v1.SettleResponse settle_response = 2;
    */
-  settleResponseJson: string;
+  settleResponse?: SettleResponse | undefined;
 };
 
 /**
@@ -676,7 +899,7 @@ export type FacilitatorSettleResponse = Message<"payments.v1.FacilitatorSettleRe
  * Use `create(FacilitatorSettleResponseSchema)` to create a new message.
  */
 export const FacilitatorSettleResponseSchema: GenMessage<FacilitatorSettleResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 20);
+  messageDesc(file_payments_v1_payments, 26);
 
 /**
  * @generated from enum payments.v1.Face

@@ -1,0 +1,115 @@
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { ExactEvmAuthorization, PaymentRequirements, SettleResponse, VerifyResponse } from "@c402/x402";
+import {
+  AuthorizationSchema,
+  FacilitatorSupportedResponseSchema,
+  PaymentRequirementSchema,
+  SettleResponseSchema,
+  VerifyResponseSchema,
+  type Authorization,
+  type FacilitatorSupportedResponse,
+  type PaymentRequirement,
+  type SettleResponse as SettleResponseMessage,
+  type VerifyResponse as VerifyResponseMessage,
+} from "./gen/payments/v1/payments_pb";
+
+/**
+ * The x402 wire objects as payments.v1 messages and back, in one place: the
+ * payments service writes them, the gateway reads them and renders the x402
+ * JSON, and a round trip gives back the same object (same keys, same order).
+ */
+
+/** What the facilitator's `supported` answers (x402 GET /supported). */
+export interface SupportedKinds {
+  kinds: { x402Version: number; scheme: string; network: string }[];
+  extensions: string[];
+  signers: Record<string, string[]>;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
+  return create(PaymentRequirementSchema, {
+    scheme: r.scheme,
+    network: r.network,
+    asset: r.asset,
+    amount: r.amount,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    extra: {
+      name: text(r.extra.name) ?? "",
+      version: text(r.extra.version) ?? "",
+      checkoutId: text(r.extra.checkoutId) ?? "",
+      rehearsal: r.extra.rehearsal === true,
+    },
+  });
+}
+
+export function requirementFromMessage(m: PaymentRequirement): PaymentRequirements {
+  const extra = m.extra;
+  return {
+    scheme: m.scheme,
+    network: m.network,
+    asset: m.asset,
+    amount: m.amount,
+    payTo: m.payTo,
+    maxTimeoutSeconds: m.maxTimeoutSeconds,
+    extra: {
+      name: extra?.name ?? "",
+      version: extra?.version ?? "",
+      checkoutId: extra?.checkoutId ?? "",
+      ...(extra?.rehearsal ? { rehearsal: true } : {}),
+    },
+  };
+}
+
+export function authorizationMessage(a: ExactEvmAuthorization): Authorization {
+  return create(AuthorizationSchema, { ...a });
+}
+
+export function authorizationFromMessage(m: Authorization): ExactEvmAuthorization {
+  return { from: m.from, to: m.to, value: m.value, validAfter: m.validAfter, validBefore: m.validBefore, nonce: m.nonce };
+}
+
+export function settleResponseMessage(r: SettleResponse): SettleResponseMessage {
+  return create(SettleResponseSchema, r);
+}
+
+export function settleResponseFromMessage(m: MessageInitShape<typeof SettleResponseSchema> | undefined): SettleResponse {
+  return {
+    success: m?.success ?? false,
+    ...(m?.errorReason !== undefined ? { errorReason: m.errorReason } : {}),
+    ...(m?.errorMessage !== undefined ? { errorMessage: m.errorMessage } : {}),
+    transaction: m?.transaction ?? "",
+    network: m?.network ?? "",
+    ...(m?.payer !== undefined ? { payer: m.payer } : {}),
+  };
+}
+
+export function verifyResponseMessage(r: VerifyResponse): VerifyResponseMessage {
+  return create(VerifyResponseSchema, r);
+}
+
+export function verifyResponseFromMessage(m: MessageInitShape<typeof VerifyResponseSchema> | undefined): VerifyResponse {
+  return {
+    isValid: m?.isValid ?? false,
+    ...(m?.invalidReason !== undefined ? { invalidReason: m.invalidReason } : {}),
+    ...(m?.invalidMessage !== undefined ? { invalidMessage: m.invalidMessage } : {}),
+    ...(m?.payer !== undefined ? { payer: m.payer } : {}),
+  };
+}
+
+export function supportedMessage(s: SupportedKinds): FacilitatorSupportedResponse {
+  return create(FacilitatorSupportedResponseSchema, {
+    kinds: s.kinds,
+    signers: Object.fromEntries(Object.entries(s.signers).map(([family, addresses]) => [family, { addresses }])),
+  });
+}
+
+export function supportedFromMessage(m: FacilitatorSupportedResponse): SupportedKinds {
+  return {
+    kinds: m.kinds.map((k) => ({ x402Version: k.x402Version, scheme: k.scheme, network: k.network })),
+    extensions: [],
+    signers: Object.fromEntries(Object.entries(m.signers).map(([family, s]) => [family, [...s.addresses]])),
+  };
+}
