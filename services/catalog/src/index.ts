@@ -1,4 +1,4 @@
-import { processedEventsMigration, type Subscription } from "@c402/bus";
+import type { Subscription } from "@c402/bus";
 import { catalogV1, healthV1, identityV1, TOPICS } from "@c402/contracts";
 import { subscribePaymentSettled } from "./events/payment-settled-consumer";
 import { migrate } from "@c402/db";
@@ -7,6 +7,7 @@ import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runt
 import { Catalog } from "./domain/catalog";
 import { catalogRpc } from "./rpc/catalog-rpc";
 import { catalogInitial } from "./store/migrations/0001_catalog";
+import { catalogProcessedEvents } from "./store/migrations/0002_processed_events";
 import { checkoutsPageIndex } from "./store/migrations/0003_checkouts_page";
 import { idempotencyKeysPerMode } from "./store/migrations/0004_idempotency_mode";
 
@@ -14,7 +15,7 @@ export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
 export const catalogMigrations = {
   "0001_catalog": catalogInitial,
-  "0002_processed_events": processedEventsMigration,
+  "0002_processed_events": catalogProcessedEvents,
   "0003_checkouts_page": checkoutsPageIndex,
   "0004_idempotency_mode": idempotencyKeysPerMode,
 };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { identityV1 } from "@c402/contracts";
+import type { CredentialKindName, KeyModeName, ScopeName } from "@c402/contracts";
 import { randomBase62 } from "@c402/ids";
 
 /**
@@ -7,9 +7,9 @@ import { randomBase62 } from "@c402/ids";
  * (~190 bits). Only a SHA-256 hash is stored; with that much entropy a slow
  * hash would add nothing. The prefix (mode plus four characters) is what lists show.
  */
-export type KeyMode = "test" | "live";
-export type Scope = "read_only" | "payments" | "full";
-export type CredentialKind = "api_key" | "session";
+export type KeyMode = KeyModeName;
+export type Scope = ScopeName;
+export type CredentialKind = CredentialKindName;
 
 const SCOPE_RANK: Record<Scope, number> = { read_only: 1, payments: 2, full: 3 };
 
@@ -52,32 +52,4 @@ export function mintRefusal(by: MintingCredential, wanted: { scope: Scope; mode:
     return "A test key cannot mint a live key: a key is never minted more powerful than the key asking for it. Use a live key with scope `full`, or sign in with the wallet and use the session.";
   }
   return undefined;
-}
-
-export const SCOPE_TO_PROTO: Record<Scope, identityV1.Scope> = {
-  read_only: identityV1.Scope.READ_ONLY,
-  payments: identityV1.Scope.PAYMENTS,
-  full: identityV1.Scope.FULL,
-};
-
-export const MODE_TO_PROTO: Record<KeyMode, identityV1.KeyMode> = {
-  test: identityV1.KeyMode.TEST,
-  live: identityV1.KeyMode.LIVE,
-};
-
-export function scopeFromProto(scope: identityV1.Scope): Scope | undefined {
-  return (Object.keys(SCOPE_TO_PROTO) as Scope[]).find((k) => SCOPE_TO_PROTO[k] === scope);
-}
-
-export const KIND_TO_PROTO: Record<CredentialKind, identityV1.CredentialKind> = {
-  api_key: identityV1.CredentialKind.API_KEY,
-  session: identityV1.CredentialKind.SESSION,
-};
-
-export function kindFromProto(kind: identityV1.CredentialKind): CredentialKind | undefined {
-  return (Object.keys(KIND_TO_PROTO) as CredentialKind[]).find((k) => KIND_TO_PROTO[k] === kind);
-}
-
-export function modeFromProto(mode: identityV1.KeyMode): KeyMode | undefined {
-  return (Object.keys(MODE_TO_PROTO) as KeyMode[]).find((k) => MODE_TO_PROTO[k] === mode);
 }

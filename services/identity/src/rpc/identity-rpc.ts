@@ -1,18 +1,8 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { identityV1 } from "@c402/contracts";
+import { credentialKindName, credentialKindToProto, identityV1, keyModeName, keyModeToProto, scopeName, scopeToProto } from "@c402/contracts";
 import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
-import {
-  KIND_TO_PROTO,
-  kindFromProto,
-  MODE_TO_PROTO,
-  modeFromProto,
-  SCOPE_TO_PROTO,
-  scopeFromProto,
-  type KeyMode,
-  type MintingCredential,
-  type Scope,
-} from "../domain/api-keys";
+import type { KeyMode, MintingCredential, Scope } from "../domain/api-keys";
 import type { Identity } from "../domain/identity";
 import type { ApiKeyPage, ApiKeyRow, PayoutWalletRow } from "../store/identity-store";
 
@@ -24,8 +14,8 @@ function keyMessage(k: ApiKeyRow): identityV1.ApiKey {
     id: k.id,
     ...(k.name !== null ? { name: k.name } : {}),
     prefix: k.prefix,
-    scope: SCOPE_TO_PROTO[k.scope as Scope],
-    mode: MODE_TO_PROTO[k.mode as KeyMode],
+    scope: scopeToProto(k.scope as Scope),
+    mode: keyModeToProto(k.mode as KeyMode),
     createdAt: ts(k.created_at),
     ...(k.revoked_at ? { revokedAt: ts(k.revoked_at) } : {}),
     ...(k.last_used_at ? { lastUsedAt: ts(k.last_used_at) } : {}),
@@ -43,9 +33,9 @@ function pageOf(req: identityV1.ListApiKeysRequest): ApiKeyPage {
 }
 
 function mintingCredentialOf(m: identityV1.MintingCredential | undefined): MintingCredential {
-  const kind = m && kindFromProto(m.kind);
-  const scope = m && scopeFromProto(m.scope);
-  const mode = m && modeFromProto(m.mode);
+  const kind = m && credentialKindName(m.kind);
+  const scope = m && scopeName(m.scope);
+  const mode = m && keyModeName(m.mode);
   if (!kind || !scope || !mode) throw invalid([{ field: "minted_by", reason: "must name the kind, scope and mode of the credential asking" }]);
   return { kind, scope, mode };
 }
@@ -71,14 +61,14 @@ export function identityRpc(identity: Identity): ServiceImplementation<typeof id
         accountId: c.accountId,
         keyId: c.id,
         keyPrefix: c.prefix,
-        scope: SCOPE_TO_PROTO[c.scope],
-        mode: MODE_TO_PROTO[c.mode],
-        kind: KIND_TO_PROTO[c.kind],
+        scope: scopeToProto(c.scope),
+        mode: keyModeToProto(c.mode),
+        kind: credentialKindToProto(c.kind),
       };
     },
     async createApiKey(req) {
-      const scope = scopeFromProto(req.scope);
-      const mode = modeFromProto(req.mode);
+      const scope = scopeName(req.scope);
+      const mode = keyModeName(req.mode);
       if (!scope) throw invalid([{ field: "scope", reason: "must be read_only, payments or full" }]);
       if (!mode) throw invalid([{ field: "mode", reason: "must be test or live" }]);
       const { key, secret } = await identity.createKey(
