@@ -17,6 +17,7 @@ import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
 import { prepareRoutes } from "./http/routes/prepare";
+import { qrRoutes } from "./http/routes/qr";
 import { receiptRoutes } from "./http/routes/receipts";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
 
@@ -33,6 +34,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /c/{id}, /c/{id}/test (the 402, and paying it)                 faces.ts
  *   /c/{id}/prepare, /c/{id}/test/prepare                          prepare.ts
  *   /c/{id}/handoff/{nonce}                                        handoff.ts
+ *   /c/{id}/qr.svg, /c/{id}/test/qr.svg                            qr.ts
  *   /r/{id}, /r/{id}/download, /r/by-tx/{hash}                     receipts.ts
  *   /x402/{family}/supported, /verify, /settle                     facilitator.ts
  *
@@ -56,6 +58,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(checkoutRoutes(deps, quotes));
   app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
   app.use(handoffRoutes(deps));
+  app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));
   app.use(receiptRoutes(deps));
   app.use(facilitatorRoutes(deps));

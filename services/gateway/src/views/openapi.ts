@@ -667,6 +667,28 @@ const faceQuery = [
 const base64: Schema = { type: "string", pattern: "^[A-Za-z0-9+/]+={0,2}$" };
 const paymentResponseHeader = { "PAYMENT-RESPONSE": header("The x402 SettleResponse, base64 JSON", base64) };
 
+function qrOperation(face: "live" | "rehearsal") {
+  return operation({
+    summary: `SVG QR code of the ${face} face URL (with h, the URL carries the handoff nonce and the answer is no-store; without, cached a day)`,
+    parameters: [
+      checkoutId,
+      {
+        name: "h",
+        in: "query",
+        required: false,
+        schema: { type: "string", pattern: HANDOFF_NONCE.source },
+        description: "Handoff nonce the code carries: the phone's payment names it, and the showing page polls /c/{id}/handoff/{nonce}",
+      },
+    ],
+    responses: {
+      "200": { description: "The QR code", content: { "image/svg+xml": { schema: { type: "string" } } } },
+      "400": use("BadRequest"),
+      "404": use("NotFound"),
+      "422": use("InvalidRequest"),
+    },
+  });
+}
+
 function faceOperation(face: "live" | "rehearsal") {
   const [v2, v1] = face === "live" ? ["PaymentRequired", "PaymentRequiredV1"] : ["RehearsalPaymentRequired", "RehearsalPaymentRequiredV1"];
   return operation({
@@ -902,6 +924,8 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           },
         }),
       },
+      "/c/{id}/qr.svg": { get: qrOperation("live") },
+      "/c/{id}/test/qr.svg": { get: qrOperation("rehearsal") },
       "/c/{id}/prepare": { post: prepareOperation("live") },
       "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
       "/r/{payment_id}": {
