@@ -164,6 +164,15 @@ async function setUp(): Promise<Fixtures> {
     200,
     "simulated payment on the unarmed live face",
   );
+  // The POST twins: the same payments presented again (redelivered), and the unpaid 402.
+  for (const [op, face, header] of [
+    ["POST /c/{id}/test/pay", "/test", payment],
+    ["POST /c/{id}/pay", "", livePayment],
+  ] as const) {
+    expectStatus(await scripted(op, { path: `/c/${reusable}${face}/pay`, headers: { "payment-signature": header } }), 200, `${op} paid`);
+    await scripted(op, { path: `/c/${reusable}${face}/pay`, headers: { "x-payment": header }, body: body({}) });
+    await scripted(op, { path: `/c/${single}${face}/pay` });
+  }
   const receipt = parsed(paid).receipt as { id: string; tx_hash: string };
   await scripted("GET /r/{payment_id}", { path: `/r/${receipt.id}` });
   await scripted("GET /r/{payment_id}", { path: `/r/${receipt.id}`, headers: { accept: "text/html" } });
@@ -195,6 +204,8 @@ async function setUp(): Promise<Fixtures> {
     payments: [
       { template: "/c/{id}/test", params: { id: reusable }, header: payment },
       { template: "/c/{id}", params: { id: reusable }, header: livePayment },
+      { template: "/c/{id}/test/pay", params: { id: reusable }, header: payment },
+      { template: "/c/{id}/pay", params: { id: reusable }, header: livePayment },
     ],
   };
 }

@@ -304,4 +304,18 @@ describe("buyer faces and the rehearsal payment", () => {
     expect((await call("GET", "/r/pay_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
     expect((await call("GET", "/r/chk_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
   });
+
+  it("pays by POST /c/{id}/test/pay with the same header: goods and receipt; presented again, redelivered", async () => {
+    const header = await signedFor(`/c/${checkout.id}/test`);
+    const paid = await call("POST", `/c/${checkout.id}/test/pay`, { headers: { "payment-signature": header } });
+    expect(paid.status).toBe(200);
+    expect(decoded(paid.headers.get("payment-response"))).toMatchObject({ success: true, network: "eip155:84532" });
+    expect(paid.body).toMatchObject({ fulfillment: { payload: { temp_c: 21 } }, receipt: { checkout_id: checkout.id, test_mode: true }, redelivered: false });
+    const again = await call("POST", `/c/${checkout.id}/test/pay`, { headers: { "payment-signature": header }, body: {} });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ receipt: { id: paid.body.receipt.id }, redelivered: true });
+    const unpaid = await call("POST", `/c/${checkout.id}/pay`);
+    expect(unpaid.status).toBe(402);
+    expect(decoded(unpaid.headers.get("payment-required")).accepts).toHaveLength(1);
+  });
 });

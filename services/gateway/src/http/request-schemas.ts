@@ -93,6 +93,8 @@ export const schemas = {
       payload: { type: "object", description: "The buyer's signed payment payload" },
     },
   },
+  /** POST /c/{id}/pay: the payment travels in its header, as on GET; `schedule` (series) is withheld until series exist. */
+  FacePay: { type: "object", additionalProperties: false, properties: {} },
   PaymentPrepare: {
     type: "object",
     additionalProperties: false,

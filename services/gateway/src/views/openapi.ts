@@ -689,37 +689,47 @@ function qrOperation(face: "live" | "rehearsal") {
   });
 }
 
-function faceOperation(face: "live" | "rehearsal") {
+/** GET of a face, or its POST twin (`/pay`: the same payment header, always JSON, an optional body that is empty for now). */
+function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get") {
   const [v2, v1] = face === "live" ? ["PaymentRequired", "PaymentRequiredV1"] : ["RehearsalPaymentRequired", "RehearsalPaymentRequiredV1"];
-  return operation({
-    summary: face === "live" ? "Live face: pay and get the goods" : "Rehearsal face (simulated settlement, no funds move)",
-    description:
-      "Without a payment: 402 with the requirements (JSON, or the pay page for browsers: `Accept: text/html`). With PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused.",
-    parameters: [checkoutId, ...paymentHeaders, ...faceQuery],
-    responses: {
-      "200": json("Goods and receipt in one response", ref("Paid"), paymentResponseHeader),
-      "202": json("Settlement broadcast but not confirmed yet", ref("PaymentPending"), paymentResponseHeader),
-      "400": use("BadRequest"),
-      "402": {
-        description:
-          "Payment required. Unpaid: the x402 body (v2, or v1 with x402_version=1) with accepts[], the offer card and the endpoint block, or the pay page for browsers. A presented payment refused: a problem document with `reason` and accepts[]. The v2 requirements are in PAYMENT-REQUIRED",
-        headers: {
-          "PAYMENT-REQUIRED": header("The x402 v2 PaymentRequired, base64 JSON (with `error` naming a refusal's reason)", base64, false),
-          "PAYMENT-RESPONSE": header("On a failed settlement: the failure SettleResponse, base64 JSON", base64, false),
+  const post = method === "post";
+  const pages = post ? {} : { "text/html": html };
+  return operation(
+    {
+      summary:
+        (face === "live" ? "Live face: pay and get the goods" : "Rehearsal face (simulated settlement, no funds move)") +
+        (post ? " (POST twin of paying by header on GET)" : ""),
+      description: post
+        ? "As GET of the face with PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused; without a payment, the 402 with the requirements (JSON). The body is optional and has no fields yet: `schedule` (series) answers 422 until series exist."
+        : "Without a payment: 402 with the requirements (JSON, or the pay page for browsers: `Accept: text/html`). With PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused.",
+      ...(post ? { requestBody: { ...body("FacePay"), required: false } } : {}),
+      parameters: [checkoutId, ...paymentHeaders, ...faceQuery],
+      responses: {
+        "200": json("Goods and receipt in one response", ref("Paid"), paymentResponseHeader),
+        "202": json("Settlement broadcast but not confirmed yet", ref("PaymentPending"), paymentResponseHeader),
+        "400": use("BadRequest"),
+        "402": {
+          description:
+            "Payment required. Unpaid: the x402 body (v2, or v1 with x402_version=1) with accepts[], the offer card and the endpoint block, or the pay page for browsers. A presented payment refused: a problem document with `reason` and accepts[]. The v2 requirements are in PAYMENT-REQUIRED",
+          headers: {
+            "PAYMENT-REQUIRED": header("The x402 v2 PaymentRequired, base64 JSON (with `error` naming a refusal's reason)", base64, false),
+            "PAYMENT-RESPONSE": header("On a failed settlement: the failure SettleResponse, base64 JSON", base64, false),
+          },
+          content: {
+            "application/json": { schema: { anyOf: [ref(v2), ref(v1)] } },
+            "application/problem+json": { schema: ref("PaymentRefused") },
+            ...pages,
+          },
         },
-        content: {
-          "application/json": { schema: { anyOf: [ref(v2), ref(v1)] } },
-          "application/problem+json": { schema: ref("PaymentRefused") },
-          "text/html": html,
-        },
+        "404": use("NotFound"),
+        "410": use("Gone"),
+        "422": use("InvalidRequest"),
+        "431": use("HeadersTooLarge"),
+        "503": use("Unavailable"),
       },
-      "404": use("NotFound"),
-      "410": use("Gone"),
-      "422": use("InvalidRequest"),
-      "431": use("HeadersTooLarge"),
-      "503": use("Unavailable"),
     },
-  });
+    ...(post ? [bodyProblems] : []),
+  );
 }
 
 function prepareOperation(face: "live" | "rehearsal") {
@@ -926,6 +936,8 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       "/c/{id}/qr.svg": { get: qrOperation("live") },
       "/c/{id}/test/qr.svg": { get: qrOperation("rehearsal") },
+      "/c/{id}/pay": { post: faceOperation("live", "post") },
+      "/c/{id}/test/pay": { post: faceOperation("rehearsal", "post") },
       "/c/{id}/prepare": { post: prepareOperation("live") },
       "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
       "/r/{payment_id}": {

@@ -8,7 +8,7 @@ import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
 import { CHECKOUT_NOT_YET_FIELDS, type BodyOf } from "../request-schemas";
-import { validateBody } from "../validate";
+import { validateBodyOffering } from "../validate";
 
 /** /v1/checkouts: a seller creates, lists, reads and arms checkouts. */
 
@@ -33,13 +33,7 @@ function canonical(value: unknown): string {
 
 /** The body, validated; a field the spec names but this deployment does not offer yet is refused by name. */
 function checkoutBodyOf(raw: unknown): CheckoutCreate {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return validateBody("CheckoutCreate", raw);
-  const notYet = new Set<string>(CHECKOUT_NOT_YET_FIELDS);
-  const errors = CHECKOUT_NOT_YET_FIELDS.filter((field) => field in raw).map((field) => ({
-    field,
-    reason: "is part of the spec but not available on this deployment yet",
-  }));
-  return validateBody("CheckoutCreate", Object.fromEntries(Object.entries(raw).filter(([k]) => !notYet.has(k))), errors);
+  return validateBodyOffering("CheckoutCreate", raw, CHECKOUT_NOT_YET_FIELDS);
 }
 
 function idempotencyKeyOf(req: Request): string | undefined {

@@ -9,33 +9,41 @@ import { goodsOf, type UnpaidAnswers } from "../../faces/unpaid";
 import { payPage } from "../../views/pay-page";
 import { paidView, pendingPaymentView } from "../../views/payments";
 import type { GatewayDeps } from "../deps";
+import { validateBodyOffering } from "../validate";
 import { checkoutIdOf, handoffOf, paymentOf, wantsHtml, wireVersionOf } from "../face-requests";
+
+/** Fields of the pay body the spec names for features not built yet (series). */
+const PAY_NOT_YET_FIELDS = ["schedule"] as const;
 
 /**
  * GET /c/{id} (the live face) and GET /c/{id}/test (the rehearsal face):
  * without a payment, the 402 with the face's requirements (JSON, or a page
  * for a browser); with one, what payments makes of it: 200 with the goods and
  * the receipt, 202 pending, or a 402 refusal with fresh requirements.
+ * POST /c/{id}/pay and /c/{id}/test/pay are the POST twins (the payment in
+ * the same header; always JSON; a `schedule` body is for series, not built).
  */
 export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAnswers): Router {
   const router = Router();
 
-  const show = (face: Face) => async (req: Request, res: Response) => {
-    const id = checkoutIdOf(req);
-    res.setHeader("Cache-Control", "no-store");
-    const payment = paymentOf(req);
-    if (payment) return pay(req, res, id, face, payment);
-    const answer = await unpaid.of(id, face, wireVersionOf(req));
-    res.setHeader(HEADERS.paymentRequired, answer.header);
-    if (wantsHtml(req)) {
-      res
-        .status(402)
-        .type("html")
-        .send(payPage(answer.title, answer.body, face));
-      return;
-    }
-    res.status(402).type("json").send(answer.json);
-  };
+  const show =
+    (face: Face, pages = true) =>
+    async (req: Request, res: Response) => {
+      const id = checkoutIdOf(req);
+      res.setHeader("Cache-Control", "no-store");
+      const payment = paymentOf(req);
+      if (payment) return pay(req, res, id, face, payment);
+      const answer = await unpaid.of(id, face, wireVersionOf(req));
+      res.setHeader(HEADERS.paymentRequired, answer.header);
+      if (pages && wantsHtml(req)) {
+        res
+          .status(402)
+          .type("html")
+          .send(payPage(answer.title, answer.body, face));
+        return;
+      }
+      res.status(402).type("json").send(answer.json);
+    };
 
   // A header that is not a payment at all was refused at the edge (faces/fast-path.ts) when this face's
   // requirements were at hand; here, payments judges it.
@@ -72,7 +80,17 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
     res.status(200).json(paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl));
   }
 
+  const payByPost = (face: Face) => {
+    const answer = show(face, false);
+    return async (req: Request, res: Response) => {
+      validateBodyOffering("FacePay", req.body, PAY_NOT_YET_FIELDS);
+      return answer(req, res);
+    };
+  };
+
   router.get("/c/:id", show("live"));
   router.get("/c/:id/test", show("test"));
+  router.post("/c/:id/pay", payByPost("live"));
+  router.post("/c/:id/test/pay", payByPost("test"));
   return router;
 }
