@@ -131,6 +131,22 @@ describe("wallet sign-in: the first key once, then sessions", () => {
     expect(checkout.body.test_mode).toBe(true);
   });
 
+  it("logout ends the session at once (its token is 401 after, other sessions and keys still work); a key cannot log out (403)", async () => {
+    const s = await newSeller();
+    const [ending, other] = [await walletSession(s.wallet), await walletSession(s.wallet)];
+    const out = await call("POST", "/auth/logout", { key: ending });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("cache-control")).toBe("no-store");
+    expect(out.body).toEqual({ object: "session", ended: true, ended_at: expect.any(String) });
+    expect(Math.abs(Date.parse(out.body.ended_at) - Date.now())).toBeLessThan(60_000);
+    expect((await call("GET", "/v1/keys", { key: ending })).status).toBe(401);
+    expect((await call("POST", "/auth/logout", { key: ending })).status).toBe(401);
+    expect((await call("GET", "/v1/keys", { key: other })).status).toBe(200);
+    const byKey = await call("POST", "/auth/logout", { key: s.key });
+    expect(byKey.status).toBe(403);
+    expect((await call("GET", "/v1/keys", { key: s.key })).status).toBe(200);
+  });
+
   it("unknown session tokens are 401 with an invalid_token challenge", async () => {
     const r = await call("GET", "/v1/keys", { key: `sess_${base62(32)}` });
     expect(r.status).toBe(401);

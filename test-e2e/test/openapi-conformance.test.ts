@@ -63,7 +63,9 @@ async function setUp(): Promise<Fixtures> {
   const signUp = await signIn(wallet);
   expectStatus(signUp, 201, "first wallet sign-in");
   const full = parsed(signUp).api_key.secret as string;
-  await signIn(wallet); // a later sign-in: 200 with a session, checked against the document
+  const later = await signIn(wallet); // a later sign-in: 200 with a session, checked against the document
+  expectStatus(later, 200, "a later sign-in");
+  expectStatus(await scripted("POST /auth/logout", { path: "/auth/logout", headers: auth(parsed(later).session.token) }), 200, "logout");
 
   const newKey = async (spec: Record<string, unknown>) => {
     const r = await scripted("POST /v1/keys", { path: "/v1/keys", headers: auth(full), body: body(spec) });

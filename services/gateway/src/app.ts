@@ -19,6 +19,7 @@ import { keyRoutes } from "./http/routes/keys";
 import { prepareRoutes } from "./http/routes/prepare";
 import { qrRoutes } from "./http/routes/qr";
 import { receiptRoutes } from "./http/routes/receipts";
+import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
 
 /** Largest JSON body accepted (a checkout with its inline goods). */
@@ -29,6 +30,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *
  *   /, /health, /openapi.json, /llms.txt, /docs, /.well-known/*   discovery.ts
  *   /auth/wallet/challenge, /auth/wallet/verify                    wallet-auth.ts
+ *   /auth/logout                                                   sessions.ts
  *   /v1/keys                                                       keys.ts
  *   /v1/checkouts                                                  checkouts.ts
  *   /c/{id}, /c/{id}/test (the 402, and paying it)                 faces.ts
@@ -54,6 +56,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(boundedJsonBodies);
   app.use(discoveryRoutes(deps));
   app.use(walletAuthRoutes(deps));
+  app.use(sessionRoutes(deps));
   app.use(keyRoutes(deps));
   app.use(checkoutRoutes(deps, quotes));
   app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));

@@ -62,6 +62,21 @@ describe("identity: sessions, minting rule, challenge hygiene", () => {
       await expect(identity.resolve(`sess_${"a".repeat(32)}`)).rejects.toMatchObject({ slug: "unauthenticated" });
     });
 
+    it("logout ends the session at once; ending it again answers the first end; nobody ends another account's session", async () => {
+      const { accountId, session } = await accountWithSession();
+      const { id } = await identity.resolve(session.token);
+      const endedAt = await identity.endSession(accountId, id);
+      expect(endedAt).toEqual(clock);
+      await expect(identity.resolve(session.token)).rejects.toMatchObject({ slug: "unauthenticated" });
+      clock = new Date(clock.getTime() + 5_000);
+      expect(await identity.endSession(accountId, id)).toEqual(endedAt);
+      const other = await accountWithSession();
+      const otherId = (await identity.resolve(other.session.token)).id;
+      await expect(identity.endSession(accountId, otherId)).rejects.toMatchObject({ slug: "not-found" });
+      await expect(identity.resolve(other.session.token)).resolves.toMatchObject({ kind: "session" });
+      await expect(identity.endSession(accountId, "not-a-session-id")).rejects.toMatchObject({ slug: "not-found" });
+    });
+
     it("purges expired sessions when a new one opens", async () => {
       const old = await accountWithSession();
       const saved = clock;

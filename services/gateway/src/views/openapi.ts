@@ -449,6 +449,7 @@ const responseSchemas: Record<string, Schema> = {
     { ...apiKeyProperties, secret: { type: "string", pattern: "^sk_(test|live)_[0-9A-Za-z]+$" }, note: str },
     { closed: true, description: "A new API key with its secret, shown once" },
   ),
+  EndedSession: object({ object: { const: "session" }, ended: { const: true }, ended_at: timestamp }),
   ApiKeyList: object({ keys: { type: "array", items: ref("ApiKey") }, has_more: bool, next_cursor: strOrNull }),
   Checkout: object(
     { ...checkoutSummaryProperties, payload: { ...anyJson, description: "The goods" }, ...offerCardProperties },
@@ -835,6 +836,17 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
             },
           },
           bodyProblems,
+        ),
+      },
+      "/auth/logout": {
+        post: operation(
+          {
+            summary: "Log out: end the session this request is authenticated with",
+            description:
+              "The session's token gets 401 from then on; logging out again with it is 401. An API key is not a session: 403 (revoke a key with DELETE /v1/keys/{key_id}).",
+            responses: { "200": json("The session ended", ref("EndedSession")), "403": use("Forbidden"), "404": use("NotFound") },
+          },
+          authenticated("read_only"),
         ),
       },
       "/v1/keys": {

@@ -173,6 +173,13 @@ export class Identity {
     return key;
   }
 
+  /** Logout: the session stops being accepted at once; ending it again answers when it ended. */
+  async endSession(accountId: string, sessionId: string): Promise<Date> {
+    const session = isId("session", sessionId) ? await store.endSession(this.db, accountId, sessionId, this.now()) : undefined;
+    if (!session?.revoked_at) throw new ProblemError("not-found", "No such session on this account.");
+    return session.revoked_at;
+  }
+
   payoutWallets(accountId: string) {
     return store.listPayoutWallets(this.db, accountId);
   }

@@ -87,5 +87,8 @@ export function identityRpc(identity: Identity): ServiceImplementation<typeof id
     async getPayoutWallets(req) {
       return { wallets: (await identity.payoutWallets(req.accountId)).map(walletMessage) };
     },
+    async endSession(req) {
+      return { endedAt: ts(await identity.endSession(req.accountId, req.sessionId)) };
+    },
   };
 }

@@ -125,6 +125,16 @@ export const identityStore = {
 
   findSessionByHash: (db: IdentityDb, hash: string) => db.selectFrom("sessions").selectAll().where("token_hash", "=", hash).executeTakeFirst(),
 
+  /** Revokes the account's session (kept revoked at its first revocation time); undefined when the account has no such session. */
+  endSession: (db: IdentityDb, accountId: string, sessionId: string, now: Date) =>
+    db
+      .updateTable("sessions")
+      .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
+      .where("id", "=", sessionId)
+      .where("account_id", "=", accountId)
+      .returningAll()
+      .executeTakeFirst(),
+
   /** Deletes at most `limit` expired sessions, like deleteExpiredChallenges. */
   deleteExpiredSessions: async (db: IdentityDb, now: Date, limit: number) => {
     const r = await db
