@@ -62,22 +62,24 @@ function labels(name: string, component: string, indent: string): string {
   return `${indent}app.kubernetes.io/name: ${name}\n${indent}app.kubernetes.io/component: ${component}`;
 }
 
-/** Deployment + headless Service of one gRPC service: the one template every service of the list is expanded from. */
-function grpcWorkload(s: ServiceEntry): string {
-  const component = "grpc-service";
-  return `# ${s.name}: ${s.owns}. gRPC on port ${GRPC_CONTAINER_PORT} (GRPC_PORT in ${CONFIG_MAP}).
-apiVersion: apps/v1
+/**
+ * The Deployment every workload shares: its labels and selector, a rolling
+ * update that never drops below the wanted capacity, the pod's security
+ * context; `pod` is the rest of the pod spec (spread constraints, containers).
+ */
+function deployment(name: string, component: string, replicas: number, pod: string): string {
+  return `apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: ${s.name}
+  name: ${name}
   labels:
-${labels(s.name, component, "    ")}
+${labels(name, component, "    ")}
 spec:
-  replicas: 1
+  replicas: ${replicas}
   revisionHistoryLimit: 5
   selector:
     matchLabels:
-      app.kubernetes.io/name: ${s.name}
+      app.kubernetes.io/name: ${name}
   strategy:
     type: RollingUpdate
     rollingUpdate:
@@ -86,10 +88,42 @@ spec:
   template:
     metadata:
       labels:
-${labels(s.name, component, "        ")}
+${labels(name, component, "        ")}
     spec:
 ${POD_SECURITY}
-      containers:
+${pod}`;
+}
+
+/** The Service in front of a workload's pods on its one named port; `type` is the spec lines before the selector. */
+function service(name: string, component: string, type: string, port: { name: string; number: number; appProtocol: string }): string {
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: ${name}
+  labels:
+${labels(name, component, "    ")}
+spec:
+${type}
+  selector:
+    app.kubernetes.io/name: ${name}
+  ports:
+    - name: ${port.name}
+      port: ${port.number}
+      targetPort: ${port.name}
+      protocol: TCP
+      appProtocol: ${port.appProtocol}
+`;
+}
+
+/** Deployment + headless Service of one gRPC service: the one template every service of the list is expanded from. */
+function grpcWorkload(s: ServiceEntry): string {
+  const component = "grpc-service";
+  return `# ${s.name}: ${s.owns}. gRPC on port ${GRPC_CONTAINER_PORT} (GRPC_PORT in ${CONFIG_MAP}).
+${deployment(
+  s.name,
+  component,
+  1,
+  `      containers:
         - name: ${s.name}
           image: c402
           args: ["${entryFile(s.name)}"]
@@ -120,28 +154,18 @@ ${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secr
             periodSeconds: 10
             failureThreshold: 6
 ${resources(s.resources)}
-${CONTAINER_SECURITY}
+${CONTAINER_SECURITY}`,
+)}
 ---
-apiVersion: v1
-kind: Service
-metadata:
-  name: ${s.name}
-  labels:
-${labels(s.name, component, "    ")}
-spec:
-  # Headless: DNS returns every pod, and the gRPC clients balance round-robin
+${service(
+  s.name,
+  component,
+  `  # Headless: DNS returns every pod, and the gRPC clients balance round-robin
   # across them (a ClusterIP would pin each long-lived HTTP/2 connection to one pod).
   type: ClusterIP
-  clusterIP: None
-  selector:
-    app.kubernetes.io/name: ${s.name}
-  ports:
-    - name: grpc
-      port: ${GRPC_CONTAINER_PORT}
-      targetPort: grpc
-      protocol: TCP
-      appProtocol: grpc
-`;
+  clusterIP: None`,
+  { name: "grpc", number: GRPC_CONTAINER_PORT, appProtocol: "grpc" },
+)}`;
 }
 
 /** k8s/base/grpc-services.yaml: a Deployment and a Service for every gRPC service of the list. */
@@ -166,30 +190,11 @@ export function gatewayYaml(defaults: ServiceDefaults, g: GatewayEntry = GATEWAY
     `gateway: all public HTTP on port ${defaults.gatewayPort} (PORT in ${CONFIG_MAP}). Stateless; its`,
     "caches and rate limits live in Redis. Scaled by gateway-hpa.yaml.",
   )}
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${g.name}
-  labels:
-${labels(g.name, component, "    ")}
-spec:
-  replicas: 2
-  revisionHistoryLimit: 5
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: ${g.name}
-  strategy:
-    type: RollingUpdate
-    rollingUpdate:
-      maxSurge: 1
-      maxUnavailable: 0
-  template:
-    metadata:
-      labels:
-${labels(g.name, component, "        ")}
-    spec:
-${POD_SECURITY}
-      topologySpreadConstraints:
+${deployment(
+  g.name,
+  component,
+  2,
+  `      topologySpreadConstraints:
         - maxSkew: 1
           topologyKey: kubernetes.io/hostname
           whenUnsatisfiable: ScheduleAnyway
@@ -223,25 +228,10 @@ ${probe(10, "\n            timeoutSeconds: 3\n            failureThreshold: 6")}
               exec:
                 command: ["sleep", "5"]
 ${resources(g.resources)}
-${CONTAINER_SECURITY}
+${CONTAINER_SECURITY}`,
+)}
 ---
-apiVersion: v1
-kind: Service
-metadata:
-  name: ${g.name}
-  labels:
-${labels(g.name, component, "    ")}
-spec:
-  type: ClusterIP
-  selector:
-    app.kubernetes.io/name: ${g.name}
-  ports:
-    - name: http
-      port: ${defaults.gatewayPort}
-      targetPort: http
-      protocol: TCP
-      appProtocol: http
-`;
+${service(g.name, component, "  type: ClusterIP", { name: "http", number: defaults.gatewayPort, appProtocol: "http" })}`;
 }
 
 /** k8s/base/configmap.yaml: non-secret settings of every service, defaults taken from the services' config modules. */
