@@ -63,6 +63,48 @@ describeWith("postgres")("concurrent duplicates of one live payment (PostgreSQL,
     }
   }, 120_000);
 
+  it("a duplicate whose simulation sees the first one's transaction waiting in the node's pool gets that settlement, never a refusal", async () => {
+    // Two replicas: B looked for a record before A claimed the payment, and simulates only once A's
+    // transaction waits in the pool. The node runs the simulation against its pending block, where
+    // the authorization is already used, while its logs do not show the settlement yet.
+    const checkout = liveCheckout({ reusable: true });
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await usdc.mint(buyer.address, 1_000_000n);
+    const { payload, requirement } = await signedLivePayment(live, checkout, buyer);
+    let inPool!: () => void;
+    const aWaitsInPool = new Promise<void>((resolve) => (inPool = resolve));
+    const slowChain = Object.create(live.chain) as LiveChain["chain"];
+    slowChain.simulateSettle = async (...args) => {
+      await aWaitsInPool;
+      return live.chain.simulateSettle(...args);
+    };
+    const replicaA = liveSaga(db, live, { settleTimeoutMs: 10_000 });
+    const replicaB = liveSaga(db, { ...live, chain: slowChain }, { settleTimeoutMs: 10_000 });
+    await devchainRpc(devchain, "evm_setAutomine", [false]);
+    try {
+      const second = replicaB.submit(checkout, payload, requirement);
+      const first = replicaA.submit(checkout, payload, requirement);
+      const txHash = await until(async () => {
+        const row = await db.selectFrom("payments").select("tx_hash").where("checkout_id", "=", checkout.id).executeTakeFirst();
+        if (!row?.tx_hash) return undefined;
+        return (await devchainRpc(devchain, "eth_getTransactionByHash", [row.tx_hash])) ? row.tx_hash : undefined;
+      });
+      inPool();
+      // B has simulated against the pending block before anything is mined.
+      await new Promise((r) => setTimeout(r, 500));
+      await devchainRpc(devchain, "evm_mine", []);
+      const outcomes = await Promise.allSettled([first, second]);
+      expect(outcomes.map((o) => (o.status === "fulfilled" ? { kind: o.value.kind, tx: o.value.row.tx_hash } : String(o.reason)))).toEqual([
+        { kind: "settled", tx: txHash },
+        { kind: "settled", tx: txHash },
+      ]);
+    } finally {
+      await devchainRpc(devchain, "evm_setAutomine", [true]);
+    }
+    expect(await db.selectFrom("payments").select("status").where("checkout_id", "=", checkout.id).execute()).toEqual([{ status: "settled" }]);
+    expect(await usdc.balance(buyer.address)).toBe(1_000_000n - breakdown(100_000n).total);
+  }, 60_000);
+
   it("a different payment for a single-shot checkout sold meanwhile is refused as already paid, and charges nothing", async () => {
     const saga = liveSaga(db, live, { settleTimeoutMs: 10_000 });
     const checkout = liveCheckout({ reusable: false });
@@ -82,3 +124,26 @@ describeWith("postgres")("concurrent duplicates of one live payment (PostgreSQL,
     expect(balances).toEqual(new Set([1_000_000n - breakdown(100_000n).total, 1_000_000n]));
   }, 60_000);
 });
+
+/** A raw JSON-RPC call to the devchain (its test-only methods, such as pausing automine). */
+async function devchainRpc(chain: RunningDevchain, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(chain.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+/** Polls `probe` until it answers something (10 s at most). */
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

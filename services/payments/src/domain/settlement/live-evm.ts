@@ -113,6 +113,10 @@ export class LiveEvmSettlement implements Settlement {
     // been submitted by someone else already (front-running is benign: it pays the same split).
     let onChain: SettledEvent | null = null;
     if (!simulation.ok) {
+      // A duplicate claimed and broadcast since the lookup above: the node simulates against its
+      // pending block, where that transaction already used the authorization. Its outcome is ours.
+      const claimedMeanwhile = await store.findByAuthorization(this.db, key);
+      if (claimedMeanwhile) return this.resume(claimedMeanwhile, checkout.id, payload);
       onChain = (await live.chain.findSettlement(split, auth.from, auth.nonce)) ?? null;
       if (!onChain) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
     }
