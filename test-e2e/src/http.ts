@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { decodeHeader } from "@c402/x402";
+import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 
 export const baseUrl = () => {
@@ -62,6 +62,18 @@ export async function walletSession(wallet: PrivateKeyAccount): Promise<string> 
 export function otherLoopbackAddress(): string {
   const octet = () => 2 + Math.floor(Math.random() * 250);
   return `127.${octet()}.${octet()}.${octet()}`;
+}
+
+/** Pays a checkout's rehearsal face once, as a fresh buyer (simulated: nothing moves); answers the paid reply (its receipt in `body.receipt`). */
+export async function payRehearsal(checkoutId: string): Promise<Reply> {
+  const unpaid = await call("GET", `/c/${checkoutId}/test`);
+  const required = decoded(unpaid.headers.get("payment-required"));
+  const payment = await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), required.accepts[0] as PaymentRequirements, {
+    resourceUrl: required.resource.url,
+  });
+  const paid = await call("GET", `/c/${checkoutId}/test`, { headers: { "PAYMENT-SIGNATURE": encodeHeader(payment) } });
+  if (paid.status !== 200) throw new Error(`rehearsal payment answered ${paid.status}: ${paid.text}`);
+  return paid;
 }
 
 export async function newCheckout(key: string, body: Record<string, unknown> = {}) {

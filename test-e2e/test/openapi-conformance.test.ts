@@ -58,6 +58,13 @@ async function setUp(): Promise<Fixtures> {
   const scripted = fuzzer.scripted.bind(fuzzer);
   for (const op of fuzzer.ops.filter((o) => o.method === "GET" && !o.template.includes("{"))) await scripted(op.id, { path: op.template });
   await scripted("GET /health", { path: "/health?deep=true" });
+  captured.facilitatorHealth = await scripted("GET /health/facilitator", { path: "/health/facilitator?ignored=1" });
+  expectStatus(captured.facilitatorHealth, 200, "facilitator health");
+  // The fee calculator: one valid quote, and invalid ones (422 naming the field).
+  captured.quote = await scripted("GET /v1/platform/quote", { path: "/v1/platform/quote?price_usd=0.10&platform_fee_bps=250" });
+  expectStatus(captured.quote, 200, "platform quote");
+  for (const query of ["price_usd=0.10&platform_fee_bps=2001", "price_usd=0.10&platform_fee_bps=1.5", "platform_fee_bps=10", "price_usd=1&price_usd=1"])
+    expectStatus(await scripted("GET /v1/platform/quote", { path: `/v1/platform/quote?${query}` }), 422, `platform quote ?${query}`);
 
   const wallet = privateKeyToAccount(generatePrivateKey());
   const signUp = await signIn(wallet);
@@ -130,10 +137,62 @@ async function setUp(): Promise<Fixtures> {
   if (page.status === 200 && parsed(page).next_cursor) cursors.push(parsed(page).next_cursor);
   await scripted("GET /v1/checkouts", { path: "/v1/checkouts?include_voided=true", headers: auth(readOnly) });
   await scripted("GET /v1/checkouts/{id}", { path: `/v1/checkouts/${reusable}`, headers: auth(readOnly) });
+  // A checkout's life: patch (and an immutable field refused), void twice, restore twice, extend (refused while void).
+  const lived = await create(payments, { title: "Lifecycle", price_usd: "0.20", payload: { n: 1 }, reusable: true });
+  const livedPath = `/v1/checkouts/${lived}`;
+  expectStatus(
+    await scripted("PATCH /v1/checkouts/{id}", {
+      path: livedPath,
+      headers: auth(payments),
+      body: body({ title: "Lifecycle 2", coverage: null, input_schema: { type: "object" } }),
+    }),
+    200,
+    "patch",
+  );
+  expectStatus(await scripted("PATCH /v1/checkouts/{id}", { path: livedPath, headers: auth(payments), body: body({ price_usd: "1.00" }) }), 422, "patch price");
+  expectStatus(await scripted("DELETE /v1/checkouts/{id}", { path: livedPath, headers: auth(payments) }), 200, "void");
+  await scripted("DELETE /v1/checkouts/{id}", { path: livedPath, headers: auth(payments) });
+  expectStatus(
+    await scripted("POST /v1/checkouts/{id}/extend", { path: `${livedPath}/extend`, headers: auth(payments), body: body({ expires_in_minutes: 30 }) }),
+    409,
+    "extend void",
+  );
+  expectStatus(await scripted("POST /v1/checkouts/{id}/restore", { path: `${livedPath}/restore`, headers: auth(payments) }), 200, "restore");
+  await scripted("POST /v1/checkouts/{id}/restore", { path: `${livedPath}/restore`, headers: auth(payments) });
+  expectStatus(
+    await scripted("POST /v1/checkouts/{id}/extend", { path: `${livedPath}/extend`, headers: auth(payments), body: body({ expires_in_minutes: null }) }),
+    200,
+    "extend",
+  );
+  expectStatus(
+    await scripted("POST /v1/checkouts/{id}/extend", { path: `${livedPath}/extend`, headers: auth(payments), body: body({}) }),
+    422,
+    "extend without a deadline",
+  );
+  const events = await scripted("GET /v1/account/events", { path: "/v1/account/events?limit=2", headers: auth(readOnly) });
+  expectStatus(events, 200, "account events");
+  if (parsed(events).next_before) {
+    await scripted("GET /v1/account/events", { path: `/v1/account/events?action=key.&before=${parsed(events).next_before}`, headers: auth(readOnly) });
+  }
+  expectStatus(await scripted("GET /v1/account/events", { path: "/v1/account/events?before=yesterday", headers: auth(readOnly) }), 422, "events cursor");
 
   const other = await signIn(privateKeyToAccount(generatePrivateKey()));
   expectStatus(other, 201, "another seller's sign-in");
   const foreign = await create(parsed(other).api_key.secret, { title: "Someone else's", price_usd: "0.50" });
+
+  // The seller profile: read, changed, refused (422), and a slug the other seller holds (409).
+  const slug = `fuzz-${SEED}-${Date.now().toString(36)}`;
+  expectStatus(await scripted("GET /auth/me", { path: "/auth/me", headers: auth(readOnly) }), 200, "profile");
+  const profileChange = { name: "Fuzz seller", profile_type: "team", website_url: "https://fuzz.example", social_links: { github: "https://github.com/fuzz" } };
+  expectStatus(await scripted("PATCH /auth/me", { path: "/auth/me", headers: auth(full), body: body(profileChange) }), 200, "profile change");
+  expectStatus(await scripted("PATCH /auth/me", { path: "/auth/me", headers: auth(full), body: body({ slug: "Not A Slug" }) }), 422, "profile slug");
+  const otherProfile = { slug, bio: "" };
+  expectStatus(
+    await scripted("PATCH /auth/me", { path: "/auth/me", headers: auth(parsed(other).api_key.secret), body: body(otherProfile) }),
+    200,
+    "other profile",
+  );
+  expectStatus(await scripted("PATCH /auth/me", { path: "/auth/me", headers: auth(full), body: body({ slug }) }), 409, "taken slug");
 
   for (const id of [single, reusable, armed, foreign]) {
     for (const face of ["", "/test"]) {
@@ -182,6 +241,31 @@ async function setUp(): Promise<Fixtures> {
   await scripted("GET /r/by-tx/{tx_hash}", { path: `/r/by-tx/${receipt.tx_hash}` });
   await scripted("GET /c/{id}/handoff/{nonce}", { path: `/c/${reusable}/handoff/${nonce}` });
 
+  // Reports: filed with no credential (anonymous, and a buyer report naming the receipt), refused (422), listed
+  // (another seller's checkout is 404), acknowledged, resolved (a note is required), then 409.
+  const reportsOf = (id: string) => `/v1/checkouts/${id}/reports`;
+  const fileReport = (id: string, spec: Record<string, unknown>) => scripted("POST /v1/checkouts/{id}/reports", { path: reportsOf(id), body: body(spec) });
+  const anonymousReport = await fileReport(reusable, { category: "stale_data", detail: "Yesterday's tides." });
+  expectStatus(anonymousReport, 201, "anonymous report");
+  const buyerReport = await fileReport(reusable, { category: "not_delivered", receipt_id: receipt.id });
+  expectStatus(buyerReport, 201, "buyer report");
+  expectStatus(await fileReport(single, { category: "other", receipt_id: receipt.id }), 422, "a report naming another checkout's receipt");
+  expectStatus(await fileReport(reusable, { category: "refund_please" }), 422, "a report outside the categories");
+  expectStatus(await scripted("GET /v1/checkouts/{id}/reports", { path: reportsOf(reusable), headers: auth(readOnly) }), 200, "a checkout's reports");
+  expectStatus(await scripted("GET /v1/checkouts/{id}/reports", { path: reportsOf(foreign), headers: auth(readOnly) }), 404, "another seller's reports");
+  captured.reports = await scripted("GET /v1/reports", { path: "/v1/reports?limit=1", headers: auth(readOnly) });
+  expectStatus(captured.reports, 200, "reports");
+  if (parsed(captured.reports).next_cursor) cursors.push(parsed(captured.reports).next_cursor);
+  expectStatus(await scripted("GET /v1/reports", { path: "/v1/reports?limit=0", headers: auth(readOnly) }), 422, "reports page size");
+  const reportPath = `/v1/reports/${parsed(buyerReport).id}`;
+  const patchReport = (key: string, spec: Record<string, unknown>) =>
+    scripted("PATCH /v1/reports/{report_id}", { path: reportPath, headers: auth(key), body: body(spec) });
+  expectStatus(await patchReport(readOnly, { status: "acknowledged" }), 403, "report change with a read_only key");
+  expectStatus(await patchReport(payments, { status: "acknowledged", note: "Looking into it." }), 200, "report acknowledged");
+  expectStatus(await patchReport(payments, { status: "resolved" }), 422, "report resolved without a note");
+  expectStatus(await patchReport(payments, { status: "resolved", note: "Redelivered." }), 200, "report resolved");
+  expectStatus(await patchReport(payments, { status: "acknowledged" }), 409, "a resolved report acknowledged");
+
   const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
   for (const family of ["base", "stellar", "solana"]) {
     await scripted("GET /x402/{family}/supported", { path: `/x402/${family}/supported` });
@@ -198,11 +282,12 @@ async function setUp(): Promise<Fixtures> {
       "POST /v1/checkouts/{id}/go-live id": [single, armed, foreign],
       key_id: sacrificial,
       payment_id: [receipt.id],
+      report_id: [parsed(anonymousReport).id, parsed(buyerReport).id],
       tx_hash: [receipt.tx_hash],
       nonce: [nonce],
       family: ["base", "stellar", "solana"],
     },
-    query: { cursor: cursors },
+    query: { cursor: cursors, price_usd: ["0.10", "0.000001", "1000000"] },
     payments: [
       { template: "/c/{id}/test", params: { id: reusable }, header: payment },
       { template: "/c/{id}", params: { id: reusable }, header: livePayment },
@@ -298,6 +383,9 @@ describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per o
     expect(violations("GET /v1/keys", captured.keys!)).toBe("");
     expect(violations("GET /c/{id}/test", captured.rehearsal!)).toBe("");
     expect(violations("GET /c/{id}/test", captured.paid!)).toBe("");
+    expect(violations("GET /v1/platform/quote", captured.quote!)).toBe("");
+    expect(violations("GET /health/facilitator", captured.facilitatorHealth!)).toBe("");
+    expect(violations("GET /v1/reports", captured.reports!)).toBe("");
     // Drift in shapes.
     expect(
       violations(
@@ -333,6 +421,24 @@ describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per o
       violations(
         "GET /c/{id}/test",
         drifted(captured.paid!, (b) => (b.receipt.total = "110500")),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /v1/platform/quote",
+        drifted(captured.quote!, (b) => (b.buyer_pays = "0.1105")),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /health/facilitator",
+        drifted(captured.facilitatorHealth!, (b) => delete b.chains.solana.reason),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /v1/reports",
+        drifted(captured.reports!, (b) => (b.reports[0].account_id = "acct_leaked")),
       ),
     ).toMatch(/does not match its schema/);
     // Statuses, content types, headers, problem slugs.

@@ -69,8 +69,12 @@ export function outboxRow(event: OutboxEvent): OutboxRow {
 }
 
 /** Writes the event in the caller's transaction; returns its event id. */
-export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
-  const row = outboxRow(event);
+export function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
+  return enqueueOutboxRow(trx, outboxRow(event));
+}
+
+/** Writes an event already built as its outbox row, in the caller's transaction; returns its event id. */
+export async function enqueueOutboxRow(trx: Kysely<any>, row: OutboxRow): Promise<string> {
   await trx.insertInto("outbox").values(row).execute();
   return row.event_id;
 }

@@ -4,8 +4,14 @@
  */
 export const TOPICS = {
   paymentSettled: "events.payments.v1.payment-settled",
+  /** Every service's account events (keyed by the id of what changed), recorded by identity. */
+  accountActivity: "events.account.v1.account-activity",
+  /** A report filed on a checkout (catalog; keyed by the checkout id). */
+  checkoutReported: "events.catalog.v1.checkout-reported",
 } as const;
 
 export const EVENT_TYPES = {
   paymentSettled: "payment.settled",
+  accountActivity: "account.activity",
+  checkoutReported: "checkout.reported",
 } as const;

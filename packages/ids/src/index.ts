@@ -17,6 +17,7 @@ export const ID_PREFIX = {
   event: "evt_",
   walletChallenge: "wch_",
   session: "ses_",
+  report: "rpt_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -39,6 +40,7 @@ export type ApiKeyId = Id<"apiKey">;
 export type EventId = Id<"event">;
 export type WalletChallengeId = Id<"walletChallenge">;
 export type SessionId = Id<"session">;
+export type ReportId = Id<"report">;
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const BODY_LENGTH = 24;

@@ -40,6 +40,18 @@ export function parseUsd(text: string): bigint {
   return BigInt(whole) * UNIT + BigInt(frac.padEnd(USDC_DECIMALS, "0") || "0");
 }
 
+/**
+ * Parses a price ("price_usd" of a checkout create, of a platform quote):
+ * a decimal string of at most six decimals, more than zero and at most
+ * MAX_PRICE_ATOMIC. Throws MoneyFormatError saying what is wrong.
+ */
+export function parsePrice(text: string): bigint {
+  const atomic = parseUsd(text);
+  if (atomic < MIN_PRICE_ATOMIC) throw new MoneyFormatError("must be greater than zero");
+  if (atomic > MAX_PRICE_ATOMIC) throw new MoneyFormatError(`must be at most ${MAX_PRICE_ATOMIC / UNIT}`);
+  return atomic;
+}
+
 /** Formats atomic units as a USD string with exactly six decimals ("0.100000"). */
 export function formatUsd(atomic: bigint): string {
   const sign = atomic < 0n ? "-" : "";

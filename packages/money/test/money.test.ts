@@ -1,4 +1,4 @@
-import { breakdown, formatUsd, MoneyFormatError, parseUsd, priceFromTotal, protocolFee, platformCut } from "../src";
+import { breakdown, formatUsd, MoneyFormatError, parsePrice, parseUsd, priceFromTotal, protocolFee, platformCut } from "../src";
 
 describe("money", () => {
   it("a price of 0.10 is 100000 atomic units (spec)", () => {
@@ -10,6 +10,16 @@ describe("money", () => {
 
   it.each(["", "-1", "1.", ".5", "1e3", "0x10", " 1", "1.2345678", "01", "1,00"])("rejects %p", (text) => {
     expect(() => parseUsd(text)).toThrow(MoneyFormatError);
+  });
+
+  it("a price is more than zero and at most $1,000,000, with the reason when it is not", () => {
+    expect(parsePrice("0.000001")).toBe(1n);
+    expect(parsePrice("1000000")).toBe(1_000_000_000_000n);
+    expect(() => parsePrice("0")).toThrow(new MoneyFormatError("must be greater than zero"));
+    expect(() => parsePrice("0.000000")).toThrow(new MoneyFormatError("must be greater than zero"));
+    expect(() => parsePrice("1000000.000001")).toThrow(new MoneyFormatError("must be at most 1000000"));
+    expect(() => parsePrice("0.1234567")).toThrow(new MoneyFormatError("has more than 6 decimal places"));
+    expect(() => parsePrice("abc")).toThrow(MoneyFormatError);
   });
 
   it("formats with six decimals", () => {

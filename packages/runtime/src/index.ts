@@ -1,5 +1,4 @@
-import type { Bus } from "@c402/bus";
-import { KafkaBus } from "@c402/bus";
+import { KafkaBus, OutboxRelay, type Bus } from "@c402/bus";
 import { env, loadConfig, describeConfig, type ConfigOf, type ConfigSpec } from "@c402/config";
 import { healthV1 } from "@c402/contracts";
 import { openPostgres, type ServiceDatabase } from "@c402/db";
@@ -59,6 +58,38 @@ export function healthService(service: string, checks: Record<string, HealthChec
 
 export function standardHealth(deps: ServiceDeps, service: string) {
   return healthService(service, { database: () => deps.database.ping(), bus: () => deps.bus.ping() });
+}
+
+/** The relay of the service's outbox (its schema's `outbox` table to its bus); a failed round is logged and retried. */
+export function serviceOutboxRelay(deps: ServiceDeps): OutboxRelay {
+  return new OutboxRelay({ db: deps.database.db, bus: deps.bus, onError: (err) => deps.logger.warn({ err }, "outbox relay round failed") });
+}
+
+/** A task a service repeats in the background (a sweep): one round at a time, stopped with the service. */
+export interface PeriodicTask {
+  /** Stops the rounds and waits for the one under way. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `round` every `intervalMs`, never two at once (a slow round delays
+ * the next one); a failed round is logged and the next one runs as planned.
+ */
+export function startPeriodic(opts: { name: string; intervalMs: number; round: () => Promise<unknown>; logger: Logger }): PeriodicTask {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = opts
+      .round()
+      .catch((err) => opts.logger.warn({ err }, `${opts.name} round failed`))
+      .finally(() => (running = undefined));
+  }, opts.intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 /** Settings every distributed-mode service process reads. */

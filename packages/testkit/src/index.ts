@@ -1,2 +1,3 @@
 export * from "./infra";
 export * from "./rpc-fault-proxy";
+export * from "./databases";

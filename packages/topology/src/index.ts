@@ -63,11 +63,11 @@ export const GRPC_SERVICE_RESOURCES: Resources = { requests: { cpu: "100m", memo
 export const SERVICES = [
   {
     name: "identity",
-    owns: "accounts, wallet challenges, sessions, API keys (hashes), payout wallets",
+    owns: "accounts, wallet challenges, sessions, API keys (hashes), payout wallets, account events",
     database: { schema: "identity", role: "c402_identity" },
     addressEnv: "IDENTITY_GRPC_ADDRESS",
     calls: [],
-    topics: { publishes: [], consumes: [] },
+    topics: { publishes: [], consumes: [TOPICS.accountActivity] },
     secrets: [],
     readsBaseUrl: true,
     settlesOnChain: false,
@@ -75,11 +75,11 @@ export const SERVICES = [
   },
   {
     name: "catalog",
-    owns: "checkouts, idempotency keys",
+    owns: "checkouts, idempotency keys, reports, outbox",
     database: { schema: "catalog", role: "c402_catalog" },
     addressEnv: "CATALOG_GRPC_ADDRESS",
     calls: ["identity"],
-    topics: { publishes: [], consumes: [TOPICS.paymentSettled] },
+    topics: { publishes: [TOPICS.accountActivity, TOPICS.checkoutReported], consumes: [TOPICS.paymentSettled] },
     secrets: [],
     readsBaseUrl: false,
     settlesOnChain: false,

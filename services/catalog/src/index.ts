@@ -3,13 +3,19 @@ import { catalogV1, healthV1, identityV1, TOPICS } from "@c402/contracts";
 import { subscribePaymentSettled } from "./events/payment-settled-consumer";
 import { migrate } from "@c402/db";
 import type { ServiceClient } from "@c402/rpc";
-import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { serviceOutboxRelay, standardHealth, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { Catalog } from "./domain/catalog";
+import { Reports } from "./domain/reports";
 import { catalogRpc } from "./rpc/catalog-rpc";
+import { reportRpc } from "./rpc/report-rpc";
 import { catalogInitial } from "./store/migrations/0001_catalog";
 import { catalogProcessedEvents } from "./store/migrations/0002_processed_events";
 import { checkoutsPageIndex } from "./store/migrations/0003_checkouts_page";
 import { idempotencyKeysPerMode } from "./store/migrations/0004_idempotency_mode";
+import { catalogOutbox } from "./store/migrations/0005_outbox";
+import { checkoutLifecycle } from "./store/migrations/0006_lifecycle";
+import { checkoutSettings } from "./store/migrations/0007_checkout_settings";
+import { checkoutReports } from "./store/migrations/0008_reports";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -18,7 +24,14 @@ export const catalogMigrations = {
   "0002_processed_events": catalogProcessedEvents,
   "0003_checkouts_page": checkoutsPageIndex,
   "0004_idempotency_mode": idempotencyKeysPerMode,
+  "0005_outbox": catalogOutbox,
+  "0006_lifecycle": checkoutLifecycle,
+  "0007_checkout_settings": checkoutSettings,
+  "0008_reports": checkoutReports,
 };
+
+/** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */
+export const EXPIRY_SWEEP = { intervalMs: 10_000, batch: 200 };
 
 export interface CatalogClients {
   identity: ServiceClient<typeof identityV1.IdentityService>;
@@ -27,18 +40,34 @@ export interface CatalogClients {
 export async function createCatalogService(deps: ServiceDeps, clients: CatalogClients): Promise<ServiceModule> {
   await migrate(deps.database, catalogMigrations);
   let subscription: Subscription | undefined;
-  const catalog = new Catalog(deps.database.db, async (accountId) => (await clients.identity.getPayoutWallets({ accountId })).wallets);
+  let expirySweep: PeriodicTask | undefined;
+  const relay = serviceOutboxRelay(deps);
+  const catalog = new Catalog({
+    db: deps.database.db,
+    payoutWallets: async (accountId) => (await clients.identity.getPayoutWallets({ accountId })).wallets,
+    onCommitted: () => relay.poke(),
+  });
+  const reports = new Reports({ db: deps.database.db, onCommitted: () => relay.poke() });
   return {
     name: "catalog",
     register(server) {
-      server.add(catalogV1.CatalogService, catalogRpc(catalog));
+      server.add(catalogV1.CatalogService, { ...catalogRpc(catalog), ...reportRpc(reports) });
       server.add(healthV1.HealthService, standardHealth(deps, "catalog"));
     },
     async start() {
-      await deps.bus.ensureTopics([TOPICS.paymentSettled]);
+      await deps.bus.ensureTopics([TOPICS.paymentSettled, TOPICS.accountActivity, TOPICS.checkoutReported]);
       subscription = await subscribePaymentSettled(deps.bus, deps.database.db);
+      relay.start();
+      expirySweep = startPeriodic({
+        name: "expiry sweep",
+        intervalMs: EXPIRY_SWEEP.intervalMs,
+        round: () => catalog.recordExpiries(EXPIRY_SWEEP.batch),
+        logger: deps.logger,
+      });
     },
     async stop() {
+      await expirySweep?.stop();
+      await relay.stop();
       await subscription?.stop();
     },
   };

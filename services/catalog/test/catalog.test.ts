@@ -1,7 +1,8 @@
-import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
-import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { migrate } from "@c402/db";
+import { describeOnEachDatabase, type TestDatabase } from "@c402/testkit";
 import { getAddress } from "viem";
 import { catalogMigrations } from "../src";
+import { activityOf } from "./support/outbox-activity";
 import { Catalog, type CreateRequest } from "../src/domain/catalog";
 import { effectiveStatus } from "../src/domain/checkout-rules";
 import { catalogStore, snapshotOf, type CatalogDb, type CheckoutPage, type CheckoutSummaryRow } from "../src/store/catalog-store";
@@ -11,8 +12,10 @@ const ALL = { size: 1000 };
 /** A checksummed address with one letter's case flipped: a wrong EIP-55 checksum. */
 const CHECKSUMMED = getAddress("0x" + "ab".repeat(20));
 const MISCHECKSUMMED = CHECKSUMMED.replace(/[a-f]/, (c) => c.toUpperCase());
+const ACTOR = "key:sk_test_abcd";
 const base = (over: Partial<CreateRequest> = {}): CreateRequest => ({
   accountId: "acct_a",
+  actor: ACTOR,
   fingerprint: "fp1",
   title: "Weather report",
   priceUsd: "0.10",
@@ -21,7 +24,7 @@ const base = (over: Partial<CreateRequest> = {}): CreateRequest => ({
   ...over,
 });
 
-function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(): Promise<void> }>) {
+function catalogContract(open: () => Promise<TestDatabase>) {
   let ctx: Awaited<ReturnType<typeof open>>;
   let catalog: Catalog;
   let clock = new Date("2026-11-22T10:00:00Z");
@@ -30,14 +33,14 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
   beforeAll(async () => {
     ctx = await open();
     await migrate(ctx.database, catalogMigrations);
-    catalog = new Catalog(
-      ctx.database.db,
-      async (accountId) => {
+    catalog = new Catalog({
+      db: ctx.database.db,
+      payoutWallets: async (accountId) => {
         walletCalls++;
         return accountId === "acct_nowallet" ? [] : [{ chainFamily: "eip155", address: WALLET, isDefault: true }];
       },
-      () => clock,
-    );
+      now: () => clock,
+    });
   });
   afterAll(() => ctx.close());
 
@@ -104,6 +107,50 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
     expect((await catalog.list("acct_list", false, ALL)).map((c) => c.id)).toEqual([b.id, a.id]);
     await expect(catalog.get(a.id, "acct_other")).rejects.toMatchObject({ slug: "not-found" });
     await expect(catalog.get("chk_nope")).rejects.toMatchObject({ slug: "not-found" });
+  });
+
+  describe("checkout settings (parties, platform fee, payouts, embed, rehearsal budget)", () => {
+    it("stores and reads back what was sent, with the defaults for the rest", async () => {
+      const parties = { buyer: { name: "Ada", email: "ada@example.com", ref: "cust_1" }, seller: { name: "Shop", ref: "s-9" } };
+      const { checkout } = await catalog.create(base({ partiesJson: JSON.stringify(parties), walletButton: true, testDeliveryDailyCap: 3, platformFeeBps: 0 }));
+      expect(await catalog.get(checkout.id)).toMatchObject({
+        parties,
+        platform_fee_bps: 0,
+        inherit_account_payouts: true,
+        wallet_button: true,
+        test_delivery_daily_cap: 3,
+      });
+      const plain = (await catalog.create(base())).checkout;
+      expect(await catalog.get(plain.id)).toMatchObject({
+        parties: null,
+        platform_fee_bps: 0,
+        inherit_account_payouts: true,
+        wallet_button: false,
+        test_delivery_daily_cap: 25,
+      });
+    });
+
+    it.each([
+      [{ partiesJson: '{"buyer":{"name":"A"},"platform":{}}' }, "parties.platform"],
+      [{ partiesJson: '{"buyer":{"phone":"1"}}' }, "parties.buyer.phone"],
+      [{ partiesJson: '{"seller":{"email":"a@b.co"}}' }, "parties.seller.email"],
+      [{ partiesJson: '{"buyer":{"email":"not-an-address"}}' }, "parties.buyer.email"],
+      [{ partiesJson: `{"buyer":{"name":"${"n".repeat(201)}"}}` }, "parties.buyer.name"],
+      [{ partiesJson: '{"buyer":{"ref":5}}' }, "parties.buyer.ref"],
+      [{ partiesJson: "[1]" }, "parties"],
+      [{ platformFeeBps: 2001 }, "platform_fee_bps"],
+      [{ platformFeeBps: 250 }, "platform_fee_bps"],
+      [{ inheritAccountPayouts: false }, "pay_to"],
+      [{ testDeliveryDailyCap: 0 }, "test_delivery_daily_cap"],
+      [{ testDeliveryDailyCap: 100_001 }, "test_delivery_daily_cap"],
+    ])("refuses %j with 422 naming %s", async (over, field) => {
+      await expect(catalog.create(base(over))).rejects.toMatchObject({ slug: "invalid-request", errors: [expect.objectContaining({ field })] });
+    });
+
+    it("takes pay_to as sent when the account's payouts are not inherited", async () => {
+      const { checkout } = await catalog.create(base({ inheritAccountPayouts: false, payTo: CHECKSUMMED }));
+      expect(checkout).toMatchObject({ inherit_account_payouts: false, pay_to: CHECKSUMMED });
+    });
   });
 
   describe("pay_to checksum (EIP-55)", () => {
@@ -184,7 +231,7 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
     });
 
     it("keeps include_voided across pages", async () => {
-      const voided = { ...(await catalog.get(created[0]!)), id: "chk_voidedvoidedvoided00001", status: "void" as const };
+      const voided = { ...(await catalog.get(created[0]!)), id: "chk_voidedvoidedvoided00001", voided_at: clock };
       await catalogStore.insertCheckout(ctx.database.db as CatalogDb, voided);
       expect((await walk(2)).flat().map((c) => c.id)).not.toContain(voided.id);
       const withVoided = (await walk(2, true)).flat().map((c) => c.id);
@@ -199,25 +246,52 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
 
   it("goes live idempotently", async () => {
     const { checkout } = await catalog.create(base());
-    const first = await catalog.goLive("acct_a", checkout.id);
+    const first = await catalog.goLive("acct_a", checkout.id, ACTOR);
     expect(first).toMatchObject({ alreadyLive: false, checkout: { id: checkout.id, armed: true } });
-    const second = await catalog.goLive("acct_a", checkout.id);
+    const second = await catalog.goLive("acct_a", checkout.id, ACTOR);
     expect(second.alreadyLive).toBe(true);
     expect(second.checkout.armed_at).toEqual(first.checkout.armed_at);
-    await expect(catalog.goLive("acct_b", checkout.id)).rejects.toMatchObject({ slug: "not-found" });
+    await expect(catalog.goLive("acct_b", checkout.id, ACTOR)).rejects.toMatchObject({ slug: "not-found" });
   });
 
-  it("expires when its deadline passes", () => {
+  it("records each change with its account event, in the change's transaction (outbox), and nothing for a no-op", async () => {
+    const { checkout } = await catalog.create(base({ title: "Evented", priceUsd: "1.5", reusable: true }));
+    expect(await activityOf(ctx.database.db, checkout.id)).toEqual([
+      {
+        accountId: "acct_a",
+        testMode: true,
+        at: clock,
+        action: "checkout.created",
+        objectId: checkout.id,
+        actor: ACTOR,
+        detail: { title: "Evented", price_usd: "1.500000", reusable: true, armed: false, expires_at: checkout.expires_at?.toISOString() },
+      },
+    ]);
+    await catalog.goLive("acct_a", checkout.id, "wallet");
+    await catalog.goLive("acct_a", checkout.id, "wallet");
+    const events = await activityOf(ctx.database.db, checkout.id);
+    expect(events.map((e) => [e.action, e.actor, e.testMode])).toEqual([
+      ["checkout.created", ACTOR, true],
+      ["checkout.live", "wallet", false],
+    ]);
+    // A create refused by validation writes no event.
+    await expect(catalog.create(base({ title: "" }))).rejects.toMatchObject({ slug: "invalid-request" });
+  });
+
+  it("recomputes the status from the record: void, then paid, then expired, then open", () => {
     const at = new Date("2026-01-01T00:00:00Z");
-    expect(effectiveStatus("open", at, new Date(at.getTime() - 1))).toBe("open");
-    expect(effectiveStatus("open", at, at)).toBe("expired");
-    expect(effectiveStatus("void", at, new Date(at.getTime() + 1))).toBe("void");
+    const open = { status: "open" as const, voided_at: null, expires_at: at };
+    expect(effectiveStatus(open, new Date(at.getTime() - 1))).toBe("open");
+    expect(effectiveStatus(open, at)).toBe("expired");
+    expect(effectiveStatus({ ...open, expires_at: null }, new Date(8e15))).toBe("open");
+    expect(effectiveStatus({ ...open, status: "paid" }, new Date(at.getTime() + 1))).toBe("paid");
+    expect(effectiveStatus({ ...open, status: "paid", voided_at: at }, new Date(at.getTime() + 1))).toBe("void");
   });
 
   describe("idempotency keys", () => {
     it("replays the original checkout for the same key and body", async () => {
       const first = await catalog.create(base({ idempotencyKey: "k-1" }));
-      await catalog.goLive("acct_a", first.checkout.id);
+      await catalog.goLive("acct_a", first.checkout.id, ACTOR);
       const again = await catalog.create(base({ idempotencyKey: "k-1" }));
       expect(again.replayed).toBe(true);
       // The original checkout as first returned, even though it went live since.
@@ -302,11 +376,7 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
         .execute();
       await migrate(old.database, catalogMigrations);
 
-      const migrated = new Catalog(
-        old.database.db,
-        async () => [],
-        () => clock,
-      );
+      const migrated = new Catalog({ db: old.database.db, payoutWallets: async () => [], now: () => clock });
       for (const createdWithLiveKey of [false, true]) {
         const again = await migrated.create(base({ accountId: "acct_old", idempotencyKey: "k-old", createdWithLiveKey }));
         expect(again).toMatchObject({ replayed: true, checkout: { id: checkout.id } });
@@ -315,23 +385,4 @@ function catalogContract(open: () => Promise<{ database: ServiceDatabase; close(
   });
 }
 
-describe("catalog on embedded PostgreSQL", () => {
-  catalogContract(async () => {
-    const pg = await EmbeddedPostgres.open();
-    return { database: pg.forSchema("catalog"), close: () => pg.close() };
-  });
-});
-
-describeWith("postgres")("catalog on PostgreSQL", () => {
-  catalogContract(async () => {
-    const fresh = await freshPostgresDatabase();
-    const database = openPostgres({ url: fresh.url, schema: "catalog" });
-    return {
-      database,
-      async close() {
-        await database.close();
-        await fresh.drop();
-      },
-    };
-  });
-});
+describeOnEachDatabase("catalog", "catalog", catalogContract);

@@ -25,7 +25,7 @@ describe("catalog's payment.settled consumer (embedded bus)", () => {
     await migrate(payments, { "0001_outbox": outboxMigration });
     await migrate(catalogDb, catalogMigrations);
     bus = await DatabaseBus.open(pg.forSchema("bus"));
-    catalog = new Catalog(catalogDb.db, async () => [{ chainFamily: "eip155", address: WALLET, isDefault: true }]);
+    catalog = new Catalog({ db: catalogDb.db, payoutWallets: async () => [{ chainFamily: "eip155", address: WALLET, isDefault: true }] });
     relay = new OutboxRelay({ db: payments.db, bus });
     const sub = await subscribePaymentSettled(bus, catalogDb.db);
     stop = () => sub.stop();
@@ -39,6 +39,7 @@ describe("catalog's payment.settled consumer (embedded bus)", () => {
   async function checkout(reusable: boolean): Promise<string> {
     const { checkout } = await catalog.create({
       accountId: "acct_a",
+      actor: "key:sk_test_abcd",
       fingerprint: `fp_${Math.random()}`,
       title: "Report",
       priceUsd: "0.10",

@@ -8,17 +8,22 @@ import { bigintAsString } from "./http/json";
 import { jsonBody } from "./http/json-body";
 import { boundedJsonBodies } from "./http/json-bounds";
 import { errorHandler, notFound } from "./http/problems";
+import { SettlementRails } from "./http/rails";
 import { AuthFailureLimit } from "./http/rate-limit";
 import { requestContext } from "./http/request-context";
+import { accountRoutes } from "./http/routes/account";
 import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
 import { faceRoutes } from "./http/routes/faces";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
+import { platformRoutes } from "./http/routes/platform";
 import { prepareRoutes } from "./http/routes/prepare";
+import { profileRoutes } from "./http/routes/profile";
 import { qrRoutes } from "./http/routes/qr";
 import { receiptRoutes } from "./http/routes/receipts";
+import { reportRoutes } from "./http/routes/reports";
 import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
 
@@ -31,14 +36,19 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /, /health, /openapi.json, /llms.txt, /docs, /.well-known/*   discovery.ts
  *   /auth/wallet/challenge, /auth/wallet/verify                    wallet-auth.ts
  *   /auth/logout                                                   sessions.ts
+ *   /auth/me (GET, PATCH: the seller profile)                      profile.ts
  *   /v1/keys                                                       keys.ts
+ *   /v1/account/events                                             account.ts
  *   /v1/checkouts                                                  checkouts.ts
+ *   /v1/checkouts/{id}/reports, /v1/reports (filing is public)     reports.ts
  *   /c/{id}, /c/{id}/test (the 402, and paying it)                 faces.ts
  *   /c/{id}/prepare, /c/{id}/test/prepare                          prepare.ts
  *   /c/{id}/handoff/{nonce}                                        handoff.ts
  *   /c/{id}/qr.svg, /c/{id}/test/qr.svg                            qr.ts
  *   /r/{id}, /r/{id}/download, /r/by-tx/{hash}                     receipts.ts
  *   /x402/{family}/supported, /verify, /settle                     facilitator.ts
+ *   /health/facilitator                                            facilitator.ts
+ *   /v1/platform/quote                                             platform.ts
  *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
@@ -54,17 +64,23 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(["/c", "/r"], faceCors);
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(boundedJsonBodies);
-  app.use(discoveryRoutes(deps));
+  // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
+  const rails = new SettlementRails(deps.clients.payments, deps.logger);
+  app.use(discoveryRoutes(deps, rails));
   app.use(walletAuthRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(profileRoutes(deps));
   app.use(keyRoutes(deps));
+  app.use(accountRoutes(deps));
   app.use(checkoutRoutes(deps, quotes));
+  app.use(reportRoutes(deps));
   app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));
   app.use(receiptRoutes(deps));
-  app.use(facilitatorRoutes(deps));
+  app.use(facilitatorRoutes(deps, rails));
+  app.use(platformRoutes());
   app.use(notFound);
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));
   return app;

@@ -34,6 +34,19 @@ assertType<
       coverage?: string | null;
       source?: string | null;
       constraints?: string | null;
+      parties?: {
+        buyer?: { name?: string | null; email?: string | null; ref?: string | null } | null;
+        seller?: { name?: string | null; ref?: string | null } | null;
+      } | null;
+      platform_fee_bps?: number;
+      inherit_account_payouts?: boolean;
+      wallet_button?: boolean;
+      test_delivery_daily_cap?: number;
+      schedule_interval_days?: number;
+      schedule_periods?: number;
+      escrow_offer?: "optional" | "required";
+      content?: Record<string, unknown>;
+      max_deliveries?: number | null;
     }
   >
 >();
@@ -42,6 +55,20 @@ assertType<Equal<BodyOf<"WalletChallenge">, { address: string; network: string }
 assertType<Equal<BodyOf<"WalletVerify">, { message: string; signature: string }>>();
 assertType<Equal<BodyOf<"FacilitatorRequest">, { network: string; requirement: Record<string, unknown>; payload: Record<string, unknown> }>>();
 assertType<Equal<BodyOf<"PaymentPrepare">, { payer: string; network?: string | null; params?: Record<string, string> | null }>>();
+assertType<
+  Equal<
+    BodyOf<"ProfilePatch">,
+    {
+      slug?: string | null;
+      name?: string | null;
+      profile_type?: "individual" | "team" | "company" | "" | null;
+      bio?: string | null;
+      avatar_url?: string | null;
+      website_url?: string | null;
+      social_links?: Record<string, string> | null;
+    }
+  >
+>();
 
 describe("validateBody", () => {
   it("answers a valid body as it came", () => {

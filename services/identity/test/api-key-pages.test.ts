@@ -1,12 +1,12 @@
-import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { migrate } from "@c402/db";
 import { newId } from "@c402/ids";
-import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { describeOnEachDatabase, type TestDatabase } from "@c402/testkit";
 import { identityMigrations } from "../src";
 import { Identity } from "../src/domain/identity";
 import { identityStore, type ApiKeyPage, type ApiKeyRow, type IdentityDb } from "../src/store/identity-store";
 
 /** Keyset pages of GET /v1/keys, on the store and the domain, against a real database. */
-function apiKeyPagesContract(open: () => Promise<{ database: ServiceDatabase; close(): Promise<void> }>) {
+function apiKeyPagesContract(open: () => Promise<TestDatabase>) {
   let ctx: Awaited<ReturnType<typeof open>>;
   let db: IdentityDb;
   let identity: Identity;
@@ -80,23 +80,4 @@ function apiKeyPagesContract(open: () => Promise<{ database: ServiceDatabase; cl
   });
 }
 
-describe("API key pages on embedded PostgreSQL", () => {
-  apiKeyPagesContract(async () => {
-    const pg = await EmbeddedPostgres.open();
-    return { database: pg.forSchema("identity"), close: () => pg.close() };
-  });
-});
-
-describeWith("postgres")("API key pages on PostgreSQL", () => {
-  apiKeyPagesContract(async () => {
-    const fresh = await freshPostgresDatabase();
-    const database = openPostgres({ url: fresh.url, schema: "identity" });
-    return {
-      async close() {
-        await database.close();
-        await fresh.drop();
-      },
-      database,
-    };
-  });
-});
+describeOnEachDatabase("API key pages", "identity", apiKeyPagesContract);

@@ -65,16 +65,16 @@ describe("identity: sessions, minting rule, challenge hygiene", () => {
     it("logout ends the session at once; ending it again answers the first end; nobody ends another account's session", async () => {
       const { accountId, session } = await accountWithSession();
       const { id } = await identity.resolve(session.token);
-      const endedAt = await identity.endSession(accountId, id);
+      const endedAt = await identity.endSession(accountId, id, "wallet");
       expect(endedAt).toEqual(clock);
       await expect(identity.resolve(session.token)).rejects.toMatchObject({ slug: "unauthenticated" });
       clock = new Date(clock.getTime() + 5_000);
-      expect(await identity.endSession(accountId, id)).toEqual(endedAt);
+      expect(await identity.endSession(accountId, id, "wallet")).toEqual(endedAt);
       const other = await accountWithSession();
       const otherId = (await identity.resolve(other.session.token)).id;
-      await expect(identity.endSession(accountId, otherId)).rejects.toMatchObject({ slug: "not-found" });
+      await expect(identity.endSession(accountId, otherId, "wallet")).rejects.toMatchObject({ slug: "not-found" });
       await expect(identity.resolve(other.session.token)).resolves.toMatchObject({ kind: "session" });
-      await expect(identity.endSession(accountId, "not-a-session-id")).rejects.toMatchObject({ slug: "not-found" });
+      await expect(identity.endSession(accountId, "not-a-session-id", "wallet")).rejects.toMatchObject({ slug: "not-found" });
     });
 
     it("purges expired sessions when a new one opens", async () => {
@@ -95,8 +95,8 @@ describe("identity: sessions, minting rule, challenge hygiene", () => {
 
     it("a test key mints test keys only: a live key is refused with 403 naming why", async () => {
       const { accountId } = await accountWithSession();
-      await expect(identity.createKey(accountId, { scope: "full", mode: "test" }, testFull)).resolves.toMatchObject({ key: { mode: "test" } });
-      const refused = await identity.createKey(accountId, { scope: "read_only", mode: "live" }, testFull).catch((e: unknown) => e);
+      await expect(identity.createKey(accountId, { scope: "full", mode: "test" }, testFull, "wallet")).resolves.toMatchObject({ key: { mode: "test" } });
+      const refused = await identity.createKey(accountId, { scope: "read_only", mode: "live" }, testFull, "wallet").catch((e: unknown) => e);
       expect(refused).toMatchObject({ slug: "forbidden", message: expect.stringContaining("A test key cannot mint a live key") });
     });
 
@@ -104,7 +104,7 @@ describe("identity: sessions, minting rule, challenge hygiene", () => {
       const { accountId } = await accountWithSession();
       for (const by of [liveFull, session]) {
         for (const mode of ["test", "live"] as const) {
-          await expect(identity.createKey(accountId, { scope: "full", mode }, by)).resolves.toMatchObject({ key: { mode, scope: "full" } });
+          await expect(identity.createKey(accountId, { scope: "full", mode }, by, "wallet")).resolves.toMatchObject({ key: { mode, scope: "full" } });
         }
       }
     });
@@ -112,8 +112,8 @@ describe("identity: sessions, minting rule, challenge hygiene", () => {
     it("no key mints a scope above its own", async () => {
       const { accountId } = await accountWithSession();
       const payments: MintingCredential = { kind: "api_key", scope: "payments", mode: "live" };
-      await expect(identity.createKey(accountId, { scope: "full", mode: "test" }, payments)).rejects.toMatchObject({ slug: "forbidden" });
-      await expect(identity.createKey(accountId, { scope: "payments", mode: "live" }, payments)).resolves.toBeDefined();
+      await expect(identity.createKey(accountId, { scope: "full", mode: "test" }, payments, "wallet")).rejects.toMatchObject({ slug: "forbidden" });
+      await expect(identity.createKey(accountId, { scope: "payments", mode: "live" }, payments, "wallet")).resolves.toBeDefined();
     });
   });
 

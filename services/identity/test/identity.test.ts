@@ -120,14 +120,15 @@ describe("identity: wallet sign-in and API keys", () => {
       result.accountId,
       { name: "ci", scope: "read_only", mode: "live" },
       { kind: "session", scope: "full", mode: "test" },
+      "wallet",
     );
     expect(created.secret).toMatch(/^sk_live_/);
     const listed = await identity.listKeys(result.accountId, { size: 1000 });
     expect(listed.map((k) => k.id)).toEqual(expect.arrayContaining([created.key.id, result.key.id]));
     expect(JSON.stringify(listed)).not.toContain(created.secret);
-    await identity.revokeKey(result.accountId, created.key.id);
+    await identity.revokeKey(result.accountId, created.key.id, "wallet");
     await expect(identity.resolve(created.secret)).rejects.toMatchObject({ slug: "unauthenticated" });
-    await expect(identity.revokeKey("acct_other", result.key.id)).rejects.toMatchObject({ slug: "not-found" });
+    await expect(identity.revokeKey("acct_other", result.key.id, "wallet")).rejects.toMatchObject({ slug: "not-found" });
   });
 
   it("rejects malformed and unknown keys as unauthenticated", async () => {

@@ -1,11 +1,10 @@
-import { OutboxRelay } from "@c402/bus";
 import { catalogV1, checkoutStatusName, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { defaultOf } from "@c402/config";
 import type { ServiceClient } from "@c402/rpc";
 import { FEE_RULE_ID } from "@c402/evm-contracts";
 import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
-import { healthService, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { healthService, serviceOutboxRelay, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { getAddress, isAddress } from "viem";
 import { paymentsConfigSpec, type LiveChainSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
@@ -70,7 +69,7 @@ export function createLiveChain(settings: LiveChainSettings): LiveChain {
 
 export async function createPaymentsService(deps: ServiceDeps, clients: PaymentsClients, settings: PaymentsSettings): Promise<ServiceModule> {
   await migrate(deps.database, paymentsMigrations);
-  const relay = new OutboxRelay({ db: deps.database.db, bus: deps.bus, onError: (err) => deps.logger.warn({ err }, "outbox relay round failed") });
+  const relay = serviceOutboxRelay(deps);
   const checkouts = async (checkoutId: string): Promise<CheckoutForPayment> => {
     const { checkout } = await clients.catalog.getCheckout({ checkoutId });
     if (!checkout) throw new Error("catalog answered without a checkout");
@@ -113,8 +112,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const settlements: Settlement[] = live ? [rehearsal, live] : [rehearsal];
   const payments = new Payments({ db, checkouts, settlements, now });
   const facilitator = new Facilitator({ checkouts, settlements });
-  let sweeper: NodeJS.Timeout | undefined;
-  let sweeping = false;
+  let sweeper: PeriodicTask | undefined;
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));
   return {
     name: "payments",
@@ -125,19 +123,10 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     async start() {
       await deps.bus.ensureTopics([TOPICS.paymentSettled]);
       relay.start();
-      if (live) {
-        sweeper = setInterval(() => {
-          if (sweeping) return;
-          sweeping = true;
-          payments
-            .sweep()
-            .catch((err) => deps.logger.warn({ err }, "sweep round failed"))
-            .finally(() => (sweeping = false));
-        }, settings.sweepIntervalMs ?? 5_000);
-      }
+      if (live) sweeper = startPeriodic({ name: "sweep", intervalMs: settings.sweepIntervalMs ?? 5_000, round: () => payments.sweep(), logger: deps.logger });
     },
     async stop() {
-      clearInterval(sweeper);
+      await sweeper?.stop();
       await relay.stop();
     },
   };

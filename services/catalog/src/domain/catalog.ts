@@ -1,4 +1,7 @@
+import type { Actor } from "@c402/account-events";
+import { enqueueOutboxRow } from "@c402/bus";
 import { isId, newId } from "@c402/ids";
+import { formatUsd } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import {
   catalogStore as store,
@@ -9,7 +12,8 @@ import {
   type CheckoutSummaryRow,
   type IdempotencyScope,
 } from "../store/catalog-store";
-import { validateCreate, type CreateCheckoutInput } from "./checkout-rules";
+import { checkoutActivity } from "../events/checkout-activity";
+import { CHECKOUT_LIMITS, effectiveStatus, validateCreate, validatePatch, type CreateCheckoutInput, type OfferPatchInput } from "./checkout-rules";
 
 /** Where the standing payout wallets of an account come from (identity, over gRPC). */
 export type PayoutWalletSource = (accountId: string) => Promise<{ chainFamily: string; address: string; isDefault: boolean }[]>;
@@ -21,17 +25,35 @@ export const LIST_PAGE_SIZE_MAX = 1000;
 
 export interface CreateRequest extends CreateCheckoutInput {
   accountId: string;
+  actor: Actor;
   idempotencyKey?: string;
   fingerprint: string;
 }
 
-/** Checkout lifecycle: create (idempotent per account, key mode and key), read, list, go live. */
+export interface CatalogOptions {
+  db: CatalogDb;
+  payoutWallets: PayoutWalletSource;
+  now?: () => Date;
+  /** Called after a commit that wrote an outbox event (pokes the relay). */
+  onCommitted?: () => void;
+}
+
+/**
+ * Checkout lifecycle: create (idempotent per account, key mode and key), read,
+ * list, go live. Every change commits with its account event (outbox).
+ */
 export class Catalog {
-  constructor(
-    private readonly db: CatalogDb,
-    private readonly payoutWallets: PayoutWalletSource,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  private readonly db: CatalogDb;
+  private readonly payoutWallets: PayoutWalletSource;
+  private readonly now: () => Date;
+  private readonly onCommitted: () => void;
+
+  constructor(options: CatalogOptions) {
+    this.db = options.db;
+    this.payoutWallets = options.payoutWallets;
+    this.now = options.now ?? (() => new Date());
+    this.onCommitted = options.onCommitted ?? (() => {});
+  }
 
   async create(req: CreateRequest): Promise<{ checkout: CheckoutRow; replayed: boolean }> {
     if (req.idempotencyKey === undefined) return { checkout: await this.createOnce(req), replayed: false };
@@ -88,11 +110,34 @@ export class Catalog {
       offer: valid.offer,
       created_at: now,
       expires_at: new Date(now.getTime() + valid.lifetimeMinutes * 60_000),
+      voided_at: null,
+      expiry_recorded_at: null,
+      parties: valid.parties,
+      platform_fee_bps: valid.platformFeeBps,
+      inherit_account_payouts: valid.inheritAccountPayouts,
+      wallet_button: valid.walletButton,
+      test_delivery_daily_cap: valid.testDeliveryDailyCap,
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);
+      await enqueueOutboxRow(
+        trx,
+        checkoutActivity(row, {
+          action: "checkout.created",
+          actor: req.actor,
+          at: now,
+          detail: {
+            title: row.title,
+            price_usd: formatUsd(row.price_atomic),
+            reusable: row.reusable,
+            armed: row.armed,
+            expires_at: row.expires_at?.toISOString() ?? null,
+          },
+        }),
+      );
       if (idempotency) await store.completeKey(trx, idempotency, row);
     });
+    this.onCommitted();
     return row;
   }
 
@@ -119,11 +164,147 @@ export class Catalog {
   }
 
   /** Arms the checkout; a second call returns it unchanged. */
-  async goLive(accountId: string, checkoutId: string): Promise<{ checkout: CheckoutRow; alreadyLive: boolean }> {
+  async goLive(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; alreadyLive: boolean }> {
     const checkout = await this.get(checkoutId, accountId);
     if (checkout.armed) return { checkout, alreadyLive: true };
-    if (checkout.status === "void") throw new ProblemError("conflict", "A voided checkout cannot go live; restore it first.");
-    const armed = await store.arm(this.db, checkoutId, this.now());
-    return armed ? { checkout: armed, alreadyLive: false } : { checkout: await this.get(checkoutId, accountId), alreadyLive: true };
+    if (checkout.voided_at) throw new ProblemError("conflict", "A voided checkout cannot go live; restore it first.");
+    const now = this.now();
+    const armed = await this.db.transaction().execute(async (trx) => {
+      const changed = await store.arm(trx, checkoutId, now);
+      if (changed) await enqueueOutboxRow(trx, checkoutActivity(changed, { action: "checkout.live", actor, at: now, detail: { title: changed.title } }));
+      return changed;
+    });
+    if (!armed) return { checkout: await this.get(checkoutId, accountId), alreadyLive: true };
+    this.onCommitted();
+    return { checkout: armed, alreadyLive: false };
+  }
+
+  /**
+   * One change of one checkout of the account, with its account event, in one
+   * transaction on the locked row. `change` answers the new column values and
+   * the event (or nothing, when the call changes nothing: no write, no event).
+   */
+  private async change<T>(
+    accountId: string,
+    checkoutId: string,
+    change: (current: CheckoutRow, now: Date) => { set: Parameters<typeof store.updateCheckout>[2]; event: ChangeEvent; result?: T } | { result: T },
+  ): Promise<{ checkout: CheckoutRow; changed: boolean; result: T | undefined }> {
+    if (!isId("checkout", checkoutId)) throw new ProblemError("not-found", "No such checkout.");
+    const now = this.now();
+    const out = await this.db.transaction().execute(async (trx) => {
+      const current = await store.lockCheckout(trx, checkoutId);
+      if (!current || current.account_id !== accountId) throw new ProblemError("not-found", "No such checkout.");
+      const decided = change(current, now);
+      if (!("set" in decided)) return { checkout: current, changed: false, result: decided.result };
+      const updated = await store.updateCheckout(trx, checkoutId, decided.set);
+      await enqueueOutboxRow(trx, checkoutActivity(updated, { ...decided.event, at: now }));
+      return { checkout: updated, changed: true, result: decided.result };
+    });
+    if (out.changed) this.onCommitted();
+    return out;
+  }
+
+  /** PATCH: offer-card fields only; answers the fields whose value changed (none: no write, no event). */
+  async update(accountId: string, checkoutId: string, patch: OfferPatchInput, actor: Actor): Promise<{ checkout: CheckoutRow; changed: string[] }> {
+    const valid = validatePatch(patch);
+    const r = await this.change(accountId, checkoutId, (current) => {
+      if (current.voided_at) throw new ProblemError("conflict", "A voided checkout cannot be changed; restore it first.");
+      const changed: string[] = [];
+      if (valid.title !== undefined && valid.title !== current.title) changed.push("title");
+      if (valid.description !== undefined && valid.description !== current.description) changed.push("description");
+      const offer = { ...current.offer };
+      for (const [column, value] of Object.entries(valid.offer)) {
+        if ((current.offer[column] ?? null) !== value) changed.push(column.replace(/_json$/, ""));
+        offer[column] = value;
+      }
+      if (changed.length === 0) return { result: changed };
+      return {
+        set: {
+          ...(valid.title !== undefined ? { title: valid.title } : {}),
+          ...(valid.description !== undefined ? { description: valid.description } : {}),
+          offer,
+        },
+        event: { action: "checkout.updated", actor, detail: { fields: changed } },
+        result: changed,
+      };
+    });
+    return { checkout: r.checkout, changed: r.result ?? [] };
+  }
+
+  /**
+   * DELETE: retires the checkout (its faces answer 410; receipts still
+   * resolve), never blocked by what buyers still hold. Voiding a void one
+   * answers it unchanged.
+   */
+  async void(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; alreadyVoid: boolean }> {
+    const r = await this.change(accountId, checkoutId, (current, now) =>
+      current.voided_at
+        ? { result: true }
+        : { set: { voided_at: now }, event: { action: "checkout.voided", actor, detail: { title: current.title } }, result: false },
+    );
+    return { checkout: r.checkout, alreadyVoid: r.result ?? false };
+  }
+
+  /** Undoes a void; the status is recomputed from the record (a sold single-shot comes back paid). Not void: unchanged. */
+  async restore(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; restored: boolean }> {
+    const r = await this.change(accountId, checkoutId, (current, now) =>
+      current.voided_at
+        ? {
+            set: { voided_at: null },
+            event: { action: "checkout.restored", actor, detail: { status: effectiveStatus({ ...current, voided_at: null }, now) } },
+          }
+        : { result: undefined },
+    );
+    return { checkout: r.checkout, restored: r.changed };
+  }
+
+  /**
+   * Moves the deadline to `minutes` from now, or clears it (null): an expired
+   * checkout sells again under the same URL. Refused for a void checkout and
+   * a sold single-shot: their state is not a deadline problem.
+   */
+  async extend(accountId: string, checkoutId: string, minutes: number | null, actor: Actor): Promise<CheckoutRow> {
+    if (minutes !== null && (!Number.isInteger(minutes) || minutes < 1 || minutes > CHECKOUT_LIMITS.expiresInMinutesMax)) {
+      throw invalid([{ field: "expires_in_minutes", reason: `must be from 1 to ${CHECKOUT_LIMITS.expiresInMinutesMax}, or null for no deadline` }]);
+    }
+    const r = await this.change(accountId, checkoutId, (current, now) => {
+      const status = effectiveStatus(current, now);
+      if (status === "void") throw new ProblemError("conflict", "A voided checkout cannot be extended; restore it first.");
+      if (status === "paid") throw new ProblemError("conflict", "This single-shot checkout was paid; a new deadline would not sell it again.");
+      const expiresAt = minutes === null ? null : new Date(now.getTime() + minutes * 60_000);
+      return {
+        set: { expires_at: expiresAt, expiry_recorded_at: null },
+        event: {
+          action: "checkout.extended",
+          actor,
+          detail: { expires_at: expiresAt?.toISOString() ?? null, was: current.expires_at?.toISOString() ?? null },
+        },
+      };
+    });
+    return r.checkout;
+  }
+
+  /**
+   * Records the deadlines that passed: each such checkout gets its
+   * `checkout.expired` event (actor `system`) once, whether or not anything
+   * read it. Returns how many it recorded (at most `limit`).
+   */
+  async recordExpiries(limit: number): Promise<number> {
+    const now = this.now();
+    const expired = await this.db.transaction().execute(async (trx) => {
+      const rows = await store.claimExpired(trx, now, limit);
+      for (const row of rows) {
+        await enqueueOutboxRow(
+          trx,
+          checkoutActivity(row, { action: "checkout.expired", actor: "system", at: now, detail: { expires_at: row.expires_at?.toISOString() ?? null } }),
+        );
+      }
+      return rows.length;
+    });
+    if (expired > 0) this.onCommitted();
+    return expired;
   }
 }
+
+/** The account event of a change, without its instant (the change's own). */
+type ChangeEvent = Omit<Parameters<typeof checkoutActivity>[1], "at">;

@@ -1,4 +1,4 @@
-import { MAX_PRICE_ATOMIC, MoneyFormatError, parseUsd } from "@c402/money";
+import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice } from "@c402/money";
 import { invalid, type FieldError } from "@c402/problems";
 import { getAddress, isAddress } from "viem";
 
@@ -15,7 +15,20 @@ export const CHECKOUT_LIMITS = {
   offerJsonMaxBytes: 32 * 1024,
   expiresInMinutesMax: 366 * 24 * 60,
   defaultLifetimeMinutes: 7 * 24 * 60,
+  partyTextMax: 200,
+  partyEmailMax: 254,
+  testDeliveryDailyCapDefault: 25,
+  testDeliveryDailyCapMax: 100_000,
 };
+
+/** Platform-declared identities (the spec's `parties`), carried verbatim to receipts. */
+export interface Parties {
+  buyer?: { name?: string; email?: string; ref?: string };
+  seller?: { name?: string; ref?: string };
+}
+
+const PARTY_FIELDS = { buyer: ["name", "email", "ref"], seller: ["name", "ref"] } as const;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export const OFFER_TEXT_FIELDS = ["freshness", "coverage", "source", "constraints"] as const;
 export const OFFER_JSON_FIELDS = ["input_schema", "output_schema", "example_input", "example_output"] as const;
@@ -32,6 +45,12 @@ export interface CreateCheckoutInput {
   expiresInMinutes?: bigint;
   offer: Partial<Record<(typeof OFFER_TEXT_FIELDS)[number], string>> & Partial<Record<`${(typeof OFFER_JSON_FIELDS)[number]}_json`, string>>;
   createdWithLiveKey: boolean;
+  /** `parties` as JSON text. */
+  partiesJson?: string;
+  platformFeeBps?: number;
+  inheritAccountPayouts?: boolean;
+  walletButton?: boolean;
+  testDeliveryDailyCap?: number;
 }
 
 export interface ValidCheckout {
@@ -44,6 +63,11 @@ export interface ValidCheckout {
   armed: boolean;
   lifetimeMinutes: number;
   offer: Record<string, string | null>;
+  parties: Parties | null;
+  platformFeeBps: number;
+  inheritAccountPayouts: boolean;
+  walletButton: boolean;
+  testDeliveryDailyCap: number;
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
@@ -58,17 +82,89 @@ function hasValidChecksum(address: string): boolean {
   return hex === hex.toLowerCase() || hex === hex.toUpperCase() || isAddress(address, { strict: true });
 }
 
+/** Why a title is refused (trimmed first), or undefined. */
+function titleRefusal(title: string): string | undefined {
+  if (!title) return "is required";
+  if (title.length > CHECKOUT_LIMITS.titleMax) return `must be at most ${CHECKOUT_LIMITS.titleMax} characters`;
+  return undefined;
+}
+
+const descriptionRefusal = (v: string) =>
+  v.length > CHECKOUT_LIMITS.descriptionMax ? `must be at most ${CHECKOUT_LIMITS.descriptionMax} characters` : undefined;
+const offerTextRefusal = (v: string) => (v.length > CHECKOUT_LIMITS.offerTextMax ? `must be at most ${CHECKOUT_LIMITS.offerTextMax} characters` : undefined);
+const offerJsonRefusal = (v: string) =>
+  bytes(v) > CHECKOUT_LIMITS.offerJsonMaxBytes ? `must be at most ${CHECKOUT_LIMITS.offerJsonMaxBytes} bytes as JSON` : undefined;
+
+/** Checks the offer card's values that are set; `onValid` receives each valid one by column (`freshness`, `input_schema_json`). */
+function checkOffer(
+  offer: CreateCheckoutInput["offer"],
+  errors: FieldError[],
+  onValid: (column: string, value: string | undefined, field: string) => void,
+): void {
+  for (const f of OFFER_TEXT_FIELDS) {
+    const v = offer[f];
+    const reason = v === undefined ? undefined : offerTextRefusal(v);
+    if (reason) errors.push({ field: f, reason });
+    else onValid(f, v, f);
+  }
+  for (const f of OFFER_JSON_FIELDS) {
+    const v = offer[`${f}_json`];
+    const reason = v === undefined ? undefined : offerJsonRefusal(v);
+    if (reason) errors.push({ field: f, reason });
+    else onValid(`${f}_json`, v, f);
+  }
+}
+
+/** `parties` from its JSON text: only the spec's identities, each a bounded string; 422 naming the field. */
+function partiesOf(json: string, errors: FieldError[]): Parties | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    errors.push({ field: "parties", reason: "must be an object" });
+    return null;
+  }
+  if (value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    errors.push({ field: "parties", reason: "must be an object with buyer and/or seller" });
+    return null;
+  }
+  const out: Parties = {};
+  for (const [role, party] of Object.entries(value)) {
+    const fields: readonly string[] | undefined = PARTY_FIELDS[role as keyof typeof PARTY_FIELDS];
+    if (!fields) {
+      errors.push({ field: `parties.${role}`, reason: "is not a known party (buyer or seller)" });
+      continue;
+    }
+    if (party === null) continue;
+    if (typeof party !== "object" || Array.isArray(party)) {
+      errors.push({ field: `parties.${role}`, reason: "must be an object" });
+      continue;
+    }
+    const kept: Record<string, string> = {};
+    for (const [name, v] of Object.entries(party as Record<string, unknown>)) {
+      const field = `parties.${role}.${name}`;
+      if (!fields.includes(name)) errors.push({ field, reason: "is not a known field" });
+      else if (v === null) continue;
+      else if (typeof v !== "string") errors.push({ field, reason: "must be a string" });
+      else if (name === "email" && (v.length > CHECKOUT_LIMITS.partyEmailMax || !EMAIL.test(v))) errors.push({ field, reason: "must be an email address" });
+      else if (v.length > CHECKOUT_LIMITS.partyTextMax) errors.push({ field, reason: `must be at most ${CHECKOUT_LIMITS.partyTextMax} characters` });
+      else kept[name] = v;
+    }
+    out[role as keyof Parties] = kept;
+  }
+  return out;
+}
+
 export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   const errors: FieldError[] = [];
   const title = input.title.trim();
-  if (!title) errors.push({ field: "title", reason: "is required" });
-  else if (title.length > CHECKOUT_LIMITS.titleMax) errors.push({ field: "title", reason: `must be at most ${CHECKOUT_LIMITS.titleMax} characters` });
+  const titleReason = titleRefusal(title);
+  if (titleReason) errors.push({ field: "title", reason: titleReason });
 
   let priceAtomic = 0n;
   try {
-    priceAtomic = parseUsd(input.priceUsd);
-    if (priceAtomic <= 0n) errors.push({ field: "price_usd", reason: "must be greater than zero" });
-    else if (priceAtomic > MAX_PRICE_ATOMIC) errors.push({ field: "price_usd", reason: "must be at most 1000000" });
+    priceAtomic = parsePrice(input.priceUsd);
   } catch (err) {
     errors.push({ field: "price_usd", reason: err instanceof MoneyFormatError ? err.message : "is not a decimal string" });
   }
@@ -82,9 +178,8 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     } else payTo = getAddress(input.payTo);
   }
 
-  if (input.description !== undefined && input.description.length > CHECKOUT_LIMITS.descriptionMax) {
-    errors.push({ field: "description", reason: `must be at most ${CHECKOUT_LIMITS.descriptionMax} characters` });
-  }
+  const descriptionReason = input.description === undefined ? undefined : descriptionRefusal(input.description);
+  if (descriptionReason) errors.push({ field: "description", reason: descriptionReason });
   if (input.fulfillment !== undefined && input.fulfillment !== "inline") {
     errors.push({ field: "fulfillment", reason: "only inline fulfillment is available so far" });
   }
@@ -101,17 +196,23 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   }
 
   const offer: Record<string, string | null> = {};
-  for (const f of OFFER_TEXT_FIELDS) {
-    const v = input.offer[f];
-    if (v !== undefined && v.length > CHECKOUT_LIMITS.offerTextMax)
-      errors.push({ field: f, reason: `must be at most ${CHECKOUT_LIMITS.offerTextMax} characters` });
-    offer[f] = v ?? null;
+  checkOffer(input.offer, errors, (column, value) => (offer[column] = value ?? null));
+
+  const parties = input.partiesJson === undefined ? null : partiesOf(input.partiesJson, errors);
+  const platformFeeBps = input.platformFeeBps ?? 0;
+  if (!Number.isInteger(platformFeeBps) || platformFeeBps < 0 || platformFeeBps > MAX_PLATFORM_FEE_BPS) {
+    errors.push({ field: "platform_fee_bps", reason: `must be an integer from 0 to ${MAX_PLATFORM_FEE_BPS}` });
+  } else if (platformFeeBps > 0) {
+    // The cut needs the account's platform fee wallet (PUT /v1/account/platform), which is not built yet.
+    errors.push({ field: "platform_fee_bps", reason: "above 0 needs platform mode (the account's platform fee wallet), not available on this deployment yet" });
   }
-  for (const f of OFFER_JSON_FIELDS) {
-    const v = input.offer[`${f}_json`];
-    if (v !== undefined && bytes(v) > CHECKOUT_LIMITS.offerJsonMaxBytes)
-      errors.push({ field: f, reason: `must be at most ${CHECKOUT_LIMITS.offerJsonMaxBytes} bytes as JSON` });
-    offer[`${f}_json`] = v ?? null;
+  const inheritAccountPayouts = input.inheritAccountPayouts ?? true;
+  if (!inheritAccountPayouts && input.payTo === undefined) {
+    errors.push({ field: "pay_to", reason: "is required when inherit_account_payouts is false" });
+  }
+  const cap = input.testDeliveryDailyCap ?? CHECKOUT_LIMITS.testDeliveryDailyCapDefault;
+  if (!Number.isInteger(cap) || cap < 1 || cap > CHECKOUT_LIMITS.testDeliveryDailyCapMax) {
+    errors.push({ field: "test_delivery_daily_cap", reason: `must be an integer from 1 to ${CHECKOUT_LIMITS.testDeliveryDailyCapMax}` });
   }
 
   if (errors.length) throw invalid(errors);
@@ -126,17 +227,76 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     armed: input.testMode === undefined ? input.createdWithLiveKey : !input.testMode,
     lifetimeMinutes,
     offer,
+    parties,
+    platformFeeBps,
+    inheritAccountPayouts,
+    walletButton: input.walletButton ?? false,
+    testDeliveryDailyCap: cap,
   };
 }
 
 /** The mode of the API key a request came with. */
 export type KeyMode = "test" | "live";
 
-export type StoredStatus = "open" | "paid" | "void";
-export type CheckoutStatus = StoredStatus | "expired";
+/** What a checkout sold: a single-shot that sold is `paid`. Void is a flag beside it (voided_at), never a stored status. */
+export type StoredStatus = "open" | "paid";
+export type CheckoutStatus = StoredStatus | "expired" | "void";
 
-/** The status a reader sees: an open checkout past its deadline is expired. */
-export function effectiveStatus(stored: StoredStatus, expiresAt: Date | null, now: Date): CheckoutStatus {
-  if (stored === "open" && expiresAt !== null && expiresAt.getTime() <= now.getTime()) return "expired";
-  return stored;
+/**
+ * The status a reader sees, recomputed from the record every time (a restore
+ * never brings back a remembered status): void while retired, else paid once a
+ * single-shot sold, else expired once the deadline passed, else open.
+ */
+export function effectiveStatus(c: { status: StoredStatus; voided_at: Date | null; expires_at: Date | null }, now: Date): CheckoutStatus {
+  if (c.voided_at !== null) return "void";
+  if (c.status === "paid") return "paid";
+  if (c.expires_at !== null && c.expires_at.getTime() <= now.getTime()) return "expired";
+  return "open";
+}
+
+/** The offer-card fields a PATCH may change (the spec's CheckoutOfferPatch), by their REST names. */
+export const PATCHABLE_FIELDS = ["title", "description", ...OFFER_JSON_FIELDS, ...OFFER_TEXT_FIELDS] as const;
+export type PatchableField = (typeof PATCHABLE_FIELDS)[number];
+
+export interface OfferPatchInput {
+  title?: string;
+  description?: string;
+  /** Offer-card values to set: text fields by name, JSON fields as `<name>_json` text. */
+  offer: CreateCheckoutInput["offer"];
+  /** Fields to set to null. */
+  clear: readonly string[];
+}
+
+/** The columns a valid patch sets: title/description, and the offer card's entries (null clears). */
+export interface ValidPatch {
+  title?: string;
+  description?: string | null;
+  offer: Record<string, string | null>;
+}
+
+/** Checks a PATCH against the create rules; 422 naming each field (a required title cannot be cleared). */
+export function validatePatch(input: OfferPatchInput): ValidPatch {
+  const errors: FieldError[] = [];
+  const out: ValidPatch = { offer: {} };
+  for (const field of input.clear) {
+    if (!(PATCHABLE_FIELDS as readonly string[]).includes(field)) errors.push({ field, reason: "is not a field a PATCH can change" });
+    else if (field === "title") errors.push({ field, reason: "is required and cannot be null" });
+  }
+  if (input.title !== undefined) {
+    const title = input.title.trim();
+    const reason = titleRefusal(title);
+    if (reason) errors.push({ field: "title", reason });
+    else out.title = title;
+  }
+  if (input.description !== undefined) {
+    const reason = descriptionRefusal(input.description);
+    if (reason) errors.push({ field: "description", reason });
+    else out.description = input.description;
+  } else if (input.clear.includes("description")) out.description = null;
+  checkOffer(input.offer, errors, (column, value, field) => {
+    if (value !== undefined) out.offer[column] = value;
+    else if (input.clear.includes(field)) out.offer[column] = null;
+  });
+  if (errors.length) throw invalid(errors);
+  return out;
 }

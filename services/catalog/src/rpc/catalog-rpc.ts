@@ -1,3 +1,4 @@
+import { actorOfRequest } from "@c402/account-events";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { catalogV1, checkoutStatusToProto } from "@c402/contracts";
 import { invalid } from "@c402/problems";
@@ -5,6 +6,7 @@ import type { ServiceImplementation } from "@c402/rpc";
 import type { Catalog } from "../domain/catalog";
 import { effectiveStatus, OFFER_JSON_FIELDS, OFFER_TEXT_FIELDS } from "../domain/checkout-rules";
 import type { CheckoutPage, CheckoutRow, CheckoutSummaryRow } from "../store/catalog-store";
+import type { ReportMethod } from "./report-rpc";
 
 type OfferKey = "freshness" | "coverage" | "source" | "constraints" | "inputSchemaJson" | "outputSchemaJson" | "exampleInputJson" | "exampleOutputJson";
 
@@ -31,7 +33,7 @@ function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.Checkou
     fulfillment: catalogV1.Fulfillment.INLINE,
     reusable: c.reusable,
     armed: c.armed,
-    status: checkoutStatusToProto(effectiveStatus(c.status, c.expires_at, now)),
+    status: checkoutStatusToProto(effectiveStatus(c, now)),
     createdAt: timestampFromDate(c.created_at),
     ...(c.expires_at ? { expiresAt: timestampFromDate(c.expires_at) } : {}),
     ...(c.armed_at ? { armedAt: timestampFromDate(c.armed_at) } : {}),
@@ -49,7 +51,26 @@ function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
     ...summaryFields(c, now),
     ...(c.payload_json !== null ? { payloadJson: c.payload_json } : {}),
     offer,
+    settings: {
+      $typeName: "catalog.v1.CheckoutSettings",
+      ...(c.parties !== null ? { partiesJson: JSON.stringify(c.parties) } : {}),
+      platformFeeBps: c.platform_fee_bps,
+      inheritAccountPayouts: c.inherit_account_payouts,
+      walletButton: c.wallet_button,
+      testDeliveryDailyCap: c.test_delivery_daily_cap,
+    },
   };
+}
+
+/** The offer-card values a request sets, by column (`freshness`, `input_schema_json`). */
+function offerInputOf(card: catalogV1.OfferCard | undefined): Record<string, string> {
+  const offer: Record<string, string> = {};
+  for (const f of OFFER_TEXT_FIELDS) if (card?.[f] !== undefined) offer[f] = card[f] as string;
+  for (const f of OFFER_JSON_FIELDS) {
+    const v = card?.[OFFER_KEYS[`${f}_json`] as keyof catalogV1.OfferCard];
+    if (typeof v === "string") offer[`${f}_json`] = v;
+  }
+  return offer;
 }
 
 function pageOf(req: catalogV1.ListCheckoutsRequest): CheckoutPage {
@@ -58,17 +79,14 @@ function pageOf(req: catalogV1.ListCheckoutsRequest): CheckoutPage {
   return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
 }
 
-export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date()): ServiceImplementation<typeof catalogV1.CatalogService> {
+/** CatalogService's checkout methods; the report methods are report-rpc.ts's. */
+export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date()): Omit<ServiceImplementation<typeof catalogV1.CatalogService>, ReportMethod> {
   return {
     async createCheckout(req) {
-      const offer: Record<string, string> = {};
-      for (const f of OFFER_TEXT_FIELDS) if (req.offer?.[f] !== undefined) offer[f] = req.offer[f] as string;
-      for (const f of OFFER_JSON_FIELDS) {
-        const v = req.offer?.[OFFER_KEYS[`${f}_json`] as keyof catalogV1.OfferCard];
-        if (typeof v === "string") offer[`${f}_json`] = v;
-      }
+      const offer = offerInputOf(req.offer);
       const { checkout, replayed } = await catalog.create({
         accountId: req.accountId,
+        actor: actorOfRequest(req.actor),
         fingerprint: req.requestFingerprint,
         ...(req.idempotencyKey !== undefined ? { idempotencyKey: req.idempotencyKey } : {}),
         title: req.title,
@@ -82,6 +100,11 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         ...(req.expiresInMinutes !== undefined ? { expiresInMinutes: req.expiresInMinutes } : {}),
         offer,
         createdWithLiveKey: req.createdWithLiveKey,
+        ...(req.partiesJson !== undefined ? { partiesJson: req.partiesJson } : {}),
+        ...(req.platformFeeBps !== undefined ? { platformFeeBps: req.platformFeeBps } : {}),
+        ...(req.inheritAccountPayouts !== undefined ? { inheritAccountPayouts: req.inheritAccountPayouts } : {}),
+        ...(req.walletButton !== undefined ? { walletButton: req.walletButton } : {}),
+        ...(req.testDeliveryDailyCap !== undefined ? { testDeliveryDailyCap: req.testDeliveryDailyCap } : {}),
       });
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },
@@ -94,8 +117,37 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
       return { checkouts: rows.map((c) => ({ $typeName: "catalog.v1.CheckoutSummary" as const, ...summaryFields(c, n) })) };
     },
     async goLive(req) {
-      const { checkout, alreadyLive } = await catalog.goLive(req.accountId, req.checkoutId);
+      const { checkout, alreadyLive } = await catalog.goLive(req.accountId, req.checkoutId, actorOfRequest(req.actor));
       return { checkout: checkoutMessage(checkout, now()), alreadyLive };
+    },
+    async updateCheckout(req) {
+      const patch = req.patch;
+      const { checkout, changed } = await catalog.update(
+        req.accountId,
+        req.checkoutId,
+        {
+          ...(patch?.title !== undefined ? { title: patch.title } : {}),
+          ...(patch?.description !== undefined ? { description: patch.description } : {}),
+          offer: offerInputOf(patch?.offer),
+          clear: patch?.clear ?? [],
+        },
+        actorOfRequest(req.actor),
+      );
+      return { checkout: checkoutMessage(checkout, now()), changed };
+    },
+    async voidCheckout(req) {
+      const { checkout, alreadyVoid } = await catalog.void(req.accountId, req.checkoutId, actorOfRequest(req.actor));
+      // Prepaid calls (packages) are not sold yet, so nothing is outstanding against a checkout.
+      const liabilities = { $typeName: "catalog.v1.Liabilities" as const, liveKeys: 0, callsUnspent: 0n, unearnedAtomic: 0n };
+      return { checkout: checkoutMessage(checkout, now()), voided: [checkout.id], liabilities, alreadyVoid };
+    },
+    async restoreCheckout(req) {
+      const { checkout, restored } = await catalog.restore(req.accountId, req.checkoutId, actorOfRequest(req.actor));
+      return { checkout: checkoutMessage(checkout, now()), restored };
+    },
+    async extendCheckout(req) {
+      const minutes = req.expiresInMinutes === undefined ? null : Number(req.expiresInMinutes);
+      return { checkout: checkoutMessage(await catalog.extend(req.accountId, req.checkoutId, minutes, actorOfRequest(req.actor)), now()) };
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
-import type { KeyMode, StoredStatus } from "../domain/checkout-rules";
+import type { KeyMode, Parties, StoredStatus } from "../domain/checkout-rules";
 
 interface CheckoutsTable {
   id: string;
@@ -17,6 +17,14 @@ interface CheckoutsTable {
   offer: Record<string, string | null>;
   created_at: Date;
   expires_at: Date | null;
+  voided_at: Date | null;
+  expiry_recorded_at: Date | null;
+  /** The platform-declared identities, verbatim ({buyer, seller}). */
+  parties: Parties | null;
+  platform_fee_bps: number;
+  inherit_account_payouts: boolean;
+  wallet_button: boolean;
+  test_delivery_daily_cap: number;
 }
 
 interface IdempotencyKeysTable {
@@ -53,6 +61,7 @@ export const CHECKOUT_SUMMARY_COLUMNS = [
   "status",
   "created_at",
   "expires_at",
+  "voided_at",
 ] as const satisfies readonly (keyof CheckoutsTable)[];
 export type CheckoutSummaryRow = Pick<CheckoutRow, (typeof CHECKOUT_SUMMARY_COLUMNS)[number]>;
 
@@ -76,7 +85,11 @@ export const catalogStore = {
   insertCheckout: (db: CatalogDb, row: CheckoutRow) =>
     db
       .insertInto("checkouts")
-      .values({ ...row, offer: JSON.stringify(row.offer) as unknown as CheckoutRow["offer"] })
+      .values({
+        ...row,
+        offer: JSON.stringify(row.offer) as unknown as CheckoutRow["offer"],
+        parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as CheckoutRow["parties"],
+      })
       .execute(),
 
   findCheckout: (db: CatalogDb, id: string) => db.selectFrom("checkouts").selectAll().where("id", "=", id).executeTakeFirst(),
@@ -84,11 +97,48 @@ export const catalogStore = {
   /** A keyset page (index checkouts_account_page), summary columns only. */
   listCheckouts: (db: CatalogDb, accountId: string, includeVoided: boolean, page: CheckoutPage): Promise<CheckoutSummaryRow[]> => {
     let q = db.selectFrom("checkouts").select(CHECKOUT_SUMMARY_COLUMNS).where("account_id", "=", accountId);
-    if (!includeVoided) q = q.where("status", "!=", "void");
+    if (!includeVoided) q = q.where("voided_at", "is", null);
     const after = page.after;
     if (after) q = q.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(after.createdAt, after.id)));
     return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.size).execute();
   },
+
+  /** The checkout, locked for a change in the caller's transaction. */
+  lockCheckout: (db: CatalogDb, id: string) => db.selectFrom("checkouts").selectAll().where("id", "=", id).forUpdate().executeTakeFirst(),
+
+  updateCheckout: (db: CatalogDb, id: string, set: Partial<Omit<CheckoutRow, "id" | "account_id" | "offer">> & { offer?: Record<string, string | null> }) =>
+    db
+      .updateTable("checkouts")
+      .set({ ...set, ...(set.offer ? { offer: JSON.stringify(set.offer) as unknown as CheckoutRow["offer"] } : {}) })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+
+  /**
+   * Claims up to `limit` checkouts whose deadline passed and was not recorded
+   * yet, marking it recorded (index checkouts_expiry_due); rows another sweep
+   * holds are skipped, not waited for. Run in the transaction that writes the events.
+   */
+  claimExpired: (db: CatalogDb, now: Date, limit: number) =>
+    db
+      .updateTable("checkouts")
+      .set({ expiry_recorded_at: now })
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("checkouts")
+          .select("id")
+          .where("expiry_recorded_at", "is", null)
+          .where("voided_at", "is", null)
+          .where("status", "=", "open")
+          .where("expires_at", "is not", null)
+          .where("expires_at", "<=", now)
+          .orderBy("expires_at")
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returningAll()
+      .execute(),
 
   arm: (db: CatalogDb, id: string, now: Date) =>
     db.updateTable("checkouts").set({ armed: true, armed_at: now }).where("id", "=", id).where("armed", "=", false).returningAll().executeTakeFirst(),
@@ -153,6 +203,8 @@ export function snapshotOf(row: CheckoutRow): Record<string, unknown> {
     created_at: row.created_at.toISOString(),
     expires_at: row.expires_at?.toISOString() ?? null,
     armed_at: row.armed_at?.toISOString() ?? null,
+    voided_at: row.voided_at?.toISOString() ?? null,
+    expiry_recorded_at: row.expiry_recorded_at?.toISOString() ?? null,
   };
 }
 
@@ -164,5 +216,14 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     created_at: new Date(s.created_at as string),
     expires_at: date(s.expires_at),
     armed_at: date(s.armed_at),
+    // Snapshots taken before void was a flag have neither field: the checkout as created was not void.
+    voided_at: date(s.voided_at),
+    expiry_recorded_at: date(s.expiry_recorded_at),
+    // Snapshots taken before checkout settings existed: the defaults every checkout had then.
+    parties: (s.parties as Parties | undefined) ?? null,
+    platform_fee_bps: (s.platform_fee_bps as number | undefined) ?? 0,
+    inherit_account_payouts: (s.inherit_account_payouts as boolean | undefined) ?? true,
+    wallet_button: (s.wallet_button as boolean | undefined) ?? false,
+    test_delivery_daily_cap: (s.test_delivery_daily_cap as number | undefined) ?? 25,
   };
 }

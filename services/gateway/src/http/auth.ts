@@ -15,6 +15,8 @@ export interface Credential {
   scope: ScopeName;
   /** A session is `test` here: checkouts it creates default to rehearsal, as a test key's do. */
   mode: KeyModeName;
+  /** How account events name this credential (`key:<prefix>`, `wallet`, `session`), as identity resolved it. */
+  actor: string;
 }
 
 declare global {
@@ -90,6 +92,7 @@ async function authenticate(clients: ServiceClients, req: Request, res: Response
       keyPrefix: resolved.keyPrefix,
       scope,
       mode: resolved.mode === identityV1.KeyMode.LIVE ? "live" : "test",
+      actor: resolved.actor,
     };
   } catch (err) {
     if (err instanceof ProblemError && err.slug === "unauthenticated") {

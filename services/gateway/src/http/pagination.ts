@@ -1,6 +1,6 @@
 import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { isAnyId } from "@c402/ids";
-import { invalid } from "@c402/problems";
+import { invalid, type FieldError } from "@c402/problems";
 
 /**
  * Keyset pagination, one convention for every list endpoint: `limit`
@@ -45,16 +45,21 @@ function decodeCursor(cursor: string): PageAfter | undefined {
   }
 }
 
+/** Reads `limit` (default 50, 1 to 200) from a query; a malformed one is added to `errors` (and the default answered). */
+export function pageLimitOf(query: Record<string, unknown>, errors: FieldError[]): number {
+  if (query.limit === undefined) return PAGE_LIMIT_DEFAULT;
+  const raw = query.limit;
+  if (typeof raw !== "string" || !/^[0-9]{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > PAGE_LIMIT_MAX) {
+    errors.push({ field: "limit", reason: `must be an integer from 1 to ${PAGE_LIMIT_MAX}` });
+    return PAGE_LIMIT_DEFAULT;
+  }
+  return Number(raw);
+}
+
 /** Reads `limit` and `cursor` from a query; 422 naming the parameter when either is malformed. */
 export function pageRequestOf(query: Record<string, unknown>): PageRequest {
-  const errors = [];
-  let limit = PAGE_LIMIT_DEFAULT;
-  if (query.limit !== undefined) {
-    const raw = query.limit;
-    if (typeof raw !== "string" || !/^[0-9]{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > PAGE_LIMIT_MAX) {
-      errors.push({ field: "limit", reason: `must be an integer from 1 to ${PAGE_LIMIT_MAX}` });
-    } else limit = Number(raw);
-  }
+  const errors: FieldError[] = [];
+  const limit = pageLimitOf(query, errors);
   let after: PageAfter | undefined;
   if (query.cursor !== undefined) {
     after = typeof query.cursor === "string" ? decodeCursor(query.cursor) : undefined;

@@ -14,30 +14,41 @@ async function counted<T>(count: () => Promise<T>): Promise<T> {
   }
 }
 
+export interface LimitWindow {
+  /** Names the counter (`rl:<name>:<key>` in the cache). */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+}
+
 /**
- * Fixed-window limit per client address (or per whatever `keyOf` names, e.g.
- * a payer; a request it names nothing for is not counted), shared across
- * gateway replicas through the cache. It fails closed (503 when the cache
- * cannot count).
+ * Counts one request against a fixed-window limit shared across gateway
+ * replicas through the cache, sets the X-RateLimit-* headers, and throws 429
+ * with Retry-After once the window is over its limit. It fails closed (503
+ * when the cache cannot count).
  */
-export function rateLimit(
-  cache: Cache,
-  opts: { name: string; limit: number; windowSeconds: number; keyOf?: (req: Request) => string | undefined },
-): RequestHandler {
+export async function countAgainst(cache: Cache, res: Response, limit: LimitWindow, key: string): Promise<void> {
+  const window = await counted(() => cache.hit(`rl:${limit.name}:${key}`, limit.windowSeconds));
+  res.setHeader("X-RateLimit-Limit", String(limit.limit));
+  res.setHeader("X-RateLimit-Remaining", String(Math.max(0, limit.limit - window.count)));
+  res.setHeader("X-RateLimit-Reset", String(window.resetSeconds));
+  if (window.count > limit.limit) {
+    res.setHeader("Retry-After", String(window.resetSeconds));
+    throw new ProblemError("rate-limited", {
+      message: `More than ${limit.limit} requests in ${limit.windowSeconds} seconds.`,
+      help: { fix: `Retry after ${window.resetSeconds} seconds.`, retry_is_safe: true },
+    });
+  }
+}
+
+/**
+ * countAgainst as a route's middleware: per client address, or per whatever
+ * `keyOf` names (e.g. a payer; a request it names nothing for is not counted).
+ */
+export function rateLimit(cache: Cache, opts: LimitWindow & { keyOf?: (req: Request) => string | undefined }): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = opts.keyOf ? opts.keyOf(req) : (req.ip ?? "unknown");
-    if (key === undefined) return next();
-    const window = await counted(() => cache.hit(`rl:${opts.name}:${key}`, opts.windowSeconds));
-    res.setHeader("X-RateLimit-Limit", String(opts.limit));
-    res.setHeader("X-RateLimit-Remaining", String(Math.max(0, opts.limit - window.count)));
-    res.setHeader("X-RateLimit-Reset", String(window.resetSeconds));
-    if (window.count > opts.limit) {
-      res.setHeader("Retry-After", String(window.resetSeconds));
-      throw new ProblemError("rate-limited", {
-        message: `More than ${opts.limit} requests in ${opts.windowSeconds} seconds.`,
-        help: { fix: `Retry after ${window.resetSeconds} seconds.`, retry_is_safe: true },
-      });
-    }
+    if (key !== undefined) await countAgainst(cache, res, opts, key);
     next();
   };
 }

@@ -1,3 +1,4 @@
+import { reportSchemas } from "./report-schemas";
 import type { FromSchema } from "./schema-type";
 
 /**
@@ -10,7 +11,19 @@ import type { FromSchema } from "./schema-type";
 const nullable = <const S>(schema: S) => ({ anyOf: [schema, { type: "null" }] }) as const;
 const goods = { anyOf: [{ type: "object" }, { type: "array" }, { type: "string" }, { type: "null" }] } as const;
 const text = nullable({ type: "string" });
+/** The offer card: what a checkout claims to a buyer (create and PATCH alike). */
+const offerCard = {
+  input_schema: goods,
+  output_schema: goods,
+  example_input: goods,
+  example_output: goods,
+  freshness: text,
+  coverage: text,
+  source: text,
+  constraints: text,
+} as const;
 
+/** Create fields whose feature (relay, mcp, packages) is not built yet: refused by name before any validation. */
 export const CHECKOUT_NOT_YET_FIELDS = [
   "origin_url",
   "origin_method",
@@ -19,18 +32,17 @@ export const CHECKOUT_NOT_YET_FIELDS = [
   "origin_auth_header",
   "origin_auth_secret_id",
   "mcp_tool",
-  "max_deliveries",
   "package_ttl_days",
-  "schedule_interval_days",
-  "schedule_periods",
-  "test_delivery_daily_cap",
-  "content",
-  "wallet_button",
-  "parties",
-  "platform_fee_bps",
-  "inherit_account_payouts",
-  "escrow_offer",
 ] as const;
+
+/**
+ * Create fields validated as the spec says (so a mistake is named first), then
+ * refused because their feature (series, escrow, gated content, packages) is
+ * not built yet.
+ */
+export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods", "escrow_offer", "content", "max_deliveries"] as const;
+
+const partyText = nullable({ type: "string", maxLength: 200 });
 
 export const schemas = {
   CheckoutCreate: {
@@ -48,14 +60,53 @@ export const schemas = {
       test_mode: nullable({ type: "boolean" }),
       // The catalog's own bound (366 days) too: a larger number cannot even cross gRPC as an int64.
       expires_in_minutes: nullable({ type: "integer", minimum: 1, maximum: 527_040 }),
-      input_schema: goods,
-      output_schema: goods,
-      example_input: goods,
-      example_output: goods,
-      freshness: text,
-      coverage: text,
-      source: text,
-      constraints: text,
+      ...offerCard,
+      parties: nullable({
+        type: "object",
+        additionalProperties: false,
+        description: "Platform-declared identities, carried verbatim to receipts and checkout.paid.",
+        properties: {
+          buyer: nullable({
+            type: "object",
+            additionalProperties: false,
+            properties: { name: partyText, email: nullable({ type: "string", maxLength: 254 }), ref: partyText },
+          }),
+          seller: nullable({ type: "object", additionalProperties: false, properties: { name: partyText, ref: partyText } }),
+        },
+      }),
+      platform_fee_bps: {
+        type: "integer",
+        minimum: 0,
+        maximum: 2000,
+        description: "Platform cut in basis points; the per-create value wins over the account default.",
+      },
+      inherit_account_payouts: { type: "boolean", description: "Copy the account's standing payout wallets (default true)." },
+      wallet_button: { type: "boolean", description: "Offer in-frame wallet payment in the embed (default false: a read-only product page)." },
+      test_delivery_daily_cap: { type: "integer", minimum: 1, maximum: 100_000, description: "Rehearsal deliveries per day for relay/mcp (default 25)." },
+      schedule_interval_days: { type: "integer", minimum: 1, maximum: 366 },
+      schedule_periods: { type: "integer", minimum: 2, maximum: 24 },
+      escrow_offer: { type: "string", enum: ["optional", "required"] },
+      content: { type: "object", description: "A gated article's declaration" },
+      max_deliveries: nullable({ type: "integer", minimum: 1, maximum: 1_000_000 }),
+    },
+  },
+  /** PATCH /v1/checkouts/{id}: the offer card only (the spec's CheckoutOfferPatch); null clears a field (a title cannot be cleared). */
+  CheckoutOfferPatch: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      title: nullable({ type: "string" }),
+      description: text,
+      ...offerCard,
+    },
+  },
+  /** POST /v1/checkouts/{id}/extend: the new deadline from now, or null for none. */
+  CheckoutExtend: {
+    type: "object",
+    additionalProperties: false,
+    required: ["expires_in_minutes"],
+    properties: {
+      expires_in_minutes: { ...nullable({ type: "integer", minimum: 1, maximum: 527_040 }), description: "Minutes from now; null removes the deadline." },
     },
   },
   ApiKeyCreate: {
@@ -65,6 +116,35 @@ export const schemas = {
       name: text,
       scope: { type: "string", enum: ["read_only", "payments", "full"] },
       mode: { type: "string", enum: ["test", "live"] },
+    },
+  },
+  /**
+   * PATCH /auth/me: only the fields sent change; "" clears a field, null (or
+   * leaving it out) keeps it. Identity applies the rules (pattern, lengths,
+   * reserved words, URLs, uniqueness); `verified` and the record's other
+   * read-only fields are refused by name (routes/profile.ts).
+   */
+  ProfilePatch: {
+    type: "object",
+    additionalProperties: false,
+    description:
+      'Only the fields sent change: "" clears a field, null or leaving it out keeps it. `verified` (never self-serve) and the other read-only fields of the profile answer 422 naming them.',
+    properties: {
+      slug: {
+        ...nullable({ type: "string" }),
+        description:
+          "Public handle for /u/<slug> and /r/<slug>/... call URLs: ^[a-z0-9][a-z0-9-]{1,38}$, unique (409 when another account holds it), not a reserved word. Changing it breaks saved call URLs.",
+      },
+      name: { ...text, description: "At most 120 characters, no control characters." },
+      profile_type: nullable({ type: "string", enum: ["individual", "team", "company", ""] }),
+      bio: { ...text, description: "At most 600 characters (line breaks allowed)." },
+      avatar_url: { ...text, description: "An absolute http(s) URL of at most 2048 characters, without a user name or password." },
+      website_url: { ...text, description: "An absolute http(s) URL of at most 2048 characters, without a user name or password." },
+      social_links: {
+        ...nullable({ type: "object", additionalProperties: { type: "string" } }),
+        description:
+          "Replaces every link when sent ({} removes them all): at most 20, each named by 1 to 40 letters, digits, '_', '.' or '-' (starting with a letter or digit) and an absolute http(s) URL of at most 2048 characters.",
+      },
     },
   },
   WalletChallenge: {
@@ -105,6 +185,7 @@ export const schemas = {
       params: nullable({ type: "object", additionalProperties: { type: "string" } }),
     },
   },
+  ...reportSchemas,
 } as const;
 
 export type SchemaName = keyof typeof schemas;

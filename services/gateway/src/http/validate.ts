@@ -30,9 +30,16 @@ function reasonOf(e: ErrorObject): string {
 function fieldErrorsOf(errors: readonly ErrorObject[]): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
+  const under = (o: ErrorObject, path: string) => o.instancePath === path || o.instancePath.startsWith(`${path}/`);
+  // What a failed branch of a nullable field says beyond "not the right type" (a bound, an unknown nested field).
+  const informative = (anyOf: ErrorObject) =>
+    errors.some(
+      (o) => o !== anyOf && o.keyword !== "anyOf" && under(o, anyOf.instancePath) && !(o.keyword === "type" && o.instancePath === anyOf.instancePath),
+    );
   for (const e of errors) {
-    // anyOf reports each branch; one line per field is enough.
-    if (e.instancePath && e.keyword !== "anyOf" && errors.some((o) => o.keyword === "anyOf" && o.instancePath === e.instancePath)) continue;
+    // A nullable field (anyOf [T, null]) fails in every branch: report what the T branch said, else one "wrong type".
+    if (e.keyword === "anyOf" && informative(e)) continue;
+    if (e.keyword === "type" && errors.some((o) => o.keyword === "anyOf" && o.instancePath === e.instancePath)) continue;
     const fe = { field: fieldOf(e), reason: reasonOf(e) };
     const k = `${fe.field}\u0000${fe.reason}`;
     if (!seen.has(k)) {
@@ -61,12 +68,13 @@ export const NOT_AVAILABLE_YET = "is part of the spec but not available on this 
 
 /**
  * validateBody for a body whose schema leaves out fields the spec names but
- * this deployment does not offer yet: each one sent is refused by name (422,
- * NOT_AVAILABLE_YET), not as an unknown field.
+ * this route refuses: each one sent is refused by name with `reason` (422),
+ * not as an unknown field. The reason defaults to NOT_AVAILABLE_YET (a
+ * feature not built on this deployment); a PATCH names fields fixed at create.
  */
-export function validateBodyOffering<N extends SchemaName>(name: N, raw: unknown, notYet: readonly string[]): BodyOf<N> {
+export function validateBodyWithholding<N extends SchemaName>(name: N, raw: unknown, fields: readonly string[], reason = NOT_AVAILABLE_YET): BodyOf<N> {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return validateBody(name, raw);
-  const withheld = new Set(notYet);
-  const errors = notYet.filter((field) => field in raw).map((field) => ({ field, reason: NOT_AVAILABLE_YET }));
+  const withheld = new Set(fields);
+  const errors = fields.filter((field) => field in raw).map((field) => ({ field, reason }));
   return validateBody(name, Object.fromEntries(Object.entries(raw).filter(([k]) => !withheld.has(k))), errors);
 }

@@ -56,8 +56,20 @@ export function checkoutSummaryView(c: catalogV1.CheckoutSummary | catalogV1.Che
   };
 }
 
+/** The create fields a checkout keeps as sent (catalog's CheckoutSettings), with their defaults. */
+export function checkoutSettingsView(c: catalogV1.Checkout) {
+  const s = c.settings;
+  return {
+    parties: jsonOrNull(s?.partiesJson),
+    platform_fee_bps: s?.platformFeeBps ?? 0,
+    inherit_account_payouts: s?.inheritAccountPayouts ?? true,
+    wallet_button: s?.walletButton ?? false,
+    test_delivery_daily_cap: s?.testDeliveryDailyCap ?? 25,
+  };
+}
+
 export function checkoutView(c: catalogV1.Checkout, baseUrl: string) {
-  return { ...checkoutSummaryView(c, baseUrl), payload: jsonOrNull(c.payloadJson), ...offerCardView(c) };
+  return { ...checkoutSummaryView(c, baseUrl), payload: jsonOrNull(c.payloadJson), ...offerCardView(c), ...checkoutSettingsView(c) };
 }
 
 /** The answer to a go-live: the armed checkout, and where its rehearsal goes on. */
@@ -67,5 +79,25 @@ export function goLiveView(c: catalogV1.Checkout, alreadyLive: boolean, baseUrl:
     ...view,
     already_live: alreadyLive,
     rehearsal: { test_url: view.test_url, note: "The rehearsal face keeps settling simulated payments at test_url; it can never be armed." },
+  };
+}
+
+/**
+ * The answer to a DELETE: what was retired, and what buyers still hold
+ * against it (voiding never waits for that). The checkout itself stays
+ * readable, and its receipts resolve.
+ */
+export function voidView(r: catalogV1.VoidCheckoutResponse, baseUrl: string) {
+  const l = r.liabilities;
+  return {
+    voided: r.voided,
+    already_void: r.alreadyVoid,
+    liabilities: {
+      live_keys: l?.liveKeys ?? 0,
+      calls_unspent: Number(l?.callsUnspent ?? 0n),
+      unearned: { amount: formatUsd(l?.unearnedAtomic ?? 0n), currency: "USD" },
+    },
+    checkout: r.checkout ? checkoutView(r.checkout, baseUrl) : null,
+    note: "Its faces now answer 410; receipts still resolve. POST /v1/checkouts/{id}/restore undoes this.",
   };
 }

@@ -1,5 +1,6 @@
 import { HANDOFF_NONCE } from "@c402/ids";
 import { schemas } from "../http/request-schemas";
+import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
 
 /**
  * The OpenAPI 3.1 document served at /openapi.json. Request bodies are the
@@ -17,36 +18,24 @@ import { schemas } from "../http/request-schemas";
  * - an unknown path answers 404 `not-found`.
  */
 
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const orNull = (schema: Schema): Schema => ({ anyOf: [schema, { type: "null" }] });
-const str: Schema = { type: "string" };
-const strOrNull: Schema = { type: ["string", "null"] };
-const bool: Schema = { type: "boolean" };
-const timestamp: Schema = { type: "string", format: "date-time" };
-const timestampOrNull: Schema = { type: ["string", "null"], format: "date-time" };
-const url: Schema = { type: "string", format: "uri" };
-const idOf = (prefix: string): Schema => ({ type: "string", pattern: `^${prefix}_[0-9A-Za-z]{24}$` });
-/** A decimal USD amount as the service prints it ("0.100000"). */
-const usd: Schema = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$" };
-/** An amount in the token's smallest unit, as a decimal string. */
-const atomic: Schema = { type: "string", pattern: "^[0-9]+$" };
-const caip2: Schema = { type: "string", pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", description: "CAIP-2 network id" };
-/** Any JSON value (goods and offer-card JSON are the seller's own). */
-const anyJson: Schema = {};
-
-/** An object whose listed properties are all required; further properties are allowed unless `closed`. */
-function object(properties: Record<string, Schema>, opts: { closed?: boolean; optional?: string[]; description?: string } = {}): Schema {
-  const optional = new Set(opts.optional ?? []);
-  return {
-    type: "object",
-    ...(opts.description ? { description: opts.description } : {}),
-    required: Object.keys(properties).filter((k) => !optional.has(k)),
-    properties,
-    ...(opts.closed ? { additionalProperties: false } : {}),
-  };
-}
+import {
+  anyJson,
+  atomic,
+  bool,
+  caip2,
+  idOf,
+  object,
+  orNull,
+  ref,
+  str,
+  strOrNull,
+  timestamp,
+  timestampOrNull,
+  url,
+  usd,
+  usd6,
+  type Schema,
+} from "./openapi-schema";
 
 // ---- Problems -------------------------------------------------------------
 
@@ -165,6 +154,18 @@ const checkoutSummaryProperties = {
   expires_at: timestampOrNull,
   armed_at: timestampOrNull,
   test: object({ id: idOf("chk"), url }, { description: "The rehearsal face" }),
+};
+
+/** The create fields a checkout keeps as sent. */
+const checkoutSettingsProperties = {
+  parties: {
+    type: ["object", "null"],
+    description: "Platform-declared identities ({buyer {name, email, ref}, seller {name, ref}}), verbatim",
+  },
+  platform_fee_bps: { type: "integer", minimum: 0, maximum: 2000 },
+  inherit_account_payouts: bool,
+  wallet_button: bool,
+  test_delivery_daily_cap: { type: "integer", minimum: 1 },
 };
 
 const offerCardProperties = {
@@ -312,7 +313,7 @@ const receipt = object(
     test_mode: bool,
     settled_at: timestampOrNull,
     sold_by: strOrNull,
-    parties: { type: ["array", "object", "null"] },
+    parties: { type: ["object", "null"], description: "The parties the checkout declared ({buyer, seller}), verbatim" },
     handoff_id: strOrNull,
     split: object({
       seller: { type: "integer", minimum: 0 },
@@ -388,14 +389,26 @@ const responseSchemas: Record<string, Schema> = {
     version: str,
     status: { const: "ok" },
     what: str,
-    links: object({ openapi: url, llms: url, create: url, create_checkout: url, join_challenge: url, join_verify: url, mcp: url, site: url }),
+    links: object({
+      openapi: url,
+      llms: url,
+      create: url,
+      create_checkout: url,
+      join_challenge: url,
+      join_verify: url,
+      mcp: { type: ["string", "null"], format: "uri", description: "null while this deployment serves no MCP endpoint (never a link that answers 404)" },
+      site: url,
+    }),
     buying: object({
       how: str,
       faces: object({ checkout: str, rehearsal: str, receipt: str }),
-      networks: { type: "array", items: caip2 },
+      networks: { type: "array", items: caip2, description: "Every network a face of this run quotes: the live ones and the rehearsal one" },
+      live_networks: { type: "array", items: caip2, description: "Where live payments settle on-chain in this run (empty: an armed live face answers 503)" },
+      rehearsal_network: caip2,
       asset: str,
     }),
-    selling: object({ how: str, auth: str, fees: str }),
+    selling: object({ how: str, auth: str, fees: str, platform_quote: url }),
+    health: object({ service: url, facilitator: url }),
   }),
   Health: object(
     {
@@ -414,10 +427,17 @@ const responseSchemas: Record<string, Schema> = {
     x402: object({
       versions: { type: "array", items: { type: "integer" } },
       schemes: { type: "array", items: str },
-      rails: { type: "array", items: object({ network: caip2, asset: str, testnet: bool }, { optional: ["testnet"] }) },
+      rails: {
+        type: "array",
+        minItems: 1,
+        items: object(
+          { network: caip2, asset: str, testnet: bool, settlement: { enum: ["onchain", "simulated"] } },
+          { description: "A network this run settles on: on-chain (live faces) or simulated (rehearsals)" },
+        ),
+      },
     }),
-    capabilities: { type: "object" },
-    links: object({ openapi: url, llms: url, root: url }),
+    capabilities: object({ checkouts: { type: "array", items: str }, rehearsal: bool, live: bool }),
+    links: object({ openapi: url, llms: url, root: url, facilitator_health: url, platform_quote: url }),
   }),
   OpenApiDocument: object({ openapi: { type: "string", pattern: "^3\\.1\\." }, info: object({ title: str, version: str }), paths: { type: "object" } }),
   WalletChallengeAnswer: object({
@@ -450,13 +470,67 @@ const responseSchemas: Record<string, Schema> = {
     { closed: true, description: "A new API key with its secret, shown once" },
   ),
   EndedSession: object({ object: { const: "session" }, ended: { const: true }, ended_at: timestamp }),
+  Profile: object(
+    {
+      object: { const: "profile" },
+      account_id: idOf("acct"),
+      slug: { type: ["string", "null"], pattern: "^[a-z0-9][a-z0-9-]{1,38}$", description: "Public handle for /u/<slug> and /r/<slug>/... call URLs" },
+      name: { type: ["string", "null"], maxLength: 120 },
+      profile_type: { enum: ["individual", "team", "company", null] },
+      bio: { type: ["string", "null"], maxLength: 600 },
+      avatar_url: { type: ["string", "null"], maxLength: 2048, description: "An absolute http(s) URL, as the seller sent it" },
+      website_url: { type: ["string", "null"], maxLength: 2048, description: "An absolute http(s) URL, as the seller sent it" },
+      social_links: {
+        type: "object",
+        maxProperties: 20,
+        propertyNames: { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$" },
+        additionalProperties: { type: "string", maxLength: 2048 },
+        description: "Links by name (`github`): absolute http(s) URLs",
+      },
+      verified: { type: "boolean", description: "Set by the operators, never by the seller" },
+      created_at: timestamp,
+      updated_at: timestamp,
+    },
+    { closed: true, description: "The seller profile: a field never set (or cleared) is null" },
+  ),
   ApiKeyList: object({ keys: { type: "array", items: ref("ApiKey") }, has_more: bool, next_cursor: strOrNull }),
+  AccountEvent: object(
+    {
+      id: idOf("evt"),
+      object: { const: "account_event" },
+      action: { type: "string", description: "`<object>.<verb>`, e.g. `checkout.created` (docs/account-events.md lists them)" },
+      object_id: { type: "string", description: "What changed: a checkout, key, session or account id" },
+      detail: { type: "object", description: "The change's particulars (never a secret)" },
+      actor: { type: "string", pattern: "^(session|wallet|system|key:[A-Za-z0-9_]+|oauth:[A-Za-z0-9_.:-]+)$" },
+      test_mode: bool,
+      at: timestamp,
+    },
+    { closed: true, description: "One state change of the account, in any service" },
+  ),
+  AccountEventList: object({ events: { type: "array", items: ref("AccountEvent") }, has_more: bool, next_before: strOrNull }),
   Checkout: object(
-    { ...checkoutSummaryProperties, payload: { ...anyJson, description: "The goods" }, ...offerCardProperties },
+    { ...checkoutSummaryProperties, payload: { ...anyJson, description: "The goods" }, ...offerCardProperties, ...checkoutSettingsProperties },
     { description: "A checkout as created or read back by id" },
   ),
   CheckoutSummary: object(checkoutSummaryProperties, { closed: true, description: "A checkout as lists show it: no goods, no offer-card JSON" }),
   CheckoutList: object({ checkouts: { type: "array", items: ref("CheckoutSummary") }, has_more: bool, next_cursor: strOrNull }),
+  VoidAnswer: object(
+    {
+      voided: { type: "array", items: idOf("chk"), minItems: 1 },
+      already_void: bool,
+      liabilities: object({
+        live_keys: { type: "integer", minimum: 0 },
+        calls_unspent: { type: "integer", minimum: 0 },
+        unearned: object({ amount: usd, currency: { const: "USD" } }),
+      }),
+      checkout: ref("Checkout"),
+      note: str,
+    },
+    { closed: true, description: "A void: what it retired, and what buyers still hold against it" },
+  ),
+  RestoreAnswer: {
+    allOf: [ref("Checkout"), object({ restored: { type: "boolean", description: "false when the checkout was not void (nothing changed)" } })],
+  },
   GoLiveAnswer: {
     allOf: [
       ref("Checkout"),
@@ -516,6 +590,37 @@ const responseSchemas: Record<string, Schema> = {
       },
     ],
   },
+  PlatformQuote: object(
+    {
+      price_usd: usd6,
+      platform_fee_bps: { type: "integer", minimum: 0, maximum: 2000 },
+      buyer_pays: usd6,
+      seller_receives: usd6,
+      platform_cut: usd6,
+      protocol_fee: usd6,
+    },
+    {
+      closed: true,
+      description: "buyer_pays = price_usd + protocol_fee (0.5% + $0.01, on top); seller_receives + platform_cut = price_usd (the cut comes out of the price)",
+    },
+  ),
+  ChainHealth: object(
+    {
+      networks: { type: "array", items: caip2, description: "The networks the family settles live (what /x402/{family}/supported lists)" },
+      available: { type: "boolean", description: "Whether the family's facilitator can verify and settle a live payment now" },
+      settles: { enum: ["live", "rehearsal-only", "none"] },
+      reason: { type: ["string", "null"], description: "Why the family is not available; null when it is" },
+    },
+    { closed: true },
+  ),
+  FacilitatorHealth: object(
+    {
+      status: { enum: ["ok", "degraded"], description: "degraded: the payments service did not answer (then no family is available)" },
+      checked_at: timestamp,
+      chains: object({ base: ref("ChainHealth"), solana: ref("ChainHealth"), stellar: ref("ChainHealth") }, { closed: true }),
+    },
+    { description: "What each chain family settles right now; the same keys whatever the state" },
+  ),
   FacilitatorSupported: object({
     kinds: {
       type: "array",
@@ -536,6 +641,7 @@ const responseSchemas: Record<string, Schema> = {
     properties: { success: bool, errorReason: str, errorMessage: str, payer: str, transaction: str, network: str },
     anyOf: [{ properties: { success: { const: true } } }, { properties: { success: { const: false } }, required: ["errorReason"] }],
   },
+  ...reportResponseSchemas(),
 };
 
 // ---- Operations -----------------------------------------------------------
@@ -569,6 +675,13 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
     freshness: "hourly",
   },
   ApiKeyCreate: { name: "reporting", scope: "read_only", mode: "test" },
+  ProfilePatch: {
+    name: "Ada's Weather",
+    profile_type: "company",
+    bio: "Hourly forecasts for European cities.",
+    website_url: "https://weather.example",
+    social_links: { github: "https://github.com/example" },
+  },
   WalletChallenge: { address: EXAMPLE_ADDRESS, network: "eip155:8453" },
   WalletVerify: { message: "example.com wants you to sign in with your Ethereum account: …", signature: `0x${"11".repeat(65)}` },
   FacilitatorRequest: {
@@ -591,6 +704,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
     },
   },
   PaymentPrepare: { payer: EXAMPLE_ADDRESS, network: "eip155:84532" },
+  ...REPORT_EXAMPLES,
 };
 const body = (name: keyof typeof schemas) => ({
   required: true,
@@ -642,6 +756,23 @@ const pageQuery = [
     required: false,
     schema: { type: "string", minLength: 1 },
     description: "Opaque: the next_cursor of the previous page",
+  },
+];
+/** GET /v1/platform/quote: the price as checkout create takes it, and the platform's fee. */
+const quoteQuery = [
+  {
+    name: "price_usd",
+    in: "query",
+    required: true,
+    schema: { type: "string", pattern: "^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$" },
+    description: "The seller's price as checkout create takes it: a decimal string of at most six decimals, more than 0, at most 1000000",
+  },
+  {
+    name: "platform_fee_bps",
+    in: "query",
+    required: false,
+    schema: { type: "integer", minimum: 0, maximum: 2000, default: 0 },
+    description: "The platform's cut in basis points, out of the price",
   },
 ];
 const paymentHeaders = [
@@ -810,6 +941,20 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           responses: { "200": json("Component state", ref("Health")) },
         },
       },
+      "/health/facilitator": {
+        get: operation({
+          operationId: "getFacilitatorHealth",
+          summary: "What each chain family (base, solana, stellar) settles right now",
+          description:
+            "Never a 5xx: when the payments service does not answer, 200 with status `degraded` and every family unavailable with its reason. Not cached.",
+          responses: {
+            "200": json("Per-family state, always the same keys", ref("FacilitatorHealth"), {
+              "Cache-Control": header("Never cached", { const: "no-store" }),
+            }),
+            "400": use("BadRequest"),
+          },
+        }),
+      },
       "/auth/wallet/challenge": {
         post: operation(
           {
@@ -845,8 +990,33 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
             description:
               "The session's token gets 401 from then on; logging out again with it is 401. An API key is not a session: 403 (revoke a key with DELETE /v1/keys/{key_id}).",
             responses: { "200": json("The session ended", ref("EndedSession")), "403": use("Forbidden"), "404": use("NotFound") },
+            "x-credential": "session",
           },
           authenticated("read_only"),
+        ),
+      },
+      "/auth/me": {
+        get: operation(
+          {
+            operationId: "getProfile",
+            summary: "The seller profile of the account the credential belongs to",
+            description:
+              "Any seller credential (API key of any scope, or a wallet session). An account that never changed its profile has every field null, no social links, and is not verified.",
+            responses: { "200": json("The full profile record", ref("Profile")) },
+          },
+          authenticated("read_only"),
+        ),
+        patch: operation(
+          {
+            operationId: "updateProfile",
+            summary: "Change the seller profile (scope full): only the fields sent change",
+            description:
+              'A value sets a field, "" clears it, null or leaving it out keeps it; `social_links` replaces every link ({} removes them all). A slug another account holds answers 409; a value the profile rules refuse (slug pattern or reserved word, lengths, URLs that are not absolute http(s)), an unknown field or `verified` answer 422 naming the field. A change is recorded as one `profile.updated` account event; a patch that changes nothing records none.',
+            requestBody: body("ProfilePatch"),
+            responses: { "200": json("The updated profile", ref("Profile")), "409": use("Conflict") },
+          },
+          authenticated("full"),
+          bodyProblems,
         ),
       },
       "/v1/keys": {
@@ -876,6 +1046,32 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
             responses: { "204": { description: "Revoked" }, "404": use("NotFound") },
           },
           authenticated("read_only", true),
+        ),
+      },
+      "/v1/account/events": {
+        get: operation(
+          {
+            summary: "The account's events, newest first: every state change in every service",
+            parameters: [
+              { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 200, default: 50 }, description: "Page size" },
+              {
+                name: "action",
+                in: "query",
+                required: false,
+                schema: { type: "string", pattern: "^[a-z_.]{1,100}$" },
+                description: "Only actions starting with this prefix (e.g. `checkout.`)",
+              },
+              {
+                name: "before",
+                in: "query",
+                required: false,
+                schema: { type: "string" },
+                description: "An event id (the next_before of the previous page) or an ISO 8601 time with its zone",
+              },
+            ],
+            responses: { "200": json("A page of events", ref("AccountEventList")), "422": use("InvalidRequest") },
+          },
+          authenticated("read_only"),
         ),
       },
       "/v1/checkouts": {
@@ -915,6 +1111,46 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         get: operation(
           { summary: "Get a checkout", parameters: [checkoutId], responses: { "200": json("Checkout", ref("Checkout")), "404": use("NotFound") } },
           authenticated("read_only"),
+        ),
+        patch: operation(
+          {
+            summary: "Change offer-card fields (null clears one; price_usd and pay_to never change)",
+            parameters: [checkoutId],
+            requestBody: body("CheckoutOfferPatch"),
+            responses: { "200": json("The updated checkout", ref("Checkout")), "404": use("NotFound"), "409": use("Conflict") },
+          },
+          authenticated("payments"),
+          bodyProblems,
+        ),
+        delete: operation(
+          {
+            summary: "Void the checkout: its faces answer 410, receipts still resolve (never blocked by liabilities)",
+            parameters: [checkoutId],
+            responses: { "200": json("What was voided, and the liabilities still held", ref("VoidAnswer")), "404": use("NotFound") },
+          },
+          authenticated("payments"),
+        ),
+      },
+      "/v1/checkouts/{id}/restore": {
+        post: operation(
+          {
+            summary: "Undo a void; the status is recomputed (a sold single-shot comes back paid)",
+            parameters: [checkoutId],
+            responses: { "200": json("The checkout", ref("RestoreAnswer")), "404": use("NotFound") },
+          },
+          authenticated("payments"),
+        ),
+      },
+      "/v1/checkouts/{id}/extend": {
+        post: operation(
+          {
+            summary: "Move or clear the deadline: an expired checkout sells again under the same URL (refused for void and paid)",
+            parameters: [checkoutId],
+            requestBody: body("CheckoutExtend"),
+            responses: { "200": json("The checkout", ref("Checkout")), "404": use("NotFound"), "409": use("Conflict") },
+          },
+          authenticated("payments"),
+          bodyProblems,
         ),
       },
       "/v1/checkouts/{id}/go-live": {
@@ -999,6 +1235,23 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       "/x402/{family}/verify": { post: facilitatorOperation("verify a payment", "VerifyAnswer") },
       "/x402/{family}/settle": { post: facilitatorOperation("settle a payment on-chain", "SettleAnswer") },
+      "/v1/platform/quote": {
+        get: operation({
+          operationId: "getPlatformQuote",
+          summary: "What a price splits into under a platform fee (no key)",
+          description:
+            "Exact integer maths in USDC atomic units, printed as USD with six decimals: the platform cut comes out of the price (percentages round down), the protocol fee (0.5% of the price + $0.01) goes on top for the buyer. A missing or malformed parameter answers 422 naming it; other parameters are ignored.",
+          parameters: quoteQuery,
+          responses: {
+            "200": json("The split", ref("PlatformQuote"), {
+              "Cache-Control": header("A pure function of the query: public, cacheable briefly", { type: "string", pattern: "^public, max-age=[0-9]+$" }),
+            }),
+            "400": use("BadRequest"),
+            "422": use("InvalidRequest"),
+          },
+        }),
+      },
+      ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId, pageQuery }),
     },
   };
 }

@@ -3,6 +3,19 @@ import type { ReceiptView } from "./receipts";
 
 const usdc = (atomic: number | null) => (atomic === null ? "—" : `${(atomic / 1e6).toFixed(6)} USDC`);
 
+/** The parties the checkout declared, one row per field, as declared (escaped when rendered). */
+function partyRows(parties: unknown): [string, string][] {
+  if (!parties || typeof parties !== "object") return [];
+  const rows: [string, string][] = [];
+  for (const [role, party] of Object.entries(parties as Record<string, unknown>)) {
+    if (!party || typeof party !== "object") continue;
+    for (const [field, value] of Object.entries(party as Record<string, unknown>)) {
+      if (typeof value === "string") rows.push([`${role === "buyer" ? "Buyer" : "Seller"} ${field}`, value]);
+    }
+  }
+  return rows;
+}
+
 /**
  * The receipt as a self-contained HTML document (no scripts, no external
  * resources): the page at /r/{id} for browsers and the file /r/{id}/download.
@@ -25,6 +38,7 @@ export function receiptHtml(r: ReceiptView): string {
     ["Settled at", r.settled_at ?? "—"],
     ["Delivery", r.delivery.outcome],
     ["Checkout", r.checkout_id],
+    ...partyRows(r.parties),
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Receipt ${escapeHtml(r.id)}</title>

@@ -1,5 +1,5 @@
 import type { paymentsV1 } from "@c402/contracts";
-import { isoOrNull } from "./values";
+import { isoOrNull, jsonOrNull } from "./values";
 
 /** The public JSON shapes of receipts. */
 
@@ -28,7 +28,7 @@ export function receiptView(r: paymentsV1.Receipt, baseUrl: string) {
     test_mode: r.testMode,
     settled_at: isoOrNull(r.settledAt),
     sold_by: r.soldBy ?? null,
-    parties: null,
+    parties: jsonOrNull(r.partiesJson),
     handoff_id: r.handoffId ?? null,
     split: { seller: Number(r.providerAmount), platform: platform, protocol_fee: Number(r.feeAmount), total: Number(r.total), currency: "USDC", decimals: 6 },
     delivery: { outcome: r.deliveryOutcome },

@@ -93,6 +93,7 @@ describe("creating a checkout", () => {
     expect(of("createCheckout")).toEqual([
       {
         accountId: ACCOUNT_ID,
+        actor: "key:sk_test_abcd",
         createdWithLiveKey: false,
         requestFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
         title: "Weather for Paris",
@@ -131,6 +132,60 @@ describe("creating a checkout", () => {
     const badKey = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" }, { "idempotency-key": "has space" });
     expect(badKey.status).toBe(422);
     expect((await bodyOf(badKey)).errors).toEqual([{ field: "Idempotency-Key", reason: "must be 1 to 255 visible ASCII characters" }]);
+    expect(of("createCheckout")).toHaveLength(0);
+  });
+
+  it("passes the checkout settings on, and answers them in the checkout's view", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const parties = { buyer: { name: "Ada", email: "ada@example.com", ref: null }, seller: { ref: "s-9" } };
+    const res = await post(`${url}/v1/checkouts`, {
+      title: "T",
+      price_usd: "1",
+      parties,
+      platform_fee_bps: 0,
+      inherit_account_payouts: false,
+      wallet_button: true,
+      test_delivery_daily_cap: 3,
+    });
+    expect(res.status).toBe(201);
+    expect(of("createCheckout")[0]).toMatchObject({
+      partiesJson: JSON.stringify(parties),
+      platformFeeBps: 0,
+      inheritAccountPayouts: false,
+      walletButton: true,
+      testDeliveryDailyCap: 3,
+    });
+    // The fake catalog answers a checkout without settings: the view shows the defaults.
+    expect(await bodyOf(res)).toMatchObject({
+      parties: null,
+      platform_fee_bps: 0,
+      inherit_account_payouts: true,
+      wallet_button: false,
+      test_delivery_daily_cap: 25,
+    });
+  });
+
+  it.each([
+    [{ schedule_interval_days: 7, schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "not available"],
+    [{ schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "both or neither"],
+    [{ schedule_periods: 25 }, ["schedule_periods"], "must be <= 24"],
+    [{ escrow_offer: "required" }, ["escrow_offer"], "not available"],
+    [{ escrow_offer: "always" }, ["escrow_offer"], "must be equal to one of the allowed values"],
+    [{ content: { kind: "article" } }, ["content"], "not available"],
+    [{ content: "text" }, ["content"], "must be object"],
+    [{ max_deliveries: 10 }, ["max_deliveries"], "not available"],
+    [{ max_deliveries: 0 }, ["max_deliveries"], "must be >= 1"],
+    [{ parties: { buyer: { phone: "1" } } }, ["parties.buyer.phone"], "is not a known field"],
+    [{ platform_fee_bps: 2001 }, ["platform_fee_bps"], "must be <= 2000"],
+  ])("validates %j first, then refuses a field whose feature is not built (422 naming it)", async (extra, fields, reason) => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", ...extra });
+    expect(res.status).toBe(422);
+    const errors = (await bodyOf(res)).errors as { field: string; reason: string }[];
+    expect(errors.map((e) => e.field).sort()).toEqual(fields);
+    expect(errors.some((e) => e.reason.includes(reason))).toBe(true);
     expect(of("createCheckout")).toHaveLength(0);
   });
 
@@ -191,7 +246,7 @@ describe("going live", () => {
       already_live: false,
       rehearsal: { test_url: `${BASE_URL}/c/${CHECKOUT_ID}/test`, note: expect.stringContaining("can never be armed") },
     });
-    expect(of("goLive")).toEqual([{ accountId: ACCOUNT_ID, checkoutId: CHECKOUT_ID }]);
+    expect(of("goLive")).toEqual([{ accountId: ACCOUNT_ID, actor: "key:sk_test_abcd", checkoutId: CHECKOUT_ID }]);
     expect((await fetch(`${url}/c/${CHECKOUT_ID}`)).status).toBe(402);
     expect((await fetch(`${url}/c/${CHECKOUT_ID}/test`)).status).toBe(402);
     expect(of("quotePayment")).toHaveLength(4);

@@ -61,6 +61,7 @@ describe("API keys", () => {
         scope: identityV1.Scope.READ_ONLY,
         mode: identityV1.KeyMode.LIVE,
         mintedBy: { kind: identityV1.CredentialKind.API_KEY, scope: identityV1.Scope.FULL, mode: identityV1.KeyMode.TEST },
+        actor: "key:sk_test_abcd",
       },
     ]);
   });
@@ -84,6 +85,6 @@ describe("API keys", () => {
     const { url } = await serve.app(fakes);
     expect((await fetch(`${url}/v1/keys/${KEY_ID}`, { method: "DELETE", headers: auth })).status).toBe(403);
     expect((await fetch(`${url}/v1/keys/key_SellerKey000000000000000`, { method: "DELETE", headers: auth })).status).toBe(204);
-    expect(of("revokeApiKey")).toEqual([{ accountId: ACCOUNT_ID, keyId: "key_SellerKey000000000000000" }]);
+    expect(of("revokeApiKey")).toEqual([{ accountId: ACCOUNT_ID, keyId: "key_SellerKey000000000000000", actor: "key:sk_test_abcd" }]);
   });
 });

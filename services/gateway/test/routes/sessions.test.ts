@@ -23,6 +23,7 @@ function sessionFakes() {
               scope: identityV1.Scope.FULL,
               mode: identityV1.KeyMode.TEST,
               kind: identityV1.CredentialKind.SESSION,
+              actor: "wallet",
             })
           : asKey(req),
       endSession: async () => create(identityV1.EndSessionResponseSchema, { endedAt: timestampFromDate(ENDED_AT) }),
@@ -40,7 +41,7 @@ describe("logout", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(await bodyOf(res)).toEqual({ object: "session", ended: true, ended_at: ENDED_AT.toISOString() });
-    expect(of("endSession")).toEqual([{ accountId: ACCOUNT_ID, sessionId: SESSION_ID }]);
+    expect(of("endSession")).toEqual([{ accountId: ACCOUNT_ID, sessionId: SESSION_ID, actor: "wallet" }]);
     expect(called()).toEqual(["identity.resolveCredential", "identity.endSession"]);
   });
 

@@ -240,6 +240,7 @@ export function resolveCredential(scope: identityV1.Scope = identityV1.Scope.FUL
       scope,
       mode: identityV1.KeyMode.TEST,
       kind: identityV1.CredentialKind.API_KEY,
+      actor: "key:sk_test_abcd",
     });
   };
 }

@@ -1,7 +1,9 @@
+import type { Actor } from "@c402/account-events";
 import { isId, newId } from "@c402/ids";
 import { ProblemError, invalid } from "@c402/problems";
 import { verifyMessage } from "viem";
 import { identityStore as store, type ApiKeyPage, type ApiKeyRow, type IdentityDb, type PayoutWalletRow } from "../store/identity-store";
+import { recordActivity } from "./account-events";
 import { hashApiKey, isWellFormedApiKey, mintApiKey, mintRefusal, type CredentialKind, type KeyMode, type MintingCredential, type Scope } from "./api-keys";
 import { hashSessionToken, isWellFormedSessionToken, mintSessionToken, sessionPrefix, SESSION_TTL_SECONDS } from "./sessions";
 import { challengeMessage, challengeRejected, newChallengeNonce, nonceOf, validateChallenge, validateVerify, type ChallengeInput } from "./wallet-challenge";
@@ -35,6 +37,8 @@ export interface ResolvedCredential {
   prefix: string;
   scope: Scope;
   mode: KeyMode;
+  /** How account events name the credential. */
+  actor: Actor;
 }
 
 /** Identity rules: wallet sign-in, API key lifecycle and credential resolution. */
@@ -80,6 +84,15 @@ export class Identity {
       if (existing) {
         const account = await store.findAccount(trx, existing.account_id);
         const session = await this.openSession(trx, existing.account_id);
+        await recordActivity(trx, {
+          accountId: existing.account_id,
+          action: "session.opened",
+          objectId: session.id,
+          detail: { via: "wallet", address: challenge.address, expires_at: session.expiresAt.toISOString() },
+          actor: "wallet",
+          testMode: false,
+          at: this.now(),
+        });
         return { accountId: existing.account_id, accountCreatedAt: account?.created_at ?? this.now(), accountCreated: false, session, wallet: existing };
       }
       const accountCreatedAt = this.now();
@@ -97,17 +110,28 @@ export class Identity {
         scope: "full",
         mode: "test",
       });
+      await recordActivity(trx, {
+        accountId,
+        action: "account.created",
+        objectId: accountId,
+        detail: { via: "wallet", chain_family: "eip155", address: challenge.address },
+        actor: "wallet",
+        testMode: false,
+        at: accountCreatedAt,
+      });
+      await recordActivity(trx, { ...keyCreated(key, "wallet"), at: accountCreatedAt });
       return { accountId, accountCreatedAt, accountCreated: true, key, secret: minted.secret, wallet };
     });
   }
 
-  private async openSession(db: IdentityDb, accountId: string): Promise<{ token: string; expiresAt: Date }> {
+  private async openSession(db: IdentityDb, accountId: string): Promise<{ id: string; token: string; expiresAt: Date }> {
     const now = this.now();
     await store.deleteExpiredSessions(db, now, PURGE_BATCH);
     const minted = mintSessionToken();
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
-    await store.insertSession(db, { id: newId("session"), account_id: accountId, token_hash: minted.hash, expires_at: expiresAt });
-    return { token: minted.token, expiresAt };
+    const id = newId("session");
+    await store.insertSession(db, { id, account_id: accountId, token_hash: minted.hash, expires_at: expiresAt });
+    return { id, token: minted.token, expiresAt };
   }
 
   /**
@@ -123,18 +147,27 @@ export class Identity {
           help: { fix: "Sign in with the wallet again (POST /auth/wallet/challenge, then /auth/wallet/verify) for a fresh session." },
         });
       }
-      return { kind: "session", id: session.id, accountId: session.account_id, prefix: sessionPrefix(secret), scope: "full", mode: "test" };
+      // Every session so far comes from a wallet sign-in.
+      return { kind: "session", id: session.id, accountId: session.account_id, prefix: sessionPrefix(secret), scope: "full", mode: "test", actor: "wallet" };
     }
     const rejected = new ProblemError("unauthenticated", "The API key is missing, malformed, unknown or revoked.");
     if (!isWellFormedApiKey(secret)) throw rejected;
     const key = await store.findApiKeyByHash(this.db, hashApiKey(secret));
     if (!key || key.revoked_at) throw rejected;
     await store.touchApiKey(this.db, key.id, this.now());
-    return { kind: "api_key", id: key.id, accountId: key.account_id, prefix: key.prefix, scope: key.scope as Scope, mode: key.mode as KeyMode };
+    return {
+      kind: "api_key",
+      id: key.id,
+      accountId: key.account_id,
+      prefix: key.prefix,
+      scope: key.scope as Scope,
+      mode: key.mode as KeyMode,
+      actor: `key:${key.prefix}`,
+    };
   }
 
   /** Mints a key for the account; 403 when it would be more powerful than the credential asking (see mintRefusal). */
-  async createKey(accountId: string, input: { name?: string; scope: Scope; mode: KeyMode }, mintedBy: MintingCredential) {
+  async createKey(accountId: string, input: { name?: string; scope: Scope; mode: KeyMode }, mintedBy: MintingCredential, actor: Actor) {
     if (input.name !== undefined && input.name.length > 120) throw invalid([{ field: "name", reason: "must be at most 120 characters" }]);
     const refusal = mintRefusal(mintedBy, input);
     if (refusal) {
@@ -146,14 +179,18 @@ export class Identity {
     }
     if (!(await store.findAccount(this.db, accountId))) throw new ProblemError("not-found", "No such account.");
     const minted = mintApiKey(input.mode);
-    const key = await store.insertApiKey(this.db, {
-      id: newId("apiKey"),
-      account_id: accountId,
-      name: input.name ?? null,
-      prefix: minted.prefix,
-      secret_hash: minted.hash,
-      scope: input.scope,
-      mode: input.mode,
+    const key = await this.db.transaction().execute(async (trx) => {
+      const inserted = await store.insertApiKey(trx, {
+        id: newId("apiKey"),
+        account_id: accountId,
+        name: input.name ?? null,
+        prefix: minted.prefix,
+        secret_hash: minted.hash,
+        scope: input.scope,
+        mode: input.mode,
+      });
+      await recordActivity(trx, { ...keyCreated(inserted, actor), at: this.now() });
+      return inserted;
     });
     return { key, secret: minted.secret };
   }
@@ -166,21 +203,56 @@ export class Identity {
     return store.listApiKeys(this.db, accountId, page);
   }
 
-  async revokeKey(accountId: string, keyId: string) {
+  /** Revokes the key at once; revoking it again answers it unchanged and records nothing. */
+  async revokeKey(accountId: string, keyId: string, actor: Actor) {
     // An id that cannot be a key's (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
-    const key = isId("apiKey", keyId) ? await store.revokeApiKey(this.db, accountId, keyId, this.now()) : undefined;
-    if (!key) throw new ProblemError("not-found", "No such key on this account.");
-    return key;
+    if (!isId("apiKey", keyId)) throw new ProblemError("not-found", "No such key on this account.");
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      const found = await store.lockApiKey(trx, accountId, keyId);
+      if (!found) throw new ProblemError("not-found", "No such key on this account.");
+      if (found.revoked_at) return found;
+      const key = await store.revokeApiKey(trx, keyId, now);
+      await recordActivity(trx, {
+        accountId,
+        action: "key.revoked",
+        objectId: key.id,
+        detail: { prefix: key.prefix, name: key.name },
+        actor,
+        testMode: key.mode === "test",
+        at: now,
+      });
+      return key;
+    });
   }
 
   /** Logout: the session stops being accepted at once; ending it again answers when it ended. */
-  async endSession(accountId: string, sessionId: string): Promise<Date> {
-    const session = isId("session", sessionId) ? await store.endSession(this.db, accountId, sessionId, this.now()) : undefined;
-    if (!session?.revoked_at) throw new ProblemError("not-found", "No such session on this account.");
-    return session.revoked_at;
+  async endSession(accountId: string, sessionId: string, actor: Actor): Promise<Date> {
+    if (!isId("session", sessionId)) throw new ProblemError("not-found", "No such session on this account.");
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      const session = await store.lockSession(trx, accountId, sessionId);
+      if (!session) throw new ProblemError("not-found", "No such session on this account.");
+      if (session.revoked_at) return session.revoked_at;
+      await store.revokeSession(trx, sessionId, now);
+      await recordActivity(trx, { accountId, action: "session.ended", objectId: sessionId, detail: {}, actor, testMode: false, at: now });
+      return now;
+    });
   }
 
   payoutWallets(accountId: string) {
     return store.listPayoutWallets(this.db, accountId);
   }
+}
+
+/** The account event of a minted key: its listed prefix, never its secret. */
+function keyCreated(key: ApiKeyRow, actor: Actor) {
+  return {
+    accountId: key.account_id,
+    action: "key.created" as const,
+    objectId: key.id,
+    detail: { prefix: key.prefix, name: key.name, scope: key.scope, mode: key.mode },
+    actor,
+    testMode: key.mode === "test",
+  };
 }

@@ -1,10 +1,13 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { credentialKindName, credentialKindToProto, identityV1, keyModeName, keyModeToProto, scopeName, scopeToProto } from "@c402/contracts";
+import { actorOfRequest } from "@c402/account-events";
 import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { KeyMode, MintingCredential, Scope } from "../domain/api-keys";
+import { listAccountEvents } from "../domain/account-events";
 import type { Identity } from "../domain/identity";
-import type { ApiKeyPage, ApiKeyRow, PayoutWalletRow } from "../store/identity-store";
+import { Profiles, type ProfilePatch, type ProfileTypeName } from "../domain/profile";
+import type { AccountEventRow, ApiKeyPage, ApiKeyRow, IdentityDb, PayoutWalletRow, ProfileRow } from "../store/identity-store";
 
 const ts = (d: Date) => timestampFromDate(d);
 
@@ -32,6 +35,61 @@ function pageOf(req: identityV1.ListApiKeysRequest): ApiKeyPage {
   return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
 }
 
+function eventMessage(e: AccountEventRow): identityV1.AccountEvent {
+  return {
+    $typeName: "identity.v1.AccountEvent",
+    id: e.id,
+    action: e.action,
+    objectId: e.object_id,
+    detailJson: JSON.stringify(e.detail),
+    actor: e.actor,
+    testMode: e.test_mode,
+    at: ts(e.at),
+  };
+}
+
+const PROFILE_TYPES: Record<ProfileTypeName, identityV1.ProfileType> = {
+  individual: identityV1.ProfileType.INDIVIDUAL,
+  team: identityV1.ProfileType.TEAM,
+  company: identityV1.ProfileType.COMPANY,
+};
+const profileTypeName = (t: identityV1.ProfileType) => (Object.keys(PROFILE_TYPES) as ProfileTypeName[]).find((n) => PROFILE_TYPES[n] === t);
+
+function profileMessage(p: ProfileRow): identityV1.Profile {
+  const type = p.profile_type as ProfileTypeName | null;
+  return {
+    $typeName: "identity.v1.Profile",
+    accountId: p.account_id,
+    ...(p.slug !== null ? { slug: p.slug } : {}),
+    ...(p.name !== null ? { name: p.name } : {}),
+    profileType: type ? PROFILE_TYPES[type] : identityV1.ProfileType.UNSPECIFIED,
+    ...(p.bio !== null ? { bio: p.bio } : {}),
+    ...(p.avatar_url !== null ? { avatarUrl: p.avatar_url } : {}),
+    ...(p.website_url !== null ? { websiteUrl: p.website_url } : {}),
+    socialLinks: { $typeName: "identity.v1.SocialLinks", links: { ...p.social_links } },
+    verified: p.verified,
+    createdAt: ts(p.created_at),
+    updatedAt: ts(p.updated_at),
+  };
+}
+
+/** The request's patch in the domain's words: set fields, cleared fields, and the links when sent. */
+function profilePatchOf(req: identityV1.UpdateProfileRequest): ProfilePatch {
+  const type = req.profileType === undefined ? undefined : profileTypeName(req.profileType);
+  return {
+    set: {
+      ...(req.slug !== undefined ? { slug: req.slug } : {}),
+      ...(req.name !== undefined ? { name: req.name } : {}),
+      ...(type !== undefined ? { profile_type: type } : {}),
+      ...(req.bio !== undefined ? { bio: req.bio } : {}),
+      ...(req.avatarUrl !== undefined ? { avatar_url: req.avatarUrl } : {}),
+      ...(req.websiteUrl !== undefined ? { website_url: req.websiteUrl } : {}),
+    },
+    clear: req.clear,
+    ...(req.socialLinks ? { socialLinks: req.socialLinks.links } : {}),
+  };
+}
+
 function mintingCredentialOf(m: identityV1.MintingCredential | undefined): MintingCredential {
   const kind = m && credentialKindName(m.kind);
   const scope = m && scopeName(m.scope);
@@ -40,7 +98,7 @@ function mintingCredentialOf(m: identityV1.MintingCredential | undefined): Minti
   return { kind, scope, mode };
 }
 
-export function identityRpc(identity: Identity): ServiceImplementation<typeof identityV1.IdentityService> {
+export function identityRpc(identity: Identity, db: IdentityDb, profiles = new Profiles(db)): ServiceImplementation<typeof identityV1.IdentityService> {
   return {
     async createWalletChallenge(req) {
       const c = await identity.createChallenge({ address: req.address, network: req.network });
@@ -64,6 +122,7 @@ export function identityRpc(identity: Identity): ServiceImplementation<typeof id
         scope: scopeToProto(c.scope),
         mode: keyModeToProto(c.mode),
         kind: credentialKindToProto(c.kind),
+        actor: c.actor,
       };
     },
     async createApiKey(req) {
@@ -75,6 +134,7 @@ export function identityRpc(identity: Identity): ServiceImplementation<typeof id
         req.accountId,
         { ...(req.name !== undefined ? { name: req.name } : {}), scope, mode },
         mintingCredentialOf(req.mintedBy),
+        actorOfRequest(req.actor),
       );
       return { apiKey: keyMessage(key), secret };
     },
@@ -82,13 +142,29 @@ export function identityRpc(identity: Identity): ServiceImplementation<typeof id
       return { apiKeys: (await identity.listKeys(req.accountId, pageOf(req))).map(keyMessage) };
     },
     async revokeApiKey(req) {
-      return { apiKey: keyMessage(await identity.revokeKey(req.accountId, req.keyId)) };
+      return { apiKey: keyMessage(await identity.revokeKey(req.accountId, req.keyId, actorOfRequest(req.actor))) };
     },
     async getPayoutWallets(req) {
       return { wallets: (await identity.payoutWallets(req.accountId)).map(walletMessage) };
     },
     async endSession(req) {
-      return { endedAt: ts(await identity.endSession(req.accountId, req.sessionId)) };
+      return { endedAt: ts(await identity.endSession(req.accountId, req.sessionId, actorOfRequest(req.actor))) };
+    },
+    async listAccountEvents(req) {
+      const events = await listAccountEvents(db, req.accountId, {
+        size: req.pageSize,
+        ...(req.actionPrefix ? { actionPrefix: req.actionPrefix } : {}),
+        ...(req.before.case === "beforeEventId" ? { beforeEventId: req.before.value } : {}),
+        ...(req.before.case === "beforeAt" ? { beforeAt: timestampDate(req.before.value) } : {}),
+      });
+      return { events: events.map(eventMessage) };
+    },
+    async getProfile(req) {
+      return { profile: profileMessage(await profiles.get(req.accountId)) };
+    },
+    async updateProfile(req) {
+      const { profile, changed } = await profiles.update(req.accountId, profilePatchOf(req), actorOfRequest(req.actor));
+      return { profile: profileMessage(profile), changed };
     },
   };
 }

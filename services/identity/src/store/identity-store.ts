@@ -1,4 +1,4 @@
-import type { Generated, Kysely, Selectable } from "kysely";
+import { sql, type Generated, type Kysely, type Selectable } from "kysely";
 
 export interface AccountRow {
   id: string;
@@ -54,12 +54,51 @@ export interface ChallengeRow {
   used_at: Date | null;
 }
 
+interface AccountEventsTable {
+  id: string;
+  account_id: string;
+  action: string;
+  object_id: string;
+  detail: Record<string, unknown>;
+  actor: string;
+  test_mode: boolean;
+  at: Date;
+}
+export type AccountEventRow = Selectable<AccountEventsTable>;
+
+/** One page of account events, newest first: at most `size`, strictly before `before` in (at, id) order. */
+export interface AccountEventPage {
+  size: number;
+  actionPrefix?: string;
+  /** An instant (every event before it), or an event's sort key (every event after it on the page). */
+  before?: { at: Date; id?: string };
+}
+
+interface ProfilesTable {
+  account_id: string;
+  slug: string | null;
+  name: string | null;
+  profile_type: string | null;
+  bio: string | null;
+  avatar_url: string | null;
+  website_url: string | null;
+  social_links: Record<string, string>;
+  verified: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+export type ProfileRow = Selectable<ProfilesTable>;
+/** What a profile change writes: the changed fields and the instant. */
+export type ProfileChange = Partial<Omit<ProfileRow, "account_id" | "verified" | "created_at" | "updated_at">> & { updated_at: Date };
+
 export interface IdentityTables {
   accounts: AccountRow;
   payout_wallets: PayoutWalletsTable;
   api_keys: ApiKeysTable;
   wallet_challenges: ChallengeRow;
   sessions: SessionsTable;
+  account_events: AccountEventsTable;
+  profiles: ProfilesTable;
 }
 
 export type IdentityDb = Kysely<IdentityTables>;
@@ -125,15 +164,12 @@ export const identityStore = {
 
   findSessionByHash: (db: IdentityDb, hash: string) => db.selectFrom("sessions").selectAll().where("token_hash", "=", hash).executeTakeFirst(),
 
-  /** Revokes the account's session (kept revoked at its first revocation time); undefined when the account has no such session. */
-  endSession: (db: IdentityDb, accountId: string, sessionId: string, now: Date) =>
-    db
-      .updateTable("sessions")
-      .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
-      .where("id", "=", sessionId)
-      .where("account_id", "=", accountId)
-      .returningAll()
-      .executeTakeFirst(),
+  /** The account's session, locked for a change in the caller's transaction; undefined when the account has no such session. */
+  lockSession: (db: IdentityDb, accountId: string, sessionId: string) =>
+    db.selectFrom("sessions").selectAll().where("id", "=", sessionId).where("account_id", "=", accountId).forUpdate().executeTakeFirst(),
+
+  revokeSession: (db: IdentityDb, sessionId: string, now: Date) =>
+    db.updateTable("sessions").set({ revoked_at: now }).where("id", "=", sessionId).returningAll().executeTakeFirstOrThrow(),
 
   /** Deletes at most `limit` expired sessions, like deleteExpiredChallenges. */
   deleteExpiredSessions: async (db: IdentityDb, now: Date, limit: number) => {
@@ -144,12 +180,59 @@ export const identityStore = {
     return Number(r.numDeletedRows);
   },
 
-  revokeApiKey: (db: IdentityDb, accountId: string, id: string, now: Date) =>
+  /** Records an account event; a second write of the same event id is a no-op (bus redelivery). */
+  insertAccountEvent: (db: IdentityDb, row: AccountEventRow) =>
     db
-      .updateTable("api_keys")
-      .set((eb) => ({ revoked_at: eb.fn.coalesce("revoked_at", eb.val(now)) }))
-      .where("id", "=", id)
+      .insertInto("account_events")
+      .values({ ...row, detail: JSON.stringify(row.detail) as unknown as Record<string, unknown> })
+      .onConflict((oc) => oc.column("id").doNothing())
+      .execute(),
+
+  findAccountEvent: (db: IdentityDb, accountId: string, id: string) =>
+    db.selectFrom("account_events").select(["id", "at"]).where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst(),
+
+  /** A keyset page of the account's events, newest first (index account_events_page). */
+  listAccountEvents: (db: IdentityDb, accountId: string, page: AccountEventPage) => {
+    let q = db.selectFrom("account_events").selectAll().where("account_id", "=", accountId);
+    if (page.actionPrefix) q = q.where(sql<boolean>`starts_with(action, ${page.actionPrefix})`);
+    const before = page.before;
+    if (before?.id !== undefined) {
+      const id = before.id;
+      q = q.where((eb) => eb(eb.refTuple("at", "id"), "<", eb.tuple(before.at, id)));
+    } else if (before) q = q.where("at", "<", before.at);
+    return q.orderBy("at", "desc").orderBy("id", "desc").limit(page.size).execute();
+  },
+
+  /** The account's key, locked for a change in the caller's transaction; undefined when the account has no such key. */
+  lockApiKey: (db: IdentityDb, accountId: string, id: string) =>
+    db.selectFrom("api_keys").selectAll().where("id", "=", id).where("account_id", "=", accountId).forUpdate().executeTakeFirst(),
+
+  revokeApiKey: (db: IdentityDb, id: string, now: Date) =>
+    db.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).returningAll().executeTakeFirstOrThrow(),
+
+  findProfile: (db: IdentityDb, accountId: string) => db.selectFrom("profiles").selectAll().where("account_id", "=", accountId).executeTakeFirst(),
+
+  /** Gives an existing account its (empty) profile row, dated like the account; nothing when it has one or there is no such account. */
+  ensureProfile: (db: IdentityDb, accountId: string) =>
+    db
+      .insertInto("profiles")
+      .columns(["account_id", "created_at", "updated_at"])
+      .expression((eb) => eb.selectFrom("accounts").select(["id", "created_at", "created_at"]).where("id", "=", accountId))
+      .onConflict((oc) => oc.column("account_id").doNothing())
+      .execute(),
+
+  /** The account's profile, locked for a change in the caller's transaction. */
+  lockProfile: (db: IdentityDb, accountId: string) => db.selectFrom("profiles").selectAll().where("account_id", "=", accountId).forUpdate().executeTakeFirst(),
+
+  /** Writes a change; a slug another account holds fails on the unique index profiles_slug (SQLSTATE 23505). */
+  updateProfile: (db: IdentityDb, accountId: string, change: ProfileChange) =>
+    db
+      .updateTable("profiles")
+      .set({
+        ...change,
+        ...(change.social_links !== undefined ? { social_links: JSON.stringify(change.social_links) as unknown as Record<string, string> } : {}),
+      })
       .where("account_id", "=", accountId)
       .returningAll()
-      .executeTakeFirst(),
+      .executeTakeFirstOrThrow(),
 };

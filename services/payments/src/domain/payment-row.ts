@@ -51,12 +51,19 @@ export function newPaymentRow(opts: {
     delivery_outcome: "delivered",
     handoff_id: opts.handoffId,
     sold_by: null,
+    parties: partiesOf(checkout),
     raw_tx: null,
     failure_reason: null,
     valid_before: BigInt(a.validBefore),
     updated_at: opts.now,
     ...opts.saga,
   };
+}
+
+/** The parties the checkout declared, as catalog holds them (verbatim JSON), or null. */
+function partiesOf(checkout: CheckoutForPayment): Record<string, unknown> | null {
+  const json = checkout.listing?.settings?.partiesJson;
+  return json === undefined ? null : (JSON.parse(json) as Record<string, unknown>);
 }
 
 /**

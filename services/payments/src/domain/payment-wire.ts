@@ -32,6 +32,7 @@ function saleFields(p: PaymentRow) {
     txHash: p.tx_hash ?? "",
     testMode: p.test_mode,
     ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
+    ...(p.parties !== null ? { partiesJson: JSON.stringify(p.parties) } : {}),
     ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
   };
 }

@@ -25,6 +25,8 @@ interface PaymentsTable {
   delivery_outcome: string;
   handoff_id: string | null;
   sold_by: string | null;
+  /** The checkout's declared parties as sold ({buyer, seller}), verbatim. */
+  parties: Record<string, unknown> | null;
   settled_at: Date | null;
   raw_tx: string | null;
   split_address: string | null;
@@ -50,7 +52,11 @@ function insertUnlessUsed(db: QueryCreator<PaymentsTables>, row: PaymentRow) {
   return (
     db
       .insertInto("payments")
-      .values({ ...row, authorization: JSON.stringify(row.authorization) as unknown as Record<string, string> })
+      .values({
+        ...row,
+        authorization: JSON.stringify(row.authorization) as unknown as Record<string, string>,
+        parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as Record<string, unknown>,
+      })
       // No conflict target: every unique index is an arbiter. With only the authorization as target, a
       // duplicate racing the first insert could trip "one sale per single-shot checkout" first and fail
       // instead of finding the first; the caller tells the two apart by looking the authorization up.

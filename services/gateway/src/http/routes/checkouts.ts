@@ -3,14 +3,15 @@ import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { Router, type Request } from "express";
 import { forgetFaces, type FaceQuotes } from "../../faces/answers";
-import { checkoutSummaryView, checkoutView, goLiveView } from "../../views/checkouts";
+import { checkoutSummaryView, checkoutView, goLiveView, voidView } from "../../views/checkouts";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
-import { CHECKOUT_NOT_YET_FIELDS, type BodyOf } from "../request-schemas";
-import { validateBodyOffering } from "../validate";
+import { invalid } from "@c402/problems";
+import { CHECKOUT_NOT_YET_FIELDS, CHECKOUT_VALIDATED_NOT_YET_FIELDS, type BodyOf } from "../request-schemas";
+import { NOT_AVAILABLE_YET, validateBody, validateBodyWithholding } from "../validate";
 
-/** /v1/checkouts: a seller creates, lists, reads and arms checkouts. */
+/** /v1/checkouts: a seller creates, lists, reads, arms, changes, voids, restores and extends checkouts. */
 
 type CheckoutCreate = BodyOf<"CheckoutCreate">;
 
@@ -33,7 +34,21 @@ function canonical(value: unknown): string {
 
 /** The body, validated; a field the spec names but this deployment does not offer yet is refused by name. */
 function checkoutBodyOf(raw: unknown): CheckoutCreate {
-  return validateBodyOffering("CheckoutCreate", raw, CHECKOUT_NOT_YET_FIELDS);
+  const body = validateBodyWithholding("CheckoutCreate", raw, CHECKOUT_NOT_YET_FIELDS);
+  // Valid as the spec says, but their feature is not built yet: refused by name.
+  const errors = CHECKOUT_VALIDATED_NOT_YET_FIELDS.filter((f) => body[f] !== undefined && body[f] !== null).map((field) => ({
+    field,
+    reason: NOT_AVAILABLE_YET,
+  }));
+  const [interval, periods] = [body.schedule_interval_days, body.schedule_periods];
+  if ((interval === undefined) !== (periods === undefined)) {
+    errors.unshift({
+      field: interval === undefined ? "schedule_interval_days" : "schedule_periods",
+      reason: "is required with the other schedule field (both or neither)",
+    });
+  }
+  if (errors.length) throw invalid(errors);
+  return body;
 }
 
 function idempotencyKeyOf(req: Request): string | undefined {
@@ -59,16 +74,51 @@ function checkoutFieldsOf(body: CheckoutCreate) {
     ...(body.reusable !== undefined ? { reusable: body.reusable } : {}),
     ...(typeof body.test_mode === "boolean" ? { testMode: body.test_mode } : {}),
     ...(typeof body.expires_in_minutes === "number" ? { expiresInMinutes: BigInt(body.expires_in_minutes) } : {}),
-    offer: {
-      ...(typeof body.freshness === "string" ? { freshness: body.freshness } : {}),
-      ...(typeof body.coverage === "string" ? { coverage: body.coverage } : {}),
-      ...(typeof body.source === "string" ? { source: body.source } : {}),
-      ...(typeof body.constraints === "string" ? { constraints: body.constraints } : {}),
-      ...(jsonOf(body.input_schema) !== undefined ? { inputSchemaJson: jsonOf(body.input_schema) } : {}),
-      ...(jsonOf(body.output_schema) !== undefined ? { outputSchemaJson: jsonOf(body.output_schema) } : {}),
-      ...(jsonOf(body.example_input) !== undefined ? { exampleInputJson: jsonOf(body.example_input) } : {}),
-      ...(jsonOf(body.example_output) !== undefined ? { exampleOutputJson: jsonOf(body.example_output) } : {}),
-    },
+    ...(body.parties !== undefined && body.parties !== null ? { partiesJson: JSON.stringify(body.parties) } : {}),
+    ...(body.platform_fee_bps !== undefined ? { platformFeeBps: body.platform_fee_bps } : {}),
+    ...(body.inherit_account_payouts !== undefined ? { inheritAccountPayouts: body.inherit_account_payouts } : {}),
+    ...(body.wallet_button !== undefined ? { walletButton: body.wallet_button } : {}),
+    ...(body.test_delivery_daily_cap !== undefined ? { testDeliveryDailyCap: body.test_delivery_daily_cap } : {}),
+    offer: offerCardOf(body),
+  };
+}
+
+/** Fields fixed at create: a PATCH naming one is refused with this reason (not as an unknown field). */
+const IMMUTABLE_FIELDS = ["price_usd", "pay_to"] as const;
+
+const OFFER_TEXT = ["freshness", "coverage", "source", "constraints"] as const;
+const OFFER_JSON = {
+  input_schema: "inputSchemaJson",
+  output_schema: "outputSchemaJson",
+  example_input: "exampleInputJson",
+  example_output: "exampleOutputJson",
+} as const;
+
+/** The offer-card values a create or PATCH body sets (null and absent set nothing), as catalog's OfferCard. */
+function offerCardOf(body: Partial<Record<(typeof OFFER_TEXT)[number], string | null> & Record<keyof typeof OFFER_JSON, unknown>>) {
+  const offer: Record<string, string> = {};
+  for (const f of OFFER_TEXT) {
+    const v = body[f];
+    if (typeof v === "string") offer[f] = v;
+  }
+  for (const [field, key] of Object.entries(OFFER_JSON)) {
+    const v = body[field as keyof typeof OFFER_JSON];
+    if (v !== undefined && v !== null) offer[key] = JSON.stringify(v);
+  }
+  return offer;
+}
+
+/** catalog's OfferPatch from a PATCH body: a value sets the field, null clears it, an absent field stays. */
+function offerPatchOf(raw: unknown) {
+  const body = validateBodyWithholding("CheckoutOfferPatch", raw, IMMUTABLE_FIELDS, "cannot be changed after create");
+  const clear = Object.entries(body)
+    .filter(([, v]) => v === null)
+    .map(([k]) => k);
+  return {
+    ...(typeof body.title === "string" ? { title: body.title } : {}),
+    ...(typeof body.description === "string" ? { description: body.description } : {}),
+    offer: offerCardOf(body),
+    clear,
   };
 }
 
@@ -82,6 +132,7 @@ export function checkoutRoutes({ clients, settings }: GatewayDeps, quotes: FaceQ
     const cred = credentialOf(req);
     const r = await clients.catalog.createCheckout({
       accountId: cred.accountId,
+      actor: cred.actor,
       createdWithLiveKey: cred.mode === "live",
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
       requestFingerprint: createHash("sha256").update(canonical(raw)).digest("hex"),
@@ -108,9 +159,46 @@ export function checkoutRoutes({ clients, settings }: GatewayDeps, quotes: FaceQ
   });
 
   router.post("/v1/checkouts/:id/go-live", requireScope(clients, "payments"), async (req, res) => {
-    const r = await clients.catalog.goLive({ accountId: credentialOf(req).accountId, checkoutId: String(req.params.id) });
+    const cred = credentialOf(req);
+    const r = await clients.catalog.goLive({ accountId: cred.accountId, actor: cred.actor, checkoutId: String(req.params.id) });
     forgetFaces(quotes, String(req.params.id));
     res.json(goLiveView(answered(r.checkout, "checkout"), r.alreadyLive, settings.baseUrl));
+  });
+
+  // Every change below can change what a face answers: its cached 402s are dropped at once.
+  router.patch("/v1/checkouts/:id", requireScope(clients, "payments"), async (req, res) => {
+    const patch = offerPatchOf(req.body ?? {});
+    const cred = credentialOf(req);
+    const r = await clients.catalog.updateCheckout({ accountId: cred.accountId, actor: cred.actor, checkoutId: String(req.params.id), patch });
+    forgetFaces(quotes, String(req.params.id));
+    res.json(checkoutView(answered(r.checkout, "checkout"), settings.baseUrl));
+  });
+
+  router.delete("/v1/checkouts/:id", requireScope(clients, "payments"), async (req, res) => {
+    const cred = credentialOf(req);
+    const r = await clients.catalog.voidCheckout({ accountId: cred.accountId, actor: cred.actor, checkoutId: String(req.params.id) });
+    forgetFaces(quotes, String(req.params.id));
+    res.json(voidView(r, settings.baseUrl));
+  });
+
+  router.post("/v1/checkouts/:id/restore", requireScope(clients, "payments"), async (req, res) => {
+    const cred = credentialOf(req);
+    const r = await clients.catalog.restoreCheckout({ accountId: cred.accountId, actor: cred.actor, checkoutId: String(req.params.id) });
+    forgetFaces(quotes, String(req.params.id));
+    res.json({ ...checkoutView(answered(r.checkout, "checkout"), settings.baseUrl), restored: r.restored });
+  });
+
+  router.post("/v1/checkouts/:id/extend", requireScope(clients, "payments"), async (req, res) => {
+    const body = validateBody("CheckoutExtend", req.body);
+    const cred = credentialOf(req);
+    const r = await clients.catalog.extendCheckout({
+      accountId: cred.accountId,
+      actor: cred.actor,
+      checkoutId: String(req.params.id),
+      ...(body.expires_in_minutes !== null ? { expiresInMinutes: BigInt(body.expires_in_minutes) } : {}),
+    });
+    forgetFaces(quotes, String(req.params.id));
+    res.json(checkoutView(answered(r.checkout, "checkout"), settings.baseUrl));
   });
 
   return router;

@@ -1,31 +1,39 @@
 import { Router } from "express";
-import { docsPage, llmsText, rootView, wellKnownView } from "../../views/discovery";
+import { docsPage, llmsText, rootView, wellKnownView, type Rails } from "../../views/discovery";
 import { openApiDocument } from "../../views/openapi";
 import type { GatewayDeps } from "../deps";
+import { REHEARSAL_NETWORK, type SettlementRails } from "../rails";
 
-/** What the service is: /, /openapi.json, /llms.txt, /docs, /.well-known/<name>, /health. */
-export function discoveryRoutes({ clients, cache, settings }: GatewayDeps): Router {
+/**
+ * What the service is: /, /openapi.json, /llms.txt, /docs, /.well-known/<name>, /health.
+ * The documents list the networks `rails` says this run settles on.
+ */
+export function discoveryRoutes({ clients, cache, settings }: GatewayDeps, rails: SettlementRails): Router {
   const router = Router();
   const { baseUrl, serviceName, version } = settings;
+  const railsNow = async (): Promise<Rails> => {
+    const live = await rails.known();
+    return { live: live ? Object.values(live).flat() : [], rehearsal: REHEARSAL_NETWORK };
+  };
 
-  router.get("/", (_req, res) => {
-    res.json(rootView(settings));
+  router.get("/", async (_req, res) => {
+    res.json(rootView(settings, await railsNow()));
   });
 
   router.get("/openapi.json", (_req, res) => {
     res.json(openApiDocument(baseUrl, version, serviceName));
   });
 
-  router.get("/llms.txt", (_req, res) => {
-    res.type("text/plain").send(llmsText(serviceName));
+  router.get("/llms.txt", async (_req, res) => {
+    res.type("text/plain").send(llmsText(serviceName, await railsNow()));
   });
 
   router.get("/docs", (_req, res) => {
     res.type("html").send(docsPage(serviceName));
   });
 
-  router.get(`/.well-known/${serviceName}`, (_req, res) => {
-    res.json(wellKnownView(settings));
+  router.get(`/.well-known/${serviceName}`, async (_req, res) => {
+    res.json(wellKnownView(settings, await railsNow()));
   });
 
   router.get("/health", async (req, res) => {

@@ -9,7 +9,7 @@ import { goodsOf, type UnpaidAnswers } from "../../faces/unpaid";
 import { payPage } from "../../views/pay-page";
 import { paidView, pendingPaymentView } from "../../views/payments";
 import type { GatewayDeps } from "../deps";
-import { validateBodyOffering } from "../validate";
+import { validateBodyWithholding } from "../validate";
 import { checkoutIdOf, handoffOf, paymentOf, wantsHtml, wireVersionOf } from "../face-requests";
 
 /** Fields of the pay body the spec names for features not built yet (series). */
@@ -83,7 +83,7 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
   const payByPost = (face: Face) => {
     const answer = show(face, false);
     return async (req: Request, res: Response) => {
-      validateBodyOffering("FacePay", req.body, PAY_NOT_YET_FIELDS);
+      validateBodyWithholding("FacePay", req.body, PAY_NOT_YET_FIELDS);
       return answer(req, res);
     };
   };

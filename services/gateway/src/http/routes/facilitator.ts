@@ -2,7 +2,9 @@ import type { Request } from "express";
 import { settleResponseFromMessage, supportedFromMessage, verifyResponseFromMessage } from "@c402/contracts";
 import { Router } from "express";
 import { isAddress } from "viem";
+import { facilitatorHealthView } from "../../views/facilitator-health";
 import type { GatewayDeps } from "../deps";
+import type { SettlementRails } from "../rails";
 import { rateLimit } from "../rate-limit";
 import { validateBody } from "../validate";
 
@@ -22,10 +24,19 @@ function payerOf(req: Request): string | undefined {
 /**
  * The x402 facilitator API per chain family (`base`, `stellar`, `solana`); no
  * credential. Payments verifies and settles only requirements this service
- * issued for an open live checkout (docs/adr/0008).
+ * issued for an open live checkout (docs/adr/0008). /health/facilitator says
+ * what each family settles now, from the same answer as /supported.
  */
-export function facilitatorRoutes({ clients, cache }: GatewayDeps): Router {
+export function facilitatorRoutes({ clients, cache }: GatewayDeps, rails: SettlementRails): Router {
   const router = Router();
+
+  // Never a 5xx: a payments outage is a 200 with status "degraded" and no family available (docs/decisions.md).
+  router.get("/health/facilitator", async (_req, res) => {
+    const answer = await rails.ask().catch(() => undefined);
+    res.setHeader("Cache-Control", "no-store");
+    res.json(facilitatorHealthView(answer, rails.lastKnown(), new Date()));
+  });
+
   const perAddress = rateLimit(cache, { name: "facilitator", limit: FACILITATOR_LIMITS.perAddressPerMinute, windowSeconds: 60 });
   const perPayer = rateLimit(cache, { name: "facilitator-payer", limit: FACILITATOR_LIMITS.perPayerPerMinute, windowSeconds: 60, keyOf: payerOf });
 

@@ -23,6 +23,7 @@ export function keyRoutes({ clients }: GatewayDeps): Router {
       scope: scopeToProto(body.scope ?? "payments"),
       mode: keyModeToProto(body.mode ?? "test"),
       mintedBy: { kind: credentialKindToProto(cred.kind), scope: scopeToProto(cred.scope), mode: keyModeToProto(cred.mode) },
+      actor: cred.actor,
     });
     res.status(201).json(newApiKeyView(answered(r.apiKey, "api_key"), r.secret));
   });
@@ -41,7 +42,7 @@ export function keyRoutes({ clients }: GatewayDeps): Router {
     if (keyId !== cred.keyId && cred.scope !== "full") {
       throw new ProblemError("forbidden", { message: "Revoking another key needs scope `full`.", extensions: { needed_scope: "full" } });
     }
-    await clients.identity.revokeApiKey({ accountId: cred.accountId, keyId });
+    await clients.identity.revokeApiKey({ accountId: cred.accountId, keyId, actor: cred.actor });
     res.status(204).end();
   });
 

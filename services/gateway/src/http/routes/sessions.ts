@@ -21,7 +21,7 @@ export function sessionRoutes({ clients }: GatewayDeps): Router {
         help: { fix: "To stop a key working, revoke it: DELETE /v1/keys/{id} (any key may revoke itself)." },
       });
     }
-    res.json(endedSessionView(await clients.identity.endSession({ accountId: credential.accountId, sessionId: credential.keyId })));
+    res.json(endedSessionView(await clients.identity.endSession({ accountId: credential.accountId, sessionId: credential.keyId, actor: credential.actor })));
   });
 
   return router;

@@ -3,6 +3,7 @@ import { paymentsInitial } from "./0001_payments";
 import { paymentsOutbox } from "./0002_outbox";
 import { liveSettlement } from "./0003_live_settlement";
 import { handoffLookup } from "./0004_handoff";
+import { paymentParties } from "./0005_parties";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -10,4 +11,5 @@ export const paymentsMigrations: MigrationSet = {
   "0002_outbox": paymentsOutbox,
   "0003_live_settlement": liveSettlement,
   "0004_handoff": handoffLookup,
+  "0005_parties": paymentParties,
 };

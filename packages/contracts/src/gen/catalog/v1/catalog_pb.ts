@@ -5,6 +5,8 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import type { FileReportRequestSchema, FileReportResponseSchema, ListReportsRequestSchema, ListReportsResponseSchema, UpdateReportRequestSchema, UpdateReportResponseSchema } from "./reports_pb";
+import { file_catalog_v1_reports } from "./reports_pb";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -13,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEi/wIKCU9mZmVyQ2FyZBIeChFpbnB1dF9zY2hlbWFfanNvbhgBIAEoCUgAiAEBEh8KEm91dHB1dF9zY2hlbWFfanNvbhgCIAEoCUgBiAEBEh8KEmV4YW1wbGVfaW5wdXRfanNvbhgDIAEoCUgCiAEBEiAKE2V4YW1wbGVfb3V0cHV0X2pzb24YBCABKAlIA4gBARIWCglmcmVzaG5lc3MYBSABKAlIBIgBARIVCghjb3ZlcmFnZRgGIAEoCUgFiAEBEhMKBnNvdXJjZRgHIAEoCUgGiAEBEhgKC2NvbnN0cmFpbnRzGAggASgJSAeIAQFCFAoSX2lucHV0X3NjaGVtYV9qc29uQhUKE19vdXRwdXRfc2NoZW1hX2pzb25CFQoTX2V4YW1wbGVfaW5wdXRfanNvbkIWChRfZXhhbXBsZV9vdXRwdXRfanNvbkIMCgpfZnJlc2huZXNzQgsKCV9jb3ZlcmFnZUIJCgdfc291cmNlQg4KDF9jb25zdHJhaW50cyKKBAoIQ2hlY2tvdXQSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhkKDHBheWxvYWRfanNvbhgIIAEoCUgBiAEBEhAKCHJldXNhYmxlGAkgASgIEg0KBWFybWVkGAogASgIEioKBnN0YXR1cxgLIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSJAoFb2ZmZXIYDCABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjEKCGFybWVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKuBAoVQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoVY3JlYXRlZF93aXRoX2xpdmVfa2V5GAIgASgIEigKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUIKukgHcgUQARj/AUgAiAEBEiQKE3JlcXVlc3RfZmluZ2VycHJpbnQYBCABKAlCB7pIBHICEAESDQoFdGl0bGUYBSABKAkSEQoJcHJpY2VfdXNkGAYgASgJEhMKBnBheV90bxgHIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAggASgJSAKIAQESGQoMcGF5bG9hZF9qc29uGAkgASgJSAOIAQESFQoIcmV1c2FibGUYCiABKAhIBIgBARIWCgl0ZXN0X21vZGUYCyABKAhIBYgBARIsChJleHBpcmVzX2luX21pbnV0ZXMYDCABKANCC7pICCIGGMCVICgBSAaIAQESJAoFb2ZmZXIYDSABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIYCgtmdWxmaWxsbWVudBgOIAEoCUgHiAEBQhIKEF9pZGVtcG90ZW5jeV9rZXlCCQoHX3BheV90b0IOCgxfZGVzY3JpcHRpb25CDwoNX3BheWxvYWRfanNvbkILCglfcmV1c2FibGVCDAoKX3Rlc3RfbW9kZUIVChNfZXhwaXJlc19pbl9taW51dGVzQg4KDF9mdWxmaWxsbWVudCJSChZDcmVhdGVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXBsYXllZBgCIAEoCCJaChJHZXRDaGVja291dFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESFwoKYWNjb3VudF9pZBgCIAEoCUgAiAEBQg0KC19hY2NvdW50X2lkIj0KE0dldENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0IkcKCVBhZ2VBZnRlchIuCgpjcmVhdGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIKCgJpZBgCIAEoCSK/AwoPQ2hlY2tvdXRTdW1tYXJ5EgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIUCgxwcmljZV9hdG9taWMYBSABKAQSDgoGcGF5X3RvGAYgASgJEiwKC2Z1bGZpbGxtZW50GAcgASgOMhcuY2F0YWxvZy52MS5GdWxmaWxsbWVudBIQCghyZXVzYWJsZRgIIAEoCBINCgVhcm1lZBgJIAEoCBIqCgZzdGF0dXMYCiABKA4yGi5jYXRhbG9nLnYxLkNoZWNrb3V0U3RhdHVzEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMQoIYXJtZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQFCDgoMX2Rlc2NyaXB0aW9uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKQAQoUTGlzdENoZWNrb3V0c1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIWCg5pbmNsdWRlX3ZvaWRlZBgCIAEoCBIdCglwYWdlX3NpemUYAyABKA1CCrpIByoFGOgHKAESJAoFYWZ0ZXIYBCABKAsyFS5jYXRhbG9nLnYxLlBhZ2VBZnRlciJNChVMaXN0Q2hlY2tvdXRzUmVzcG9uc2USLgoJY2hlY2tvdXRzGAIgAygLMhsuY2F0YWxvZy52MS5DaGVja291dFN1bW1hcnlKBAgBEAIiSgoNR29MaXZlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABIk4KDkdvTGl2ZVJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIUCgxhbHJlYWR5X2xpdmUYAiABKAgqnAEKDkNoZWNrb3V0U3RhdHVzEh8KG0NIRUNLT1VUX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFENIRUNLT1VUX1NUQVRVU19PUEVOEAESGAoUQ0hFQ0tPVVRfU1RBVFVTX1BBSUQQAhIbChdDSEVDS09VVF9TVEFUVVNfRVhQSVJFRBADEhgKFENIRUNLT1VUX1NUQVRVU19WT0lEEAQqhwEKC0Z1bGZpbGxtZW50EhsKF0ZVTEZJTExNRU5UX1VOU1BFQ0lGSUVEEAASFgoSRlVMRklMTE1FTlRfSU5MSU5FEAESFQoRRlVMRklMTE1FTlRfUkVMQVkQAhITCg9GVUxGSUxMTUVOVF9NQ1AQAxIXChNGVUxGSUxMTUVOVF9XRUJIT09LEAQy0AIKDkNhdGFsb2dTZXJ2aWNlElcKDkNyZWF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkNyZWF0ZUNoZWNrb3V0UmVzcG9uc2USTgoLR2V0Q2hlY2tvdXQSHi5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVxdWVzdBofLmNhdGFsb2cudjEuR2V0Q2hlY2tvdXRSZXNwb25zZRJUCg1MaXN0Q2hlY2tvdXRzEiAuY2F0YWxvZy52MS5MaXN0Q2hlY2tvdXRzUmVxdWVzdBohLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1Jlc3BvbnNlEj8KBkdvTGl2ZRIZLmNhdGFsb2cudjEuR29MaXZlUmVxdWVzdBoaLmNhdGFsb2cudjEuR29MaXZlUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEi/wIKCU9mZmVyQ2FyZBIeChFpbnB1dF9zY2hlbWFfanNvbhgBIAEoCUgAiAEBEh8KEm91dHB1dF9zY2hlbWFfanNvbhgCIAEoCUgBiAEBEh8KEmV4YW1wbGVfaW5wdXRfanNvbhgDIAEoCUgCiAEBEiAKE2V4YW1wbGVfb3V0cHV0X2pzb24YBCABKAlIA4gBARIWCglmcmVzaG5lc3MYBSABKAlIBIgBARIVCghjb3ZlcmFnZRgGIAEoCUgFiAEBEhMKBnNvdXJjZRgHIAEoCUgGiAEBEhgKC2NvbnN0cmFpbnRzGAggASgJSAeIAQFCFAoSX2lucHV0X3NjaGVtYV9qc29uQhUKE19vdXRwdXRfc2NoZW1hX2pzb25CFQoTX2V4YW1wbGVfaW5wdXRfanNvbkIWChRfZXhhbXBsZV9vdXRwdXRfanNvbkIMCgpfZnJlc2huZXNzQgsKCV9jb3ZlcmFnZUIJCgdfc291cmNlQg4KDF9jb25zdHJhaW50cyK6BAoIQ2hlY2tvdXQSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhkKDHBheWxvYWRfanNvbhgIIAEoCUgBiAEBEhAKCHJldXNhYmxlGAkgASgIEg0KBWFybWVkGAogASgIEioKBnN0YXR1cxgLIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSJAoFb2ZmZXIYDCABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjEKCGFybWVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEi4KCHNldHRpbmdzGBAgASgLMhwuY2F0YWxvZy52MS5DaGVja291dFNldHRpbmdzQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKxAQoQQ2hlY2tvdXRTZXR0aW5ncxIZCgxwYXJ0aWVzX2pzb24YASABKAlIAIgBARIYChBwbGF0Zm9ybV9mZWVfYnBzGAIgASgNEh8KF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGAMgASgIEhUKDXdhbGxldF9idXR0b24YBCABKAgSHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYBSABKA1CDwoNX3BhcnRpZXNfanNvbiL4BgoVQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoVY3JlYXRlZF93aXRoX2xpdmVfa2V5GAIgASgIEigKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUIKukgHcgUQARj/AUgAiAEBEiQKE3JlcXVlc3RfZmluZ2VycHJpbnQYBCABKAlCB7pIBHICEAESDQoFdGl0bGUYBSABKAkSEQoJcHJpY2VfdXNkGAYgASgJEhMKBnBheV90bxgHIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAggASgJSAKIAQESGQoMcGF5bG9hZF9qc29uGAkgASgJSAOIAQESFQoIcmV1c2FibGUYCiABKAhIBIgBARIWCgl0ZXN0X21vZGUYCyABKAhIBYgBARIsChJleHBpcmVzX2luX21pbnV0ZXMYDCABKANCC7pICCIGGMCVICgBSAaIAQESJAoFb2ZmZXIYDSABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIYCgtmdWxmaWxsbWVudBgOIAEoCUgHiAEBEiMKDHBhcnRpZXNfanNvbhgQIAEoCUIIukgFcgMYgCBICIgBARInChBwbGF0Zm9ybV9mZWVfYnBzGBEgASgNQgi6SAUqAxjQD0gJiAEBEiQKF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGBIgASgISAqIAQESGgoNd2FsbGV0X2J1dHRvbhgTIAEoCEgLiAEBEi0KF3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwGBQgASgNQge6SAQqAigBSAyIAQESGQoFYWN0b3IYDyABKAlCCrpIB3IFEAEYyAFCEgoQX2lkZW1wb3RlbmN5X2tleUIJCgdfcGF5X3RvQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQgsKCV9yZXVzYWJsZUIMCgpfdGVzdF9tb2RlQhUKE19leHBpcmVzX2luX21pbnV0ZXNCDgoMX2Z1bGZpbGxtZW50Qg8KDV9wYXJ0aWVzX2pzb25CEwoRX3BsYXRmb3JtX2ZlZV9icHNCGgoYX2luaGVyaXRfYWNjb3VudF9wYXlvdXRzQhAKDl93YWxsZXRfYnV0dG9uQhoKGF90ZXN0X2RlbGl2ZXJ5X2RhaWx5X2NhcCJSChZDcmVhdGVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXBsYXllZBgCIAEoCCJaChJHZXRDaGVja291dFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESFwoKYWNjb3VudF9pZBgCIAEoCUgAiAEBQg0KC19hY2NvdW50X2lkIj0KE0dldENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0IkcKCVBhZ2VBZnRlchIuCgpjcmVhdGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIKCgJpZBgCIAEoCSK/AwoPQ2hlY2tvdXRTdW1tYXJ5EgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIUCgxwcmljZV9hdG9taWMYBSABKAQSDgoGcGF5X3RvGAYgASgJEiwKC2Z1bGZpbGxtZW50GAcgASgOMhcuY2F0YWxvZy52MS5GdWxmaWxsbWVudBIQCghyZXVzYWJsZRgIIAEoCBINCgVhcm1lZBgJIAEoCBIqCgZzdGF0dXMYCiABKA4yGi5jYXRhbG9nLnYxLkNoZWNrb3V0U3RhdHVzEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMQoIYXJtZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQFCDgoMX2Rlc2NyaXB0aW9uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKQAQoUTGlzdENoZWNrb3V0c1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIWCg5pbmNsdWRlX3ZvaWRlZBgCIAEoCBIdCglwYWdlX3NpemUYAyABKA1CCrpIByoFGOgHKAESJAoFYWZ0ZXIYBCABKAsyFS5jYXRhbG9nLnYxLlBhZ2VBZnRlciJNChVMaXN0Q2hlY2tvdXRzUmVzcG9uc2USLgoJY2hlY2tvdXRzGAIgAygLMhsuY2F0YWxvZy52MS5DaGVja291dFN1bW1hcnlKBAgBEAIiZQoNR29MaXZlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIk4KDkdvTGl2ZVJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIUCgxhbHJlYWR5X2xpdmUYAiABKAgikwEKCk9mZmVyUGF0Y2gSEgoFdGl0bGUYASABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgCIAEoCUgBiAEBEiQKBW9mZmVyGAMgASgLMhUuY2F0YWxvZy52MS5PZmZlckNhcmQSFwoFY2xlYXIYBCADKAlCCLpIBZIBAhAQQggKBl90aXRsZUIOCgxfZGVzY3JpcHRpb24ilAEKFVVwZGF0ZUNoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBEiUKBXBhdGNoGAQgASgLMhYuY2F0YWxvZy52MS5PZmZlclBhdGNoIlEKFlVwZGF0ZUNoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0Eg8KB2NoYW5nZWQYAiADKAkiawoTVm9pZENoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIlAKC0xpYWJpbGl0aWVzEhEKCWxpdmVfa2V5cxgBIAEoDRIVCg1jYWxsc191bnNwZW50GAIgASgEEhcKD3VuZWFybmVkX2F0b21pYxgDIAEoBCKSAQoUVm9pZENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0Eg4KBnZvaWRlZBgCIAMoCRIsCgtsaWFiaWxpdGllcxgDIAEoCzIXLmNhdGFsb2cudjEuTGlhYmlsaXRpZXMSFAoMYWxyZWFkeV92b2lkGAQgASgIIm4KFlJlc3RvcmVDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJTChdSZXN0b3JlQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSEAoIcmVzdG9yZWQYAiABKAgisgEKFUV4dGVuZENoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBEiwKEmV4cGlyZXNfaW5fbWludXRlcxgEIAEoA0ILukgIIgYYwJUgKAFIAIgBAUIVChNfZXhwaXJlc19pbl9taW51dGVzIkAKFkV4dGVuZENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0KpwBCg5DaGVja291dFN0YXR1cxIfChtDSEVDS09VVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRDSEVDS09VVF9TVEFUVVNfT1BFThABEhgKFENIRUNLT1VUX1NUQVRVU19QQUlEEAISGwoXQ0hFQ0tPVVRfU1RBVFVTX0VYUElSRUQQAxIYChRDSEVDS09VVF9TVEFUVVNfVk9JRBAEKocBCgtGdWxmaWxsbWVudBIbChdGVUxGSUxMTUVOVF9VTlNQRUNJRklFRBAAEhYKEkZVTEZJTExNRU5UX0lOTElORRABEhUKEUZVTEZJTExNRU5UX1JFTEFZEAISEwoPRlVMRklMTE1FTlRfTUNQEAMSFwoTRlVMRklMTE1FTlRfV0VCSE9PSxAEMqEHCg5DYXRhbG9nU2VydmljZRJXCg5DcmVhdGVDaGVja291dBIhLmNhdGFsb2cudjEuQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0GiIuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlc3BvbnNlEk4KC0dldENoZWNrb3V0Eh4uY2F0YWxvZy52MS5HZXRDaGVja291dFJlcXVlc3QaHy5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVzcG9uc2USVAoNTGlzdENoZWNrb3V0cxIgLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1JlcXVlc3QaIS5jYXRhbG9nLnYxLkxpc3RDaGVja291dHNSZXNwb25zZRI/CgZHb0xpdmUSGS5jYXRhbG9nLnYxLkdvTGl2ZVJlcXVlc3QaGi5jYXRhbG9nLnYxLkdvTGl2ZVJlc3BvbnNlElcKDlVwZGF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5VcGRhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLlVwZGF0ZUNoZWNrb3V0UmVzcG9uc2USUQoMVm9pZENoZWNrb3V0Eh8uY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXF1ZXN0GiAuY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXNwb25zZRJaCg9SZXN0b3JlQ2hlY2tvdXQSIi5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlcXVlc3QaIy5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlc3BvbnNlElcKDkV4dGVuZENoZWNrb3V0EiEuY2F0YWxvZy52MS5FeHRlbmRDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkV4dGVuZENoZWNrb3V0UmVzcG9uc2USSwoKRmlsZVJlcG9ydBIdLmNhdGFsb2cudjEuRmlsZVJlcG9ydFJlcXVlc3QaHi5jYXRhbG9nLnYxLkZpbGVSZXBvcnRSZXNwb25zZRJOCgtMaXN0UmVwb3J0cxIeLmNhdGFsb2cudjEuTGlzdFJlcG9ydHNSZXF1ZXN0Gh8uY2F0YWxvZy52MS5MaXN0UmVwb3J0c1Jlc3BvbnNlElEKDFVwZGF0ZVJlcG9ydBIfLmNhdGFsb2cudjEuVXBkYXRlUmVwb3J0UmVxdWVzdBogLmNhdGFsb2cudjEuVXBkYXRlUmVwb3J0UmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_catalog_v1_reports, file_google_protobuf_timestamp]);
 
 /**
  * OfferCard holds the commercial claims a buyer relies on. Schema and example
@@ -154,6 +156,11 @@ export type Checkout = Message<"catalog.v1.Checkout"> & {
    * @generated from field: optional google.protobuf.Timestamp armed_at = 15;
    */
   armedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: catalog.v1.CheckoutSettings settings = 16;
+   */
+  settings?: CheckoutSettings | undefined;
 };
 
 /**
@@ -162,6 +169,49 @@ export type Checkout = Message<"catalog.v1.Checkout"> & {
  */
 export const CheckoutSchema: GenMessage<Checkout> = /*@__PURE__*/
   messageDesc(file_catalog_v1_catalog, 1);
+
+/**
+ * CheckoutSettings are the create fields a checkout keeps as they were sent
+ * (the ones whose feature lives elsewhere: receipts, embeds, rehearsals).
+ *
+ * @generated from message catalog.v1.CheckoutSettings
+ */
+export type CheckoutSettings = Message<"catalog.v1.CheckoutSettings"> & {
+  /**
+   * parties_json is the platform-declared identities ({buyer, seller}) as JSON
+   * text, carried verbatim to receipts; absent when none were declared.
+   *
+   * @generated from field: optional string parties_json = 1;
+   */
+  partiesJson?: string | undefined;
+
+  /**
+   * @generated from field: uint32 platform_fee_bps = 2;
+   */
+  platformFeeBps: number;
+
+  /**
+   * @generated from field: bool inherit_account_payouts = 3;
+   */
+  inheritAccountPayouts: boolean;
+
+  /**
+   * @generated from field: bool wallet_button = 4;
+   */
+  walletButton: boolean;
+
+  /**
+   * @generated from field: uint32 test_delivery_daily_cap = 5;
+   */
+  testDeliveryDailyCap: number;
+};
+
+/**
+ * Describes the message catalog.v1.CheckoutSettings.
+ * Use `create(CheckoutSettingsSchema)` to create a new message.
+ */
+export const CheckoutSettingsSchema: GenMessage<CheckoutSettings> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 2);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutRequest
@@ -243,6 +293,41 @@ export type CreateCheckoutRequest = Message<"catalog.v1.CreateCheckoutRequest"> 
    * @generated from field: optional string fulfillment = 14;
    */
   fulfillment?: string | undefined;
+
+  /**
+   * The checkout settings (see CheckoutSettings); an absent one takes its default.
+   *
+   * @generated from field: optional string parties_json = 16;
+   */
+  partiesJson?: string | undefined;
+
+  /**
+   * @generated from field: optional uint32 platform_fee_bps = 17;
+   */
+  platformFeeBps?: number | undefined;
+
+  /**
+   * @generated from field: optional bool inherit_account_payouts = 18;
+   */
+  inheritAccountPayouts?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool wallet_button = 19;
+   */
+  walletButton?: boolean | undefined;
+
+  /**
+   * @generated from field: optional uint32 test_delivery_daily_cap = 20;
+   */
+  testDeliveryDailyCap?: number | undefined;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 15;
+   */
+  actor: string;
 };
 
 /**
@@ -250,7 +335,7 @@ export type CreateCheckoutRequest = Message<"catalog.v1.CreateCheckoutRequest"> 
  * Use `create(CreateCheckoutRequestSchema)` to create a new message.
  */
 export const CreateCheckoutRequestSchema: GenMessage<CreateCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 2);
+  messageDesc(file_catalog_v1_catalog, 3);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutResponse
@@ -272,7 +357,7 @@ export type CreateCheckoutResponse = Message<"catalog.v1.CreateCheckoutResponse"
  * Use `create(CreateCheckoutResponseSchema)` to create a new message.
  */
 export const CreateCheckoutResponseSchema: GenMessage<CreateCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 3);
+  messageDesc(file_catalog_v1_catalog, 4);
 
 /**
  * @generated from message catalog.v1.GetCheckoutRequest
@@ -296,7 +381,7 @@ export type GetCheckoutRequest = Message<"catalog.v1.GetCheckoutRequest"> & {
  * Use `create(GetCheckoutRequestSchema)` to create a new message.
  */
 export const GetCheckoutRequestSchema: GenMessage<GetCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 4);
+  messageDesc(file_catalog_v1_catalog, 5);
 
 /**
  * @generated from message catalog.v1.GetCheckoutResponse
@@ -313,7 +398,7 @@ export type GetCheckoutResponse = Message<"catalog.v1.GetCheckoutResponse"> & {
  * Use `create(GetCheckoutResponseSchema)` to create a new message.
  */
 export const GetCheckoutResponseSchema: GenMessage<GetCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 5);
+  messageDesc(file_catalog_v1_catalog, 6);
 
 /**
  * PageAfter names the last item of the previous page by its sort key: lists are
@@ -338,7 +423,7 @@ export type PageAfter = Message<"catalog.v1.PageAfter"> & {
  * Use `create(PageAfterSchema)` to create a new message.
  */
 export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 6);
+  messageDesc(file_catalog_v1_catalog, 7);
 
 /**
  * CheckoutSummary is a checkout without its goods and offer card, what a list
@@ -418,7 +503,7 @@ export type CheckoutSummary = Message<"catalog.v1.CheckoutSummary"> & {
  * Use `create(CheckoutSummarySchema)` to create a new message.
  */
 export const CheckoutSummarySchema: GenMessage<CheckoutSummary> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 7);
+  messageDesc(file_catalog_v1_catalog, 8);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsRequest
@@ -454,7 +539,7 @@ export type ListCheckoutsRequest = Message<"catalog.v1.ListCheckoutsRequest"> & 
  * Use `create(ListCheckoutsRequestSchema)` to create a new message.
  */
 export const ListCheckoutsRequestSchema: GenMessage<ListCheckoutsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 8);
+  messageDesc(file_catalog_v1_catalog, 9);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsResponse
@@ -473,7 +558,7 @@ export type ListCheckoutsResponse = Message<"catalog.v1.ListCheckoutsResponse"> 
  * Use `create(ListCheckoutsResponseSchema)` to create a new message.
  */
 export const ListCheckoutsResponseSchema: GenMessage<ListCheckoutsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 9);
+  messageDesc(file_catalog_v1_catalog, 10);
 
 /**
  * @generated from message catalog.v1.GoLiveRequest
@@ -488,6 +573,14 @@ export type GoLiveRequest = Message<"catalog.v1.GoLiveRequest"> & {
    * @generated from field: string checkout_id = 2;
    */
   checkoutId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
 };
 
 /**
@@ -495,7 +588,7 @@ export type GoLiveRequest = Message<"catalog.v1.GoLiveRequest"> & {
  * Use `create(GoLiveRequestSchema)` to create a new message.
  */
 export const GoLiveRequestSchema: GenMessage<GoLiveRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 10);
+  messageDesc(file_catalog_v1_catalog, 11);
 
 /**
  * @generated from message catalog.v1.GoLiveResponse
@@ -519,7 +612,309 @@ export type GoLiveResponse = Message<"catalog.v1.GoLiveResponse"> & {
  * Use `create(GoLiveResponseSchema)` to create a new message.
  */
 export const GoLiveResponseSchema: GenMessage<GoLiveResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 11);
+  messageDesc(file_catalog_v1_catalog, 12);
+
+/**
+ * OfferPatch names the offer-card fields to change. A field set here takes the
+ * value; a field named in `clear` becomes null; any other field is unchanged.
+ *
+ * @generated from message catalog.v1.OfferPatch
+ */
+export type OfferPatch = Message<"catalog.v1.OfferPatch"> & {
+  /**
+   * @generated from field: optional string title = 1;
+   */
+  title?: string | undefined;
+
+  /**
+   * @generated from field: optional string description = 2;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: catalog.v1.OfferCard offer = 3;
+   */
+  offer?: OfferCard | undefined;
+
+  /**
+   * clear lists fields (by their REST names, e.g. "freshness") set to null.
+   *
+   * @generated from field: repeated string clear = 4;
+   */
+  clear: string[];
+};
+
+/**
+ * Describes the message catalog.v1.OfferPatch.
+ * Use `create(OfferPatchSchema)` to create a new message.
+ */
+export const OfferPatchSchema: GenMessage<OfferPatch> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 13);
+
+/**
+ * @generated from message catalog.v1.UpdateCheckoutRequest
+ */
+export type UpdateCheckoutRequest = Message<"catalog.v1.UpdateCheckoutRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: catalog.v1.OfferPatch patch = 4;
+   */
+  patch?: OfferPatch | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.UpdateCheckoutRequest.
+ * Use `create(UpdateCheckoutRequestSchema)` to create a new message.
+ */
+export const UpdateCheckoutRequestSchema: GenMessage<UpdateCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 14);
+
+/**
+ * @generated from message catalog.v1.UpdateCheckoutResponse
+ */
+export type UpdateCheckoutResponse = Message<"catalog.v1.UpdateCheckoutResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Checkout checkout = 1;
+   */
+  checkout?: Checkout | undefined;
+
+  /**
+   * changed lists the fields whose value changed (empty: nothing did).
+   *
+   * @generated from field: repeated string changed = 2;
+   */
+  changed: string[];
+};
+
+/**
+ * Describes the message catalog.v1.UpdateCheckoutResponse.
+ * Use `create(UpdateCheckoutResponseSchema)` to create a new message.
+ */
+export const UpdateCheckoutResponseSchema: GenMessage<UpdateCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 15);
+
+/**
+ * @generated from message catalog.v1.VoidCheckoutRequest
+ */
+export type VoidCheckoutRequest = Message<"catalog.v1.VoidCheckoutRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message catalog.v1.VoidCheckoutRequest.
+ * Use `create(VoidCheckoutRequestSchema)` to create a new message.
+ */
+export const VoidCheckoutRequestSchema: GenMessage<VoidCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 16);
+
+/**
+ * Liabilities is what buyers still hold against a checkout when it is voided
+ * (voiding never waits for them): prepaid calls not spent yet, and their value.
+ *
+ * @generated from message catalog.v1.Liabilities
+ */
+export type Liabilities = Message<"catalog.v1.Liabilities"> & {
+  /**
+   * @generated from field: uint32 live_keys = 1;
+   */
+  liveKeys: number;
+
+  /**
+   * @generated from field: uint64 calls_unspent = 2;
+   */
+  callsUnspent: bigint;
+
+  /**
+   * unearned_atomic is the value of the unspent calls, in USDC atomic units.
+   *
+   * @generated from field: uint64 unearned_atomic = 3;
+   */
+  unearnedAtomic: bigint;
+};
+
+/**
+ * Describes the message catalog.v1.Liabilities.
+ * Use `create(LiabilitiesSchema)` to create a new message.
+ */
+export const LiabilitiesSchema: GenMessage<Liabilities> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 17);
+
+/**
+ * @generated from message catalog.v1.VoidCheckoutResponse
+ */
+export type VoidCheckoutResponse = Message<"catalog.v1.VoidCheckoutResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Checkout checkout = 1;
+   */
+  checkout?: Checkout | undefined;
+
+  /**
+   * voided lists the ids this call retired (the checkout, and any linked twin).
+   *
+   * @generated from field: repeated string voided = 2;
+   */
+  voided: string[];
+
+  /**
+   * @generated from field: catalog.v1.Liabilities liabilities = 3;
+   */
+  liabilities?: Liabilities | undefined;
+
+  /**
+   * already_void is true when the checkout was void before this call.
+   *
+   * @generated from field: bool already_void = 4;
+   */
+  alreadyVoid: boolean;
+};
+
+/**
+ * Describes the message catalog.v1.VoidCheckoutResponse.
+ * Use `create(VoidCheckoutResponseSchema)` to create a new message.
+ */
+export const VoidCheckoutResponseSchema: GenMessage<VoidCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 18);
+
+/**
+ * @generated from message catalog.v1.RestoreCheckoutRequest
+ */
+export type RestoreCheckoutRequest = Message<"catalog.v1.RestoreCheckoutRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message catalog.v1.RestoreCheckoutRequest.
+ * Use `create(RestoreCheckoutRequestSchema)` to create a new message.
+ */
+export const RestoreCheckoutRequestSchema: GenMessage<RestoreCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 19);
+
+/**
+ * @generated from message catalog.v1.RestoreCheckoutResponse
+ */
+export type RestoreCheckoutResponse = Message<"catalog.v1.RestoreCheckoutResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Checkout checkout = 1;
+   */
+  checkout?: Checkout | undefined;
+
+  /**
+   * restored is false when the checkout was not void (nothing changed).
+   *
+   * @generated from field: bool restored = 2;
+   */
+  restored: boolean;
+};
+
+/**
+ * Describes the message catalog.v1.RestoreCheckoutResponse.
+ * Use `create(RestoreCheckoutResponseSchema)` to create a new message.
+ */
+export const RestoreCheckoutResponseSchema: GenMessage<RestoreCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 20);
+
+/**
+ * @generated from message catalog.v1.ExtendCheckoutRequest
+ */
+export type ExtendCheckoutRequest = Message<"catalog.v1.ExtendCheckoutRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+
+  /**
+   * expires_in_minutes moves the deadline to that long from now; absent clears it (no deadline).
+   *
+   * @generated from field: optional int64 expires_in_minutes = 4;
+   */
+  expiresInMinutes?: bigint | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.ExtendCheckoutRequest.
+ * Use `create(ExtendCheckoutRequestSchema)` to create a new message.
+ */
+export const ExtendCheckoutRequestSchema: GenMessage<ExtendCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 21);
+
+/**
+ * @generated from message catalog.v1.ExtendCheckoutResponse
+ */
+export type ExtendCheckoutResponse = Message<"catalog.v1.ExtendCheckoutResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Checkout checkout = 1;
+   */
+  checkout?: Checkout | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.ExtendCheckoutResponse.
+ * Use `create(ExtendCheckoutResponseSchema)` to create a new message.
+ */
+export const ExtendCheckoutResponseSchema: GenMessage<ExtendCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 22);
 
 /**
  * @generated from enum catalog.v1.CheckoutStatus
@@ -630,6 +1025,76 @@ export const CatalogService: GenService<{
     methodKind: "unary";
     input: typeof GoLiveRequestSchema;
     output: typeof GoLiveResponseSchema;
+  },
+  /**
+   * UpdateCheckout changes offer-card fields (PATCH); price and pay_to never change.
+   *
+   * @generated from rpc catalog.v1.CatalogService.UpdateCheckout
+   */
+  updateCheckout: {
+    methodKind: "unary";
+    input: typeof UpdateCheckoutRequestSchema;
+    output: typeof UpdateCheckoutResponseSchema;
+  },
+  /**
+   * VoidCheckout retires a checkout (its faces stop selling; receipts still resolve).
+   *
+   * @generated from rpc catalog.v1.CatalogService.VoidCheckout
+   */
+  voidCheckout: {
+    methodKind: "unary";
+    input: typeof VoidCheckoutRequestSchema;
+    output: typeof VoidCheckoutResponseSchema;
+  },
+  /**
+   * RestoreCheckout undoes a void; the status is recomputed (a sold single-shot is paid).
+   *
+   * @generated from rpc catalog.v1.CatalogService.RestoreCheckout
+   */
+  restoreCheckout: {
+    methodKind: "unary";
+    input: typeof RestoreCheckoutRequestSchema;
+    output: typeof RestoreCheckoutResponseSchema;
+  },
+  /**
+   * ExtendCheckout moves or clears the deadline; refused for a void or paid checkout.
+   *
+   * @generated from rpc catalog.v1.CatalogService.ExtendCheckout
+   */
+  extendCheckout: {
+    methodKind: "unary";
+    input: typeof ExtendCheckoutRequestSchema;
+    output: typeof ExtendCheckoutResponseSchema;
+  },
+  /**
+   * FileReport records a buyer's report on a checkout (public: no account); never refunds.
+   *
+   * @generated from rpc catalog.v1.CatalogService.FileReport
+   */
+  fileReport: {
+    methodKind: "unary";
+    input: typeof FileReportRequestSchema;
+    output: typeof FileReportResponseSchema;
+  },
+  /**
+   * ListReports lists the reports on an account's checkouts (or on one of them), newest first.
+   *
+   * @generated from rpc catalog.v1.CatalogService.ListReports
+   */
+  listReports: {
+    methodKind: "unary";
+    input: typeof ListReportsRequestSchema;
+    output: typeof ListReportsResponseSchema;
+  },
+  /**
+   * UpdateReport acknowledges or resolves a report of the account's checkouts.
+   *
+   * @generated from rpc catalog.v1.CatalogService.UpdateReport
+   */
+  updateReport: {
+    methodKind: "unary";
+    input: typeof UpdateReportRequestSchema;
+    output: typeof UpdateReportResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_catalog_v1_catalog, 0);

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/identity.proto.
  */
 export const file_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIlcKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSGwoHYWRkcmVzcxgBIAEoCUIKukgHcgUQBBiAARIaCgduZXR3b3JrGAIgASgJQgm6SAZyBBADGEAiiwEKHUNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbm9uY2UYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgNIloKHFZlcmlmeVdhbGxldFNpZ25hdHVyZVJlcXVlc3QSGwoHbWVzc2FnZRgBIAEoCUIKukgHcgUQARigHxIdCglzaWduYXR1cmUYAiABKAlCCrpIB3IFEAEYgBAi/gEKHVZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEiUKB2FjY291bnQYASABKAsyFC5pZGVudGl0eS52MS5BY2NvdW50EhcKD2FjY291bnRfY3JlYXRlZBgCIAEoCBIkCgdhcGlfa2V5GAMgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5EhMKBnNlY3JldBgEIAEoCUgAiAEBEjAKDXBheW91dF93YWxsZXQYBSABKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQSJQoHc2Vzc2lvbhgGIAEoCzIULmlkZW50aXR5LnYxLlNlc3Npb25CCQoHX3NlY3JldCJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIioKGFJlc29sdmVDcmVkZW50aWFsUmVxdWVzdBIOCgZzZWNyZXQYASABKAkixQEKGVJlc29sdmVDcmVkZW50aWFsUmVzcG9uc2USEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSEgoKa2V5X3ByZWZpeBgDIAEoCRIhCgVzY29wZRgEIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlEiIKBG1vZGUYBSABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlEikKBGtpbmQYBiABKA4yGy5pZGVudGl0eS52MS5DcmVkZW50aWFsS2luZCLgAQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBG5hbWUYAiABKAlIAIgBARItCgVzY29wZRgDIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlQgq6SAeCAQQQASAAEi4KBG1vZGUYBCABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlQgq6SAeCAQQQASAAEjEKCW1pbnRlZF9ieRgFIAEoCzIeLmlkZW50aXR5LnYxLk1pbnRpbmdDcmVkZW50aWFsQgcKBV9uYW1lIoUBChFNaW50aW5nQ3JlZGVudGlhbBIpCgRraW5kGAEgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSIQoFc2NvcGUYAiABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAMgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZSJMChRDcmVhdGVBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkiawoSTGlzdEFwaUtleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESEQoJcGFnZV9zaXplGAIgASgNEiUKBWFmdGVyGAMgASgLMhYuaWRlbnRpdHkudjEuUGFnZUFmdGVyIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5pZGVudGl0eS52MS5BcGlLZXkiSwoTUmV2b2tlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhcKBmtleV9pZBgCIAEoCUIHukgEcgIQASI8ChRSZXZva2VBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjYKF0dldFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiRgoYR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEioKB3dhbGxldHMYASADKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQiTQoRRW5kU2Vzc2lvblJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIbCgpzZXNzaW9uX2lkGAIgASgJQge6SARyAhABIkIKEkVuZFNlc3Npb25SZXNwb25zZRIsCghlbmRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqVwoFU2NvcGUSFQoRU0NPUEVfVU5TUEVDSUZJRUQQABITCg9TQ09QRV9SRUFEX09OTFkQARISCg5TQ09QRV9QQVlNRU5UUxACEg4KClNDT1BFX0ZVTEwQAypJCgdLZXlNb2RlEhgKFEtFWV9NT0RFX1VOU1BFQ0lGSUVEEAASEQoNS0VZX01PREVfVEVTVBABEhEKDUtFWV9NT0RFX0xJVkUQAiprCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIbChdDUkVERU5USUFMX0tJTkRfQVBJX0tFWRABEhsKF0NSRURFTlRJQUxfS0lORF9TRVNTSU9OEAIygQYKD0lkZW50aXR5U2VydmljZRJuChVDcmVhdGVXYWxsZXRDaGFsbGVuZ2USKS5pZGVudGl0eS52MS5DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXF1ZXN0GiouaWRlbnRpdHkudjEuQ3JlYXRlV2FsbGV0Q2hhbGxlbmdlUmVzcG9uc2USbgoVVmVyaWZ5V2FsbGV0U2lnbmF0dXJlEikuaWRlbnRpdHkudjEuVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVxdWVzdBoqLmlkZW50aXR5LnYxLlZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEmIKEVJlc29sdmVDcmVkZW50aWFsEiUuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXF1ZXN0GiYuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXNwb25zZRJTCgxDcmVhdGVBcGlLZXkSIC5pZGVudGl0eS52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiEuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUAoLTGlzdEFwaUtleXMSHy5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1JlcXVlc3QaIC5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElMKDFJldm9rZUFwaUtleRIgLmlkZW50aXR5LnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIS5pZGVudGl0eS52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJfChBHZXRQYXlvdXRXYWxsZXRzEiQuaWRlbnRpdHkudjEuR2V0UGF5b3V0V2FsbGV0c1JlcXVlc3QaJS5pZGVudGl0eS52MS5HZXRQYXlvdXRXYWxsZXRzUmVzcG9uc2USTQoKRW5kU2Vzc2lvbhIeLmlkZW50aXR5LnYxLkVuZFNlc3Npb25SZXF1ZXN0Gh8uaWRlbnRpdHkudjEuRW5kU2Vzc2lvblJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIlcKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSGwoHYWRkcmVzcxgBIAEoCUIKukgHcgUQBBiAARIaCgduZXR3b3JrGAIgASgJQgm6SAZyBBADGEAiiwEKHUNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbm9uY2UYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgNIloKHFZlcmlmeVdhbGxldFNpZ25hdHVyZVJlcXVlc3QSGwoHbWVzc2FnZRgBIAEoCUIKukgHcgUQARigHxIdCglzaWduYXR1cmUYAiABKAlCCrpIB3IFEAEYgBAi/gEKHVZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEiUKB2FjY291bnQYASABKAsyFC5pZGVudGl0eS52MS5BY2NvdW50EhcKD2FjY291bnRfY3JlYXRlZBgCIAEoCBIkCgdhcGlfa2V5GAMgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5EhMKBnNlY3JldBgEIAEoCUgAiAEBEjAKDXBheW91dF93YWxsZXQYBSABKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQSJQoHc2Vzc2lvbhgGIAEoCzIULmlkZW50aXR5LnYxLlNlc3Npb25CCQoHX3NlY3JldCJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIioKGFJlc29sdmVDcmVkZW50aWFsUmVxdWVzdBIOCgZzZWNyZXQYASABKAki1AEKGVJlc29sdmVDcmVkZW50aWFsUmVzcG9uc2USEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSEgoKa2V5X3ByZWZpeBgDIAEoCRIhCgVzY29wZRgEIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlEiIKBG1vZGUYBSABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlEikKBGtpbmQYBiABKA4yGy5pZGVudGl0eS52MS5DcmVkZW50aWFsS2luZBINCgVhY3RvchgHIAEoCSL7AQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBG5hbWUYAiABKAlIAIgBARItCgVzY29wZRgDIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlQgq6SAeCAQQQASAAEi4KBG1vZGUYBCABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlQgq6SAeCAQQQASAAEjEKCW1pbnRlZF9ieRgFIAEoCzIeLmlkZW50aXR5LnYxLk1pbnRpbmdDcmVkZW50aWFsEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBQgcKBV9uYW1lIoUBChFNaW50aW5nQ3JlZGVudGlhbBIpCgRraW5kGAEgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSIQoFc2NvcGUYAiABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAMgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZSJMChRDcmVhdGVBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkiawoSTGlzdEFwaUtleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESEQoJcGFnZV9zaXplGAIgASgNEiUKBWFmdGVyGAMgASgLMhYuaWRlbnRpdHkudjEuUGFnZUFmdGVyIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5pZGVudGl0eS52MS5BcGlLZXkiZgoTUmV2b2tlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhcKBmtleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASI8ChRSZXZva2VBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjYKF0dldFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiRgoYR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEioKB3dhbGxldHMYASADKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQiaAoRRW5kU2Vzc2lvblJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIbCgpzZXNzaW9uX2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIkIKEkVuZFNlc3Npb25SZXNwb25zZRIsCghlbmRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAinAEKDEFjY291bnRFdmVudBIKCgJpZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSEQoJb2JqZWN0X2lkGAMgASgJEhMKC2RldGFpbF9qc29uGAQgASgJEg0KBWFjdG9yGAUgASgJEhEKCXRlc3RfbW9kZRgGIAEoCBImCgJhdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi7AEKGExpc3RBY2NvdW50RXZlbnRzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEh0KCXBhZ2Vfc2l6ZRgCIAEoDUIKukgHKgUY6AcoARIjCg1hY3Rpb25fcHJlZml4GAMgASgJQge6SARyAhhkSAGIAQESIgoPYmVmb3JlX2V2ZW50X2lkGAQgASgJQge6SARyAhhkSAASLwoJYmVmb3JlX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAQggKBmJlZm9yZUIQCg5fYWN0aW9uX3ByZWZpeCJGChlMaXN0QWNjb3VudEV2ZW50c1Jlc3BvbnNlEikKBmV2ZW50cxgBIAMoCzIZLmlkZW50aXR5LnYxLkFjY291bnRFdmVudCJvCgtTb2NpYWxMaW5rcxIyCgVsaW5rcxgBIAMoCzIjLmlkZW50aXR5LnYxLlNvY2lhbExpbmtzLkxpbmtzRW50cnkaLAoKTGlua3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpMDCgdQcm9maWxlEhIKCmFjY291bnRfaWQYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBEhEKBG5hbWUYAyABKAlIAYgBARIuCgxwcm9maWxlX3R5cGUYBCABKA4yGC5pZGVudGl0eS52MS5Qcm9maWxlVHlwZRIQCgNiaW8YBSABKAlIAogBARIXCgphdmF0YXJfdXJsGAYgASgJSAOIAQESGAoLd2Vic2l0ZV91cmwYByABKAlIBIgBARIuCgxzb2NpYWxfbGlua3MYCCABKAsyGC5pZGVudGl0eS52MS5Tb2NpYWxMaW5rcxIQCgh2ZXJpZmllZBgJIAEoCBIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfc2x1Z0IHCgVfbmFtZUIGCgRfYmlvQg0KC19hdmF0YXJfdXJsQg4KDF93ZWJzaXRlX3VybCIwChFHZXRQcm9maWxlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABIjsKEkdldFByb2ZpbGVSZXNwb25zZRIlCgdwcm9maWxlGAEgASgLMhQuaWRlbnRpdHkudjEuUHJvZmlsZSLJAwoUVXBkYXRlUHJvZmlsZVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIRCgRzbHVnGAIgASgJSACIAQESEQoEbmFtZRgDIAEoCUgBiAEBEj0KDHByb2ZpbGVfdHlwZRgEIAEoDjIYLmlkZW50aXR5LnYxLlByb2ZpbGVUeXBlQgi6SAWCAQIQAUgCiAEBEhAKA2JpbxgFIAEoCUgDiAEBEhcKCmF2YXRhcl91cmwYBiABKAlIBIgBARIYCgt3ZWJzaXRlX3VybBgHIAEoCUgFiAEBEi4KDHNvY2lhbF9saW5rcxgIIAEoCzIYLmlkZW50aXR5LnYxLlNvY2lhbExpbmtzElUKBWNsZWFyGAkgAygJQka6SEOSAUAQBhgBIjpyOFIEc2x1Z1IEbmFtZVIMcHJvZmlsZV90eXBlUgNiaW9SCmF2YXRhcl91cmxSC3dlYnNpdGVfdXJsEhkKBWFjdG9yGAogASgJQgq6SAdyBRABGMgBQgcKBV9zbHVnQgcKBV9uYW1lQg8KDV9wcm9maWxlX3R5cGVCBgoEX2Jpb0INCgtfYXZhdGFyX3VybEIOCgxfd2Vic2l0ZV91cmwiTwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlEg8KB2NoYW5nZWQYAiADKAkqVwoFU2NvcGUSFQoRU0NPUEVfVU5TUEVDSUZJRUQQABITCg9TQ09QRV9SRUFEX09OTFkQARISCg5TQ09QRV9QQVlNRU5UUxACEg4KClNDT1BFX0ZVTEwQAypJCgdLZXlNb2RlEhgKFEtFWV9NT0RFX1VOU1BFQ0lGSUVEEAASEQoNS0VZX01PREVfVEVTVBABEhEKDUtFWV9NT0RFX0xJVkUQAiprCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIbChdDUkVERU5USUFMX0tJTkRfQVBJX0tFWRABEhsKF0NSRURFTlRJQUxfS0lORF9TRVNTSU9OEAIqeQoLUHJvZmlsZVR5cGUSHAoYUFJPRklMRV9UWVBFX1VOU1BFQ0lGSUVEEAASGwoXUFJPRklMRV9UWVBFX0lORElWSURVQUwQARIVChFQUk9GSUxFX1RZUEVfVEVBTRACEhgKFFBST0ZJTEVfVFlQRV9DT01QQU5ZEAMyjAgKD0lkZW50aXR5U2VydmljZRJuChVDcmVhdGVXYWxsZXRDaGFsbGVuZ2USKS5pZGVudGl0eS52MS5DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXF1ZXN0GiouaWRlbnRpdHkudjEuQ3JlYXRlV2FsbGV0Q2hhbGxlbmdlUmVzcG9uc2USbgoVVmVyaWZ5V2FsbGV0U2lnbmF0dXJlEikuaWRlbnRpdHkudjEuVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVxdWVzdBoqLmlkZW50aXR5LnYxLlZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEmIKEVJlc29sdmVDcmVkZW50aWFsEiUuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXF1ZXN0GiYuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXNwb25zZRJTCgxDcmVhdGVBcGlLZXkSIC5pZGVudGl0eS52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiEuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUAoLTGlzdEFwaUtleXMSHy5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1JlcXVlc3QaIC5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElMKDFJldm9rZUFwaUtleRIgLmlkZW50aXR5LnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIS5pZGVudGl0eS52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJfChBHZXRQYXlvdXRXYWxsZXRzEiQuaWRlbnRpdHkudjEuR2V0UGF5b3V0V2FsbGV0c1JlcXVlc3QaJS5pZGVudGl0eS52MS5HZXRQYXlvdXRXYWxsZXRzUmVzcG9uc2USTQoKRW5kU2Vzc2lvbhIeLmlkZW50aXR5LnYxLkVuZFNlc3Npb25SZXF1ZXN0Gh8uaWRlbnRpdHkudjEuRW5kU2Vzc2lvblJlc3BvbnNlEmIKEUxpc3RBY2NvdW50RXZlbnRzEiUuaWRlbnRpdHkudjEuTGlzdEFjY291bnRFdmVudHNSZXF1ZXN0GiYuaWRlbnRpdHkudjEuTGlzdEFjY291bnRFdmVudHNSZXNwb25zZRJNCgpHZXRQcm9maWxlEh4uaWRlbnRpdHkudjEuR2V0UHJvZmlsZVJlcXVlc3QaHy5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVzcG9uc2USVgoNVXBkYXRlUHJvZmlsZRIhLmlkZW50aXR5LnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GiIuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message identity.v1.Account
@@ -327,6 +327,14 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
    * @generated from field: identity.v1.CredentialKind kind = 6;
    */
   kind: CredentialKind;
+
+  /**
+   * actor is how account events name this credential: "key:<prefix>" for a
+   * key, "wallet" for a wallet session, "session" for a browser session.
+   *
+   * @generated from field: string actor = 7;
+   */
+  actor: string;
 };
 
 /**
@@ -366,6 +374,14 @@ export type CreateApiKeyRequest = Message<"identity.v1.CreateApiKeyRequest"> & {
    * @generated from field: identity.v1.MintingCredential minted_by = 5;
    */
   mintedBy?: MintingCredential | undefined;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 6;
+   */
+  actor: string;
 };
 
 /**
@@ -512,6 +528,14 @@ export type RevokeApiKeyRequest = Message<"identity.v1.RevokeApiKeyRequest"> & {
    * @generated from field: string key_id = 2;
    */
   keyId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
 };
 
 /**
@@ -585,6 +609,14 @@ export type EndSessionRequest = Message<"identity.v1.EndSessionRequest"> & {
    * @generated from field: string session_id = 2;
    */
   sessionId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
 };
 
 /**
@@ -612,6 +644,354 @@ export type EndSessionResponse = Message<"identity.v1.EndSessionResponse"> & {
  */
 export const EndSessionResponseSchema: GenMessage<EndSessionResponse> = /*@__PURE__*/
   messageDesc(file_identity_v1_identity, 21);
+
+/**
+ * AccountEvent is one row of the account's event log (GET /v1/account/events).
+ *
+ * @generated from message identity.v1.AccountEvent
+ */
+export type AccountEvent = Message<"identity.v1.AccountEvent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string action = 2;
+   */
+  action: string;
+
+  /**
+   * @generated from field: string object_id = 3;
+   */
+  objectId: string;
+
+  /**
+   * detail_json is a JSON object.
+   *
+   * @generated from field: string detail_json = 4;
+   */
+  detailJson: string;
+
+  /**
+   * @generated from field: string actor = 5;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: bool test_mode = 6;
+   */
+  testMode: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 7;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message identity.v1.AccountEvent.
+ * Use `create(AccountEventSchema)` to create a new message.
+ */
+export const AccountEventSchema: GenMessage<AccountEvent> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 22);
+
+/**
+ * @generated from message identity.v1.ListAccountEventsRequest
+ */
+export type ListAccountEventsRequest = Message<"identity.v1.ListAccountEventsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * page_size is how many events to answer at most, from 1 to 1000.
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * action_prefix keeps only the events whose action starts with it.
+   *
+   * @generated from field: optional string action_prefix = 3;
+   */
+  actionPrefix?: string | undefined;
+
+  /**
+   * before starts the page after an event (by its id) or before an instant.
+   *
+   * @generated from oneof identity.v1.ListAccountEventsRequest.before
+   */
+  before: {
+    /**
+     * @generated from field: string before_event_id = 4;
+     */
+    value: string;
+    case: "beforeEventId";
+  } | {
+    /**
+     * @generated from field: google.protobuf.Timestamp before_at = 5;
+     */
+    value: Timestamp;
+    case: "beforeAt";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message identity.v1.ListAccountEventsRequest.
+ * Use `create(ListAccountEventsRequestSchema)` to create a new message.
+ */
+export const ListAccountEventsRequestSchema: GenMessage<ListAccountEventsRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 23);
+
+/**
+ * @generated from message identity.v1.ListAccountEventsResponse
+ */
+export type ListAccountEventsResponse = Message<"identity.v1.ListAccountEventsResponse"> & {
+  /**
+   * events are newest first.
+   *
+   * @generated from field: repeated identity.v1.AccountEvent events = 1;
+   */
+  events: AccountEvent[];
+};
+
+/**
+ * Describes the message identity.v1.ListAccountEventsResponse.
+ * Use `create(ListAccountEventsResponseSchema)` to create a new message.
+ */
+export const ListAccountEventsResponseSchema: GenMessage<ListAccountEventsResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 24);
+
+/**
+ * SocialLinks is a profile's links by name (`github` -> a URL or a handle).
+ *
+ * @generated from message identity.v1.SocialLinks
+ */
+export type SocialLinks = Message<"identity.v1.SocialLinks"> & {
+  /**
+   * @generated from field: map<string, string> links = 1;
+   */
+  links: { [key: string]: string };
+};
+
+/**
+ * Describes the message identity.v1.SocialLinks.
+ * Use `create(SocialLinksSchema)` to create a new message.
+ */
+export const SocialLinksSchema: GenMessage<SocialLinks> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 25);
+
+/**
+ * Profile is a seller's public profile. An unset optional field is null in the JSON API.
+ *
+ * @generated from message identity.v1.Profile
+ */
+export type Profile = Message<"identity.v1.Profile"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * slug is the public handle for /u/<slug> and /r/<slug>/... call URLs, unique across accounts.
+   *
+   * @generated from field: optional string slug = 2;
+   */
+  slug?: string | undefined;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * profile_type is UNSPECIFIED when it was never set (or was cleared).
+   *
+   * @generated from field: identity.v1.ProfileType profile_type = 4;
+   */
+  profileType: ProfileType;
+
+  /**
+   * @generated from field: optional string bio = 5;
+   */
+  bio?: string | undefined;
+
+  /**
+   * @generated from field: optional string avatar_url = 6;
+   */
+  avatarUrl?: string | undefined;
+
+  /**
+   * @generated from field: optional string website_url = 7;
+   */
+  websiteUrl?: string | undefined;
+
+  /**
+   * @generated from field: identity.v1.SocialLinks social_links = 8;
+   */
+  socialLinks?: SocialLinks | undefined;
+
+  /**
+   * verified is set by the operators, never by the seller.
+   *
+   * @generated from field: bool verified = 9;
+   */
+  verified: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 10;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 11;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message identity.v1.Profile.
+ * Use `create(ProfileSchema)` to create a new message.
+ */
+export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 26);
+
+/**
+ * @generated from message identity.v1.GetProfileRequest
+ */
+export type GetProfileRequest = Message<"identity.v1.GetProfileRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message identity.v1.GetProfileRequest.
+ * Use `create(GetProfileRequestSchema)` to create a new message.
+ */
+export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 27);
+
+/**
+ * @generated from message identity.v1.GetProfileResponse
+ */
+export type GetProfileResponse = Message<"identity.v1.GetProfileResponse"> & {
+  /**
+   * @generated from field: identity.v1.Profile profile = 1;
+   */
+  profile?: Profile | undefined;
+};
+
+/**
+ * Describes the message identity.v1.GetProfileResponse.
+ * Use `create(GetProfileResponseSchema)` to create a new message.
+ */
+export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 28);
+
+/**
+ * UpdateProfileRequest is a patch: a field not set here, and not named in `clear`,
+ * keeps its value. A set field gets that value (identity checks it against the
+ * profile rules; an empty string is refused there: clearing is explicit, below).
+ * `clear` names the fields to unset (the JSON API's empty string); a field both
+ * set and cleared is refused. `social_links`, when present, replaces every link
+ * (an empty map removes them all). `verified` is not here: it is never self-serve.
+ *
+ * @generated from message identity.v1.UpdateProfileRequest
+ */
+export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: optional string slug = 2;
+   */
+  slug?: string | undefined;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * profile_type UNSPECIFIED (or absent) leaves it unchanged; clear it with "profile_type".
+   *
+   * @generated from field: optional identity.v1.ProfileType profile_type = 4;
+   */
+  profileType?: ProfileType | undefined;
+
+  /**
+   * @generated from field: optional string bio = 5;
+   */
+  bio?: string | undefined;
+
+  /**
+   * @generated from field: optional string avatar_url = 6;
+   */
+  avatarUrl?: string | undefined;
+
+  /**
+   * @generated from field: optional string website_url = 7;
+   */
+  websiteUrl?: string | undefined;
+
+  /**
+   * @generated from field: identity.v1.SocialLinks social_links = 8;
+   */
+  socialLinks?: SocialLinks | undefined;
+
+  /**
+   * clear lists field names among slug, name, profile_type, bio, avatar_url, website_url.
+   *
+   * @generated from field: repeated string clear = 9;
+   */
+  clear: string[];
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 10;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message identity.v1.UpdateProfileRequest.
+ * Use `create(UpdateProfileRequestSchema)` to create a new message.
+ */
+export const UpdateProfileRequestSchema: GenMessage<UpdateProfileRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 29);
+
+/**
+ * @generated from message identity.v1.UpdateProfileResponse
+ */
+export type UpdateProfileResponse = Message<"identity.v1.UpdateProfileResponse"> & {
+  /**
+   * @generated from field: identity.v1.Profile profile = 1;
+   */
+  profile?: Profile | undefined;
+
+  /**
+   * changed lists the fields whose value changed (empty: nothing changed, nothing recorded).
+   *
+   * @generated from field: repeated string changed = 2;
+   */
+  changed: string[];
+};
+
+/**
+ * Describes the message identity.v1.UpdateProfileResponse.
+ * Use `create(UpdateProfileResponseSchema)` to create a new message.
+ */
+export const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 30);
 
 /**
  * @generated from enum identity.v1.Scope
@@ -699,6 +1079,37 @@ export const CredentialKindSchema: GenEnum<CredentialKind> = /*@__PURE__*/
   enumDesc(file_identity_v1_identity, 2);
 
 /**
+ * @generated from enum identity.v1.ProfileType
+ */
+export enum ProfileType {
+  /**
+   * @generated from enum value: PROFILE_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: PROFILE_TYPE_INDIVIDUAL = 1;
+   */
+  INDIVIDUAL = 1,
+
+  /**
+   * @generated from enum value: PROFILE_TYPE_TEAM = 2;
+   */
+  TEAM = 2,
+
+  /**
+   * @generated from enum value: PROFILE_TYPE_COMPANY = 3;
+   */
+  COMPANY = 3,
+}
+
+/**
+ * Describes the enum identity.v1.ProfileType.
+ */
+export const ProfileTypeSchema: GenEnum<ProfileType> = /*@__PURE__*/
+  enumDesc(file_identity_v1_identity, 3);
+
+/**
  * IdentityService owns accounts, wallet sign-in, API keys and payout wallets.
  *
  * @generated from service identity.v1.IdentityService
@@ -778,6 +1189,42 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof EndSessionRequestSchema;
     output: typeof EndSessionResponseSchema;
+  },
+  /**
+   * ListAccountEvents answers one page of the account's events, newest first:
+   * every state change of the account in every service (identity records its
+   * own in the change's transaction, the others' arrive from their outboxes).
+   *
+   * @generated from rpc identity.v1.IdentityService.ListAccountEvents
+   */
+  listAccountEvents: {
+    methodKind: "unary";
+    input: typeof ListAccountEventsRequestSchema;
+    output: typeof ListAccountEventsResponseSchema;
+  },
+  /**
+   * GetProfile answers the account's seller profile (GET /auth/me); an account that
+   * never changed it has one with every field unset, no social links, not verified.
+   *
+   * @generated from rpc identity.v1.IdentityService.GetProfile
+   */
+  getProfile: {
+    methodKind: "unary";
+    input: typeof GetProfileRequestSchema;
+    output: typeof GetProfileResponseSchema;
+  },
+  /**
+   * UpdateProfile changes the fields the request names and answers the whole profile
+   * (PATCH /auth/me). A change records one profile.updated account event in the same
+   * transaction; a request that changes nothing records nothing. 422 for a value the
+   * profile rules refuse, 409 `conflict` for a slug another account holds.
+   *
+   * @generated from rpc identity.v1.IdentityService.UpdateProfile
+   */
+  updateProfile: {
+    methodKind: "unary";
+    input: typeof UpdateProfileRequestSchema;
+    output: typeof UpdateProfileResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_identity_v1_identity, 0);

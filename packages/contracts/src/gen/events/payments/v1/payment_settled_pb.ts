@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file events/payments/v1/payment_settled.proto.
  */
 export const file_events_payments_v1_payment_settled: GenFile = /*@__PURE__*/
-  fileDesc("CihldmVudHMvcGF5bWVudHMvdjEvcGF5bWVudF9zZXR0bGVkLnByb3RvEhJldmVudHMucGF5bWVudHMudjEihQQKDlBheW1lbnRTZXR0bGVkEhIKCnBheW1lbnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHbmV0d29yaxgEIAEoCRINCgVhc3NldBgFIAEoCRISCgphbW91bnRfdXNkGAYgASgJEhcKD3Byb3ZpZGVyX2Ftb3VudBgHIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYCCABKARIAIgBARISCgpmZWVfYW1vdW50GAkgASgEEg0KBXRvdGFsGAogASgEEg0KBXBheWVyGAsgASgJEg4KBnBheV90bxgMIAEoCRIPCgd0eF9oYXNoGA0gASgJEg8KB3N1YmplY3QYDiABKAkSFwoKaGFuZG9mZl9pZBgPIAEoCUgBiAEBEhEKCXRlc3RfbW9kZRgQIAEoCBIuCgpzZXR0bGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcCg9wbGF0Zm9ybV9mZWVfdG8YEiABKAlIAogBARIUCgdzb2xkX2J5GBMgASgJSAOIAQESGQoRcmV1c2FibGVfY2hlY2tvdXQYFCABKAhCEgoQX3BsYXRmb3JtX2Ftb3VudEINCgtfaGFuZG9mZl9pZEISChBfcGxhdGZvcm1fZmVlX3RvQgoKCF9zb2xkX2J5YgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CihldmVudHMvcGF5bWVudHMvdjEvcGF5bWVudF9zZXR0bGVkLnByb3RvEhJldmVudHMucGF5bWVudHMudjEisQQKDlBheW1lbnRTZXR0bGVkEhIKCnBheW1lbnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHbmV0d29yaxgEIAEoCRINCgVhc3NldBgFIAEoCRISCgphbW91bnRfdXNkGAYgASgJEhcKD3Byb3ZpZGVyX2Ftb3VudBgHIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYCCABKARIAIgBARISCgpmZWVfYW1vdW50GAkgASgEEg0KBXRvdGFsGAogASgEEg0KBXBheWVyGAsgASgJEg4KBnBheV90bxgMIAEoCRIPCgd0eF9oYXNoGA0gASgJEg8KB3N1YmplY3QYDiABKAkSFwoKaGFuZG9mZl9pZBgPIAEoCUgBiAEBEhEKCXRlc3RfbW9kZRgQIAEoCBIuCgpzZXR0bGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcCg9wbGF0Zm9ybV9mZWVfdG8YEiABKAlIAogBARIUCgdzb2xkX2J5GBMgASgJSAOIAQESGQoRcmV1c2FibGVfY2hlY2tvdXQYFCABKAgSGQoMcGFydGllc19qc29uGBUgASgJSASIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEINCgtfaGFuZG9mZl9pZEISChBfcGxhdGZvcm1fZmVlX3RvQgoKCF9zb2xkX2J5Qg8KDV9wYXJ0aWVzX2pzb25iBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * PaymentSettled is emitted once per settled payment (live or rehearsal).
@@ -122,6 +122,13 @@ export type PaymentSettled = Message<"events.payments.v1.PaymentSettled"> & {
    * @generated from field: bool reusable_checkout = 20;
    */
   reusableCheckout: boolean;
+
+  /**
+   * parties_json is the parties the checkout declared ({buyer, seller}), verbatim JSON.
+   *
+   * @generated from field: optional string parties_json = 21;
+   */
+  partiesJson?: string | undefined;
 };
 
 /**

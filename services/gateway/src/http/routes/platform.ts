@@ -1,0 +1,59 @@
+import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice } from "@c402/money";
+import { invalid, type FieldError } from "@c402/problems";
+import { Router } from "express";
+import { platformQuoteView } from "../../views/platform";
+
+/** How long a quote may be cached: it is a pure function of its query, and the fee rules change only with a deployment. */
+export const QUOTE_MAX_AGE_SECONDS = 60;
+
+/** One value of a query parameter: a repeated parameter (Express makes it an array) is not one value. */
+function single(query: Record<string, unknown>, name: string, errors: FieldError[]): string | undefined {
+  const value = query[name];
+  if (value === undefined || typeof value === "string") return value;
+  errors.push({ field: name, reason: "must be given once, as a plain value" });
+  return undefined;
+}
+
+/**
+ * The query of a quote: `price_usd` as checkout create takes it (a decimal
+ * string, more than zero, at most 1000000, at most six decimals) and
+ * `platform_fee_bps`, an integer from 0 to 2000 (default 0). 422 naming each
+ * bad field; other parameters are ignored.
+ */
+export function quoteQueryOf(query: Record<string, unknown>): { price: bigint; bps: number } {
+  const errors: FieldError[] = [];
+  let price = 0n;
+  const priceText = single(query, "price_usd", errors);
+  if (priceText === undefined) {
+    if (query.price_usd === undefined) errors.push({ field: "price_usd", reason: "is required" });
+  } else {
+    try {
+      price = parsePrice(priceText);
+    } catch (err) {
+      if (!(err instanceof MoneyFormatError)) throw err;
+      errors.push({ field: "price_usd", reason: err.message });
+    }
+  }
+  let bps = 0;
+  const bpsText = single(query, "platform_fee_bps", errors);
+  if (bpsText !== undefined) {
+    if (!/^[0-9]{1,4}$/.test(bpsText) || Number(bpsText) > MAX_PLATFORM_FEE_BPS) {
+      errors.push({ field: "platform_fee_bps", reason: `must be an integer from 0 to ${MAX_PLATFORM_FEE_BPS}` });
+    } else bps = Number(bpsText);
+  }
+  if (errors.length) throw invalid(errors, "Invalid quote parameters.");
+  return { price, bps };
+}
+
+/** GET /v1/platform/quote: what a price splits into under a platform fee; no credential, no service asked. */
+export function platformRoutes(): Router {
+  const router = Router();
+
+  router.get("/v1/platform/quote", (req, res) => {
+    const { price, bps } = quoteQueryOf(req.query);
+    res.setHeader("Cache-Control", `public, max-age=${QUOTE_MAX_AGE_SECONDS}`);
+    res.json(platformQuoteView(price, bps));
+  });
+
+  return router;
+}

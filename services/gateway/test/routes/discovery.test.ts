@@ -1,0 +1,96 @@
+import { supportedMessage } from "@c402/contracts";
+import { BASE_URL, bodyOf, recorded, servers } from "../support/fake-gateway";
+
+/** /, /.well-known/c402 and /llms.txt (routes/discovery.ts): they list only the networks this run settles and routes that answer. */
+
+const serve = servers();
+
+/** payments.facilitatorSupported: `live` networks for the base family, none for Solana and Stellar. */
+const supported =
+  (live: string[]) =>
+  async ({ family }: { family?: string }) =>
+    supportedMessage({
+      kinds: family === "base" ? live.map((network) => ({ x402Version: 2, scheme: "exact", network })) : [],
+      extensions: [],
+      signers: {},
+    });
+
+async function documents(url: string) {
+  const root = await bodyOf(await fetch(`${url}/`));
+  const wellKnown = await bodyOf(await fetch(`${url}/.well-known/c402`));
+  const llms = await (await fetch(`${url}/llms.txt`)).text();
+  return { root, wellKnown, llms };
+}
+
+describe("the discovery documents", () => {
+  it("name the networks payments settles (the devchain as eip155:84532), never Base mainnet it does not", async () => {
+    const { fakes } = recorded({ payments: { facilitatorSupported: supported(["eip155:84532"]) } });
+    const { url } = await serve.app(fakes);
+    const { root, wellKnown, llms } = await documents(url);
+    expect(root.buying).toMatchObject({ networks: ["eip155:84532"], live_networks: ["eip155:84532"], rehearsal_network: "eip155:84532", asset: "USDC" });
+    expect(wellKnown.x402.rails).toEqual([
+      { network: "eip155:84532", asset: "USDC", testnet: true, settlement: "onchain" },
+      { network: "eip155:84532", asset: "USDC", testnet: true, settlement: "simulated" },
+    ]);
+    expect(wellKnown.capabilities).toEqual({ checkouts: ["inline"], rehearsal: true, live: true });
+    expect(llms).toContain("Live payments settle on-chain on eip155:84532.");
+    for (const text of [JSON.stringify(root), JSON.stringify(wellKnown), llms]) expect(text).not.toMatch(/eip155:8453(?!2)/);
+  });
+
+  it("name Base mainnet when payments settles there", async () => {
+    const { fakes } = recorded({ payments: { facilitatorSupported: supported(["eip155:8453"]) } });
+    const { url } = await serve.app(fakes);
+    const { root, wellKnown } = await documents(url);
+    expect(root.buying).toMatchObject({ networks: ["eip155:8453", "eip155:84532"], live_networks: ["eip155:8453"] });
+    expect(wellKnown.x402.rails).toEqual([
+      { network: "eip155:8453", asset: "USDC", testnet: false, settlement: "onchain" },
+      { network: "eip155:84532", asset: "USDC", testnet: true, settlement: "simulated" },
+    ]);
+  });
+
+  it("without a live network (or before payments ever answered) list the rehearsal network only", async () => {
+    for (const payments of [{ facilitatorSupported: supported([]) }, { facilitatorSupported: async () => Promise.reject(new Error("unavailable")) }]) {
+      const { fakes } = recorded({ payments });
+      const { url } = await serve.app(fakes);
+      const res = await fetch(`${url}/`);
+      expect(res.status).toBe(200);
+      const { root, wellKnown, llms } = await documents(url);
+      expect(root.buying).toMatchObject({ networks: ["eip155:84532"], live_networks: [], rehearsal_network: "eip155:84532" });
+      expect(wellKnown.x402.rails).toEqual([{ network: "eip155:84532", asset: "USDC", testnet: true, settlement: "simulated" }]);
+      expect(wellKnown.capabilities.live).toBe(false);
+      expect(llms).toContain("No live network in this run");
+    }
+  });
+
+  it("ask payments once for a minute of documents, not once per request", async () => {
+    const { fakes, called } = recorded({ payments: { facilitatorSupported: supported(["eip155:84532"]) } });
+    const { url } = await serve.app(fakes);
+    await documents(url);
+    await documents(url);
+    expect(called()).toEqual(["payments.facilitatorSupported", "payments.facilitatorSupported", "payments.facilitatorSupported"]);
+  });
+
+  it("link no route that answers 404: MCP is null, the new routes are linked", async () => {
+    const { fakes } = recorded({ payments: { facilitatorSupported: supported(["eip155:84532"]) } });
+    const { url } = await serve.app(fakes);
+    const { root, wellKnown, llms } = await documents(url);
+    expect(root.links.mcp).toBeNull();
+    expect(Object.keys(root.links).sort()).toEqual(["create", "create_checkout", "join_challenge", "join_verify", "llms", "mcp", "openapi", "site"]);
+    expect(root.selling.platform_quote).toBe(`${BASE_URL}/v1/platform/quote`);
+    expect(root.health).toEqual({ service: `${BASE_URL}/health`, facilitator: `${BASE_URL}/health/facilitator` });
+    expect(wellKnown.links).toMatchObject({ facilitator_health: `${BASE_URL}/health/facilitator`, platform_quote: `${BASE_URL}/v1/platform/quote` });
+    expect(llms).not.toMatch(/\/mcp\b/);
+    expect(llms).toContain("GET /v1/platform/quote?price_usd=0.10&platform_fee_bps=250");
+    expect(llms).toContain("GET /health/facilitator");
+    // Every URL of the map and of the well-known document is a route of this app (the faces with an id of their kind).
+    const urls = [JSON.stringify(root), JSON.stringify(wellKnown)].flatMap((t) => [...t.matchAll(/"(https:\/\/pay\.test[^"]*)"/g)].map((m) => m[1]!));
+    expect(urls.length).toBeGreaterThan(10);
+    for (const link of new Set(urls)) {
+      const path = link.slice(BASE_URL.length).replace("{id}", "chk_000000000000000000000000").replace("{payment_id}", "pay_000000000000000000000000");
+      const res = await fetch(`${url}${path || "/"}`, { redirect: "manual" });
+      const body = res.headers.get("content-type")?.includes("json") ? await bodyOf(res) : await res.text();
+      // A 404 from a route (no such checkout) names the resource; an unrouted path says "No such endpoint".
+      expect([link, JSON.stringify(body)]).not.toEqual([link, expect.stringContaining("No such endpoint")]);
+    }
+  });
+});

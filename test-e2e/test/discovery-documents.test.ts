@@ -1,0 +1,112 @@
+import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
+
+/**
+ * The discovery documents (/, /.well-known/c402, /llms.txt) are honest about
+ * this run: the networks they name are the ones the faces quote and the
+ * facilitator settles (both local modes settle live on the devchain as
+ * eip155:84532, never Base mainnet), and every route they name answers.
+ * /health/facilitator and /v1/platform/quote answer.
+ */
+
+/** The devchain's CAIP-2 id in both local modes (docs/decisions.md, "Live networks locally"). */
+const DEVCHAIN = "eip155:84532";
+
+let unarmed: { id: string };
+let armed: { id: string };
+let paymentId: string;
+
+beforeAll(async () => {
+  const seller = await newSeller();
+  unarmed = await newCheckout(seller.key, { reusable: true });
+  armed = await newCheckout(seller.key, { test_mode: false });
+  // A rehearsal payment, for a receipt id to fill /r/{payment_id} with (simulated: nothing moves).
+  paymentId = (await payRehearsal(unarmed.id)).body.receipt.id;
+});
+
+/** A path a document names, with its placeholders filled with real ids of this run. */
+const filled = (path: string) => path.replaceAll("{id}", unarmed.id).replaceAll("{payment_id}", paymentId);
+
+describe("the discovery documents name only what this run serves", () => {
+  it("they list the devchain network the faces quote and the facilitator settles, and never Base mainnet", async () => {
+    if (process.env.E2E_RUN_MODE === "embedded") {
+      // Embedded mode says which network its devchain runs as.
+      expect((await call("GET", "/health?deep=true")).body.devchain.network).toBe(DEVCHAIN);
+    }
+    const root = (await call("GET", "/")).body;
+    const wellKnown = (await call("GET", "/.well-known/c402")).body;
+    const llms = (await call("GET", "/llms.txt")).text;
+    const supported = (await call("GET", "/x402/base/supported")).body;
+
+    expect(root.buying).toMatchObject({ networks: [DEVCHAIN], live_networks: [DEVCHAIN], rehearsal_network: DEVCHAIN });
+    expect(wellKnown.x402.rails).toEqual([
+      { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "onchain" },
+      { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "simulated" },
+    ]);
+    expect(llms).toContain(`Live payments settle on-chain on ${DEVCHAIN}.`);
+    for (const text of [JSON.stringify(root), JSON.stringify(wellKnown), llms]) expect(text).not.toMatch(/eip155:8453(?!2)/);
+
+    // The same networks as the facilitator's kinds and the faces' requirements.
+    expect([...new Set(supported.kinds.map((k: { network: string }) => k.network))]).toEqual(root.buying.live_networks);
+    const live = decoded((await call("GET", `/c/${armed.id}`)).headers.get("payment-required"));
+    expect(live.accepts.length).toBeGreaterThan(0);
+    for (const a of live.accepts) expect(root.buying.live_networks).toContain(a.network);
+    const rehearsal = decoded((await call("GET", `/c/${unarmed.id}/test`)).headers.get("payment-required"));
+    expect(rehearsal.accepts.map((a: { network: string }) => a.network)).toEqual([root.buying.rehearsal_network]);
+  });
+
+  it("every route the root map, the well-known document and llms.txt name answers (none is 404); MCP, not served, is not linked", async () => {
+    const root = (await call("GET", "/")).body;
+    const wellKnown = (await call("GET", "/.well-known/c402")).body;
+    const llms = (await call("GET", "/llms.txt")).text;
+    expect(root.links.mcp).toBeNull();
+    expect(llms).not.toMatch(/\/mcp\b/);
+
+    const urls = [JSON.stringify(root), JSON.stringify(wellKnown)].flatMap((t) => [...t.matchAll(/"(https?:\/\/[^"]+)"/g)].map((m) => m[1]!));
+    // Only the site link may point elsewhere (SITE_URL); nothing outside this run is called.
+    const ours = urls.filter((u) => u.startsWith(baseUrl()));
+    expect(urls.filter((u) => !u.startsWith(baseUrl())).every((u) => u === root.links.site)).toBe(true);
+    const paths = [
+      ...ours.map((u) => u.slice(baseUrl().length) || "/"),
+      // llms.txt: every token that is a path (trailing punctuation dropped).
+      ...[...llms.matchAll(/(?:^|\s)(\/[A-Za-z0-9_{}./?=&-]*)/g)].map((m) => m[1]!.replace(/[.,]+$/, "")),
+    ];
+    expect(paths).toEqual(expect.arrayContaining(["/v1/platform/quote", "/health/facilitator", "/c/{id}", "/c/{id}/test", "/r/{payment_id}"]));
+    const answers: [string, number][] = [];
+    for (const path of new Set(paths)) answers.push([path, (await call("GET", filled(path))).status]);
+    // A POST-only route answers GET with 405, which is an answer: the route exists.
+    expect(answers.filter(([, status]) => status === 404)).toEqual([]);
+  });
+
+  it("GET /health/facilitator answers every family in one shape: base live on the devchain, Solana and Stellar not available, with a reason", async () => {
+    const r = await call("GET", "/health/facilitator");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("cache-control")).toBe("no-store");
+    expect(r.body).toEqual({
+      status: "ok",
+      checked_at: expect.any(String),
+      chains: {
+        base: { networks: [DEVCHAIN], available: true, settles: "live", reason: null },
+        solana: { networks: [], available: false, settles: "none", reason: expect.stringMatching(/Solana/) },
+        stellar: { networks: [], available: false, settles: "none", reason: expect.stringMatching(/Stellar/) },
+      },
+    });
+  });
+
+  it("GET /v1/platform/quote answers the split of the spec's example price, and 422 naming platform_fee_bps above 2000", async () => {
+    const r = await call("GET", "/v1/platform/quote?price_usd=0.10&platform_fee_bps=250");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("cache-control")).toMatch(/^public, max-age=\d+$/);
+    expect(r.body).toEqual({
+      price_usd: "0.100000",
+      platform_fee_bps: 250,
+      buyer_pays: "0.110500",
+      seller_receives: "0.097500",
+      platform_cut: "0.002500",
+      protocol_fee: "0.010500",
+    });
+    const refused = await call("GET", "/v1/platform/quote?price_usd=0.10&platform_fee_bps=2001");
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get("content-type")).toMatch(/application\/problem\+json/);
+    expect(refused.body.errors).toEqual([{ field: "platform_fee_bps", reason: "must be an integer from 0 to 2000" }]);
+  });
+});
