@@ -1,11 +1,10 @@
 /**
  * Signs in as a seller with a wallet (the wallet bootstrap of the spec):
- * challenge -> EIP-191 signature. The first sign-in creates the account and
- * returns its first key (test mode, scope full). A later sign-in returns a
- * 24-hour session instead of a key; with it this script mints a fresh test
- * key with scope full (POST /v1/keys), which is how a wallet-only seller
- * recovers access. The demo wallet's private key is kept in
- * .data/demo-seller-wallet.json so that signing in again finds the same account.
+ * challenge -> EIP-191 signature. Every sign-in returns a fresh automation key
+ * (test mode, scope full), shown once: the first creates the account and its
+ * first key, a later one is how a wallet-only seller recovers access. The demo
+ * wallet's private key is kept in .data/demo-seller-wallet.json so that
+ * signing in again finds the same account.
  *
  *   npm run -s seller:login [-- --url http://127.0.0.1:4020]
  * Prints `export API_KEY=...` (eval it) and the account on stderr.
@@ -34,17 +33,10 @@ async function main() {
   const challenge = await post("/auth/wallet/challenge", { address: account.address, network: "eip155:8453" });
   const signature = await account.signMessage({ message: challenge.message });
   const signedIn = await post("/auth/wallet/verify", { message: challenge.message, signature });
-  let key: string;
-  if (signedIn.api_key) {
-    key = signedIn.api_key.secret;
-  } else {
-    const minted = await post("/v1/keys", { name: "seller:login", scope: "full", mode: "test" }, signedIn.session.token);
-    key = minted.secret;
-  }
   process.stderr.write(
-    `seller wallet ${account.address}, account ${signedIn.account.id} (${signedIn.account.created ? "created; its first key" : "existing; a fresh test key minted with a wallet session"})\n`,
+    `seller wallet ${account.address}, account ${signedIn.account.id} (${signedIn.account.created ? "created; its first key" : "existing; a fresh test key"})\n`,
   );
-  process.stdout.write(`export API_KEY=${key}\n`);
+  process.stdout.write(`export API_KEY=${signedIn.api_key.secret}\n`);
 }
 
 main().catch((err) => {

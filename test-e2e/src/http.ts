@@ -49,7 +49,7 @@ export async function newSeller() {
   return { wallet, key: verified.body.api_key.secret as string, accountId: verified.body.account.id as string, verified };
 }
 
-/** Signs an existing seller's wallet in again: a later sign-in yields a session token, not a key. */
+/** Signs an existing seller's wallet in again and answers the session it opens (a later sign-in also shows a fresh key, unused here). */
 export async function walletSession(wallet: PrivateKeyAccount): Promise<string> {
   const challenge = await call("POST", "/auth/wallet/challenge", { body: { address: wallet.address, network: "eip155:8453" } });
   const signature = await wallet.signMessage({ message: challenge.body.message });

@@ -262,12 +262,13 @@ export type ValidateFn = ((data: unknown) => boolean) & { errors?: { instancePat
 const root = join(__dirname, "../..");
 const ajvRequire = createRequire(join(root, "services/gateway/package.json"));
 
-/** ajv for JSON Schema 2020-12 (OpenAPI 3.1), with the two formats the document uses. */
+/** ajv for JSON Schema 2020-12 (OpenAPI 3.1), with the formats the document uses. */
 function newAjv(): AjvLike {
   const Ajv2020 = ajvRequire("ajv/dist/2020").default as new (opts: object) => AjvLike;
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   ajv.addFormat("date-time", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
   ajv.addFormat("uri", /^[a-z][a-z0-9+.-]*:[^\s]*$/i);
+  ajv.addFormat("email", /^\s*[^\s@]+@[^\s@]+\s*$/);
   return ajv;
 }
 

@@ -11,6 +11,8 @@ export type Mode = "embedded" | "distributed";
 
 export interface Target {
   baseUrl: string;
+  /** The target's DATA_DIR: sign-in mails are written under <dataDir>/mail/ (no SMTP_URL in tests). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -54,10 +56,11 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
   const baseUrl = `http://127.0.0.1:${port}`;
   const tsx = join(root, "node_modules/.bin/tsx");
   const logs = mkdtempSync(join(tmpdir(), `c402-e2e-${mode}-`));
+  // Both modes keep their data (embedded: the database too; both: the .eml sign-in mails) under one directory the tests can read.
+  const dataDir = join(logs, "data");
   let child: ChildProcess;
   let cleanup = async () => {};
   if (mode === "embedded") {
-    const dataDir = join(logs, "data");
     child = spawn(tsx, [join(root, "deploy/embedded/src/main.ts")], {
       env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
       stdio: ["ignore", "inherit", "inherit"],
@@ -75,6 +78,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
         REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379",
         LOG_LEVEL: "warn",
         LOG_DIR: logs,
+        DATA_DIR: dataDir,
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
       },
       stdio: ["ignore", "inherit", "inherit"],
@@ -109,5 +113,5 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
     await stop(keep).catch(() => undefined);
     throw err;
   }
-  return { baseUrl, stop: () => stop() };
+  return { baseUrl, dataDir, stop: () => stop() };
 }

@@ -91,19 +91,19 @@ describe("failed authentications are limited per client address and per key pref
   });
 });
 
-describe("wallet sign-in: the first key once, then sessions", () => {
-  it("the first sign-in answers 201 with the account and its first key (test, full), not cacheable", async () => {
+describe("wallet sign-in: a fresh key every time (the first one creates the account), a session beside it", () => {
+  it("the first sign-in answers 201 with the account, its first key (test, full) and a session, not cacheable", async () => {
     const s = await newSeller();
     expect(s.verified.status).toBe(201);
     expect(s.verified.headers.get("cache-control")).toBe("no-store");
     expect(s.verified.body).toMatchObject({
       account: { id: s.accountId, created: true },
       api_key: { secret: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/), scope: "full", mode: "test" },
-      session: null,
+      session: { token: expect.stringMatching(/^sess_[0-9A-Za-z]{32}$/), expires_at: expect.any(String) },
     });
   });
 
-  it("a later sign-in answers 200 with a 24 h session and no new key; the session works as a bearer credential", async () => {
+  it("a later sign-in reaches the same account: 200 with a fresh key (key recovery) and a 24 h session, both working credentials", async () => {
     const s = await newSeller();
     const challenge = await call("POST", "/auth/wallet/challenge", { body: { address: s.wallet.address, network: "eip155:8453" } });
     const before = Date.now();
@@ -114,9 +114,14 @@ describe("wallet sign-in: the first key once, then sessions", () => {
     expect(again.headers.get("cache-control")).toBe("no-store");
     expect(again.body).toMatchObject({
       account: { id: s.accountId, created: false },
-      api_key: null,
+      api_key: { secret: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/), scope: "full", mode: "test" },
       session: { token: expect.stringMatching(/^sess_[0-9A-Za-z]{32}$/), expires_at: expect.any(String) },
     });
+    const recovered = again.body.api_key.secret as string;
+    expect(recovered).not.toBe(s.key);
+    // The recovered key works, for the same account, and the first key still does too.
+    expect((await call("GET", "/auth/me", { key: recovered })).body).toMatchObject({ account_id: s.accountId });
+    expect((await call("GET", "/v1/keys", { key: s.key })).status).toBe(200);
     const lifetime = Date.parse(again.body.session.expires_at) - before;
     expect(lifetime).toBeGreaterThan(24 * 3600_000 - 60_000);
     expect(lifetime).toBeLessThanOrEqual(24 * 3600_000 + 1_000);
@@ -124,7 +129,7 @@ describe("wallet sign-in: the first key once, then sessions", () => {
     const session = again.body.session.token as string;
     const keys = await call("GET", "/v1/keys", { key: session });
     expect(keys.status).toBe(200);
-    expect(keys.body.keys).toHaveLength(1);
+    expect(keys.body.keys.map((k: { id: string }) => k.id).sort()).toEqual([s.verified.body.api_key.id, again.body.api_key.id].sort());
     // A session behaves like a test key for checkout defaults: unarmed rehearsal.
     const checkout = await call("POST", "/v1/checkouts", { key: session, body: { title: "By session", price_usd: "0.10", payload: { ok: true } } });
     expect(checkout.status).toBe(201);

@@ -63,7 +63,7 @@ describe("wallet sign-in", () => {
     });
   });
 
-  it("signing in again later returns the same account with a session instead of a new key", async () => {
+  it("signing in again later returns the same account with a fresh key (key recovery) and a session", async () => {
     const s = await newSeller();
     const challenge = await call("POST", "/auth/wallet/challenge", { body: { address: s.wallet.address, network: "eip155:8453" } });
     const again = await call("POST", "/auth/wallet/verify", {
@@ -71,9 +71,11 @@ describe("wallet sign-in", () => {
     });
     expect(again.status).toBe(200);
     expect(again.body.account).toEqual({ id: s.accountId, created: false });
-    expect(again.body.api_key).toBeNull();
+    expect(again.body.api_key.secret).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(again.body.api_key.secret).not.toBe(s.key);
     expect(again.body.session.token).toMatch(/^sess_/);
     expect((await call("GET", "/v1/keys", { key: s.key })).status).toBe(200);
+    expect((await call("GET", "/v1/keys", { key: again.body.api_key.secret })).status).toBe(200);
     expect((await call("GET", "/v1/keys", { key: again.body.session.token })).status).toBe(200);
   });
 

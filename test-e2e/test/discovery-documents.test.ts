@@ -1,3 +1,4 @@
+import { validateOpenApiDocument } from "@c402/testkit";
 import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
 
 /**
@@ -5,7 +6,8 @@ import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "..
  * this run: the networks they name are the ones the faces quote and the
  * facilitator settles (both local modes settle live on the devchain as
  * eip155:84532, never Base mainnet), and every route they name answers.
- * /health/facilitator and /v1/platform/quote answer.
+ * /health/facilitator and /v1/platform/quote answer. /openapi.json is valid
+ * OpenAPI 3.1 and /docs renders it from files this service serves.
  */
 
 /** The devchain's CAIP-2 id in both local modes (docs/decisions.md, "Live networks locally"). */
@@ -14,9 +16,13 @@ const DEVCHAIN = "eip155:84532";
 let unarmed: { id: string };
 let armed: { id: string };
 let paymentId: string;
+let slug: string;
 
 beforeAll(async () => {
   const seller = await newSeller();
+  // A public slug, for the seller catalogue's paths ({slug}) the documents name.
+  slug = `docs-${Date.now().toString(36)}`;
+  if ((await call("PATCH", "/auth/me", { key: seller.key, body: { slug } })).status !== 200) throw new Error("could not take a slug");
   unarmed = await newCheckout(seller.key, { reusable: true });
   armed = await newCheckout(seller.key, { test_mode: false });
   // A rehearsal payment, for a receipt id to fill /r/{payment_id} with (simulated: nothing moves).
@@ -24,7 +30,7 @@ beforeAll(async () => {
 });
 
 /** A path a document names, with its placeholders filled with real ids of this run. */
-const filled = (path: string) => path.replaceAll("{id}", unarmed.id).replaceAll("{payment_id}", paymentId);
+const filled = (path: string) => path.replaceAll("{id}", unarmed.id).replaceAll("{payment_id}", paymentId).replaceAll("{slug}", slug);
 
 describe("the discovery documents name only what this run serves", () => {
   it("they list the devchain network the faces quote and the facilitator settles, and never Base mainnet", async () => {
@@ -70,7 +76,9 @@ describe("the discovery documents name only what this run serves", () => {
       // llms.txt: every token that is a path (trailing punctuation dropped).
       ...[...llms.matchAll(/(?:^|\s)(\/[A-Za-z0-9_{}./?=&-]*)/g)].map((m) => m[1]!.replace(/[.,]+$/, "")),
     ];
-    expect(paths).toEqual(expect.arrayContaining(["/v1/platform/quote", "/health/facilitator", "/c/{id}", "/c/{id}/test", "/r/{payment_id}"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["/v1/platform/quote", "/health/facilitator", "/c/{id}", "/c/{id}/test", "/r/{payment_id}", "/v1/sellers/{slug}/offers", "/docs"]),
+    );
     const answers: [string, number][] = [];
     for (const path of new Set(paths)) answers.push([path, (await call("GET", filled(path))).status]);
     // A POST-only route answers GET with 405, which is an answer: the route exists.
@@ -108,5 +116,47 @@ describe("the discovery documents name only what this run serves", () => {
     expect(refused.status).toBe(422);
     expect(refused.headers.get("content-type")).toMatch(/application\/problem\+json/);
     expect(refused.body.errors).toEqual([{ field: "platform_fee_bps", reason: "must be an integer from 0 to 2000" }]);
+  });
+
+  it("llms.txt tells an agent how to buy and how to sell, in this run's words", async () => {
+    const llms = (await call("GET", "/llms.txt")).text;
+    for (const phrase of [
+      "GET /c/{id} -> 402 Payment Required",
+      "PAYMENT-SIGNATURE",
+      "POST /c/{id}/prepare",
+      "Rehearse free",
+      "GET /r/{payment_id}",
+      "POST /auth/wallet/verify",
+      "POST /v1/keys",
+      "POST /v1/checkouts {title, price_usd, payload}",
+      "POST /v1/checkouts/{id}/go-live",
+      "DELETE /v1/checkouts/{id}",
+      "GET /v1/reports",
+      "GET /v1/sellers/{slug}/offers",
+    ])
+      expect([phrase, llms.includes(phrase)]).toEqual([phrase, true]);
+  });
+
+  it("/openapi.json as served is valid OpenAPI 3.1, every operation with a unique operationId", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    expect(validateOpenApiDocument(doc)).toMatchObject({ valid: true, version: "3.1", errors: null });
+    const ids = Object.values<Record<string, { operationId?: string }>>(doc.paths).flatMap((item) =>
+      ["get", "put", "post", "delete", "patch"].filter((m) => item[m]).map((m) => item[m]!.operationId),
+    );
+    expect(ids.every((id) => typeof id === "string" && id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("/docs renders the document with a viewer this service serves: every file the page names is same-origin and answers", async () => {
+    const page = await call("GET", "/docs", { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toMatch(/default-src 'none'; script-src 'self';/);
+    const refs = [...page.text.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThanOrEqual(3);
+    for (const ref of refs) {
+      expect([ref, /^\/(?!\/)/.test(ref)]).toEqual([ref, true]);
+      const r = await call("GET", ref, { headers: { accept: "*/*" } });
+      expect([ref, r.status]).toEqual([ref, 200]);
+    }
   });
 });

@@ -13,6 +13,7 @@ const SUMMARY_FIELDS = [
   "description",
   "price_usd",
   "pay_to",
+  "payouts",
   "fulfillment",
   "reusable",
   "test_mode",

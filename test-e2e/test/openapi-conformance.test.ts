@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl } from "../src/http";
+import { linksMailedTo } from "../src/mail";
 import { documentProblems, Fuzzer, send, type Doc, type Fixtures, type HttpResponse, type Scope } from "../src/openapi-fuzz";
 
 /**
@@ -73,6 +74,27 @@ async function setUp(): Promise<Fixtures> {
   const later = await signIn(wallet); // a later sign-in: 200 with a session, checked against the document
   expectStatus(later, 200, "a later sign-in");
   expectStatus(await scripted("POST /auth/logout", { path: "/auth/logout", headers: auth(parsed(later).session.token) }), 200, "logout");
+
+  // Magic-link sign-in: two links read from the mail the service wrote; one followed (303 with the cookie), one posted (200).
+  const email = `fuzz-${SEED}-${Date.now().toString(36)}@example.com`;
+  const linkToken = async (returnTo?: string) => {
+    const r = await scripted("POST /auth/magic-link/request", {
+      path: "/auth/magic-link/request",
+      body: body({ email, ...(returnTo ? { return_to: returnTo } : {}) }),
+    });
+    expectStatus(r, 200, "magic-link request");
+    const token = new URL((await linksMailedTo(email)).at(-1) ?? "http://x/").searchParams.get("token");
+    if (!token) throw new Error("setup: no sign-in link was mailed");
+    return token;
+  };
+  expectStatus(await scripted("GET /auth/verify", { path: `/auth/verify?token=${await linkToken("/auth/me")}` }), 303, "following a sign-in link");
+  const linkSignIn = await scripted("POST /auth/verify", { path: "/auth/verify", body: body({ token: await linkToken() }) });
+  expectStatus(linkSignIn, 200, "verifying a sign-in link");
+  expectStatus(
+    await scripted("POST /auth/session/cookie", { path: "/auth/session/cookie", headers: auth(parsed(linkSignIn).session.token) }),
+    200,
+    "session cookie",
+  );
 
   const newKey = async (spec: Record<string, unknown>) => {
     const r = await scripted("POST /v1/keys", { path: "/v1/keys", headers: auth(full), body: body(spec) });
@@ -180,6 +202,19 @@ async function setUp(): Promise<Fixtures> {
   expectStatus(other, 201, "another seller's sign-in");
   const foreign = await create(parsed(other).api_key.secret, { title: "Someone else's", price_usd: "0.50" });
 
+  // Platform mode: read, set, refused (a fee without a fee wallet), then back to an ordinary seller.
+  expectStatus(await scripted("GET /v1/account/platform", { path: "/v1/account/platform", headers: auth(readOnly) }), 200, "platform settings");
+  const platformOn = { platform_account: true, platform_fee_bps: 250, platform_fee_to: privateKeyToAccount(generatePrivateKey()).address };
+  expectStatus(await scripted("PUT /v1/account/platform", { path: "/v1/account/platform", headers: auth(full), body: body(platformOn) }), 200, "platform on");
+  const noWallet = { platform_account: true, platform_fee_bps: 250 };
+  expectStatus(
+    await scripted("PUT /v1/account/platform", { path: "/v1/account/platform", headers: auth(full), body: body(noWallet) }),
+    422,
+    "platform fee without a wallet",
+  );
+  const platformOff = { platform_account: false, platform_fee_bps: 0 };
+  expectStatus(await scripted("PUT /v1/account/platform", { path: "/v1/account/platform", headers: auth(full), body: body(platformOff) }), 200, "platform off");
+
   // The seller profile: read, changed, refused (422), and a slug the other seller holds (409).
   const slug = `fuzz-${SEED}-${Date.now().toString(36)}`;
   expectStatus(await scripted("GET /auth/me", { path: "/auth/me", headers: auth(readOnly) }), 200, "profile");
@@ -193,6 +228,17 @@ async function setUp(): Promise<Fixtures> {
     "other profile",
   );
   expectStatus(await scripted("PATCH /auth/me", { path: "/auth/me", headers: auth(full), body: body({ slug }) }), 409, "taken slug");
+  // The seller's public catalogue (its armed checkout is on sale), in each form; the other seller's lists nothing on sale.
+  const ownSlug = `${slug}-own`;
+  expectStatus(await scripted("PATCH /auth/me", { path: "/auth/me", headers: auth(full), body: body({ slug: ownSlug }) }), 200, "own slug");
+  for (const op of ["GET /v1/sellers/{slug}/offers", "GET /v1/sellers/{slug}/embed", "GET /schedule/{slug}"]) {
+    const path = op.slice(4).replace("{slug}", ownSlug);
+    expectStatus(await scripted(op, { path }), 200, op);
+    expectStatus(await scripted(op, { path: `${path}?limit=1` }), 200, `${op} ?limit=1`);
+    expectStatus(await scripted(op, { path: path.replace(ownSlug, slug) }), 200, `${op} of a seller with nothing on sale`);
+    expectStatus(await scripted(op, { path: path.replace(ownSlug, "nobody-has-this-slug") }), 404, `${op} of a slug nobody holds`);
+  }
+  expectStatus(await scripted("GET /schedule/{slug}", { path: "/schedule/sch_000000000000000000000000" }), 404, "a series page");
 
   for (const id of [single, reusable, armed, foreign]) {
     for (const face of ["", "/test"]) {
@@ -286,6 +332,7 @@ async function setUp(): Promise<Fixtures> {
       tx_hash: [receipt.tx_hash],
       nonce: [nonce],
       family: ["base", "stellar", "solana"],
+      slug: [ownSlug, slug],
     },
     query: { cursor: cursors, price_usd: ["0.10", "0.000001", "1000000"] },
     payments: [

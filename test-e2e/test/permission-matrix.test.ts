@@ -92,6 +92,7 @@ describe("the permission matrix (G28), generated from the route table", () => {
     "PATCH /v1/checkouts/{id}": { coverage: "permission matrix" },
     "POST /v1/checkouts/{id}/extend": { expires_in_minutes: 60 },
     "PATCH /v1/reports/{report_id}": { status: "acknowledged" },
+    "POST /v1/checkouts/{id}/payouts": { chain: "stellar", address: "GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H" },
   };
   const send = async (op: Operation, path: string, key?: string): Promise<Reply> =>
     call(op.method, path, {

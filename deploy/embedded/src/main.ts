@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { describeConfig, env, loadConfig } from "@c402/config";
 import { gatewayConfigSpec } from "@c402/gateway";
+import { identityConfigSpec } from "@c402/identity";
 import { createLogger } from "@c402/logging";
 import { onShutdown } from "@c402/runtime";
 import { startEmbeddedSystem } from "./system";
@@ -10,6 +11,8 @@ const spec = {
   dataDir: env.string("DATA_DIR", "where the embedded database and secrets live", { default: ".data" }),
   devchainPort: env.optionalString("DEVCHAIN_PORT", "port of the local EVM chain (default 8545, or a free one when taken; 0 picks a free one)"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
+  smtpUrl: identityConfigSpec.smtpUrl,
+  mailFrom: identityConfigSpec.mailFrom,
 };
 
 async function main() {
@@ -27,11 +30,13 @@ async function main() {
     authFailureLimitPerMinute: config.authFailureLimitPerMinute,
     trustProxy: config.trustProxy,
     ...(config.devchainPort !== undefined ? { devchainPort: Number(config.devchainPort) } : {}),
+    ...(config.smtpUrl !== undefined ? { smtpUrl: config.smtpUrl } : {}),
+    mailFrom: config.mailFrom,
     logger,
   });
   logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");
   process.stdout.write(
-    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url})\n\n`,
+    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.mail})\n\n`,
   );
   onShutdown(logger, () => system.stop());
 }

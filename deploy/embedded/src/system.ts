@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
@@ -12,7 +13,7 @@ import { createClient, RpcServer, type ServiceClient } from "@c402/rpc";
 import { rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createCatalogService } from "@c402/catalog";
 import { gatewayConfigSpec, SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
-import { createIdentityService, identityConfigSpec } from "@c402/identity";
+import { createIdentityService, identityConfigSpec, identityMailer } from "@c402/identity";
 import { createPaymentsService } from "@c402/payments";
 import { SERVICES, type ServiceName } from "@c402/topology";
 import { createWebhooksService } from "@c402/webhooks";
@@ -33,12 +34,18 @@ export interface EmbeddedOptions {
   trustProxy?: TrustProxy;
   /** Port of the local EVM chain the live face settles on (default 8545, or a free one when it is taken; 0 picks a free one). */
   devchainPort?: number;
+  /** Relay for sign-in mails; unset: each mail is written as an .eml file under <dataDir>/mail/. */
+  smtpUrl?: string;
+  /** Sender of sign-in mails (identity's MAIL_FROM default). */
+  mailFrom?: string;
 }
 
 export interface EmbeddedSystem {
   gateway: StartedGateway;
   devchain: RunningDevchain;
   grpcAddresses: Record<string, string>;
+  /** Where sign-in mails go (SMTP, or the directory of .eml files), for the start line. */
+  mail: string;
   stop(): Promise<void>;
 }
 
@@ -92,6 +99,12 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const addresses: Record<string, string> = {};
 
   const port = opts.port ?? gatewayDefaults.port;
+  // A throwaway install (":memory:") writes its mail to a temporary directory, still readable while it runs.
+  const mailer = identityMailer({
+    smtpUrl: opts.smtpUrl,
+    mailFrom: opts.mailFrom ?? identityDefaults.mailFrom,
+    dataDir: opts.dataDir === ":memory:" ? mkdtempSync(join(tmpdir(), "c402-mail-")) : opts.dataDir,
+  });
   async function serve(module: ServiceModule): Promise<string> {
     const server = new RpcServer({ onError: rpcFailureLog(logger) });
     module.register(server);
@@ -104,8 +117,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
 
   // How each service is built here; its clients are those of the services it calls, started before it.
   const build: { [N in ServiceName]: (deps: ServiceDeps, clients: Clients) => Promise<ServiceModule> } = {
-    identity: (deps) =>
-      createIdentityService(deps, { baseUrl: opts.baseUrl ?? `http://${host}:${port}`, challengeTtlSeconds: identityDefaults.challengeTtlSeconds }),
+    identity: (deps) => createIdentityService(deps, { ...identityDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir }, mailer),
     catalog: (deps, c) => createCatalogService(deps, { identity: c.identity }),
     payments: (deps, c) =>
       createPaymentsService(deps, { catalog: c.catalog }, { subjectSecret: secrets.subjectSecret, liveChains: [devchainSettlement(devchain)] }),
@@ -146,6 +158,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     gateway,
     devchain,
     grpcAddresses: addresses,
+    mail: mailer.describe(),
     async stop() {
       await gateway.close();
       for (const c of [...Object.values(serviceClients), ...Object.values(clients.health)]) c.close();

@@ -20,6 +20,8 @@ export const ACCOUNT_ACTIONS = [
   "key.created",
   "key.revoked",
   "profile.updated",
+  "wallets.updated",
+  "platform.updated",
   "checkout.created",
   "checkout.live",
   "checkout.updated",
@@ -27,6 +29,7 @@ export const ACCOUNT_ACTIONS = [
   "checkout.restored",
   "checkout.extended",
   "checkout.expired",
+  "checkout.payouts_added",
   "report.filed",
   "report.updated",
 ] as const;

@@ -78,3 +78,15 @@ export function isAnyId(value: string): boolean {
  * by the paid request, then polled at /c/{id}/handoff/{nonce}. Spec limit.
  */
 export const HANDOFF_NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+
+/**
+ * A seller's public slug (spec, Seller profile). It never contains `_`, so a
+ * slug is never mistaken for an id (`<prefix>_<24 base62>`): /schedule/{x}
+ * tells a seller's catalogue from a series by that alone.
+ */
+export const SELLER_SLUG = /^[a-z0-9][a-z0-9-]{1,38}$/;
+
+/** True when `value` has the shape of an id, of a kind known here or one to come (a series id). */
+export function hasIdShape(value: string): boolean {
+  return ID_PATTERN.test(value);
+}

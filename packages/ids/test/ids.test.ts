@@ -1,4 +1,4 @@
-import { ID_PREFIX, isAnyId, isId, newId, type CheckoutId, type PaymentId } from "../src";
+import { hasIdShape, ID_PREFIX, isAnyId, isId, newId, SELLER_SLUG, type CheckoutId, type PaymentId } from "../src";
 
 describe("ids", () => {
   it("uses the spec's prefixes", () => {
@@ -21,6 +21,19 @@ describe("ids", () => {
     for (const kind of Object.keys(ID_PREFIX) as (keyof typeof ID_PREFIX)[]) expect(isAnyId(newId(kind))).toBe(true);
     expect(isAnyId("zzz_" + "a".repeat(24))).toBe(false);
     expect(isAnyId("chk_\u0000")).toBe(false);
+  });
+
+  it("never takes a seller slug for an id, nor an id for a slug (/schedule/{x} is either)", () => {
+    for (const kind of Object.keys(ID_PREFIX) as (keyof typeof ID_PREFIX)[]) {
+      const id = newId(kind);
+      expect([id, hasIdShape(id), SELLER_SLUG.test(id)]).toEqual([id, true, false]);
+    }
+    // A prefix not known yet (series) still has the shape of an id.
+    expect(hasIdShape("sch_" + "a".repeat(24))).toBe(true);
+    for (const slug of ["ada", "ada-weather", "a1", "x".repeat(39)]) expect([slug, SELLER_SLUG.test(slug), hasIdShape(slug)]).toEqual([slug, true, false]);
+    for (const text of ["a", "-ada", "Ada", "ada_weather", "x".repeat(40), "sch_short"]) {
+      expect([text, SELLER_SLUG.test(text), hasIdShape(text)]).toEqual([text, false, false]);
+    }
   });
 
   it("types ids by kind: text becomes an id only once checked (the typecheck fails if the brand is lost)", () => {

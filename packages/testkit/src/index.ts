@@ -1,3 +1,4 @@
 export * from "./infra";
 export * from "./rpc-fault-proxy";
 export * from "./databases";
+export * from "./openapi";

@@ -16,6 +16,9 @@ import { catalogOutbox } from "./store/migrations/0005_outbox";
 import { checkoutLifecycle } from "./store/migrations/0006_lifecycle";
 import { checkoutSettings } from "./store/migrations/0007_checkout_settings";
 import { checkoutReports } from "./store/migrations/0008_reports";
+import { checkoutPayoutRails } from "./store/migrations/0009_payout_rails";
+import { offersIndex } from "./store/migrations/0010_offers_index";
+import { checkoutPlatformTerms } from "./store/migrations/0011_platform_terms";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -28,6 +31,9 @@ export const catalogMigrations = {
   "0006_lifecycle": checkoutLifecycle,
   "0007_checkout_settings": checkoutSettings,
   "0008_reports": checkoutReports,
+  "0009_payout_rails": checkoutPayoutRails,
+  "0010_offers_index": offersIndex,
+  "0011_platform_terms": checkoutPlatformTerms,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */
@@ -45,6 +51,15 @@ export async function createCatalogService(deps: ServiceDeps, clients: CatalogCl
   const catalog = new Catalog({
     db: deps.database.db,
     payoutWallets: async (accountId) => (await clients.identity.getPayoutWallets({ accountId })).wallets,
+    platform: async (accountId) => {
+      const { settings, soldBy } = await clients.identity.getPlatformSettings({ accountId });
+      return {
+        platformAccount: settings?.platformAccount ?? false,
+        platformFeeBps: settings?.platformFeeBps ?? 0,
+        platformFeeTo: settings?.platformFeeTo ?? null,
+        soldBy: soldBy || null,
+      };
+    },
     onCommitted: () => relay.poke(),
   });
   const reports = new Reports({ db: deps.database.db, onCommitted: () => relay.poke() });

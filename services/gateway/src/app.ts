@@ -10,6 +10,7 @@ import { boundedJsonBodies } from "./http/json-bounds";
 import { errorHandler, notFound } from "./http/problems";
 import { SettlementRails } from "./http/rails";
 import { AuthFailureLimit } from "./http/rate-limit";
+import { SessionCookies } from "./http/session-cookie";
 import { requestContext } from "./http/request-context";
 import { accountRoutes } from "./http/routes/account";
 import { checkoutRoutes } from "./http/routes/checkouts";
@@ -18,12 +19,15 @@ import { faceRoutes } from "./http/routes/faces";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
+import { magicLinkRoutes } from "./http/routes/magic-link";
+import { payoutRoutes } from "./http/routes/payouts";
 import { platformRoutes } from "./http/routes/platform";
 import { prepareRoutes } from "./http/routes/prepare";
 import { profileRoutes } from "./http/routes/profile";
 import { qrRoutes } from "./http/routes/qr";
 import { receiptRoutes } from "./http/routes/receipts";
 import { reportRoutes } from "./http/routes/reports";
+import { sellerCatalogueRoutes } from "./http/routes/seller-catalogue";
 import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
 
@@ -33,13 +37,16 @@ export const MAX_BODY_BYTES = 512 * 1024;
 /**
  * The gateway's HTTP app. Each route group has its file in http/routes/:
  *
- *   /, /health, /openapi.json, /llms.txt, /docs, /.well-known/*   discovery.ts
+ *   /, /health, /openapi.json, /llms.txt, /docs (and /docs/assets/*), /.well-known/*   discovery.ts
+ *   /v1/sellers/{slug}/offers, /v1/sellers/{slug}/embed, /schedule/{slug}   seller-catalogue.ts
  *   /auth/wallet/challenge, /auth/wallet/verify                    wallet-auth.ts
  *   /auth/logout                                                   sessions.ts
+ *   /auth/magic-link/request, /auth/verify, /auth/session/cookie   magic-link.ts
  *   /auth/me (GET, PATCH: the seller profile)                      profile.ts
  *   /v1/keys                                                       keys.ts
  *   /v1/account/events                                             account.ts
  *   /v1/checkouts                                                  checkouts.ts
+ *   /v1/account/wallets (+ /preview), /v1/checkouts/{id}/payouts   payouts.ts
  *   /v1/checkouts/{id}/reports, /v1/reports (filing is public)     reports.ts
  *   /c/{id}, /c/{id}/test (the 402, and paying it)                 faces.ts
  *   /c/{id}/prepare, /c/{id}/test/prepare                          prepare.ts
@@ -59,6 +66,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   // X-Forwarded-For names the client only when sent by a trusted proxy (TRUST_PROXY; default: none).
   app.set("trust proxy", deps.settings.trustProxy ?? false);
   app.locals.authFailures = new AuthFailureLimit(deps.cache, deps.settings.authFailureLimitPerMinute ?? DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE);
+  app.locals.sessionCookies = new SessionCookies(deps.settings.baseUrl);
   app.set("json replacer", bigintAsString);
   app.use(requestContext(deps.logger));
   app.use(["/c", "/r"], faceCors);
@@ -67,12 +75,15 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
   const rails = new SettlementRails(deps.clients.payments, deps.logger);
   app.use(discoveryRoutes(deps, rails));
+  app.use(sellerCatalogueRoutes(deps));
   app.use(walletAuthRoutes(deps));
   app.use(sessionRoutes(deps));
+  app.use(magicLinkRoutes(deps));
   app.use(profileRoutes(deps));
   app.use(keyRoutes(deps));
   app.use(accountRoutes(deps));
   app.use(checkoutRoutes(deps, quotes));
+  app.use(payoutRoutes(deps, quotes));
   app.use(reportRoutes(deps));
   app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
   app.use(handoffRoutes(deps));
@@ -80,7 +91,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(prepareRoutes(deps));
   app.use(receiptRoutes(deps));
   app.use(facilitatorRoutes(deps, rails));
-  app.use(platformRoutes());
+  app.use(platformRoutes(deps, rails));
   app.use(notFound);
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));
   return app;

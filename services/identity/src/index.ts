@@ -2,16 +2,22 @@ import type { Subscription } from "@c402/bus";
 import type { ConfigOf } from "@c402/config";
 import { healthV1, identityV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
+import { createMailer, type Mailer } from "@c402/mailer";
 import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { identityConfigSpec } from "./config";
 import { Identity } from "./domain/identity";
+import { MagicLinks } from "./domain/magic-link";
 import { subscribeAccountActivity } from "./events/account-activity-consumer";
 import { identityRpc } from "./rpc/identity-rpc";
+import { magicLinkRpc } from "./rpc/magic-link-rpc";
 import { identityInitial } from "./store/migrations/0001_identity";
 import { identitySessions } from "./store/migrations/0002_sessions";
 import { apiKeysPageIndex } from "./store/migrations/0003_api_keys_page";
 import { accountEvents } from "./store/migrations/0004_account_events";
 import { profiles } from "./store/migrations/0005_profiles";
+import { magicLinks } from "./store/migrations/0006_magic_links";
+import { payoutWalletDefaults } from "./store/migrations/0008_payout_wallets";
+import { platformSettings } from "./store/migrations/0009_platform_settings";
 
 export { identityConfigSpec } from "./config";
 export const IDENTITY_SCHEMA = "identity";
@@ -21,16 +27,33 @@ export const identityMigrations = {
   "0003_api_keys_page": apiKeysPageIndex,
   "0004_account_events": accountEvents,
   "0005_profiles": profiles,
+  "0006_magic_links": magicLinks,
+  "0008_payout_wallets": payoutWalletDefaults,
+  "0009_platform_settings": platformSettings,
 };
 
-export async function createIdentityService(deps: ServiceDeps, config: ConfigOf<typeof identityConfigSpec>): Promise<ServiceModule> {
+/**
+ * The mailer of sign-in links: SMTP when SMTP_URL is set, otherwise .eml files
+ * under DATA_DIR/mail (so sign-in works offline); `describe()` says which.
+ */
+export function identityMailer(config: Pick<ConfigOf<typeof identityConfigSpec>, "smtpUrl" | "mailFrom" | "dataDir">): Mailer {
+  return createMailer({ ...(config.smtpUrl !== undefined ? { smtpUrl: config.smtpUrl } : {}), dataDir: config.dataDir, from: config.mailFrom });
+}
+
+export async function createIdentityService(
+  deps: ServiceDeps,
+  config: ConfigOf<typeof identityConfigSpec>,
+  mailer: Mailer = identityMailer(config),
+): Promise<ServiceModule> {
   await migrate(deps.database, identityMigrations);
   const identity = new Identity(deps.database.db, config);
+  const magicLinks = new MagicLinks(deps.database.db, mailer, config, deps.logger);
+  deps.logger.info(mailer.describe());
   let subscription: Subscription | undefined;
   return {
     name: "identity",
     register(server) {
-      server.add(identityV1.IdentityService, identityRpc(identity, deps.database.db));
+      server.add(identityV1.IdentityService, { ...identityRpc(identity, deps.database.db), ...magicLinkRpc(magicLinks) });
       server.add(healthV1.HealthService, standardHealth(deps, "identity"));
     },
     async start() {
@@ -41,6 +64,7 @@ export async function createIdentityService(deps: ServiceDeps, config: ConfigOf<
     },
     async stop() {
       await subscription?.stop();
+      await mailer.close();
     },
   };
 }

@@ -44,16 +44,20 @@ describe("identity: wallet sign-in and API keys", () => {
     expect(await identity.payoutWallets(result.accountId)).toHaveLength(1);
   });
 
-  it("signing again later returns the same account with a session and mints no key", async () => {
+  it("signing again later reaches the same account and mints a fresh key (key recovery), with a session beside it", async () => {
     const first = await firstSignIn();
     const second = await signIn(first.wallet);
-    expect(second.result).not.toHaveProperty("key");
-    expect(second.result).not.toHaveProperty("secret");
-    if (second.result.accountCreated) throw new Error("a later sign-in must not create an account");
+    expect(second.result.accountCreated).toBe(false);
     expect(second.result.accountId).toBe(first.result.accountId);
+    expect(second.result.secret).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(second.result.secret).not.toBe(first.result.secret);
+    expect(second.result.key).toMatchObject({ account_id: first.result.accountId, scope: "full", mode: "test", name: "wallet sign-in" });
     expect(second.result.session.token).toMatch(/^sess_[0-9A-Za-z]{32}$/);
     expect(second.result.session.expiresAt).toEqual(new Date(clock.getTime() + 24 * 3600 * 1000));
-    expect(await identity.listKeys(first.result.accountId, { size: 1000 })).toHaveLength(1);
+    expect((await identity.listKeys(first.result.accountId, { size: 1000 })).map((k) => k.id).sort()).toEqual(
+      [first.result.key.id, second.result.key.id].sort(),
+    );
+    expect(await identity.resolve(second.result.secret)).toMatchObject({ kind: "api_key", accountId: first.result.accountId, id: second.result.key.id });
     expect(await identity.resolve(first.result.secret)).toMatchObject({ kind: "api_key", accountId: first.result.accountId });
     expect(await identity.resolve(second.result.session.token)).toMatchObject({
       kind: "session",

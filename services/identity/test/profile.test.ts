@@ -296,6 +296,30 @@ function profileContract(open: () => Promise<TestDatabase>) {
     expect(after.profile.verified).toBe(true);
   });
 
+  it("resolves a public slug to its profile (GetPublicProfile); a slug nobody holds, one given up, or text that cannot be a slug is not-found", async () => {
+    const accountId = await newAccount();
+    const other = await newAccount();
+    const slug = uniqueSlug("public");
+    await update(accountId, { set: { slug, name: "Ada's Weather" } });
+    await update(other, { set: { name: "No slug" } });
+    const rpc = identityRpc(new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }), db, profiles);
+    const call = {} as CallContext;
+    const found = await rpc.getPublicProfile(create(identityV1.GetPublicProfileRequestSchema, { slug }), call);
+    expect(found.profile).toMatchObject({ accountId, slug, name: "Ada's Weather" });
+    for (const text of [uniqueSlug("nobody"), "Not-A-Slug", "x", "admin", "a".repeat(64), "seller\u0000x", `${slug} `]) {
+      await expect(profiles.bySlug(text)).rejects.toMatchObject({ slug: "not-found" });
+    }
+    // Given up, the slug resolves to nobody; taken by another account, it resolves to that one.
+    await update(accountId, { clear: ["slug"] });
+    await expect(profiles.bySlug(slug)).rejects.toMatchObject({ slug: "not-found" });
+    await update(other, { set: { slug } });
+    expect((await profiles.bySlug(slug)).account_id).toBe(other);
+    // The contract bounds the slug before identity sees it.
+    expect(() => assertValidRequest(identityV1.GetPublicProfileRequestSchema, create(identityV1.GetPublicProfileRequestSchema, { slug: "" }))).toThrow(
+      expect.objectContaining({ slug: "invalid-request" }),
+    );
+  });
+
   it("the RPC maps a patch both ways: set, clear, profile_type and social_links in; the whole profile and the changed fields out", async () => {
     const accountId = await newAccount();
     const rpc = identityRpc(new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }), db, profiles);

@@ -9,7 +9,7 @@ import { getAddress, isAddress } from "viem";
 import { paymentsConfigSpec, type LiveChainSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
-import type { CheckoutForPayment } from "./domain/requirements";
+import { splitPartiesOf, type CheckoutForPayment, type SplitParties } from "./domain/requirements";
 import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
 import { RehearsalSettlement } from "./domain/settlement/rehearsal";
 import type { Settlement } from "./domain/settlement/settlement";
@@ -48,10 +48,10 @@ export function createLiveChain(settings: LiveChainSettings): LiveChain {
     confirmations: settings.confirmations,
     ...(settings.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.rpcTimeoutMs } : {}),
   });
-  const recipients = (payTo: string) => ({
-    seller: getAddress(payTo),
-    platform: ZERO_ADDRESS,
-    platformBps: 0,
+  const recipients = (parties: SplitParties) => ({
+    seller: getAddress(parties.payTo),
+    platform: parties.platformFeeTo === null ? ZERO_ADDRESS : getAddress(parties.platformFeeTo),
+    platformBps: parties.platformFeeTo === null ? 0 : parties.platformFeeBps,
     feeWallet: getAddress(settings.feeWallet),
     feeRule: FEE_RULE_ID.standard,
   });
@@ -62,8 +62,16 @@ export function createLiveChain(settings: LiveChainSettings): LiveChain {
       network: settings.network,
       asset: getAddress(settings.usdc),
       domain: { name: settings.usdcName, version: settings.usdcVersion },
-      payTo: (checkout) => chain.splitAddress(recipients(checkout.payTo)),
+      payTo: (checkout) => chain.splitAddress(recipients(splitPartiesOf(checkout))),
     },
+  };
+}
+
+/** The platform terms a checkout was created with, from catalog's record: the cut (none without a fee and its wallet), and sold_by. */
+function platformTermsOf(settings: catalogV1.CheckoutSettings | undefined): Pick<CheckoutForPayment, "platform" | "soldBy"> {
+  return {
+    ...(settings?.platformFeeBps && settings.platformFeeTo ? { platform: { feeBps: settings.platformFeeBps, feeTo: settings.platformFeeTo } } : {}),
+    ...(settings?.soldBy ? { soldBy: settings.soldBy } : {}),
   };
 }
 
@@ -83,6 +91,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       reusable: checkout.reusable,
       // A status this build does not know cannot be sold: treat it as void.
       status: checkoutStatusName(checkout.status) ?? "void",
+      ...platformTermsOf(checkout.settings),
       listing: checkout,
     };
   };

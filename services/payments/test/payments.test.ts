@@ -127,6 +127,29 @@ describe("payments: rehearsal purchase flow", () => {
     expect(event).toMatchObject({ paymentId: r.receipt.id, checkoutId: c.id, amountUsd: "0.100000", total: 110_500n, testMode: true, reusableCheckout: false });
   });
 
+  it("a checkout with a platform cut: the cut out of the price, the fee on top, the platform's wallet and sold_by on the receipt and the event", async () => {
+    const feeTo = "0x3333333333333333333333333333333333333333";
+    const c = addCheckout({ platform: { feeBps: 250, feeTo }, soldBy: "market" });
+    const r = await payments.submit(c.id, "test", (await pay(c, "test")).header);
+    expect(r.receipt).toMatchObject({
+      price_atomic: 100_000n,
+      provider_amount: 97_500n,
+      platform_amount: 2_500n,
+      platform_fee_bps: 250,
+      platform_fee_to: feeTo,
+      fee_amount: 10_500n,
+      total: 110_500n,
+      sold_by: "market",
+    });
+    expect(await settledEvent(r.receipt.id)).toMatchObject({
+      providerAmount: 97_500n,
+      platformAmount: 2_500n,
+      platformFeeTo: feeTo,
+      soldBy: "market",
+      total: 110_500n,
+    });
+  });
+
   it("says in the event whether the checkout keeps selling", async () => {
     const c = addCheckout({ reusable: true });
     const r = await payments.submit(c.id, "test", (await pay(c, "test")).header);

@@ -11,17 +11,38 @@ import {
   type CheckoutRow,
   type CheckoutSummaryRow,
   type IdempotencyScope,
+  type SellingRow,
 } from "../store/catalog-store";
 import { checkoutActivity } from "../events/checkout-activity";
-import { CHECKOUT_LIMITS, effectiveStatus, validateCreate, validatePatch, type CreateCheckoutInput, type OfferPatchInput } from "./checkout-rules";
+import { inheritedRails, standingPayTo, withAddedRail, type AccountWallet } from "./payout-rails";
+import {
+  accountTermsOf,
+  CHECKOUT_LIMITS,
+  effectiveStatus,
+  NOT_A_PLATFORM,
+  validateCreate,
+  validatePatch,
+  type AccountPlatform,
+  type CreateCheckoutInput,
+  type OfferPatchInput,
+} from "./checkout-rules";
+
+/** Where an account's platform mode comes from (identity, over gRPC). */
+export type PlatformSource = (accountId: string) => Promise<AccountPlatform>;
 
 /** Where the standing payout wallets of an account come from (identity, over gRPC). */
-export type PayoutWalletSource = (accountId: string) => Promise<{ chainFamily: string; address: string; isDefault: boolean }[]>;
+export type PayoutWalletSource = (accountId: string) => Promise<AccountWallet[]>;
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** The most checkouts one list call answers, whoever asks (the gateway asks at most 201). */
 export const LIST_PAGE_SIZE_MAX = 1000;
+
+function checkPageSize(page: CheckoutPage): void {
+  if (!Number.isInteger(page.size) || page.size < 1 || page.size > LIST_PAGE_SIZE_MAX) {
+    throw invalid([{ field: "page_size", reason: `must be from 1 to ${LIST_PAGE_SIZE_MAX}` }]);
+  }
+}
 
 export interface CreateRequest extends CreateCheckoutInput {
   accountId: string;
@@ -33,6 +54,8 @@ export interface CreateRequest extends CreateCheckoutInput {
 export interface CatalogOptions {
   db: CatalogDb;
   payoutWallets: PayoutWalletSource;
+  /** Absent: every account is an ordinary seller (tests that do not concern platforms). */
+  platform?: PlatformSource;
   now?: () => Date;
   /** Called after a commit that wrote an outbox event (pokes the relay). */
   onCommitted?: () => void;
@@ -45,12 +68,14 @@ export interface CatalogOptions {
 export class Catalog {
   private readonly db: CatalogDb;
   private readonly payoutWallets: PayoutWalletSource;
+  private readonly platform: PlatformSource;
   private readonly now: () => Date;
   private readonly onCommitted: () => void;
 
   constructor(options: CatalogOptions) {
     this.db = options.db;
     this.payoutWallets = options.payoutWallets;
+    this.platform = options.platform ?? (async () => NOT_A_PLATFORM);
     this.now = options.now ?? (() => new Date());
     this.onCommitted = options.onCommitted ?? (() => {});
   }
@@ -91,8 +116,9 @@ export class Catalog {
 
   private async createOnce(req: CreateRequest, idempotency?: IdempotencyScope): Promise<CheckoutRow> {
     const valid = validateCreate(req);
-    // Never call another service inside a transaction: resolve the payout wallet first.
-    const payTo = valid.payTo ?? (await this.defaultPayTo(req.accountId));
+    // Never call another service inside a transaction: resolve the account's terms and payout wallet first.
+    const terms = accountTermsOf(valid, await this.platform(req.accountId));
+    const payouts = await this.payoutsOf(req.accountId, valid.payTo);
     const now = this.now();
     const row: CheckoutRow = {
       id: newId("checkout"),
@@ -100,7 +126,7 @@ export class Catalog {
       title: valid.title,
       description: valid.description,
       price_atomic: valid.priceAtomic,
-      pay_to: payTo,
+      pay_to: payouts.payTo,
       fulfillment: "inline",
       payload_json: valid.payloadJson,
       reusable: valid.reusable,
@@ -113,10 +139,13 @@ export class Catalog {
       voided_at: null,
       expiry_recorded_at: null,
       parties: valid.parties,
-      platform_fee_bps: valid.platformFeeBps,
-      inherit_account_payouts: valid.inheritAccountPayouts,
+      platform_fee_bps: terms.platformFeeBps,
+      platform_fee_to: terms.platformFeeTo,
+      sold_by: terms.soldBy,
+      inherit_account_payouts: terms.inheritAccountPayouts,
       wallet_button: valid.walletButton,
       test_delivery_daily_cap: valid.testDeliveryDailyCap,
+      payout_rails: payouts.rails,
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);
@@ -141,11 +170,17 @@ export class Catalog {
     return row;
   }
 
-  private async defaultPayTo(accountId: string): Promise<string> {
-    const wallets = (await this.payoutWallets(accountId)).filter((w) => w.chainFamily === "eip155");
-    const wallet = wallets.find((w) => w.isDefault) ?? wallets[0];
-    if (!wallet) throw invalid([{ field: "pay_to", reason: "is required: this account has no standing EVM payout wallet" }]);
-    return wallet.address;
+  /**
+   * The rails a new checkout gets. A pay_to sent is its only rail (the seller
+   * named where it pays; more can be added later). Omitted, which needs
+   * inherit_account_payouts (accountTermsOf), the account's standing wallet
+   * of each chain is copied: EVM as pay_to, the others as rails. Copied now:
+   * later changes to the account's wallets leave the checkout alone.
+   */
+  private async payoutsOf(accountId: string, payTo: string | null): Promise<{ payTo: string; rails: Record<string, string> }> {
+    if (payTo !== null) return { payTo, rails: {} };
+    const wallets = await this.payoutWallets(accountId);
+    return { payTo: standingPayTo(wallets), rails: inheritedRails(wallets) };
   }
 
   async get(checkoutId: string, accountId?: string): Promise<CheckoutRow> {
@@ -157,10 +192,18 @@ export class Catalog {
 
   /** One page of the account's checkouts, newest first, as summaries (no goods, no offer card). */
   async list(accountId: string, includeVoided: boolean, page: CheckoutPage): Promise<CheckoutSummaryRow[]> {
-    if (!Number.isInteger(page.size) || page.size < 1 || page.size > LIST_PAGE_SIZE_MAX) {
-      throw invalid([{ field: "page_size", reason: `must be from 1 to ${LIST_PAGE_SIZE_MAX}` }]);
-    }
+    checkPageSize(page);
     return store.listCheckouts(this.db, accountId, includeVoided, page);
+  }
+
+  /**
+   * One page of what the account sells now, newest first, for its public
+   * catalogue: armed checkouts that are open (not void, not expired, not a
+   * sold single-shot). Unarmed ones only rehearse, so they are not offered.
+   */
+  async listSelling(accountId: string, page: CheckoutPage): Promise<SellingRow[]> {
+    checkPageSize(page);
+    return store.listSelling(this.db, accountId, this.now(), page);
   }
 
   /** Arms the checkout; a second call returns it unchanged. */
@@ -278,6 +321,26 @@ export class Catalog {
           action: "checkout.extended",
           actor,
           detail: { expires_at: expiresAt?.toISOString() ?? null, was: current.expires_at?.toISOString() ?? null },
+        },
+      };
+    });
+    return r.checkout;
+  }
+
+  /**
+   * POST /v1/checkouts/{id}/payouts: adds a payout rail for a chain the
+   * checkout has none for (additive only; both faces read the same rails).
+   * 409 for a chain it already pays out on, and for a void checkout.
+   */
+  async addPayoutRail(accountId: string, checkoutId: string, chainFamily: string, address: string, actor: Actor): Promise<CheckoutRow> {
+    const r = await this.change(accountId, checkoutId, (current) => {
+      const added = withAddedRail(current, chainFamily, address);
+      return {
+        set: { payout_rails: added.rails },
+        event: {
+          action: "checkout.payouts_added",
+          actor,
+          detail: { chain: added.chain, address: added.address },
         },
       };
     });

@@ -64,8 +64,10 @@ export interface ValidCheckout {
   lifetimeMinutes: number;
   offer: Record<string, string | null>;
   parties: Parties | null;
-  platformFeeBps: number;
-  inheritAccountPayouts: boolean;
+  /** As sent; absent takes the account's standing fee (accountTermsOf). */
+  platformFeeBps: number | undefined;
+  /** As sent; absent is true, or false for a platform account (accountTermsOf). */
+  inheritAccountPayouts: boolean | undefined;
   walletButton: boolean;
   testDeliveryDailyCap: number;
 }
@@ -199,17 +201,11 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   checkOffer(input.offer, errors, (column, value) => (offer[column] = value ?? null));
 
   const parties = input.partiesJson === undefined ? null : partiesOf(input.partiesJson, errors);
-  const platformFeeBps = input.platformFeeBps ?? 0;
-  if (!Number.isInteger(platformFeeBps) || platformFeeBps < 0 || platformFeeBps > MAX_PLATFORM_FEE_BPS) {
+  const platformFeeBps = input.platformFeeBps;
+  if (platformFeeBps !== undefined && (!Number.isInteger(platformFeeBps) || platformFeeBps < 0 || platformFeeBps > MAX_PLATFORM_FEE_BPS)) {
     errors.push({ field: "platform_fee_bps", reason: `must be an integer from 0 to ${MAX_PLATFORM_FEE_BPS}` });
-  } else if (platformFeeBps > 0) {
-    // The cut needs the account's platform fee wallet (PUT /v1/account/platform), which is not built yet.
-    errors.push({ field: "platform_fee_bps", reason: "above 0 needs platform mode (the account's platform fee wallet), not available on this deployment yet" });
   }
-  const inheritAccountPayouts = input.inheritAccountPayouts ?? true;
-  if (!inheritAccountPayouts && input.payTo === undefined) {
-    errors.push({ field: "pay_to", reason: "is required when inherit_account_payouts is false" });
-  }
+  const inheritAccountPayouts = input.inheritAccountPayouts;
   const cap = input.testDeliveryDailyCap ?? CHECKOUT_LIMITS.testDeliveryDailyCapDefault;
   if (!Number.isInteger(cap) || cap < 1 || cap > CHECKOUT_LIMITS.testDeliveryDailyCapMax) {
     errors.push({ field: "test_delivery_daily_cap", reason: `must be an integer from 1 to ${CHECKOUT_LIMITS.testDeliveryDailyCapMax}` });
@@ -232,6 +228,61 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     inheritAccountPayouts,
     walletButton: input.walletButton ?? false,
     testDeliveryDailyCap: cap,
+  };
+}
+
+/** The account's platform mode, as identity holds it (GET /v1/account/platform). */
+export interface AccountPlatform {
+  platformAccount: boolean;
+  platformFeeBps: number;
+  platformFeeTo: string | null;
+  /** What receipts name a platform account as (its slug, or its account id); null for other accounts. */
+  soldBy: string | null;
+}
+
+export const NOT_A_PLATFORM: AccountPlatform = { platformAccount: false, platformFeeBps: 0, platformFeeTo: null, soldBy: null };
+
+/** What a checkout takes from its account at create, frozen on it: later changes to the account leave it alone. */
+export interface AccountTerms {
+  platformFeeBps: number;
+  /** The wallet the cut is paid to; null when the fee is 0. */
+  platformFeeTo: string | null;
+  soldBy: string | null;
+  inheritAccountPayouts: boolean;
+}
+
+/**
+ * The spec's platform rules at create: the per-create `platform_fee_bps`
+ * always wins over the account's standing fee; a fee above 0 needs the
+ * account in platform mode with a fee wallet; `inherit_account_payouts`
+ * defaults to false for a platform account (it sells for sub-sellers, so the
+ * payout wallet is named per checkout) and true otherwise.
+ */
+export function accountTermsOf(valid: Pick<ValidCheckout, "platformFeeBps" | "inheritAccountPayouts" | "payTo">, account: AccountPlatform): AccountTerms {
+  const errors: FieldError[] = [];
+  const bps = valid.platformFeeBps ?? (account.platformAccount ? account.platformFeeBps : 0);
+  if (bps > 0 && (!account.platformAccount || account.platformFeeTo === null)) {
+    errors.push({
+      field: "platform_fee_bps",
+      reason: "above 0 needs the account in platform mode with a fee wallet (PUT /v1/account/platform)",
+    });
+  }
+  const inheritAccountPayouts = valid.inheritAccountPayouts ?? !account.platformAccount;
+  if (!inheritAccountPayouts && valid.payTo === null) {
+    errors.push({
+      field: "pay_to",
+      reason:
+        valid.inheritAccountPayouts === false
+          ? "is required when inherit_account_payouts is false"
+          : "is required for a platform account (it sells for sub-sellers), unless inherit_account_payouts is true",
+    });
+  }
+  if (errors.length) throw invalid(errors);
+  return {
+    platformFeeBps: bps,
+    platformFeeTo: bps > 0 ? account.platformFeeTo : null,
+    soldBy: account.platformAccount ? account.soldBy : null,
+    inheritAccountPayouts,
   };
 }
 

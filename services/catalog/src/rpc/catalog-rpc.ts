@@ -5,6 +5,7 @@ import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { Catalog } from "../domain/catalog";
 import { effectiveStatus, OFFER_JSON_FIELDS, OFFER_TEXT_FIELDS } from "../domain/checkout-rules";
+import { railsOf } from "../domain/payout-rails";
 import type { CheckoutPage, CheckoutRow, CheckoutSummaryRow } from "../store/catalog-store";
 import type { ReportMethod } from "./report-rpc";
 
@@ -37,6 +38,7 @@ function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.Checkou
     createdAt: timestampFromDate(c.created_at),
     ...(c.expires_at ? { expiresAt: timestampFromDate(c.expires_at) } : {}),
     ...(c.armed_at ? { armedAt: timestampFromDate(c.armed_at) } : {}),
+    payoutRails: railsOf(c).map((r) => ({ $typeName: "catalog.v1.PayoutRail" as const, ...r })),
   };
 }
 
@@ -55,11 +57,23 @@ function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
       $typeName: "catalog.v1.CheckoutSettings",
       ...(c.parties !== null ? { partiesJson: JSON.stringify(c.parties) } : {}),
       platformFeeBps: c.platform_fee_bps,
+      ...(c.platform_fee_to !== null ? { platformFeeTo: c.platform_fee_to } : {}),
+      ...(c.sold_by !== null ? { soldBy: c.sold_by } : {}),
       inheritAccountPayouts: c.inherit_account_payouts,
       walletButton: c.wallet_button,
       testDeliveryDailyCap: c.test_delivery_daily_cap,
     },
   };
+}
+
+/** The offer card's text claims only (a public catalogue carries no schemas or examples). */
+function offerClaimsOf(offer: Record<string, string | null>): catalogV1.OfferCard {
+  const card: catalogV1.OfferCard = { $typeName: "catalog.v1.OfferCard" };
+  for (const f of OFFER_TEXT_FIELDS) {
+    const v = offer[f];
+    if (typeof v === "string") card[f] = v;
+  }
+  return card;
 }
 
 /** The offer-card values a request sets, by column (`freshness`, `input_schema_json`). */
@@ -73,7 +87,7 @@ function offerInputOf(card: catalogV1.OfferCard | undefined): Record<string, str
   return offer;
 }
 
-function pageOf(req: catalogV1.ListCheckoutsRequest): CheckoutPage {
+function pageOf(req: catalogV1.ListCheckoutsRequest | catalogV1.ListSellingOffersRequest): CheckoutPage {
   if (!req.after) return { size: req.pageSize };
   if (!req.after.createdAt || !req.after.id) throw invalid([{ field: "after", reason: "needs created_at and id" }]);
   return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
@@ -116,6 +130,17 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
       const rows = await catalog.list(req.accountId, req.includeVoided, pageOf(req));
       return { checkouts: rows.map((c) => ({ $typeName: "catalog.v1.CheckoutSummary" as const, ...summaryFields(c, n) })) };
     },
+    async listSellingOffers(req) {
+      const n = now();
+      const rows = await catalog.listSelling(req.accountId, pageOf(req));
+      return {
+        offers: rows.map((c) => ({
+          $typeName: "catalog.v1.SellingOffer" as const,
+          checkout: { $typeName: "catalog.v1.CheckoutSummary" as const, ...summaryFields(c, n) },
+          offer: offerClaimsOf(c.offer),
+        })),
+      };
+    },
     async goLive(req) {
       const { checkout, alreadyLive } = await catalog.goLive(req.accountId, req.checkoutId, actorOfRequest(req.actor));
       return { checkout: checkoutMessage(checkout, now()), alreadyLive };
@@ -144,6 +169,10 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
     async restoreCheckout(req) {
       const { checkout, restored } = await catalog.restore(req.accountId, req.checkoutId, actorOfRequest(req.actor));
       return { checkout: checkoutMessage(checkout, now()), restored };
+    },
+    async addPayoutRail(req) {
+      const checkout = await catalog.addPayoutRail(req.accountId, req.checkoutId, req.chainFamily, req.address, actorOfRequest(req.actor));
+      return { checkout: checkoutMessage(checkout, now()) };
     },
     async extendCheckout(req) {
       const minutes = req.expiresInMinutes === undefined ? null : Number(req.expiresInMinutes);

@@ -22,9 +22,15 @@ interface CheckoutsTable {
   /** The platform-declared identities, verbatim ({buyer, seller}). */
   parties: Parties | null;
   platform_fee_bps: number;
+  /** The wallet the platform cut is paid to (frozen at create); null without a cut. */
+  platform_fee_to: string | null;
+  /** What receipts name the platform that created it; null unless a platform account did. */
+  sold_by: string | null;
   inherit_account_payouts: boolean;
   wallet_button: boolean;
   test_delivery_daily_cap: number;
+  /** Payout rails beyond pay_to (the EVM one): address by chain family ("solana", "stellar"). */
+  payout_rails: Record<string, string>;
 }
 
 interface IdempotencyKeysTable {
@@ -62,8 +68,11 @@ export const CHECKOUT_SUMMARY_COLUMNS = [
   "created_at",
   "expires_at",
   "voided_at",
+  "payout_rails",
 ] as const satisfies readonly (keyof CheckoutsTable)[];
 export type CheckoutSummaryRow = Pick<CheckoutRow, (typeof CHECKOUT_SUMMARY_COLUMNS)[number]>;
+/** A checkout of the public catalogue: the summary and the offer card. */
+export type SellingRow = CheckoutSummaryRow & Pick<CheckoutRow, "offer">;
 
 /** One page of a newest-first list: at most `size` checkouts after `after` in (created_at, id) order. */
 export interface CheckoutPage {
@@ -89,6 +98,7 @@ export const catalogStore = {
         ...row,
         offer: JSON.stringify(row.offer) as unknown as CheckoutRow["offer"],
         parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as CheckoutRow["parties"],
+        payout_rails: JSON.stringify(row.payout_rails) as unknown as CheckoutRow["payout_rails"],
       })
       .execute(),
 
@@ -103,13 +113,36 @@ export const catalogStore = {
     return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.size).execute();
   },
 
+  /**
+   * A keyset page of what the account sells at `now` (index checkouts_selling_page):
+   * armed, not void, not a sold single-shot, deadline not passed. Summary
+   * columns and the offer card, never the goods.
+   */
+  listSelling: (db: CatalogDb, accountId: string, now: Date, page: CheckoutPage): Promise<SellingRow[]> => {
+    let q = db
+      .selectFrom("checkouts")
+      .select([...CHECKOUT_SUMMARY_COLUMNS, "offer"])
+      .where("account_id", "=", accountId)
+      .where("voided_at", "is", null)
+      .where("status", "=", "open")
+      .where("armed", "=", true)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]));
+    const after = page.after;
+    if (after) q = q.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(after.createdAt, after.id)));
+    return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.size).execute();
+  },
+
   /** The checkout, locked for a change in the caller's transaction. */
   lockCheckout: (db: CatalogDb, id: string) => db.selectFrom("checkouts").selectAll().where("id", "=", id).forUpdate().executeTakeFirst(),
 
   updateCheckout: (db: CatalogDb, id: string, set: Partial<Omit<CheckoutRow, "id" | "account_id" | "offer">> & { offer?: Record<string, string | null> }) =>
     db
       .updateTable("checkouts")
-      .set({ ...set, ...(set.offer ? { offer: JSON.stringify(set.offer) as unknown as CheckoutRow["offer"] } : {}) })
+      .set({
+        ...set,
+        ...(set.offer ? { offer: JSON.stringify(set.offer) as unknown as CheckoutRow["offer"] } : {}),
+        ...(set.payout_rails ? { payout_rails: JSON.stringify(set.payout_rails) as unknown as CheckoutRow["payout_rails"] } : {}),
+      })
       .where("id", "=", id)
       .returningAll()
       .executeTakeFirstOrThrow(),
@@ -222,8 +255,12 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     // Snapshots taken before checkout settings existed: the defaults every checkout had then.
     parties: (s.parties as Parties | undefined) ?? null,
     platform_fee_bps: (s.platform_fee_bps as number | undefined) ?? 0,
+    platform_fee_to: (s.platform_fee_to as string | null | undefined) ?? null,
+    sold_by: (s.sold_by as string | null | undefined) ?? null,
     inherit_account_payouts: (s.inherit_account_payouts as boolean | undefined) ?? true,
     wallet_button: (s.wallet_button as boolean | undefined) ?? false,
     test_delivery_daily_cap: (s.test_delivery_daily_cap as number | undefined) ?? 25,
+    // Snapshots taken before payout rails existed: no rail beyond pay_to.
+    payout_rails: (s.payout_rails as Record<string, string> | undefined) ?? {},
   };
 }

@@ -1,8 +1,10 @@
 import { credentialKindName, identityV1, scopeName, type CredentialKindName, type KeyModeName, type ScopeName } from "@c402/contracts";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ProblemError } from "@c402/problems";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { ServiceClients } from "./deps";
 import type { AuthAttempt, AuthFailureLimit } from "./rate-limit";
+import { isSessionToken, sessionCookieOf, sessionCookiesOf } from "./session-cookie";
 
 const RANK: Record<ScopeName, number> = { read_only: 1, payments: 2, full: 3 };
 
@@ -17,6 +19,10 @@ export interface Credential {
   mode: KeyModeName;
   /** How account events name this credential (`key:<prefix>`, `wallet`, `session`), as identity resolved it. */
   actor: string;
+  /** Where the secret came from: the Authorization header, or the session cookie. */
+  via: "bearer" | "cookie";
+  /** When a session ends (keys do not expire). */
+  expiresAt?: Date;
 }
 
 declare global {
@@ -50,7 +56,7 @@ function authFailuresOf(req: Request): AuthFailureLimit {
 
 /**
  * Seller authentication: `Authorization: Bearer <API_KEY or session token>`,
- * resolved by identity on every request (a revoked key stops at once). A
+ * or the browser's session cookie (see authenticate), resolved by identity on every request (a revoked key stops at once). A
  * client address with too many recent failures gets 429 before anything is
  * resolved, and a key prefix with too many gets 429 for a credential that
  * does not resolve (the real key still works); every 401 here counts. 401 for a
@@ -72,15 +78,32 @@ export function requireScope(clients: ServiceClients, needed: ScopeName): Reques
   };
 }
 
+/** The bearer token of the Authorization header, when it has the Bearer form. */
+export function bearerTokenOf(req: Request): string | undefined {
+  const header = req.get("authorization");
+  return header === undefined ? undefined : BEARER.exec(header)?.[1];
+}
+
+/**
+ * The secret a request authenticates with: the Authorization header, which
+ * wins whenever it is present, else the session cookie. A request the cookie
+ * authenticates is a browser's: a write must come from this site (CSRF),
+ * checked before anything is resolved, and only a session token counts.
+ */
 async function authenticate(clients: ServiceClients, req: Request, res: Response): Promise<Credential> {
   const header = req.get("authorization");
-  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-  const attempt: AuthAttempt = { ip: req.ip ?? "unknown", keyPrefix: token?.match(KEY_PREFIX)?.[0] };
+  const cookie = header === undefined ? sessionCookieOf(req) : undefined;
+  if (cookie !== undefined) sessionCookiesOf(req).refuseCrossSite(req);
+  const token = header === undefined ? cookie : BEARER.exec(header)?.[1];
+  const attempt: AuthAttempt = { ip: req.ip ?? "unknown", keyPrefix: header === undefined ? undefined : token?.match(KEY_PREFIX)?.[0] };
   const failures = authFailuresOf(req);
   await failures.refuseIfOver(attempt, res, "address");
-  if (header === undefined) throw new ProblemError("unauthenticated", { message: "Send an API key as `Authorization: Bearer <API_KEY>`." });
+  if (header === undefined && cookie === undefined) {
+    throw new ProblemError("unauthenticated", { message: "Send an API key as `Authorization: Bearer <API_KEY>`." });
+  }
   try {
     if (token === undefined) throw new ProblemError("unauthenticated", "The Authorization header must be `Bearer <API_KEY>`.");
+    if (cookie !== undefined && !isSessionToken(cookie)) throw new ProblemError("unauthenticated", "The session cookie does not hold a session.");
     const resolved = await clients.identity.resolveCredential({ secret: token });
     const scope = scopeName(resolved.scope);
     const kind = credentialKindName(resolved.kind);
@@ -93,6 +116,8 @@ async function authenticate(clients: ServiceClients, req: Request, res: Response
       scope,
       mode: resolved.mode === identityV1.KeyMode.LIVE ? "live" : "test",
       actor: resolved.actor,
+      via: cookie !== undefined ? "cookie" : "bearer",
+      ...(resolved.expiresAt ? { expiresAt: timestampDate(resolved.expiresAt) } : {}),
     };
   } catch (err) {
     if (err instanceof ProblemError && err.slug === "unauthenticated") {

@@ -94,10 +94,13 @@ function bearerChallenge(realm: string, credentialSent: boolean): string {
   return `Bearer realm="${quoted}"${credentialSent ? ', error="invalid_token"' : ""}`;
 }
 
+/** How long a client is told to wait after a 503 (an outage of a component, such as the cache that meters requests, is short). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /**
  * The one place errors become responses: problem documents, never stack
  * traces. Every 5xx is logged with the request id and the error (its stack
- * included); 401s carry WWW-Authenticate.
+ * included); 401s carry WWW-Authenticate; 503s carry Retry-After.
  */
 export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
   // Express recognises error handlers by their four parameters.
@@ -107,6 +110,7 @@ export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
     if (problem.status >= 500) logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
     if (res.headersSent) return;
     if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(realm, req.get("authorization") !== undefined));
+    if (problem.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     sendProblem(res, problem, siteUrl);
   };
 }

@@ -1,3 +1,4 @@
+import { payoutSchemas } from "./payout-schemas";
 import { reportSchemas } from "./report-schemas";
 import type { FromSchema } from "./schema-type";
 
@@ -78,9 +79,13 @@ export const schemas = {
         type: "integer",
         minimum: 0,
         maximum: 2000,
-        description: "Platform cut in basis points; the per-create value wins over the account default.",
+        description:
+          "Platform cut in basis points, taken out of the price; the per-create value always wins over the account's standing fee (PUT /v1/account/platform). Above 0 needs the account in platform mode with a fee wallet.",
       },
-      inherit_account_payouts: { type: "boolean", description: "Copy the account's standing payout wallets (default true)." },
+      inherit_account_payouts: {
+        type: "boolean",
+        description: "Copy the account's standing payout wallets (default true; false for a platform account, which then names pay_to).",
+      },
       wallet_button: { type: "boolean", description: "Offer in-frame wallet payment in the embed (default false: a read-only product page)." },
       test_delivery_daily_cap: { type: "integer", minimum: 1, maximum: 100_000, description: "Rehearsal deliveries per day for relay/mcp (default 25)." },
       schedule_interval_days: { type: "integer", minimum: 1, maximum: 366 },
@@ -147,6 +152,42 @@ export const schemas = {
       },
     },
   },
+  /** PUT /v1/account/platform: the whole settings (the shape here; the rules are identity's). */
+  PlatformSettingsPut: {
+    type: "object",
+    additionalProperties: false,
+    required: ["platform_account", "platform_fee_bps"],
+    description:
+      "Replaces the account's platform settings. A fee above 0 needs `platform_account: true` and `platform_fee_to`. Checkouts copy the settings at create; existing checkouts keep the fee they were created with.",
+    properties: {
+      platform_account: { type: "boolean", description: "Whether the account sells as a platform (for sub-sellers)." },
+      platform_fee_bps: { type: "integer", minimum: 0, maximum: 2000, description: "The standing platform cut in basis points, taken out of each price." },
+      platform_fee_to: {
+        ...nullable({ type: "string", maxLength: 128 }),
+        description: "The EVM wallet the cut is paid to (0x and 40 hex digits; EIP-55 checksum when mixed case); null or absent for none.",
+      },
+    },
+  },
+  /** POST /auth/magic-link/request: identity normalises the address (trimmed, lowercased) and checks return_to. */
+  MagicLinkRequest: {
+    type: "object",
+    additionalProperties: false,
+    required: ["email"],
+    properties: {
+      email: { type: "string", format: "email", minLength: 3, maxLength: 254, description: "Where the sign-in link goes; trimmed and lowercased." },
+      return_to: {
+        ...nullable({ type: "string", maxLength: 2048 }),
+        description: "A path on this site to land on after following the link (a single leading /, no scheme, host, backslash, spaces or control characters).",
+      },
+    },
+  },
+  /** POST /auth/verify: the token of a sign-in link. */
+  MagicLinkVerify: {
+    type: "object",
+    additionalProperties: false,
+    required: ["token"],
+    properties: { token: { type: "string", minLength: 1, maxLength: 256, description: "The token of the link (its `token` query parameter)." } },
+  },
   WalletChallenge: {
     type: "object",
     additionalProperties: false,
@@ -186,6 +227,7 @@ export const schemas = {
     },
   },
   ...reportSchemas,
+  ...payoutSchemas,
 } as const;
 
 export type SchemaName = keyof typeof schemas;

@@ -3,6 +3,8 @@ import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import { schemas, type BodyOf, type SchemaName } from "./request-schemas";
 
 const ajv = new Ajv({ allErrors: true, strict: false });
+// The shape only (one @, no spaces but around it): identity normalises and checks the address itself.
+ajv.addFormat("email", /^\s*[^\s@]+@[^\s@]+\s*$/);
 for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(schema, name);
 
 /** The validator of a body's schema (ajv compiles it on first use): a type guard for the body type derived from that schema. */

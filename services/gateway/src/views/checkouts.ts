@@ -1,6 +1,7 @@
 import { catalogV1, checkoutStatusName } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
 import type { Face } from "../faces/face";
+import { payoutRailsView } from "./payouts";
 import { isoOrNull, jsonOrNull } from "./values";
 
 /** The public JSON shapes of checkouts, and the URLs of their faces. */
@@ -46,6 +47,7 @@ export function checkoutSummaryView(c: catalogV1.CheckoutSummary | catalogV1.Che
     description: c.description ?? null,
     price_usd: formatUsd(c.priceAtomic),
     pay_to: c.payTo,
+    payouts: payoutRailsView(c),
     fulfillment: "inline",
     reusable: c.reusable,
     test_mode: !c.armed,
@@ -62,6 +64,8 @@ export function checkoutSettingsView(c: catalogV1.Checkout) {
   return {
     parties: jsonOrNull(s?.partiesJson),
     platform_fee_bps: s?.platformFeeBps ?? 0,
+    platform_fee_to: s?.platformFeeTo ?? null,
+    sold_by: s?.soldBy ?? null,
     inherit_account_payouts: s?.inheritAccountPayouts ?? true,
     wallet_button: s?.walletButton ?? false,
     test_delivery_daily_cap: s?.testDeliveryDailyCap ?? 25,

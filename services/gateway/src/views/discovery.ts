@@ -1,4 +1,5 @@
 import { EVM_NETWORKS, isEvmNetwork } from "@c402/x402";
+import { escapeHtml } from "./html";
 
 /**
  * The documents that tell a client what this service is: the root map,
@@ -60,6 +61,10 @@ export function rootView({ baseUrl, siteUrl, serviceName, version }: Service, ra
   };
 }
 
+/**
+ * /llms.txt: how an agent buys and how a seller sells, naming only routes
+ * this run answers (the e2e suite requests every path it names).
+ */
 export function llmsText(serviceName: string, rails: Rails): string {
   const live = rails.live.length
     ? `Live payments settle on-chain on ${rails.live.join(", ")}.`
@@ -67,28 +72,76 @@ export function llmsText(serviceName: string, rails: Rails): string {
   return [
     `# ${serviceName}`,
     "",
-    "Hosted pay-per-request checkouts on x402. Machine-readable schema: /openapi.json.",
+    "> Hosted pay-per-request checkouts on the x402 protocol. A buyer (often an agent) requests a checkout URL, gets HTTP 402 with the price, signs a USDC payment and retries the same URL: the goods and a receipt come back in one round trip. Sellers create and manage checkouts over a JSON API.",
+    "",
+    `Machine-readable schema: /openapi.json (browsable at /docs). Service map: GET / . Capabilities and rails: /.well-known/${serviceName}`,
     "",
     "## Networks",
     `${live} Rehearsals settle simulated on ${rails.rehearsal} (no funds move). Asset: USDC.`,
     "GET /health/facilitator -> what each chain family (base, solana, stellar) settles right now.",
     "",
-    "## Buy",
-    "1. GET /c/{id} -> 402 with PAYMENT-REQUIRED (base64 JSON) and a JSON body with accepts[].",
-    "2. Sign an EIP-3009 transferWithAuthorization for accepts[i] (or POST /c/{id}/prepare {payer} for the typed data).",
-    "3. GET /c/{id} again with PAYMENT-SIGNATURE: base64 payload -> 200 with the goods and the receipt; PAYMENT-RESPONSE header.",
-    "Rehearse free at /c/{id}/test (simulated settlement, no funds).",
+    "## Buy (no account and no key: a wallet is enough)",
+    "1. GET /c/{id} -> 402 Payment Required: the PAYMENT-REQUIRED header (base64 JSON) and the JSON body carry accepts[] (one way to pay per network), the offer card (title, price_usd, fee_usd, total_usd) and an endpoint block.",
+    "2. Sign an EIP-3009 transferWithAuthorization for accepts[i] (its amount is the total, fee included). No EIP-712 tooling? POST /c/{id}/prepare {payer, network} -> typed_data and payload_stub (it signs nothing and holds no key).",
+    "3. GET /c/{id} again with PAYMENT-SIGNATURE: base64 payload (X-PAYMENT also works) -> 200 with fulfillment.payload (the goods) and the receipt; PAYMENT-RESPONSE header. POST /c/{id}/pay takes the same header for clients that prefer POST.",
+    "4. Presenting the same payment again redelivers the same goods and receipt and never charges twice. 202 {status: pending} means the settlement was broadcast: poll its receipt_url, never pay again.",
+    "5. Receipts: GET /r/{payment_id} (JSON, or HTML for browsers; public: the unguessable id is the capability); a self-contained file at /r/{payment_id}/download",
+    "Rehearse free: every checkout has a rehearsal face, GET /c/{id}/test (with POST /c/{id}/test/prepare and POST /c/{id}/test/pay), that settles simulated payments with no funds; the flow is the same.",
+    "Legacy x402 v1 clients: add ?x402_version=1 to a face URL.",
+    "Find offers: GET /v1/sellers/{slug}/offers -> a seller's catalogue (what sells now: each offer's url, test_url and total_usd); the same as a page at /schedule/{slug}",
+    "Something wrong? POST /v1/checkouts/{id}/reports {category, detail, receipt_id} (no key). A report never refunds; the seller sees it.",
     "",
     "## Sell",
-    "POST /auth/wallet/challenge {address, network}; sign the message (EIP-191); POST /auth/wallet/verify {message, signature} -> API key.",
-    "POST /v1/checkouts {title, price_usd, payload} with Authorization: Bearer <key>.",
+    "1. Sign in with a wallet: POST /auth/wallet/challenge {address, network}; sign the message (EIP-191); POST /auth/wallet/verify {message, signature} -> the account and a fresh API key, shown once (every sign-in mints one: key recovery), plus a 24-hour session. Or by e-mail: POST /auth/magic-link/request {email}; the mailed link (GET /auth/verify?token=, or POST /auth/verify {token}) opens a session and sets the session cookie.",
+    "2. Keys: send Authorization: Bearer <key>. Scopes read_only < payments < full; modes test and live. POST /v1/keys {name, scope, mode}; GET /v1/keys; DELETE /v1/keys/{key_id}",
+    "3. Create: POST /v1/checkouts {title, price_usd, payload} (optional Idempotency-Key header) -> 201 with url (the live face) and test_url (the rehearsal face). A test key creates a checkout that only rehearses.",
+    '4. Go live: POST /v1/checkouts/{id}/go-live arms the live face under the same URL (or create with "test_mode": false).',
+    "5. Lifecycle: GET /v1/checkouts; GET /v1/checkouts/{id}; PATCH /v1/checkouts/{id} changes the offer card (price_usd and pay_to never change); DELETE /v1/checkouts/{id} voids it (its faces answer 410, receipts stay); POST /v1/checkouts/{id}/restore; POST /v1/checkouts/{id}/extend {expires_in_minutes} moves the deadline.",
+    "6. Reports from buyers: GET /v1/reports; GET /v1/checkouts/{id}/reports; PATCH /v1/reports/{report_id} {status, note} acknowledges or resolves one.",
+    "7. Profile and catalogue: PATCH /auth/me {slug, name, bio} (scope full). Armed, open checkouts are then listed at /v1/sellers/{slug}/offers, on the page /schedule/{slug} and in an HTML fragment for your own site, /v1/sellers/{slug}/embed",
+    "8. History: GET /v1/account/events lists every change and who made it. POST /auth/logout ends a session.",
+    "9. Selling for others (platform mode): PUT /v1/account/platform {platform_account, platform_fee_bps, platform_fee_to} (scope full); GET /v1/account/platform reads it. Checkouts created afterwards name the sub-seller's pay_to and take the cut (a create's own platform_fee_bps wins), paid on-chain to platform_fee_to in the same settlement.",
+    "Fees: 0.5% of the price plus $0.01, added on top and paid by the buyer.",
     "GET /v1/platform/quote?price_usd=0.10&platform_fee_bps=250 -> buyer_pays, seller_receives, platform_cut, protocol_fee (no key).",
+    "",
+    "## Errors",
+    "RFC 9457 problem documents (application/problem+json): branch on `type` (ends with problems/<slug>). 422 lists errors[] of {field, reason}; 401: no valid key; 403: the key's scope is too low (needed_scope names it); 429 and 503 carry Retry-After.",
     "",
   ].join("\n");
 }
 
+/** The viewer's files served under /docs/assets/ (from the swagger-ui-dist package, and our own start-up script). */
+export const DOCS_ASSETS = {
+  "swagger-ui.css": "text/css",
+  "swagger-ui-bundle.js": "text/javascript",
+  "docs.js": "text/javascript",
+} as const;
+export type DocsAsset = keyof typeof DOCS_ASSETS;
+
+/** Starts the viewer on this service's own document; no validator badge (it would call a server elsewhere). */
+export const DOCS_SCRIPT = `window.addEventListener("load", function () {
+  window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#docs", deepLinking: true, validatorUrl: null });
+});
+`;
+
+/**
+ * The /docs page: the OpenAPI document rendered by Swagger UI, every file
+ * served by this service (nothing from elsewhere, as its CSP says).
+ */
+export const DOCS_PAGE_HEADERS: readonly (readonly [string, string])[] = [
+  [
+    "Content-Security-Policy",
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  ],
+  ["X-Frame-Options", "DENY"],
+];
+
 export function docsPage(serviceName: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${serviceName} API</title></head><body><h1>${serviceName} API</h1><p>The machine-readable schema is at <a href="/openapi.json">/openapi.json</a>; a plain-text guide at <a href="/llms.txt">/llms.txt</a>.</p></body></html>`;
+  const name = escapeHtml(serviceName);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${name} API</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><noscript><h1>${name} API</h1><p>The machine-readable schema is at <a href="/openapi.json">/openapi.json</a>; a plain-text guide at <a href="/llms.txt">/llms.txt</a>.</p></noscript>
+<div id="docs"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/assets/docs.js"></script></body></html>`;
 }
 
 export function wellKnownView({ baseUrl, serviceName, version }: Omit<Service, "siteUrl">, rails: Rails) {

@@ -19,6 +19,7 @@ export interface OperationKit {
   pathParam: (name: string, schema: Schema, description?: string) => unknown;
   checkoutId: unknown;
   pageQuery: unknown[];
+  rateLimitHeaders: () => Record<string, unknown>;
 }
 
 /** Request bodies a client could send as they are. */
@@ -105,7 +106,7 @@ export function reportPaths(k: OperationKit): Record<string, Record<string, unkn
           parameters: [k.checkoutId],
           requestBody: k.body("ReportCreate"),
           responses: {
-            "201": k.json("Filed: what happens next", ref("ReportFiled")),
+            "201": k.json("Filed: what happens next", ref("ReportFiled"), k.rateLimitHeaders()),
             "404": k.use("NotFound"),
             "429": k.use("RateLimited"),
             "503": k.use("Unavailable"),

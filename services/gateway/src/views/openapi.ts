@@ -1,5 +1,8 @@
 import { HANDOFF_NONCE } from "@c402/ids";
 import { schemas } from "../http/request-schemas";
+import { catalogueResponseSchemas, cataloguePaths } from "./openapi-catalogue";
+import { withOperationIds } from "./openapi-conventions";
+import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
 
 /**
@@ -83,6 +86,17 @@ function problemOf(status: ProblemStatus, extra: Schema = {}): Schema {
 }
 
 const header = (description: string, schema: Schema, required = true) => ({ description, required, schema });
+/** A header holding a whole number (seconds, counts). */
+const wholeNumber: Schema = { type: "string", pattern: "^[0-9]+$" };
+const wwwAuthenticate = { "WWW-Authenticate": header("The scheme to authenticate with", { type: "string", pattern: "^Bearer(\\s|$)" }) };
+/** The X-RateLimit-* headers of an operation metered per client (or per payer, per receipt): sent on every answer it counts. */
+function rateLimitHeaders(required = true) {
+  return {
+    "X-RateLimit-Limit": header("Requests allowed in the window", wholeNumber, required),
+    "X-RateLimit-Remaining": header("Requests left in the window", wholeNumber, required),
+    "X-RateLimit-Reset": header("Seconds until the window starts afresh", wholeNumber, required),
+  };
+}
 const problemResponse = (description: string, status: ProblemStatus, headers?: Record<string, unknown>, extra?: Schema) => ({
   description,
   ...(headers ? { headers } : {}),
@@ -92,10 +106,9 @@ const problemResponse = (description: string, status: ProblemStatus, headers?: R
 /** Shared responses; operations name them with `$ref: #/components/responses/<Name>`. */
 const responses = {
   BadRequest: problemResponse("Malformed request: invalid JSON, a corrupt compressed body, a malformed percent-escape in the path", 400),
-  Unauthenticated: problemResponse("No valid API key: missing, malformed, unknown or revoked", 401, {
-    "WWW-Authenticate": header("The scheme to authenticate with", { type: "string", pattern: "^Bearer(\\s|$)" }),
-  }),
-  SignInRefused: problemResponse("The signature or the signed message is not acceptable", 401),
+  Unauthenticated: problemResponse("No valid API key: missing, malformed, unknown or revoked", 401, wwwAuthenticate),
+  SignInRefused: problemResponse("The signature or the signed message is not acceptable", 401, wwwAuthenticate),
+  LinkRefused: problemResponse("The sign-in link is unknown, already used or expired (alike, so the answer tells nothing)", 401, wwwAuthenticate),
   Forbidden: problemResponse("The key's scope is below what the operation needs (the document names `needed_scope`)", 403),
   NotFound: problemResponse("No such resource (or not this account's)", 404),
   MethodNotAllowed: problemResponse("The path exists but not with this method", 405, {
@@ -115,10 +128,14 @@ const responses = {
     { properties: { errors: { type: "array", minItems: 1, items: ref("FieldError") } }, required: ["errors"] },
   ),
   RateLimited: problemResponse("Too many requests from this client (or too many failed authentications)", 429, {
-    "Retry-After": header("Seconds until a retry can succeed", { type: "string", pattern: "^[0-9]+$" }),
+    "Retry-After": header("Seconds until a retry can succeed", wholeNumber),
+    // Absent when the refusal is for failed authentications (counted before any credential is resolved).
+    ...rateLimitHeaders(false),
   }),
   HeadersTooLarge: problemResponse("Request headers over 16 KiB", 431),
-  Unavailable: problemResponse("A component this operation needs is unavailable (for example no settleable network, or rate limiting)", 503),
+  Unavailable: problemResponse("A component this operation needs is unavailable (for example no settleable network, or rate limiting)", 503, {
+    "Retry-After": header("Seconds to wait before retrying", wholeNumber),
+  }),
 };
 type ResponseName = keyof typeof responses;
 const use = (name: ResponseName) => ({ $ref: `#/components/responses/${name}` });
@@ -147,6 +164,7 @@ const checkoutSummaryProperties = {
   description: strOrNull,
   price_usd: usd,
   pay_to: { type: "string", minLength: 1 },
+  payouts: { type: "array", minItems: 1, items: ref("PayoutRail"), description: "Every payout rail, base (pay_to) first" },
   fulfillment: { enum: ["inline", "relay", "mcp", "webhook"] },
   reusable: bool,
   test_mode: { type: "boolean", description: "true until the seller goes live" },
@@ -162,7 +180,9 @@ const checkoutSettingsProperties = {
     type: ["object", "null"],
     description: "Platform-declared identities ({buyer {name, email, ref}, seller {name, ref}}), verbatim",
   },
-  platform_fee_bps: { type: "integer", minimum: 0, maximum: 2000 },
+  platform_fee_bps: { type: "integer", minimum: 0, maximum: 2000, description: "The platform cut, frozen at create (0: none)" },
+  platform_fee_to: { ...strOrNull, description: "The wallet the platform cut is paid to (the account's at create); null without a cut" },
+  sold_by: { ...strOrNull, description: "What receipts name the platform that created the checkout; null unless a platform account did" },
   inherit_account_payouts: bool,
   wallet_button: bool,
   test_delivery_daily_cap: { type: "integer", minimum: 1 },
@@ -304,6 +324,7 @@ const receipt = object(
     amount_usd: usd,
     provider_amount: { type: "integer", minimum: 0 },
     platform_amount: { type: ["integer", "null"], minimum: 0 },
+    platform_fee_to: { ...strOrNull, description: "The wallet the platform cut was paid to; null without a cut" },
     fee_amount: { type: "integer", minimum: 0 },
     total: { type: "integer", minimum: 0 },
     payer: str,
@@ -451,19 +472,50 @@ const responseSchemas: Record<string, Schema> = {
     {
       account: object({ id: idOf("acct"), created: { const: true } }),
       api_key: ref("ApiKeyWithSecret"),
+      session: ref("BearerSession"),
       payout_wallet: orNull(ref("PayoutWallet")),
     },
-    { description: "First sign-in: the account and its first automation key, shown once" },
+    { description: "First sign-in: the account and its first automation key, shown once, with a session beside it" },
   ),
   WalletSignIn: object(
     {
       account: object({ id: idOf("acct"), created: { const: false } }),
-      api_key: { type: "null", description: "No new key on a later sign-in (keys are minted with POST /v1/keys)" },
-      session: object({ token: { type: "string", minLength: 16 }, expires_at: timestamp }),
+      api_key: { ...ref("ApiKeyWithSecret"), description: "A fresh automation key, shown once (key recovery for wallet-only accounts)" },
+      session: ref("BearerSession"),
       payout_wallet: orNull(ref("PayoutWallet")),
     },
-    { optional: ["api_key"], description: "A later sign-in: a session, and no new key" },
+    { description: "A later sign-in: a fresh automation key, shown once, with a session beside it" },
   ),
+  BearerSession: object(
+    { token: { type: "string", pattern: "^sess_[0-9A-Za-z]{32}$" }, expires_at: timestamp, note: str },
+    { description: "A session's bearer token (scope full, test mode for checkout defaults), shown once" },
+  ),
+  MagicLinkRequested: object(
+    {
+      object: { const: "magic_link" },
+      sent: { const: true },
+      email: { type: "string", maxLength: 254, description: "The address as normalised (trimmed, lowercased), which the link was sent to" },
+      expires_at: timestamp,
+      expires_in_seconds: { type: "integer", minimum: 1 },
+      note: str,
+    },
+    { description: "The same answer whether or not the address has an account" },
+  ),
+  LinkSignIn: object(
+    {
+      object: { const: "session" },
+      account: object({ id: idOf("acct"), created: { type: "boolean", description: "true when this verify created the account (the address's first)" } }),
+      session: object({
+        token: { type: "string", pattern: "^sess_[0-9A-Za-z]{32}$" },
+        expires_at: timestamp,
+        cookie: { const: "c402_session", description: "The cookie set to the same session" },
+        note: str,
+      }),
+      return_to: { ...strOrNull, description: "The path asked for with the link, if any" },
+    },
+    { description: "Signed in: a browser session, as a bearer token (shown once) and as the session cookie" },
+  ),
+  SessionCookie: object({ object: { const: "session_cookie" }, cookie: { const: "c402_session" }, expires_at: timestamp, note: str }),
   ApiKey: object(apiKeyProperties, { closed: true, description: "An API key as listed: its prefix, never its secret" }),
   ApiKeyWithSecret: object(
     { ...apiKeyProperties, secret: { type: "string", pattern: "^sk_(test|live)_[0-9A-Za-z]+$" }, note: str },
@@ -590,6 +642,20 @@ const responseSchemas: Record<string, Schema> = {
       },
     ],
   },
+  PlatformSettings: object(
+    {
+      platform_account: bool,
+      platform_fee_bps: { type: "integer", minimum: 0, maximum: 2000 },
+      platform_fee_to: { ...strOrNull, description: "The EVM wallet the cut is paid to (checksummed)" },
+      fee_wallets: {
+        type: "object",
+        additionalProperties: str,
+        description: "The fee wallet per network (CAIP-2) a checkout of this account can settle on in this run; {} without a fee wallet",
+      },
+      max_bps: { type: "integer", const: 2000 },
+    },
+    { closed: true, description: "The account's platform mode and standing fee: the defaults a checkout copies at create" },
+  ),
   PlatformQuote: object(
     {
       price_usd: usd6,
@@ -642,6 +708,8 @@ const responseSchemas: Record<string, Schema> = {
     anyOf: [{ properties: { success: { const: true } } }, { properties: { success: { const: false } }, required: ["errorReason"] }],
   },
   ...reportResponseSchemas(),
+  ...payoutResponseSchemas(),
+  ...catalogueResponseSchemas(),
 };
 
 // ---- Operations -----------------------------------------------------------
@@ -652,6 +720,11 @@ const json = (description: string, schema: Schema, headers?: Record<string, unkn
   content: { "application/json": { schema } },
 });
 const html = { schema: { type: "string" } };
+/** The Set-Cookie of a sign-in: the session cookie (Secure unless the service runs on loopback http). */
+const sessionCookieHeader = header("The session cookie: c402_session=<token>; Max-Age; Path=/; HttpOnly; SameSite=Lax (and Secure)", {
+  type: "string",
+  pattern: "^c402_session=sess_[0-9A-Za-z]{32};",
+});
 
 /** Request bodies, with an example a client could send as is. */
 const EXAMPLE_ADDRESS = "0x000000000000000000000000000000000000dEaD";
@@ -683,6 +756,8 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
     social_links: { github: "https://github.com/example" },
   },
   WalletChallenge: { address: EXAMPLE_ADDRESS, network: "eip155:8453" },
+  MagicLinkRequest: { email: "ada@example.com", return_to: "/auth/me" },
+  MagicLinkVerify: { token: `ml_${"A".repeat(43)}` },
   WalletVerify: { message: "example.com wants you to sign in with your Ethereum account: …", signature: `0x${"11".repeat(65)}` },
   FacilitatorRequest: {
     network: "eip155:84532",
@@ -705,6 +780,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
   },
   PaymentPrepare: { payer: EXAMPLE_ADDRESS, network: "eip155:84532" },
   ...REPORT_EXAMPLES,
+  ...PAYOUT_EXAMPLES,
 };
 const body = (name: keyof typeof schemas) => ({
   required: true,
@@ -722,7 +798,7 @@ const bodyProblems = {
 /** What every authenticated operation may answer; 403 only where it has a minimum scope above read_only. */
 function authenticated(minimumScope: "read_only" | "payments" | "full", selfRevocation = false) {
   return {
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: [] }, { sessionCookie: [] }],
     "x-minimum-scope": minimumScope,
     responses: {
       "400": use("BadRequest"),
@@ -893,17 +969,23 @@ function facilitatorOperation(what: string, answer: "VerifyAnswer" | "SettleAnsw
       parameters: [familyParam],
       requestBody: body("FacilitatorRequest"),
       responses: {
-        "200": json(answer === "VerifyAnswer" ? "{isValid, invalidReason?, payer?}" : "{success, errorReason?, transaction, network, payer?}", ref(answer)),
+        "200": json(
+          answer === "VerifyAnswer" ? "{isValid, invalidReason?, payer?}" : "{success, errorReason?, transaction, network, payer?}",
+          ref(answer),
+          rateLimitHeaders(),
+        ),
         "404": use("NotFound"),
         "429": use("RateLimited"),
+        "503": use("Unavailable"),
       },
     },
     bodyProblems,
   );
 }
 
+/** The document; operations that name no operationId get one derived from their method and path (openapi-conventions.ts). */
 export function openApiDocument(baseUrl: string, version: string, serviceName: string) {
-  return {
+  return withOperationIds({
     openapi: "3.1.0",
     info: {
       title: "Hosted x402 checkout service",
@@ -921,6 +1003,13 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           type: "http",
           scheme: "bearer",
           description: "sk_test_… or sk_live_… API key. Scopes escalate read_only < payments < full; `x-minimum-scope` names what an operation needs",
+        },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "c402_session",
+          description:
+            "The browser session cookie (set by /auth/verify and POST /auth/session/cookie), accepted wherever a key is; the Authorization header wins when both are sent. A write it authenticates (any method but GET, HEAD, OPTIONS) must come from this site: Sec-Fetch-Site same-origin or none, otherwise Origin equal to the service's; anything else is 403.",
         },
       },
       schemas: { ...schemas, ...responseSchemas },
@@ -960,7 +1049,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           {
             summary: "Wallet sign-in: get a message to sign",
             requestBody: body("WalletChallenge"),
-            responses: { "200": json("Challenge", ref("WalletChallengeAnswer")), "429": use("RateLimited"), "503": use("Unavailable") },
+            responses: { "200": json("Challenge", ref("WalletChallengeAnswer"), rateLimitHeaders()), "429": use("RateLimited"), "503": use("Unavailable") },
           },
           bodyProblems,
         ),
@@ -970,11 +1059,11 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           {
             summary: "Wallet sign-in: verify the signature",
             description:
-              "201 on the first sign-in: the account and its first automation key, shown once. 200 on a later sign-in: a session, and no new key (keys are minted with POST /v1/keys).",
+              "Every sign-in mints a fresh automation key (test mode, scope full), shown once, and opens a 24-hour bearer session beside it. 201 on the first sign-in (the account is created; the key is its first), 200 on a later one (key recovery for wallet-only accounts).",
             requestBody: body("WalletVerify"),
             responses: {
-              "200": json("Signed in", ref("WalletSignIn")),
-              "201": json("Account created", ref("WalletSignUp")),
+              "200": json("Signed in", ref("WalletSignIn"), rateLimitHeaders()),
+              "201": json("Account created", ref("WalletSignUp"), rateLimitHeaders()),
               "401": use("SignInRefused"),
               "429": use("RateLimited"),
               "503": use("Unavailable"),
@@ -988,8 +1077,88 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           {
             summary: "Log out: end the session this request is authenticated with",
             description:
-              "The session's token gets 401 from then on; logging out again with it is 401. An API key is not a session: 403 (revoke a key with DELETE /v1/keys/{key_id}).",
-            responses: { "200": json("The session ended", ref("EndedSession")), "403": use("Forbidden"), "404": use("NotFound") },
+              "Ends the session of the bearer token or of the session cookie (one session either way): its token gets 401 from then on, and the answer clears the cookie (Max-Age=0). An API key is not a session: 403 (revoke a key with DELETE /v1/keys/{key_id}).",
+            responses: {
+              "200": json("The session ended", ref("EndedSession"), {
+                "Set-Cookie": header("Clears the session cookie", { type: "string", pattern: "^c402_session=;" }),
+              }),
+              "403": use("Forbidden"),
+              "404": use("NotFound"),
+            },
+            "x-credential": "session",
+          },
+          authenticated("read_only"),
+        ),
+      },
+      "/auth/magic-link/request": {
+        post: operation(
+          {
+            operationId: "requestMagicLink",
+            summary: "Magic-link sign-in: mail a sign-in link to an address",
+            description:
+              "The link works once, within 15 minutes; following it signs in (the first time for an address, it creates the account). The answer is the same whether or not the address has an account. Rate limited per client address and per address (5 per 15 minutes). Without SMTP_URL the service writes each mail as an .eml file under DATA_DIR/mail/.",
+            requestBody: body("MagicLinkRequest"),
+            responses: {
+              "200": json("The link is on its way", ref("MagicLinkRequested"), rateLimitHeaders()),
+              "429": use("RateLimited"),
+              "503": use("Unavailable"),
+            },
+          },
+          bodyProblems,
+        ),
+      },
+      "/auth/verify": {
+        post: operation(
+          {
+            operationId: "verifyMagicLink",
+            summary: "Magic-link sign-in: consume a link's token",
+            description:
+              "Opens a 24-hour browser session: its bearer token (shown once) and the HttpOnly session cookie of the same session. Unknown, used and expired links are refused alike (401).",
+            requestBody: body("MagicLinkVerify"),
+            responses: {
+              "200": json("Signed in", ref("LinkSignIn"), { ...rateLimitHeaders(), "Set-Cookie": sessionCookieHeader }),
+              "401": use("LinkRefused"),
+              "429": use("RateLimited"),
+              "503": use("Unavailable"),
+            },
+          },
+          bodyProblems,
+        ),
+        get: operation({
+          operationId: "followMagicLink",
+          summary: "Magic-link sign-in: the link itself (consumes it, sets the session cookie, redirects)",
+          description:
+            "303 to the `return_to` path the link was asked with (only a path on this site), or to /auth/me. Unknown, used and expired links are refused alike (401).",
+          parameters: [
+            { name: "token", in: "query", required: true, schema: { type: "string", minLength: 1, maxLength: 256 }, description: "The link's token" },
+          ],
+          responses: {
+            "303": {
+              description: "Signed in: the session cookie is set, and the browser goes on to the landing path",
+              headers: {
+                Location: header("A path on this site", { type: "string", pattern: "^/(?![/\\\\])" }),
+                "Set-Cookie": sessionCookieHeader,
+              },
+            },
+            "400": use("BadRequest"),
+            "401": use("LinkRefused"),
+            "422": use("InvalidRequest"),
+            "429": use("RateLimited"),
+            "503": use("Unavailable"),
+          },
+        }),
+      },
+      "/auth/session/cookie": {
+        post: operation(
+          {
+            operationId: "createSessionCookie",
+            summary: "Set the session cookie for the session this request carries",
+            description:
+              "With a session's bearer token (the dashboard's), sets the HttpOnly session cookie of that same session. An automation key (sk_test_/sk_live_) is refused with 403, whatever its scope.",
+            responses: {
+              "200": json("The cookie is set", ref("SessionCookie"), { "Set-Cookie": sessionCookieHeader }),
+              "403": use("Forbidden"),
+            },
             "x-credential": "session",
           },
           authenticated("read_only"),
@@ -1235,6 +1404,29 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       "/x402/{family}/verify": { post: facilitatorOperation("verify a payment", "VerifyAnswer") },
       "/x402/{family}/settle": { post: facilitatorOperation("settle a payment on-chain", "SettleAnswer") },
+      "/v1/account/platform": {
+        get: operation(
+          {
+            operationId: "getPlatformSettings",
+            summary: "The account's platform mode and standing fee",
+            description: "Any seller credential. An account that never set it is not a platform: no fee, no fee wallet.",
+            responses: { "200": json("The platform settings", ref("PlatformSettings")) },
+          },
+          authenticated("read_only"),
+        ),
+        put: operation(
+          {
+            operationId: "putPlatformSettings",
+            summary: "Replace the account's platform settings (scope full)",
+            description:
+              "A fee above 0 needs `platform_account: true` and `platform_fee_to`, an EVM address (EIP-55 checksum when mixed case; stored checksummed). Checkouts created afterwards copy the settings (a create's own `platform_fee_bps` wins); existing checkouts keep the fee they were created with. A change is recorded as one `platform.updated` account event.",
+            requestBody: body("PlatformSettingsPut"),
+            responses: { "200": json("The new settings", ref("PlatformSettings")) },
+          },
+          authenticated("full"),
+          bodyProblems,
+        ),
+      },
       "/v1/platform/quote": {
         get: operation({
           operationId: "getPlatformQuote",
@@ -1251,7 +1443,9 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           },
         }),
       },
-      ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId, pageQuery }),
+      ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId, pageQuery, rateLimitHeaders }),
+      ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId }),
+      ...cataloguePaths({ operation, use, json, pathParam, pageQuery }),
     },
-  };
+  });
 }

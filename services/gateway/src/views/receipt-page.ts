@@ -27,6 +27,8 @@ export function receiptHtml(r: ReceiptView): string {
     ["Price", `${r.amount_usd} USD`],
     ["Seller receives", usdc(r.split.seller)],
     ["Platform cut", usdc(r.split.platform)],
+    ...(r.platform_fee_to !== null ? ([["Platform cut paid to", r.platform_fee_to]] as [string, string][]) : []),
+    ...(r.sold_by !== null ? ([["Sold by", r.sold_by]] as [string, string][]) : []),
     ["Protocol fee", usdc(r.split.protocol_fee)],
     ["Total paid", usdc(r.split.total)],
     ["Network", r.network],

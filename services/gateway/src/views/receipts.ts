@@ -19,6 +19,7 @@ export function receiptView(r: paymentsV1.Receipt, baseUrl: string) {
     amount_usd: r.amountUsd,
     provider_amount: Number(r.providerAmount),
     platform_amount: platform,
+    platform_fee_to: r.platformFeeTo ?? null,
     fee_amount: Number(r.feeAmount),
     total: Number(r.total),
     payer: r.payer,

@@ -16,7 +16,7 @@ export function walletSignInView(r: identityV1.VerifyWalletSignatureResponse) {
       ? {
           token: r.session.token,
           expires_at: isoOrNull(r.session.expiresAt) ?? "",
-          note: "A bearer token like a key (scope full, test mode for checkout defaults); shown once. Use it to mint a key: POST /v1/keys.",
+          note: "A bearer token like a key (scope full, test mode for checkout defaults), for browsers and scripts that hold a session; shown once. POST /auth/session/cookie turns it into the session cookie.",
         }
       : null,
     payout_wallet: r.payoutWallet

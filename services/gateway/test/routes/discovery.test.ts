@@ -93,4 +93,85 @@ describe("the discovery documents", () => {
       expect([link, JSON.stringify(body)]).not.toEqual([link, expect.stringContaining("No such endpoint")]);
     }
   });
+
+  it("llms.txt tells an agent how to buy (402, sign, retry, rehearsal, prepare, receipts) and how to sell (sign in, keys, create, go live, lifecycle, reports)", async () => {
+    const { fakes } = recorded({ payments: { facilitatorSupported: supported(["eip155:84532"]) } });
+    const { url } = await serve.app(fakes);
+    const res = await fetch(`${url}/llms.txt`);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    const llms = await res.text();
+    for (const phrase of [
+      "## Buy",
+      "GET /c/{id} -> 402 Payment Required",
+      "PAYMENT-REQUIRED",
+      "PAYMENT-SIGNATURE",
+      "POST /c/{id}/prepare {payer, network}",
+      "GET /c/{id}/test",
+      "never charges twice",
+      "GET /r/{payment_id}",
+      "GET /v1/sellers/{slug}/offers",
+      "## Sell",
+      "POST /auth/wallet/challenge",
+      "POST /auth/wallet/verify",
+      "POST /v1/keys",
+      "POST /v1/checkouts {title, price_usd, payload}",
+      "POST /v1/checkouts/{id}/go-live",
+      "DELETE /v1/checkouts/{id}",
+      "POST /v1/checkouts/{id}/restore",
+      "POST /v1/checkouts/{id}/extend",
+      "GET /v1/reports",
+      "PATCH /auth/me",
+      "/openapi.json",
+      "/docs",
+    ])
+      expect([phrase, llms.includes(phrase)]).toEqual([phrase, true]);
+  });
+});
+
+describe("/docs", () => {
+  it("renders /openapi.json with a viewer served by the gateway itself: the page names only same-origin files, and each answers", async () => {
+    const { fakes } = recorded({});
+    const { url } = await serve.app(fakes);
+    const res = await fetch(`${url}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'self';/);
+    expect(csp).toMatch(/connect-src 'self';/);
+    const page = await res.text();
+    const refs = [...page.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(refs).toEqual(expect.arrayContaining(["/docs/assets/swagger-ui.css", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/docs.js", "/openapi.json"]));
+    // Same origin only: a path on this service, never another host (no CDN) nor a protocol-relative URL.
+    for (const ref of refs) expect([ref, /^\/(?!\/)/.test(ref)]).toEqual([ref, true]);
+    for (const [asset, type, marker] of [
+      ["/docs/assets/swagger-ui.css", /^text\/css/, ".swagger-ui"],
+      ["/docs/assets/swagger-ui-bundle.js", /^text\/javascript/, "SwaggerUIBundle"],
+      ["/docs/assets/docs.js", /^text\/javascript/, 'url: "/openapi.json"'],
+    ] as const) {
+      const r = await fetch(`${url}${asset}`);
+      expect([asset, r.status]).toEqual([asset, 200]);
+      expect(r.headers.get("content-type")).toMatch(type);
+      expect(r.headers.get("cache-control")).toMatch(/^public, max-age=\d+$/);
+      expect(await r.text()).toContain(marker);
+    }
+    // The start-up script asks no validator elsewhere.
+    expect(await (await fetch(`${url}/docs/assets/docs.js`)).text()).toContain("validatorUrl: null");
+  });
+
+  it("answers 404 for any other file, the package's own files and an escape from the folder included", async () => {
+    const { fakes } = recorded({});
+    const { url } = await serve.app(fakes);
+    for (const path of [
+      "/docs/assets/package.json",
+      "/docs/assets/index.html",
+      "/docs/assets/..%2F..%2Fpackage.json",
+      "/docs/assets/swagger-ui.css.map",
+      "/docs/assets/toString",
+    ]) {
+      const res = await fetch(`${url}${path}`);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    }
+  });
 });

@@ -38,6 +38,7 @@ describe("receipts", () => {
       amount_usd: "0.10",
       provider_amount: 100000,
       platform_amount: null,
+      platform_fee_to: null,
       fee_amount: 10500,
       total: 110500,
       payer: PAYER,

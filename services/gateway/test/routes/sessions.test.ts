@@ -41,6 +41,8 @@ describe("logout", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(await bodyOf(res)).toEqual({ object: "session", ended: true, ended_at: ENDED_AT.toISOString() });
+    // The browser's cookie is the same session: it is cleared too.
+    expect(res.headers.getSetCookie()).toEqual([expect.stringMatching(/^c402_session=; Max-Age=0; .*HttpOnly/)]);
     expect(of("endSession")).toEqual([{ accountId: ACCOUNT_ID, sessionId: SESSION_ID, actor: "wallet" }]);
     expect(called()).toEqual(["identity.resolveCredential", "identity.endSession"]);
   });
@@ -51,6 +53,7 @@ describe("logout", () => {
     const res = await logout(url, SELLER_KEY);
     expect(res.status).toBe(403);
     expect(await bodyOf(res)).toMatchObject({ help: { fix: expect.stringContaining("DELETE /v1/keys/{id}") } });
+    expect(res.headers.getSetCookie()).toEqual([]);
     expect(called()).toEqual(["identity.resolveCredential"]);
   });
 

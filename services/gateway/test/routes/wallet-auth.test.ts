@@ -23,12 +23,10 @@ function walletFakes(firstSignIn: boolean) {
         create(identityV1.VerifyWalletSignatureResponseSchema, {
           account: { id: ACCOUNT_ID },
           accountCreated: firstSignIn,
-          ...(firstSignIn
-            ? {
-                apiKey: { id: "key_First0000000000000000000", prefix: "sk_test_abcd", scope: identityV1.Scope.FULL, mode: identityV1.KeyMode.TEST },
-                secret: "sk_test_secret",
-              }
-            : { session: { token: "ses_token", expiresAt: EXPIRES } }),
+          // Every sign-in: a fresh key, shown once, and a session beside it.
+          apiKey: { id: "key_First0000000000000000000", prefix: "sk_test_abcd", scope: identityV1.Scope.FULL, mode: identityV1.KeyMode.TEST },
+          secret: "sk_test_secret",
+          session: { token: "sess_token", expiresAt: EXPIRES },
           payoutWallet: { chainFamily: "evm", address: PAY_TO, verified: true, isDefault: true },
         }),
     },
@@ -44,7 +42,7 @@ describe("wallet sign-in", () => {
     expect(of("createWalletChallenge")).toEqual([{ address: PAY_TO, network: "eip155:8453" }]);
   });
 
-  it("creates the account and shows its first key once (201); a later sign-in opens a session (200)", async () => {
+  it("creates the account and shows its first key once (201); a later sign-in shows a fresh key (200); a session beside both", async () => {
     const first = walletFakes(true);
     const created = await post(`${(await serve.app(first.fakes)).url}/auth/wallet/verify`, { message: "m", signature: "0xsig" });
     expect(created.status).toBe(201);
@@ -52,7 +50,7 @@ describe("wallet sign-in", () => {
     expect(await bodyOf(created)).toMatchObject({
       account: { id: ACCOUNT_ID, created: true },
       api_key: { id: "key_First0000000000000000000", scope: "full", mode: "test", secret: "sk_test_secret" },
-      session: null,
+      session: { token: "sess_token", expires_at: "2025-03-01T00:05:00.000Z" },
       payout_wallet: { chain: "evm", address: PAY_TO, verified: true, default: true },
     });
     expect(first.of("verifyWalletSignature")).toEqual([{ message: "m", signature: "0xsig" }]);
@@ -60,7 +58,12 @@ describe("wallet sign-in", () => {
     const later = walletFakes(false);
     const again = await post(`${(await serve.app(later.fakes)).url}/auth/wallet/verify`, { message: "m", signature: "0xsig" });
     expect(again.status).toBe(200);
-    expect(await bodyOf(again)).toMatchObject({ api_key: null, session: { token: "ses_token", expires_at: "2025-03-01T00:05:00.000Z" } });
+    expect(again.headers.get("cache-control")).toBe("no-store");
+    expect(await bodyOf(again)).toMatchObject({
+      account: { id: ACCOUNT_ID, created: false },
+      api_key: { secret: "sk_test_secret" },
+      session: { token: "sess_token", expires_at: "2025-03-01T00:05:00.000Z" },
+    });
   });
 
   it("refuses a challenge for a missing network with 422", async () => {

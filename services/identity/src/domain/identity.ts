@@ -5,7 +5,7 @@ import { verifyMessage } from "viem";
 import { identityStore as store, type ApiKeyPage, type ApiKeyRow, type IdentityDb, type PayoutWalletRow } from "../store/identity-store";
 import { recordActivity } from "./account-events";
 import { hashApiKey, isWellFormedApiKey, mintApiKey, mintRefusal, type CredentialKind, type KeyMode, type MintingCredential, type Scope } from "./api-keys";
-import { hashSessionToken, isWellFormedSessionToken, mintSessionToken, sessionPrefix, SESSION_TTL_SECONDS } from "./sessions";
+import { hashSessionToken, isWellFormedSessionToken, openSession, sessionActor, sessionPrefix, type OpenedSession } from "./sessions";
 import { challengeMessage, challengeRejected, newChallengeNonce, nonceOf, validateChallenge, validateVerify, type ChallengeInput } from "./wallet-challenge";
 
 /** The most keys one list call answers, whoever asks (the gateway asks at most 201). */
@@ -16,18 +16,23 @@ export interface IdentitySettings {
   challengeTtlSeconds: number;
 }
 
-/** Expired challenges and sessions deleted per creation: bounded, and well above the creation rate. */
+/** Expired challenges deleted per creation: bounded, and well above the creation rate. */
 const PURGE_BATCH = 100;
 
 /**
- * A sign-in yields the account's first key when it creates the account, and
- * a session (no new key) every later time.
+ * Every wallet sign-in yields a fresh automation key, shown once (the first
+ * one creates the account: its first key; a later one is how a wallet-only
+ * seller recovers access), and a session beside it.
  */
-export type SignInResult = {
+export interface SignInResult {
   accountId: string;
   accountCreatedAt: Date;
+  accountCreated: boolean;
   wallet: PayoutWalletRow;
-} & ({ accountCreated: true; key: ApiKeyRow; secret: string } | { accountCreated: false; session: { token: string; expiresAt: Date } });
+  key: ApiKeyRow;
+  secret: string;
+  session: OpenedSession;
+}
 
 /** What a bearer secret stands for. `id` and `prefix` name the key, or the session. */
 export interface ResolvedCredential {
@@ -39,6 +44,8 @@ export interface ResolvedCredential {
   mode: KeyMode;
   /** How account events name the credential. */
   actor: Actor;
+  /** When a session ends (keys do not expire). */
+  expiresAt?: Date;
 }
 
 /** Identity rules: wallet sign-in, API key lifecycle and credential resolution. */
@@ -62,9 +69,11 @@ export class Identity {
 
   /**
    * Consumes a signed challenge. The first sign-in creates the account with
-   * the wallet as its verified default payout wallet and mints its first
-   * automation key (test mode, scope `full`). A later sign-in mints no key: it
-   * opens a session, with which a wallet-only seller can mint a key again.
+   * the wallet as its verified default payout wallet. Every sign-in mints a
+   * fresh automation key (test mode, scope `full`), shown once: the first is
+   * the account's first key, a later one is how a wallet-only seller
+   * recovers access (the spec: "Re-signing later mints a fresh key"). A
+   * session is opened beside it, for browsers and scripts that hold one.
    */
   async verifySignature(input: { message: string; signature: string }): Promise<SignInResult> {
     validateVerify(input);
@@ -80,62 +89,46 @@ export class Identity {
       }).catch(() => false);
       if (!valid) throw challengeRejected();
 
+      const at = this.now();
       const existing = await store.findSignerWallet(trx, "eip155", challenge.address);
+      let account: Pick<SignInResult, "accountId" | "accountCreatedAt" | "accountCreated" | "wallet">;
       if (existing) {
-        const account = await store.findAccount(trx, existing.account_id);
-        const session = await this.openSession(trx, existing.account_id);
+        const found = await store.findAccount(trx, existing.account_id);
+        account = { accountId: existing.account_id, accountCreatedAt: found?.created_at ?? at, accountCreated: false, wallet: existing };
+      } else {
+        const accountId = newId("account");
+        await store.insertAccount(trx, { id: accountId, created_at: at });
+        const wallet = { account_id: accountId, chain_family: "eip155", address: challenge.address, verified: true, is_default: true };
+        await store.insertPayoutWallet(trx, wallet);
         await recordActivity(trx, {
-          accountId: existing.account_id,
-          action: "session.opened",
-          objectId: session.id,
-          detail: { via: "wallet", address: challenge.address, expires_at: session.expiresAt.toISOString() },
+          accountId,
+          action: "account.created",
+          objectId: accountId,
+          detail: { via: "wallet", chain_family: "eip155", address: challenge.address },
           actor: "wallet",
           testMode: false,
-          at: this.now(),
+          at,
         });
-        return { accountId: existing.account_id, accountCreatedAt: account?.created_at ?? this.now(), accountCreated: false, session, wallet: existing };
+        account = { accountId, accountCreatedAt: at, accountCreated: true, wallet };
       }
-      const accountCreatedAt = this.now();
-      const accountId = newId("account");
-      await store.insertAccount(trx, { id: accountId, created_at: accountCreatedAt });
-      const wallet = { account_id: accountId, chain_family: "eip155", address: challenge.address, verified: true, is_default: true };
-      await store.insertPayoutWallet(trx, wallet);
       const minted = mintApiKey("test");
       const key = await store.insertApiKey(trx, {
         id: newId("apiKey"),
-        account_id: accountId,
+        account_id: account.accountId,
         name: "wallet sign-in",
         prefix: minted.prefix,
         secret_hash: minted.hash,
         scope: "full",
         mode: "test",
       });
-      await recordActivity(trx, {
-        accountId,
-        action: "account.created",
-        objectId: accountId,
-        detail: { via: "wallet", chain_family: "eip155", address: challenge.address },
-        actor: "wallet",
-        testMode: false,
-        at: accountCreatedAt,
-      });
-      await recordActivity(trx, { ...keyCreated(key, "wallet"), at: accountCreatedAt });
-      return { accountId, accountCreatedAt, accountCreated: true, key, secret: minted.secret, wallet };
+      await recordActivity(trx, { ...keyCreated(key, "wallet"), at });
+      const session = await openSession(trx, { accountId: account.accountId, via: "wallet", at, detail: { address: challenge.address } });
+      return { ...account, key, secret: minted.secret, session };
     });
   }
 
-  private async openSession(db: IdentityDb, accountId: string): Promise<{ id: string; token: string; expiresAt: Date }> {
-    const now = this.now();
-    await store.deleteExpiredSessions(db, now, PURGE_BATCH);
-    const minted = mintSessionToken();
-    const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
-    const id = newId("session");
-    await store.insertSession(db, { id, account_id: accountId, token_hash: minted.hash, expires_at: expiresAt });
-    return { id, token: minted.token, expiresAt };
-  }
-
   /**
-   * Resolves a bearer secret: an API key, or a wallet session (scope `full`;
+   * Resolves a bearer secret: an API key, or a session (scope `full`;
    * test mode, so checkouts it creates default to rehearsal, as a test key's do).
    */
   async resolve(secret: string): Promise<ResolvedCredential> {
@@ -144,11 +137,19 @@ export class Identity {
       if (!session || session.revoked_at || session.expires_at <= this.now()) {
         throw new ProblemError("unauthenticated", {
           message: "The session is unknown, revoked or expired.",
-          help: { fix: "Sign in with the wallet again (POST /auth/wallet/challenge, then /auth/wallet/verify) for a fresh session." },
+          help: { fix: "Sign in again (with the wallet: POST /auth/wallet/challenge, then /auth/wallet/verify; by mail: POST /auth/magic-link/request)." },
         });
       }
-      // Every session so far comes from a wallet sign-in.
-      return { kind: "session", id: session.id, accountId: session.account_id, prefix: sessionPrefix(secret), scope: "full", mode: "test", actor: "wallet" };
+      return {
+        kind: "session",
+        id: session.id,
+        accountId: session.account_id,
+        prefix: sessionPrefix(secret),
+        scope: "full",
+        mode: "test",
+        actor: sessionActor(session.via),
+        expiresAt: session.expires_at,
+      };
     }
     const rejected = new ProblemError("unauthenticated", "The API key is missing, malformed, unknown or revoked.");
     if (!isWellFormedApiKey(secret)) throw rejected;

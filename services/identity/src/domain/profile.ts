@@ -297,6 +297,17 @@ export class Profiles {
   }
 
   /**
+   * The profile that holds a public slug (the seller's public catalogue). A
+   * text that cannot be a slug, reserved words included, is not looked up:
+   * no account can hold it.
+   */
+  async bySlug(slug: string): Promise<ProfileRow> {
+    const row = slugRefusal(slug) === undefined ? await store.findProfileBySlug(this.db, slug) : undefined;
+    if (!row) throw new ProblemError("not-found", "No seller has this slug.");
+    return row;
+  }
+
+  /**
    * Applies a patch and answers the whole profile and the fields that changed.
    * A change records one `profile.updated` event (the changed fields' names,
    * and the new slug when it changed) in its own transaction; a patch that

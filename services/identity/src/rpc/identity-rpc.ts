@@ -6,6 +6,9 @@ import type { ServiceImplementation } from "@c402/rpc";
 import type { KeyMode, MintingCredential, Scope } from "../domain/api-keys";
 import { listAccountEvents } from "../domain/account-events";
 import type { Identity } from "../domain/identity";
+import type { MagicLinkMethods } from "./magic-link-rpc";
+import { PayoutWallets } from "../domain/payout-wallets";
+import { Platforms, type PlatformSettings } from "../domain/platform";
 import { Profiles, type ProfilePatch, type ProfileTypeName } from "../domain/profile";
 import type { AccountEventRow, ApiKeyPage, ApiKeyRow, IdentityDb, PayoutWalletRow, ProfileRow } from "../store/identity-store";
 
@@ -74,6 +77,15 @@ function profileMessage(p: ProfileRow): identityV1.Profile {
 }
 
 /** The request's patch in the domain's words: set fields, cleared fields, and the links when sent. */
+function platformMessage(p: PlatformSettings): identityV1.PlatformSettings {
+  return {
+    $typeName: "identity.v1.PlatformSettings",
+    platformAccount: p.platformAccount,
+    platformFeeBps: p.platformFeeBps,
+    ...(p.platformFeeTo !== null ? { platformFeeTo: p.platformFeeTo } : {}),
+  };
+}
+
 function profilePatchOf(req: identityV1.UpdateProfileRequest): ProfilePatch {
   const type = req.profileType === undefined ? undefined : profileTypeName(req.profileType);
   return {
@@ -98,7 +110,13 @@ function mintingCredentialOf(m: identityV1.MintingCredential | undefined): Minti
   return { kind, scope, mode };
 }
 
-export function identityRpc(identity: Identity, db: IdentityDb, profiles = new Profiles(db)): ServiceImplementation<typeof identityV1.IdentityService> {
+export function identityRpc(
+  identity: Identity,
+  db: IdentityDb,
+  profiles = new Profiles(db),
+  platforms = new Platforms(db),
+  payoutWallets = new PayoutWallets(db),
+): Omit<ServiceImplementation<typeof identityV1.IdentityService>, keyof MagicLinkMethods> {
   return {
     async createWalletChallenge(req) {
       const c = await identity.createChallenge({ address: req.address, network: req.network });
@@ -110,7 +128,9 @@ export function identityRpc(identity: Identity, db: IdentityDb, profiles = new P
         account: { id: r.accountId, createdAt: ts(r.accountCreatedAt) },
         accountCreated: r.accountCreated,
         payoutWallet: walletMessage(r.wallet),
-        ...(r.accountCreated ? { apiKey: keyMessage(r.key), secret: r.secret } : { session: { token: r.session.token, expiresAt: ts(r.session.expiresAt) } }),
+        apiKey: keyMessage(r.key),
+        secret: r.secret,
+        session: { token: r.session.token, expiresAt: ts(r.session.expiresAt) },
       };
     },
     async resolveCredential(req) {
@@ -123,6 +143,7 @@ export function identityRpc(identity: Identity, db: IdentityDb, profiles = new P
         mode: keyModeToProto(c.mode),
         kind: credentialKindToProto(c.kind),
         actor: c.actor,
+        ...(c.expiresAt ? { expiresAt: ts(c.expiresAt) } : {}),
       };
     },
     async createApiKey(req) {
@@ -147,6 +168,18 @@ export function identityRpc(identity: Identity, db: IdentityDb, profiles = new P
     async getPayoutWallets(req) {
       return { wallets: (await identity.payoutWallets(req.accountId)).map(walletMessage) };
     },
+    async putPayoutWallets(req) {
+      const r = await payoutWallets.put(req.accountId, req.wallets, actorOfRequest(req.actor), { dryRun: req.dryRun });
+      return {
+        wallets: r.wallets.map(walletMessage),
+        changes: r.changes.map((c) => ({
+          chainFamily: c.chainFamily,
+          ...(c.before !== null ? { before: c.before } : {}),
+          ...(c.after !== null ? { after: c.after } : {}),
+        })),
+        changed: r.changed,
+      };
+    },
     async endSession(req) {
       return { endedAt: ts(await identity.endSession(req.accountId, req.sessionId, actorOfRequest(req.actor))) };
     },
@@ -162,9 +195,21 @@ export function identityRpc(identity: Identity, db: IdentityDb, profiles = new P
     async getProfile(req) {
       return { profile: profileMessage(await profiles.get(req.accountId)) };
     },
+    async getPublicProfile(req) {
+      return { profile: profileMessage(await profiles.bySlug(req.slug)) };
+    },
     async updateProfile(req) {
       const { profile, changed } = await profiles.update(req.accountId, profilePatchOf(req), actorOfRequest(req.actor));
       return { profile: profileMessage(profile), changed };
+    },
+    async getPlatformSettings(req) {
+      const settings = await platforms.get(req.accountId);
+      return { settings: platformMessage(settings), soldBy: settings.platformAccount ? await platforms.soldBy(req.accountId) : "" };
+    },
+    async putPlatformSettings(req) {
+      const input = { platformAccount: req.platformAccount, platformFeeBps: req.platformFeeBps, platformFeeTo: req.platformFeeTo ?? null };
+      const { settings, changed } = await platforms.put(req.accountId, input, actorOfRequest(req.actor));
+      return { settings: platformMessage(settings), changed };
     },
   };
 }

@@ -1,8 +1,12 @@
 import { sql, type Generated, type Kysely, type Selectable } from "kysely";
+import type { MagicLinksTable } from "./magic-link-store";
+import type { PlatformSettingsTable } from "./platform-store";
 
 export interface AccountRow {
   id: string;
   created_at: Date;
+  /** The address of an account signed in by magic link (normalised, unique); null for a wallet-only account. */
+  email: string | null;
 }
 
 interface PayoutWalletsTable {
@@ -42,7 +46,10 @@ interface SessionsTable {
   created_at: Generated<Date>;
   expires_at: Date;
   revoked_at: Date | null;
+  /** How it was opened: `wallet` (a wallet sign-in) or `magic_link`. */
+  via: Generated<SessionVia>;
 }
+export type SessionVia = "wallet" | "magic_link";
 export type SessionRow = Selectable<SessionsTable>;
 
 export interface ChallengeRow {
@@ -99,6 +106,8 @@ export interface IdentityTables {
   sessions: SessionsTable;
   account_events: AccountEventsTable;
   profiles: ProfilesTable;
+  magic_links: MagicLinksTable;
+  platform_settings: PlatformSettingsTable;
 }
 
 export type IdentityDb = Kysely<IdentityTables>;
@@ -135,7 +144,7 @@ export const identityStore = {
       .where("verified", "=", true)
       .executeTakeFirst(),
 
-  insertAccount: (db: IdentityDb, row: AccountRow) => db.insertInto("accounts").values(row).execute(),
+  insertAccount: (db: IdentityDb, row: Pick<AccountRow, "id" | "created_at">) => db.insertInto("accounts").values(row).execute(),
 
   findAccount: (db: IdentityDb, id: string) => db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst(),
 
@@ -159,7 +168,7 @@ export const identityStore = {
     return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.size).execute();
   },
 
-  insertSession: (db: IdentityDb, row: Omit<SessionRow, "created_at" | "revoked_at">) =>
+  insertSession: (db: IdentityDb, row: Omit<SessionRow, "created_at" | "revoked_at" | "via"> & { via: SessionVia }) =>
     db.insertInto("sessions").values(row).returningAll().executeTakeFirstOrThrow(),
 
   findSessionByHash: (db: IdentityDb, hash: string) => db.selectFrom("sessions").selectAll().where("token_hash", "=", hash).executeTakeFirst(),
@@ -211,6 +220,9 @@ export const identityStore = {
     db.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).returningAll().executeTakeFirstOrThrow(),
 
   findProfile: (db: IdentityDb, accountId: string) => db.selectFrom("profiles").selectAll().where("account_id", "=", accountId).executeTakeFirst(),
+
+  /** The profile holding a public slug (unique index profiles_slug). */
+  findProfileBySlug: (db: IdentityDb, slug: string) => db.selectFrom("profiles").selectAll().where("slug", "=", slug).executeTakeFirst(),
 
   /** Gives an existing account its (empty) profile row, dated like the account; nothing when it has one or there is no such account. */
   ensureProfile: (db: IdentityDb, accountId: string) =>

@@ -2,7 +2,7 @@ import { newId } from "@c402/ids";
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress } from "viem";
 import type { AuthorizationKey, PaymentRow } from "../store/payments-store";
-import { priceOf, type CheckoutForPayment } from "./requirements";
+import { priceOf, type CheckoutForPayment, type SplitParties } from "./requirements";
 import { paymentRejected } from "./verify-payment";
 import { subjectFor } from "./subject";
 
@@ -44,13 +44,15 @@ export function newPaymentRow(opts: {
     price_atomic: price.price,
     provider_amount: price.providerAmount,
     platform_amount: price.platformAmount,
+    platform_fee_bps: checkout.platform?.feeBps ?? 0,
+    platform_fee_to: checkout.platform ? getAddress(checkout.platform.feeTo) : null,
     fee_amount: price.feeAmount,
     total: price.total,
     pay_to: getAddress(checkout.payTo),
     subject: subjectFor(opts.subjectSecret, checkout.accountId, key.payer),
     delivery_outcome: "delivered",
     handoff_id: opts.handoffId,
-    sold_by: null,
+    sold_by: checkout.soldBy ?? null,
     parties: partiesOf(checkout),
     raw_tx: null,
     failure_reason: null,
@@ -58,6 +60,11 @@ export function newPaymentRow(opts: {
     updated_at: opts.now,
     ...opts.saga,
   };
+}
+
+/** Who a recorded payment pays, as it was sold: a resumed settlement rebuilds the same split from it. */
+export function splitPartiesOfRow(row: PaymentRow): SplitParties {
+  return { payTo: row.pay_to, platformFeeBps: row.platform_fee_bps, platformFeeTo: row.platform_fee_to };
 }
 
 /** The parties the checkout declared, as catalog holds them (verbatim JSON), or null. */

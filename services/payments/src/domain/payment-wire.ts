@@ -24,6 +24,7 @@ function saleFields(p: PaymentRow) {
     amountUsd: formatUsd(p.price_atomic),
     providerAmount: p.provider_amount,
     ...(p.platform_amount !== null ? { platformAmount: p.platform_amount } : {}),
+    ...(p.platform_fee_to !== null ? { platformFeeTo: p.platform_fee_to } : {}),
     feeAmount: p.fee_amount,
     total: p.total,
     payer: p.payer,

@@ -39,12 +39,33 @@ export interface CheckoutForPayment {
   armed: boolean;
   reusable: boolean;
   status: "open" | "paid" | "expired" | "void";
+  /** The platform cut the checkout was created with (frozen); absent when it carries none. */
+  platform?: PlatformCut;
+  /** What receipts name the platform that created the checkout (even without a cut); absent otherwise. */
+  soldBy?: string;
   /**
    * The catalog's own record, handed back with a quote or a sale so the
    * gateway renders the offer and delivers the goods without asking catalog
    * again (one catalog read per payment). No rule here reads it.
    */
   listing?: catalogV1.Checkout;
+}
+
+/** A checkout's platform cut: `feeBps` of the price (1 to 2000), paid to `feeTo`. */
+export interface PlatformCut {
+  feeBps: number;
+  feeTo: string;
+}
+
+/** Who a sale pays: the seller, and the platform when the checkout carries a cut. The split contract is derived from exactly this. */
+export interface SplitParties {
+  payTo: string;
+  platformFeeBps: number;
+  platformFeeTo: string | null;
+}
+
+export function splitPartiesOf(checkout: CheckoutForPayment): SplitParties {
+  return { payTo: checkout.payTo, platformFeeBps: checkout.platform?.feeBps ?? 0, platformFeeTo: checkout.platform?.feeTo ?? null };
 }
 
 export function settlementKindOf(face: Face, checkout: CheckoutForPayment): SettlementKind {
@@ -94,8 +115,9 @@ function exactRequirement(
   };
 }
 
+/** The split of a sale: the platform cut out of the price, the protocol fee on top. */
 export function priceOf(checkout: CheckoutForPayment): Breakdown {
-  return breakdown(checkout.priceAtomic);
+  return breakdown(checkout.priceAtomic, { platformFeeBps: checkout.platform?.feeBps ?? 0 });
 }
 
 /** A network the live face can settle on: its USDC and the split address a checkout pays. */

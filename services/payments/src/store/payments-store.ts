@@ -14,6 +14,9 @@ interface PaymentsTable {
   price_atomic: bigint;
   provider_amount: bigint;
   platform_amount: bigint | null;
+  /** The checkout's platform cut as sold (0: none) and the wallet it is paid to. */
+  platform_fee_bps: number;
+  platform_fee_to: string | null;
   fee_amount: bigint;
   total: bigint;
   pay_to: string;

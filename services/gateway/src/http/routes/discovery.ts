@@ -1,12 +1,20 @@
+import { dirname } from "node:path";
+import { ProblemError } from "@c402/problems";
 import { Router } from "express";
-import { docsPage, llmsText, rootView, wellKnownView, type Rails } from "../../views/discovery";
+import { DOCS_ASSETS, DOCS_PAGE_HEADERS, DOCS_SCRIPT, docsPage, llmsText, rootView, wellKnownView, type DocsAsset, type Rails } from "../../views/discovery";
 import { openApiDocument } from "../../views/openapi";
 import type { GatewayDeps } from "../deps";
 import { REHEARSAL_NETWORK, type SettlementRails } from "../rails";
 
+/** Where the Swagger UI files the /docs page uses are installed (the swagger-ui-dist package). */
+const SWAGGER_UI_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
+/** The viewer's files change only with the package's version: browsers may keep them a day. */
+const DOCS_ASSET_MAX_AGE_SECONDS = 86_400;
+
 /**
- * What the service is: /, /openapi.json, /llms.txt, /docs, /.well-known/<name>, /health.
- * The documents list the networks `rails` says this run settles on.
+ * What the service is: /, /openapi.json, /llms.txt, /docs (and its viewer's
+ * files), /.well-known/<name>, /health. The documents list the networks
+ * `rails` says this run settles on.
  */
 export function discoveryRoutes({ clients, cache, settings }: GatewayDeps, rails: SettlementRails): Router {
   const router = Router();
@@ -29,7 +37,18 @@ export function discoveryRoutes({ clients, cache, settings }: GatewayDeps, rails
   });
 
   router.get("/docs", (_req, res) => {
+    for (const [name, value] of DOCS_PAGE_HEADERS) res.setHeader(name, value);
     res.type("html").send(docsPage(serviceName));
+  });
+
+  router.get("/docs/assets/:file", (req, res, next) => {
+    const file = req.params.file;
+    if (!Object.hasOwn(DOCS_ASSETS, file)) throw new ProblemError("not-found", "No such file of the documentation viewer.");
+    res.setHeader("Cache-Control", `public, max-age=${DOCS_ASSET_MAX_AGE_SECONDS}`);
+    res.type(DOCS_ASSETS[file as DocsAsset]);
+    if (file === "docs.js") res.send(DOCS_SCRIPT);
+    // Relative to the package's folder: pnpm installs it under node_modules/.pnpm, a dot-folder `send` would refuse.
+    else res.sendFile(file, { root: SWAGGER_UI_DIR }, (err) => err && next(err));
   });
 
   router.get(`/.well-known/${serviceName}`, async (_req, res) => {

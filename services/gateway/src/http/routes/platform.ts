@@ -1,7 +1,12 @@
 import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice } from "@c402/money";
 import { invalid, type FieldError } from "@c402/problems";
+import { answered } from "@c402/rpc";
 import { Router } from "express";
-import { platformQuoteView } from "../../views/platform";
+import { platformQuoteView, platformSettingsView } from "../../views/platform";
+import { credentialOf, requireScope } from "../auth";
+import type { GatewayDeps } from "../deps";
+import { REHEARSAL_NETWORK, type SettlementRails } from "../rails";
+import { validateBody } from "../validate";
 
 /** How long a quote may be cached: it is a pure function of its query, and the fee rules change only with a deployment. */
 export const QUOTE_MAX_AGE_SECONDS = 60;
@@ -45,9 +50,37 @@ export function quoteQueryOf(query: Record<string, unknown>): { price: bigint; b
   return { price, bps };
 }
 
-/** GET /v1/platform/quote: what a price splits into under a platform fee; no credential, no service asked. */
-export function platformRoutes(): Router {
+/**
+ * GET /v1/platform/quote: what a price splits into under a platform fee; no
+ * credential, no service asked. GET and PUT /v1/account/platform: the
+ * account's platform mode and standing fee (identity's); reading takes any
+ * seller credential, changing it is an account setting (scope full).
+ */
+export function platformRoutes({ clients }: GatewayDeps, rails: SettlementRails): Router {
   const router = Router();
+
+  /** The EVM networks a checkout can settle on in this run: the rehearsal's, and the live ones payments last named. */
+  async function evmNetworks(): Promise<string[]> {
+    return [...new Set([REHEARSAL_NETWORK, ...((await rails.known())?.base ?? [])])];
+  }
+
+  router.get("/v1/account/platform", requireScope(clients, "read_only"), async (req, res) => {
+    const r = await clients.identity.getPlatformSettings({ accountId: credentialOf(req).accountId });
+    res.json(platformSettingsView(answered(r.settings, "settings"), await evmNetworks()));
+  });
+
+  router.put("/v1/account/platform", requireScope(clients, "full"), async (req, res) => {
+    const body = validateBody("PlatformSettingsPut", req.body);
+    const cred = credentialOf(req);
+    const r = await clients.identity.putPlatformSettings({
+      accountId: cred.accountId,
+      platformAccount: body.platform_account,
+      platformFeeBps: body.platform_fee_bps,
+      ...(typeof body.platform_fee_to === "string" ? { platformFeeTo: body.platform_fee_to } : {}),
+      actor: cred.actor,
+    });
+    res.json(platformSettingsView(answered(r.settings, "settings"), await evmNetworks()));
+  });
 
   router.get("/v1/platform/quote", (req, res) => {
     const { price, bps } = quoteQueryOf(req.query);

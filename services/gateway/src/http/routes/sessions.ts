@@ -4,11 +4,13 @@ import { endedSessionView } from "../../views/sessions";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { noStore } from "../request-context";
+import { sessionCookiesOf } from "../session-cookie";
 
 /**
- * POST /auth/logout: ends the session the request is authenticated with (a
- * wallet session's bearer token today), at once: the token then gets 401. An
- * API key is not a session: 403, pointing at revoking the key instead.
+ * POST /auth/logout: ends the session the request is authenticated with (its
+ * bearer token or the session cookie: one session either way), at once: the
+ * token then gets 401, and the browser is told to drop the cookie. An API key
+ * is not a session: 403, pointing at revoking the key instead.
  */
 export function sessionRoutes({ clients }: GatewayDeps): Router {
   const router = Router();
@@ -21,7 +23,9 @@ export function sessionRoutes({ clients }: GatewayDeps): Router {
         help: { fix: "To stop a key working, revoke it: DELETE /v1/keys/{id} (any key may revoke itself)." },
       });
     }
-    res.json(endedSessionView(await clients.identity.endSession({ accountId: credential.accountId, sessionId: credential.keyId, actor: credential.actor })));
+    const ended = await clients.identity.endSession({ accountId: credential.accountId, sessionId: credential.keyId, actor: credential.actor });
+    sessionCookiesOf(req).clear(res);
+    res.json(endedSessionView(ended));
   });
 
   return router;

@@ -15,8 +15,8 @@ export function walletAuthRoutes({ clients, cache, settings }: GatewayDeps): Rou
     res.json(walletChallengeView(await clients.identity.createWalletChallenge(body)));
   });
 
-  // The first sign-in creates the account and shows its first automation key once (201); a later
-  // one mints no key and opens a session instead (200). Both carry a secret: never cached.
+  // Every sign-in shows a fresh automation key once, with a session beside it: the first creates the
+  // account (201, its first key), a later one recovers access (200). Both carry secrets: never cached.
   router.post("/auth/wallet/verify", limit, noStore, async (req, res) => {
     const body = validateBody("WalletVerify", req.body);
     const r = await clients.identity.verifyWalletSignature(body);

@@ -5,8 +5,8 @@ import type { ContractSignatureCheck, PaymentPayload, PaymentRequirements } from
 import { getAddress, type Hex } from "viem";
 import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
-import { assertRedeliverable, authorizationKey, newPaymentRow } from "../payment-row";
-import type { CheckoutForPayment, LiveRail } from "../requirements";
+import { assertRedeliverable, authorizationKey, newPaymentRow, splitPartiesOfRow } from "../payment-row";
+import { splitPartiesOf, type CheckoutForPayment, type LiveRail, type SplitParties } from "../requirements";
 import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
 import type { Settlement, SettlementOutcome } from "./settlement";
 
@@ -14,7 +14,7 @@ import type { Settlement, SettlementOutcome } from "./settlement";
 export interface LiveChain {
   rail: LiveRail;
   chain: EvmChain;
-  recipients(payTo: string): SplitRecipients;
+  recipients(parties: SplitParties): SplitRecipients;
 }
 
 export interface LiveEvmSettlementOptions {
@@ -82,7 +82,7 @@ export class LiveEvmSettlement implements Settlement {
     const live = this.live(requirement.network);
     if (await this.isRecorded(payload, requirement)) throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already been used.");
     await verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000), this.contractSignatures(requirement.network));
-    const simulation = await live.chain.simulateSettle(live.recipients(checkout.payTo), authorizationOf(payload), payload.payload.signature as Hex);
+    const simulation = await live.chain.simulateSettle(live.recipients(splitPartiesOf(checkout)), authorizationOf(payload), payload.payload.signature as Hex);
     if (!simulation.ok) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
   }
 
@@ -106,7 +106,7 @@ export class LiveEvmSettlement implements Settlement {
     const nowSeconds = Math.floor(this.opts.now().getTime() / 1000);
     await verifyPayment(payload, requirement, nowSeconds, this.contractSignatures(requirement.network));
     const auth = authorizationOf(payload);
-    const recipients = live.recipients(checkout.payTo);
+    const recipients = live.recipients(splitPartiesOf(checkout));
     const split = getAddress(requirement.payTo);
     const simulation = await live.chain.simulateSettle(recipients, auth, signature);
     // A settle that simulates cleanly has no settlement on-chain yet; one that does not may have
@@ -157,11 +157,13 @@ export class LiveEvmSettlement implements Settlement {
     if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
     let signed: { raw: Hex; txHash: Hex };
     try {
-      signed = await live.chain.signSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex, gas);
+      signed = await live.chain.signSettle(live.recipients(splitPartiesOfRow(claimed)), auth, claimed.authorization.signature as Hex, gas);
     } catch (err) {
       // Gas estimation runs the settle call: if it cannot succeed any more (funds moved away,
       // authorization cancelled), nothing was sent and the payment fails cleanly.
-      const simulation = await live.chain.simulateSettle(live.recipients(claimed.pay_to), auth, claimed.authorization.signature as Hex).catch(() => undefined);
+      const simulation = await live.chain
+        .simulateSettle(live.recipients(splitPartiesOfRow(claimed)), auth, claimed.authorization.signature as Hex)
+        .catch(() => undefined);
       if (simulation && !simulation.ok) {
         // Someone may have settled it between our check and our estimate.
         const settledMeanwhile = await live.chain.findSettlement(split, auth.from, auth.nonce);

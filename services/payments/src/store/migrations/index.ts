@@ -4,6 +4,7 @@ import { paymentsOutbox } from "./0002_outbox";
 import { liveSettlement } from "./0003_live_settlement";
 import { handoffLookup } from "./0004_handoff";
 import { paymentParties } from "./0005_parties";
+import { paymentPlatformCut } from "./0006_platform_cut";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -12,4 +13,5 @@ export const paymentsMigrations: MigrationSet = {
   "0003_live_settlement": liveSettlement,
   "0004_handoff": handoffLookup,
   "0005_parties": paymentParties,
+  "0006_platform_cut": paymentPlatformCut,
 };

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEi/wIKCU9mZmVyQ2FyZBIeChFpbnB1dF9zY2hlbWFfanNvbhgBIAEoCUgAiAEBEh8KEm91dHB1dF9zY2hlbWFfanNvbhgCIAEoCUgBiAEBEh8KEmV4YW1wbGVfaW5wdXRfanNvbhgDIAEoCUgCiAEBEiAKE2V4YW1wbGVfb3V0cHV0X2pzb24YBCABKAlIA4gBARIWCglmcmVzaG5lc3MYBSABKAlIBIgBARIVCghjb3ZlcmFnZRgGIAEoCUgFiAEBEhMKBnNvdXJjZRgHIAEoCUgGiAEBEhgKC2NvbnN0cmFpbnRzGAggASgJSAeIAQFCFAoSX2lucHV0X3NjaGVtYV9qc29uQhUKE19vdXRwdXRfc2NoZW1hX2pzb25CFQoTX2V4YW1wbGVfaW5wdXRfanNvbkIWChRfZXhhbXBsZV9vdXRwdXRfanNvbkIMCgpfZnJlc2huZXNzQgsKCV9jb3ZlcmFnZUIJCgdfc291cmNlQg4KDF9jb25zdHJhaW50cyK6BAoIQ2hlY2tvdXQSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhkKDHBheWxvYWRfanNvbhgIIAEoCUgBiAEBEhAKCHJldXNhYmxlGAkgASgIEg0KBWFybWVkGAogASgIEioKBnN0YXR1cxgLIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSJAoFb2ZmZXIYDCABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjEKCGFybWVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEi4KCHNldHRpbmdzGBAgASgLMhwuY2F0YWxvZy52MS5DaGVja291dFNldHRpbmdzQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKxAQoQQ2hlY2tvdXRTZXR0aW5ncxIZCgxwYXJ0aWVzX2pzb24YASABKAlIAIgBARIYChBwbGF0Zm9ybV9mZWVfYnBzGAIgASgNEh8KF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGAMgASgIEhUKDXdhbGxldF9idXR0b24YBCABKAgSHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYBSABKA1CDwoNX3BhcnRpZXNfanNvbiL4BgoVQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoVY3JlYXRlZF93aXRoX2xpdmVfa2V5GAIgASgIEigKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUIKukgHcgUQARj/AUgAiAEBEiQKE3JlcXVlc3RfZmluZ2VycHJpbnQYBCABKAlCB7pIBHICEAESDQoFdGl0bGUYBSABKAkSEQoJcHJpY2VfdXNkGAYgASgJEhMKBnBheV90bxgHIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAggASgJSAKIAQESGQoMcGF5bG9hZF9qc29uGAkgASgJSAOIAQESFQoIcmV1c2FibGUYCiABKAhIBIgBARIWCgl0ZXN0X21vZGUYCyABKAhIBYgBARIsChJleHBpcmVzX2luX21pbnV0ZXMYDCABKANCC7pICCIGGMCVICgBSAaIAQESJAoFb2ZmZXIYDSABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIYCgtmdWxmaWxsbWVudBgOIAEoCUgHiAEBEiMKDHBhcnRpZXNfanNvbhgQIAEoCUIIukgFcgMYgCBICIgBARInChBwbGF0Zm9ybV9mZWVfYnBzGBEgASgNQgi6SAUqAxjQD0gJiAEBEiQKF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGBIgASgISAqIAQESGgoNd2FsbGV0X2J1dHRvbhgTIAEoCEgLiAEBEi0KF3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwGBQgASgNQge6SAQqAigBSAyIAQESGQoFYWN0b3IYDyABKAlCCrpIB3IFEAEYyAFCEgoQX2lkZW1wb3RlbmN5X2tleUIJCgdfcGF5X3RvQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQgsKCV9yZXVzYWJsZUIMCgpfdGVzdF9tb2RlQhUKE19leHBpcmVzX2luX21pbnV0ZXNCDgoMX2Z1bGZpbGxtZW50Qg8KDV9wYXJ0aWVzX2pzb25CEwoRX3BsYXRmb3JtX2ZlZV9icHNCGgoYX2luaGVyaXRfYWNjb3VudF9wYXlvdXRzQhAKDl93YWxsZXRfYnV0dG9uQhoKGF90ZXN0X2RlbGl2ZXJ5X2RhaWx5X2NhcCJSChZDcmVhdGVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXBsYXllZBgCIAEoCCJaChJHZXRDaGVja291dFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESFwoKYWNjb3VudF9pZBgCIAEoCUgAiAEBQg0KC19hY2NvdW50X2lkIj0KE0dldENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0IkcKCVBhZ2VBZnRlchIuCgpjcmVhdGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIKCgJpZBgCIAEoCSK/AwoPQ2hlY2tvdXRTdW1tYXJ5EgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIUCgxwcmljZV9hdG9taWMYBSABKAQSDgoGcGF5X3RvGAYgASgJEiwKC2Z1bGZpbGxtZW50GAcgASgOMhcuY2F0YWxvZy52MS5GdWxmaWxsbWVudBIQCghyZXVzYWJsZRgIIAEoCBINCgVhcm1lZBgJIAEoCBIqCgZzdGF0dXMYCiABKA4yGi5jYXRhbG9nLnYxLkNoZWNrb3V0U3RhdHVzEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMQoIYXJtZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQFCDgoMX2Rlc2NyaXB0aW9uQg0KC19leHBpcmVzX2F0QgsKCV9hcm1lZF9hdCKQAQoUTGlzdENoZWNrb3V0c1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIWCg5pbmNsdWRlX3ZvaWRlZBgCIAEoCBIdCglwYWdlX3NpemUYAyABKA1CCrpIByoFGOgHKAESJAoFYWZ0ZXIYBCABKAsyFS5jYXRhbG9nLnYxLlBhZ2VBZnRlciJNChVMaXN0Q2hlY2tvdXRzUmVzcG9uc2USLgoJY2hlY2tvdXRzGAIgAygLMhsuY2F0YWxvZy52MS5DaGVja291dFN1bW1hcnlKBAgBEAIiZQoNR29MaXZlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIk4KDkdvTGl2ZVJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIUCgxhbHJlYWR5X2xpdmUYAiABKAgikwEKCk9mZmVyUGF0Y2gSEgoFdGl0bGUYASABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgCIAEoCUgBiAEBEiQKBW9mZmVyGAMgASgLMhUuY2F0YWxvZy52MS5PZmZlckNhcmQSFwoFY2xlYXIYBCADKAlCCLpIBZIBAhAQQggKBl90aXRsZUIOCgxfZGVzY3JpcHRpb24ilAEKFVVwZGF0ZUNoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBEiUKBXBhdGNoGAQgASgLMhYuY2F0YWxvZy52MS5PZmZlclBhdGNoIlEKFlVwZGF0ZUNoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0Eg8KB2NoYW5nZWQYAiADKAkiawoTVm9pZENoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIlAKC0xpYWJpbGl0aWVzEhEKCWxpdmVfa2V5cxgBIAEoDRIVCg1jYWxsc191bnNwZW50GAIgASgEEhcKD3VuZWFybmVkX2F0b21pYxgDIAEoBCKSAQoUVm9pZENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0Eg4KBnZvaWRlZBgCIAMoCRIsCgtsaWFiaWxpdGllcxgDIAEoCzIXLmNhdGFsb2cudjEuTGlhYmlsaXRpZXMSFAoMYWxyZWFkeV92b2lkGAQgASgIIm4KFlJlc3RvcmVDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJTChdSZXN0b3JlQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSEAoIcmVzdG9yZWQYAiABKAgisgEKFUV4dGVuZENoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBEiwKEmV4cGlyZXNfaW5fbWludXRlcxgEIAEoA0ILukgIIgYYwJUgKAFIAIgBAUIVChNfZXhwaXJlc19pbl9taW51dGVzIkAKFkV4dGVuZENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0KpwBCg5DaGVja291dFN0YXR1cxIfChtDSEVDS09VVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRDSEVDS09VVF9TVEFUVVNfT1BFThABEhgKFENIRUNLT1VUX1NUQVRVU19QQUlEEAISGwoXQ0hFQ0tPVVRfU1RBVFVTX0VYUElSRUQQAxIYChRDSEVDS09VVF9TVEFUVVNfVk9JRBAEKocBCgtGdWxmaWxsbWVudBIbChdGVUxGSUxMTUVOVF9VTlNQRUNJRklFRBAAEhYKEkZVTEZJTExNRU5UX0lOTElORRABEhUKEUZVTEZJTExNRU5UX1JFTEFZEAISEwoPRlVMRklMTE1FTlRfTUNQEAMSFwoTRlVMRklMTE1FTlRfV0VCSE9PSxAEMqEHCg5DYXRhbG9nU2VydmljZRJXCg5DcmVhdGVDaGVja291dBIhLmNhdGFsb2cudjEuQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0GiIuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlc3BvbnNlEk4KC0dldENoZWNrb3V0Eh4uY2F0YWxvZy52MS5HZXRDaGVja291dFJlcXVlc3QaHy5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVzcG9uc2USVAoNTGlzdENoZWNrb3V0cxIgLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1JlcXVlc3QaIS5jYXRhbG9nLnYxLkxpc3RDaGVja291dHNSZXNwb25zZRI/CgZHb0xpdmUSGS5jYXRhbG9nLnYxLkdvTGl2ZVJlcXVlc3QaGi5jYXRhbG9nLnYxLkdvTGl2ZVJlc3BvbnNlElcKDlVwZGF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5VcGRhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLlVwZGF0ZUNoZWNrb3V0UmVzcG9uc2USUQoMVm9pZENoZWNrb3V0Eh8uY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXF1ZXN0GiAuY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXNwb25zZRJaCg9SZXN0b3JlQ2hlY2tvdXQSIi5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlcXVlc3QaIy5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlc3BvbnNlElcKDkV4dGVuZENoZWNrb3V0EiEuY2F0YWxvZy52MS5FeHRlbmRDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkV4dGVuZENoZWNrb3V0UmVzcG9uc2USSwoKRmlsZVJlcG9ydBIdLmNhdGFsb2cudjEuRmlsZVJlcG9ydFJlcXVlc3QaHi5jYXRhbG9nLnYxLkZpbGVSZXBvcnRSZXNwb25zZRJOCgtMaXN0UmVwb3J0cxIeLmNhdGFsb2cudjEuTGlzdFJlcG9ydHNSZXF1ZXN0Gh8uY2F0YWxvZy52MS5MaXN0UmVwb3J0c1Jlc3BvbnNlElEKDFVwZGF0ZVJlcG9ydBIfLmNhdGFsb2cudjEuVXBkYXRlUmVwb3J0UmVxdWVzdBogLmNhdGFsb2cudjEuVXBkYXRlUmVwb3J0UmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_catalog_v1_reports, file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEi/wIKCU9mZmVyQ2FyZBIeChFpbnB1dF9zY2hlbWFfanNvbhgBIAEoCUgAiAEBEh8KEm91dHB1dF9zY2hlbWFfanNvbhgCIAEoCUgBiAEBEh8KEmV4YW1wbGVfaW5wdXRfanNvbhgDIAEoCUgCiAEBEiAKE2V4YW1wbGVfb3V0cHV0X2pzb24YBCABKAlIA4gBARIWCglmcmVzaG5lc3MYBSABKAlIBIgBARIVCghjb3ZlcmFnZRgGIAEoCUgFiAEBEhMKBnNvdXJjZRgHIAEoCUgGiAEBEhgKC2NvbnN0cmFpbnRzGAggASgJSAeIAQFCFAoSX2lucHV0X3NjaGVtYV9qc29uQhUKE19vdXRwdXRfc2NoZW1hX2pzb25CFQoTX2V4YW1wbGVfaW5wdXRfanNvbkIWChRfZXhhbXBsZV9vdXRwdXRfanNvbkIMCgpfZnJlc2huZXNzQgsKCV9jb3ZlcmFnZUIJCgdfc291cmNlQg4KDF9jb25zdHJhaW50cyLoBAoIQ2hlY2tvdXQSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhkKDHBheWxvYWRfanNvbhgIIAEoCUgBiAEBEhAKCHJldXNhYmxlGAkgASgIEg0KBWFybWVkGAogASgIEioKBnN0YXR1cxgLIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSJAoFb2ZmZXIYDCABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjEKCGFybWVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEi4KCHNldHRpbmdzGBAgASgLMhwuY2F0YWxvZy52MS5DaGVja291dFNldHRpbmdzEiwKDHBheW91dF9yYWlscxgRIAMoCzIWLmNhdGFsb2cudjEuUGF5b3V0UmFpbEIOCgxfZGVzY3JpcHRpb25CDwoNX3BheWxvYWRfanNvbkINCgtfZXhwaXJlc19hdEILCglfYXJtZWRfYXQiMwoKUGF5b3V0UmFpbBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCSKFAgoQQ2hlY2tvdXRTZXR0aW5ncxIZCgxwYXJ0aWVzX2pzb24YASABKAlIAIgBARIYChBwbGF0Zm9ybV9mZWVfYnBzGAIgASgNEhwKD3BsYXRmb3JtX2ZlZV90bxgKIAEoCUgBiAEBEhQKB3NvbGRfYnkYCyABKAlIAogBARIfChdpbmhlcml0X2FjY291bnRfcGF5b3V0cxgDIAEoCBIVCg13YWxsZXRfYnV0dG9uGAQgASgIEh8KF3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwGAUgASgNQg8KDV9wYXJ0aWVzX2pzb25CEgoQX3BsYXRmb3JtX2ZlZV90b0IKCghfc29sZF9ieSL4BgoVQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoVY3JlYXRlZF93aXRoX2xpdmVfa2V5GAIgASgIEigKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUIKukgHcgUQARj/AUgAiAEBEiQKE3JlcXVlc3RfZmluZ2VycHJpbnQYBCABKAlCB7pIBHICEAESDQoFdGl0bGUYBSABKAkSEQoJcHJpY2VfdXNkGAYgASgJEhMKBnBheV90bxgHIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAggASgJSAKIAQESGQoMcGF5bG9hZF9qc29uGAkgASgJSAOIAQESFQoIcmV1c2FibGUYCiABKAhIBIgBARIWCgl0ZXN0X21vZGUYCyABKAhIBYgBARIsChJleHBpcmVzX2luX21pbnV0ZXMYDCABKANCC7pICCIGGMCVICgBSAaIAQESJAoFb2ZmZXIYDSABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIYCgtmdWxmaWxsbWVudBgOIAEoCUgHiAEBEiMKDHBhcnRpZXNfanNvbhgQIAEoCUIIukgFcgMYgCBICIgBARInChBwbGF0Zm9ybV9mZWVfYnBzGBEgASgNQgi6SAUqAxjQD0gJiAEBEiQKF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGBIgASgISAqIAQESGgoNd2FsbGV0X2J1dHRvbhgTIAEoCEgLiAEBEi0KF3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwGBQgASgNQge6SAQqAigBSAyIAQESGQoFYWN0b3IYDyABKAlCCrpIB3IFEAEYyAFCEgoQX2lkZW1wb3RlbmN5X2tleUIJCgdfcGF5X3RvQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQgsKCV9yZXVzYWJsZUIMCgpfdGVzdF9tb2RlQhUKE19leHBpcmVzX2luX21pbnV0ZXNCDgoMX2Z1bGZpbGxtZW50Qg8KDV9wYXJ0aWVzX2pzb25CEwoRX3BsYXRmb3JtX2ZlZV9icHNCGgoYX2luaGVyaXRfYWNjb3VudF9wYXlvdXRzQhAKDl93YWxsZXRfYnV0dG9uQhoKGF90ZXN0X2RlbGl2ZXJ5X2RhaWx5X2NhcCJSChZDcmVhdGVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXBsYXllZBgCIAEoCCJaChJHZXRDaGVja291dFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESFwoKYWNjb3VudF9pZBgCIAEoCUgAiAEBQg0KC19hY2NvdW50X2lkIj0KE0dldENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0IkcKCVBhZ2VBZnRlchIuCgpjcmVhdGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIKCgJpZBgCIAEoCSLtAwoPQ2hlY2tvdXRTdW1tYXJ5EgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIUCgxwcmljZV9hdG9taWMYBSABKAQSDgoGcGF5X3RvGAYgASgJEiwKC2Z1bGZpbGxtZW50GAcgASgOMhcuY2F0YWxvZy52MS5GdWxmaWxsbWVudBIQCghyZXVzYWJsZRgIIAEoCBINCgVhcm1lZBgJIAEoCBIqCgZzdGF0dXMYCiABKA4yGi5jYXRhbG9nLnYxLkNoZWNrb3V0U3RhdHVzEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMQoIYXJtZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLAoMcGF5b3V0X3JhaWxzGA4gAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsQg4KDF9kZXNjcmlwdGlvbkINCgtfZXhwaXJlc19hdEILCglfYXJtZWRfYXQikAEKFExpc3RDaGVja291dHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESFgoOaW5jbHVkZV92b2lkZWQYAiABKAgSHQoJcGFnZV9zaXplGAMgASgNQgq6SAcqBRjoBygBEiQKBWFmdGVyGAQgASgLMhUuY2F0YWxvZy52MS5QYWdlQWZ0ZXIiTQoVTGlzdENoZWNrb3V0c1Jlc3BvbnNlEi4KCWNoZWNrb3V0cxgCIAMoCzIbLmNhdGFsb2cudjEuQ2hlY2tvdXRTdW1tYXJ5SgQIARACImUKDUdvTGl2ZVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJOCg5Hb0xpdmVSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSFAoMYWxyZWFkeV9saXZlGAIgASgIIpMBCgpPZmZlclBhdGNoEhIKBXRpdGxlGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIkCgVvZmZlchgDIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEhcKBWNsZWFyGAQgAygJQgi6SAWSAQIQEEIICgZfdGl0bGVCDgoMX2Rlc2NyaXB0aW9uIpQBChVVcGRhdGVDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIlCgVwYXRjaBgEIAEoCzIWLmNhdGFsb2cudjEuT2ZmZXJQYXRjaCJRChZVcGRhdGVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIPCgdjaGFuZ2VkGAIgAygJImsKE1ZvaWRDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJQCgtMaWFiaWxpdGllcxIRCglsaXZlX2tleXMYASABKA0SFQoNY2FsbHNfdW5zcGVudBgCIAEoBBIXCg91bmVhcm5lZF9hdG9taWMYAyABKAQikgEKFFZvaWRDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIOCgZ2b2lkZWQYAiADKAkSLAoLbGlhYmlsaXRpZXMYAyABKAsyFy5jYXRhbG9nLnYxLkxpYWJpbGl0aWVzEhQKDGFscmVhZHlfdm9pZBgEIAEoCCJuChZSZXN0b3JlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiUwoXUmVzdG9yZUNoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhAKCHJlc3RvcmVkGAIgASgIIrIBChVFeHRlbmRDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIsChJleHBpcmVzX2luX21pbnV0ZXMYBCABKANCC7pICCIGGMCVICgBSACIAQFCFQoTX2V4cGlyZXNfaW5fbWludXRlcyJAChZFeHRlbmRDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dCJ8ChhMaXN0U2VsbGluZ09mZmVyc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESJAoFYWZ0ZXIYAyABKAsyFS5jYXRhbG9nLnYxLlBhZ2VBZnRlciJjCgxTZWxsaW5nT2ZmZXISLQoIY2hlY2tvdXQYASABKAsyGy5jYXRhbG9nLnYxLkNoZWNrb3V0U3VtbWFyeRIkCgVvZmZlchgCIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkIkUKGUxpc3RTZWxsaW5nT2ZmZXJzUmVzcG9uc2USKAoGb2ZmZXJzGAEgAygLMhguY2F0YWxvZy52MS5TZWxsaW5nT2ZmZXIipgEKFEFkZFBheW91dFJhaWxSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESHQoMY2hhaW5fZmFtaWx5GAQgASgJQge6SARyAhggEhkKB2FkZHJlc3MYBSABKAlCCLpIBXIDGIABIj8KFUFkZFBheW91dFJhaWxSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQqnAEKDkNoZWNrb3V0U3RhdHVzEh8KG0NIRUNLT1VUX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFENIRUNLT1VUX1NUQVRVU19PUEVOEAESGAoUQ0hFQ0tPVVRfU1RBVFVTX1BBSUQQAhIbChdDSEVDS09VVF9TVEFUVVNfRVhQSVJFRBADEhgKFENIRUNLT1VUX1NUQVRVU19WT0lEEAQqhwEKC0Z1bGZpbGxtZW50EhsKF0ZVTEZJTExNRU5UX1VOU1BFQ0lGSUVEEAASFgoSRlVMRklMTE1FTlRfSU5MSU5FEAESFQoRRlVMRklMTE1FTlRfUkVMQVkQAhITCg9GVUxGSUxMTUVOVF9NQ1AQAxIXChNGVUxGSUxMTUVOVF9XRUJIT09LEAQy2QgKDkNhdGFsb2dTZXJ2aWNlElcKDkNyZWF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkNyZWF0ZUNoZWNrb3V0UmVzcG9uc2USTgoLR2V0Q2hlY2tvdXQSHi5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVxdWVzdBofLmNhdGFsb2cudjEuR2V0Q2hlY2tvdXRSZXNwb25zZRJUCg1MaXN0Q2hlY2tvdXRzEiAuY2F0YWxvZy52MS5MaXN0Q2hlY2tvdXRzUmVxdWVzdBohLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1Jlc3BvbnNlEj8KBkdvTGl2ZRIZLmNhdGFsb2cudjEuR29MaXZlUmVxdWVzdBoaLmNhdGFsb2cudjEuR29MaXZlUmVzcG9uc2USVwoOVXBkYXRlQ2hlY2tvdXQSIS5jYXRhbG9nLnYxLlVwZGF0ZUNoZWNrb3V0UmVxdWVzdBoiLmNhdGFsb2cudjEuVXBkYXRlQ2hlY2tvdXRSZXNwb25zZRJRCgxWb2lkQ2hlY2tvdXQSHy5jYXRhbG9nLnYxLlZvaWRDaGVja291dFJlcXVlc3QaIC5jYXRhbG9nLnYxLlZvaWRDaGVja291dFJlc3BvbnNlEloKD1Jlc3RvcmVDaGVja291dBIiLmNhdGFsb2cudjEuUmVzdG9yZUNoZWNrb3V0UmVxdWVzdBojLmNhdGFsb2cudjEuUmVzdG9yZUNoZWNrb3V0UmVzcG9uc2USVwoORXh0ZW5kQ2hlY2tvdXQSIS5jYXRhbG9nLnYxLkV4dGVuZENoZWNrb3V0UmVxdWVzdBoiLmNhdGFsb2cudjEuRXh0ZW5kQ2hlY2tvdXRSZXNwb25zZRJUCg1BZGRQYXlvdXRSYWlsEiAuY2F0YWxvZy52MS5BZGRQYXlvdXRSYWlsUmVxdWVzdBohLmNhdGFsb2cudjEuQWRkUGF5b3V0UmFpbFJlc3BvbnNlEksKCkZpbGVSZXBvcnQSHS5jYXRhbG9nLnYxLkZpbGVSZXBvcnRSZXF1ZXN0Gh4uY2F0YWxvZy52MS5GaWxlUmVwb3J0UmVzcG9uc2USTgoLTGlzdFJlcG9ydHMSHi5jYXRhbG9nLnYxLkxpc3RSZXBvcnRzUmVxdWVzdBofLmNhdGFsb2cudjEuTGlzdFJlcG9ydHNSZXNwb25zZRJRCgxVcGRhdGVSZXBvcnQSHy5jYXRhbG9nLnYxLlVwZGF0ZVJlcG9ydFJlcXVlc3QaIC5jYXRhbG9nLnYxLlVwZGF0ZVJlcG9ydFJlc3BvbnNlEmAKEUxpc3RTZWxsaW5nT2ZmZXJzEiQuY2F0YWxvZy52MS5MaXN0U2VsbGluZ09mZmVyc1JlcXVlc3QaJS5jYXRhbG9nLnYxLkxpc3RTZWxsaW5nT2ZmZXJzUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_catalog_v1_reports, file_google_protobuf_timestamp]);
 
 /**
  * OfferCard holds the commercial claims a buyer relies on. Schema and example
@@ -161,6 +161,13 @@ export type Checkout = Message<"catalog.v1.Checkout"> & {
    * @generated from field: catalog.v1.CheckoutSettings settings = 16;
    */
   settings?: CheckoutSettings | undefined;
+
+  /**
+   * payout_rails lists every rail: the EVM one (pay_to) first, then the others by family.
+   *
+   * @generated from field: repeated catalog.v1.PayoutRail payout_rails = 17;
+   */
+  payoutRails: PayoutRail[];
 };
 
 /**
@@ -169,6 +176,33 @@ export type Checkout = Message<"catalog.v1.Checkout"> & {
  */
 export const CheckoutSchema: GenMessage<Checkout> = /*@__PURE__*/
   messageDesc(file_catalog_v1_catalog, 1);
+
+/**
+ * PayoutRail is where a checkout pays out on one chain family. Only the EVM rail
+ * (pay_to) is quoted by the faces so far; the others are stored until their chains settle.
+ *
+ * @generated from message catalog.v1.PayoutRail
+ */
+export type PayoutRail = Message<"catalog.v1.PayoutRail"> & {
+  /**
+   * chain_family is "eip155", "solana" or "stellar".
+   *
+   * @generated from field: string chain_family = 1;
+   */
+  chainFamily: string;
+
+  /**
+   * @generated from field: string address = 2;
+   */
+  address: string;
+};
+
+/**
+ * Describes the message catalog.v1.PayoutRail.
+ * Use `create(PayoutRailSchema)` to create a new message.
+ */
+export const PayoutRailSchema: GenMessage<PayoutRail> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 2);
 
 /**
  * CheckoutSettings are the create fields a checkout keeps as they were sent
@@ -186,9 +220,23 @@ export type CheckoutSettings = Message<"catalog.v1.CheckoutSettings"> & {
   partiesJson?: string | undefined;
 
   /**
+   * platform_fee_bps is the platform cut frozen at create (0: none), paid to
+   * platform_fee_to by the split contract; sold_by is what receipts name the
+   * platform as. Both absent when the checkout carries no platform fee.
+   *
    * @generated from field: uint32 platform_fee_bps = 2;
    */
   platformFeeBps: number;
+
+  /**
+   * @generated from field: optional string platform_fee_to = 10;
+   */
+  platformFeeTo?: string | undefined;
+
+  /**
+   * @generated from field: optional string sold_by = 11;
+   */
+  soldBy?: string | undefined;
 
   /**
    * @generated from field: bool inherit_account_payouts = 3;
@@ -211,7 +259,7 @@ export type CheckoutSettings = Message<"catalog.v1.CheckoutSettings"> & {
  * Use `create(CheckoutSettingsSchema)` to create a new message.
  */
 export const CheckoutSettingsSchema: GenMessage<CheckoutSettings> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 2);
+  messageDesc(file_catalog_v1_catalog, 3);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutRequest
@@ -335,7 +383,7 @@ export type CreateCheckoutRequest = Message<"catalog.v1.CreateCheckoutRequest"> 
  * Use `create(CreateCheckoutRequestSchema)` to create a new message.
  */
 export const CreateCheckoutRequestSchema: GenMessage<CreateCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 3);
+  messageDesc(file_catalog_v1_catalog, 4);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutResponse
@@ -357,7 +405,7 @@ export type CreateCheckoutResponse = Message<"catalog.v1.CreateCheckoutResponse"
  * Use `create(CreateCheckoutResponseSchema)` to create a new message.
  */
 export const CreateCheckoutResponseSchema: GenMessage<CreateCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 4);
+  messageDesc(file_catalog_v1_catalog, 5);
 
 /**
  * @generated from message catalog.v1.GetCheckoutRequest
@@ -381,7 +429,7 @@ export type GetCheckoutRequest = Message<"catalog.v1.GetCheckoutRequest"> & {
  * Use `create(GetCheckoutRequestSchema)` to create a new message.
  */
 export const GetCheckoutRequestSchema: GenMessage<GetCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 5);
+  messageDesc(file_catalog_v1_catalog, 6);
 
 /**
  * @generated from message catalog.v1.GetCheckoutResponse
@@ -398,7 +446,7 @@ export type GetCheckoutResponse = Message<"catalog.v1.GetCheckoutResponse"> & {
  * Use `create(GetCheckoutResponseSchema)` to create a new message.
  */
 export const GetCheckoutResponseSchema: GenMessage<GetCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 6);
+  messageDesc(file_catalog_v1_catalog, 7);
 
 /**
  * PageAfter names the last item of the previous page by its sort key: lists are
@@ -423,7 +471,7 @@ export type PageAfter = Message<"catalog.v1.PageAfter"> & {
  * Use `create(PageAfterSchema)` to create a new message.
  */
 export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 7);
+  messageDesc(file_catalog_v1_catalog, 8);
 
 /**
  * CheckoutSummary is a checkout without its goods and offer card, what a list
@@ -496,6 +544,13 @@ export type CheckoutSummary = Message<"catalog.v1.CheckoutSummary"> & {
    * @generated from field: optional google.protobuf.Timestamp armed_at = 13;
    */
   armedAt?: Timestamp | undefined;
+
+  /**
+   * payout_rails as on Checkout.
+   *
+   * @generated from field: repeated catalog.v1.PayoutRail payout_rails = 14;
+   */
+  payoutRails: PayoutRail[];
 };
 
 /**
@@ -503,7 +558,7 @@ export type CheckoutSummary = Message<"catalog.v1.CheckoutSummary"> & {
  * Use `create(CheckoutSummarySchema)` to create a new message.
  */
 export const CheckoutSummarySchema: GenMessage<CheckoutSummary> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 8);
+  messageDesc(file_catalog_v1_catalog, 9);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsRequest
@@ -539,7 +594,7 @@ export type ListCheckoutsRequest = Message<"catalog.v1.ListCheckoutsRequest"> & 
  * Use `create(ListCheckoutsRequestSchema)` to create a new message.
  */
 export const ListCheckoutsRequestSchema: GenMessage<ListCheckoutsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 9);
+  messageDesc(file_catalog_v1_catalog, 10);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsResponse
@@ -558,7 +613,7 @@ export type ListCheckoutsResponse = Message<"catalog.v1.ListCheckoutsResponse"> 
  * Use `create(ListCheckoutsResponseSchema)` to create a new message.
  */
 export const ListCheckoutsResponseSchema: GenMessage<ListCheckoutsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 10);
+  messageDesc(file_catalog_v1_catalog, 11);
 
 /**
  * @generated from message catalog.v1.GoLiveRequest
@@ -588,7 +643,7 @@ export type GoLiveRequest = Message<"catalog.v1.GoLiveRequest"> & {
  * Use `create(GoLiveRequestSchema)` to create a new message.
  */
 export const GoLiveRequestSchema: GenMessage<GoLiveRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 11);
+  messageDesc(file_catalog_v1_catalog, 12);
 
 /**
  * @generated from message catalog.v1.GoLiveResponse
@@ -612,7 +667,7 @@ export type GoLiveResponse = Message<"catalog.v1.GoLiveResponse"> & {
  * Use `create(GoLiveResponseSchema)` to create a new message.
  */
 export const GoLiveResponseSchema: GenMessage<GoLiveResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 12);
+  messageDesc(file_catalog_v1_catalog, 13);
 
 /**
  * OfferPatch names the offer-card fields to change. A field set here takes the
@@ -649,7 +704,7 @@ export type OfferPatch = Message<"catalog.v1.OfferPatch"> & {
  * Use `create(OfferPatchSchema)` to create a new message.
  */
 export const OfferPatchSchema: GenMessage<OfferPatch> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 13);
+  messageDesc(file_catalog_v1_catalog, 14);
 
 /**
  * @generated from message catalog.v1.UpdateCheckoutRequest
@@ -684,7 +739,7 @@ export type UpdateCheckoutRequest = Message<"catalog.v1.UpdateCheckoutRequest"> 
  * Use `create(UpdateCheckoutRequestSchema)` to create a new message.
  */
 export const UpdateCheckoutRequestSchema: GenMessage<UpdateCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 14);
+  messageDesc(file_catalog_v1_catalog, 15);
 
 /**
  * @generated from message catalog.v1.UpdateCheckoutResponse
@@ -708,7 +763,7 @@ export type UpdateCheckoutResponse = Message<"catalog.v1.UpdateCheckoutResponse"
  * Use `create(UpdateCheckoutResponseSchema)` to create a new message.
  */
 export const UpdateCheckoutResponseSchema: GenMessage<UpdateCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 15);
+  messageDesc(file_catalog_v1_catalog, 16);
 
 /**
  * @generated from message catalog.v1.VoidCheckoutRequest
@@ -738,7 +793,7 @@ export type VoidCheckoutRequest = Message<"catalog.v1.VoidCheckoutRequest"> & {
  * Use `create(VoidCheckoutRequestSchema)` to create a new message.
  */
 export const VoidCheckoutRequestSchema: GenMessage<VoidCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 16);
+  messageDesc(file_catalog_v1_catalog, 17);
 
 /**
  * Liabilities is what buyers still hold against a checkout when it is voided
@@ -770,7 +825,7 @@ export type Liabilities = Message<"catalog.v1.Liabilities"> & {
  * Use `create(LiabilitiesSchema)` to create a new message.
  */
 export const LiabilitiesSchema: GenMessage<Liabilities> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 17);
+  messageDesc(file_catalog_v1_catalog, 18);
 
 /**
  * @generated from message catalog.v1.VoidCheckoutResponse
@@ -806,7 +861,7 @@ export type VoidCheckoutResponse = Message<"catalog.v1.VoidCheckoutResponse"> & 
  * Use `create(VoidCheckoutResponseSchema)` to create a new message.
  */
 export const VoidCheckoutResponseSchema: GenMessage<VoidCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 18);
+  messageDesc(file_catalog_v1_catalog, 19);
 
 /**
  * @generated from message catalog.v1.RestoreCheckoutRequest
@@ -836,7 +891,7 @@ export type RestoreCheckoutRequest = Message<"catalog.v1.RestoreCheckoutRequest"
  * Use `create(RestoreCheckoutRequestSchema)` to create a new message.
  */
 export const RestoreCheckoutRequestSchema: GenMessage<RestoreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 19);
+  messageDesc(file_catalog_v1_catalog, 20);
 
 /**
  * @generated from message catalog.v1.RestoreCheckoutResponse
@@ -860,7 +915,7 @@ export type RestoreCheckoutResponse = Message<"catalog.v1.RestoreCheckoutRespons
  * Use `create(RestoreCheckoutResponseSchema)` to create a new message.
  */
 export const RestoreCheckoutResponseSchema: GenMessage<RestoreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 20);
+  messageDesc(file_catalog_v1_catalog, 21);
 
 /**
  * @generated from message catalog.v1.ExtendCheckoutRequest
@@ -897,7 +952,7 @@ export type ExtendCheckoutRequest = Message<"catalog.v1.ExtendCheckoutRequest"> 
  * Use `create(ExtendCheckoutRequestSchema)` to create a new message.
  */
 export const ExtendCheckoutRequestSchema: GenMessage<ExtendCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 21);
+  messageDesc(file_catalog_v1_catalog, 22);
 
 /**
  * @generated from message catalog.v1.ExtendCheckoutResponse
@@ -914,7 +969,143 @@ export type ExtendCheckoutResponse = Message<"catalog.v1.ExtendCheckoutResponse"
  * Use `create(ExtendCheckoutResponseSchema)` to create a new message.
  */
 export const ExtendCheckoutResponseSchema: GenMessage<ExtendCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 22);
+  messageDesc(file_catalog_v1_catalog, 23);
+
+/**
+ * @generated from message catalog.v1.ListSellingOffersRequest
+ */
+export type ListSellingOffersRequest = Message<"catalog.v1.ListSellingOffersRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * page_size is how many offers to answer at most, from 1 to 1000.
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * after, when set, starts the page after that checkout (keyset pagination).
+   *
+   * @generated from field: catalog.v1.PageAfter after = 3;
+   */
+  after?: PageAfter | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.ListSellingOffersRequest.
+ * Use `create(ListSellingOffersRequestSchema)` to create a new message.
+ */
+export const ListSellingOffersRequestSchema: GenMessage<ListSellingOffersRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 24);
+
+/**
+ * SellingOffer is one checkout of a public catalogue: its summary and the
+ * offer card's text claims (freshness, coverage, source, constraints). The
+ * card's JSON fields (schemas, examples) are left unset, so a page stays small;
+ * the checkout's own 402 carries them.
+ *
+ * @generated from message catalog.v1.SellingOffer
+ */
+export type SellingOffer = Message<"catalog.v1.SellingOffer"> & {
+  /**
+   * @generated from field: catalog.v1.CheckoutSummary checkout = 1;
+   */
+  checkout?: CheckoutSummary | undefined;
+
+  /**
+   * @generated from field: catalog.v1.OfferCard offer = 2;
+   */
+  offer?: OfferCard | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.SellingOffer.
+ * Use `create(SellingOfferSchema)` to create a new message.
+ */
+export const SellingOfferSchema: GenMessage<SellingOffer> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 25);
+
+/**
+ * @generated from message catalog.v1.ListSellingOffersResponse
+ */
+export type ListSellingOffersResponse = Message<"catalog.v1.ListSellingOffersResponse"> & {
+  /**
+   * offers are newest first.
+   *
+   * @generated from field: repeated catalog.v1.SellingOffer offers = 1;
+   */
+  offers: SellingOffer[];
+};
+
+/**
+ * Describes the message catalog.v1.ListSellingOffersResponse.
+ * Use `create(ListSellingOffersResponseSchema)` to create a new message.
+ */
+export const ListSellingOffersResponseSchema: GenMessage<ListSellingOffersResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 26);
+
+/**
+ * @generated from message catalog.v1.AddPayoutRailRequest
+ */
+export type AddPayoutRailRequest = Message<"catalog.v1.AddPayoutRailRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * actor is the credential making the change, as account events name it
+   * (see events.account.v1.AccountActivity).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+
+  /**
+   * chain_family is "eip155", "solana" or "stellar"; catalog checks the address for it.
+   *
+   * @generated from field: string chain_family = 4;
+   */
+  chainFamily: string;
+
+  /**
+   * @generated from field: string address = 5;
+   */
+  address: string;
+};
+
+/**
+ * Describes the message catalog.v1.AddPayoutRailRequest.
+ * Use `create(AddPayoutRailRequestSchema)` to create a new message.
+ */
+export const AddPayoutRailRequestSchema: GenMessage<AddPayoutRailRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 27);
+
+/**
+ * @generated from message catalog.v1.AddPayoutRailResponse
+ */
+export type AddPayoutRailResponse = Message<"catalog.v1.AddPayoutRailResponse"> & {
+  /**
+   * @generated from field: catalog.v1.Checkout checkout = 1;
+   */
+  checkout?: Checkout | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.AddPayoutRailResponse.
+ * Use `create(AddPayoutRailResponseSchema)` to create a new message.
+ */
+export const AddPayoutRailResponseSchema: GenMessage<AddPayoutRailResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 28);
 
 /**
  * @generated from enum catalog.v1.CheckoutStatus
@@ -1067,6 +1258,18 @@ export const CatalogService: GenService<{
     output: typeof ExtendCheckoutResponseSchema;
   },
   /**
+   * AddPayoutRail adds a payout address for a chain family the checkout has none for
+   * (additive only; both faces read the same rails). 422 for an address its chain refuses,
+   * 409 `conflict` for a family that already has one and for a void checkout.
+   *
+   * @generated from rpc catalog.v1.CatalogService.AddPayoutRail
+   */
+  addPayoutRail: {
+    methodKind: "unary";
+    input: typeof AddPayoutRailRequestSchema;
+    output: typeof AddPayoutRailResponseSchema;
+  },
+  /**
    * FileReport records a buyer's report on a checkout (public: no account); never refunds.
    *
    * @generated from rpc catalog.v1.CatalogService.FileReport
@@ -1095,6 +1298,18 @@ export const CatalogService: GenService<{
     methodKind: "unary";
     input: typeof UpdateReportRequestSchema;
     output: typeof UpdateReportResponseSchema;
+  },
+  /**
+   * ListSellingOffers answers one page of what an account sells right now, newest
+   * first: its armed checkouts that are open (not void, not expired, not a sold
+   * single-shot), for the seller's public catalogue. Never the goods.
+   *
+   * @generated from rpc catalog.v1.CatalogService.ListSellingOffers
+   */
+  listSellingOffers: {
+    methodKind: "unary";
+    input: typeof ListSellingOffersRequestSchema;
+    output: typeof ListSellingOffersResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_catalog_v1_catalog, 0);

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/identity.proto.
  */
 export const file_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIlcKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSGwoHYWRkcmVzcxgBIAEoCUIKukgHcgUQBBiAARIaCgduZXR3b3JrGAIgASgJQgm6SAZyBBADGEAiiwEKHUNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbm9uY2UYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgNIloKHFZlcmlmeVdhbGxldFNpZ25hdHVyZVJlcXVlc3QSGwoHbWVzc2FnZRgBIAEoCUIKukgHcgUQARigHxIdCglzaWduYXR1cmUYAiABKAlCCrpIB3IFEAEYgBAi/gEKHVZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEiUKB2FjY291bnQYASABKAsyFC5pZGVudGl0eS52MS5BY2NvdW50EhcKD2FjY291bnRfY3JlYXRlZBgCIAEoCBIkCgdhcGlfa2V5GAMgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5EhMKBnNlY3JldBgEIAEoCUgAiAEBEjAKDXBheW91dF93YWxsZXQYBSABKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQSJQoHc2Vzc2lvbhgGIAEoCzIULmlkZW50aXR5LnYxLlNlc3Npb25CCQoHX3NlY3JldCJICgdTZXNzaW9uEg0KBXRva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIioKGFJlc29sdmVDcmVkZW50aWFsUmVxdWVzdBIOCgZzZWNyZXQYASABKAki1AEKGVJlc29sdmVDcmVkZW50aWFsUmVzcG9uc2USEgoKYWNjb3VudF9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSEgoKa2V5X3ByZWZpeBgDIAEoCRIhCgVzY29wZRgEIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlEiIKBG1vZGUYBSABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlEikKBGtpbmQYBiABKA4yGy5pZGVudGl0eS52MS5DcmVkZW50aWFsS2luZBINCgVhY3RvchgHIAEoCSL7AQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBG5hbWUYAiABKAlIAIgBARItCgVzY29wZRgDIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlQgq6SAeCAQQQASAAEi4KBG1vZGUYBCABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlQgq6SAeCAQQQASAAEjEKCW1pbnRlZF9ieRgFIAEoCzIeLmlkZW50aXR5LnYxLk1pbnRpbmdDcmVkZW50aWFsEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBQgcKBV9uYW1lIoUBChFNaW50aW5nQ3JlZGVudGlhbBIpCgRraW5kGAEgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSIQoFc2NvcGUYAiABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAMgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZSJMChRDcmVhdGVBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkiawoSTGlzdEFwaUtleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESEQoJcGFnZV9zaXplGAIgASgNEiUKBWFmdGVyGAMgASgLMhYuaWRlbnRpdHkudjEuUGFnZUFmdGVyIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5pZGVudGl0eS52MS5BcGlLZXkiZgoTUmV2b2tlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhcKBmtleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASI8ChRSZXZva2VBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjYKF0dldFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiRgoYR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEioKB3dhbGxldHMYASADKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQiaAoRRW5kU2Vzc2lvblJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIbCgpzZXNzaW9uX2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIkIKEkVuZFNlc3Npb25SZXNwb25zZRIsCghlbmRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAinAEKDEFjY291bnRFdmVudBIKCgJpZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSEQoJb2JqZWN0X2lkGAMgASgJEhMKC2RldGFpbF9qc29uGAQgASgJEg0KBWFjdG9yGAUgASgJEhEKCXRlc3RfbW9kZRgGIAEoCBImCgJhdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi7AEKGExpc3RBY2NvdW50RXZlbnRzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEh0KCXBhZ2Vfc2l6ZRgCIAEoDUIKukgHKgUY6AcoARIjCg1hY3Rpb25fcHJlZml4GAMgASgJQge6SARyAhhkSAGIAQESIgoPYmVmb3JlX2V2ZW50X2lkGAQgASgJQge6SARyAhhkSAASLwoJYmVmb3JlX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAQggKBmJlZm9yZUIQCg5fYWN0aW9uX3ByZWZpeCJGChlMaXN0QWNjb3VudEV2ZW50c1Jlc3BvbnNlEikKBmV2ZW50cxgBIAMoCzIZLmlkZW50aXR5LnYxLkFjY291bnRFdmVudCJvCgtTb2NpYWxMaW5rcxIyCgVsaW5rcxgBIAMoCzIjLmlkZW50aXR5LnYxLlNvY2lhbExpbmtzLkxpbmtzRW50cnkaLAoKTGlua3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpMDCgdQcm9maWxlEhIKCmFjY291bnRfaWQYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBEhEKBG5hbWUYAyABKAlIAYgBARIuCgxwcm9maWxlX3R5cGUYBCABKA4yGC5pZGVudGl0eS52MS5Qcm9maWxlVHlwZRIQCgNiaW8YBSABKAlIAogBARIXCgphdmF0YXJfdXJsGAYgASgJSAOIAQESGAoLd2Vic2l0ZV91cmwYByABKAlIBIgBARIuCgxzb2NpYWxfbGlua3MYCCABKAsyGC5pZGVudGl0eS52MS5Tb2NpYWxMaW5rcxIQCgh2ZXJpZmllZBgJIAEoCBIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfc2x1Z0IHCgVfbmFtZUIGCgRfYmlvQg0KC19hdmF0YXJfdXJsQg4KDF93ZWJzaXRlX3VybCIwChFHZXRQcm9maWxlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABIjsKEkdldFByb2ZpbGVSZXNwb25zZRIlCgdwcm9maWxlGAEgASgLMhQuaWRlbnRpdHkudjEuUHJvZmlsZSLJAwoUVXBkYXRlUHJvZmlsZVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIRCgRzbHVnGAIgASgJSACIAQESEQoEbmFtZRgDIAEoCUgBiAEBEj0KDHByb2ZpbGVfdHlwZRgEIAEoDjIYLmlkZW50aXR5LnYxLlByb2ZpbGVUeXBlQgi6SAWCAQIQAUgCiAEBEhAKA2JpbxgFIAEoCUgDiAEBEhcKCmF2YXRhcl91cmwYBiABKAlIBIgBARIYCgt3ZWJzaXRlX3VybBgHIAEoCUgFiAEBEi4KDHNvY2lhbF9saW5rcxgIIAEoCzIYLmlkZW50aXR5LnYxLlNvY2lhbExpbmtzElUKBWNsZWFyGAkgAygJQka6SEOSAUAQBhgBIjpyOFIEc2x1Z1IEbmFtZVIMcHJvZmlsZV90eXBlUgNiaW9SCmF2YXRhcl91cmxSC3dlYnNpdGVfdXJsEhkKBWFjdG9yGAogASgJQgq6SAdyBRABGMgBQgcKBV9zbHVnQgcKBV9uYW1lQg8KDV9wcm9maWxlX3R5cGVCBgoEX2Jpb0INCgtfYXZhdGFyX3VybEIOCgxfd2Vic2l0ZV91cmwiTwoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlEg8KB2NoYW5nZWQYAiADKAkqVwoFU2NvcGUSFQoRU0NPUEVfVU5TUEVDSUZJRUQQABITCg9TQ09QRV9SRUFEX09OTFkQARISCg5TQ09QRV9QQVlNRU5UUxACEg4KClNDT1BFX0ZVTEwQAypJCgdLZXlNb2RlEhgKFEtFWV9NT0RFX1VOU1BFQ0lGSUVEEAASEQoNS0VZX01PREVfVEVTVBABEhEKDUtFWV9NT0RFX0xJVkUQAiprCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIbChdDUkVERU5USUFMX0tJTkRfQVBJX0tFWRABEhsKF0NSRURFTlRJQUxfS0lORF9TRVNTSU9OEAIqeQoLUHJvZmlsZVR5cGUSHAoYUFJPRklMRV9UWVBFX1VOU1BFQ0lGSUVEEAASGwoXUFJPRklMRV9UWVBFX0lORElWSURVQUwQARIVChFQUk9GSUxFX1RZUEVfVEVBTRACEhgKFFBST0ZJTEVfVFlQRV9DT01QQU5ZEAMyjAgKD0lkZW50aXR5U2VydmljZRJuChVDcmVhdGVXYWxsZXRDaGFsbGVuZ2USKS5pZGVudGl0eS52MS5DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXF1ZXN0GiouaWRlbnRpdHkudjEuQ3JlYXRlV2FsbGV0Q2hhbGxlbmdlUmVzcG9uc2USbgoVVmVyaWZ5V2FsbGV0U2lnbmF0dXJlEikuaWRlbnRpdHkudjEuVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVxdWVzdBoqLmlkZW50aXR5LnYxLlZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEmIKEVJlc29sdmVDcmVkZW50aWFsEiUuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXF1ZXN0GiYuaWRlbnRpdHkudjEuUmVzb2x2ZUNyZWRlbnRpYWxSZXNwb25zZRJTCgxDcmVhdGVBcGlLZXkSIC5pZGVudGl0eS52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0GiEuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUAoLTGlzdEFwaUtleXMSHy5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1JlcXVlc3QaIC5pZGVudGl0eS52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElMKDFJldm9rZUFwaUtleRIgLmlkZW50aXR5LnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIS5pZGVudGl0eS52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJfChBHZXRQYXlvdXRXYWxsZXRzEiQuaWRlbnRpdHkudjEuR2V0UGF5b3V0V2FsbGV0c1JlcXVlc3QaJS5pZGVudGl0eS52MS5HZXRQYXlvdXRXYWxsZXRzUmVzcG9uc2USTQoKRW5kU2Vzc2lvbhIeLmlkZW50aXR5LnYxLkVuZFNlc3Npb25SZXF1ZXN0Gh8uaWRlbnRpdHkudjEuRW5kU2Vzc2lvblJlc3BvbnNlEmIKEUxpc3RBY2NvdW50RXZlbnRzEiUuaWRlbnRpdHkudjEuTGlzdEFjY291bnRFdmVudHNSZXF1ZXN0GiYuaWRlbnRpdHkudjEuTGlzdEFjY291bnRFdmVudHNSZXNwb25zZRJNCgpHZXRQcm9maWxlEh4uaWRlbnRpdHkudjEuR2V0UHJvZmlsZVJlcXVlc3QaHy5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVzcG9uc2USVgoNVXBkYXRlUHJvZmlsZRIhLmlkZW50aXR5LnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GiIuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIlcKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSGwoHYWRkcmVzcxgBIAEoCUIKukgHcgUQBBiAARIaCgduZXR3b3JrGAIgASgJQgm6SAZyBBADGEAiiwEKHUNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbm9uY2UYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgNIloKHFZlcmlmeVdhbGxldFNpZ25hdHVyZVJlcXVlc3QSGwoHbWVzc2FnZRgBIAEoCUIKukgHcgUQARigHxIdCglzaWduYXR1cmUYAiABKAlCCrpIB3IFEAEYgBAi/gEKHVZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEiUKB2FjY291bnQYASABKAsyFC5pZGVudGl0eS52MS5BY2NvdW50EhcKD2FjY291bnRfY3JlYXRlZBgCIAEoCBIkCgdhcGlfa2V5GAMgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5EhMKBnNlY3JldBgEIAEoCUgAiAEBEjAKDXBheW91dF93YWxsZXQYBSABKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQSJQoHc2Vzc2lvbhgGIAEoCzIULmlkZW50aXR5LnYxLlNlc3Npb25CCQoHX3NlY3JldCJiChdSZXF1ZXN0TWFnaWNMaW5rUmVxdWVzdBIXCgVlbWFpbBgBIAEoCUIIukgFcgMYgAgSIAoJcmV0dXJuX3RvGAIgASgJQgi6SAVyAxiAIEgAiAEBQgwKCl9yZXR1cm5fdG8idQoYUmVxdWVzdE1hZ2ljTGlua1Jlc3BvbnNlEg0KBWVtYWlsGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgDIAEoDSIxChZWZXJpZnlNYWdpY0xpbmtSZXF1ZXN0EhcKBXRva2VuGAEgASgJQgi6SAVyAxiAAiKmAQoXVmVyaWZ5TWFnaWNMaW5rUmVzcG9uc2USJQoHYWNjb3VudBgBIAEoCzIULmlkZW50aXR5LnYxLkFjY291bnQSFwoPYWNjb3VudF9jcmVhdGVkGAIgASgIEiUKB3Nlc3Npb24YAyABKAsyFC5pZGVudGl0eS52MS5TZXNzaW9uEhYKCXJldHVybl90bxgEIAEoCUgAiAEBQgwKCl9yZXR1cm5fdG8iSAoHU2Vzc2lvbhINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIqChhSZXNvbHZlQ3JlZGVudGlhbFJlcXVlc3QSDgoGc2VjcmV0GAEgASgJIpgCChlSZXNvbHZlQ3JlZGVudGlhbFJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhIKCmtleV9wcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIpCgRraW5kGAYgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSDQoFYWN0b3IYByABKAkSMwoKZXhwaXJlc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBAUINCgtfZXhwaXJlc19hdCL7AQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBG5hbWUYAiABKAlIAIgBARItCgVzY29wZRgDIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlQgq6SAeCAQQQASAAEi4KBG1vZGUYBCABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlQgq6SAeCAQQQASAAEjEKCW1pbnRlZF9ieRgFIAEoCzIeLmlkZW50aXR5LnYxLk1pbnRpbmdDcmVkZW50aWFsEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBQgcKBV9uYW1lIoUBChFNaW50aW5nQ3JlZGVudGlhbBIpCgRraW5kGAEgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSIQoFc2NvcGUYAiABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAMgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZSJMChRDcmVhdGVBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkiawoSTGlzdEFwaUtleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESEQoJcGFnZV9zaXplGAIgASgNEiUKBWFmdGVyGAMgASgLMhYuaWRlbnRpdHkudjEuUGFnZUFmdGVyIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5pZGVudGl0eS52MS5BcGlLZXkiZgoTUmV2b2tlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhcKBmtleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASI8ChRSZXZva2VBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjYKF0dldFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiRgoYR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEioKB3dhbGxldHMYASADKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQihAIKF1B1dFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEScAoHd2FsbGV0cxgCIAMoCzIxLmlkZW50aXR5LnYxLlB1dFBheW91dFdhbGxldHNSZXF1ZXN0LldhbGxldHNFbnRyeUIsukgpmgEmEAMiG3IZUgZlaXAxNTVSBnNvbGFuYVIHc3RlbGxhcioFcgMYgAESDwoHZHJ5X3J1bhgDIAEoCBIZCgVhY3RvchgEIAEoCUIKukgHcgUQARjIARouCgxXYWxsZXRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJoChJQYXlvdXRXYWxsZXRDaGFuZ2USFAoMY2hhaW5fZmFtaWx5GAEgASgJEhMKBmJlZm9yZRgCIAEoCUgAiAEBEhIKBWFmdGVyGAMgASgJSAGIAQFCCQoHX2JlZm9yZUIICgZfYWZ0ZXIiiQEKGFB1dFBheW91dFdhbGxldHNSZXNwb25zZRIqCgd3YWxsZXRzGAEgAygLMhkuaWRlbnRpdHkudjEuUGF5b3V0V2FsbGV0EjAKB2NoYW5nZXMYAiADKAsyHy5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXRDaGFuZ2USDwoHY2hhbmdlZBgDIAEoCCJoChFFbmRTZXNzaW9uUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhsKCnNlc3Npb25faWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiQgoSRW5kU2Vzc2lvblJlc3BvbnNlEiwKCGVuZGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKcAQoMQWNjb3VudEV2ZW50EgoKAmlkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIRCglvYmplY3RfaWQYAyABKAkSEwoLZGV0YWlsX2pzb24YBCABKAkSDQoFYWN0b3IYBSABKAkSEQoJdGVzdF9tb2RlGAYgASgIEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLsAQoYTGlzdEFjY291bnRFdmVudHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEiMKDWFjdGlvbl9wcmVmaXgYAyABKAlCB7pIBHICGGRIAYgBARIiCg9iZWZvcmVfZXZlbnRfaWQYBCABKAlCB7pIBHICGGRIABIvCgliZWZvcmVfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSABCCAoGYmVmb3JlQhAKDl9hY3Rpb25fcHJlZml4IkYKGUxpc3RBY2NvdW50RXZlbnRzUmVzcG9uc2USKQoGZXZlbnRzGAEgAygLMhkuaWRlbnRpdHkudjEuQWNjb3VudEV2ZW50Im8KC1NvY2lhbExpbmtzEjIKBWxpbmtzGAEgAygLMiMuaWRlbnRpdHkudjEuU29jaWFsTGlua3MuTGlua3NFbnRyeRosCgpMaW5rc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEikwMKB1Byb2ZpbGUSEgoKYWNjb3VudF9pZBgBIAEoCRIRCgRzbHVnGAIgASgJSACIAQESEQoEbmFtZRgDIAEoCUgBiAEBEi4KDHByb2ZpbGVfdHlwZRgEIAEoDjIYLmlkZW50aXR5LnYxLlByb2ZpbGVUeXBlEhAKA2JpbxgFIAEoCUgCiAEBEhcKCmF2YXRhcl91cmwYBiABKAlIA4gBARIYCgt3ZWJzaXRlX3VybBgHIAEoCUgEiAEBEi4KDHNvY2lhbF9saW5rcxgIIAEoCzIYLmlkZW50aXR5LnYxLlNvY2lhbExpbmtzEhAKCHZlcmlmaWVkGAkgASgIEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zbHVnQgcKBV9uYW1lQgYKBF9iaW9CDQoLX2F2YXRhcl91cmxCDgoMX3dlYnNpdGVfdXJsIjAKEUdldFByb2ZpbGVSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiOwoSR2V0UHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlIskDChRVcGRhdGVQcm9maWxlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBHNsdWcYAiABKAlIAIgBARIRCgRuYW1lGAMgASgJSAGIAQESPQoMcHJvZmlsZV90eXBlGAQgASgOMhguaWRlbnRpdHkudjEuUHJvZmlsZVR5cGVCCLpIBYIBAhABSAKIAQESEAoDYmlvGAUgASgJSAOIAQESFwoKYXZhdGFyX3VybBgGIAEoCUgEiAEBEhgKC3dlYnNpdGVfdXJsGAcgASgJSAWIAQESLgoMc29jaWFsX2xpbmtzGAggASgLMhguaWRlbnRpdHkudjEuU29jaWFsTGlua3MSVQoFY2xlYXIYCSADKAlCRrpIQ5IBQBAGGAEiOnI4UgRzbHVnUgRuYW1lUgxwcm9maWxlX3R5cGVSA2Jpb1IKYXZhdGFyX3VybFILd2Vic2l0ZV91cmwSGQoFYWN0b3IYCiABKAlCCrpIB3IFEAEYyAFCBwoFX3NsdWdCBwoFX25hbWVCDwoNX3Byb2ZpbGVfdHlwZUIGCgRfYmlvQg0KC19hdmF0YXJfdXJsQg4KDF93ZWJzaXRlX3VybCJPChVVcGRhdGVQcm9maWxlUmVzcG9uc2USJQoHcHJvZmlsZRgBIAEoCzIULmlkZW50aXR5LnYxLlByb2ZpbGUSDwoHY2hhbmdlZBgCIAMoCSIyChdHZXRQdWJsaWNQcm9maWxlUmVxdWVzdBIXCgRzbHVnGAEgASgJQgm6SAZyBBABGEAiQQoYR2V0UHVibGljUHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlIngKEFBsYXRmb3JtU2V0dGluZ3MSGAoQcGxhdGZvcm1fYWNjb3VudBgBIAEoCBIYChBwbGF0Zm9ybV9mZWVfYnBzGAIgASgNEhwKD3BsYXRmb3JtX2ZlZV90bxgDIAEoCUgAiAEBQhIKEF9wbGF0Zm9ybV9mZWVfdG8iOQoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQASJfChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5pZGVudGl0eS52MS5QbGF0Zm9ybVNldHRpbmdzEg8KB3NvbGRfYnkYAiABKAkixAEKGlB1dFBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESGAoQcGxhdGZvcm1fYWNjb3VudBgCIAEoCBIYChBwbGF0Zm9ybV9mZWVfYnBzGAMgASgNEiYKD3BsYXRmb3JtX2ZlZV90bxgEIAEoCUIIukgFcgMYgAFIAIgBARIZCgVhY3RvchgFIAEoCUIKukgHcgUQARjIAUISChBfcGxhdGZvcm1fZmVlX3RvIl8KG1B1dFBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmlkZW50aXR5LnYxLlBsYXRmb3JtU2V0dGluZ3MSDwoHY2hhbmdlZBgCIAEoCCpXCgVTY29wZRIVChFTQ09QRV9VTlNQRUNJRklFRBAAEhMKD1NDT1BFX1JFQURfT05MWRABEhIKDlNDT1BFX1BBWU1FTlRTEAISDgoKU0NPUEVfRlVMTBADKkkKB0tleU1vZGUSGAoUS0VZX01PREVfVU5TUEVDSUZJRUQQABIRCg1LRVlfTU9ERV9URVNUEAESEQoNS0VZX01PREVfTElWRRACKmsKDkNyZWRlbnRpYWxLaW5kEh8KG0NSRURFTlRJQUxfS0lORF9VTlNQRUNJRklFRBAAEhsKF0NSRURFTlRJQUxfS0lORF9BUElfS0VZEAESGwoXQ1JFREVOVElBTF9LSU5EX1NFU1NJT04QAip5CgtQcm9maWxlVHlwZRIcChhQUk9GSUxFX1RZUEVfVU5TUEVDSUZJRUQQABIbChdQUk9GSUxFX1RZUEVfSU5ESVZJRFVBTBABEhUKEVBST0ZJTEVfVFlQRV9URUFNEAISGAoUUFJPRklMRV9UWVBFX0NPTVBBTlkQAzLhDAoPSWRlbnRpdHlTZXJ2aWNlEm4KFUNyZWF0ZVdhbGxldENoYWxsZW5nZRIpLmlkZW50aXR5LnYxLkNyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QaKi5pZGVudGl0eS52MS5DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXNwb25zZRJuChVWZXJpZnlXYWxsZXRTaWduYXR1cmUSKS5pZGVudGl0eS52MS5WZXJpZnlXYWxsZXRTaWduYXR1cmVSZXF1ZXN0GiouaWRlbnRpdHkudjEuVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVzcG9uc2USXwoQUmVxdWVzdE1hZ2ljTGluaxIkLmlkZW50aXR5LnYxLlJlcXVlc3RNYWdpY0xpbmtSZXF1ZXN0GiUuaWRlbnRpdHkudjEuUmVxdWVzdE1hZ2ljTGlua1Jlc3BvbnNlElwKD1ZlcmlmeU1hZ2ljTGluaxIjLmlkZW50aXR5LnYxLlZlcmlmeU1hZ2ljTGlua1JlcXVlc3QaJC5pZGVudGl0eS52MS5WZXJpZnlNYWdpY0xpbmtSZXNwb25zZRJiChFSZXNvbHZlQ3JlZGVudGlhbBIlLmlkZW50aXR5LnYxLlJlc29sdmVDcmVkZW50aWFsUmVxdWVzdBomLmlkZW50aXR5LnYxLlJlc29sdmVDcmVkZW50aWFsUmVzcG9uc2USUwoMQ3JlYXRlQXBpS2V5EiAuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBohLmlkZW50aXR5LnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlElAKC0xpc3RBcGlLZXlzEh8uaWRlbnRpdHkudjEuTGlzdEFwaUtleXNSZXF1ZXN0GiAuaWRlbnRpdHkudjEuTGlzdEFwaUtleXNSZXNwb25zZRJTCgxSZXZva2VBcGlLZXkSIC5pZGVudGl0eS52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiEuaWRlbnRpdHkudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USXwoQR2V0UGF5b3V0V2FsbGV0cxIkLmlkZW50aXR5LnYxLkdldFBheW91dFdhbGxldHNSZXF1ZXN0GiUuaWRlbnRpdHkudjEuR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEl8KEFB1dFBheW91dFdhbGxldHMSJC5pZGVudGl0eS52MS5QdXRQYXlvdXRXYWxsZXRzUmVxdWVzdBolLmlkZW50aXR5LnYxLlB1dFBheW91dFdhbGxldHNSZXNwb25zZRJNCgpFbmRTZXNzaW9uEh4uaWRlbnRpdHkudjEuRW5kU2Vzc2lvblJlcXVlc3QaHy5pZGVudGl0eS52MS5FbmRTZXNzaW9uUmVzcG9uc2USYgoRTGlzdEFjY291bnRFdmVudHMSJS5pZGVudGl0eS52MS5MaXN0QWNjb3VudEV2ZW50c1JlcXVlc3QaJi5pZGVudGl0eS52MS5MaXN0QWNjb3VudEV2ZW50c1Jlc3BvbnNlEk0KCkdldFByb2ZpbGUSHi5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVxdWVzdBofLmlkZW50aXR5LnYxLkdldFByb2ZpbGVSZXNwb25zZRJWCg1VcGRhdGVQcm9maWxlEiEuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlcXVlc3QaIi5pZGVudGl0eS52MS5VcGRhdGVQcm9maWxlUmVzcG9uc2USXwoQR2V0UHVibGljUHJvZmlsZRIkLmlkZW50aXR5LnYxLkdldFB1YmxpY1Byb2ZpbGVSZXF1ZXN0GiUuaWRlbnRpdHkudjEuR2V0UHVibGljUHJvZmlsZVJlc3BvbnNlEmgKE0dldFBsYXRmb3JtU2V0dGluZ3MSJy5pZGVudGl0eS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBooLmlkZW50aXR5LnYxLkdldFBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRJoChNQdXRQbGF0Zm9ybVNldHRpbmdzEicuaWRlbnRpdHkudjEuUHV0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKC5pZGVudGl0eS52MS5QdXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message identity.v1.Account
@@ -218,7 +218,8 @@ export type VerifyWalletSignatureResponse = Message<"identity.v1.VerifyWalletSig
   accountCreated: boolean;
 
   /**
-   * api_key and secret are set on the first sign-in only: the account's first automation key.
+   * api_key and secret: the fresh automation key of this sign-in (on the first one, the
+   * account's first key).
    *
    * @generated from field: identity.v1.ApiKey api_key = 3;
    */
@@ -237,7 +238,7 @@ export type VerifyWalletSignatureResponse = Message<"identity.v1.VerifyWalletSig
   payoutWallet?: PayoutWallet | undefined;
 
   /**
-   * session is set on later sign-ins, which mint no key.
+   * session is the bearer session opened beside the key.
    *
    * @generated from field: identity.v1.Session session = 6;
    */
@@ -250,6 +251,114 @@ export type VerifyWalletSignatureResponse = Message<"identity.v1.VerifyWalletSig
  */
 export const VerifyWalletSignatureResponseSchema: GenMessage<VerifyWalletSignatureResponse> = /*@__PURE__*/
   messageDesc(file_identity_v1_identity, 6);
+
+/**
+ * @generated from message identity.v1.RequestMagicLinkRequest
+ */
+export type RequestMagicLinkRequest = Message<"identity.v1.RequestMagicLinkRequest"> & {
+  /**
+   * email is checked and normalised by identity (trimmed, lowercased, at most 254 characters).
+   *
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * return_to is a path on this site to land on after signing in.
+   *
+   * @generated from field: optional string return_to = 2;
+   */
+  returnTo?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.RequestMagicLinkRequest.
+ * Use `create(RequestMagicLinkRequestSchema)` to create a new message.
+ */
+export const RequestMagicLinkRequestSchema: GenMessage<RequestMagicLinkRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 7);
+
+/**
+ * @generated from message identity.v1.RequestMagicLinkResponse
+ */
+export type RequestMagicLinkResponse = Message<"identity.v1.RequestMagicLinkResponse"> & {
+  /**
+   * email is the address as normalised, which the link was sent to.
+   *
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: uint32 expires_in_seconds = 3;
+   */
+  expiresInSeconds: number;
+};
+
+/**
+ * Describes the message identity.v1.RequestMagicLinkResponse.
+ * Use `create(RequestMagicLinkResponseSchema)` to create a new message.
+ */
+export const RequestMagicLinkResponseSchema: GenMessage<RequestMagicLinkResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 8);
+
+/**
+ * @generated from message identity.v1.VerifyMagicLinkRequest
+ */
+export type VerifyMagicLinkRequest = Message<"identity.v1.VerifyMagicLinkRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message identity.v1.VerifyMagicLinkRequest.
+ * Use `create(VerifyMagicLinkRequestSchema)` to create a new message.
+ */
+export const VerifyMagicLinkRequestSchema: GenMessage<VerifyMagicLinkRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 9);
+
+/**
+ * @generated from message identity.v1.VerifyMagicLinkResponse
+ */
+export type VerifyMagicLinkResponse = Message<"identity.v1.VerifyMagicLinkResponse"> & {
+  /**
+   * @generated from field: identity.v1.Account account = 1;
+   */
+  account?: Account | undefined;
+
+  /**
+   * @generated from field: bool account_created = 2;
+   */
+  accountCreated: boolean;
+
+  /**
+   * session is the browser session opened: its token is both the bearer token and the cookie's value.
+   *
+   * @generated from field: identity.v1.Session session = 3;
+   */
+  session?: Session | undefined;
+
+  /**
+   * return_to is the path asked for when the link was requested, when one was.
+   *
+   * @generated from field: optional string return_to = 4;
+   */
+  returnTo?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.VerifyMagicLinkResponse.
+ * Use `create(VerifyMagicLinkResponseSchema)` to create a new message.
+ */
+export const VerifyMagicLinkResponseSchema: GenMessage<VerifyMagicLinkResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 10);
 
 /**
  * Session is a bearer session token, returned exactly once; only its hash is stored.
@@ -273,7 +382,7 @@ export type Session = Message<"identity.v1.Session"> & {
  * Use `create(SessionSchema)` to create a new message.
  */
 export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 7);
+  messageDesc(file_identity_v1_identity, 11);
 
 /**
  * @generated from message identity.v1.ResolveCredentialRequest
@@ -290,7 +399,7 @@ export type ResolveCredentialRequest = Message<"identity.v1.ResolveCredentialReq
  * Use `create(ResolveCredentialRequestSchema)` to create a new message.
  */
 export const ResolveCredentialRequestSchema: GenMessage<ResolveCredentialRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 8);
+  messageDesc(file_identity_v1_identity, 12);
 
 /**
  * @generated from message identity.v1.ResolveCredentialResponse
@@ -335,6 +444,13 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
    * @generated from field: string actor = 7;
    */
   actor: string;
+
+  /**
+   * expires_at is when a session ends (unset for a key).
+   *
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 8;
+   */
+  expiresAt?: Timestamp | undefined;
 };
 
 /**
@@ -342,7 +458,7 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
  * Use `create(ResolveCredentialResponseSchema)` to create a new message.
  */
 export const ResolveCredentialResponseSchema: GenMessage<ResolveCredentialResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 9);
+  messageDesc(file_identity_v1_identity, 13);
 
 /**
  * @generated from message identity.v1.CreateApiKeyRequest
@@ -389,7 +505,7 @@ export type CreateApiKeyRequest = Message<"identity.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 10);
+  messageDesc(file_identity_v1_identity, 14);
 
 /**
  * @generated from message identity.v1.MintingCredential
@@ -416,7 +532,7 @@ export type MintingCredential = Message<"identity.v1.MintingCredential"> & {
  * Use `create(MintingCredentialSchema)` to create a new message.
  */
 export const MintingCredentialSchema: GenMessage<MintingCredential> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 11);
+  messageDesc(file_identity_v1_identity, 15);
 
 /**
  * @generated from message identity.v1.CreateApiKeyResponse
@@ -438,7 +554,7 @@ export type CreateApiKeyResponse = Message<"identity.v1.CreateApiKeyResponse"> &
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 12);
+  messageDesc(file_identity_v1_identity, 16);
 
 /**
  * PageAfter names the last item of the previous page by its sort key: lists are
@@ -463,7 +579,7 @@ export type PageAfter = Message<"identity.v1.PageAfter"> & {
  * Use `create(PageAfterSchema)` to create a new message.
  */
 export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 13);
+  messageDesc(file_identity_v1_identity, 17);
 
 /**
  * @generated from message identity.v1.ListApiKeysRequest
@@ -494,7 +610,7 @@ export type ListApiKeysRequest = Message<"identity.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 14);
+  messageDesc(file_identity_v1_identity, 18);
 
 /**
  * @generated from message identity.v1.ListApiKeysResponse
@@ -513,7 +629,7 @@ export type ListApiKeysResponse = Message<"identity.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 15);
+  messageDesc(file_identity_v1_identity, 19);
 
 /**
  * @generated from message identity.v1.RevokeApiKeyRequest
@@ -543,7 +659,7 @@ export type RevokeApiKeyRequest = Message<"identity.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 16);
+  messageDesc(file_identity_v1_identity, 20);
 
 /**
  * @generated from message identity.v1.RevokeApiKeyResponse
@@ -560,7 +676,7 @@ export type RevokeApiKeyResponse = Message<"identity.v1.RevokeApiKeyResponse"> &
  * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
  */
 export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 17);
+  messageDesc(file_identity_v1_identity, 21);
 
 /**
  * @generated from message identity.v1.GetPayoutWalletsRequest
@@ -577,7 +693,7 @@ export type GetPayoutWalletsRequest = Message<"identity.v1.GetPayoutWalletsReque
  * Use `create(GetPayoutWalletsRequestSchema)` to create a new message.
  */
 export const GetPayoutWalletsRequestSchema: GenMessage<GetPayoutWalletsRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 18);
+  messageDesc(file_identity_v1_identity, 22);
 
 /**
  * @generated from message identity.v1.GetPayoutWalletsResponse
@@ -594,7 +710,110 @@ export type GetPayoutWalletsResponse = Message<"identity.v1.GetPayoutWalletsResp
  * Use `create(GetPayoutWalletsResponseSchema)` to create a new message.
  */
 export const GetPayoutWalletsResponseSchema: GenMessage<GetPayoutWalletsResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 19);
+  messageDesc(file_identity_v1_identity, 23);
+
+/**
+ * @generated from message identity.v1.PutPayoutWalletsRequest
+ */
+export type PutPayoutWalletsRequest = Message<"identity.v1.PutPayoutWalletsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * wallets maps a chain family ("eip155", "solana", "stellar") to the address that
+   * stands for it; identity checks each address for its chain.
+   *
+   * @generated from field: map<string, string> wallets = 2;
+   */
+  wallets: { [key: string]: string };
+
+  /**
+   * dry_run validates and answers what would be stored, and writes nothing.
+   *
+   * @generated from field: bool dry_run = 3;
+   */
+  dryRun: boolean;
+
+  /**
+   * actor is the credential making the change, as account events name it.
+   *
+   * @generated from field: string actor = 4;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message identity.v1.PutPayoutWalletsRequest.
+ * Use `create(PutPayoutWalletsRequestSchema)` to create a new message.
+ */
+export const PutPayoutWalletsRequestSchema: GenMessage<PutPayoutWalletsRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 24);
+
+/**
+ * PayoutWalletChange is what a PUT does to one family's standing wallet.
+ *
+ * @generated from message identity.v1.PayoutWalletChange
+ */
+export type PayoutWalletChange = Message<"identity.v1.PayoutWalletChange"> & {
+  /**
+   * @generated from field: string chain_family = 1;
+   */
+  chainFamily: string;
+
+  /**
+   * before and after are the standing addresses; absent: none.
+   *
+   * @generated from field: optional string before = 2;
+   */
+  before?: string | undefined;
+
+  /**
+   * @generated from field: optional string after = 3;
+   */
+  after?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.PayoutWalletChange.
+ * Use `create(PayoutWalletChangeSchema)` to create a new message.
+ */
+export const PayoutWalletChangeSchema: GenMessage<PayoutWalletChange> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 25);
+
+/**
+ * @generated from message identity.v1.PutPayoutWalletsResponse
+ */
+export type PutPayoutWalletsResponse = Message<"identity.v1.PutPayoutWalletsResponse"> & {
+  /**
+   * wallets are the account's wallets after the change (or as they would be, for a dry run).
+   *
+   * @generated from field: repeated identity.v1.PayoutWallet wallets = 1;
+   */
+  wallets: PayoutWallet[];
+
+  /**
+   * changes has one entry per family: eip155, solana, stellar.
+   *
+   * @generated from field: repeated identity.v1.PayoutWalletChange changes = 2;
+   */
+  changes: PayoutWalletChange[];
+
+  /**
+   * changed is false when the standing set already was this one (nothing written or recorded).
+   *
+   * @generated from field: bool changed = 3;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message identity.v1.PutPayoutWalletsResponse.
+ * Use `create(PutPayoutWalletsResponseSchema)` to create a new message.
+ */
+export const PutPayoutWalletsResponseSchema: GenMessage<PutPayoutWalletsResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 26);
 
 /**
  * @generated from message identity.v1.EndSessionRequest
@@ -624,7 +843,7 @@ export type EndSessionRequest = Message<"identity.v1.EndSessionRequest"> & {
  * Use `create(EndSessionRequestSchema)` to create a new message.
  */
 export const EndSessionRequestSchema: GenMessage<EndSessionRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 20);
+  messageDesc(file_identity_v1_identity, 27);
 
 /**
  * @generated from message identity.v1.EndSessionResponse
@@ -643,7 +862,7 @@ export type EndSessionResponse = Message<"identity.v1.EndSessionResponse"> & {
  * Use `create(EndSessionResponseSchema)` to create a new message.
  */
 export const EndSessionResponseSchema: GenMessage<EndSessionResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 21);
+  messageDesc(file_identity_v1_identity, 28);
 
 /**
  * AccountEvent is one row of the account's event log (GET /v1/account/events).
@@ -694,7 +913,7 @@ export type AccountEvent = Message<"identity.v1.AccountEvent"> & {
  * Use `create(AccountEventSchema)` to create a new message.
  */
 export const AccountEventSchema: GenMessage<AccountEvent> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 22);
+  messageDesc(file_identity_v1_identity, 29);
 
 /**
  * @generated from message identity.v1.ListAccountEventsRequest
@@ -744,7 +963,7 @@ export type ListAccountEventsRequest = Message<"identity.v1.ListAccountEventsReq
  * Use `create(ListAccountEventsRequestSchema)` to create a new message.
  */
 export const ListAccountEventsRequestSchema: GenMessage<ListAccountEventsRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 23);
+  messageDesc(file_identity_v1_identity, 30);
 
 /**
  * @generated from message identity.v1.ListAccountEventsResponse
@@ -763,7 +982,7 @@ export type ListAccountEventsResponse = Message<"identity.v1.ListAccountEventsRe
  * Use `create(ListAccountEventsResponseSchema)` to create a new message.
  */
 export const ListAccountEventsResponseSchema: GenMessage<ListAccountEventsResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 24);
+  messageDesc(file_identity_v1_identity, 31);
 
 /**
  * SocialLinks is a profile's links by name (`github` -> a URL or a handle).
@@ -782,7 +1001,7 @@ export type SocialLinks = Message<"identity.v1.SocialLinks"> & {
  * Use `create(SocialLinksSchema)` to create a new message.
  */
 export const SocialLinksSchema: GenMessage<SocialLinks> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 25);
+  messageDesc(file_identity_v1_identity, 32);
 
 /**
  * Profile is a seller's public profile. An unset optional field is null in the JSON API.
@@ -857,7 +1076,7 @@ export type Profile = Message<"identity.v1.Profile"> & {
  * Use `create(ProfileSchema)` to create a new message.
  */
 export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 26);
+  messageDesc(file_identity_v1_identity, 33);
 
 /**
  * @generated from message identity.v1.GetProfileRequest
@@ -874,7 +1093,7 @@ export type GetProfileRequest = Message<"identity.v1.GetProfileRequest"> & {
  * Use `create(GetProfileRequestSchema)` to create a new message.
  */
 export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 27);
+  messageDesc(file_identity_v1_identity, 34);
 
 /**
  * @generated from message identity.v1.GetProfileResponse
@@ -891,7 +1110,7 @@ export type GetProfileResponse = Message<"identity.v1.GetProfileResponse"> & {
  * Use `create(GetProfileResponseSchema)` to create a new message.
  */
 export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 28);
+  messageDesc(file_identity_v1_identity, 35);
 
 /**
  * UpdateProfileRequest is a patch: a field not set here, and not named in `clear`,
@@ -967,7 +1186,7 @@ export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> &
  * Use `create(UpdateProfileRequestSchema)` to create a new message.
  */
 export const UpdateProfileRequestSchema: GenMessage<UpdateProfileRequest> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 29);
+  messageDesc(file_identity_v1_identity, 36);
 
 /**
  * @generated from message identity.v1.UpdateProfileResponse
@@ -991,7 +1210,184 @@ export type UpdateProfileResponse = Message<"identity.v1.UpdateProfileResponse">
  * Use `create(UpdateProfileResponseSchema)` to create a new message.
  */
 export const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse> = /*@__PURE__*/
-  messageDesc(file_identity_v1_identity, 30);
+  messageDesc(file_identity_v1_identity, 37);
+
+/**
+ * @generated from message identity.v1.GetPublicProfileRequest
+ */
+export type GetPublicProfileRequest = Message<"identity.v1.GetPublicProfileRequest"> & {
+  /**
+   * slug as it appears in the URL; one that cannot be a slug is NOT_FOUND, never looked up.
+   *
+   * @generated from field: string slug = 1;
+   */
+  slug: string;
+};
+
+/**
+ * Describes the message identity.v1.GetPublicProfileRequest.
+ * Use `create(GetPublicProfileRequestSchema)` to create a new message.
+ */
+export const GetPublicProfileRequestSchema: GenMessage<GetPublicProfileRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 38);
+
+/**
+ * @generated from message identity.v1.GetPublicProfileResponse
+ */
+export type GetPublicProfileResponse = Message<"identity.v1.GetPublicProfileResponse"> & {
+  /**
+   * profile is the whole record; the caller shows only its public fields.
+   *
+   * @generated from field: identity.v1.Profile profile = 1;
+   */
+  profile?: Profile | undefined;
+};
+
+/**
+ * Describes the message identity.v1.GetPublicProfileResponse.
+ * Use `create(GetPublicProfileResponseSchema)` to create a new message.
+ */
+export const GetPublicProfileResponseSchema: GenMessage<GetPublicProfileResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 39);
+
+/**
+ * PlatformSettings are an account's platform mode (spec, Platforms).
+ *
+ * @generated from message identity.v1.PlatformSettings
+ */
+export type PlatformSettings = Message<"identity.v1.PlatformSettings"> & {
+  /**
+   * @generated from field: bool platform_account = 1;
+   */
+  platformAccount: boolean;
+
+  /**
+   * @generated from field: uint32 platform_fee_bps = 2;
+   */
+  platformFeeBps: number;
+
+  /**
+   * platform_fee_to is the EVM wallet the cut is paid to (checksummed); absent when none is set.
+   *
+   * @generated from field: optional string platform_fee_to = 3;
+   */
+  platformFeeTo?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.PlatformSettings.
+ * Use `create(PlatformSettingsSchema)` to create a new message.
+ */
+export const PlatformSettingsSchema: GenMessage<PlatformSettings> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 40);
+
+/**
+ * @generated from message identity.v1.GetPlatformSettingsRequest
+ */
+export type GetPlatformSettingsRequest = Message<"identity.v1.GetPlatformSettingsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message identity.v1.GetPlatformSettingsRequest.
+ * Use `create(GetPlatformSettingsRequestSchema)` to create a new message.
+ */
+export const GetPlatformSettingsRequestSchema: GenMessage<GetPlatformSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 41);
+
+/**
+ * @generated from message identity.v1.GetPlatformSettingsResponse
+ */
+export type GetPlatformSettingsResponse = Message<"identity.v1.GetPlatformSettingsResponse"> & {
+  /**
+   * @generated from field: identity.v1.PlatformSettings settings = 1;
+   */
+  settings?: PlatformSettings | undefined;
+
+  /**
+   * sold_by is what receipts name the account as, for checkouts it creates in
+   * platform mode: its public slug, or its account id while it has none.
+   *
+   * @generated from field: string sold_by = 2;
+   */
+  soldBy: string;
+};
+
+/**
+ * Describes the message identity.v1.GetPlatformSettingsResponse.
+ * Use `create(GetPlatformSettingsResponseSchema)` to create a new message.
+ */
+export const GetPlatformSettingsResponseSchema: GenMessage<GetPlatformSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 42);
+
+/**
+ * PutPlatformSettingsRequest replaces the settings; identity checks the rules
+ * (a fee above 0 needs platform_account and a fee wallet; the wallet is an EVM address).
+ *
+ * @generated from message identity.v1.PutPlatformSettingsRequest
+ */
+export type PutPlatformSettingsRequest = Message<"identity.v1.PutPlatformSettingsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: bool platform_account = 2;
+   */
+  platformAccount: boolean;
+
+  /**
+   * @generated from field: uint32 platform_fee_bps = 3;
+   */
+  platformFeeBps: number;
+
+  /**
+   * @generated from field: optional string platform_fee_to = 4;
+   */
+  platformFeeTo?: string | undefined;
+
+  /**
+   * actor is the credential making the change, as account events name it.
+   *
+   * @generated from field: string actor = 5;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message identity.v1.PutPlatformSettingsRequest.
+ * Use `create(PutPlatformSettingsRequestSchema)` to create a new message.
+ */
+export const PutPlatformSettingsRequestSchema: GenMessage<PutPlatformSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 43);
+
+/**
+ * @generated from message identity.v1.PutPlatformSettingsResponse
+ */
+export type PutPlatformSettingsResponse = Message<"identity.v1.PutPlatformSettingsResponse"> & {
+  /**
+   * @generated from field: identity.v1.PlatformSettings settings = 1;
+   */
+  settings?: PlatformSettings | undefined;
+
+  /**
+   * changed is false when the settings already were these (nothing recorded).
+   *
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+};
+
+/**
+ * Describes the message identity.v1.PutPlatformSettingsResponse.
+ * Use `create(PutPlatformSettingsResponseSchema)` to create a new message.
+ */
+export const PutPlatformSettingsResponseSchema: GenMessage<PutPlatformSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 44);
 
 /**
  * @generated from enum identity.v1.Scope
@@ -1065,7 +1461,7 @@ export enum CredentialKind {
   API_KEY = 1,
 
   /**
-   * A wallet session: proof of owning the account's wallet, short-lived.
+   * A session (wallet sign-in or magic link): short-lived, proof of owning the account.
    *
    * @generated from enum value: CREDENTIAL_KIND_SESSION = 2;
    */
@@ -1127,8 +1523,9 @@ export const IdentityService: GenService<{
   },
   /**
    * VerifyWalletSignature consumes a signed challenge. The first sign-in creates the
-   * account (the wallet becomes its verified default payout wallet) and mints its first
-   * automation key; a later sign-in opens a bearer session instead of minting a key.
+   * account (the wallet becomes its verified default payout wallet); every sign-in mints
+   * a fresh automation key (the first one is the account's first key; a later one is key
+   * recovery) and opens a bearer session beside it.
    *
    * @generated from rpc identity.v1.IdentityService.VerifyWalletSignature
    */
@@ -1136,6 +1533,28 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof VerifyWalletSignatureRequestSchema;
     output: typeof VerifyWalletSignatureResponseSchema;
+  },
+  /**
+   * RequestMagicLink stores a single-use sign-in link for the address and mails it.
+   * The answer is the same whether or not the address has an account.
+   *
+   * @generated from rpc identity.v1.IdentityService.RequestMagicLink
+   */
+  requestMagicLink: {
+    methodKind: "unary";
+    input: typeof RequestMagicLinkRequestSchema;
+    output: typeof RequestMagicLinkResponseSchema;
+  },
+  /**
+   * VerifyMagicLink consumes a link and opens a browser session; the first verify of an
+   * address creates its account. Unknown, used and expired links are refused alike.
+   *
+   * @generated from rpc identity.v1.IdentityService.VerifyMagicLink
+   */
+  verifyMagicLink: {
+    methodKind: "unary";
+    input: typeof VerifyMagicLinkRequestSchema;
+    output: typeof VerifyMagicLinkResponseSchema;
   },
   /**
    * ResolveCredential maps a bearer secret (API key or session token) to its account,
@@ -1179,6 +1598,21 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof GetPayoutWalletsRequestSchema;
     output: typeof GetPayoutWalletsResponseSchema;
+  },
+  /**
+   * PutPayoutWallets replaces the account's standing payout wallets, at most one per chain
+   * family (PUT /v1/account/wallets); with dry_run it only answers what it would store
+   * (POST /v1/account/wallets/preview). A verified wallet (a sign-in's) is never removed:
+   * it stands again for its family when the request names none. 422 naming the chain (as
+   * the REST API does: base, solana, stellar) of an address its chain refuses. One
+   * wallets.updated account event when anything changed.
+   *
+   * @generated from rpc identity.v1.IdentityService.PutPayoutWallets
+   */
+  putPayoutWallets: {
+    methodKind: "unary";
+    input: typeof PutPayoutWalletsRequestSchema;
+    output: typeof PutPayoutWalletsResponseSchema;
   },
   /**
    * EndSession revokes one session of the account (logout); ending an ended one answers when it ended.
@@ -1225,6 +1659,38 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof UpdateProfileRequestSchema;
     output: typeof UpdateProfileResponseSchema;
+  },
+  /**
+   * GetPublicProfile resolves a public slug to its account and profile (the seller's
+   * public catalogue); NOT_FOUND when no account holds the slug.
+   *
+   * @generated from rpc identity.v1.IdentityService.GetPublicProfile
+   */
+  getPublicProfile: {
+    methodKind: "unary";
+    input: typeof GetPublicProfileRequestSchema;
+    output: typeof GetPublicProfileResponseSchema;
+  },
+  /**
+   * GetPlatformSettings: the account's platform mode and standing fee (the
+   * defaults a checkout copies at create), and what receipts name it.
+   *
+   * @generated from rpc identity.v1.IdentityService.GetPlatformSettings
+   */
+  getPlatformSettings: {
+    methodKind: "unary";
+    input: typeof GetPlatformSettingsRequestSchema;
+    output: typeof GetPlatformSettingsResponseSchema;
+  },
+  /**
+   * PutPlatformSettings replaces them; one platform.updated account event when anything changed.
+   *
+   * @generated from rpc identity.v1.IdentityService.PutPlatformSettings
+   */
+  putPlatformSettings: {
+    methodKind: "unary";
+    input: typeof PutPlatformSettingsRequestSchema;
+    output: typeof PutPlatformSettingsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_identity_v1_identity, 0);

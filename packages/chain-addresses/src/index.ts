@@ -1,0 +1,126 @@
+import { base32nopad, base58 } from "@scure/base";
+import { getAddress, isAddress } from "viem";
+
+/**
+ * Payout addresses per chain family: the names the REST API uses for a chain
+ * (the spec's facilitator families), the CAIP-2 namespace identity and
+ * catalog store them under, and the checks an address must pass before money
+ * is routed to it. Every check refuses a typo rather than guessing: a
+ * checksum that does not match is a mistyped address, and money sent there is
+ * lost.
+ */
+
+/** The chains a seller can be paid on, as the REST API names them (`/x402/{family}`, `chain` of a payout rail). */
+export const PAYOUT_CHAINS = ["base", "solana", "stellar"] as const;
+export type PayoutChain = (typeof PAYOUT_CHAINS)[number];
+
+/** The CAIP-2 namespace of each chain: what identity and catalog store as a wallet's or rail's `chain_family`. */
+export const CHAIN_FAMILY: Readonly<Record<PayoutChain, string>> = { base: "eip155", solana: "solana", stellar: "stellar" };
+
+export function isPayoutChain(text: string): text is PayoutChain {
+  return (PAYOUT_CHAINS as readonly string[]).includes(text);
+}
+
+/** The chain whose addresses a stored `chain_family` holds, or undefined for a family this service does not know. */
+export function chainOfFamily(family: string): PayoutChain | undefined {
+  return PAYOUT_CHAINS.find((c) => CHAIN_FAMILY[c] === family);
+}
+
+/**
+ * The chains whose payout rails a checkout's faces offer in this build: the
+ * 402s quote EVM networks only (the live ones payments settles, and the
+ * rehearsal network). A Solana or Stellar rail is stored and shown on the
+ * checkout, but not offered to buyers until those rails settle.
+ */
+export const OFFERED_CHAINS: readonly PayoutChain[] = ["base"];
+
+export type AddressCheck = { ok: true; address: string } | { ok: false; reason: string };
+
+const refused = (reason: string): AddressCheck => ({ ok: false, reason });
+
+/**
+ * An EVM address, answered EIP-55 checksummed. A mixed-case address carries a
+ * checksum and must match it; all-lowercase or all-uppercase hex carries none
+ * and is taken as written. The zero address is refused: nothing can spend
+ * what is sent there.
+ */
+export function checkEvmAddress(text: string): AddressCheck {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) return refused("must be an EVM address: 0x and 40 hex digits");
+  const hex = text.slice(2);
+  const caseless = hex === hex.toLowerCase() || hex === hex.toUpperCase();
+  if (!caseless && !isAddress(text, { strict: true })) return refused("has a wrong EIP-55 checksum (check the address, or send it all lowercase)");
+  if (/^0{40}$/.test(hex)) return refused("is the zero address, which nobody can spend from");
+  return { ok: true, address: getAddress(text) };
+}
+
+/**
+ * A Solana address: base58 (Bitcoin alphabet) decoding to exactly 32 bytes,
+ * answered as written (base58 has one spelling per key). The all-zero key
+ * (the System Program's id) is refused.
+ */
+export function checkSolanaAddress(text: string): AddressCheck {
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(text)) return refused("must be a Solana address: 32 to 44 base58 characters");
+  let bytes: Uint8Array;
+  try {
+    bytes = base58.decode(text);
+  } catch {
+    return refused("must be a Solana address: 32 to 44 base58 characters");
+  }
+  if (bytes.length !== 32) return refused(`must decode to a 32-byte public key (this decodes to ${bytes.length} bytes)`);
+  if (bytes.every((b) => b === 0)) return refused("is the System Program's address, not a wallet");
+  return { ok: true, address: text };
+}
+
+/** The version byte of a Stellar account id (strkey `G…`): ed25519 public key, 6 << 3. */
+const STELLAR_ACCOUNT_VERSION = 6 << 3;
+
+/** CRC16-XModem (polynomial 0x1021, initial 0), the checksum of a Stellar strkey. */
+export function crc16Xmodem(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/**
+ * A Stellar account id: the strkey `G…` (RFC 4648 base32, 56 characters:
+ * version byte, 32-byte ed25519 key, CRC16-XModem little-endian). Muxed
+ * (`M…`) and other strkeys are refused; so is the all-zero key.
+ */
+export function checkStellarAddress(text: string): AddressCheck {
+  if (!/^G[A-Z2-7]{55}$/.test(text)) return refused("must be a Stellar account id: G followed by 55 base32 characters (A-Z, 2-7)");
+  let bytes: Uint8Array;
+  try {
+    bytes = base32nopad.decode(text);
+  } catch {
+    return refused("must be a Stellar account id: G followed by 55 base32 characters (A-Z, 2-7)");
+  }
+  if (bytes.length !== 35 || bytes[0] !== STELLAR_ACCOUNT_VERSION) return refused("must be a Stellar account id (version byte of a G… key)");
+  const body = bytes.subarray(0, 33);
+  const crc = crc16Xmodem(body);
+  if (bytes[33] !== (crc & 0xff) || bytes[34] !== crc >> 8) return refused("has a wrong strkey checksum (check the address)");
+  if (body.subarray(1).every((b) => b === 0)) return refused("is the all-zero key, which nobody can spend from");
+  return { ok: true, address: text };
+}
+
+const CHECKS: Record<PayoutChain, (text: string) => AddressCheck> = {
+  base: checkEvmAddress,
+  solana: checkSolanaAddress,
+  stellar: checkStellarAddress,
+};
+
+/** Checks a payout address for its chain; answers it normalised (EVM: checksummed) or why it is refused. */
+export function checkPayoutAddress(chain: PayoutChain, text: string): AddressCheck {
+  return CHECKS[chain](text);
+}
+
+/** What a change did to one chain's standing payout address (null: none), as answers and account events name it. */
+export type PayoutChange = "added" | "replaced" | "removed" | "unchanged" | "none";
+
+export function payoutChange(before: string | null, after: string | null): PayoutChange {
+  if (before === after) return after === null ? "none" : "unchanged";
+  if (before === null) return "added";
+  return after === null ? "removed" : "replaced";
+}
