@@ -92,7 +92,11 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const devchain = await startDevchain(opts.devchainPort === undefined ? {} : { port: opts.devchainPort });
   logger.info({ url: devchain.url, network: devchain.network }, "devchain serving");
   const pg = await EmbeddedPostgres.open(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") });
-  const bus = await DatabaseBus.open(pg.forSchema("bus"), (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"));
+  const bus = await DatabaseBus.open(
+    pg.forSchema("bus"),
+    (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),
+    (err, topic) => logger.error({ err, topic }, "event bus round failed; retrying"),
+  );
   const cache = new MemoryCache();
   const servers: RpcServer[] = [];
   const modules: ServiceModule[] = [];

@@ -62,11 +62,21 @@ export class DatabaseBus implements Bus {
   private constructor(
     private readonly db: Kysely<any>,
     private readonly onHandlerError: (err: unknown, topic: string, attempt: number) => void,
+    private readonly onRoundError: (err: unknown, topic: string) => void,
   ) {}
 
-  static async open(database: ServiceDatabase, onHandlerError: (err: unknown, topic: string, attempt: number) => void = () => {}): Promise<DatabaseBus> {
+  /**
+   * onHandlerError hears of each failed delivery (retried until handled);
+   * onRoundError of a group's failed round of reading, committing or pruning
+   * (retried after a pause: the group never stops for it).
+   */
+  static async open(
+    database: ServiceDatabase,
+    onHandlerError: (err: unknown, topic: string, attempt: number) => void = () => {},
+    onRoundError: (err: unknown, topic: string) => void = () => {},
+  ): Promise<DatabaseBus> {
     await migrate(database, databaseBusMigrations);
-    return new DatabaseBus(database.db, onHandlerError);
+    return new DatabaseBus(database.db, onHandlerError, onRoundError);
   }
 
   async publish(topic: string, messages: BusMessage[]): Promise<void> {
@@ -140,7 +150,9 @@ export class DatabaseBus implements Bus {
         g.wake = resolve;
         setTimeout(resolve, IDLE_POLL_MS);
       }).then(() => (g.wake = undefined));
-    while (active()) {
+
+    /** Reads a batch, delivers it, commits and prunes when due; false once the group stops. */
+    const round = async (): Promise<boolean> => {
       g.pending = false;
       const batch = await this.db
         .selectFrom("bus_messages")
@@ -153,38 +165,43 @@ export class DatabaseBus implements Bus {
       if (batch.length === 0) {
         await commit();
         await idle();
-        continue;
+        return true;
       }
-      let delivering = true;
       for (const m of batch) {
         const handler = g.handlers[turn++ % g.handlers.length];
-        if (!handler || !active()) {
-          delivering = false;
-          break;
-        }
+        if (!handler || !active()) return false;
         const handled = await deliverUntilHandled(
           { topic: g.topic, key: m.key, value: new Uint8Array(m.value), headers: m.headers as Record<string, string> },
           handler,
           () => !active(),
           (err, attempt) => this.onHandlerError(err, g.topic, attempt),
         );
-        if (!handled) {
-          delivering = false;
-          break;
-        }
+        if (!handled) return false;
         offset = BigInt(m.seq);
         sincePrune++;
       }
-      if (!delivering) return commit();
       if (Date.now() - committedAt >= OFFSET_COMMIT_MS) await commit();
       if (sincePrune >= PRUNE_EVERY) {
         sincePrune = 0;
+        // Prune goes by committed offsets, so this group's own progress counts only once committed.
+        await commit();
         await this.prune(g.topic);
       }
       // A short batch was all there was: look again only when something is published (or after the idle poll).
       if (batch.length < BATCH && !g.pending) await idle();
+      return true;
+    };
+
+    while (active()) {
+      try {
+        if (!(await round())) break;
+      } catch (err) {
+        // A failed read, commit or prune: the group goes on from what it handled, after a pause.
+        this.onRoundError(err, g.topic);
+        await idle();
+      }
     }
-    await commit();
+    await commit().catch((err: unknown) => this.onRoundError(err, g.topic));
   }
 
   /** Drops messages every group of the topic has handled. */
@@ -192,7 +209,15 @@ export class DatabaseBus implements Bus {
     await this.db
       .deleteFrom("bus_messages")
       .where("topic", "=", topic)
-      .where("seq", "<=", sql<bigint>`(select min(seq) from ${sql.table("bus_offsets")} where topic = ${topic})`)
+      // A subquery of the builder, so it reads this schema's bus_offsets (a raw table name would go by search_path).
+      .where(
+        "seq",
+        "<=",
+        this.db
+          .selectFrom("bus_offsets")
+          .select(sql<bigint>`min(seq)`.as("seq"))
+          .where("topic", "=", topic),
+      )
       .execute();
   }
 

@@ -135,6 +135,48 @@ describe("DatabaseBus (embedded)", () => {
   });
 });
 
+describe("DatabaseBus pruning", () => {
+  let pg: EmbeddedPostgres;
+  beforeAll(async () => {
+    pg = await EmbeddedPostgres.open();
+  });
+  afterAll(() => pg.close());
+
+  it("drops what every group handled once 1,000 messages went through, and goes on delivering", async () => {
+    const topic = uniqueName("t-prune");
+    const roundErrors: unknown[] = [];
+    const bus = await DatabaseBus.open(pg.forSchema("bus"), undefined, (err) => roundErrors.push(err));
+    try {
+      const seen: string[] = [];
+      await bus.subscribe({ topic, group: "g", handler: async (m) => void seen.push(text(m)) });
+      for (let i = 0; i < 11; i++)
+        await bus.publish(
+          topic,
+          Array.from({ length: 100 }, (_, j) => ({ key: "k", value: bytes(`m${i * 100 + j}`) })),
+        );
+      await eventually(() => seen.length === 1100, Boolean, 20_000);
+      const db = pg.forSchema("bus").db;
+      const kept = async () =>
+        Number(
+          (
+            await db
+              .selectFrom("bus_messages")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("topic", "=", topic)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      await eventually(kept, (n) => n <= 100, 5_000);
+      await bus.publish(topic, [{ key: "k", value: bytes("after") }]);
+      await eventually(() => seen.includes("after"));
+      expect(seen).toEqual([...Array.from({ length: 1100 }, (_, i) => `m${i}`), "after"]);
+      expect(roundErrors).toEqual([]);
+    } finally {
+      await bus.close();
+    }
+  });
+});
+
 describeWith("kafka")("KafkaBus against a real broker", () => {
   busContract(() => new KafkaBus({ brokers: (infraAvailable("kafka") as string).split(","), clientId: "bus-test" }));
 
