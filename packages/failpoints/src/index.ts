@@ -1,8 +1,9 @@
 import { writeSync } from "node:fs";
 
 /**
- * Crash failpoints for the kill -9 recovery test (reliability target G6): a
- * named spot in a saga where the process may die. When the environment
+ * Crash failpoints for the kill -9 recovery tests: a named spot where the
+ * process may die (the settle saga's steps, target G6; an idempotent create's
+ * claim and commit, target G4). When the environment
  * variable C402_FAILPOINT names the spot, the process sends itself SIGKILL
  * right there, so nothing after it runs: no catch or finally, no exit
  * handlers, no buffered writes, like a power cut or the OOM killer.
@@ -10,7 +11,10 @@ import { writeSync } from "node:fs";
  * Production never sets the variable. It is read once, at module load, so a
  * failpoint costs one string comparison.
  */
-export const FAILPOINT_NAMES = ["after-claim", "after-sign", "after-broadcast", "after-receipt", "after-ledger-commit", "after-outbox-publish"] as const;
+export const SETTLE_FAILPOINTS = ["after-claim", "after-sign", "after-broadcast", "after-receipt", "after-ledger-commit", "after-outbox-publish"] as const;
+/** An idempotent create: its key claimed, before any call to another service; its checkout committed, before the answer. */
+export const CREATE_FAILPOINTS = ["create-after-key-claim", "create-after-commit"] as const;
+export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS] as const;
 
 export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 

@@ -63,6 +63,8 @@ export interface ProblemInit {
   errors?: FieldError[];
   /** Extra top-level members (for example `live_url`, `fault`, `reason`). */
   extensions?: Record<string, unknown>;
+  /** Seconds until a retry may succeed: sent as the Retry-After header. */
+  retryAfterSeconds?: number;
 }
 
 export interface ProblemDocument {
@@ -118,6 +120,7 @@ export class ProblemError extends Error {
   readonly help: ProblemHelp;
   readonly errors?: FieldError[];
   readonly extensions: Record<string, unknown>;
+  readonly retryAfterSeconds?: number;
 
   constructor(slug: ProblemSlug, init: ProblemInit | string) {
     const i: ProblemInit = typeof init === "string" ? { message: init } : init;
@@ -132,6 +135,7 @@ export class ProblemError extends Error {
     };
     if (i.errors) this.errors = i.errors;
     this.extensions = i.extensions ?? {};
+    if (i.retryAfterSeconds !== undefined) this.retryAfterSeconds = i.retryAfterSeconds;
   }
 
   get status(): number {

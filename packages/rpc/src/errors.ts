@@ -36,7 +36,16 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(
     PROBLEM_KEY,
-    Buffer.from(JSON.stringify({ slug: problem.slug, message: problem.message, help: problem.help, errors: problem.errors, extensions: problem.extensions })),
+    Buffer.from(
+      JSON.stringify({
+        slug: problem.slug,
+        message: problem.message,
+        help: problem.help,
+        errors: problem.errors,
+        extensions: problem.extensions,
+        retry_after: problem.retryAfterSeconds,
+      }),
+    ),
   );
   return { code: STATUS_OF[problem.slug], details: problem.message, metadata };
 }
@@ -47,7 +56,13 @@ export function fromServiceError(err: ServiceError): ProblemError {
     try {
       const p = JSON.parse(Buffer.isBuffer(raw) ? raw.toString("utf8") : String(raw));
       if (typeof p.slug === "string" && isProblemSlug(p.slug)) {
-        return new ProblemError(p.slug, { message: p.message, help: p.help, errors: p.errors, extensions: p.extensions });
+        return new ProblemError(p.slug, {
+          message: p.message,
+          help: p.help,
+          errors: p.errors,
+          extensions: p.extensions,
+          ...(Number.isSafeInteger(p.retry_after) && p.retry_after > 0 ? { retryAfterSeconds: p.retry_after } : {}),
+        });
       }
     } catch {
       // fall through to the status-based mapping

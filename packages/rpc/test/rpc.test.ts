@@ -16,6 +16,7 @@ describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
         expect(currentContext()?.requestId).toBe(ctx.requestId);
         if (req.accountId === "missing") throw new ProblemError("not-found", "No such account.");
         if (req.accountId === "invalid") throw new ProblemError("invalid-request", { message: "bad", errors: [{ field: "account_id", reason: "malformed" }] });
+        if (req.accountId === "busy") throw new ProblemError("conflict", { message: "in flight", retryAfterSeconds: 7 });
         if (req.accountId === "crash") throw new Error("database password is hunter2");
         if (req.accountId === "slow") await new Promise((r) => setTimeout(r, 500));
         return { events: [{ eventId: "evt_1", type: "payment.settled", accountId: req.accountId, testMode: true }] };
@@ -51,6 +52,10 @@ describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
       slug: "invalid-request",
       errors: [{ field: "account_id", reason: "malformed" }],
     });
+    // When a retry may succeed (Retry-After), too.
+    await expect(client.listRecordedEvents({ accountId: "busy" })).rejects.toMatchObject({ slug: "conflict", retryAfterSeconds: 7 });
+    const without = (await client.listRecordedEvents({ accountId: "missing" }).catch((e: unknown) => e)) as ProblemError;
+    expect(without.retryAfterSeconds).toBeUndefined();
   });
 
   it("hides unexpected errors behind a generic internal problem", async () => {

@@ -2,3 +2,4 @@ export * from "./infra";
 export * from "./rpc-fault-proxy";
 export * from "./databases";
 export * from "./openapi";
+export * from "./script-process";

@@ -2,7 +2,7 @@ import { decodeEnvelope, KafkaBus, type Subscription } from "@c402/bus";
 import { TOPICS } from "@c402/contracts";
 import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
 import { devchainKey, devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
-import { FAILPOINT_NAMES, type FailpointName } from "@c402/failpoints";
+import { SETTLE_FAILPOINTS, type FailpointName } from "@c402/failpoints";
 import { breakdown } from "@c402/money";
 import { describeWith, eventually, freshPostgresDatabase, infraAvailable, uniqueName } from "@c402/testkit";
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
@@ -162,7 +162,7 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
 
   const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
 
-  describe.each(FAILPOINT_NAMES)("killed %s", (failpoint) => {
+  describe.each(SETTLE_FAILPOINTS)("killed %s", (failpoint) => {
     it.each(seeds)(
       "seed %i: one charge, one receipt and one event after recovery",
       async (seed) => {

@@ -100,7 +100,8 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /**
  * The one place errors become responses: problem documents, never stack
  * traces. Every 5xx is logged with the request id and the error (its stack
- * included); 401s carry WWW-Authenticate; 503s carry Retry-After.
+ * included); 401s carry WWW-Authenticate; 503s, and any problem that says when
+ * a retry may succeed (an Idempotency-Key in flight), carry Retry-After.
  */
 export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
   // Express recognises error handlers by their four parameters.
@@ -110,6 +111,7 @@ export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
     if (problem.status >= 500) logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
     if (res.headersSent) return;
     if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(realm, req.get("authorization") !== undefined));
+    if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
     if (problem.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     sendProblem(res, problem, siteUrl);
   };

@@ -114,7 +114,9 @@ const responses = {
   MethodNotAllowed: problemResponse("The path exists but not with this method", 405, {
     Allow: header("The methods the path answers", { type: "string", pattern: "^[A-Z]+(\\s*,\\s*[A-Z]+)*$" }),
   }),
-  Conflict: problemResponse("Conflicts with the resource's state, or a request with the same Idempotency-Key is still in flight", 409),
+  Conflict: problemResponse("Conflicts with the resource's state, or a request with the same Idempotency-Key is still in flight", 409, {
+    "Retry-After": header("Seconds until a retry may succeed: sent when a request with the same Idempotency-Key is in flight", wholeNumber, false),
+  }),
   Gone: problemResponse("The checkout expired or sold out", 410),
   PayloadTooLarge: problemResponse("The request body is larger than the service accepts (512 KiB)", 413),
   UnsupportedMediaType: problemResponse(
@@ -1253,7 +1255,8 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
                 in: "header",
                 required: false,
                 schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" },
-                description: "A repeat returns the original checkout with Idempotency-Replayed: true",
+                description:
+                  "A repeat with the same body (in any key order) returns the original checkout, byte for byte, with Idempotency-Replayed: true; another body is 422; while the first is in flight, 409 with Retry-After. A refused create releases the key. Kept 24 hours, per account and key mode.",
               },
             ],
             requestBody: body("CheckoutCreate"),

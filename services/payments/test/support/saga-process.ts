@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { KafkaBus, OutboxRelay } from "@c402/bus";
 import { openPostgres, sql, type ServiceDatabase } from "@c402/db";
-import { FAILPOINT_ENV, type FailpointName } from "@c402/failpoints";
+import type { FailpointName } from "@c402/failpoints";
+import { resultLine, runScriptProcess, type ScriptExit } from "@c402/testkit";
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import type { RawBuilder } from "kysely";
 import { createLiveChain, type LiveChainSettings } from "../../src";
@@ -109,51 +109,15 @@ async function untilNone(step: () => Promise<number>, remaining: () => Promise<n
   }
 }
 
-export interface SagaProcessExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
+export interface SagaProcessExit extends Omit<ScriptExit, "stdout"> {
   result?: SagaProcessResult;
-  /** Spawn to exit, startup included. */
-  wallMs: number;
 }
 
-const REPO_ROOT = resolve(__dirname, "../../../..");
 const DRIVER = resolve(__dirname, "../fixtures/saga-process.ts");
 
-/**
- * Runs test/fixtures/saga-process.ts in a process of its own, with
- * `failpoint` armed if given. It runs as `node --import tsx` rather than
- * through the tsx CLI: the CLI runs the script in a second process and turns
- * its SIGKILL into exit code 137, while the test must see the signal itself.
- */
-export function runSagaProcess(input: SagaProcessInput, opts: { failpoint?: FailpointName; timeoutMs?: number } = {}): Promise<SagaProcessExit> {
-  const env = { ...process.env };
-  delete env[FAILPOINT_ENV];
-  if (opts.failpoint) env[FAILPOINT_ENV] = opts.failpoint;
-  const timeoutMs = opts.timeoutMs ?? 60_000;
-  const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", DRIVER, JSON.stringify(input)], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => {
-    stderr += `\n(killed by the test after ${timeoutMs} ms)`;
-    child.kill("SIGKILL");
-  }, timeoutMs);
-  return new Promise((resolveExit, reject) => {
-    child.once("error", reject);
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      const line = stdout.split("\n").find((l) => l.startsWith(SAGA_RESULT_PREFIX));
-      resolveExit({
-        code,
-        signal,
-        stderr,
-        wallMs: Math.round(performance.now() - started),
-        ...(line ? { result: JSON.parse(line.slice(SAGA_RESULT_PREFIX.length)) as SagaProcessResult } : {}),
-      });
-    });
-  });
+/** Runs test/fixtures/saga-process.ts in a process of its own, with `failpoint` armed if given. */
+export async function runSagaProcess(input: SagaProcessInput, opts: { failpoint?: FailpointName; timeoutMs?: number } = {}): Promise<SagaProcessExit> {
+  const { stdout: _stdout, ...exit } = await runScriptProcess(DRIVER, input, opts);
+  const result = resultLine<SagaProcessResult>(_stdout, SAGA_RESULT_PREFIX);
+  return { ...exit, ...(result ? { result } : {}) };
 }
