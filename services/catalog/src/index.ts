@@ -19,6 +19,8 @@ import { checkoutReports } from "./store/migrations/0008_reports";
 import { checkoutPayoutRails } from "./store/migrations/0009_payout_rails";
 import { offersIndex } from "./store/migrations/0010_offers_index";
 import { checkoutPlatformTerms } from "./store/migrations/0011_platform_terms";
+import { idempotencyClaims } from "./store/migrations/0012_idempotency_claims";
+import { partiesAsSent } from "./store/migrations/0013_parties_as_sent";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -34,10 +36,14 @@ export const catalogMigrations = {
   "0009_payout_rails": checkoutPayoutRails,
   "0010_offers_index": offersIndex,
   "0011_platform_terms": checkoutPlatformTerms,
+  "0012_idempotency_claims": idempotencyClaims,
+  "0013_parties_as_sent": partiesAsSent,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */
 export const EXPIRY_SWEEP = { intervalMs: 10_000, batch: 200 };
+/** How often idempotency keys past their 24-hour retention are dropped, and how many per round at most. */
+export const KEY_REAPER = { intervalMs: 60_000, batch: 1000 };
 
 export interface CatalogClients {
   identity: ServiceClient<typeof identityV1.IdentityService>;
@@ -47,6 +53,7 @@ export async function createCatalogService(deps: ServiceDeps, clients: CatalogCl
   await migrate(deps.database, catalogMigrations);
   let subscription: Subscription | undefined;
   let expirySweep: PeriodicTask | undefined;
+  let keyReaper: PeriodicTask | undefined;
   const relay = serviceOutboxRelay(deps);
   const catalog = new Catalog({
     db: deps.database.db,
@@ -79,9 +86,16 @@ export async function createCatalogService(deps: ServiceDeps, clients: CatalogCl
         round: () => catalog.recordExpiries(EXPIRY_SWEEP.batch),
         logger: deps.logger,
       });
+      keyReaper = startPeriodic({
+        name: "idempotency key reaper",
+        intervalMs: KEY_REAPER.intervalMs,
+        round: () => catalog.reapIdempotencyKeys(KEY_REAPER.batch),
+        logger: deps.logger,
+      });
     },
     async stop() {
       await expirySweep?.stop();
+      await keyReaper?.stop();
       await relay.stop();
       await subscription?.stop();
     },

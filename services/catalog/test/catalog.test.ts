@@ -29,6 +29,8 @@ function catalogContract(open: () => Promise<TestDatabase>) {
   let catalog: Catalog;
   let clock = new Date("2026-11-22T10:00:00Z");
   let walletCalls = 0;
+  /** While set, a create for acct_slow waits for it before it gets its payout wallet (a create that hangs mid-way). */
+  let slowWallet: Promise<void> | undefined;
 
   beforeAll(async () => {
     ctx = await open();
@@ -37,6 +39,7 @@ function catalogContract(open: () => Promise<TestDatabase>) {
       db: ctx.database.db,
       payoutWallets: async (accountId) => {
         walletCalls++;
+        if (accountId === "acct_slow") await slowWallet;
         return accountId === "acct_nowallet" ? [] : [{ chainFamily: "eip155", address: WALLET, isDefault: true }];
       },
       now: () => clock,
@@ -120,6 +123,13 @@ function catalogContract(open: () => Promise<TestDatabase>) {
         wallet_button: true,
         test_delivery_daily_cap: 3,
       });
+      // Verbatim: in the order sent (jsonb would sort the keys), read back and in an idempotent replay.
+      expect(JSON.stringify((await catalog.get(checkout.id)).parties)).toBe(JSON.stringify(parties));
+      const keyed = await catalog.create(base({ partiesJson: JSON.stringify(parties), idempotencyKey: "k-parties" }));
+      const replay = await catalog.create(base({ partiesJson: JSON.stringify(parties), idempotencyKey: "k-parties" }));
+      expect(replay.replayed).toBe(true);
+      expect(JSON.stringify(replay.checkout.parties)).toBe(JSON.stringify(keyed.checkout.parties));
+      expect(JSON.stringify(replay.checkout.parties)).toBe(JSON.stringify(parties));
       const plain = (await catalog.create(base())).checkout;
       expect(await catalog.get(plain.id)).toMatchObject({
         parties: null,
@@ -339,6 +349,70 @@ function catalogContract(open: () => Promise<TestDatabase>) {
       const otherBody = await catalog.create(base({ idempotencyKey: "k-mode2", accountId: "acct_mode", fingerprint: "a" }));
       const live = await catalog.create(base({ idempotencyKey: "k-mode2", accountId: "acct_mode", fingerprint: "b", createdWithLiveKey: true }));
       expect(live.checkout.id).not.toBe(otherBody.checkout.id);
+    });
+
+    it("refuses a retry while the claim is in flight (409 with Retry-After), takes an abandoned claim over after the lease, and never commits the original then", async () => {
+      let resume!: () => void;
+      slowWallet = new Promise((r) => (resume = r));
+      const original = catalog.create(base({ idempotencyKey: "k-slow", accountId: "acct_slow" }));
+      await new Promise((r) => setTimeout(r, 50));
+      await expect(catalog.create(base({ idempotencyKey: "k-slow", accountId: "acct_slow" }))).rejects.toMatchObject({
+        slug: "conflict",
+        retryAfterSeconds: 1,
+      });
+      // A claim that looks stuck: Retry-After says when it can be taken over.
+      clock = new Date(clock.getTime() + 20_000);
+      await expect(catalog.create(base({ idempotencyKey: "k-slow", accountId: "acct_slow" }))).rejects.toMatchObject({ retryAfterSeconds: 10 });
+      clock = new Date(clock.getTime() + 11_000);
+      slowWallet = undefined;
+      const retry = await catalog.create(base({ idempotencyKey: "k-slow", accountId: "acct_slow" }));
+      expect(retry.replayed).toBe(false);
+      // The original finishes now: its claim is gone, so it commits nothing.
+      resume();
+      await expect(original).rejects.toMatchObject({ slug: "conflict" });
+      const made = await catalog.list("acct_slow", true, ALL);
+      expect(made.map((c) => c.id)).toEqual([retry.checkout.id]);
+      expect(
+        await ctx.database.db
+          .selectFrom("outbox")
+          .select("key")
+          .where("key", "like", "chk_%")
+          .where(
+            "key",
+            "in",
+            made.map((c) => c.id),
+          )
+          .execute(),
+      ).toHaveLength(1);
+      expect(await catalog.create(base({ idempotencyKey: "k-slow", accountId: "acct_slow" }))).toMatchObject({
+        replayed: true,
+        checkout: { id: retry.checkout.id },
+      });
+    });
+
+    it("reaps keys past their retention, whoever's they are, in batches", async () => {
+      const reaper = new Catalog({ db: ctx.database.db, payoutWallets: async () => [], now: () => clock });
+      await catalog.create(base({ idempotencyKey: "k-reap-1", accountId: "acct_reap", payTo: WALLET }));
+      await catalog.create(base({ idempotencyKey: "k-reap-2", accountId: "acct_reap2", payTo: WALLET }));
+      const keysOf = async () =>
+        (await ctx.database.db.selectFrom("idempotency_keys").select("key").where("key", "like", "k-reap-%").execute()).map((k) => k.key).sort();
+      expect(await reaper.reapIdempotencyKeys(1000)).toBeGreaterThanOrEqual(0);
+      expect(await keysOf()).toEqual(["k-reap-1", "k-reap-2"]);
+      clock = new Date(clock.getTime() + 24 * 3600 * 1000 + 1000);
+      const pastRetention = async () =>
+        (
+          await ctx.database.db
+            .selectFrom("idempotency_keys")
+            .select("key")
+            .where("created_at", "<", new Date(clock.getTime() - 24 * 3600 * 1000))
+            .execute()
+        ).length;
+      const due = await pastRetention();
+      expect(due).toBeGreaterThanOrEqual(2);
+      expect(await reaper.reapIdempotencyKeys(1)).toBe(1);
+      expect(await pastRetention()).toBe(due - 1);
+      expect(await reaper.reapIdempotencyKeys(1000)).toBe(due - 1);
+      expect(await keysOf()).toEqual([]);
     });
 
     it("honours a key for 24 hours, then executes afresh", async () => {

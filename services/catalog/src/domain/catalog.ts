@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { Actor } from "@c402/account-events";
 import { enqueueOutboxRow } from "@c402/bus";
+import { failpoint } from "@c402/failpoints";
 import { isId, newId } from "@c402/ids";
 import { formatUsd } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
@@ -14,6 +16,7 @@ import {
   type SellingRow,
 } from "../store/catalog-store";
 import { checkoutActivity } from "../events/checkout-activity";
+import { IDEMPOTENCY_CLAIM_LEASE_MS, IDEMPOTENCY_RETENTION_MS, retryAfterSecondsForClaim } from "./idempotency";
 import { inheritedRails, standingPayTo, withAddedRail, type AccountWallet } from "./payout-rails";
 import {
   accountTermsOf,
@@ -32,8 +35,6 @@ export type PlatformSource = (accountId: string) => Promise<AccountPlatform>;
 
 /** Where the standing payout wallets of an account come from (identity, over gRPC). */
 export type PayoutWalletSource = (accountId: string) => Promise<AccountWallet[]>;
-
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** The most checkouts one list call answers, whoever asks (the gateway asks at most 201). */
 export const LIST_PAGE_SIZE_MAX = 1000;
@@ -85,11 +86,13 @@ export class Catalog {
     // A test key and a live key of one account never share an idempotency key.
     const scope: IdempotencyScope = { accountId: req.accountId, mode: req.createdWithLiveKey ? "live" : "test", key: req.idempotencyKey };
 
-    await store.expireKey(this.db, scope, new Date(this.now().getTime() - IDEMPOTENCY_RETENTION_MS));
-    const claimed = await store.claimKey(this.db, scope, { fingerprint: req.fingerprint, createdAt: this.now() });
-    if (!claimed) {
+    const now = this.now();
+    await store.expireKey(this.db, scope, new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
+    const token = randomUUID();
+    const claim = { fingerprint: req.fingerprint, token, at: now, abandonedBefore: new Date(now.getTime() - IDEMPOTENCY_CLAIM_LEASE_MS) };
+    if (!(await store.claimKey(this.db, scope, claim))) {
       const existing = await store.findKey(this.db, scope);
-      if (!existing) throw new ProblemError("conflict", "The idempotency key changed state; retry.");
+      if (!existing) throw new ProblemError("conflict", { message: "The idempotency key changed state; retry.", retryAfterSeconds: 1 });
       if (existing.fingerprint !== req.fingerprint) {
         throw invalid(
           [{ field: "Idempotency-Key", reason: "was already used with a different request body" }],
@@ -99,22 +102,25 @@ export class Catalog {
       if (existing.state === "in_flight" || !existing.snapshot) {
         throw new ProblemError("conflict", {
           message: "A request with this Idempotency-Key is still in flight.",
-          help: { retry_is_safe: true, fix: "Retry after it finishes." },
+          help: { retry_is_safe: true, fix: "Retry after it finishes (Retry-After says when)." },
+          retryAfterSeconds: retryAfterSecondsForClaim(existing.claimed_at, now),
         });
       }
       // The original checkout, as first returned (not its state now).
       return { checkout: checkoutFromSnapshot(existing.snapshot), replayed: true };
     }
+    // A crash from here until the commit leaves the key claimed: the next request takes it over after the lease.
+    failpoint("create-after-key-claim");
     try {
-      return { checkout: await this.createOnce(req, scope), replayed: false };
+      return { checkout: await this.createOnce(req, { scope, token }), replayed: false };
     } catch (err) {
       // A create that fails releases the key so it can be reused.
-      await store.releaseKey(this.db, scope);
+      await store.releaseKey(this.db, scope, token);
       throw err;
     }
   }
 
-  private async createOnce(req: CreateRequest, idempotency?: IdempotencyScope): Promise<CheckoutRow> {
+  private async createOnce(req: CreateRequest, idempotency?: { scope: IdempotencyScope; token: string }): Promise<CheckoutRow> {
     const valid = validateCreate(req);
     // Never call another service inside a transaction: resolve the account's terms and payout wallet first.
     const terms = accountTermsOf(valid, await this.platform(req.accountId));
@@ -164,8 +170,17 @@ export class Catalog {
           },
         }),
       );
-      if (idempotency) await store.completeKey(trx, idempotency, row);
+      // Commits only while this create's claim holds the key: one taken over as abandoned rolls this create back.
+      if (idempotency && !(await store.completeKey(trx, idempotency.scope, idempotency.token, row))) {
+        throw new ProblemError("conflict", {
+          message: "This request's Idempotency-Key was taken over by a retry after it ran too long; that retry's answer stands.",
+          help: { retry_is_safe: true, fix: "Retry with the same key to get that answer." },
+          retryAfterSeconds: 1,
+        });
+      }
     });
+    // A crash here leaves the checkout and its key's answer committed: a retry replays it.
+    if (idempotency) failpoint("create-after-commit");
     this.onCommitted();
     return row;
   }
@@ -345,6 +360,11 @@ export class Catalog {
       };
     });
     return r.checkout;
+  }
+
+  /** Drops up to `limit` idempotency keys past their retention (the table would otherwise only grow); answers how many. */
+  reapIdempotencyKeys(limit: number): Promise<number> {
+    return store.reapKeys(this.db, new Date(this.now().getTime() - IDEMPOTENCY_RETENTION_MS), limit);
   }
 
   /**

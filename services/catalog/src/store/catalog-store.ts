@@ -42,6 +42,9 @@ interface IdempotencyKeysTable {
   checkout_id: string | null;
   snapshot: Record<string, unknown> | null;
   created_at: Date;
+  /** Who holds an in-flight claim: only that create may complete it. */
+  claim_token: string | null;
+  claimed_at: Date;
 }
 
 export interface CatalogTables {
@@ -180,9 +183,14 @@ export const catalogStore = {
   markPaid: (db: CatalogDb, id: string) =>
     db.updateTable("checkouts").set({ status: "paid" }).where("id", "=", id).where("reusable", "=", false).where("status", "=", "open").execute(),
 
-  /** Claims an idempotency key; returns true when this request owns it now. */
-  claimKey: async (db: CatalogDb, scope: IdempotencyScope, claim: { fingerprint: string; createdAt: Date }) =>
-    (await db
+  /**
+   * Claims an idempotency key for the create holding `token`; true when it
+   * owns the key now. A free key is claimed; so is an in-flight claim taken
+   * before `abandonedBefore`, whose create died (its commit, which needs its
+   * own token, can no longer happen).
+   */
+  claimKey: async (db: CatalogDb, scope: IdempotencyScope, claim: { fingerprint: string; token: string; at: Date; abandonedBefore: Date }) => {
+    const inserted = await db
       .insertInto("idempotency_keys")
       .values({
         account_id: scope.accountId,
@@ -192,11 +200,23 @@ export const catalogStore = {
         state: "in_flight",
         checkout_id: null,
         snapshot: null,
-        created_at: claim.createdAt,
+        created_at: claim.at,
+        claim_token: claim.token,
+        claimed_at: claim.at,
       })
       .onConflict((oc) => oc.columns(["account_id", "mode", "key"]).doNothing())
       .returning("key")
-      .executeTakeFirst()) !== undefined,
+      .executeTakeFirst();
+    if (inserted) return true;
+    const takenOver = await db
+      .updateTable("idempotency_keys")
+      .set({ fingerprint: claim.fingerprint, claim_token: claim.token, claimed_at: claim.at, created_at: claim.at })
+      .where((eb) => inScope(eb, scope))
+      .where("state", "=", "in_flight")
+      .where("claimed_at", "<", claim.abandonedBefore)
+      .executeTakeFirst();
+    return takenOver.numUpdatedRows > 0n;
+  },
 
   findKey: (db: CatalogDb, scope: IdempotencyScope) =>
     db
@@ -205,19 +225,53 @@ export const catalogStore = {
       .where((eb) => inScope(eb, scope))
       .executeTakeFirst(),
 
-  completeKey: (db: CatalogDb, scope: IdempotencyScope, checkout: CheckoutRow) =>
-    db
-      .updateTable("idempotency_keys")
-      .set({ state: "done", checkout_id: checkout.id, snapshot: JSON.stringify(snapshotOf(checkout)) as unknown as Record<string, unknown> })
-      .where((eb) => inScope(eb, scope))
-      .execute(),
+  /** Records the create's answer on its key, in the create's transaction; false when the claim is no longer this create's. */
+  completeKey: async (db: CatalogDb, scope: IdempotencyScope, token: string, checkout: CheckoutRow) =>
+    (
+      await db
+        .updateTable("idempotency_keys")
+        .set({
+          state: "done",
+          claim_token: null,
+          checkout_id: checkout.id,
+          snapshot: JSON.stringify(snapshotOf(checkout)) as unknown as Record<string, unknown>,
+        })
+        .where((eb) => inScope(eb, scope))
+        .where("state", "=", "in_flight")
+        .where("claim_token", "=", token)
+        .executeTakeFirst()
+    ).numUpdatedRows > 0n,
 
-  releaseKey: (db: CatalogDb, scope: IdempotencyScope) =>
+  /** Frees a key whose create failed, if this create still holds it. */
+  releaseKey: (db: CatalogDb, scope: IdempotencyScope, token: string) =>
     db
       .deleteFrom("idempotency_keys")
       .where((eb) => inScope(eb, scope))
       .where("state", "=", "in_flight")
+      .where("claim_token", "=", token)
       .execute(),
+
+  /** Drops up to `limit` keys (of any account) claimed before `olderThan`; answers how many. */
+  reapKeys: async (db: CatalogDb, olderThan: Date, limit: number) =>
+    Number(
+      (
+        await db
+          .deleteFrom("idempotency_keys")
+          .where((eb) =>
+            eb(
+              eb.refTuple("account_id", "mode", "key"),
+              "in",
+              eb
+                .selectFrom("idempotency_keys")
+                .select(["account_id", "mode", "key"])
+                .where("created_at", "<", olderThan)
+                .limit(limit)
+                .$asTuple("account_id", "mode", "key"),
+            ),
+          )
+          .executeTakeFirst()
+      ).numDeletedRows,
+    ),
 
   /** Drops a key past its retention so the same key can be used afresh. */
   expireKey: (db: CatalogDb, scope: IdempotencyScope, olderThan: Date) =>

@@ -4,6 +4,7 @@ import { paymentsOutbox } from "./0002_outbox";
 import { liveSettlement } from "./0003_live_settlement";
 import { handoffLookup } from "./0004_handoff";
 import { paymentParties } from "./0005_parties";
+import { paymentPartiesAsSent } from "./0007_parties_as_sent";
 import { paymentPlatformCut } from "./0006_platform_cut";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
@@ -14,4 +15,5 @@ export const paymentsMigrations: MigrationSet = {
   "0004_handoff": handoffLookup,
   "0005_parties": paymentParties,
   "0006_platform_cut": paymentPlatformCut,
+  "0007_parties_as_sent": paymentPartiesAsSent,
 };
