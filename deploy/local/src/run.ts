@@ -22,7 +22,7 @@ import { join, resolve } from "node:path";
 import { loadConfig } from "@c402/config";
 import { devchainSettlement, startDevchain } from "@c402/devchain";
 import { gatewayConfigSpec } from "@c402/gateway";
-import { addressVariables, DATABASE, entryFile, GATEWAY, SERVICES } from "@c402/topology";
+import { addressVariables, DATABASE, developmentSecrets, entryFile, GATEWAY, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl } from "./provision";
 
@@ -88,7 +88,7 @@ async function main() {
     start(s.name, entryFile(s.name), {
       ...(s.readsBaseUrl ? { BASE_URL: baseUrl } : {}),
       ...addressVariables(s.calls, address),
-      ...Object.fromEntries(s.secrets.map((x) => [x.env, secret(x.env)])),
+      ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env)])),
       ...(s.settlesOnChain ? chainEnv : {}),
       GRPC_PORT: String(ports[s.name]),
       DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s.name, passwords[s.name] as string),

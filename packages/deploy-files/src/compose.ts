@@ -1,4 +1,4 @@
-import { addressVariables, DATABASE, entryFile, GATEWAY, GRPC_CONTAINER_PORT, type GatewayEntry, type ServiceEntry } from "@c402/topology";
+import { addressVariables, DATABASE, developmentSecrets, entryFile, GATEWAY, GRPC_CONTAINER_PORT, type GatewayEntry, type ServiceEntry } from "@c402/topology";
 import type { ServiceDefaults } from "./defaults";
 import { devPassword } from "./provision-sql";
 import { comment, GENERATED, mapping } from "./text";
@@ -8,6 +8,13 @@ export function devSecret(env: string): string {
   return `dev-only-${env.toLowerCase().replace(/_/g, "-")}-change-me`;
 }
 
+/**
+ * Settings a service needs in compose only. identity writes sign-in mails as
+ * .eml files when SMTP_URL is unset, under DATA_DIR; the image's /app is not
+ * writable by its user, /tmp is.
+ */
+const COMPOSE_SETTINGS: Record<string, [string, string][]> = { identity: [["DATA_DIR", "/tmp/c402"]] };
+
 const address = (s: ServiceEntry) => `${s.name}:${GRPC_CONTAINER_PORT}`;
 
 function grpcService(s: ServiceEntry, publicUrl: string): string {
@@ -15,7 +22,8 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
     ["DATABASE_URL", `postgres://${s.database.role}:${devPassword(s)}@postgres:5432/${DATABASE}`],
     ...(s.readsBaseUrl ? ([["BASE_URL", publicUrl]] as [string, string][]) : []),
     ...Object.entries(addressVariables(s.calls, address)),
-    ...s.secrets.map((secret): [string, string] => [secret.env, devSecret(secret.env)]),
+    ...developmentSecrets(s).map((secret): [string, string] => [secret.env, devSecret(secret.env)]),
+    ...(COMPOSE_SETTINGS[s.name] ?? []),
   ];
   const dependsOn =
     s.calls.length === 0

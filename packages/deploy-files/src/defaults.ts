@@ -22,7 +22,7 @@ export function serviceDefaults() {
     /** Gateway settings published in the ConfigMap at their defaults, for operators to change. */
     gatewaySettings: [atDefault(gatewayConfigSpec.serviceName), atDefault(gatewayConfigSpec.authRateLimitPerMinute)],
     /** identity settings published in the ConfigMap at their defaults. */
-    identitySettings: [atDefault(identityConfigSpec.challengeTtlSeconds)],
+    identitySettings: [atDefault(identityConfigSpec.challengeTtlSeconds), atDefault(identityConfigSpec.mailFrom)],
   };
 }
 

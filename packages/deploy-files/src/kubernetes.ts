@@ -279,7 +279,7 @@ ${mapping(defaults.identitySettings, "  ")}
 
 /** k8s/base/secret.yaml: the template of c402-secrets, one DATABASE_URL per service plus each service's own secrets. */
 export function secretYaml(services: readonly ServiceEntry[]): string {
-  const own = services.flatMap((s) => s.secrets.map((x) => ({ env: x.env, describe: `${s.name}: ${x.describe}` })));
+  const own = services.flatMap((s) => s.secrets.map((x) => ({ env: x.env, describe: `${s.name}: ${x.describe}`, placeholder: x.placeholder ?? "change-me" })));
   const width = Math.max("<SERVICE>_DATABASE_URL".length, "REDIS_URL".length, ...own.map((x) => x.env.length)) + 4;
   const key = (k: string, ...text: string[]) => text.map((t, i) => `${(i === 0 ? k : "").padEnd(width)}${t}`);
   return `${header()}
@@ -318,7 +318,7 @@ stringData:
 ${mapping(
   [
     ...services.map((s): [string, string] => [databaseSecretKey(s), `postgres://${s.database.role}:change-me@postgres.example.internal:5432/${DATABASE}`]),
-    ...own.map((x): [string, string] => [x.env, "change-me"]),
+    ...own.map((x): [string, string] => [x.env, x.placeholder]),
     ["REDIS_URL", "redis://:change-me@redis.example.internal:6379"],
   ],
   "  ",

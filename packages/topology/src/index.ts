@@ -28,6 +28,13 @@ export interface SecretSetting {
   readonly env: string;
   /** One line for the Secret template's header. */
   readonly describe: string;
+  /** The Secret template's value (default "change-me"). */
+  readonly placeholder?: string;
+  /**
+   * Left unset in development (compose, the local runner), where the
+   * service's offline default applies; a cluster must set it.
+   */
+  readonly unsetInDevelopment?: boolean;
 }
 
 export interface ServiceEntry {
@@ -63,12 +70,19 @@ export const GRPC_SERVICE_RESOURCES: Resources = { requests: { cpu: "100m", memo
 export const SERVICES = [
   {
     name: "identity",
-    owns: "accounts, wallet challenges, sessions, API keys (hashes), payout wallets, account events",
+    owns: "accounts, wallet challenges, sign-in links and their mail, sessions, API keys (hashes), profiles, payout wallets, platform settings, account events",
     database: { schema: "identity", role: "c402_identity" },
     addressEnv: "IDENTITY_GRPC_ADDRESS",
     calls: [],
     topics: { publishes: [], consumes: [TOPICS.accountActivity] },
-    secrets: [],
+    secrets: [
+      {
+        env: "SMTP_URL",
+        describe: "relay of sign-in mails, smtp:// or smtps://user:password@host:port (unset in development: mails are written as .eml files).",
+        placeholder: "smtps://c402:change-me@smtp.example.internal:465",
+        unsetInDevelopment: true,
+      },
+    ],
     readsBaseUrl: true,
     settlesOnChain: false,
     resources: GRPC_SERVICE_RESOURCES,
@@ -142,6 +156,11 @@ export function serviceNamed(name: string): ServiceEntry {
 /** The composition root of a service in distributed mode, relative to the repository root. */
 export function entryFile(name: string): string {
   return `services/${name}/src/main.ts`;
+}
+
+/** The secrets a development run (compose, the local runner) gives the service a throwaway value of. */
+export function developmentSecrets(s: ServiceEntry): readonly SecretSetting[] {
+  return s.secrets.filter((x) => !x.unsetInDevelopment);
 }
 
 /** The key of a service's PostgreSQL URL in the c402-secrets Secret (given to it as DATABASE_URL). */
