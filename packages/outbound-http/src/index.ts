@@ -1,0 +1,10 @@
+/**
+ * The one HTTP client for URLs users supply (relay origins, MCP servers, webhook receivers).
+ * See README.md for the policy: what is blocked, why the check is at connect time, redirect rules.
+ */
+export { classifyAddress, parseIPv4Loose, type AddressClass } from "./address-class";
+export { classifyHost, type HostClass } from "./host-class";
+export { isClassAllowed, MAX_REDIRECTS_CAP, type OutboundPolicy, type Resolver, type ResolvedAddress } from "./policy";
+export { OutboundRefused, type RefusalReason } from "./errors";
+export { createGuardedFetch, type GuardedFetch } from "./guarded-fetch";
+export { guardedRequest, type GuardedRequestOptions, type GuardedResult } from "./guarded-request";
