@@ -312,6 +312,29 @@ async function setUp(): Promise<Fixtures> {
   expectStatus(await patchReport(payments, { status: "resolved", note: "Redelivered." }), 200, "report resolved");
   expectStatus(await patchReport(payments, { status: "acknowledged" }), 409, "a resolved report acknowledged");
 
+  // Origin keys: stored (201; a bad body 422), listed, rotated, revoked (twice: the second changes nothing); the kept one is the fuzz's {secret_id}.
+  const createOriginKey = (spec: Record<string, unknown>) =>
+    scripted("POST /v1/origin-keys", { path: "/v1/origin-keys", headers: auth(payments), body: body(spec) });
+  const keptOriginKey = await createOriginKey({ auth_type: "bearer", value: "conformance-origin-secret" });
+  expectStatus(keptOriginKey, 201, "origin key");
+  const doomedOriginKey = await createOriginKey({ auth_type: "api_key", header_name: "X-Api-Key", value: "doomed-origin-secret" });
+  expectStatus(doomedOriginKey, 201, "origin key to revoke");
+  expectStatus(await createOriginKey({ auth_type: "api_key", value: "no header" }), 422, "api_key origin key without header_name");
+  expectStatus(await scripted("GET /v1/origin-keys", { path: "/v1/origin-keys", headers: auth(readOnly) }), 200, "origin keys");
+  const originKeyPath = (r: Awaited<ReturnType<typeof scripted>>) => `/v1/origin-keys/${parsed(r).id}`;
+  expectStatus(
+    await scripted("PATCH /v1/origin-keys/{secret_id}", {
+      path: originKeyPath(keptOriginKey),
+      headers: auth(payments),
+      body: body({ value: "rotated-secret" }),
+    }),
+    200,
+    "origin key rotated",
+  );
+  for (const attempt of ["origin key revoked", "origin key revoked again"]) {
+    expectStatus(await scripted("DELETE /v1/origin-keys/{secret_id}", { path: originKeyPath(doomedOriginKey), headers: auth(payments) }), 200, attempt);
+  }
+
   const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
   for (const family of ["base", "stellar", "solana"]) {
     await scripted("GET /x402/{family}/supported", { path: `/x402/${family}/supported` });
@@ -329,6 +352,7 @@ async function setUp(): Promise<Fixtures> {
       key_id: sacrificial,
       payment_id: [receipt.id],
       report_id: [parsed(anonymousReport).id, parsed(buyerReport).id],
+      secret_id: [parsed(keptOriginKey).id],
       tx_hash: [receipt.tx_hash],
       nonce: [nonce],
       family: ["base", "stellar", "solana"],

@@ -33,6 +33,7 @@ interface Account {
   checkoutId: string;
   /** A report filed on the checkout (anonymously, as any buyer may). */
   reportId: string;
+  originKeyId: string;
 }
 
 async function mintKey(credential: string, scope: Scope, mode: "test" | "live"): Promise<{ id: string; secret: string }> {
@@ -53,7 +54,9 @@ async function newAccount(): Promise<Account> {
   const checkout = await newCheckout(seller.key, { reusable: true });
   const report = await call("POST", `/v1/checkouts/${checkout.id}/reports`, { body: { category: "other", detail: "permission matrix" } });
   if (report.status !== 201) throw new Error(`report: ${report.status} ${report.text}`);
-  return { wallet: seller.wallet, keys, live, session, checkoutId: checkout.id, reportId: report.body.id };
+  const originKey = await call("POST", "/v1/origin-keys", { key: seller.key, body: { auth_type: "bearer", value: "matrix-origin-secret" } });
+  if (originKey.status !== 201) throw new Error(`origin key: ${originKey.status} ${originKey.text}`);
+  return { wallet: seller.wallet, keys, live, session, checkoutId: checkout.id, reportId: report.body.id, originKeyId: originKey.body.id };
 }
 
 describe("the permission matrix (G28), generated from the route table", () => {
@@ -80,6 +83,7 @@ describe("the permission matrix (G28), generated from the route table", () => {
       let value: string;
       if (name === "id" && op.template.startsWith("/v1/checkouts/")) value = account.checkoutId;
       else if (name === "report_id") value = account.reportId;
+      else if (name === "secret_id") value = account.originKeyId;
       else if (name === "key_id") value = (await mintKey(account.keys.full, "read_only", "test")).id;
       else throw new Error(`the permission matrix cannot fill {${name}} of ${op.method} ${op.template}: add a fixture for it`);
       path = path.replace(`{${name}}`, value);
@@ -92,6 +96,7 @@ describe("the permission matrix (G28), generated from the route table", () => {
     "PATCH /v1/checkouts/{id}": { coverage: "permission matrix" },
     "POST /v1/checkouts/{id}/extend": { expires_in_minutes: 60 },
     "PATCH /v1/reports/{report_id}": { status: "acknowledged" },
+    "PATCH /v1/origin-keys/{secret_id}": { value: "rotated-origin-secret" },
     "POST /v1/checkouts/{id}/payouts": { chain: "stellar", address: "GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H" },
   };
   const send = async (op: Operation, path: string, key?: string): Promise<Reply> =>

@@ -5,16 +5,18 @@ import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { loadConfig } from "@c402/config";
-import { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
 import { createClient, RpcServer, type ServiceClient } from "@c402/rpc";
 import { rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createCatalogService } from "@c402/catalog";
+import { createFulfillmentService } from "@c402/fulfillment";
 import { gatewayConfigSpec, SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
 import { createIdentityService, identityConfigSpec, identityMailer } from "@c402/identity";
 import { createPaymentsService } from "@c402/payments";
+import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { SERVICES, type ServiceName } from "@c402/topology";
 import { createWebhooksService } from "@c402/webhooks";
 
@@ -51,16 +53,22 @@ export interface EmbeddedSystem {
 
 interface Secrets {
   subjectSecret: string;
+  /** The keyring that seals stored credentials (SECRETS_KEYRING's format). */
+  secretsKeyring: string;
 }
 
-/** Secrets of an embedded install, generated on first start and kept beside the data. */
+const newSecrets = (): Secrets => ({ subjectSecret: randomBytes(32).toString("hex"), secretsKeyring: generateKeyringText("k1") });
+
+/** Secrets of an embedded install, generated on first start and kept beside the data (one added later is added to the file). */
 function loadSecrets(dataDir: string): Secrets {
-  if (dataDir === ":memory:") return { subjectSecret: randomBytes(32).toString("hex") };
+  if (dataDir === ":memory:") return newSecrets();
   const file = join(dataDir, "secrets.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as Secrets;
-  const secrets: Secrets = { subjectSecret: randomBytes(32).toString("hex") };
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  const kept = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Secrets>) : {};
+  const secrets: Secrets = { ...newSecrets(), ...kept };
+  if (Object.keys(kept).length !== Object.keys(secrets).length) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  }
   return secrets;
 }
 
@@ -69,6 +77,7 @@ const CONTRACTS = {
   identity: identityV1.IdentityService,
   catalog: catalogV1.CatalogService,
   payments: paymentsV1.PaymentsService,
+  fulfillment: fulfillmentV1.FulfillmentService,
   webhooks: webhooksV1.WebhooksService,
 } satisfies Record<ServiceName, unknown>;
 
@@ -125,6 +134,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     catalog: (deps, c) => createCatalogService(deps, { identity: c.identity }),
     payments: (deps, c) =>
       createPaymentsService(deps, { catalog: c.catalog }, { subjectSecret: secrets.subjectSecret, liveChains: [devchainSettlement(devchain)] }),
+    fulfillment: (deps) => createFulfillmentService(deps, { keyring: parseKeyring(secrets.secretsKeyring) }),
     webhooks: (deps) => createWebhooksService(deps),
   };
   const serviceClients = {} as Clients;

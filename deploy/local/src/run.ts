@@ -56,7 +56,8 @@ async function main() {
   const address = (s: { name: string }) => `127.0.0.1:${ports[s.name]}`;
   // LOG_LEVEL and the rest of this environment reach every child as they are (unset: each process's own default).
   const common = { KAFKA_BROKERS: kafka, KAFKAJS_NO_PARTITIONER_WARNING: "1" };
-  const secret = (name: string) => process.env[name] ?? randomBytes(32).toString("hex");
+  // A secret with a format of its own has a fixed development value; the rest are random per run.
+  const secret = (name: string, development?: string) => process.env[name] ?? development ?? randomBytes(32).toString("hex");
   const baseUrl = process.env.BASE_URL ?? `http://127.0.0.1:${port}`;
   const children: ChildProcess[] = [];
   let stopping = false;
@@ -88,7 +89,7 @@ async function main() {
     start(s.name, entryFile(s.name), {
       ...(s.readsBaseUrl ? { BASE_URL: baseUrl } : {}),
       ...addressVariables(s.calls, address),
-      ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env)])),
+      ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env, x.developmentValue)])),
       ...(s.settlesOnChain ? chainEnv : {}),
       GRPC_PORT: String(ports[s.name]),
       DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s.name, passwords[s.name] as string),

@@ -32,6 +32,9 @@ export const ACCOUNT_ACTIONS = [
   "checkout.payouts_added",
   "report.filed",
   "report.updated",
+  "origin_key.created",
+  "origin_key.rotated",
+  "origin_key.revoked",
 ] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 

@@ -1,4 +1,6 @@
 import { CheckoutStatus } from "./gen/catalog/v1/catalog_pb";
+import { OriginAuthType } from "./gen/fulfillment/v1/fulfillment_pb";
+import type { ORIGIN_AUTH_TYPE_NAMES } from "./origin-keys";
 import { CredentialKind, KeyMode, Scope } from "./gen/identity/v1/identity_pb";
 
 /**
@@ -43,3 +45,16 @@ export const keyModeToProto = (name: KeyModeName): KeyMode => KEY_MODES[name];
 export const keyModeName = (mode: KeyMode): KeyModeName | undefined => nameOf(KEY_MODES, mode);
 export const credentialKindToProto = (name: CredentialKindName): CredentialKind => CREDENTIAL_KINDS[name];
 export const credentialKindName = (kind: CredentialKind): CredentialKindName | undefined => nameOf(CREDENTIAL_KINDS, kind);
+
+/** How an origin key's value is sent to the seller's origin. */
+export type OriginAuthTypeName = (typeof ORIGIN_AUTH_TYPE_NAMES)[number];
+
+const ORIGIN_AUTH_TYPES: Record<OriginAuthTypeName, OriginAuthType> = {
+  bearer: OriginAuthType.BEARER,
+  basic: OriginAuthType.BASIC,
+  api_key: OriginAuthType.API_KEY,
+  custom: OriginAuthType.CUSTOM,
+};
+
+export const originAuthTypeToProto = (name: OriginAuthTypeName): OriginAuthType => ORIGIN_AUTH_TYPES[name];
+export const originAuthTypeName = (type: OriginAuthType): OriginAuthTypeName | undefined => nameOf(ORIGIN_AUTH_TYPES, type);

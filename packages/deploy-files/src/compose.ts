@@ -22,7 +22,7 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
     ["DATABASE_URL", `postgres://${s.database.role}:${devPassword(s)}@postgres:5432/${DATABASE}`],
     ...(s.readsBaseUrl ? ([["BASE_URL", publicUrl]] as [string, string][]) : []),
     ...Object.entries(addressVariables(s.calls, address)),
-    ...developmentSecrets(s).map((secret): [string, string] => [secret.env, devSecret(secret.env)]),
+    ...developmentSecrets(s).map((secret): [string, string] => [secret.env, secret.developmentValue ?? devSecret(secret.env)]),
     ...(COMPOSE_SETTINGS[s.name] ?? []),
   ];
   const dependsOn =

@@ -8,6 +8,7 @@ import { PAYMENTS_SCHEMA, paymentsConfigSpec } from "@c402/payments";
 import { distributedInfraSpec } from "@c402/runtime";
 import { GATEWAY, GRPC_CONTAINER_PORT, SERVICES, type ServiceName } from "@c402/topology";
 import { WEBHOOKS_SCHEMA, webhooksConfigSpec } from "@c402/webhooks";
+import { FULFILLMENT_SCHEMA, fulfillmentConfigSpec } from "@c402/fulfillment";
 import { load, loadAll } from "js-yaml";
 import { defaultOf } from "@c402/config";
 import { deployFiles, staleDeployFiles } from "../src";
@@ -20,13 +21,17 @@ const processSpecs = {
   identity: { ...distributedInfraSpec, ...identityConfigSpec },
   catalog: { ...distributedInfraSpec, ...catalogConfigSpec },
   payments: { ...distributedInfraSpec, ...paymentsConfigSpec },
+  fulfillment: { ...distributedInfraSpec, ...fulfillmentConfigSpec },
   webhooks: { ...distributedInfraSpec, ...webhooksConfigSpec },
   gateway: { ...gatewayConfigSpec, ...gatewayDistributedSpec },
 } satisfies Record<ServiceName | "gateway", ConfigSpec>;
-const schemas = { identity: IDENTITY_SCHEMA, catalog: CATALOG_SCHEMA, payments: PAYMENTS_SCHEMA, webhooks: WEBHOOKS_SCHEMA } satisfies Record<
-  ServiceName,
-  string
->;
+const schemas = {
+  identity: IDENTITY_SCHEMA,
+  catalog: CATALOG_SCHEMA,
+  payments: PAYMENTS_SCHEMA,
+  fulfillment: FULFILLMENT_SCHEMA,
+  webhooks: WEBHOOKS_SCHEMA,
+} satisfies Record<ServiceName, string>;
 /** Read by kafkajs itself, not by a config spec. */
 const LIBRARY_VARIABLES = ["KAFKAJS_NO_PARTITIONER_WARNING"];
 

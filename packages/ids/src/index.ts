@@ -18,6 +18,7 @@ export const ID_PREFIX = {
   walletChallenge: "wch_",
   session: "ses_",
   report: "rpt_",
+  originKey: "okey_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -35,6 +35,12 @@ export interface SecretSetting {
    * service's offline default applies; a cluster must set it.
    */
   readonly unsetInDevelopment?: boolean;
+  /**
+   * The fixed value development runs (compose, the local runner) give a
+   * secret with a format of its own, instead of random hex. Public, so
+   * never for real data.
+   */
+  readonly developmentValue?: string;
 }
 
 export interface ServiceEntry {
@@ -112,6 +118,26 @@ export const SERVICES = [
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
+    name: "fulfillment",
+    owns: "origin keys (sealed), outbox (relay, mcp and webhook delivery come next)",
+    database: { schema: "fulfillment", role: "c402_fulfillment" },
+    addressEnv: "FULFILLMENT_GRPC_ADDRESS",
+    calls: [],
+    topics: { publishes: [TOPICS.accountActivity], consumes: [] },
+    secrets: [
+      {
+        env: "SECRETS_KEYRING",
+        describe:
+          "master keys that seal stored credentials: id:base64 of 32 random bytes, comma-separated, the first seals (rotate by putting a new one first; keep the old ones until rewrapped).",
+        placeholder: "k1:replace-with-base64-of-32-random-bytes",
+        developmentValue: "dev:3fKYWZBuTbrARvBO54lp4/GhGlKVFHOToni+CWN1wFo=",
+      },
+    ],
+    readsBaseUrl: false,
+    settlesOnChain: false,
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
     name: "webhooks",
     owns: "recorded events (delivery comes later)",
     database: { schema: "webhooks", role: "c402_webhooks" },
@@ -141,7 +167,7 @@ export interface GatewayEntry {
 export const GATEWAY = {
   name: "gateway",
   owns: "nothing durable (caches and rate limits in Redis)",
-  calls: ["identity", "catalog", "payments", "webhooks"],
+  calls: ["identity", "catalog", "payments", "fulfillment", "webhooks"],
   healthPath: "/health",
   resources: { requests: { cpu: "200m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
 } as const satisfies GatewayEntry;

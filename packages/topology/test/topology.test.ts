@@ -26,6 +26,7 @@ describe("the service list", () => {
       IDENTITY_GRPC_ADDRESS: "identity:1",
       CATALOG_GRPC_ADDRESS: "catalog:1",
       PAYMENTS_GRPC_ADDRESS: "payments:1",
+      FULFILLMENT_GRPC_ADDRESS: "fulfillment:1",
       WEBHOOKS_GRPC_ADDRESS: "webhooks:1",
     });
     expect(databaseSecretKey(serviceNamed("payments"))).toBe("PAYMENTS_DATABASE_URL");

@@ -82,6 +82,7 @@ export const gatewayDistributedSpec = {
   identityAddress: env.string("IDENTITY_GRPC_ADDRESS", "host:port of identity"),
   catalogAddress: env.string("CATALOG_GRPC_ADDRESS", "host:port of catalog"),
   paymentsAddress: env.string("PAYMENTS_GRPC_ADDRESS", "host:port of payments"),
+  fulfillmentAddress: env.string("FULFILLMENT_GRPC_ADDRESS", "host:port of fulfillment"),
   webhooksAddress: env.string("WEBHOOKS_GRPC_ADDRESS", "host:port of webhooks"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   devchainUrl: env.optionalString("DEVCHAIN_URL", "local EVM chain URL to show in the deep health report (local runs only)"),

@@ -1,6 +1,6 @@
 import { RedisCache } from "@c402/cache";
 import { describeConfig, loadConfig } from "@c402/config";
-import { catalogV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { createLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
 import { onShutdown } from "@c402/runtime";
@@ -12,11 +12,18 @@ async function main() {
   const config = loadConfig(spec);
   const logger = createLogger({ service: "gateway", level: config.logLevel });
   logger.info({ config: describeConfig(spec, config) }, "starting");
-  const addresses = { identity: config.identityAddress, catalog: config.catalogAddress, payments: config.paymentsAddress, webhooks: config.webhooksAddress };
+  const addresses = {
+    identity: config.identityAddress,
+    catalog: config.catalogAddress,
+    payments: config.paymentsAddress,
+    fulfillment: config.fulfillmentAddress,
+    webhooks: config.webhooksAddress,
+  };
   const clients = {
     identity: createClient(identityV1.IdentityService, addresses.identity),
     catalog: createClient(catalogV1.CatalogService, addresses.catalog),
     payments: createClient(paymentsV1.PaymentsService, addresses.payments),
+    fulfillment: createClient(fulfillmentV1.FulfillmentService, addresses.fulfillment),
     webhooks: createClient(webhooksV1.WebhooksService, addresses.webhooks),
     health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address)])),
   };

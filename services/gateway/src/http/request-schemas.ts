@@ -1,3 +1,4 @@
+import { originKeySchemas } from "./origin-key-schemas";
 import { payoutSchemas } from "./payout-schemas";
 import { reportSchemas } from "./report-schemas";
 import type { FromSchema } from "./schema-type";
@@ -228,6 +229,7 @@ export const schemas = {
   },
   ...reportSchemas,
   ...payoutSchemas,
+  ...originKeySchemas,
 } as const;
 
 export type SchemaName = keyof typeof schemas;

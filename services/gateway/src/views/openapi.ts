@@ -2,6 +2,7 @@ import { HANDOFF_NONCE } from "@c402/ids";
 import { schemas } from "../http/request-schemas";
 import { catalogueResponseSchemas, cataloguePaths } from "./openapi-catalogue";
 import { withOperationIds } from "./openapi-conventions";
+import { ORIGIN_KEY_EXAMPLES, originKeyPaths, originKeyResponseSchemas } from "./openapi-origin-keys";
 import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
 
@@ -711,6 +712,7 @@ const responseSchemas: Record<string, Schema> = {
   },
   ...reportResponseSchemas(),
   ...payoutResponseSchemas(),
+  ...originKeyResponseSchemas(),
   ...catalogueResponseSchemas(),
 };
 
@@ -783,6 +785,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
   PaymentPrepare: { payer: EXAMPLE_ADDRESS, network: "eip155:84532" },
   ...REPORT_EXAMPLES,
   ...PAYOUT_EXAMPLES,
+  ...ORIGIN_KEY_EXAMPLES,
 };
 const body = (name: keyof typeof schemas) => ({
   required: true,
@@ -1448,6 +1451,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId, pageQuery, rateLimitHeaders }),
       ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId }),
+      ...originKeyPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
       ...cataloguePaths({ operation, use, json, pathParam, pageQuery }),
     },
   });

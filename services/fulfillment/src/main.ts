@@ -1,0 +1,10 @@
+import { runDistributedService } from "@c402/runtime";
+import { parseKeyring } from "@c402/sealed-secrets";
+import { createFulfillmentService, fulfillmentConfigSpec, FULFILLMENT_SCHEMA } from "./index";
+
+void runDistributedService({
+  name: "fulfillment",
+  schema: FULFILLMENT_SCHEMA,
+  spec: fulfillmentConfigSpec,
+  build: (deps, config) => createFulfillmentService(deps, { keyring: parseKeyring(config.secretsKeyring) }),
+});

@@ -1,0 +1,68 @@
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { actorOfRequest } from "@c402/account-events";
+import { originAuthTypeName, originAuthTypeToProto, type fulfillmentV1 } from "@c402/contracts";
+import { invalid } from "@c402/problems";
+import type { ServiceImplementation } from "@c402/rpc";
+import type { OriginKeys } from "../domain/origin-keys";
+import type { OriginKeyPage, OriginKeyRow } from "../store/origin-keys-store";
+
+export function originKeyMessage(k: OriginKeyRow): fulfillmentV1.OriginKey {
+  return {
+    $typeName: "fulfillment.v1.OriginKey",
+    id: k.id,
+    ...(k.name !== null ? { name: k.name } : {}),
+    authType: originAuthTypeToProto(k.auth_type),
+    ...(k.header_name !== null ? { headerName: k.header_name } : {}),
+    createdAt: timestampFromDate(k.created_at),
+    ...(k.rotated_at ? { rotatedAt: timestampFromDate(k.rotated_at) } : {}),
+    ...(k.revoked_at ? { revokedAt: timestampFromDate(k.revoked_at) } : {}),
+    checkoutsUsing: k.checkouts_using,
+  };
+}
+
+function pageOf(req: fulfillmentV1.ListOriginKeysRequest): OriginKeyPage {
+  if (!req.after) return { size: req.pageSize };
+  if (!req.after.createdAt || !req.after.id) throw invalid([{ field: "after", reason: "needs created_at and id" }]);
+  return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
+}
+
+export function fulfillmentRpc(originKeys: OriginKeys): ServiceImplementation<typeof fulfillmentV1.FulfillmentService> {
+  return {
+    async createOriginKey(req) {
+      const authType = originAuthTypeName(req.authType);
+      if (!authType) throw invalid([{ field: "auth_type", reason: "must be bearer, basic, api_key or custom" }]);
+      const key = await originKeys.create({
+        accountId: req.accountId,
+        actor: actorOfRequest(req.actor),
+        testMode: req.testMode,
+        authType,
+        value: req.value,
+        ...(req.name !== undefined ? { name: req.name } : {}),
+        ...(req.headerName !== undefined ? { headerName: req.headerName } : {}),
+      });
+      return { originKey: originKeyMessage(key) };
+    },
+    async listOriginKeys(req) {
+      return { originKeys: (await originKeys.list(req.accountId, pageOf(req))).map(originKeyMessage) };
+    },
+    async rotateOriginKey(req) {
+      const key = await originKeys.rotate({
+        accountId: req.accountId,
+        actor: actorOfRequest(req.actor),
+        testMode: req.testMode,
+        id: req.originKeyId,
+        value: req.value,
+      });
+      return { originKey: originKeyMessage(key) };
+    },
+    async revokeOriginKey(req) {
+      const { key, revoked } = await originKeys.revoke({
+        accountId: req.accountId,
+        actor: actorOfRequest(req.actor),
+        testMode: req.testMode,
+        id: req.originKeyId,
+      });
+      return { originKey: originKeyMessage(key), revoked };
+    },
+  };
+}
