@@ -7,6 +7,13 @@ import { freePort } from "../../deploy/local/src/ports";
 
 const root = resolve(__dirname, "../..");
 
+/**
+ * Calls to sellers' URLs in both modes: the fake origins and MCP servers of
+ * the tests listen on loopback (as a developer's would), and no name is looked
+ * up in DNS, so nothing a test (or the fuzzer) sends reaches past this machine.
+ */
+const SEALED_OUTBOUND = { OUTBOUND_ALLOW_LOOPBACK: "true", OUTBOUND_RESOLVE_NAMES: "false" };
+
 export type Mode = "embedded" | "distributed";
 
 export interface Target {
@@ -62,7 +69,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
   let cleanup = async () => {};
   if (mode === "embedded") {
     child = spawn(tsx, [join(root, "deploy/embedded/src/main.ts")], {
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_RATE_LIMIT_PER_MINUTE: "1000", ...SEALED_OUTBOUND },
       stdio: ["ignore", "inherit", "inherit"],
     });
   } else {
@@ -80,6 +87,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
         LOG_DIR: logs,
         DATA_DIR: dataDir,
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+        ...SEALED_OUTBOUND,
       },
       stdio: ["ignore", "inherit", "inherit"],
     });

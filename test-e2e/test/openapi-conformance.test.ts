@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
+import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";
@@ -55,6 +56,9 @@ async function signIn(wallet: PrivateKeyAccount): Promise<HttpResponse> {
  * reusable with an offer card, armed), another seller's checkout, a rehearsal
  * payment with a handoff nonce (simulated: no funds move), its receipt.
  */
+/** The fake MCP server setUp starts (closed after the suite). */
+let mcpServer: FakeMcpServer | undefined;
+
 async function setUp(): Promise<Fixtures> {
   const scripted = fuzzer.scripted.bind(fuzzer);
   for (const op of fuzzer.ops.filter((o) => o.method === "GET" && !o.template.includes("{"))) await scripted(op.id, { path: op.template });
@@ -334,6 +338,17 @@ async function setUp(): Promise<Fixtures> {
   for (const attempt of ["origin key revoked", "origin key revoked again"]) {
     expectStatus(await scripted("DELETE /v1/origin-keys/{secret_id}", { path: originKeyPath(doomedOriginKey), headers: auth(payments) }), 200, attempt);
   }
+  // A seller's MCP server on loopback (the running service may call loopback here), asked for its tools with the stored key.
+  mcpServer = await startFakeMcpServer({ tools: [{ name: "forecast", inputSchema: { type: "object" } }] });
+  expectStatus(
+    await scripted("POST /v1/mcp/tools", {
+      path: "/v1/mcp/tools",
+      headers: auth(payments),
+      body: body({ origin_url: mcpServer.url, origin_auth_secret_id: parsed(keptOriginKey).id }),
+    }),
+    200,
+    "an MCP server's tools",
+  );
 
   const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
   for (const family of ["base", "stellar", "solana"]) {
@@ -390,7 +405,8 @@ describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per o
     if (process.env.C402_FUZZ_ONLY) process.stderr.write(`replaying ${process.env.C402_FUZZ_ONLY} only: every other property is skipped\n`);
   }, 120_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await mcpServer?.close();
     if (!fuzzer) return;
     process.stdout.write(
       `\nOpenAPI fuzz (${process.env.E2E_RUN_MODE ?? "?"} mode, seed ${SEED}, ${RUNS} runs): answers per operation\n${fuzzer.findings.coverage()}\n`,

@@ -13,6 +13,8 @@ const spec = {
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   smtpUrl: identityConfigSpec.smtpUrl,
   mailFrom: identityConfigSpec.mailFrom,
+  outboundAllowLoopback: env.bool("OUTBOUND_ALLOW_LOOPBACK", "let sellers' origins and MCP servers be on loopback (this machine)", { default: true }),
+  outboundResolveNames: env.bool("OUTBOUND_RESOLVE_NAMES", "look up names in sellers' URLs in DNS (false: IP-literal URLs only)", { default: true }),
 };
 
 async function main() {
@@ -32,11 +34,13 @@ async function main() {
     ...(config.devchainPort !== undefined ? { devchainPort: Number(config.devchainPort) } : {}),
     ...(config.smtpUrl !== undefined ? { smtpUrl: config.smtpUrl } : {}),
     mailFrom: config.mailFrom,
+    outboundAllowLoopback: config.outboundAllowLoopback,
+    outboundResolveNames: config.outboundResolveNames,
     logger,
   });
   logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");
   process.stdout.write(
-    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.mail})\n\n`,
+    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.mail}; ${system.origins})\n\n`,
   );
   onShutdown(logger, () => system.stop());
 }

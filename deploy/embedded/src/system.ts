@@ -40,6 +40,10 @@ export interface EmbeddedOptions {
   smtpUrl?: string;
   /** Sender of sign-in mails (identity's MAIL_FROM default). */
   mailFrom?: string;
+  /** Whether sellers' origins and MCP servers may be on loopback (default true: embedded mode runs on a developer's machine). */
+  outboundAllowLoopback?: boolean;
+  /** Whether names in sellers' URLs are looked up in DNS (default true; the e2e suite turns it off so nothing leaves the machine). */
+  outboundResolveNames?: boolean;
 }
 
 export interface EmbeddedSystem {
@@ -48,6 +52,8 @@ export interface EmbeddedSystem {
   grpcAddresses: Record<string, string>;
   /** Where sign-in mails go (SMTP, or the directory of .eml files), for the start line. */
   mail: string;
+  /** Which origins sellers' checkouts may call, for the start line. */
+  origins: string;
   stop(): Promise<void>;
 }
 
@@ -112,6 +118,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const addresses: Record<string, string> = {};
 
   const port = opts.port ?? gatewayDefaults.port;
+  const allowLoopback = opts.outboundAllowLoopback ?? true;
   // A throwaway install (":memory:") writes its mail to a temporary directory, still readable while it runs.
   const mailer = identityMailer({
     smtpUrl: opts.smtpUrl,
@@ -134,7 +141,11 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     catalog: (deps, c) => createCatalogService(deps, { identity: c.identity }),
     payments: (deps, c) =>
       createPaymentsService(deps, { catalog: c.catalog }, { subjectSecret: secrets.subjectSecret, liveChains: [devchainSettlement(devchain)] }),
-    fulfillment: (deps) => createFulfillmentService(deps, { keyring: parseKeyring(secrets.secretsKeyring) }),
+    fulfillment: (deps) =>
+      createFulfillmentService(deps, {
+        keyring: parseKeyring(secrets.secretsKeyring),
+        outbound: { allowLoopback, allowAddresses: [], resolveNames: opts.outboundResolveNames ?? true },
+      }),
     webhooks: (deps) => createWebhooksService(deps),
   };
   const serviceClients = {} as Clients;
@@ -173,6 +184,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     devchain,
     grpcAddresses: addresses,
     mail: mailer.describe(),
+    origins: allowLoopback ? "loopback origins allowed" : "loopback origins refused",
     async stop() {
       await gateway.close();
       for (const c of [...Object.values(serviceClients), ...Object.values(clients.health)]) c.close();

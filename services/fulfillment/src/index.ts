@@ -1,7 +1,9 @@
 import { fulfillmentV1, healthV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { serviceOutboxRelay, standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { createGuardedFetch } from "@c402/outbound-http";
 import { SecretSealer, type Keyring } from "@c402/sealed-secrets";
+import { McpTools } from "./domain/mcp-tools";
 import { OriginKeys } from "./domain/origin-keys";
 import { fulfillmentRpc } from "./rpc/fulfillment-rpc";
 import { originKeysInitial } from "./store/migrations/0001_origin_keys";
@@ -15,16 +17,25 @@ export const fulfillmentMigrations = { "0001_origin_keys": originKeysInitial, "0
 export interface FulfillmentSettings {
   /** The master keys that seal stored credentials (SECRETS_KEYRING; embedded mode keeps one under its data directory). */
   keyring: Keyring;
+  /** Who sellers' origins may be: loopback only on a developer's machine (embedded mode), chosen private addresses where an operator allows them. */
+  outbound: { allowLoopback: boolean; allowAddresses: readonly string[]; resolveNames?: boolean };
 }
 
 export async function createFulfillmentService(deps: ServiceDeps, settings: FulfillmentSettings): Promise<ServiceModule> {
   await migrate(deps.database, fulfillmentMigrations);
   const relay = serviceOutboxRelay(deps);
   const originKeys = new OriginKeys({ db: deps.database.db, sealer: new SecretSealer(settings.keyring), onCommitted: () => relay.poke() });
+  const outboundFetch = createGuardedFetch({
+    allowLoopback: settings.outbound.allowLoopback,
+    allowAddresses: [...settings.outbound.allowAddresses],
+    // With names off, every name is "not found" (unreachable): no DNS query leaves the machine.
+    ...(settings.outbound.resolveNames === false ? { resolve: async () => [] } : {}),
+  });
+  const mcpTools = new McpTools({ fetch: outboundFetch, originKeys });
   return {
     name: "fulfillment",
     register(server) {
-      server.add(fulfillmentV1.FulfillmentService, fulfillmentRpc(originKeys));
+      server.add(fulfillmentV1.FulfillmentService, fulfillmentRpc(originKeys, mcpTools));
       server.add(healthV1.HealthService, standardHealth(deps, "fulfillment"));
     },
     async start() {
@@ -33,6 +44,7 @@ export async function createFulfillmentService(deps: ServiceDeps, settings: Fulf
     },
     async stop() {
       await relay.stop();
+      await outboundFetch.close();
     },
   };
 }

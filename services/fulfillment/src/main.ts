@@ -6,5 +6,9 @@ void runDistributedService({
   name: "fulfillment",
   schema: FULFILLMENT_SCHEMA,
   spec: fulfillmentConfigSpec,
-  build: (deps, config) => createFulfillmentService(deps, { keyring: parseKeyring(config.secretsKeyring) }),
+  build: (deps, config) =>
+    createFulfillmentService(deps, {
+      keyring: parseKeyring(config.secretsKeyring),
+      outbound: { allowLoopback: config.outboundAllowLoopback, allowAddresses: config.outboundAllowAddresses, resolveNames: config.outboundResolveNames },
+    }),
 });

@@ -3,27 +3,17 @@ import { decodeEnvelope } from "@c402/bus";
 import { accountEventsV1, TOPICS } from "@c402/contracts";
 import { migrate, type ServiceDatabase } from "@c402/db";
 import { isId } from "@c402/ids";
-import { ProblemError } from "@c402/problems";
 import { generateKeyringText, parseKeyring, SecretSealer } from "@c402/sealed-secrets";
 import { describeOnEachDatabase } from "@c402/testkit";
 import { fulfillmentMigrations, OriginKeys } from "../src";
 import type { FulfillmentDb } from "../src/store/origin-keys-store";
+import { problemOf } from "./support/problem-of";
 
 /** Origin keys on both databases: the value sealed at rest and never shown, rotation, soft revoke, tenant isolation, and one account event per change. */
 
 const ACTOR = "key:sk_test_abcd";
 /** A value that must appear nowhere but sealed in its row (G25's canary). */
 const CANARY = "canary-origin-secret-7f3a9c1e5b";
-
-async function problemOf(p: Promise<unknown>): Promise<ProblemError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ProblemError) return err;
-    throw err;
-  }
-  throw new Error("expected a problem");
-}
 
 async function activityOf(db: ServiceDatabase["db"]) {
   const rows = await db.selectFrom("outbox").select(["payload", "topic", "key"]).orderBy("seq").execute();

@@ -19,6 +19,7 @@ import { faceRoutes } from "./http/routes/faces";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
+import { mcpToolRoutes } from "./http/routes/mcp-tools";
 import { originKeyRoutes } from "./http/routes/origin-keys";
 import { magicLinkRoutes } from "./http/routes/magic-link";
 import { payoutRoutes } from "./http/routes/payouts";
@@ -46,6 +47,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /auth/me (GET, PATCH: the seller profile)                      profile.ts
  *   /v1/keys                                                       keys.ts
  *   /v1/origin-keys                                                origin-keys.ts
+ *   /v1/mcp/tools                                                  mcp-tools.ts
  *   /v1/account/events                                             account.ts
  *   /v1/checkouts                                                  checkouts.ts
  *   /v1/account/wallets (+ /preview), /v1/checkouts/{id}/payouts   payouts.ts
@@ -84,6 +86,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(profileRoutes(deps));
   app.use(keyRoutes(deps));
   app.use(originKeyRoutes(deps));
+  app.use(mcpToolRoutes(deps));
   app.use(accountRoutes(deps));
   app.use(checkoutRoutes(deps, quotes));
   app.use(payoutRoutes(deps, quotes));

@@ -113,6 +113,16 @@ export class OriginKeys {
     return { authType: row.auth_type, headerName: row.header_name, value: this.deps.sealer.open(row.sealed_value, id) };
   }
 
+  /** The credential of an origin key of the account that is not revoked; undefined otherwise (the caller names its own field). */
+  async usableCredential(accountId: string, id: string): Promise<OriginCredential | undefined> {
+    try {
+      return await this.originCredential(accountId, id);
+    } catch (err) {
+      if (err instanceof ProblemError && (err.slug === "not-found" || err.slug === "gone")) return undefined;
+      throw err;
+    }
+  }
+
   private async shown(accountId: string, id: string): Promise<OriginKeyRow> {
     const row = await store.findOriginKey(this.deps.db, accountId, id);
     if (!row) throw notFound();

@@ -3,6 +3,8 @@ import { actorOfRequest } from "@c402/account-events";
 import { originAuthTypeName, originAuthTypeToProto, type fulfillmentV1 } from "@c402/contracts";
 import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
+import type { McpTools } from "../domain/mcp-tools";
+import type { OriginAuthRequest } from "../domain/origin-auth";
 import type { OriginKeys } from "../domain/origin-keys";
 import type { OriginKeyPage, OriginKeyRow } from "../store/origin-keys-store";
 
@@ -26,7 +28,16 @@ function pageOf(req: fulfillmentV1.ListOriginKeysRequest): OriginKeyPage {
   return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
 }
 
-export function fulfillmentRpc(originKeys: OriginKeys): ServiceImplementation<typeof fulfillmentV1.FulfillmentService> {
+function originAuthOf(auth: fulfillmentV1.OriginAuth | undefined): OriginAuthRequest {
+  const source = auth?.source;
+  if (!source || source.case === undefined) return { kind: "none" };
+  if (source.case === "originKeyId") return { kind: "origin_key", originKeyId: source.value };
+  const authType = originAuthTypeName(source.value.authType);
+  if (!authType) throw invalid([{ field: "origin_auth_type", reason: "must be bearer, basic, api_key or custom" }]);
+  return { kind: "one_off", authType, value: source.value.value, ...(source.value.headerName !== undefined ? { headerName: source.value.headerName } : {}) };
+}
+
+export function fulfillmentRpc(originKeys: OriginKeys, mcpTools: McpTools): ServiceImplementation<typeof fulfillmentV1.FulfillmentService> {
   return {
     async createOriginKey(req) {
       const authType = originAuthTypeName(req.authType);
@@ -63,6 +74,18 @@ export function fulfillmentRpc(originKeys: OriginKeys): ServiceImplementation<ty
         id: req.originKeyId,
       });
       return { originKey: originKeyMessage(key), revoked };
+    },
+    async listMcpTools(req) {
+      const tools = await mcpTools.list({ accountId: req.accountId, originUrl: req.originUrl, auth: originAuthOf(req.auth) });
+      return {
+        originUrl: req.originUrl,
+        tools: tools.map((t) => ({
+          $typeName: "fulfillment.v1.McpTool" as const,
+          name: t.name,
+          ...(t.description !== undefined ? { description: t.description } : {}),
+          inputSchemaJson: JSON.stringify(t.inputSchema ?? {}),
+        })),
+      };
     },
   };
 }

@@ -100,7 +100,7 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /**
  * The one place errors become responses: problem documents, never stack
  * traces. Every 5xx is logged with the request id and the error (its stack
- * included); 401s carry WWW-Authenticate; 503s, and any problem that says when
+ * included), except a seller's server failing (502 upstream-failed: a warning); 401s carry WWW-Authenticate; 503s, and any problem that says when
  * a retry may succeed (an Idempotency-Key in flight), carry Retry-After.
  */
 export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
@@ -108,7 +108,11 @@ export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const problem =
       err instanceof ProblemError ? err : (problemOfLibraryError(err) ?? new ProblemError("internal", "The service failed to handle this request."));
-    if (problem.status >= 500) logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
+    // A seller's server that failed (502 upstream-failed) is their outage, not our bug: a warning, not an error.
+    if (problem.slug === "upstream-failed")
+      logger.warn({ request_id: req.requestId, method: req.method, path: req.path, reason: problem.message }, "seller's server failed");
+    else if (problem.status >= 500)
+      logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
     if (res.headersSent) return;
     if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(realm, req.get("authorization") !== undefined));
     if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));

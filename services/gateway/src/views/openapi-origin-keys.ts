@@ -12,9 +12,9 @@ export interface OriginKeyOperationKit {
   operation: (op: Part, ...shared: Part[]) => unknown;
   authenticated: (minimumScope: "read_only" | "payments" | "full") => Part;
   bodyProblems: Part;
-  use: (name: "NotFound" | "Conflict" | "InvalidRequest") => unknown;
+  use: (name: "NotFound" | "Conflict" | "InvalidRequest" | "UpstreamFailed") => unknown;
   json: (description: string, schema: Schema) => unknown;
-  body: (name: "OriginKeyCreate" | "OriginKeyRotate") => unknown;
+  body: (name: "OriginKeyCreate" | "OriginKeyRotate" | "McpToolsRequest") => unknown;
   pathParam: (name: string, schema: Schema, description: string) => unknown;
   pageQuery: unknown[];
 }
@@ -23,6 +23,7 @@ export interface OriginKeyOperationKit {
 export const ORIGIN_KEY_EXAMPLES = {
   OriginKeyCreate: { auth_type: "api_key", header_name: "X-Api-Key", value: "origin-secret-value", name: "weather API" },
   OriginKeyRotate: { value: "the-new-origin-secret" },
+  McpToolsRequest: { origin_url: "https://mcp.example.com/mcp", origin_auth_type: "bearer", origin_auth_value: "seller-server-token" },
 };
 
 const originKeyProperties: Record<string, Schema> = {
@@ -52,6 +53,19 @@ export function originKeyResponseSchemas(): Record<string, Schema> {
       },
       { closed: true, description: "The key after DELETE" },
     ),
+    McpToolList: object(
+      {
+        origin_url: str,
+        tools: {
+          type: "array",
+          items: object(
+            { name: str, description: strOrNull, input_schema: { type: "object", description: "The tool's arguments as JSON Schema, as the server sent it" } },
+            { closed: true },
+          ),
+        },
+      },
+      { closed: true, description: "The tools an MCP server offers (read now; nothing stored)" },
+    ),
     OriginKeyList: object({ origin_keys: { type: "array", items: ref("OriginKey") }, has_more: bool, next_cursor: strOrNull }),
   };
 }
@@ -80,6 +94,20 @@ export function originKeyPaths(k: OriginKeyOperationKit): Record<string, Record<
           responses: { "200": k.json("A page of origin keys", ref("OriginKeyList")), "422": k.use("InvalidRequest") },
         },
         k.authenticated("read_only"),
+      ),
+    },
+    "/v1/mcp/tools": {
+      post: k.operation(
+        {
+          operationId: "listMcpTools",
+          summary: "List the tools a seller's MCP server offers (initialize, then tools/list); nothing is stored",
+          description:
+            "The server is asked with the official MCP client through the outbound guard: an origin_url that resolves to a loopback, private, link-local or metadata address answers 422 naming it (loopback is allowed in embedded mode); a server that cannot be reached, times out (10 s per request), refuses the credential or the handshake answers 502 `upstream-failed`. Authenticate with a one-off credential (origin_auth_type and origin_auth_value, plus origin_auth_header for api_key and custom) or a stored origin key (origin_auth_secret_id), not both.",
+          requestBody: k.body("McpToolsRequest"),
+          responses: { "200": k.json("The server's tools", ref("McpToolList")), "502": k.use("UpstreamFailed") },
+        },
+        k.authenticated("payments"),
+        k.bodyProblems,
       ),
     },
     "/v1/origin-keys/{secret_id}": {

@@ -136,6 +136,10 @@ const responses = {
     ...rateLimitHeaders(false),
   }),
   HeadersTooLarge: problemResponse("Request headers over 16 KiB", 431),
+  UpstreamFailed: problemResponse(
+    "The seller's server could not be reached, timed out, refused the credential or the handshake (problem type upstream-failed)",
+    502,
+  ),
   Unavailable: problemResponse("A component this operation needs is unavailable (for example no settleable network, or rate limiting)", 503, {
     "Retry-After": header("Seconds to wait before retrying", wholeNumber),
   }),

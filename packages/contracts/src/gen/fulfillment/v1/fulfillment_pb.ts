@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fulfillment/v1/fulfillment.proto.
  */
 export const file_fulfillment_v1_fulfillment: GenFile = /*@__PURE__*/
-  fileDesc("CiBmdWxmaWxsbWVudC92MS9mdWxmaWxsbWVudC5wcm90bxIOZnVsZmlsbG1lbnQudjEi4QIKCU9yaWdpbktleRIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESMQoJYXV0aF90eXBlGAMgASgOMh4uZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aFR5cGUSGAoLaGVhZGVyX25hbWUYBCABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyb3RhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjMKCnJldm9rZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESFwoPY2hlY2tvdXRzX3VzaW5nGAggASgNQgcKBV9uYW1lQg4KDF9oZWFkZXJfbmFtZUINCgtfcm90YXRlZF9hdEINCgtfcmV2b2tlZF9hdCL3AQoWQ3JlYXRlT3JpZ2luS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEj0KCWF1dGhfdHlwZRgCIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAMgASgJEhEKBG5hbWUYBCABKAlIAIgBARIYCgtoZWFkZXJfbmFtZRgFIAEoCUgBiAEBEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgHIAEoCEIHCgVfbmFtZUIOCgxfaGVhZGVyX25hbWUiSAoXQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkifQoVTGlzdE9yaWdpbktleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEigKBWFmdGVyGAMgASgLMhkuZnVsZmlsbG1lbnQudjEuUGFnZUFmdGVyIkgKFkxpc3RPcmlnaW5LZXlzUmVzcG9uc2USLgoLb3JpZ2luX2tleXMYASADKAsyGS5mdWxmaWxsbWVudC52MS5PcmlnaW5LZXkikgEKFlJvdGF0ZU9yaWdpbktleVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIeCg1vcmlnaW5fa2V5X2lkGAIgASgJQge6SARyAhABEg0KBXZhbHVlGAMgASgJEhkKBWFjdG9yGAQgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgFIAEoCCJIChdSb3RhdGVPcmlnaW5LZXlSZXNwb25zZRItCgpvcmlnaW5fa2V5GAEgASgLMhkuZnVsZmlsbG1lbnQudjEuT3JpZ2luS2V5IoMBChZSZXZva2VPcmlnaW5LZXlSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHgoNb3JpZ2luX2tleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIRCgl0ZXN0X21vZGUYBCABKAgiWQoXUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleRIPCgdyZXZva2VkGAIgASgIKqYBCg5PcmlnaW5BdXRoVHlwZRIgChxPUklHSU5fQVVUSF9UWVBFX1VOU1BFQ0lGSUVEEAASGwoXT1JJR0lOX0FVVEhfVFlQRV9CRUFSRVIQARIaChZPUklHSU5fQVVUSF9UWVBFX0JBU0lDEAISHAoYT1JJR0lOX0FVVEhfVFlQRV9BUElfS0VZEAMSGwoXT1JJR0lOX0FVVEhfVFlQRV9DVVNUT00QBDKhAwoSRnVsZmlsbG1lbnRTZXJ2aWNlEmIKD0NyZWF0ZU9yaWdpbktleRImLmZ1bGZpbGxtZW50LnYxLkNyZWF0ZU9yaWdpbktleVJlcXVlc3QaJy5mdWxmaWxsbWVudC52MS5DcmVhdGVPcmlnaW5LZXlSZXNwb25zZRJfCg5MaXN0T3JpZ2luS2V5cxIlLmZ1bGZpbGxtZW50LnYxLkxpc3RPcmlnaW5LZXlzUmVxdWVzdBomLmZ1bGZpbGxtZW50LnYxLkxpc3RPcmlnaW5LZXlzUmVzcG9uc2USYgoPUm90YXRlT3JpZ2luS2V5EiYuZnVsZmlsbG1lbnQudjEuUm90YXRlT3JpZ2luS2V5UmVxdWVzdBonLmZ1bGZpbGxtZW50LnYxLlJvdGF0ZU9yaWdpbktleVJlc3BvbnNlEmIKD1Jldm9rZU9yaWdpbktleRImLmZ1bGZpbGxtZW50LnYxLlJldm9rZU9yaWdpbktleVJlcXVlc3QaJy5mdWxmaWxsbWVudC52MS5SZXZva2VPcmlnaW5LZXlSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("CiBmdWxmaWxsbWVudC92MS9mdWxmaWxsbWVudC5wcm90bxIOZnVsZmlsbG1lbnQudjEi4QIKCU9yaWdpbktleRIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESMQoJYXV0aF90eXBlGAMgASgOMh4uZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aFR5cGUSGAoLaGVhZGVyX25hbWUYBCABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyb3RhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjMKCnJldm9rZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESFwoPY2hlY2tvdXRzX3VzaW5nGAggASgNQgcKBV9uYW1lQg4KDF9oZWFkZXJfbmFtZUINCgtfcm90YXRlZF9hdEINCgtfcmV2b2tlZF9hdCL3AQoWQ3JlYXRlT3JpZ2luS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEj0KCWF1dGhfdHlwZRgCIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAMgASgJEhEKBG5hbWUYBCABKAlIAIgBARIYCgtoZWFkZXJfbmFtZRgFIAEoCUgBiAEBEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgHIAEoCEIHCgVfbmFtZUIOCgxfaGVhZGVyX25hbWUiSAoXQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkifQoVTGlzdE9yaWdpbktleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEigKBWFmdGVyGAMgASgLMhkuZnVsZmlsbG1lbnQudjEuUGFnZUFmdGVyIkgKFkxpc3RPcmlnaW5LZXlzUmVzcG9uc2USLgoLb3JpZ2luX2tleXMYASADKAsyGS5mdWxmaWxsbWVudC52MS5PcmlnaW5LZXkikgEKFlJvdGF0ZU9yaWdpbktleVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIeCg1vcmlnaW5fa2V5X2lkGAIgASgJQge6SARyAhABEg0KBXZhbHVlGAMgASgJEhkKBWFjdG9yGAQgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgFIAEoCCJIChdSb3RhdGVPcmlnaW5LZXlSZXNwb25zZRItCgpvcmlnaW5fa2V5GAEgASgLMhkuZnVsZmlsbG1lbnQudjEuT3JpZ2luS2V5IoMBChZSZXZva2VPcmlnaW5LZXlSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHgoNb3JpZ2luX2tleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIRCgl0ZXN0X21vZGUYBCABKAgiWQoXUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleRIPCgdyZXZva2VkGAIgASgIImQKCk9yaWdpbkF1dGgSMwoHb25lX29mZhgBIAEoCzIgLmZ1bGZpbGxtZW50LnYxLk9uZU9mZkNyZWRlbnRpYWxIABIXCg1vcmlnaW5fa2V5X2lkGAIgASgJSABCCAoGc291cmNlIooBChBPbmVPZmZDcmVkZW50aWFsEj0KCWF1dGhfdHlwZRgBIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAIgASgJEhgKC2hlYWRlcl9uYW1lGAMgASgJSACIAQFCDgoMX2hlYWRlcl9uYW1lInAKE0xpc3RNY3BUb29sc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARISCgpvcmlnaW5fdXJsGAIgASgJEigKBGF1dGgYAyABKAsyGi5mdWxmaWxsbWVudC52MS5PcmlnaW5BdXRoIlwKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRIYCgtkZXNjcmlwdGlvbhgCIAEoCUgAiAEBEhkKEWlucHV0X3NjaGVtYV9qc29uGAMgASgJQg4KDF9kZXNjcmlwdGlvbiJSChRMaXN0TWNwVG9vbHNSZXNwb25zZRISCgpvcmlnaW5fdXJsGAEgASgJEiYKBXRvb2xzGAIgAygLMhcuZnVsZmlsbG1lbnQudjEuTWNwVG9vbCqmAQoOT3JpZ2luQXV0aFR5cGUSIAocT1JJR0lOX0FVVEhfVFlQRV9VTlNQRUNJRklFRBAAEhsKF09SSUdJTl9BVVRIX1RZUEVfQkVBUkVSEAESGgoWT1JJR0lOX0FVVEhfVFlQRV9CQVNJQxACEhwKGE9SSUdJTl9BVVRIX1RZUEVfQVBJX0tFWRADEhsKF09SSUdJTl9BVVRIX1RZUEVfQ1VTVE9NEAQy/AMKEkZ1bGZpbGxtZW50U2VydmljZRJiCg9DcmVhdGVPcmlnaW5LZXkSJi5mdWxmaWxsbWVudC52MS5DcmVhdGVPcmlnaW5LZXlSZXF1ZXN0GicuZnVsZmlsbG1lbnQudjEuQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USXwoOTGlzdE9yaWdpbktleXMSJS5mdWxmaWxsbWVudC52MS5MaXN0T3JpZ2luS2V5c1JlcXVlc3QaJi5mdWxmaWxsbWVudC52MS5MaXN0T3JpZ2luS2V5c1Jlc3BvbnNlEmIKD1JvdGF0ZU9yaWdpbktleRImLmZ1bGZpbGxtZW50LnYxLlJvdGF0ZU9yaWdpbktleVJlcXVlc3QaJy5mdWxmaWxsbWVudC52MS5Sb3RhdGVPcmlnaW5LZXlSZXNwb25zZRJiCg9SZXZva2VPcmlnaW5LZXkSJi5mdWxmaWxsbWVudC52MS5SZXZva2VPcmlnaW5LZXlSZXF1ZXN0GicuZnVsZmlsbG1lbnQudjEuUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USWQoMTGlzdE1jcFRvb2xzEiMuZnVsZmlsbG1lbnQudjEuTGlzdE1jcFRvb2xzUmVxdWVzdBokLmZ1bGZpbGxtZW50LnYxLkxpc3RNY3BUb29sc1Jlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * OriginKey is what may be shown of an origin key: never its value.
@@ -323,6 +323,145 @@ export const RevokeOriginKeyResponseSchema: GenMessage<RevokeOriginKeyResponse> 
   messageDesc(file_fulfillment_v1_fulfillment, 9);
 
 /**
+ * OriginAuth is how a call to an origin authenticates: a one-off credential
+ * (type, value and, for api_key and custom, the header) or a stored origin key.
+ *
+ * @generated from message fulfillment.v1.OriginAuth
+ */
+export type OriginAuth = Message<"fulfillment.v1.OriginAuth"> & {
+  /**
+   * @generated from oneof fulfillment.v1.OriginAuth.source
+   */
+  source: {
+    /**
+     * @generated from field: fulfillment.v1.OneOffCredential one_off = 1;
+     */
+    value: OneOffCredential;
+    case: "oneOff";
+  } | {
+    /**
+     * @generated from field: string origin_key_id = 2;
+     */
+    value: string;
+    case: "originKeyId";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message fulfillment.v1.OriginAuth.
+ * Use `create(OriginAuthSchema)` to create a new message.
+ */
+export const OriginAuthSchema: GenMessage<OriginAuth> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 10);
+
+/**
+ * @generated from message fulfillment.v1.OneOffCredential
+ */
+export type OneOffCredential = Message<"fulfillment.v1.OneOffCredential"> & {
+  /**
+   * @generated from field: fulfillment.v1.OriginAuthType auth_type = 1;
+   */
+  authType: OriginAuthType;
+
+  /**
+   * @generated from field: string value = 2;
+   */
+  value: string;
+
+  /**
+   * @generated from field: optional string header_name = 3;
+   */
+  headerName?: string | undefined;
+};
+
+/**
+ * Describes the message fulfillment.v1.OneOffCredential.
+ * Use `create(OneOffCredentialSchema)` to create a new message.
+ */
+export const OneOffCredentialSchema: GenMessage<OneOffCredential> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 11);
+
+/**
+ * @generated from message fulfillment.v1.ListMcpToolsRequest
+ */
+export type ListMcpToolsRequest = Message<"fulfillment.v1.ListMcpToolsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string origin_url = 2;
+   */
+  originUrl: string;
+
+  /**
+   * auth, when set, authenticates every request to the server.
+   *
+   * @generated from field: fulfillment.v1.OriginAuth auth = 3;
+   */
+  auth?: OriginAuth | undefined;
+};
+
+/**
+ * Describes the message fulfillment.v1.ListMcpToolsRequest.
+ * Use `create(ListMcpToolsRequestSchema)` to create a new message.
+ */
+export const ListMcpToolsRequestSchema: GenMessage<ListMcpToolsRequest> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 12);
+
+/**
+ * @generated from message fulfillment.v1.McpTool
+ */
+export type McpTool = Message<"fulfillment.v1.McpTool"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 2;
+   */
+  description?: string | undefined;
+
+  /**
+   * input_schema_json is the tool's JSON Schema for its arguments, as the server sent it.
+   *
+   * @generated from field: string input_schema_json = 3;
+   */
+  inputSchemaJson: string;
+};
+
+/**
+ * Describes the message fulfillment.v1.McpTool.
+ * Use `create(McpToolSchema)` to create a new message.
+ */
+export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 13);
+
+/**
+ * @generated from message fulfillment.v1.ListMcpToolsResponse
+ */
+export type ListMcpToolsResponse = Message<"fulfillment.v1.ListMcpToolsResponse"> & {
+  /**
+   * @generated from field: string origin_url = 1;
+   */
+  originUrl: string;
+
+  /**
+   * @generated from field: repeated fulfillment.v1.McpTool tools = 2;
+   */
+  tools: McpTool[];
+};
+
+/**
+ * Describes the message fulfillment.v1.ListMcpToolsResponse.
+ * Use `create(ListMcpToolsResponseSchema)` to create a new message.
+ */
+export const ListMcpToolsResponseSchema: GenMessage<ListMcpToolsResponse> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 14);
+
+/**
  * @generated from enum fulfillment.v1.OriginAuthType
  */
 export enum OriginAuthType {
@@ -407,6 +546,17 @@ export const FulfillmentService: GenService<{
     methodKind: "unary";
     input: typeof RevokeOriginKeyRequestSchema;
     output: typeof RevokeOriginKeyResponseSchema;
+  },
+  /**
+   * ListMcpTools asks a seller's MCP server for its tools (initialize, then
+   * tools/list) through the outbound guard; nothing is stored.
+   *
+   * @generated from rpc fulfillment.v1.FulfillmentService.ListMcpTools
+   */
+  listMcpTools: {
+    methodKind: "unary";
+    input: typeof ListMcpToolsRequestSchema;
+    output: typeof ListMcpToolsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fulfillment_v1_fulfillment, 0);
