@@ -101,6 +101,7 @@ export function llmsText(serviceName: string, rails: Rails): string {
     "7. Profile and catalogue: PATCH /auth/me {slug, name, bio} (scope full). Armed, open checkouts are then listed at /v1/sellers/{slug}/offers, on the page /schedule/{slug} and in an HTML fragment for your own site, /v1/sellers/{slug}/embed",
     "8. History: GET /v1/account/events lists every change and who made it. POST /auth/logout ends a session.",
     "9. Selling for others (platform mode): PUT /v1/account/platform {platform_account, platform_fee_bps, platform_fee_to} (scope full); GET /v1/account/platform reads it. Checkouts created afterwards name the sub-seller's pay_to and take the cut (a create's own platform_fee_bps wins), paid on-chain to platform_fee_to in the same settlement.",
+    "10. Credentials for your own API or MCP server: POST /v1/origin-keys {auth_type: bearer|basic|api_key|custom, value, header_name?, name?} stores one sealed (the value is never shown again); GET /v1/origin-keys; PATCH /v1/origin-keys/{secret_id} {value} rotates; DELETE revokes. POST /v1/mcp/tools {origin_url, origin_auth_secret_id | origin_auth_type + origin_auth_value} lists an MCP server's tools (nothing stored).",
     "Fees: 0.5% of the price plus $0.01, added on top and paid by the buyer.",
     "GET /v1/platform/quote?price_usd=0.10&platform_fee_bps=250 -> buyer_pays, seller_receives, platform_cut, protocol_fee (no key).",
     "",
