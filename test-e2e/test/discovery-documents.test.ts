@@ -65,7 +65,8 @@ describe("the discovery documents name only what this run serves", () => {
     const wellKnown = (await call("GET", "/.well-known/c402")).body;
     const llms = (await call("GET", "/llms.txt")).text;
     expect(root.links.mcp).toBeNull();
-    expect(llms).not.toMatch(/\/mcp\b/);
+    // The MCP endpoint (POST /mcp) is not built; /v1/mcp/tools (listing a seller's server) is.
+    expect(llms).not.toMatch(/(?<![\w/])\/mcp\b/);
 
     const urls = [JSON.stringify(root), JSON.stringify(wellKnown)].flatMap((t) => [...t.matchAll(/"(https?:\/\/[^"]+)"/g)].map((m) => m[1]!));
     // Only the site link may point elsewhere (SITE_URL); nothing outside this run is called.

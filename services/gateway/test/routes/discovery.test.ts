@@ -79,7 +79,8 @@ describe("the discovery documents", () => {
     expect(root.selling.platform_quote).toBe(`${BASE_URL}/v1/platform/quote`);
     expect(root.health).toEqual({ service: `${BASE_URL}/health`, facilitator: `${BASE_URL}/health/facilitator` });
     expect(wellKnown.links).toMatchObject({ facilitator_health: `${BASE_URL}/health/facilitator`, platform_quote: `${BASE_URL}/v1/platform/quote` });
-    expect(llms).not.toMatch(/\/mcp\b/);
+    // The MCP endpoint (POST /mcp) is not built; /v1/mcp/tools (listing a seller's server) is.
+    expect(llms).not.toMatch(/(?<![\w/])\/mcp\b/);
     expect(llms).toContain("GET /v1/platform/quote?price_usd=0.10&platform_fee_bps=250");
     expect(llms).toContain("GET /health/facilitator");
     // Every URL of the map and of the well-known document is a route of this app (the faces with an id of their kind).
