@@ -106,6 +106,17 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   // made for chain 8453 could be replayed on the real network).
   const devchain = await startDevchain(opts.devchainPort === undefined ? {} : { port: opts.devchainPort });
   logger.info({ url: devchain.url, network: devchain.network }, "devchain serving");
+  try {
+    return await startOnDevchain(opts, logger, host, secrets, devchain);
+  } catch (err) {
+    // The devchain is a child process: a start that failed must not leave it running.
+    await devchain.stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Everything after the devchain: the database, the bus, every service and the gateway. */
+async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: string, secrets: Secrets, devchain: RunningDevchain): Promise<EmbeddedSystem> {
   const pg = await EmbeddedPostgres.open(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") });
   const bus = await DatabaseBus.open(
     pg.forSchema("bus"),
@@ -149,35 +160,51 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     webhooks: (deps) => createWebhooksService(deps),
   };
   const serviceClients = {} as Clients;
-  for (const s of SERVICES) {
-    const deps: ServiceDeps = { database: pg.forSchema(s.database.schema), bus, logger: logger.child({ component: s.name }) };
-    const address = await serve(await build[s.name](deps, serviceClients));
-    (serviceClients as Record<ServiceName, unknown>)[s.name] = createClient(CONTRACTS[s.name], address);
-  }
-  for (const m of modules) await m.start();
-
-  const clients = {
-    ...serviceClients,
-    health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address)])),
+  const health: Record<string, ServiceClient<typeof healthV1.HealthService>> = {};
+  const started: ServiceModule[] = [];
+  // Stops, newest first, whatever of the system is running (also what a failed start had started).
+  const stopServices = async () => {
+    for (const c of [...Object.values(serviceClients), ...Object.values(health)]) c.close();
+    for (const s of servers) await s.stop(2_000);
+    for (const m of started.reverse()) await m.stop();
+    await bus.close();
+    await cache.close();
+    await pg.close();
   };
-  const gateway = await startGateway({
-    host,
-    port,
-    baseUrl: opts.baseUrl,
-    siteUrl: opts.siteUrl,
-    settings: {
-      serviceName: opts.serviceName ?? gatewayDefaults.serviceName,
-      version: SERVICE_VERSION,
-      runMode: "embedded",
-      authRateLimitPerMinute: opts.authRateLimitPerMinute ?? gatewayDefaults.authRateLimitPerMinute,
-      ...(opts.authFailureLimitPerMinute !== undefined ? { authFailureLimitPerMinute: opts.authFailureLimitPerMinute } : {}),
-      ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
-      healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
-    },
-    clients,
-    cache,
-    logger: logger.child({ component: "gateway" }),
-  });
+  let gateway: StartedGateway;
+  try {
+    for (const s of SERVICES) {
+      const deps: ServiceDeps = { database: pg.forSchema(s.database.schema), bus, logger: logger.child({ component: s.name }) };
+      const address = await serve(await build[s.name](deps, serviceClients));
+      (serviceClients as Record<ServiceName, unknown>)[s.name] = createClient(CONTRACTS[s.name], address);
+    }
+    for (const m of modules) {
+      await m.start();
+      started.push(m);
+    }
+    for (const [name, address] of Object.entries(addresses)) health[name] = createClient(healthV1.HealthService, address);
+    gateway = await startGateway({
+      host,
+      port,
+      baseUrl: opts.baseUrl,
+      siteUrl: opts.siteUrl,
+      settings: {
+        serviceName: opts.serviceName ?? gatewayDefaults.serviceName,
+        version: SERVICE_VERSION,
+        runMode: "embedded",
+        authRateLimitPerMinute: opts.authRateLimitPerMinute ?? gatewayDefaults.authRateLimitPerMinute,
+        ...(opts.authFailureLimitPerMinute !== undefined ? { authFailureLimitPerMinute: opts.authFailureLimitPerMinute } : {}),
+        ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
+        healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
+      },
+      clients: { ...serviceClients, health },
+      cache,
+      logger: logger.child({ component: "gateway" }),
+    });
+  } catch (err) {
+    await stopServices().catch((stopErr: unknown) => logger.warn({ err: stopErr }, "stopping after a failed start"));
+    throw err;
+  }
 
   return {
     gateway,
@@ -187,12 +214,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
     origins: allowLoopback ? "loopback origins allowed" : "loopback origins refused",
     async stop() {
       await gateway.close();
-      for (const c of [...Object.values(serviceClients), ...Object.values(clients.health)]) c.close();
-      for (const s of servers) await s.stop(2_000);
-      for (const m of modules.reverse()) await m.stop();
-      await bus.close();
-      await cache.close();
-      await pg.close();
+      await stopServices();
       await devchain.stop();
     },
   };

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webhooksV1 } from "@c402/contracts";
@@ -92,6 +93,25 @@ describe("the embedded system", () => {
       expect((await json(`${system.gateway.baseUrl}/health?deep=true`)).body.status).toBe("ok");
     } finally {
       await other.stop();
+    }
+  });
+
+  it("stops the devchain it started when a later step of the start fails (no orphan chain process)", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+    const gatewayPort = (taken.address() as AddressInfo).port;
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+    const devchainPort = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    try {
+      await expect(startEmbeddedSystem({ port: gatewayPort, devchainPort, dataDir: ":memory:", logger })).rejects.toThrow(/EADDRINUSE/);
+      // The chain's port is free again: its process is gone.
+      const again = createServer();
+      await new Promise<void>((resolve, reject) => again.once("error", reject).listen(devchainPort, "127.0.0.1", resolve));
+      await new Promise<void>((r) => again.close(() => r()));
+    } finally {
+      await new Promise<void>((r) => taken.close(() => r()));
     }
   });
 
