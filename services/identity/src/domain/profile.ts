@@ -1,4 +1,5 @@
 import type { Actor } from "@c402/account-events";
+import { SELLER_SLUG } from "@c402/ids";
 import { ProblemError, invalid, type FieldError } from "@c402/problems";
 import { identityStore as store, type IdentityDb, type ProfileChange, type ProfileRow } from "../store/identity-store";
 import { recordActivity } from "./account-events";
@@ -19,9 +20,6 @@ export const PROFILE_LIMITS = {
   socialLinksMax: 20,
   socialLinkNameMax: 40,
 } as const;
-
-/** The spec's slug: 2 to 39 characters, lowercase letters, digits and hyphens, not starting with a hyphen. */
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,38}$/;
 
 /**
  * Slugs no seller may take: the site's own path segments (a profile lives at
@@ -184,7 +182,7 @@ export function urlRefusal(value: string): string | undefined {
 
 /** Why a slug is refused, or undefined. Uniqueness is the database's (the unique index), never checked here. */
 export function slugRefusal(value: string): string | undefined {
-  if (!SLUG_PATTERN.test(value)) {
+  if (!SELLER_SLUG.test(value)) {
     return "must be 2 to 39 lowercase letters, digits or hyphens, starting with a letter or digit (^[a-z0-9][a-z0-9-]{1,38}$)";
   }
   if (RESERVED_SLUGS.has(value)) return "is a reserved word; choose another";
