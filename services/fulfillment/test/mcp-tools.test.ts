@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { EmbeddedPostgres, migrate } from "@c402/db";
 import { createGuardedFetch, type GuardedFetch } from "@c402/outbound-http";
@@ -87,6 +88,16 @@ describe("listing an MCP server's tools", () => {
     expect([down.slug, down.message]).toEqual(["upstream-failed", "The MCP server could not be reached (unreachable)."]);
     const notMcp = await problemOf(tools().list({ accountId: "acct_a", originUrl: open.url.replace("/mcp", "/elsewhere"), auth: { kind: "none" } }));
     expect([notMcp.slug, notMcp.message]).toEqual(["upstream-failed", "The MCP server answered HTTP 404."]);
+    const html = createHttpServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>a web page</html>"));
+    await new Promise<void>((r) => html.listen(0, "127.0.0.1", r));
+    try {
+      const page = await problemOf(
+        tools().list({ accountId: "acct_a", originUrl: `http://127.0.0.1:${(html.address() as { port: number }).port}/`, auth: { kind: "none" } }),
+      );
+      expect([page.slug, page.message]).toEqual(["upstream-failed", "The MCP server answered with something other than MCP."]);
+    } finally {
+      await new Promise<void>((r) => html.close(() => r()));
+    }
   });
 
   it("refuses with 422 naming origin_url, before any connection, a loopback server where loopback is not allowed and a metadata address anywhere", async () => {

@@ -38,7 +38,9 @@ export function mcpProblem(err: unknown): ProblemError {
   const why = refusal
     ? `could not be reached (${refusal.reason})`
     : err instanceof StreamableHTTPError
-      ? `answered HTTP ${err.code ?? "error"}`
+      ? typeof err.code === "number" && err.code >= 100
+        ? `answered HTTP ${err.code}`
+        : "answered with something other than MCP"
       : err instanceof McpError
         ? `refused the handshake (JSON-RPC error ${err.code})`
         : "could not be used";
