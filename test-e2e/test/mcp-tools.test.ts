@@ -1,4 +1,4 @@
-import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit";
+import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { call, newSeller } from "../src/http";
 
 /**

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
-import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit";
+import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";

@@ -1,5 +1,5 @@
 import { createGuardedFetch, guardedRequest, type GuardedFetch } from "../src";
-import { installConnectSpy, isLoopbackIp } from "./support/connect-spy";
+import { closeAndCheckLoopbackOnly, installConnectSpy } from "./support/connect-spy";
 import { TLS_CERT, startLab, stubResolver, type Lab } from "./support/servers";
 
 /** The guarded fetch is a drop-in WHATWG fetch for allowed origins (MCP SDK, relay, webhooks); loopback only (G20). */
@@ -17,13 +17,7 @@ beforeAll(async () => {
   guarded = createGuardedFetch({ allowAddresses: ["127.0.0.1"], resolve: stubResolver({ "origin.test": ["127.0.0.1"] }).resolve, ca: TLS_CERT });
 });
 
-afterAll(async () => {
-  await guarded.close();
-  await lab.close();
-  spy.restore();
-  expect(spy.attempts().filter((ip) => !isLoopbackIp(ip))).toEqual([]);
-  expect(lab.canaryAccepts()).toBe(0);
-});
+afterAll(() => closeAndCheckLoopbackOnly(spy, lab, guarded));
 
 describe("fetch compatibility", () => {
   it("GET JSON: a platform Response with status, headers, url and json()", async () => {

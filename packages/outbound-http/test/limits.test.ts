@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { OutboundRefused, createGuardedFetch, guardedRequest, type GuardedFetch, type OutboundPolicy } from "../src";
-import { installConnectSpy, isLoopbackIp } from "./support/connect-spy";
+import { closeAndCheckLoopbackOnly, installConnectSpy } from "./support/connect-spy";
 import { startLab, stubResolver, type Lab } from "./support/servers";
 
 /** Size, time and redirect limits, and the mapping of network failures; loopback only (G20). */
@@ -18,13 +18,7 @@ beforeAll(async () => {
   guarded = createGuardedFetch(POLICY);
 });
 
-afterAll(async () => {
-  await guarded.close();
-  await lab.close();
-  spy.restore();
-  expect(spy.attempts().filter((ip) => !isLoopbackIp(ip))).toEqual([]);
-  expect(lab.canaryAccepts()).toBe(0);
-});
+afterAll(() => closeAndCheckLoopbackOnly(spy, lab, guarded));
 
 async function rejection(p: Promise<unknown>): Promise<OutboundRefused> {
   const err = await p.then(

@@ -115,6 +115,14 @@ const DEFAULT_RETRY_SAFE: Record<ProblemSlug, boolean> = {
   internal: true,
 };
 
+/** 5xx problems that report a failure elsewhere (a seller's server), not one of this service. */
+const FAILURES_ELSEWHERE: ReadonlySet<ProblemSlug> = new Set(["upstream-failed"]);
+
+/** Whether a problem is this service's own failure (a 5xx that is a bug or an outage of ours, logged as an error). */
+export function isOwnFailure(problem: ProblemError): boolean {
+  return problem.status >= 500 && !FAILURES_ELSEWHERE.has(problem.slug);
+}
+
 export class ProblemError extends Error {
   readonly slug: ProblemSlug;
   readonly help: ProblemHelp;

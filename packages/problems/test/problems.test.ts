@@ -1,4 +1,4 @@
-import { ProblemError, invalid, toProblemDocument } from "../src";
+import { isOwnFailure, ProblemError, invalid, toProblemDocument } from "../src";
 
 describe("problem documents", () => {
   it("renders type, title, status, detail and top-level help as the spec says", () => {
@@ -40,5 +40,14 @@ describe("HTTP-level slugs", () => {
   ] as const)("%s is %i with a title, a fix and retry_is_safe false", (slug, status, title) => {
     const doc = toProblemDocument(new ProblemError(slug, "x"), "https://s");
     expect(doc).toMatchObject({ type: `https://s/problems/${slug}`, status, title, help: { fix: expect.any(String), retry_is_safe: false } });
+  });
+});
+
+describe("whose failure a problem is", () => {
+  it("counts every 5xx as this service's own failure except a seller's server failing", () => {
+    expect(isOwnFailure(new ProblemError("internal", "boom"))).toBe(true);
+    expect(isOwnFailure(new ProblemError("unavailable", "no network"))).toBe(true);
+    expect(isOwnFailure(new ProblemError("upstream-failed", "the seller's server is down"))).toBe(false);
+    expect(isOwnFailure(new ProblemError("not-found", "no such thing"))).toBe(false);
   });
 });

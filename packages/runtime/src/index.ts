@@ -3,7 +3,7 @@ import { env, loadConfig, describeConfig, type ConfigOf, type ConfigSpec } from 
 import { healthV1 } from "@c402/contracts";
 import { openPostgres, type ServiceDatabase } from "@c402/db";
 import { createLogger, type Logger } from "@c402/logging";
-import { ProblemError } from "@c402/problems";
+import { isOwnFailure, ProblemError } from "@c402/problems";
 import { RpcServer, type ServiceImplementation } from "@c402/rpc";
 
 /**
@@ -164,7 +164,8 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
  */
 export function rpcFailureLog(logger: Logger): (err: unknown, method: string) => void {
   return (err, method) => {
-    if (err instanceof ProblemError && err.status < 500) logger.debug({ method, problem: err.slug, reason: err.extensions.reason }, "rpc refused");
+    // A refusal, or a failure elsewhere (a seller's server): not this service's error.
+    if (err instanceof ProblemError && !isOwnFailure(err)) logger.debug({ method, problem: err.slug, reason: err.extensions.reason }, "rpc refused");
     else logger.error({ err, method }, "rpc failed");
   };
 }

@@ -1,3 +1,4 @@
+// Imported as @c402/testkit/fake-mcp-server, not from the index: only the suites that use it load the MCP SDK.
 import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";

@@ -3,4 +3,3 @@ export * from "./rpc-fault-proxy";
 export * from "./databases";
 export * from "./openapi";
 export * from "./script-process";
-export * from "./fake-mcp-server";

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { EmbeddedPostgres, migrate } from "@c402/db";
 import { createGuardedFetch, type GuardedFetch } from "@c402/outbound-http";
 import { generateKeyringText, parseKeyring, SecretSealer } from "@c402/sealed-secrets";
-import { startFakeMcpServer, type FakeMcpServer, type FakeMcpTool } from "@c402/testkit";
+import { startFakeMcpServer, type FakeMcpServer, type FakeMcpTool } from "@c402/testkit/fake-mcp-server";
 import { fulfillmentMigrations, OriginKeys } from "../src";
 import { McpTools } from "../src/domain/mcp-tools";
 import type { FulfillmentDb } from "../src/store/origin-keys-store";

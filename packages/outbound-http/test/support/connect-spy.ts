@@ -45,3 +45,16 @@ export function installConnectSpy() {
 export function isLoopbackIp(ip: string): boolean {
   return /^127\.\d+\.\d+\.\d+$/.test(ip) || /^::ffff:(127\.\d+\.\d+\.\d+|7f[0-9a-f]{2}:[0-9a-f]{1,4})$/i.test(ip) || ip === "::1";
 }
+
+/** The end of a suite that used the lab: everything closed, and (G19, G20) no canary reached and no connection left loopback. */
+export async function closeAndCheckLoopbackOnly(
+  spy: ReturnType<typeof installConnectSpy>,
+  lab: { close(): Promise<void>; canaryAccepts(): number },
+  guarded: { close(): Promise<void> },
+): Promise<void> {
+  await guarded.close();
+  await lab.close();
+  spy.restore();
+  expect(spy.attempts().filter((ip) => !isLoopbackIp(ip))).toEqual([]);
+  expect(lab.canaryAccepts()).toBe(0);
+}

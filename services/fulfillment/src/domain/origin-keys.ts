@@ -101,26 +101,20 @@ export class OriginKeys {
 
   /** The credential a forward sends, opened now (so a rotation applies from the next forward); 404 for an unknown key, 410 for a revoked one. */
   async originCredential(accountId: string, id: string): Promise<OriginCredential> {
-    if (!isId("originKey", id)) throw notFound();
-    const row = await this.deps.db
-      .selectFrom("origin_keys")
-      .select(["auth_type", "header_name", "sealed_value", "revoked_at"])
-      .where("account_id", "=", accountId)
-      .where("id", "=", id)
-      .executeTakeFirst();
+    const row = isId("originKey", id) ? await store.findSealedCredential(this.deps.db, accountId, id) : undefined;
     if (!row) throw notFound();
     if (row.revoked_at) throw new ProblemError("gone", "This origin key is revoked.");
-    return { authType: row.auth_type, headerName: row.header_name, value: this.deps.sealer.open(row.sealed_value, id) };
+    return this.opened(id, row);
   }
 
   /** The credential of an origin key of the account that is not revoked; undefined otherwise (the caller names its own field). */
   async usableCredential(accountId: string, id: string): Promise<OriginCredential | undefined> {
-    try {
-      return await this.originCredential(accountId, id);
-    } catch (err) {
-      if (err instanceof ProblemError && (err.slug === "not-found" || err.slug === "gone")) return undefined;
-      throw err;
-    }
+    const row = isId("originKey", id) ? await store.findSealedCredential(this.deps.db, accountId, id) : undefined;
+    return row && !row.revoked_at ? this.opened(id, row) : undefined;
+  }
+
+  private opened(id: string, row: { auth_type: OriginAuthTypeName; header_name: string | null; sealed_value: string }): OriginCredential {
+    return { authType: row.auth_type, headerName: row.header_name, value: this.deps.sealer.open(row.sealed_value, id) };
   }
 
   private async shown(accountId: string, id: string): Promise<OriginKeyRow> {

@@ -52,7 +52,7 @@ export async function insertOriginKey(db: FulfillmentDb, row: OriginKeyRecord): 
   await db.insertInto("origin_keys").values(row).execute();
 }
 
-/** The account's key by id (another account's is not found); locked for update when `forUpdate`. */
+/** The account's key by id, as it may be shown (another account's is not found). */
 export async function findOriginKey(db: FulfillmentDb, accountId: string, id: string): Promise<OriginKeyRow | undefined> {
   const row = await shown(db).where("k.account_id", "=", accountId).where("k.id", "=", id).executeTakeFirst();
   return row && { ...row, checkouts_using: Number(row.checkouts_using ?? 0) };
@@ -66,6 +66,20 @@ export async function lockOriginKey(trx: FulfillmentDb, accountId: string, id: s
     .where("account_id", "=", accountId)
     .where("id", "=", id)
     .forUpdate()
+    .executeTakeFirst();
+}
+
+/** What a forward needs of the account's key: its sealed value and how it is sent, and whether it is revoked. */
+export async function findSealedCredential(
+  db: FulfillmentDb,
+  accountId: string,
+  id: string,
+): Promise<Pick<OriginKeyRecord, "auth_type" | "header_name" | "sealed_value" | "revoked_at"> | undefined> {
+  return db
+    .selectFrom("origin_keys")
+    .select(["auth_type", "header_name", "sealed_value", "revoked_at"])
+    .where("account_id", "=", accountId)
+    .where("id", "=", id)
     .executeTakeFirst();
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from "@c402/logging";
-import { PROBLEM_CONTENT_TYPE, PROBLEM_STATUS, ProblemError, type ProblemSlug, toProblemDocument } from "@c402/problems";
+import { isOwnFailure, PROBLEM_CONTENT_TYPE, PROBLEM_STATUS, ProblemError, type ProblemSlug, toProblemDocument } from "@c402/problems";
 import type { Application, NextFunction, Request, Response } from "express";
 
 export function sendProblem(res: Response, problem: ProblemError, siteUrl: string): void {
@@ -100,7 +100,7 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /**
  * The one place errors become responses: problem documents, never stack
  * traces. Every 5xx is logged with the request id and the error (its stack
- * included), except a seller's server failing (502 upstream-failed: a warning); 401s carry WWW-Authenticate; 503s, and any problem that says when
+ * included), except a failure elsewhere (502 upstream-failed: a warning; isOwnFailure); 401s carry WWW-Authenticate; 503s, and any problem that says when
  * a retry may succeed (an Idempotency-Key in flight), carry Retry-After.
  */
 export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
@@ -108,11 +108,9 @@ export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const problem =
       err instanceof ProblemError ? err : (problemOfLibraryError(err) ?? new ProblemError("internal", "The service failed to handle this request."));
-    // A seller's server that failed (502 upstream-failed) is their outage, not our bug: a warning, not an error.
-    if (problem.slug === "upstream-failed")
-      logger.warn({ request_id: req.requestId, method: req.method, path: req.path, reason: problem.message }, "seller's server failed");
+    if (isOwnFailure(problem)) logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
     else if (problem.status >= 500)
-      logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
+      logger.warn({ request_id: req.requestId, method: req.method, path: req.path, reason: problem.message }, "failed elsewhere (a seller's server)");
     if (res.headersSent) return;
     if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(realm, req.get("authorization") !== undefined));
     if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));

@@ -24,7 +24,7 @@ export function revokedOriginKeyView(k: fulfillmentV1.OriginKey, revoked: boolea
     revoked,
     warning:
       using > 0
-        ? `${using} checkout${using === 1 ? " still references" : "s still reference"} this key: their forwards go out without it (an origin that refuses them is not charged to the buyer) until they are voided.`
+        ? `${using} checkout${using === 1 ? " still references" : "s still reference"} this key; it is no longer sent with their calls to the origin.`
         : null,
   };
 }
