@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webhooksV1 } from "@c402/contracts";
@@ -102,16 +102,23 @@ describe("the embedded system", () => {
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
     const gatewayPort = (taken.address() as AddressInfo).port;
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-    const devchainPort = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    const { logger: startLog, lines } = createCapturingLogger({ service: "failed-start", level: "info" });
     try {
-      await expect(startEmbeddedSystem({ port: gatewayPort, devchainPort, dataDir: ":memory:", logger })).rejects.toThrow(/EADDRINUSE/);
-      // The chain's port is free again: its process is gone.
-      const again = createServer();
-      await new Promise<void>((resolve, reject) => again.once("error", reject).listen(devchainPort, "127.0.0.1", resolve));
-      await new Promise<void>((r) => again.close(() => r()));
+      // devchainPort 0: the chain binds a port the OS gives it (a port picked here and bound later could be another suite's chain by then).
+      await expect(startEmbeddedSystem({ port: gatewayPort, devchainPort: 0, dataDir: ":memory:", logger: startLog })).rejects.toThrow(/EADDRINUSE/);
+      const served = lines.map((l) => JSON.parse(l) as { msg?: string; url?: string }).find((l) => l.msg === "devchain serving");
+      const chainPort = Number(new URL(served?.url ?? "http://127.0.0.1:0").port);
+      expect(chainPort).toBeGreaterThan(0);
+      // Its process is gone: nothing answers on its port any more.
+      const refused = await new Promise<string>((resolve) => {
+        const socket = connect(chainPort, "127.0.0.1");
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve("connected");
+        });
+        socket.once("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? "error"));
+      });
+      expect(refused).toBe("ECONNREFUSED");
     } finally {
       await new Promise<void>((r) => taken.close(() => r()));
     }
