@@ -1,5 +1,5 @@
 import { CheckoutStatus } from "./gen/catalog/v1/catalog_pb";
-import { OriginAuthType } from "./gen/fulfillment/v1/fulfillment_pb";
+import { DeliveryOutcome, OriginAuthType } from "./gen/fulfillment/v1/fulfillment_pb";
 import type { ORIGIN_AUTH_TYPE_NAMES } from "./origin-keys";
 import { CredentialKind, KeyMode, Scope } from "./gen/identity/v1/identity_pb";
 
@@ -58,3 +58,17 @@ const ORIGIN_AUTH_TYPES: Record<OriginAuthTypeName, OriginAuthType> = {
 
 export const originAuthTypeToProto = (name: OriginAuthTypeName): OriginAuthType => ORIGIN_AUTH_TYPES[name];
 export const originAuthTypeName = (type: OriginAuthType): OriginAuthTypeName | undefined => nameOf(ORIGIN_AUTH_TYPES, type);
+
+/** How a relay delivery ended (fulfillment records it; payments settles only the charged ones). */
+export type DeliveryOutcomeName = "delivered" | "buyer_error" | "origin_failed" | "abandoned" | "test_cap_reached";
+
+const DELIVERY_OUTCOMES: Record<DeliveryOutcomeName, DeliveryOutcome> = {
+  delivered: DeliveryOutcome.DELIVERED,
+  buyer_error: DeliveryOutcome.BUYER_ERROR,
+  origin_failed: DeliveryOutcome.ORIGIN_FAILED,
+  abandoned: DeliveryOutcome.ABANDONED,
+  test_cap_reached: DeliveryOutcome.TEST_CAP_REACHED,
+};
+
+export const deliveryOutcomeToProto = (name: DeliveryOutcomeName): DeliveryOutcome => DELIVERY_OUTCOMES[name];
+export const deliveryOutcomeName = (outcome: DeliveryOutcome): DeliveryOutcomeName | undefined => nameOf(DELIVERY_OUTCOMES, outcome);

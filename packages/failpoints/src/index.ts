@@ -14,7 +14,12 @@ import { writeSync } from "node:fs";
 export const SETTLE_FAILPOINTS = ["after-claim", "after-sign", "after-broadcast", "after-receipt", "after-ledger-commit", "after-outbox-publish"] as const;
 /** An idempotent create: its key claimed, before any call to another service; its checkout committed, before the answer. */
 export const CREATE_FAILPOINTS = ["create-after-key-claim", "create-after-commit"] as const;
-export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS] as const;
+/**
+ * A relay sale (paid only on delivery, ADR 9): the origin answered (recorded by fulfillment, not yet
+ * on the payment), and its outcome recorded on the payment (nothing broadcast yet).
+ */
+export const DELIVERY_FAILPOINTS = ["after-origin-answer", "after-delivery"] as const;
+export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS, ...DELIVERY_FAILPOINTS] as const;
 
 export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 

@@ -7,7 +7,15 @@ import { classifyHost } from "./host-class";
 import { addressVerdict, isClassAllowed, resolvePolicy, type OutboundPolicy, type ResolvedPolicy } from "./policy";
 
 /** A WHATWG fetch (pass it as `fetch` to the MCP SDK), plus `close()` for its connection pool. */
-export type GuardedFetch = ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) & { close(): Promise<void> };
+export type GuardedFetch = ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) & {
+  close(): Promise<void>;
+  /**
+   * What can be judged of a URL before any DNS lookup or socket (scheme,
+   * credentials, a literal or special host), under this client's policy: the
+   * refusal, or undefined. Where a name points is judged only at connect time.
+   */
+  refusalOf(url: URL): OutboundRefused | undefined;
+};
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -167,5 +175,14 @@ export function createGuardedFetch(options: OutboundPolicy = {}): GuardedFetch {
       throw exchange.fail(err);
     }
   };
-  return Object.assign(guardedFetch, { close: () => agent.close() });
+  const refusalOf = (url: URL): OutboundRefused | undefined => {
+    try {
+      checkUrl(url, policy);
+      return undefined;
+    } catch (err) {
+      if (err instanceof OutboundRefused) return err;
+      throw err;
+    }
+  };
+  return Object.assign(guardedFetch, { close: () => agent.close(), refusalOf });
 }

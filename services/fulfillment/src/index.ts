@@ -8,11 +8,13 @@ import { OriginKeys } from "./domain/origin-keys";
 import { fulfillmentRpc } from "./rpc/fulfillment-rpc";
 import { originKeysInitial } from "./store/migrations/0001_origin_keys";
 import { fulfillmentOutbox } from "./store/migrations/0002_outbox";
+import { relayDeliveries } from "./store/migrations/0003_relay";
+import { RelayDeliveries } from "./domain/relay-deliveries";
 
 export const FULFILLMENT_SCHEMA = "fulfillment";
 export { fulfillmentConfigSpec } from "./config";
 export { OriginKeys } from "./domain/origin-keys";
-export const fulfillmentMigrations = { "0001_origin_keys": originKeysInitial, "0002_outbox": fulfillmentOutbox };
+export const fulfillmentMigrations = { "0001_origin_keys": originKeysInitial, "0002_outbox": fulfillmentOutbox, "0003_relay": relayDeliveries };
 
 export interface FulfillmentSettings {
   /** The master keys that seal stored credentials (SECRETS_KEYRING; embedded mode keeps one under its data directory). */
@@ -24,7 +26,8 @@ export interface FulfillmentSettings {
 export async function createFulfillmentService(deps: ServiceDeps, settings: FulfillmentSettings): Promise<ServiceModule> {
   await migrate(deps.database, fulfillmentMigrations);
   const relay = serviceOutboxRelay(deps);
-  const originKeys = new OriginKeys({ db: deps.database.db, sealer: new SecretSealer(settings.keyring), onCommitted: () => relay.poke() });
+  const sealer = new SecretSealer(settings.keyring);
+  const originKeys = new OriginKeys({ db: deps.database.db, sealer, onCommitted: () => relay.poke() });
   const outboundFetch = createGuardedFetch({
     allowLoopback: settings.outbound.allowLoopback,
     allowAddresses: [...settings.outbound.allowAddresses],
@@ -32,10 +35,11 @@ export async function createFulfillmentService(deps: ServiceDeps, settings: Fulf
     ...(settings.outbound.resolveNames === false ? { resolve: async () => [] } : {}),
   });
   const mcpTools = new McpTools({ fetch: outboundFetch, originKeys });
+  const deliveries = new RelayDeliveries({ db: deps.database.db, sealer, originKeys, fetch: outboundFetch });
   return {
     name: "fulfillment",
     register(server) {
-      server.add(fulfillmentV1.FulfillmentService, fulfillmentRpc(originKeys, mcpTools));
+      server.add(fulfillmentV1.FulfillmentService, fulfillmentRpc(originKeys, mcpTools, deliveries));
       server.add(healthV1.HealthService, standardHealth(deps, "fulfillment"));
     },
     async start() {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGuardedFetch, type GuardedFetch } from "@c402/outbound-http";
-import { callOrigin, originDeadlineMs, relayRequestErrors, type RelayTarget } from "../src/domain/relay-call";
+import { callOrigin, relayRequestErrors, type RelayTarget } from "../src/domain/relay-call";
 
 /** The relay's call of a seller's origin (a real HTTP server on loopback) and the charge table the saga will settle by. */
 
@@ -141,15 +141,5 @@ describe("calling a relay origin", () => {
     expect(relayRequestErrors(post, Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`p${i}`, "v"])))).toEqual([
       { field: "params", reason: "at most 50 parameters" },
     ]);
-  });
-
-  it("bounds the origin's time so the payment can still settle before the authorization expires", () => {
-    const now = Date.parse("2026-11-26T12:00:00Z");
-    const inSeconds = (s: number) => now / 1000 + s;
-    expect(originDeadlineMs(inSeconds(300), now)).toBe(30_000);
-    expect(originDeadlineMs(inSeconds(40), now)).toBe(15_000);
-    expect(originDeadlineMs(inSeconds(26), now)).toBe(1_000);
-    expect(originDeadlineMs(inSeconds(25.5), now)).toBeUndefined();
-    expect(originDeadlineMs(inSeconds(10), now)).toBeUndefined();
   });
 });

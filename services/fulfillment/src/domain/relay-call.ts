@@ -138,26 +138,5 @@ export async function callOrigin(fetch: GuardedFetch, target: RelayTarget, param
   return failed("unexpected_status", status);
 }
 
-/** The longest an origin may take, whatever the authorization allows. */
+/** The longest an origin may take, whatever the authorization allows (payments gives each call its share of the authorization's validity: ADR 9). */
 export const ORIGIN_TIMEOUT_MAX_MS = 30_000;
-/**
- * Time kept for settling after the origin answered: the settlement wait
- * (payments' SETTLE_TIMEOUT_MS default, 15 s) plus the margin verification
- * demands before validBefore (6 s), rounded up.
- */
-export const SETTLE_RESERVE_MS = 25_000;
-/** Below this there is no point calling the origin: the buyer is told to sign a longer validity instead. */
-export const ORIGIN_TIMEOUT_MIN_MS = 1_000;
-
-/**
- * How long the origin may take so that a delivery can still settle inside the
- * payment authorization's validity (docs/adr/0009-relay-delivery-deadline.md):
- * the time left before validBefore minus the settlement reserve, at most
- * ORIGIN_TIMEOUT_MAX_MS; undefined when under ORIGIN_TIMEOUT_MIN_MS (the
- * origin is not called and nothing is charged).
- */
-export function originDeadlineMs(validBeforeSeconds: number, nowMs: number): number | undefined {
-  const left = validBeforeSeconds * 1000 - nowMs - SETTLE_RESERVE_MS;
-  if (left < ORIGIN_TIMEOUT_MIN_MS) return undefined;
-  return Math.min(left, ORIGIN_TIMEOUT_MAX_MS);
-}

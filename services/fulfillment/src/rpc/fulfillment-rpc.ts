@@ -1,12 +1,31 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { actorOfRequest } from "@c402/account-events";
-import { originAuthTypeName, originAuthTypeToProto, type fulfillmentV1 } from "@c402/contracts";
+import { deliveryOutcomeToProto, fulfillmentV1, originAuthTypeName, originAuthTypeToProto } from "@c402/contracts";
 import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { McpTools } from "../domain/mcp-tools";
 import type { OriginAuthRequest } from "../domain/origin-auth";
 import type { OriginKeys } from "../domain/origin-keys";
 import type { OriginKeyPage, OriginKeyRow } from "../store/origin-keys-store";
+import type { RelayDeliveries } from "../domain/relay-deliveries";
+import type { CountedDelivery } from "../domain/relay-deliveries";
+
+/** A recorded delivery on the wire; the body only with a charged outcome (nothing else is ever answered). */
+export function deliveryMessage(d: CountedDelivery): fulfillmentV1.Delivery {
+  return {
+    $typeName: "fulfillment.v1.Delivery",
+    outcome: d.outcome ? deliveryOutcomeToProto(d.outcome) : fulfillmentV1.DeliveryOutcome.UNSPECIFIED,
+    charged: d.charged,
+    status: d.status,
+    ...(d.content_type !== null ? { contentType: d.content_type } : {}),
+    body: d.charged && d.body ? new Uint8Array(d.body) : new Uint8Array(),
+    latencyMs: d.latency_ms,
+    bytes: d.bytes,
+    reason: d.reason,
+    ...(d.testDeliveriesLeft !== undefined ? { testDeliveriesLeft: d.testDeliveriesLeft } : {}),
+    ...(d.testDeliveriesResetSeconds !== undefined ? { testDeliveriesResetSeconds: d.testDeliveriesResetSeconds } : {}),
+  };
+}
 
 export function originKeyMessage(k: OriginKeyRow): fulfillmentV1.OriginKey {
   return {
@@ -37,8 +56,40 @@ function originAuthOf(auth: fulfillmentV1.OriginAuth | undefined): OriginAuthReq
   return { kind: "one_off", authType, value: source.value.value, ...(source.value.headerName !== undefined ? { headerName: source.value.headerName } : {}) };
 }
 
-export function fulfillmentRpc(originKeys: OriginKeys, mcpTools: McpTools): ServiceImplementation<typeof fulfillmentV1.FulfillmentService> {
+export function fulfillmentRpc(
+  originKeys: OriginKeys,
+  mcpTools: McpTools,
+  relay: RelayDeliveries,
+): ServiceImplementation<typeof fulfillmentV1.FulfillmentService> {
   return {
+    async registerOrigin(req) {
+      const originUrl = await relay.register({ accountId: req.accountId, checkoutId: req.checkoutId, originUrl: req.originUrl, auth: originAuthOf(req.auth) });
+      return { originUrl };
+    },
+    async forgetOrigin(req) {
+      await relay.forget(req.checkoutId);
+      return {};
+    },
+    async deliver(req) {
+      const delivery = await relay.deliver({
+        paymentId: req.paymentId,
+        checkoutId: req.checkoutId,
+        accountId: req.accountId,
+        originUrl: req.originUrl,
+        method: req.originMethod,
+        ...(req.originKeyId !== undefined ? { originKeyId: req.originKeyId } : {}),
+        oneOffCredential: req.oneOffCredential,
+        params: req.params,
+        deadlineMs: req.deadlineMs,
+        testMode: req.testMode,
+        testDeliveryDailyCap: req.testDeliveryDailyCap,
+      });
+      return { delivery: deliveryMessage(delivery) };
+    },
+    async concludeDelivery(req) {
+      const delivery = await relay.conclude(req.paymentId);
+      return delivery ? { delivery: deliveryMessage(delivery) } : {};
+    },
     async createOriginKey(req) {
       const authType = originAuthTypeName(req.authType);
       if (!authType) throw invalid([{ field: "auth_type", reason: "must be bearer, basic, api_key or custom" }]);

@@ -1,5 +1,6 @@
 import type { OriginAuthTypeName } from "@c402/contracts";
 import { sql, type Kysely, type Selectable } from "kysely";
+import type { RelayTables } from "./relay-store";
 
 interface OriginKeysTable {
   id: string;
@@ -19,7 +20,7 @@ interface OriginKeyUsesTable {
   checkout_id: string;
 }
 
-export interface FulfillmentTables {
+export interface FulfillmentTables extends RelayTables {
   origin_keys: OriginKeysTable;
   origin_key_uses: OriginKeyUsesTable;
 }

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fulfillment/v1/fulfillment.proto.
  */
 export const file_fulfillment_v1_fulfillment: GenFile = /*@__PURE__*/
-  fileDesc("CiBmdWxmaWxsbWVudC92MS9mdWxmaWxsbWVudC5wcm90bxIOZnVsZmlsbG1lbnQudjEi4QIKCU9yaWdpbktleRIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESMQoJYXV0aF90eXBlGAMgASgOMh4uZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aFR5cGUSGAoLaGVhZGVyX25hbWUYBCABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyb3RhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjMKCnJldm9rZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESFwoPY2hlY2tvdXRzX3VzaW5nGAggASgNQgcKBV9uYW1lQg4KDF9oZWFkZXJfbmFtZUINCgtfcm90YXRlZF9hdEINCgtfcmV2b2tlZF9hdCL3AQoWQ3JlYXRlT3JpZ2luS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEj0KCWF1dGhfdHlwZRgCIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAMgASgJEhEKBG5hbWUYBCABKAlIAIgBARIYCgtoZWFkZXJfbmFtZRgFIAEoCUgBiAEBEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgHIAEoCEIHCgVfbmFtZUIOCgxfaGVhZGVyX25hbWUiSAoXQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkifQoVTGlzdE9yaWdpbktleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEigKBWFmdGVyGAMgASgLMhkuZnVsZmlsbG1lbnQudjEuUGFnZUFmdGVyIkgKFkxpc3RPcmlnaW5LZXlzUmVzcG9uc2USLgoLb3JpZ2luX2tleXMYASADKAsyGS5mdWxmaWxsbWVudC52MS5PcmlnaW5LZXkikgEKFlJvdGF0ZU9yaWdpbktleVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIeCg1vcmlnaW5fa2V5X2lkGAIgASgJQge6SARyAhABEg0KBXZhbHVlGAMgASgJEhkKBWFjdG9yGAQgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgFIAEoCCJIChdSb3RhdGVPcmlnaW5LZXlSZXNwb25zZRItCgpvcmlnaW5fa2V5GAEgASgLMhkuZnVsZmlsbG1lbnQudjEuT3JpZ2luS2V5IoMBChZSZXZva2VPcmlnaW5LZXlSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHgoNb3JpZ2luX2tleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIRCgl0ZXN0X21vZGUYBCABKAgiWQoXUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleRIPCgdyZXZva2VkGAIgASgIImQKCk9yaWdpbkF1dGgSMwoHb25lX29mZhgBIAEoCzIgLmZ1bGZpbGxtZW50LnYxLk9uZU9mZkNyZWRlbnRpYWxIABIXCg1vcmlnaW5fa2V5X2lkGAIgASgJSABCCAoGc291cmNlIooBChBPbmVPZmZDcmVkZW50aWFsEj0KCWF1dGhfdHlwZRgBIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAIgASgJEhgKC2hlYWRlcl9uYW1lGAMgASgJSACIAQFCDgoMX2hlYWRlcl9uYW1lInAKE0xpc3RNY3BUb29sc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARISCgpvcmlnaW5fdXJsGAIgASgJEigKBGF1dGgYAyABKAsyGi5mdWxmaWxsbWVudC52MS5PcmlnaW5BdXRoIlwKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRIYCgtkZXNjcmlwdGlvbhgCIAEoCUgAiAEBEhkKEWlucHV0X3NjaGVtYV9qc29uGAMgASgJQg4KDF9kZXNjcmlwdGlvbiJSChRMaXN0TWNwVG9vbHNSZXNwb25zZRISCgpvcmlnaW5fdXJsGAEgASgJEiYKBXRvb2xzGAIgAygLMhcuZnVsZmlsbG1lbnQudjEuTWNwVG9vbCqmAQoOT3JpZ2luQXV0aFR5cGUSIAocT1JJR0lOX0FVVEhfVFlQRV9VTlNQRUNJRklFRBAAEhsKF09SSUdJTl9BVVRIX1RZUEVfQkVBUkVSEAESGgoWT1JJR0lOX0FVVEhfVFlQRV9CQVNJQxACEhwKGE9SSUdJTl9BVVRIX1RZUEVfQVBJX0tFWRADEhsKF09SSUdJTl9BVVRIX1RZUEVfQ1VTVE9NEAQy/AMKEkZ1bGZpbGxtZW50U2VydmljZRJiCg9DcmVhdGVPcmlnaW5LZXkSJi5mdWxmaWxsbWVudC52MS5DcmVhdGVPcmlnaW5LZXlSZXF1ZXN0GicuZnVsZmlsbG1lbnQudjEuQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USXwoOTGlzdE9yaWdpbktleXMSJS5mdWxmaWxsbWVudC52MS5MaXN0T3JpZ2luS2V5c1JlcXVlc3QaJi5mdWxmaWxsbWVudC52MS5MaXN0T3JpZ2luS2V5c1Jlc3BvbnNlEmIKD1JvdGF0ZU9yaWdpbktleRImLmZ1bGZpbGxtZW50LnYxLlJvdGF0ZU9yaWdpbktleVJlcXVlc3QaJy5mdWxmaWxsbWVudC52MS5Sb3RhdGVPcmlnaW5LZXlSZXNwb25zZRJiCg9SZXZva2VPcmlnaW5LZXkSJi5mdWxmaWxsbWVudC52MS5SZXZva2VPcmlnaW5LZXlSZXF1ZXN0GicuZnVsZmlsbG1lbnQudjEuUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USWQoMTGlzdE1jcFRvb2xzEiMuZnVsZmlsbG1lbnQudjEuTGlzdE1jcFRvb2xzUmVxdWVzdBokLmZ1bGZpbGxtZW50LnYxLkxpc3RNY3BUb29sc1Jlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("CiBmdWxmaWxsbWVudC92MS9mdWxmaWxsbWVudC5wcm90bxIOZnVsZmlsbG1lbnQudjEi4QIKCU9yaWdpbktleRIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESMQoJYXV0aF90eXBlGAMgASgOMh4uZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aFR5cGUSGAoLaGVhZGVyX25hbWUYBCABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyb3RhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjMKCnJldm9rZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESFwoPY2hlY2tvdXRzX3VzaW5nGAggASgNQgcKBV9uYW1lQg4KDF9oZWFkZXJfbmFtZUINCgtfcm90YXRlZF9hdEINCgtfcmV2b2tlZF9hdCL3AQoWQ3JlYXRlT3JpZ2luS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEj0KCWF1dGhfdHlwZRgCIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAMgASgJEhEKBG5hbWUYBCABKAlIAIgBARIYCgtoZWFkZXJfbmFtZRgFIAEoCUgBiAEBEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgHIAEoCEIHCgVfbmFtZUIOCgxfaGVhZGVyX25hbWUiSAoXQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkifQoVTGlzdE9yaWdpbktleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEigKBWFmdGVyGAMgASgLMhkuZnVsZmlsbG1lbnQudjEuUGFnZUFmdGVyIkgKFkxpc3RPcmlnaW5LZXlzUmVzcG9uc2USLgoLb3JpZ2luX2tleXMYASADKAsyGS5mdWxmaWxsbWVudC52MS5PcmlnaW5LZXkikgEKFlJvdGF0ZU9yaWdpbktleVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIeCg1vcmlnaW5fa2V5X2lkGAIgASgJQge6SARyAhABEg0KBXZhbHVlGAMgASgJEhkKBWFjdG9yGAQgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgFIAEoCCJIChdSb3RhdGVPcmlnaW5LZXlSZXNwb25zZRItCgpvcmlnaW5fa2V5GAEgASgLMhkuZnVsZmlsbG1lbnQudjEuT3JpZ2luS2V5IoMBChZSZXZva2VPcmlnaW5LZXlSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHgoNb3JpZ2luX2tleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIRCgl0ZXN0X21vZGUYBCABKAgiWQoXUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleRIPCgdyZXZva2VkGAIgASgIImQKCk9yaWdpbkF1dGgSMwoHb25lX29mZhgBIAEoCzIgLmZ1bGZpbGxtZW50LnYxLk9uZU9mZkNyZWRlbnRpYWxIABIXCg1vcmlnaW5fa2V5X2lkGAIgASgJSABCCAoGc291cmNlIooBChBPbmVPZmZDcmVkZW50aWFsEj0KCWF1dGhfdHlwZRgBIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAIgASgJEhgKC2hlYWRlcl9uYW1lGAMgASgJSACIAQFCDgoMX2hlYWRlcl9uYW1lInAKE0xpc3RNY3BUb29sc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARISCgpvcmlnaW5fdXJsGAIgASgJEigKBGF1dGgYAyABKAsyGi5mdWxmaWxsbWVudC52MS5PcmlnaW5BdXRoIlwKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRIYCgtkZXNjcmlwdGlvbhgCIAEoCUgAiAEBEhkKEWlucHV0X3NjaGVtYV9qc29uGAMgASgJQg4KDF9kZXNjcmlwdGlvbiJSChRMaXN0TWNwVG9vbHNSZXNwb25zZRISCgpvcmlnaW5fdXJsGAEgASgJEiYKBXRvb2xzGAIgAygLMhcuZnVsZmlsbG1lbnQudjEuTWNwVG9vbCKQAQoVUmVnaXN0ZXJPcmlnaW5SZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESEgoKb3JpZ2luX3VybBgDIAEoCRIoCgRhdXRoGAQgASgLMhouZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aCIsChZSZWdpc3Rlck9yaWdpblJlc3BvbnNlEhIKCm9yaWdpbl91cmwYASABKAkiMwoTRm9yZ2V0T3JpZ2luUmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQASIWChRGb3JnZXRPcmlnaW5SZXNwb25zZSKwAwoORGVsaXZlclJlcXVlc3QSGwoKcGF5bWVudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIbCgphY2NvdW50X2lkGAMgASgJQge6SARyAhABEhsKCm9yaWdpbl91cmwYBCABKAlCB7pIBHICEAESHgoNb3JpZ2luX21ldGhvZBgFIAEoCUIHukgEcgIQARIaCg1vcmlnaW5fa2V5X2lkGAYgASgJSACIAQESGgoSb25lX29mZl9jcmVkZW50aWFsGAcgASgIEjoKBnBhcmFtcxgIIAMoCzIqLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJSZXF1ZXN0LlBhcmFtc0VudHJ5EiAKC2RlYWRsaW5lX21zGAkgASgNQgu6SAgqBhiw6gEoARIRCgl0ZXN0X21vZGUYCiABKAgSHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYCyABKA0aLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIQCg5fb3JpZ2luX2tleV9pZCLUAgoIRGVsaXZlcnkSMAoHb3V0Y29tZRgBIAEoDjIfLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJ5T3V0Y29tZRIPCgdjaGFyZ2VkGAIgASgIEg4KBnN0YXR1cxgDIAEoDRIZCgxjb250ZW50X3R5cGUYBCABKAlIAIgBARIMCgRib2R5GAUgASgMEhIKCmxhdGVuY3lfbXMYBiABKA0SDQoFYnl0ZXMYByABKA0SDgoGcmVhc29uGAggASgJEiEKFHRlc3RfZGVsaXZlcmllc19sZWZ0GAkgASgNSAGIAQESKgoddGVzdF9kZWxpdmVyaWVzX3Jlc2V0X3NlY29uZHMYCiABKA1IAogBAUIPCg1fY29udGVudF90eXBlQhcKFV90ZXN0X2RlbGl2ZXJpZXNfbGVmdEIgCh5fdGVzdF9kZWxpdmVyaWVzX3Jlc2V0X3NlY29uZHMiPQoPRGVsaXZlclJlc3BvbnNlEioKCGRlbGl2ZXJ5GAEgASgLMhguZnVsZmlsbG1lbnQudjEuRGVsaXZlcnkiNgoXQ29uY2x1ZGVEZWxpdmVyeVJlcXVlc3QSGwoKcGF5bWVudF9pZBgBIAEoCUIHukgEcgIQASJGChhDb25jbHVkZURlbGl2ZXJ5UmVzcG9uc2USKgoIZGVsaXZlcnkYASABKAsyGC5mdWxmaWxsbWVudC52MS5EZWxpdmVyeSqmAQoOT3JpZ2luQXV0aFR5cGUSIAocT1JJR0lOX0FVVEhfVFlQRV9VTlNQRUNJRklFRBAAEhsKF09SSUdJTl9BVVRIX1RZUEVfQkVBUkVSEAESGgoWT1JJR0lOX0FVVEhfVFlQRV9CQVNJQxACEhwKGE9SSUdJTl9BVVRIX1RZUEVfQVBJX0tFWRADEhsKF09SSUdJTl9BVVRIX1RZUEVfQ1VTVE9NEAQq4AEKD0RlbGl2ZXJ5T3V0Y29tZRIgChxERUxJVkVSWV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHgoaREVMSVZFUllfT1VUQ09NRV9ERUxJVkVSRUQQARIgChxERUxJVkVSWV9PVVRDT01FX0JVWUVSX0VSUk9SEAISIgoeREVMSVZFUllfT1VUQ09NRV9PUklHSU5fRkFJTEVEEAMSHgoaREVMSVZFUllfT1VUQ09NRV9BQkFORE9ORUQQBBIlCiFERUxJVkVSWV9PVVRDT01FX1RFU1RfQ0FQX1JFQUNIRUQQBTLrBgoSRnVsZmlsbG1lbnRTZXJ2aWNlEmIKD0NyZWF0ZU9yaWdpbktleRImLmZ1bGZpbGxtZW50LnYxLkNyZWF0ZU9yaWdpbktleVJlcXVlc3QaJy5mdWxmaWxsbWVudC52MS5DcmVhdGVPcmlnaW5LZXlSZXNwb25zZRJfCg5MaXN0T3JpZ2luS2V5cxIlLmZ1bGZpbGxtZW50LnYxLkxpc3RPcmlnaW5LZXlzUmVxdWVzdBomLmZ1bGZpbGxtZW50LnYxLkxpc3RPcmlnaW5LZXlzUmVzcG9uc2USYgoPUm90YXRlT3JpZ2luS2V5EiYuZnVsZmlsbG1lbnQudjEuUm90YXRlT3JpZ2luS2V5UmVxdWVzdBonLmZ1bGZpbGxtZW50LnYxLlJvdGF0ZU9yaWdpbktleVJlc3BvbnNlEmIKD1Jldm9rZU9yaWdpbktleRImLmZ1bGZpbGxtZW50LnYxLlJldm9rZU9yaWdpbktleVJlcXVlc3QaJy5mdWxmaWxsbWVudC52MS5SZXZva2VPcmlnaW5LZXlSZXNwb25zZRJZCgxMaXN0TWNwVG9vbHMSIy5mdWxmaWxsbWVudC52MS5MaXN0TWNwVG9vbHNSZXF1ZXN0GiQuZnVsZmlsbG1lbnQudjEuTGlzdE1jcFRvb2xzUmVzcG9uc2USXwoOUmVnaXN0ZXJPcmlnaW4SJS5mdWxmaWxsbWVudC52MS5SZWdpc3Rlck9yaWdpblJlcXVlc3QaJi5mdWxmaWxsbWVudC52MS5SZWdpc3Rlck9yaWdpblJlc3BvbnNlElkKDEZvcmdldE9yaWdpbhIjLmZ1bGZpbGxtZW50LnYxLkZvcmdldE9yaWdpblJlcXVlc3QaJC5mdWxmaWxsbWVudC52MS5Gb3JnZXRPcmlnaW5SZXNwb25zZRJKCgdEZWxpdmVyEh4uZnVsZmlsbG1lbnQudjEuRGVsaXZlclJlcXVlc3QaHy5mdWxmaWxsbWVudC52MS5EZWxpdmVyUmVzcG9uc2USZQoQQ29uY2x1ZGVEZWxpdmVyeRInLmZ1bGZpbGxtZW50LnYxLkNvbmNsdWRlRGVsaXZlcnlSZXF1ZXN0GiguZnVsZmlsbG1lbnQudjEuQ29uY2x1ZGVEZWxpdmVyeVJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * OriginKey is what may be shown of an origin key: never its value.
@@ -462,6 +462,294 @@ export const ListMcpToolsResponseSchema: GenMessage<ListMcpToolsResponse> = /*@_
   messageDesc(file_fulfillment_v1_fulfillment, 14);
 
 /**
+ * @generated from message fulfillment.v1.RegisterOriginRequest
+ */
+export type RegisterOriginRequest = Message<"fulfillment.v1.RegisterOriginRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: string origin_url = 3;
+   */
+  originUrl: string;
+
+  /**
+   * auth, when set, authenticates every call to the origin.
+   *
+   * @generated from field: fulfillment.v1.OriginAuth auth = 4;
+   */
+  auth?: OriginAuth | undefined;
+};
+
+/**
+ * Describes the message fulfillment.v1.RegisterOriginRequest.
+ * Use `create(RegisterOriginRequestSchema)` to create a new message.
+ */
+export const RegisterOriginRequestSchema: GenMessage<RegisterOriginRequest> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 15);
+
+/**
+ * @generated from message fulfillment.v1.RegisterOriginResponse
+ */
+export type RegisterOriginResponse = Message<"fulfillment.v1.RegisterOriginResponse"> & {
+  /**
+   * origin_url is the URL as it will be called (normalised).
+   *
+   * @generated from field: string origin_url = 1;
+   */
+  originUrl: string;
+};
+
+/**
+ * Describes the message fulfillment.v1.RegisterOriginResponse.
+ * Use `create(RegisterOriginResponseSchema)` to create a new message.
+ */
+export const RegisterOriginResponseSchema: GenMessage<RegisterOriginResponse> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 16);
+
+/**
+ * @generated from message fulfillment.v1.ForgetOriginRequest
+ */
+export type ForgetOriginRequest = Message<"fulfillment.v1.ForgetOriginRequest"> & {
+  /**
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+};
+
+/**
+ * Describes the message fulfillment.v1.ForgetOriginRequest.
+ * Use `create(ForgetOriginRequestSchema)` to create a new message.
+ */
+export const ForgetOriginRequestSchema: GenMessage<ForgetOriginRequest> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 17);
+
+/**
+ * @generated from message fulfillment.v1.ForgetOriginResponse
+ */
+export type ForgetOriginResponse = Message<"fulfillment.v1.ForgetOriginResponse"> & {
+};
+
+/**
+ * Describes the message fulfillment.v1.ForgetOriginResponse.
+ * Use `create(ForgetOriginResponseSchema)` to create a new message.
+ */
+export const ForgetOriginResponseSchema: GenMessage<ForgetOriginResponse> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 18);
+
+/**
+ * @generated from message fulfillment.v1.DeliverRequest
+ */
+export type DeliverRequest = Message<"fulfillment.v1.DeliverRequest"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: string account_id = 3;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string origin_url = 4;
+   */
+  originUrl: string;
+
+  /**
+   * @generated from field: string origin_method = 5;
+   */
+  originMethod: string;
+
+  /**
+   * origin_key_id: calls send that stored key's current value; else one_off_credential
+   * sends the checkout's sealed copy; neither: no credential.
+   *
+   * @generated from field: optional string origin_key_id = 6;
+   */
+  originKeyId?: string | undefined;
+
+  /**
+   * @generated from field: bool one_off_credential = 7;
+   */
+  oneOffCredential: boolean;
+
+  /**
+   * params are the buyer's call parameters (query parameters, and `body` for body methods).
+   *
+   * @generated from field: map<string, string> params = 8;
+   */
+  params: { [key: string]: string };
+
+  /**
+   * deadline_ms is how long the origin may take (ADR 9).
+   *
+   * @generated from field: uint32 deadline_ms = 9;
+   */
+  deadlineMs: number;
+
+  /**
+   * test_mode: a rehearsal delivery, metered by test_delivery_daily_cap per checkout per UTC day.
+   *
+   * @generated from field: bool test_mode = 10;
+   */
+  testMode: boolean;
+
+  /**
+   * @generated from field: uint32 test_delivery_daily_cap = 11;
+   */
+  testDeliveryDailyCap: number;
+};
+
+/**
+ * Describes the message fulfillment.v1.DeliverRequest.
+ * Use `create(DeliverRequestSchema)` to create a new message.
+ */
+export const DeliverRequestSchema: GenMessage<DeliverRequest> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 19);
+
+/**
+ * Delivery is one payment's delivery as recorded.
+ *
+ * @generated from message fulfillment.v1.Delivery
+ */
+export type Delivery = Message<"fulfillment.v1.Delivery"> & {
+  /**
+   * @generated from field: fulfillment.v1.DeliveryOutcome outcome = 1;
+   */
+  outcome: DeliveryOutcome;
+
+  /**
+   * @generated from field: bool charged = 2;
+   */
+  charged: boolean;
+
+  /**
+   * status is the origin's HTTP status (0 when it did not answer).
+   *
+   * @generated from field: uint32 status = 3;
+   */
+  status: number;
+
+  /**
+   * @generated from field: optional string content_type = 4;
+   */
+  contentType?: string | undefined;
+
+  /**
+   * body is the origin's answer (charged outcomes only).
+   *
+   * @generated from field: bytes body = 5;
+   */
+  body: Uint8Array;
+
+  /**
+   * @generated from field: uint32 latency_ms = 6;
+   */
+  latencyMs: number;
+
+  /**
+   * @generated from field: uint32 bytes = 7;
+   */
+  bytes: number;
+
+  /**
+   * reason names an uncharged outcome's cause (origin_error, timeout, unreachable, …).
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason: string;
+
+  /**
+   * test_deliveries_left is what a rehearsal delivery leaves of the checkout's
+   * test_delivery_daily_cap for the UTC day (set on the answer that counted it).
+   *
+   * @generated from field: optional uint32 test_deliveries_left = 9;
+   */
+  testDeliveriesLeft?: number | undefined;
+
+  /**
+   * test_deliveries_reset_seconds: on a rehearsal answer, seconds until the UTC day
+   * (and with it the cap) starts afresh.
+   *
+   * @generated from field: optional uint32 test_deliveries_reset_seconds = 10;
+   */
+  testDeliveriesResetSeconds?: number | undefined;
+};
+
+/**
+ * Describes the message fulfillment.v1.Delivery.
+ * Use `create(DeliverySchema)` to create a new message.
+ */
+export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 20);
+
+/**
+ * @generated from message fulfillment.v1.DeliverResponse
+ */
+export type DeliverResponse = Message<"fulfillment.v1.DeliverResponse"> & {
+  /**
+   * @generated from field: fulfillment.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+};
+
+/**
+ * Describes the message fulfillment.v1.DeliverResponse.
+ * Use `create(DeliverResponseSchema)` to create a new message.
+ */
+export const DeliverResponseSchema: GenMessage<DeliverResponse> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 21);
+
+/**
+ * @generated from message fulfillment.v1.ConcludeDeliveryRequest
+ */
+export type ConcludeDeliveryRequest = Message<"fulfillment.v1.ConcludeDeliveryRequest"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+};
+
+/**
+ * Describes the message fulfillment.v1.ConcludeDeliveryRequest.
+ * Use `create(ConcludeDeliveryRequestSchema)` to create a new message.
+ */
+export const ConcludeDeliveryRequestSchema: GenMessage<ConcludeDeliveryRequest> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 22);
+
+/**
+ * @generated from message fulfillment.v1.ConcludeDeliveryResponse
+ */
+export type ConcludeDeliveryResponse = Message<"fulfillment.v1.ConcludeDeliveryResponse"> & {
+  /**
+   * delivery is absent while the delivery is still running inside its deadline.
+   *
+   * @generated from field: fulfillment.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+};
+
+/**
+ * Describes the message fulfillment.v1.ConcludeDeliveryResponse.
+ * Use `create(ConcludeDeliveryResponseSchema)` to create a new message.
+ */
+export const ConcludeDeliveryResponseSchema: GenMessage<ConcludeDeliveryResponse> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 23);
+
+/**
  * @generated from enum fulfillment.v1.OriginAuthType
  */
 export enum OriginAuthType {
@@ -496,6 +784,57 @@ export enum OriginAuthType {
  */
 export const OriginAuthTypeSchema: GenEnum<OriginAuthType> = /*@__PURE__*/
   enumDesc(file_fulfillment_v1_fulfillment, 0);
+
+/**
+ * @generated from enum fulfillment.v1.DeliveryOutcome
+ */
+export enum DeliveryOutcome {
+  /**
+   * @generated from enum value: DELIVERY_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * DELIVERY_OUTCOME_DELIVERED: the origin answered 2xx; charged.
+   *
+   * @generated from enum value: DELIVERY_OUTCOME_DELIVERED = 1;
+   */
+  DELIVERED = 1,
+
+  /**
+   * DELIVERY_OUTCOME_BUYER_ERROR: the origin answered 400, 404 or 422; charged (the answer is the product).
+   *
+   * @generated from enum value: DELIVERY_OUTCOME_BUYER_ERROR = 2;
+   */
+  BUYER_ERROR = 2,
+
+  /**
+   * DELIVERY_OUTCOME_ORIGIN_FAILED: the seller's failure (5xx, 401/403/429, timeout, unreachable, …); not charged.
+   *
+   * @generated from enum value: DELIVERY_OUTCOME_ORIGIN_FAILED = 3;
+   */
+  ORIGIN_FAILED = 3,
+
+  /**
+   * DELIVERY_OUTCOME_ABANDONED: the delivery was cut off by a crash and concluded without an answer; not charged.
+   *
+   * @generated from enum value: DELIVERY_OUTCOME_ABANDONED = 4;
+   */
+  ABANDONED = 4,
+
+  /**
+   * DELIVERY_OUTCOME_TEST_CAP_REACHED: the checkout's rehearsal deliveries for today are used up; the origin was not called.
+   *
+   * @generated from enum value: DELIVERY_OUTCOME_TEST_CAP_REACHED = 5;
+   */
+  TEST_CAP_REACHED = 5,
+}
+
+/**
+ * Describes the enum fulfillment.v1.DeliveryOutcome.
+ */
+export const DeliveryOutcomeSchema: GenEnum<DeliveryOutcome> = /*@__PURE__*/
+  enumDesc(file_fulfillment_v1_fulfillment, 1);
 
 /**
  * FulfillmentService delivers what relay and mcp checkouts sell. So far it keeps
@@ -557,6 +896,53 @@ export const FulfillmentService: GenService<{
     methodKind: "unary";
     input: typeof ListMcpToolsRequestSchema;
     output: typeof ListMcpToolsResponseSchema;
+  },
+  /**
+   * RegisterOrigin checks a new relay checkout's origin (URL and credential) and
+   * binds its credential to the checkout: a one-off value is sealed for that
+   * checkout alone, a stored origin key is recorded as in use. Repeating it for
+   * the same checkout replaces the binding.
+   *
+   * @generated from rpc fulfillment.v1.FulfillmentService.RegisterOrigin
+   */
+  registerOrigin: {
+    methodKind: "unary";
+    input: typeof RegisterOriginRequestSchema;
+    output: typeof RegisterOriginResponseSchema;
+  },
+  /**
+   * ForgetOrigin drops a checkout's binding (a create that failed after registering).
+   *
+   * @generated from rpc fulfillment.v1.FulfillmentService.ForgetOrigin
+   */
+  forgetOrigin: {
+    methodKind: "unary";
+    input: typeof ForgetOriginRequestSchema;
+    output: typeof ForgetOriginResponseSchema;
+  },
+  /**
+   * Deliver calls a relay checkout's origin once for a payment and records the
+   * outcome under the payment's id. Asked again for the same payment it answers
+   * the recorded outcome and never calls the origin twice.
+   *
+   * @generated from rpc fulfillment.v1.FulfillmentService.Deliver
+   */
+  deliver: {
+    methodKind: "unary";
+    input: typeof DeliverRequestSchema;
+    output: typeof DeliverResponseSchema;
+  },
+  /**
+   * ConcludeDelivery answers a payment's recorded delivery for a settlement that
+   * resumes after a crash: a delivery never started (or cut off past its
+   * deadline) is recorded abandoned, so it cannot start any more.
+   *
+   * @generated from rpc fulfillment.v1.FulfillmentService.ConcludeDelivery
+   */
+  concludeDelivery: {
+    methodKind: "unary";
+    input: typeof ConcludeDeliveryRequestSchema;
+    output: typeof ConcludeDeliveryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fulfillment_v1_fulfillment, 0);
