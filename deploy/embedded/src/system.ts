@@ -149,9 +149,13 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
   // How each service is built here; its clients are those of the services it calls, started before it.
   const build: { [N in ServiceName]: (deps: ServiceDeps, clients: Clients) => Promise<ServiceModule> } = {
     identity: (deps) => createIdentityService(deps, { ...identityDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir }, mailer),
-    catalog: (deps, c) => createCatalogService(deps, { identity: c.identity }),
+    catalog: (deps, c) => createCatalogService(deps, { identity: c.identity, fulfillment: c.fulfillment }),
     payments: (deps, c) =>
-      createPaymentsService(deps, { catalog: c.catalog }, { subjectSecret: secrets.subjectSecret, liveChains: [devchainSettlement(devchain)] }),
+      createPaymentsService(
+        deps,
+        { catalog: c.catalog, fulfillment: c.fulfillment },
+        { subjectSecret: secrets.subjectSecret, liveChains: [devchainSettlement(devchain)] },
+      ),
     fulfillment: (deps) =>
       createFulfillmentService(deps, {
         keyring: parseKeyring(secrets.secretsKeyring),

@@ -1,5 +1,6 @@
 import type { Subscription } from "@c402/bus";
-import { catalogV1, healthV1, identityV1, TOPICS } from "@c402/contracts";
+import { catalogV1, fulfillmentV1, healthV1, identityV1, TOPICS } from "@c402/contracts";
+import { originRegistry } from "./rpc/origin-registry";
 import { subscribePaymentSettled } from "./events/payment-settled-consumer";
 import { migrate } from "@c402/db";
 import type { ServiceClient } from "@c402/rpc";
@@ -21,6 +22,7 @@ import { offersIndex } from "./store/migrations/0010_offers_index";
 import { checkoutPlatformTerms } from "./store/migrations/0011_platform_terms";
 import { idempotencyClaims } from "./store/migrations/0012_idempotency_claims";
 import { partiesAsSent } from "./store/migrations/0013_parties_as_sent";
+import { relayOrigin } from "./store/migrations/0014_relay_origin";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -38,6 +40,7 @@ export const catalogMigrations = {
   "0011_platform_terms": checkoutPlatformTerms,
   "0012_idempotency_claims": idempotencyClaims,
   "0013_parties_as_sent": partiesAsSent,
+  "0014_relay_origin": relayOrigin,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */
@@ -47,6 +50,7 @@ export const KEY_REAPER = { intervalMs: 60_000, batch: 1000 };
 
 export interface CatalogClients {
   identity: ServiceClient<typeof identityV1.IdentityService>;
+  fulfillment: ServiceClient<typeof fulfillmentV1.FulfillmentService>;
 }
 
 export async function createCatalogService(deps: ServiceDeps, clients: CatalogClients): Promise<ServiceModule> {
@@ -67,6 +71,7 @@ export async function createCatalogService(deps: ServiceDeps, clients: CatalogCl
         soldBy: soldBy || null,
       };
     },
+    origins: originRegistry(clients.fulfillment),
     onCommitted: () => relay.poke(),
   });
   const reports = new Reports({ db: deps.database.db, onCommitted: () => relay.poke() });

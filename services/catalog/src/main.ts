@@ -1,4 +1,4 @@
-import { identityV1 } from "@c402/contracts";
+import { fulfillmentV1, identityV1 } from "@c402/contracts";
 import { createClient } from "@c402/rpc";
 import { runDistributedService } from "@c402/runtime";
 import { catalogConfigSpec, CATALOG_SCHEMA, createCatalogService } from "./index";
@@ -7,5 +7,9 @@ void runDistributedService({
   name: "catalog",
   schema: CATALOG_SCHEMA,
   spec: catalogConfigSpec,
-  build: (deps, config) => createCatalogService(deps, { identity: createClient(identityV1.IdentityService, config.identityAddress) }),
+  build: (deps, config) =>
+    createCatalogService(deps, {
+      identity: createClient(identityV1.IdentityService, config.identityAddress),
+      fulfillment: createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
+    }),
 });

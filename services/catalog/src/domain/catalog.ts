@@ -28,13 +28,34 @@ import {
   type AccountPlatform,
   type CreateCheckoutInput,
   type OfferPatchInput,
+  type AccountTerms,
+  type ValidCheckout,
 } from "./checkout-rules";
+import type { RelayOrigin } from "./relay-rules";
 
 /** Where an account's platform mode comes from (identity, over gRPC). */
 export type PlatformSource = (accountId: string) => Promise<AccountPlatform>;
 
 /** Where the standing payout wallets of an account come from (identity, over gRPC). */
 export type PayoutWalletSource = (accountId: string) => Promise<AccountWallet[]>;
+
+/**
+ * Where a relay checkout's origin is checked and its credential bound
+ * (fulfillment, over gRPC): registered before the checkout is written, with
+ * the id it will have, and forgotten again when the write fails.
+ */
+export interface OriginRegistry {
+  /** Answers the URL as it will be called; 422 naming the field for an origin or key that cannot be used. */
+  register(req: { accountId: string; checkoutId: string; origin: RelayOrigin }): Promise<string>;
+  forget(checkoutId: string): Promise<void>;
+}
+
+const NO_ORIGINS: OriginRegistry = {
+  register: async () => {
+    throw new ProblemError("unavailable", "Relay checkouts cannot be created here: no fulfillment service is configured.");
+  },
+  forget: async () => {},
+};
 
 /** The most checkouts one list call answers, whoever asks (the gateway asks at most 201). */
 export const LIST_PAGE_SIZE_MAX = 1000;
@@ -57,6 +78,8 @@ export interface CatalogOptions {
   payoutWallets: PayoutWalletSource;
   /** Absent: every account is an ordinary seller (tests that do not concern platforms). */
   platform?: PlatformSource;
+  /** Absent: relay checkouts cannot be created (tests that do not concern them). */
+  origins?: OriginRegistry;
   now?: () => Date;
   /** Called after a commit that wrote an outbox event (pokes the relay). */
   onCommitted?: () => void;
@@ -70,6 +93,7 @@ export class Catalog {
   private readonly db: CatalogDb;
   private readonly payoutWallets: PayoutWalletSource;
   private readonly platform: PlatformSource;
+  private readonly origins: OriginRegistry;
   private readonly now: () => Date;
   private readonly onCommitted: () => void;
 
@@ -77,6 +101,7 @@ export class Catalog {
     this.db = options.db;
     this.payoutWallets = options.payoutWallets;
     this.platform = options.platform ?? (async () => NOT_A_PLATFORM);
+    this.origins = options.origins ?? NO_ORIGINS;
     this.now = options.now ?? (() => new Date());
     this.onCommitted = options.onCommitted ?? (() => {});
   }
@@ -125,15 +150,37 @@ export class Catalog {
     // Never call another service inside a transaction: resolve the account's terms and payout wallet first.
     const terms = accountTermsOf(valid, await this.platform(req.accountId));
     const payouts = await this.payoutsOf(req.accountId, valid.payTo);
+    const id = newId("checkout");
+    const relay = valid.fulfillment.mode === "relay" ? valid.fulfillment.origin : undefined;
+    // The origin and its credential are bound before the checkout exists, under the id it will have.
+    const originUrl = relay ? await this.origins.register({ accountId: req.accountId, checkoutId: id, origin: relay }) : null;
+    try {
+      return await this.insertNew(req, idempotency, valid, terms, payouts, { id, relay, originUrl });
+    } catch (err) {
+      // The checkout was not written: nothing may stay bound to its id (a key's checkouts_using counts bindings).
+      if (relay) await this.origins.forget(id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async insertNew(
+    req: CreateRequest,
+    idempotency: { scope: IdempotencyScope; token: string } | undefined,
+    valid: ValidCheckout,
+    terms: AccountTerms,
+    payouts: { payTo: string; rails: Record<string, string> },
+    origin: { id: string; relay: RelayOrigin | undefined; originUrl: string | null },
+  ): Promise<CheckoutRow> {
+    const { relay } = origin;
     const now = this.now();
     const row: CheckoutRow = {
-      id: newId("checkout"),
+      id: origin.id,
       account_id: req.accountId,
       title: valid.title,
       description: valid.description,
       price_atomic: valid.priceAtomic,
       pay_to: payouts.payTo,
-      fulfillment: "inline",
+      fulfillment: relay ? "relay" : "inline",
       payload_json: valid.payloadJson,
       reusable: valid.reusable,
       armed: valid.armed,
@@ -152,6 +199,12 @@ export class Catalog {
       wallet_button: valid.walletButton,
       test_delivery_daily_cap: valid.testDeliveryDailyCap,
       payout_rails: payouts.rails,
+      origin_url: origin.originUrl,
+      origin_method: relay?.method ?? null,
+      origin_auth_type: relay?.auth.kind === "one_off" ? relay.auth.authType : null,
+      origin_auth_header: relay?.auth.kind === "one_off" ? (relay.auth.headerName ?? null) : null,
+      origin_key_id: relay?.auth.kind === "origin_key" ? relay.auth.originKeyId : null,
+      origin_one_off: relay?.auth.kind === "one_off",
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);

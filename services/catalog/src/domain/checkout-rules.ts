@@ -1,6 +1,7 @@
 import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice } from "@c402/money";
 import { invalid, type FieldError } from "@c402/problems";
 import { getAddress, isAddress } from "viem";
+import { fulfillmentOf, type Fulfillment, type RelayFieldsInput } from "./relay-rules";
 
 /**
  * Checkout creation rules. Choices the spec leaves open are documented in
@@ -33,7 +34,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const OFFER_TEXT_FIELDS = ["freshness", "coverage", "source", "constraints"] as const;
 export const OFFER_JSON_FIELDS = ["input_schema", "output_schema", "example_input", "example_output"] as const;
 
-export interface CreateCheckoutInput {
+export interface CreateCheckoutInput extends RelayFieldsInput {
   title: string;
   priceUsd: string;
   payTo?: string;
@@ -59,6 +60,8 @@ export interface ValidCheckout {
   priceAtomic: bigint;
   payTo: string | null;
   payloadJson: string | null;
+  /** Inline goods, or a relay origin (its credential still to be bound by fulfillment). */
+  fulfillment: Fulfillment;
   reusable: boolean;
   armed: boolean;
   lifetimeMinutes: number;
@@ -182,9 +185,7 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
 
   const descriptionReason = input.description === undefined ? undefined : descriptionRefusal(input.description);
   if (descriptionReason) errors.push({ field: "description", reason: descriptionReason });
-  if (input.fulfillment !== undefined && input.fulfillment !== "inline") {
-    errors.push({ field: "fulfillment", reason: "only inline fulfillment is available so far" });
-  }
+  const fulfillment = fulfillmentOf(input, errors);
   if (input.payloadJson !== undefined && bytes(input.payloadJson) > CHECKOUT_LIMITS.payloadMaxBytes) {
     errors.push({ field: "payload", reason: `must be at most ${CHECKOUT_LIMITS.payloadMaxBytes} bytes as JSON` });
   }
@@ -218,6 +219,7 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     priceAtomic,
     payTo,
     payloadJson: input.payloadJson ?? null,
+    fulfillment,
     reusable: input.reusable ?? false,
     // test_mode true keeps the checkout rehearsing; absent follows the key's mode.
     armed: input.testMode === undefined ? input.createdWithLiveKey : !input.testMode,

@@ -31,7 +31,7 @@ function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.Checkou
     ...(c.description !== null ? { description: c.description } : {}),
     priceAtomic: c.price_atomic,
     payTo: c.pay_to,
-    fulfillment: catalogV1.Fulfillment.INLINE,
+    fulfillment: c.fulfillment === "relay" ? catalogV1.Fulfillment.RELAY : catalogV1.Fulfillment.INLINE,
     reusable: c.reusable,
     armed: c.armed,
     status: checkoutStatusToProto(effectiveStatus(c, now)),
@@ -53,6 +53,7 @@ function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
     ...summaryFields(c, now),
     ...(c.payload_json !== null ? { payloadJson: c.payload_json } : {}),
     offer,
+    ...(c.origin_url !== null ? { origin: originMessage(c, c.origin_url) } : {}),
     settings: {
       $typeName: "catalog.v1.CheckoutSettings",
       ...(c.parties !== null ? { partiesJson: JSON.stringify(c.parties) } : {}),
@@ -63,6 +64,19 @@ function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
       walletButton: c.wallet_button,
       testDeliveryDailyCap: c.test_delivery_daily_cap,
     },
+  };
+}
+
+/** A relay checkout's origin: how it is called, never the credential. */
+function originMessage(c: CheckoutRow, url: string): catalogV1.Origin {
+  return {
+    $typeName: "catalog.v1.Origin",
+    url,
+    method: c.origin_method ?? "GET",
+    ...(c.origin_auth_type !== null ? { authType: c.origin_auth_type } : {}),
+    ...(c.origin_auth_header !== null ? { authHeader: c.origin_auth_header } : {}),
+    ...(c.origin_key_id !== null ? { originKeyId: c.origin_key_id } : {}),
+    oneOffCredential: c.origin_one_off,
   };
 }
 
@@ -119,6 +133,12 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         ...(req.inheritAccountPayouts !== undefined ? { inheritAccountPayouts: req.inheritAccountPayouts } : {}),
         ...(req.walletButton !== undefined ? { walletButton: req.walletButton } : {}),
         ...(req.testDeliveryDailyCap !== undefined ? { testDeliveryDailyCap: req.testDeliveryDailyCap } : {}),
+        ...(req.originUrl !== undefined ? { originUrl: req.originUrl } : {}),
+        ...(req.originMethod !== undefined ? { originMethod: req.originMethod } : {}),
+        ...(req.originAuthType !== undefined ? { originAuthType: req.originAuthType } : {}),
+        ...(req.originAuthValue !== undefined ? { originAuthValue: req.originAuthValue } : {}),
+        ...(req.originAuthHeader !== undefined ? { originAuthHeader: req.originAuthHeader } : {}),
+        ...(req.originAuthSecretId !== undefined ? { originAuthSecretId: req.originAuthSecretId } : {}),
       });
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },

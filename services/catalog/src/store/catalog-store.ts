@@ -31,6 +31,14 @@ interface CheckoutsTable {
   test_delivery_daily_cap: number;
   /** Payout rails beyond pay_to (the EVM one): address by chain family ("solana", "stellar"). */
   payout_rails: Record<string, string>;
+  /** A relay checkout's origin (all null for inline); never its credential. */
+  origin_url: string | null;
+  origin_method: string | null;
+  origin_auth_type: string | null;
+  origin_auth_header: string | null;
+  origin_key_id: string | null;
+  /** Fulfillment keeps a one-off credential for this checkout alone. */
+  origin_one_off: boolean;
 }
 
 interface IdempotencyKeysTable {
@@ -316,5 +324,12 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     test_delivery_daily_cap: (s.test_delivery_daily_cap as number | undefined) ?? 25,
     // Snapshots taken before payout rails existed: no rail beyond pay_to.
     payout_rails: (s.payout_rails as Record<string, string> | undefined) ?? {},
+    // Snapshots taken before relay checkouts existed: inline.
+    origin_url: (s.origin_url as string | null | undefined) ?? null,
+    origin_method: (s.origin_method as string | null | undefined) ?? null,
+    origin_auth_type: (s.origin_auth_type as string | null | undefined) ?? null,
+    origin_auth_header: (s.origin_auth_header as string | null | undefined) ?? null,
+    origin_key_id: (s.origin_key_id as string | null | undefined) ?? null,
+    origin_one_off: (s.origin_one_off as boolean | undefined) ?? false,
   };
 }

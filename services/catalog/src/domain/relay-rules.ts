@@ -1,0 +1,108 @@
+import { ORIGIN_AUTH_TYPE_NAMES, type OriginAuthTypeName } from "@c402/contracts";
+import type { FieldError } from "@c402/problems";
+
+/**
+ * Which fulfillment a create asks for, and the relay fields that go with it
+ * (docs/decisions.md "Fulfillment inferred at create"). `fulfillment` may be
+ * sent or inferred from what is sent (origin_url → relay, anything else →
+ * inline); a combination that contradicts itself is refused naming every
+ * field involved. Where the origin points and whether a stored key is usable
+ * is fulfillment's to judge (RegisterOrigin).
+ */
+
+export const RELAY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type RelayMethod = (typeof RELAY_METHODS)[number];
+/** Modes the spec names that this deployment does not sell yet. */
+const NOT_YET_MODES = ["mcp", "webhook"];
+export const NOT_AVAILABLE_YET = "is part of the spec but not available on this deployment yet";
+
+export interface RelayFieldsInput {
+  fulfillment?: string;
+  payloadJson?: string;
+  originUrl?: string;
+  originMethod?: string;
+  originAuthType?: string;
+  originAuthValue?: string;
+  originAuthHeader?: string;
+  originAuthSecretId?: string;
+}
+
+/** How a relay checkout's calls authenticate, as the create named it (a one-off value goes to fulfillment, never into the catalog). */
+export type OriginAuthChoice =
+  { kind: "none" } | { kind: "one_off"; authType: OriginAuthTypeName; value: string; headerName?: string } | { kind: "origin_key"; originKeyId: string };
+
+export interface RelayOrigin {
+  url: string;
+  method: RelayMethod;
+  auth: OriginAuthChoice;
+}
+
+export type Fulfillment = { mode: "inline" } | { mode: "relay"; origin: RelayOrigin };
+
+const ORIGIN_FIELDS = [
+  ["originMethod", "origin_method"],
+  ["originAuthType", "origin_auth_type"],
+  ["originAuthValue", "origin_auth_value"],
+  ["originAuthHeader", "origin_auth_header"],
+  ["originAuthSecretId", "origin_auth_secret_id"],
+] as const;
+
+/** The create's fulfillment, or the errors that name why it contradicts itself. */
+export function fulfillmentOf(input: RelayFieldsInput, errors: FieldError[]): Fulfillment {
+  const sent = input.fulfillment;
+  if (sent !== undefined && NOT_YET_MODES.includes(sent)) {
+    errors.push({ field: "fulfillment", reason: `${sent} ${NOT_AVAILABLE_YET}` });
+    return { mode: "inline" };
+  }
+  const mode = sent ?? (input.originUrl !== undefined ? "relay" : "inline");
+  if (mode === "inline") {
+    if (input.originUrl !== undefined) {
+      errors.push({ field: "origin_url", reason: "is for relay checkouts, and fulfillment is inline (leave fulfillment out, or send relay)" });
+      errors.push({ field: "fulfillment", reason: "inline contradicts origin_url" });
+    }
+    for (const [key, field] of ORIGIN_FIELDS) if (input[key] !== undefined) errors.push({ field, reason: "is only for relay checkouts (send origin_url)" });
+    return { mode: "inline" };
+  }
+  if (mode !== "relay") {
+    errors.push({ field: "fulfillment", reason: "must be inline, relay, mcp or webhook" });
+    return { mode: "inline" };
+  }
+  if (input.originUrl === undefined) errors.push({ field: "origin_url", reason: "is required for relay fulfillment" });
+  if (input.payloadJson !== undefined) {
+    errors.push({ field: "payload", reason: "is inline goods; a relay checkout's goods come from its origin_url" });
+  }
+  const method = RELAY_METHODS.find((m) => m === (input.originMethod ?? "GET"));
+  if (!method) errors.push({ field: "origin_method", reason: `must be one of ${RELAY_METHODS.join(", ")}` });
+  const auth = authChoiceOf(input, errors);
+  return { mode: "relay", origin: { url: input.originUrl ?? "", method: method ?? "GET", auth } };
+}
+
+function authChoiceOf(input: RelayFieldsInput, errors: FieldError[]): OriginAuthChoice {
+  const { originAuthType: type, originAuthValue: value, originAuthHeader: header, originAuthSecretId: secretId } = input;
+  if (secretId !== undefined) {
+    const extra = (
+      [
+        ["origin_auth_type", type],
+        ["origin_auth_value", value],
+        ["origin_auth_header", header],
+      ] as const
+    ).filter(([, v]) => v !== undefined);
+    for (const [field] of extra) errors.push({ field, reason: "is not sent with origin_auth_secret_id (the origin key carries it)" });
+    return { kind: "origin_key", originKeyId: secretId };
+  }
+  if (type === undefined) {
+    if (value !== undefined) errors.push({ field: "origin_auth_type", reason: "is required with origin_auth_value" });
+    if (header !== undefined) errors.push({ field: "origin_auth_type", reason: "is required with origin_auth_header (api_key or custom)" });
+    return { kind: "none" };
+  }
+  const authType = ORIGIN_AUTH_TYPE_NAMES.find((t) => t === type);
+  if (!authType) {
+    errors.push({ field: "origin_auth_type", reason: `must be one of ${ORIGIN_AUTH_TYPE_NAMES.join(", ")}` });
+    return { kind: "none" };
+  }
+  if (value === undefined) {
+    errors.push({ field: "origin_auth_value", reason: "is required with origin_auth_type (or send origin_auth_secret_id instead)" });
+    return { kind: "none" };
+  }
+  return { kind: "one_off", authType, value, ...(header !== undefined ? { headerName: header } : {}) };
+}
