@@ -2,6 +2,7 @@ import { env } from "@c402/config";
 
 export const paymentsConfigSpec = {
   catalogAddress: env.string("CATALOG_GRPC_ADDRESS", "host:port of the catalog service"),
+  fulfillmentAddress: env.string("FULFILLMENT_GRPC_ADDRESS", "host:port of the fulfillment service (calls relay checkouts' origins)"),
   subjectSecret: env.string("SUBJECT_SECRET", "key of the buyer pseudonym (subject) HMAC", { secret: true }),
   evmNetwork: env.optionalString("EVM_NETWORK", "CAIP-2 id of the live EVM network, e.g. eip155:8453 (unset: the live face answers 503)"),
   // RPC URLs often carry an API key.

@@ -1,4 +1,4 @@
-import { catalogV1, checkoutStatusName, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
+import { catalogV1, checkoutStatusName, fulfillmentV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { defaultOf } from "@c402/config";
 import type { ServiceClient } from "@c402/rpc";
@@ -9,7 +9,9 @@ import { getAddress, isAddress } from "viem";
 import { paymentsConfigSpec, type LiveChainSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
-import { splitPartiesOf, type CheckoutForPayment, type SplitParties } from "./domain/requirements";
+import { splitPartiesOf, type CheckoutForPayment, type RelayOrigin, type SplitParties } from "./domain/requirements";
+import { PaidOnDelivery } from "./domain/settlement/paid-on-delivery";
+import { originDelivery } from "./rpc/origin-delivery";
 import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
 import { RehearsalSettlement } from "./domain/settlement/rehearsal";
 import type { Settlement } from "./domain/settlement/settlement";
@@ -25,6 +27,8 @@ const DEFAULT_SETTLE_TIMEOUT_MS = defaultOf(paymentsConfigSpec.settleTimeoutMs);
 
 export interface PaymentsClients {
   catalog: ServiceClient<typeof catalogV1.CatalogService>;
+  /** Calls relay checkouts' origins (paid only on delivery). */
+  fulfillment: ServiceClient<typeof fulfillmentV1.FulfillmentService>;
 }
 
 export interface PaymentsSettings {
@@ -75,6 +79,17 @@ function platformTermsOf(settings: catalogV1.CheckoutSettings | undefined): Pick
   };
 }
 
+/** How a relay checkout's origin is called, from catalog's record (the credential stays with fulfillment). */
+function relayOriginOf(origin: catalogV1.Origin, settings: catalogV1.CheckoutSettings | undefined): RelayOrigin {
+  return {
+    url: origin.url,
+    method: origin.method,
+    ...(origin.originKeyId !== undefined ? { originKeyId: origin.originKeyId } : {}),
+    oneOffCredential: origin.oneOffCredential,
+    testDeliveryDailyCap: settings?.testDeliveryDailyCap || 25,
+  };
+}
+
 export async function createPaymentsService(deps: ServiceDeps, clients: PaymentsClients, settings: PaymentsSettings): Promise<ServiceModule> {
   await migrate(deps.database, paymentsMigrations);
   const relay = serviceOutboxRelay(deps);
@@ -92,6 +107,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       // A status this build does not know cannot be sold: treat it as void.
       status: checkoutStatusName(checkout.status) ?? "void",
       ...platformTermsOf(checkout.settings),
+      ...(checkout.origin ? { relay: relayOriginOf(checkout.origin, checkout.settings) } : {}),
       listing: checkout,
     };
   };
@@ -99,13 +115,16 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const db = deps.database.db;
   const onCommitted = () => relay.poke();
   const now = () => new Date();
+  const settleTimeoutMs = settings.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+  const paidOnDelivery = new PaidOnDelivery({ db, delivery: originDelivery(clients.fulfillment), settleTimeoutMs, now });
   const live =
     chains.size > 0
       ? new LiveEvmSettlement({
           db,
           chains,
           subjectSecret: settings.subjectSecret,
-          settleTimeoutMs: settings.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
+          settleTimeoutMs,
+          paidOnDelivery,
           onCommitted,
           now,
           onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
@@ -117,6 +136,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     onCommitted,
     now,
     contractSignatures: (network) => live?.contractSignatures(network),
+    paidOnDelivery,
   });
   const settlements: Settlement[] = live ? [rehearsal, live] : [rehearsal];
   const payments = new Payments({ db, checkouts, settlements, now });
@@ -132,7 +152,8 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     async start() {
       await deps.bus.ensureTopics([TOPICS.paymentSettled]);
       relay.start();
-      if (live) sweeper = startPeriodic({ name: "sweep", intervalMs: settings.sweepIntervalMs ?? 5_000, round: () => payments.sweep(), logger: deps.logger });
+      // Live payments, and relay rehearsals, can be left unfinished by a crash: the sweep resumes them.
+      sweeper = startPeriodic({ name: "sweep", intervalMs: settings.sweepIntervalMs ?? 5_000, round: () => payments.sweep(), logger: deps.logger });
     },
     async stop() {
       await sweeper?.stop();

@@ -1,4 +1,4 @@
-import { catalogV1 } from "@c402/contracts";
+import { catalogV1, fulfillmentV1 } from "@c402/contracts";
 import { createClient } from "@c402/rpc";
 import { runDistributedService } from "@c402/runtime";
 import { EVM_NETWORKS, isEvmNetwork } from "@c402/x402";
@@ -29,7 +29,10 @@ void runDistributedService({
     }
     return createPaymentsService(
       deps,
-      { catalog: createClient(catalogV1.CatalogService, config.catalogAddress) },
+      {
+        catalog: createClient(catalogV1.CatalogService, config.catalogAddress),
+        fulfillment: createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
+      },
       { subjectSecret: config.subjectSecret, liveChains, settleTimeoutMs: config.settleTimeoutMs },
     );
   },

@@ -1,18 +1,18 @@
 import { decodeEnvelope, KafkaBus, type Subscription } from "@c402/bus";
 import { TOPICS } from "@c402/contracts";
-import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
-import { devchainKey, devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
+import type { ServiceDatabase } from "@c402/db";
+import type { RunningDevchain } from "@c402/devchain";
 import { SETTLE_FAILPOINTS, type FailpointName } from "@c402/failpoints";
 import { breakdown } from "@c402/money";
 import { describeWith, eventually, freshPostgresDatabase, infraAvailable, uniqueName } from "@c402/testkit";
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, keccak256, parseAbiItem, toHex, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { createLiveChain, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings } from "../src";
+import { PAYMENTS_SCHEMA, type LiveChainSettings } from "../src";
 import type { LiveChain } from "../src/domain/settlement/live-evm";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import type { PaymentRow, PaymentsDb } from "../src/store/payments-store";
-import { devchainUsdc, signedLivePayment } from "./support/devchain-payments";
+import { openCrashRig, signedLivePayment, type devchainUsdc } from "./support/devchain-payments";
 import { liveSaga } from "./support/live-saga";
 import { openSagaProcess, runSagaProcess, type Recovery, type SagaProcessConfig } from "./support/saga-process";
 
@@ -58,6 +58,7 @@ interface Scenario {
 }
 
 describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devchain)", () => {
+  let rig: Awaited<ReturnType<typeof openCrashRig>>;
   let devchain: RunningDevchain;
   let postgres: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   let database: ServiceDatabase;
@@ -73,14 +74,9 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
   const finished: { paymentId: string; failpoint: FailpointName; recoveryMs: number }[] = [];
 
   beforeAll(async () => {
-    devchain = await startDevchain({ port: 0 });
-    postgres = await freshPostgresDatabase();
-    database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
-    await migrate(database, paymentsMigrations);
+    rig = await openCrashRig(FACILITATOR_INDEX);
+    ({ devchain, postgres, database, chain, live, usdc } = rig);
     payments = database.db;
-    chain = { ...devchainSettlement(devchain), facilitatorKey: devchainKey(devchain.mnemonic, FACILITATOR_INDEX) };
-    live = createLiveChain(chain);
-    usdc = devchainUsdc(devchain);
     feeWalletAtStart = await usdc.balance(devchain.feeWallet);
     // A consumer of payment.settled, to see what the broker really delivers across the crashes.
     observer = new KafkaBus({ brokers: kafkaBrokers!.split(","), clientId: "g6-observer" });
@@ -98,9 +94,7 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
   afterAll(async () => {
     await subscription?.stop();
     await observer?.close();
-    await database?.close();
-    await postgres?.drop();
-    await devchain?.stop();
+    await rig?.close();
   });
 
   const processConfig = (): SagaProcessConfig => ({

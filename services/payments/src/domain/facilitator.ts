@@ -49,6 +49,8 @@ interface IssuedPayment {
 
 const NOT_ISSUED = "The requirement is not one this service issued for the live face of an open checkout; this facilitator settles nothing else.";
 
+const RELAY_AT_FACE = "This checkout relays its seller's origin and is paid only on delivery, at its own face (/c/{id}); this facilitator does not settle it.";
+
 export interface FacilitatorOptions {
   checkouts: CheckoutSource;
   /** The settlements of the service; the facilitator uses the live ones (on-chain), as the live face does. */
@@ -127,6 +129,8 @@ export class Facilitator {
       throw err;
     }
     if (settlementKindOf("live", checkout) !== "onchain") return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
+    // A relay sale is paid only on delivery, at its face: settling it here would charge without the origin answering.
+    if (checkout.relay) return { reason: "invalid_payment_requirements", message: RELAY_AT_FACE, payer };
     const requirement = requirementsFor("live", checkout, live.rails()).find((r) => r.network === network && acceptedMatches(claimed, r));
     if (!requirement) return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
 

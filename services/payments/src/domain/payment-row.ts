@@ -50,7 +50,12 @@ export function newPaymentRow(opts: {
     total: price.total,
     pay_to: getAddress(checkout.payTo),
     subject: subjectFor(opts.subjectSecret, checkout.accountId, key.payer),
-    delivery_outcome: "delivered",
+    // Inline goods are delivered with the settlement; a relay sale's outcome is recorded when its origin answered.
+    delivery_outcome: checkout.relay ? "pending" : "delivered",
+    fulfillment: checkout.relay ? "relay" : "inline",
+    delivery_status: null,
+    delivery_latency_ms: null,
+    delivery_bytes: null,
     handoff_id: opts.handoffId,
     sold_by: checkout.soldBy ?? null,
     parties: partiesOf(checkout),

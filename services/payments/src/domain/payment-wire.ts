@@ -1,9 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { paymentEventsV1, type paymentsV1 } from "@c402/contracts";
+import { deliveryOutcomeName, deliveryOutcomeToProto, paymentEventsV1, type fulfillmentV1, type paymentsV1 } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
 import type { SettleResponse } from "@c402/x402";
 import type { PaymentRow } from "../store/payments-store";
+import type { DeliveryRecord } from "./settlement/paid-on-delivery";
 import type { SettlementOutcome } from "./settlement/settlement";
 
 /**
@@ -48,6 +49,50 @@ export function receiptMessage(p: PaymentRow): paymentsV1.Receipt {
     checkoutTitle: p.checkout_title,
     deliveryOutcome: p.delivery_outcome,
     ...(p.settled_at ? { settledAt: timestampFromDate(p.settled_at) } : {}),
+    ...(p.delivery_status !== null
+      ? {
+          delivery: {
+            $typeName: "payments.v1.DeliveryFacts" as const,
+            status: p.delivery_status,
+            latencyMs: p.delivery_latency_ms ?? 0,
+            bytes: p.delivery_bytes ?? 0,
+          },
+        }
+      : {}),
+  };
+}
+
+/** A relay delivery on the wire, both ways (fulfillment answers it; payments hands it to the gateway). */
+export function deliveryMessage(d: DeliveryRecord): fulfillmentV1.Delivery {
+  return {
+    $typeName: "fulfillment.v1.Delivery",
+    outcome: deliveryOutcomeToProto(d.outcome),
+    charged: d.charged,
+    status: d.status,
+    ...(d.contentType !== null ? { contentType: d.contentType } : {}),
+    body: new Uint8Array(d.body),
+    latencyMs: d.latencyMs,
+    bytes: d.bytes,
+    reason: d.reason,
+    ...(d.testDeliveriesLeft !== undefined ? { testDeliveriesLeft: d.testDeliveriesLeft } : {}),
+    ...(d.testDeliveriesResetSeconds !== undefined ? { testDeliveriesResetSeconds: d.testDeliveriesResetSeconds } : {}),
+  };
+}
+
+export function deliveryFromMessage(m: fulfillmentV1.Delivery): DeliveryRecord {
+  const outcome = deliveryOutcomeName(m.outcome);
+  // An outcome this build does not know is treated as the seller's failure: never charged.
+  return {
+    outcome: outcome ?? "origin_failed",
+    charged: outcome !== undefined && m.charged,
+    status: m.status,
+    contentType: m.contentType ?? null,
+    body: Buffer.from(m.body),
+    latencyMs: m.latencyMs,
+    bytes: m.bytes,
+    reason: m.reason || (outcome ? "" : "unknown_outcome"),
+    ...(m.testDeliveriesLeft !== undefined ? { testDeliveriesLeft: m.testDeliveriesLeft } : {}),
+    ...(m.testDeliveriesResetSeconds !== undefined ? { testDeliveriesResetSeconds: m.testDeliveriesResetSeconds } : {}),
   };
 }
 

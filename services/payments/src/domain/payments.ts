@@ -17,7 +17,8 @@ import {
   type LiveRail,
   type SettlementKind,
 } from "./requirements";
-import { settlementOf, type Settlement } from "./settlement/settlement";
+import type { DeliveryRecord } from "./settlement/paid-on-delivery";
+import { settlementOf, type PurchaseCall, type Settlement } from "./settlement/settlement";
 import { decodePayment, matchRequirement, paymentRejected } from "./verify-payment";
 
 export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>;
@@ -42,6 +43,8 @@ export interface SubmitResult {
   settleResponse: SettleResponse;
   /** The checkout paid for, as read for this payment. */
   checkout: CheckoutForPayment;
+  /** A relay sale's delivery: the origin's answer (charged: the goods, or the buyer's own request error). */
+  delivery?: DeliveryRecord;
 }
 
 export interface Quote {
@@ -112,8 +115,13 @@ export class Payments {
     return { network: requirement.network, requirement, authorization };
   }
 
-  /** Settles a payment (or redelivers a settled one); `handoffId` is the nonce a waiting page polls with. */
-  async submit(checkoutId: string, face: Face, header: string, handoffId: string | null = null): Promise<SubmitResult> {
+  /**
+   * Settles a payment (or redelivers a settled one). `call.handoffId` is the
+   * nonce a waiting page polls with; `call.params` are the buyer's call
+   * parameters (a relay checkout's origin gets them).
+   */
+  async submit(checkoutId: string, face: Face, header: string, call: PurchaseCall = {}): Promise<SubmitResult> {
+    const handoffId = call.handoffId ?? null;
     if (handoffId !== null && !HANDOFF_NONCE.test(handoffId)) {
       throw invalid([{ field: "h", reason: `the handoff nonce must match ${HANDOFF_NONCE.source}` }]);
     }
@@ -131,13 +139,14 @@ export class Payments {
     }
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
     const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-    const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, handoffId);
+    const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, { handoffId, params: call.params ?? {} });
     return {
       status: outcome.kind,
       receipt: outcome.row,
       redelivered: outcome.kind === "settled" && outcome.redelivered,
       settleResponse: settleResponseOf(outcome),
       checkout,
+      ...(outcome.kind === "settled" && outcome.delivery ? { delivery: outcome.delivery } : {}),
     };
   }
 

@@ -49,6 +49,18 @@ export interface CheckoutForPayment {
    * again (one catalog read per payment). No rule here reads it.
    */
   listing?: catalogV1.Checkout;
+  /** A relay checkout's origin: the sale is paid only on delivery (ADR 9). Absent for inline goods. */
+  relay?: RelayOrigin;
+}
+
+/** How a relay checkout's origin is called (fulfillment holds the credential). */
+export interface RelayOrigin {
+  url: string;
+  method: string;
+  originKeyId?: string;
+  oneOffCredential: boolean;
+  /** Rehearsal deliveries a day (the checkout's test_delivery_daily_cap). */
+  testDeliveryDailyCap: number;
 }
 
 /** A checkout's platform cut: `feeBps` of the price (1 to 2000), paid to `feeTo`. */

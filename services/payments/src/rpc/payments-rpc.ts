@@ -2,7 +2,7 @@ import { authorizationMessage, paymentsV1, requirementMessage, settleResponseMes
 import { ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
-import { receiptMessage } from "../domain/payment-wire";
+import { deliveryMessage, receiptMessage } from "../domain/payment-wire";
 import type { Payments } from "../domain/payments";
 import type { Face } from "../domain/requirements";
 
@@ -61,7 +61,7 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
       return { network: p.network, requirement: requirementMessage(p.requirement), authorization: authorizationMessage(p.authorization) };
     },
     async submitPayment(req) {
-      const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, req.handoffId ?? null);
+      const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, { handoffId: req.handoffId ?? null, params: req.params });
       const settled = r.status === "settled";
       return {
         ...(settled ? { receipt: receiptMessage(r.receipt) } : {}),
@@ -71,6 +71,7 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
         status: settled ? paymentsV1.PaymentStatus.SETTLED : paymentsV1.PaymentStatus.PENDING,
         paymentId: r.receipt.id,
         txHash: r.receipt.tx_hash ?? "",
+        ...(r.delivery ? { delivery: deliveryMessage(r.delivery) } : {}),
       };
     },
     async findHandoff(req) {

@@ -37,9 +37,20 @@ interface PaymentsTable {
   failure_reason: string | null;
   valid_before: bigint | null;
   updated_at: Date;
+  /** How the sale is fulfilled: inline goods, or a relay origin called before settling (paid only on delivery). */
+  fulfillment: "inline" | "relay";
+  /** A relay delivery as the receipt shows it (null for inline and until delivered). */
+  delivery_status: number | null;
+  delivery_latency_ms: number | null;
+  delivery_bytes: number | null;
 }
 
-export type PaymentStatus = "claimed" | "settling" | "settled" | "failed";
+/**
+ * The saga (ADR 8, ADR 9): claimed -> [delivered ->] settling -> settled |
+ * failed. `delivered`: a relay origin's charged answer is recorded and nothing
+ * is broadcast yet.
+ */
+export type PaymentStatus = "claimed" | "delivered" | "settling" | "settled" | "failed";
 
 export interface PaymentsTables {
   payments: PaymentsTable;
@@ -143,12 +154,22 @@ export const paymentsStore = {
       .selectAll()
       .executeTakeFirst(),
 
-  /** Live payments left unfinished (a crash, a timeout) and quiet for a while. */
-  unfinished: (db: PaymentsDb, quietSince: Date, limit: number) =>
+  /**
+   * A claim whose delivery was not charged (or never happened): nothing was
+   * broadcast and nothing is owed, so the row goes and the authorization is
+   * free to be presented again. Answers whether it was released.
+   */
+  release: async (db: PaymentsDb, id: string) =>
+    (await db.deleteFrom("payments").where("id", "=", id).where("status", "=", "claimed").where("fulfillment", "=", "relay").executeTakeFirst())
+      .numDeletedRows > 0n,
+
+  /** Payments of one kind (live or rehearsal) left unfinished (a crash, a timeout) and quiet for a while. */
+  unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number) =>
     db
       .selectFrom("payments")
       .selectAll()
-      .where("status", "in", ["claimed", "settling"])
+      .where("status", "in", ["claimed", "delivered", "settling"])
+      .where("test_mode", "=", testMode)
       .where("updated_at", "<", quietSince)
       .orderBy("updated_at")
       .limit(limit)

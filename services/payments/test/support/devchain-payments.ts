@@ -1,10 +1,11 @@
-import { EmbeddedPostgres, migrate } from "@c402/db";
-import { devchainSettlement, startDevchain, type DevchainInfo } from "@c402/devchain";
+import { EmbeddedPostgres, migrate, openPostgres } from "@c402/db";
+import { devchainKey, devchainSettlement, startDevchain, type DevchainInfo } from "@c402/devchain";
+import { freshPostgresDatabase } from "@c402/testkit";
 import { TestUSDC } from "@c402/evm-contracts";
 import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { createPublicClient, createWalletClient, getAddress, http, type LocalAccount } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { createLiveChain, paymentsMigrations } from "../../src";
+import { createLiveChain, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings } from "../../src";
 import type { LiveChain } from "../../src/domain/settlement/live-evm";
 import { requirementsFor, type CheckoutForPayment } from "../../src/domain/requirements";
 
@@ -72,3 +73,30 @@ export async function openSagaFixture() {
 }
 
 export type SagaFixture = Awaited<ReturnType<typeof openSagaFixture>>;
+
+/**
+ * What the kill -9 suites stand on: a devchain of their own, a fresh
+ * PostgreSQL database with the payments schema migrated, the chain settings a
+ * payments process is given (signing with demo account `facilitatorIndex`, so
+ * no other suite shares its nonces) and its test USDC.
+ */
+export async function openCrashRig(facilitatorIndex: number) {
+  const devchain = await startDevchain({ port: 0 });
+  const postgres = await freshPostgresDatabase();
+  const database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
+  await migrate(database, paymentsMigrations);
+  const chain: LiveChainSettings = { ...devchainSettlement(devchain), facilitatorKey: devchainKey(devchain.mnemonic, facilitatorIndex) };
+  return {
+    devchain,
+    postgres,
+    database,
+    chain,
+    live: createLiveChain(chain),
+    usdc: devchainUsdc(devchain),
+    async close(): Promise<void> {
+      await database.close();
+      await postgres.drop();
+      await devchain.stop();
+    },
+  };
+}

@@ -9,6 +9,10 @@ import { createLiveChain, type LiveChainSettings } from "../../src";
 import type { SettlementOutcome } from "../../src/domain/settlement/settlement";
 import type { CheckoutForPayment } from "../../src/domain/requirements";
 import { liveSaga } from "./live-saga";
+import { fulfillmentV1 } from "@c402/contracts";
+import { createClient } from "@c402/rpc";
+import { PaidOnDelivery } from "../../src/domain/settlement/paid-on-delivery";
+import { originDelivery } from "../../src/rpc/origin-delivery";
 
 /** What one payments process of the kill -9 test is built from. */
 export interface SagaProcessConfig {
@@ -19,6 +23,8 @@ export interface SagaProcessConfig {
   subjectSecret: string;
   /** The relay's lease: the rows of a relay killed after publishing stay held this long. */
   outboxLeaseSeconds: number;
+  /** host:port of a fulfillment service: relay checkouts are paid only on delivery through it. */
+  fulfillmentAddress?: string;
 }
 
 /** The JSON argument of test/fixtures/saga-process.ts. */
@@ -64,9 +70,13 @@ export function openSagaProcess(config: SagaProcessConfig) {
   });
   const relay = new OutboxRelay({ db: database.db, bus, leaseSeconds: config.outboxLeaseSeconds });
   const live = createLiveChain(config.chain);
+  const fulfillment = config.fulfillmentAddress ? createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress) : undefined;
   const saga = liveSaga(database.db, live, {
     subjectSecret: config.subjectSecret,
     settleTimeoutMs: 15_000,
+    ...(fulfillment
+      ? { paidOnDelivery: new PaidOnDelivery({ db: database.db, delivery: originDelivery(fulfillment), settleTimeoutMs: 15_000, now: () => new Date() }) }
+      : {}),
     onSweepError: (err, paymentId) => process.stderr.write(`sweep could not resume ${paymentId}: ${String(err)}\n`),
   });
   const count = async (query: RawBuilder<{ n: number }>) => (await query.execute(database.db)).rows[0]!.n;
@@ -76,11 +86,11 @@ export function openSagaProcess(config: SagaProcessConfig) {
     publishOutbox: async () => {
       while ((await relay.publishBatch()) > 0);
     },
-    /** What a restart does: sweep until no payment is claimed or settling, relay until the outbox is drained. */
+    /** What a restart does: sweep until no payment is claimed, delivered or settling, relay until the outbox is drained. */
     async recover(): Promise<Recovery> {
       const swept = await untilNone(
         () => saga.sweep(0),
-        () => count(sql`select count(*)::int as n from payments where status in ('claimed', 'settling')`),
+        () => count(sql`select count(*)::int as n from payments where status in ('claimed', 'delivered', 'settling')`),
       );
       const published = await untilNone(
         () => relay.publishBatch(),
@@ -89,6 +99,7 @@ export function openSagaProcess(config: SagaProcessConfig) {
       return { swept, published, ms: Math.round(performance.now() - startedAt) };
     },
     async close(): Promise<void> {
+      fulfillment?.close();
       await bus.close();
       await database.close();
     },

@@ -8,7 +8,8 @@ import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../
 import { assertRedeliverable, authorizationKey, newPaymentRow, splitPartiesOfRow } from "../payment-row";
 import { splitPartiesOf, type CheckoutForPayment, type LiveRail, type SplitParties } from "../requirements";
 import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
-import type { Settlement, SettlementOutcome } from "./settlement";
+import { releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
+import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
 export interface LiveChain {
@@ -28,7 +29,12 @@ export interface LiveEvmSettlementOptions {
   onCommitted: () => void;
   now: () => Date;
   onSweepError?: (err: unknown, paymentId: string) => void;
+  /** The delivery step of relay sales (absent: relay checkouts cannot be paid here). */
+  paidOnDelivery?: PaidOnDelivery;
 }
+
+/** Every saga state a payment can be settled from (a relay sale settles only once delivered). */
+const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delivered", "settling"];
 
 /**
  * Live settlement on EVM networks: the purchase saga (ADR 8), persisted on the
@@ -91,12 +97,8 @@ export class LiveEvmSettlement implements Settlement {
     return (await store.findByAuthorization(this.db, authorizationKey(false, requirement, payload))) !== undefined;
   }
 
-  async submit(
-    checkout: CheckoutForPayment,
-    payload: PaymentPayload,
-    requirement: PaymentRequirements,
-    handoffId: string | null = null,
-  ): Promise<SettlementOutcome> {
+  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call: PurchaseCall = {}): Promise<SettlementOutcome> {
+    const handoffId = call.handoffId ?? null;
     const live = this.live(requirement.network);
     const signature = payload.payload.signature as Hex;
     const key = authorizationKey(false, requirement, payload);
@@ -142,7 +144,17 @@ export class LiveEvmSettlement implements Settlement {
       return this.resume(winner, checkout.id, payload);
     }
     failpoint("after-claim");
-    return this.drive(row, live, onChain, simulation.ok ? simulation.gas : undefined);
+    if (!checkout.relay) return this.drive(row, live, onChain, simulation.ok ? simulation.gas : undefined);
+    // Paid only on delivery (ADR 9): the origin answers first, and only a charged answer, recorded, is settled.
+    const { row: delivered, delivery } = await this.paidOnDelivery().deliver(row, checkout, call.params ?? {});
+    failpoint("after-delivery");
+    const outcome = await this.drive(delivered, live, onChain, simulation.ok ? simulation.gas : undefined);
+    return outcome.kind === "settled" ? { ...outcome, delivery } : outcome;
+  }
+
+  private paidOnDelivery(): PaidOnDelivery {
+    if (!this.opts.paidOnDelivery) throw new ProblemError("unavailable", "Relay checkouts cannot be paid here: no fulfillment service is configured.");
+    return this.opts.paidOnDelivery;
   }
 
   /**
@@ -168,7 +180,7 @@ export class LiveEvmSettlement implements Settlement {
         // Someone may have settled it between our check and our estimate.
         const settledMeanwhile = await live.chain.findSettlement(split, auth.from, auth.nonce);
         if (settledMeanwhile) return { kind: "settled", row: await this.finalize(claimed, settledMeanwhile), redelivered: false };
-        await store.advance(this.db, claimed.id, ["claimed"], { status: "failed", failure_reason: simulation.reason });
+        await store.advance(this.db, claimed.id, ["claimed", "delivered"], { status: "failed", failure_reason: simulation.reason });
         throw settlementFailed(
           simulationRejectReason(simulation.reason),
           `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}. Nothing was charged.`,
@@ -177,7 +189,7 @@ export class LiveEvmSettlement implements Settlement {
       }
       throw err;
     }
-    const settling = await store.advance(this.db, claimed.id, ["claimed", "settling"], { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw });
+    const settling = await store.advance(this.db, claimed.id, SETTLEABLE, { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw });
     if (!settling) return this.current(claimed.id);
     failpoint("after-sign");
     try {
@@ -199,7 +211,7 @@ export class LiveEvmSettlement implements Settlement {
     const split = row.split_address as Hex;
     const settled = live.chain.settledIn(receipt, split, from, nonce) ?? (await live.chain.findSettlement(split, from, nonce));
     if (settled) return { kind: "settled", row: await this.finalize(row, settled), redelivered: false };
-    await store.advance(this.db, row.id, ["claimed", "settling"], { status: "failed", failure_reason: "settlement_failed" });
+    await store.advance(this.db, row.id, SETTLEABLE, { status: "failed", failure_reason: "settlement_failed" });
     throw settlementFailed("settlement_failed", "The settlement transaction failed; nothing was charged and no goods were delivered.", row);
   }
 
@@ -214,7 +226,7 @@ export class LiveEvmSettlement implements Settlement {
     };
     // A live row is single-shot exactly when its checkout is not reusable.
     const event = paymentSettledEvent({ ...row, ...set }, !row.single_shot);
-    const done = await store.settleWithEvent(this.db, row.id, ["claimed", "settling"], set, event);
+    const done = await store.settleWithEvent(this.db, row.id, SETTLEABLE, set, event);
     failpoint("after-ledger-commit");
     if (done) this.opts.onCommitted();
     return done ?? (await store.findById(this.db, row.id)) ?? row;
@@ -222,7 +234,11 @@ export class LiveEvmSettlement implements Settlement {
 
   private async resume(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<SettlementOutcome> {
     assertRedeliverable(existing, checkoutId, payload);
-    return this.current(existing.id);
+    const outcome = await this.current(existing.id);
+    if (outcome.kind !== "settled") return outcome;
+    // A relay sale redelivers the origin's recorded answer (the origin is never called twice for one payment).
+    const delivery = await this.opts.paidOnDelivery?.recorded(outcome.row);
+    return delivery ? { ...outcome, delivery } : outcome;
   }
 
   /**
@@ -234,7 +250,8 @@ export class LiveEvmSettlement implements Settlement {
     const deadline = this.opts.now().getTime() + this.opts.settleTimeoutMs;
     for (;;) {
       const row = await store.findById(this.db, id);
-      if (!row) throw new ProblemError("internal", "The payment disappeared.");
+      // Only a relay claim whose delivery was not charged is ever removed.
+      if (!row) throw releasedMeanwhile();
       if (row.status === "settled") return { kind: "settled", row, redelivered: true };
       if (row.status === "failed") throw settlementFailed("settlement_failed", "This payment did not settle; nothing was charged.", row);
       const remaining = deadline - this.opts.now().getTime();
@@ -259,7 +276,7 @@ export class LiveEvmSettlement implements Settlement {
    * rebroadcast while valid, or failed once it expired.
    */
   async sweep(quietMs = 30_000, limit = 50): Promise<number> {
-    const rows = await store.unfinished(this.db, new Date(this.opts.now().getTime() - quietMs), limit);
+    const rows = await store.unfinished(this.db, false, new Date(this.opts.now().getTime() - quietMs), limit);
     for (const row of rows) {
       try {
         await this.sweepOne(row);
@@ -270,9 +287,21 @@ export class LiveEvmSettlement implements Settlement {
     return rows.length;
   }
 
-  private async sweepOne(row: PaymentRow): Promise<void> {
-    const live = this.chains.get(row.network);
+  private async sweepOne(found: PaymentRow): Promise<void> {
+    const live = this.chains.get(found.network);
     if (!live) return;
+    let row = found;
+    if (row.status === "claimed" && row.fulfillment === "relay") {
+      // Nothing is broadcast for a relay sale before its delivery is recorded: conclude the delivery first.
+      const resumed = await this.paidOnDelivery()
+        .resume(row)
+        .catch((err: unknown) => {
+          if (err instanceof ProblemError) return undefined; // not charged: the claim was released
+          throw err;
+        });
+      if (!resumed) return;
+      row = resumed.row;
+    }
     if (row.tx_hash) {
       const receipt = await live.chain.receipt(row.tx_hash as Hex);
       if (receipt) {
@@ -290,7 +319,7 @@ export class LiveEvmSettlement implements Settlement {
     }
     const nowSeconds = BigInt(Math.floor(this.opts.now().getTime() / 1000));
     if (row.valid_before !== null && BigInt(row.valid_before) <= nowSeconds) {
-      await store.advance(this.db, row.id, ["claimed", "settling"], { status: "failed", failure_reason: "authorization_expired" });
+      await store.advance(this.db, row.id, SETTLEABLE, { status: "failed", failure_reason: "authorization_expired" });
       return;
     }
     if (row.raw_tx && row.tx_hash) {

@@ -5,7 +5,8 @@ import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../
 import { assertRedeliverable, authorizationKey, newPaymentRow } from "../payment-row";
 import { REHEARSAL_NETWORK, type CheckoutForPayment, type LiveRail } from "../requirements";
 import { paymentRejected, verifyPayment, type VerifiedPayment } from "../verify-payment";
-import type { Settlement, SettlementOutcome } from "./settlement";
+import { releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
+import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
 export interface RehearsalSettlementOptions {
   db: PaymentsDb;
@@ -18,7 +19,12 @@ export interface RehearsalSettlementOptions {
    * live, so a contract wallet can rehearse; undefined where there is none.
    */
   contractSignatures?: (network: string) => ContractSignatureCheck | undefined;
+  /** The delivery step of relay sales (absent: relay checkouts cannot be paid here). */
+  paidOnDelivery?: PaidOnDelivery;
 }
+
+/** Rehearsal payments left unfinished are looked at once they have been quiet this long. */
+const SWEEP_QUIET_MS = 30_000;
 
 /**
  * Rehearsal payments (ADR 5): verified like live ones, then settled simulated
@@ -54,18 +60,15 @@ export class RehearsalSettlement implements Settlement {
     return (await store.findByAuthorization(this.opts.db, authorizationKey(true, requirement, payload))) !== undefined;
   }
 
-  async submit(
-    checkout: CheckoutForPayment,
-    payload: PaymentPayload,
-    requirement: PaymentRequirements,
-    handoffId: string | null = null,
-  ): Promise<SettlementOutcome> {
+  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call: PurchaseCall = {}): Promise<SettlementOutcome> {
     const { db } = this.opts;
     const key = authorizationKey(true, requirement, payload);
     const existing = await store.findByAuthorization(db, key);
-    if (existing) return redelivered(existing, checkout.id, payload);
+    if (existing) return this.redeliver(existing, checkout.id, payload);
 
     const verified = await this.check(payload, requirement);
+    if (checkout.relay) return this.deliverThenSettle(checkout, payload, requirement, verified, call);
+    const handoffId = call.handoffId ?? null;
     const settledAt = this.opts.now();
     const row = newPaymentRow({
       checkout,
@@ -87,23 +90,112 @@ export class RehearsalSettlement implements Settlement {
       // A concurrent duplicate settled first: redeliver what it recorded.
       const winner = await store.findByAuthorization(db, key);
       if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
-      return redelivered(winner, checkout.id, payload);
+      return this.redeliver(winner, checkout.id, payload);
     }
     this.opts.onCommitted();
     return { kind: "settled", row, redelivered: false };
   }
 
-  /** Nothing is ever left unfinished: a rehearsal settles in the statement that records it. */
-  async sweep(): Promise<number> {
-    return 0;
+  /**
+   * A relay rehearsal (ADR 9): the same origin call as live, paid only on
+   * delivery, settled simulated: claimed, delivered, then settled with its
+   * event in one statement.
+   */
+  private async deliverThenSettle(
+    checkout: CheckoutForPayment,
+    payload: PaymentPayload,
+    requirement: PaymentRequirements,
+    verified: VerifiedPayment,
+    call: PurchaseCall,
+  ): Promise<SettlementOutcome> {
+    const step = this.paidOnDelivery();
+    const key = authorizationKey(true, requirement, payload);
+    const claimed = newPaymentRow({
+      checkout,
+      requirement,
+      payload,
+      subjectSecret: this.opts.subjectSecret,
+      now: this.opts.now(),
+      handoffId: call.handoffId ?? null,
+      saga: {
+        status: "claimed",
+        test_mode: true,
+        tx_hash: syntheticTxHash(requirement.network, verified.payer, key.nonce),
+        settled_at: null,
+        split_address: null,
+        single_shot: false,
+      },
+    });
+    if (!(await store.insertIfNew(this.opts.db, claimed))) {
+      const winner = await store.findByAuthorization(this.opts.db, key);
+      if (!winner) throw releasedMeanwhile();
+      return this.redeliver(winner, checkout.id, payload);
+    }
+    const { row, delivery } = await step.deliver(claimed, checkout, call.params ?? {});
+    const outcome = await this.settleDelivered(row);
+    return outcome.kind === "settled" ? { ...outcome, delivery } : outcome;
+  }
+
+  /** Settles a delivered relay rehearsal (simulated: the recorded synthetic hash), once. */
+  private async settleDelivered(row: PaymentRow): Promise<SettlementOutcome> {
+    if (row.status !== "delivered") return this.waitForOutcome(row.id);
+    const set = { settled_at: this.opts.now() };
+    const done = await store.settleWithEvent(this.opts.db, row.id, ["delivered"], set, paymentSettledEvent({ ...row, ...set, status: "settled" }, true));
+    if (!done) return this.waitForOutcome(row.id);
+    this.opts.onCommitted();
+    return { kind: "settled", row: done, redelivered: false };
+  }
+
+  /**
+   * Rehearsal relay payments a crash left claimed or delivered: a delivered
+   * one settles; a claimed one carries on from its recorded delivery (or is
+   * released when the delivery never happened or was not charged).
+   */
+  async sweep(limit = 50): Promise<number> {
+    const step = this.opts.paidOnDelivery;
+    if (!step) return 0;
+    const rows = await store.unfinished(this.opts.db, true, new Date(this.opts.now().getTime() - SWEEP_QUIET_MS), limit);
+    for (const row of rows) {
+      if (row.status === "delivered") await this.settleDelivered(row);
+      else if (row.status === "claimed")
+        await step
+          .resume(row)
+          .then((d) => d && this.settleDelivered(d.row))
+          .catch(() => undefined);
+    }
+    return rows.length;
+  }
+
+  private paidOnDelivery(): PaidOnDelivery {
+    if (!this.opts.paidOnDelivery) throw new ProblemError("unavailable", "Relay checkouts cannot be paid here: no fulfillment service is configured.");
+    return this.opts.paidOnDelivery;
+  }
+
+  /** A payment already recorded: its outcome (a relay one with its recorded answer), once it has one. */
+  private async redeliver(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<SettlementOutcome> {
+    assertRedeliverable(existing, checkoutId, payload);
+    const outcome = existing.status === "settled" ? { kind: "settled" as const, row: existing, redelivered: true } : await this.waitForOutcome(existing.id);
+    if (outcome.kind !== "settled") return outcome;
+    const delivery = await this.opts.paidOnDelivery?.recorded(outcome.row);
+    return { ...outcome, redelivered: true, ...(delivery ? { delivery } : {}) };
+  }
+
+  /** Waits while another request delivers and settles a relay rehearsal (its origin may take up to 30 s). */
+  private async waitForOutcome(id: string): Promise<SettlementOutcome> {
+    for (;;) {
+      const row = await store.findById(this.opts.db, id);
+      if (!row) throw releasedMeanwhile();
+      if (row.status === "settled") return { kind: "settled", row, redelivered: true };
+      if (row.status === "failed") throw new ProblemError("conflict", "This rehearsal payment did not settle.");
+      if (row.status === "claimed" && this.opts.now().getTime() - row.updated_at.getTime() > SWEEP_QUIET_MS) {
+        const resumed = await this.paidOnDelivery().resume(row);
+        if (resumed) return this.settleDelivered(resumed.row);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   private check(payload: PaymentPayload, requirement: PaymentRequirements): Promise<VerifiedPayment> {
     return verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000), this.opts.contractSignatures?.(requirement.network));
   }
-}
-
-function redelivered(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): SettlementOutcome {
-  assertRedeliverable(existing, checkoutId, payload);
-  return { kind: "settled", row: existing, redelivered: true };
 }

@@ -1,5 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
+import type { DeliveryRecord } from "./paid-on-delivery";
 import type { CheckoutForPayment, LiveRail, SettlementKind } from "../requirements";
 
 /**
@@ -7,7 +8,15 @@ import type { CheckoutForPayment, LiveRail, SettlementKind } from "../requiremen
  * `redelivered` when it had settled before this request), or pending
  * (broadcast, the chain has not answered yet: never a reason to pay again).
  */
-export type SettlementOutcome = { kind: "settled"; row: PaymentRow; redelivered: boolean } | { kind: "pending"; row: PaymentRow };
+export type SettlementOutcome = { kind: "settled"; row: PaymentRow; redelivered: boolean; delivery?: DeliveryRecord } | { kind: "pending"; row: PaymentRow };
+
+/** What the paid request carried beside the payment. */
+export interface PurchaseCall {
+  /** The nonce a waiting page polls with. */
+  handoffId?: string | null;
+  /** The buyer's call parameters: a relay checkout's origin gets them. */
+  params?: Record<string, string>;
+}
 
 /**
  * One way payments settle: rehearsal (simulated) and live EVM today, escrow
@@ -35,10 +44,10 @@ export interface Settlement {
   isRecorded(payload: PaymentPayload, requirement: PaymentRequirements): Promise<boolean>;
   /**
    * Settles a payment for `requirement`, which the checkout issued; a payment
-   * already recorded answers its outcome instead. `handoffId`: the nonce a
-   * waiting page polls with.
+   * already recorded answers its outcome instead. A relay checkout's origin is
+   * called first and only a charged delivery settles (PaidOnDelivery).
    */
-  submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, handoffId?: string | null): Promise<SettlementOutcome>;
+  submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call?: PurchaseCall): Promise<SettlementOutcome>;
   /** Resumes payments a crash or a timeout left unfinished; answers how many it looked at. */
   sweep(): Promise<number>;
 }

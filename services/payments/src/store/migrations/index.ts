@@ -6,6 +6,7 @@ import { handoffLookup } from "./0004_handoff";
 import { paymentParties } from "./0005_parties";
 import { paymentPartiesAsSent } from "./0007_parties_as_sent";
 import { paymentPlatformCut } from "./0006_platform_cut";
+import { paidOnDelivery } from "./0008_paid_on_delivery";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -16,4 +17,5 @@ export const paymentsMigrations: MigrationSet = {
   "0005_parties": paymentParties,
   "0006_platform_cut": paymentPlatformCut,
   "0007_parties_as_sent": paymentPartiesAsSent,
+  "0008_paid_on_delivery": paidOnDelivery,
 };
