@@ -1,7 +1,8 @@
 import { TestUSDC } from "@c402/evm-contracts";
 import { encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
-import { createPublicClient, createWalletClient, http, type Hex } from "viem";
+import { type Hex } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { DEVCHAIN_USDC, devchainWallets, type DevchainWallets } from "../src/devchain";
 import { call, callFrom, decoded, newCheckout, newSeller, otherLoopbackAddress } from "../src/http";
 
 /**
@@ -11,28 +12,18 @@ import { call, callFrom, decoded, newCheckout, newSeller, otherLoopbackAddress }
  * without a transaction, so the service's gas cannot be spent as a relayer.
  */
 describe("facilitator /x402/base", () => {
-  let rpcUrl: string;
-  const usdc: Hex = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+  let chain: DevchainWallets;
+  /** The demo account devchainWallets(7) mints from; the direct-to-token simulation below calls as it. */
   const funder = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 7 });
 
   beforeAll(async () => {
-    rpcUrl = (await call("GET", "/health?deep=true")).body.devchain.url;
+    chain = await devchainWallets(7);
   });
 
-  const pub = () => createPublicClient({ transport: http(rpcUrl) });
-  const balance = (a: Hex) => pub().readContract({ address: usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [a] });
   const facilitatorNonce = async () => {
     const signer = (await call("GET", "/x402/base/supported")).body.signers["eip155:*"][0] as Hex;
-    return pub().getTransactionCount({ address: signer });
+    return chain.pub.getTransactionCount({ address: signer });
   };
-  async function fundedBuyer(amount = 1_000_000n): Promise<PrivateKeyAccount> {
-    const buyer = privateKeyToAccount(generatePrivateKey());
-    const wallet = createWalletClient({ account: funder, transport: http(rpcUrl) });
-    await pub().waitForTransactionReceipt({
-      hash: await wallet.writeContract({ address: usdc, abi: TestUSDC.abi, functionName: "mint", args: [buyer.address, amount], chain: null }),
-    });
-    return buyer;
-  }
   /** The requirement a checkout's face issues now, as a buyer reads it from PAYMENT-REQUIRED. */
   async function issuedRequirement(path: string): Promise<PaymentRequirements> {
     const quote = await call("GET", path);
@@ -50,12 +41,12 @@ describe("facilitator /x402/base", () => {
   });
 
   it("refuses a valid authorization to an address no checkout names: verify and settle refused, no transaction, balances unchanged", async () => {
-    const buyer = await fundedBuyer();
+    const buyer = await chain.fundedBuyer();
     const payTo = privateKeyToAccount(generatePrivateKey()).address;
     const requirement: PaymentRequirements = {
       scheme: "exact",
       network: "eip155:84532",
-      asset: usdc,
+      asset: DEVCHAIN_USDC,
       amount: "250000",
       payTo,
       maxTimeoutSeconds: 120,
@@ -75,8 +66,8 @@ describe("facilitator /x402/base", () => {
       expect(settled.status).toBe(200);
       expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_payment_requirements", transaction: "" });
     }
-    expect(await balance(payTo)).toBe(0n);
-    expect(await balance(buyer.address)).toBe(1_000_000n);
+    expect(await chain.balance(payTo)).toBe(0n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n);
     expect(await facilitatorNonce()).toBe(txsBefore);
   });
 
@@ -84,7 +75,7 @@ describe("facilitator /x402/base", () => {
     const seller = await newSeller();
     const checkout = await newCheckout(seller.key, { test_mode: false });
     const issued = await issuedRequirement(`/c/${checkout.id}`);
-    const buyer = await fundedBuyer();
+    const buyer = await chain.fundedBuyer();
     const attacker = privateKeyToAccount(generatePrivateKey()).address;
     const txsBefore = await facilitatorNonce();
     for (const forged of [
@@ -97,22 +88,22 @@ describe("facilitator /x402/base", () => {
       expect((await call("POST", "/x402/base/verify", { body })).body).toMatchObject({ isValid: false, invalidReason: "invalid_payment_requirements" });
       expect((await call("POST", "/x402/base/settle", { body })).body).toMatchObject({ success: false, errorReason: "invalid_payment_requirements" });
     }
-    expect(await balance(attacker)).toBe(0n);
-    expect(await balance(buyer.address)).toBe(1_000_000n);
+    expect(await chain.balance(attacker)).toBe(0n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n);
     expect(await facilitatorNonce()).toBe(txsBefore);
   });
 
   it("refuses the requirement of an unarmed checkout's face and of a rehearsal face", async () => {
     const seller = await newSeller();
     const unarmed = await newCheckout(seller.key);
-    const buyer = await fundedBuyer();
+    const buyer = await chain.fundedBuyer();
     for (const path of [`/c/${unarmed.id}`, `/c/${unarmed.id}/test`]) {
       const requirement = await issuedRequirement(path);
       const payload = await signExactEvmPayment(buyer, requirement);
       const body = { network: "eip155:84532", requirement, payload };
       expect((await call("POST", "/x402/base/settle", { body })).body).toMatchObject({ success: false, errorReason: "invalid_payment_requirements" });
     }
-    expect(await balance(buyer.address)).toBe(1_000_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n);
   });
 
   it("verifies and settles a genuine requirement as the checkout's sale: split paid, receipt recorded, a repeat settles nothing new", async () => {
@@ -120,7 +111,7 @@ describe("facilitator /x402/base", () => {
     const checkout = await newCheckout(seller.key, { test_mode: false });
     const requirement = await issuedRequirement(`/c/${checkout.id}`);
     expect(requirement.extra.checkoutId).toBe(checkout.id);
-    const buyer = await fundedBuyer();
+    const buyer = await chain.fundedBuyer();
     const payload = await signExactEvmPayment(buyer, requirement);
     const body = { network: "eip155:84532", requirement, payload };
 
@@ -132,8 +123,8 @@ describe("facilitator /x402/base", () => {
       payer: buyer.address,
       transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
     });
-    expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
-    expect(await balance(seller.wallet.address)).toBe(100_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
+    expect(await chain.balance(seller.wallet.address)).toBe(100_000n);
 
     const receipt = await call("GET", `/r/by-tx/${settled.body.transaction}`); // fetch follows the redirect to the receipt
     expect(receipt.status).toBe(200);
@@ -153,9 +144,9 @@ describe("facilitator /x402/base", () => {
     expect(again.body).toMatchObject({ success: true, transaction: settled.body.transaction });
     expect((await call("POST", "/x402/base/verify", { body })).body).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
     expect(await facilitatorNonce()).toBe(txsAfter);
-    expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
     // The single-shot checkout sold: another payment for its requirement is refused (no second sale).
-    const later = await signExactEvmPayment(await fundedBuyer(), requirement);
+    const later = await signExactEvmPayment(await chain.fundedBuyer(), requirement);
     expect((await call("POST", "/x402/base/settle", { body: { ...body, payload: later } })).body).toMatchObject({ success: false });
   });
 
@@ -166,7 +157,7 @@ describe("facilitator /x402/base", () => {
     const rehearsal = await issuedRequirement(`/c/${checkout.id}/test`);
     expect(rehearsal.extra).toMatchObject({ rehearsal: true });
     expect(rehearsal.extra.name).not.toBe(live.extra.name);
-    const buyer = await fundedBuyer();
+    const buyer = await chain.fundedBuyer();
     const payload = await signExactEvmPayment(buyer, rehearsal);
     const txsBefore = await facilitatorNonce();
 
@@ -184,21 +175,21 @@ describe("facilitator /x402/base", () => {
     }
     // And straight to the token: the rehearsal domain is no token's, so the authorization is not a transfer anywhere.
     const a = payload.payload.authorization;
-    const direct = pub().simulateContract({
-      address: usdc,
+    const direct = chain.pub.simulateContract({
+      address: DEVCHAIN_USDC,
       abi: TestUSDC.abi,
       functionName: "transferWithAuthorization",
       args: [a.from as Hex, a.to as Hex, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce as Hex, payload.payload.signature as Hex],
       account: funder,
     });
     await expect(direct).rejects.toThrow();
-    expect(await balance(buyer.address)).toBe(1_000_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n);
     expect(await facilitatorNonce()).toBe(txsBefore);
     // The rehearsal face still accepts it, simulated.
     const rehearsed = await call("GET", `/c/${checkout.id}/test`, { headers: { "PAYMENT-SIGNATURE": encodeHeader(payload) } });
     expect(rehearsed.status).toBe(200);
     expect(rehearsed.body.receipt.test_mode).toBe(true);
-    expect(await balance(buyer.address)).toBe(1_000_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n);
   });
 
   it("answers malformed payments with a reason (HTTP 200), and bad requests with 422", async () => {
@@ -227,7 +218,7 @@ describe("facilitator /x402/base", () => {
   });
 
   it("limits verify and settle per payer (30 a minute) and per client address (120 a minute) with 429 and Retry-After", async () => {
-    const requirement = { scheme: "exact", network: "eip155:84532", asset: usdc, amount: "1", payTo: usdc, maxTimeoutSeconds: 60, extra: {} };
+    const requirement = { scheme: "exact", network: "eip155:84532", asset: DEVCHAIN_USDC, amount: "1", payTo: DEVCHAIN_USDC, maxTimeoutSeconds: 60, extra: {} };
     const bodyFor = async (signer: PrivateKeyAccount) => ({ network: "eip155:84532", requirement, payload: await signExactEvmPayment(signer, requirement) });
     const payer = privateKeyToAccount(generatePrivateKey());
     const samePayer = await bodyFor(payer);

@@ -4,10 +4,11 @@ import { encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c4
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
-import { createPublicClient, createWalletClient, http, publicActions, type Hex } from "viem";
+import { createWalletClient, http, publicActions, type Hex } from "viem";
 import { baseSepolia } from "viem/chains";
 import { decodeXPaymentResponse as legacyDecodeXPaymentResponse, wrapFetchWithPayment as legacyWrapFetchWithPayment } from "x402-fetch";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { DEVCHAIN_USDC, devchainWallets, type DevchainWallets } from "../src/devchain";
 import { baseUrl, call, decoded, newCheckout, newSeller } from "../src/http";
 
 /**
@@ -15,27 +16,16 @@ import { baseUrl, call, decoded, newCheckout, newSeller } from "../src/http";
  * seller and the fee wallet through the split contract; the service never holds it.
  */
 describe("live purchase on the devchain", () => {
-  let rpcUrl: string;
-  let usdc: Hex;
+  let chain: DevchainWallets;
   let feeWallet: Hex;
-  const funder = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 5 });
 
   beforeAll(async () => {
-    const health = await call("GET", "/health?deep=true");
-    rpcUrl = health.body.devchain.url;
+    chain = await devchainWallets(5);
     const quote = await call("GET", "/.well-known/c402");
     void quote;
-    usdc = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
     feeWallet = "0xa0ee7a142d267c1f36714e4a8f75612f20a79720"; // the devchain's last demo account
   });
 
-  const pub = () => createPublicClient({ transport: http(rpcUrl) });
-  const balance = (a: Hex) => pub().readContract({ address: usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [a] });
-  async function fund(to: Hex, amount: bigint) {
-    const wallet = createWalletClient({ account: funder, transport: http(rpcUrl) });
-    const hash = await wallet.writeContract({ address: usdc, abi: TestUSDC.abi, functionName: "mint", args: [to, amount], chain: null });
-    await pub().waitForTransactionReceipt({ hash });
-  }
   async function liveCheckout(body: Record<string, unknown> = {}) {
     const s = await newSeller();
     const c = await newCheckout(s.key, { title: "Live weather", price_usd: "0.10", payload: { temp_c: 22 }, test_mode: false, ...body });
@@ -45,13 +35,13 @@ describe("live purchase on the devchain", () => {
   it("the official @x402/fetch client pays the live face; balances of buyer, seller and fee wallet change exactly", async () => {
     const { seller, checkout } = await liveCheckout();
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 1_000_000n);
-    const before = { buyer: await balance(buyer.address), seller: await balance(seller.wallet.address), fee: await balance(feeWallet) };
+    await chain.fund(buyer.address, 1_000_000n);
+    const before = { buyer: await chain.balance(buyer.address), seller: await chain.balance(seller.wallet.address), fee: await chain.balance(feeWallet) };
 
     const quote = await call("GET", `/c/${checkout.id}`);
     expect(quote.status).toBe(402);
     const requirement = decoded(quote.headers.get("payment-required")).accepts[0] as PaymentRequirements;
-    expect(requirement).toMatchObject({ network: "eip155:84532", asset: usdc, amount: "110500", extra: { name: "USDC", version: "2" } });
+    expect(requirement).toMatchObject({ network: "eip155:84532", asset: DEVCHAIN_USDC, amount: "110500", extra: { name: "USDC", version: "2" } });
     expect(requirement.payTo.toLowerCase()).not.toBe(seller.wallet.address.toLowerCase());
 
     const client = new x402Client();
@@ -71,12 +61,12 @@ describe("live purchase on the devchain", () => {
     });
     const settle = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE") as string);
     expect(settle).toMatchObject({ success: true, network: "eip155:84532", transaction: body.receipt.tx_hash });
-    const onChain = await pub().getTransactionReceipt({ hash: body.receipt.tx_hash as Hex });
+    const onChain = await chain.pub.getTransactionReceipt({ hash: body.receipt.tx_hash as Hex });
     expect(onChain.status).toBe("success");
 
-    expect(await balance(buyer.address)).toBe(before.buyer - 110_500n);
-    expect(await balance(seller.wallet.address)).toBe(before.seller + 100_000n);
-    expect(await balance(feeWallet)).toBe(before.fee + 10_500n);
+    expect(await chain.balance(buyer.address)).toBe(before.buyer - 110_500n);
+    expect(await chain.balance(seller.wallet.address)).toBe(before.seller + 100_000n);
+    expect(await chain.balance(feeWallet)).toBe(before.fee + 10_500n);
 
     // A single-shot checkout becomes paid and stops selling.
     let status = "";
@@ -93,8 +83,8 @@ describe("live purchase on the devchain", () => {
     // Under the legacy client's default cap of 0.10 USDC: 0.05 + 0.5% + 0.01 = 0.06025.
     const { seller, checkout } = await liveCheckout({ price_usd: "0.05" });
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 1_000_000n);
-    const before = { seller: await balance(seller.wallet.address), fee: await balance(feeWallet) };
+    await chain.fund(buyer.address, 1_000_000n);
+    const before = { seller: await chain.balance(seller.wallet.address), fee: await chain.balance(feeWallet) };
 
     const v1Url = `${baseUrl()}/c/${checkout.id}?x402_version=1`;
     const quote = await call("GET", `/c/${checkout.id}?x402_version=1`);
@@ -110,7 +100,7 @@ describe("live purchase on the devchain", () => {
         mimeType: "application/json",
         payTo: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
         maxTimeoutSeconds: 300,
-        asset: usdc,
+        asset: DEVCHAIN_USDC,
         extra: { name: "USDC", version: "2", checkoutId: checkout.id },
       },
     ]);
@@ -119,17 +109,17 @@ describe("live purchase on the devchain", () => {
     expect(decoded(quote.headers.get("payment-required"))).toMatchObject({ x402Version: 2 });
     expect((await call("GET", `/c/${checkout.id}?x402_version=7`)).status).toBe(422);
 
-    const chain = { ...baseSepolia, rpcUrls: { default: { http: [rpcUrl] } } };
-    const wallet = createWalletClient({ account: buyer, chain, transport: http(rpcUrl) }).extend(publicActions);
+    const legacyChain = { ...baseSepolia, rpcUrls: { default: { http: [chain.rpcUrl] } } };
+    const wallet = createWalletClient({ account: buyer, chain: legacyChain, transport: http(chain.rpcUrl) }).extend(publicActions);
     const res = await legacyWrapFetchWithPayment(fetch, wallet as never)(v1Url, { headers: { accept: "application/json" } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { fulfillment: { payload: unknown }; receipt: Record<string, unknown> };
     expect(body.fulfillment.payload).toEqual({ temp_c: 22 });
     expect(body.receipt).toMatchObject({ test_mode: false, provider_amount: 50000, fee_amount: 10250, total: 60250, payer: buyer.address });
     expect(legacyDecodeXPaymentResponse(res.headers.get("X-PAYMENT-RESPONSE") as string)).toMatchObject({ success: true, transaction: body.receipt.tx_hash });
-    expect(await balance(buyer.address)).toBe(1_000_000n - 60_250n);
-    expect(await balance(seller.wallet.address)).toBe(before.seller + 50_000n);
-    expect(await balance(feeWallet)).toBe(before.fee + 10_250n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n - 60_250n);
+    expect(await chain.balance(seller.wallet.address)).toBe(before.seller + 50_000n);
+    expect(await chain.balance(feeWallet)).toBe(before.fee + 10_250n);
   });
 
   async function signLive(checkoutId: string, buyer: PrivateKeyAccount) {
@@ -140,7 +130,7 @@ describe("live purchase on the devchain", () => {
   it("re-presenting a settled payment redelivers and never charges again; concurrent duplicates settle once", async () => {
     const { seller, checkout } = await liveCheckout({ reusable: true });
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 1_000_000n);
+    await chain.fund(buyer.address, 1_000_000n);
     const header = await signLive(checkout.id, buyer);
     const results = await Promise.all(Array.from({ length: 8 }, () => call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } })));
     // Status with the problem type, so a failure says why.
@@ -148,8 +138,8 @@ describe("live purchase on the devchain", () => {
     expect(new Set(results.map((r) => r.body.receipt.id)).size).toBe(1);
     const again = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(again.body).toMatchObject({ redelivered: true, receipt: { id: results[0]!.body.receipt.id } });
-    expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
-    expect(await balance(seller.wallet.address)).toBe(100_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
+    expect(await chain.balance(seller.wallet.address)).toBe(100_000n);
     // A reusable checkout keeps selling.
     expect((await call("GET", `/c/${checkout.id}`)).status).toBe(402);
   });
@@ -158,7 +148,7 @@ describe("live purchase on the devchain", () => {
     const { checkout } = await liveCheckout({ reusable: true });
     const other = await liveCheckout({ reusable: true });
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 1_000_000n);
+    await chain.fund(buyer.address, 1_000_000n);
     const nonce = randomBytes(18).toString("base64url");
     const before = await call("GET", `/c/${checkout.id}/handoff/${nonce}`);
     expect(before.status).toBe(404);
@@ -169,7 +159,7 @@ describe("live purchase on the devchain", () => {
     const malformed = await call("GET", `/c/${checkout.id}?h=short`, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(malformed.status).toBe(422);
     expect(malformed.body.errors).toEqual([{ field: "h", reason: expect.any(String) }]);
-    expect(await balance(buyer.address)).toBe(1_000_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n);
 
     const paid = await call("GET", `/c/${checkout.id}?h=${nonce}`, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(paid.status).toBe(200);
@@ -196,25 +186,25 @@ describe("live purchase on the devchain", () => {
   it("a front-run straight to the token is benign: the buyer still gets the goods and is charged once (G9)", async () => {
     const { seller, checkout } = await liveCheckout({ reusable: true });
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 1_000_000n);
+    await chain.fund(buyer.address, 1_000_000n);
     const header = await signLive(checkout.id, buyer);
     // Someone who saw the payment submits the buyer's authorization to the token first: the funds land in the split.
     const { payload } = decoded(header);
     const a = payload.authorization;
     const frontRunner = createWalletClient({
       account: mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 }),
-      transport: http(rpcUrl),
+      transport: http(chain.rpcUrl),
     });
-    await pub().waitForTransactionReceipt({
+    await chain.pub.waitForTransactionReceipt({
       hash: await frontRunner.writeContract({
-        address: usdc,
+        address: DEVCHAIN_USDC,
         abi: TestUSDC.abi,
         functionName: "transferWithAuthorization",
         args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.signature],
         chain: null,
       }),
     });
-    expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
 
     const r = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(r.status).toBe(200);
@@ -223,24 +213,24 @@ describe("live purchase on the devchain", () => {
       receipt: { provider_amount: 100000, test_mode: false },
       redelivered: false,
     });
-    expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
-    expect(await balance(seller.wallet.address)).toBe(100_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
+    expect(await chain.balance(seller.wallet.address)).toBe(100_000n);
   });
 
   it("a settlement that reverts on-chain answers 402 with the failure SettleResponse in PAYMENT-RESPONSE, no goods (G11)", async () => {
     const { seller, checkout } = await liveCheckout({ reusable: true });
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 110_500n); // exactly one purchase
+    await chain.fund(buyer.address, 110_500n); // exactly one purchase
     const required = decoded((await call("GET", `/c/${checkout.id}`)).headers.get("payment-required"));
     const header = encodeHeader(await signExactEvmPayment(buyer, required.accepts[0], { resourceUrl: required.resource.url }));
     // The buyer also signed away the same funds elsewhere; someone submits that one with a higher tip.
     const sink = privateKeyToAccount(generatePrivateKey()).address;
     const drain = await signExactEvmPayment(buyer, { ...required.accepts[0], payTo: sink });
     const d = drain.payload.authorization;
-    const rpc = (method: string, params: unknown[] = []) => pub().request({ method: method as never, params: params as never });
+    const rpc = (method: string, params: unknown[] = []) => chain.pub.request({ method: method as never, params: params as never });
     const frontRunner = createWalletClient({
       account: mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 6 }),
-      transport: http(rpcUrl),
+      transport: http(chain.rpcUrl),
     });
 
     await rpc("evm_setAutomine", [false]);
@@ -252,7 +242,7 @@ describe("live purchase on the devchain", () => {
       for (let i = 0; i < 100 && (await pendingTxs()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await pendingTxs()).toBe(1);
       await frontRunner.writeContract({
-        address: usdc,
+        address: DEVCHAIN_USDC,
         abi: TestUSDC.abi,
         functionName: "transferWithAuthorization",
         args: [d.from as Hex, d.to as Hex, BigInt(d.value), BigInt(d.validAfter), BigInt(d.validBefore), d.nonce as Hex, drain.payload.signature as Hex],
@@ -272,10 +262,10 @@ describe("live purchase on the devchain", () => {
     expect(r.body.fulfillment).toBeUndefined();
     const settle = decodePaymentResponseHeader(r.headers.get("PAYMENT-RESPONSE") as string);
     expect(settle).toMatchObject({ success: false, errorReason: "settlement_failed", network: "eip155:84532", payer: buyer.address });
-    const mined = await pub().getTransactionReceipt({ hash: settle.transaction as Hex });
+    const mined = await chain.pub.getTransactionReceipt({ hash: settle.transaction as Hex });
     expect(mined.status).toBe("reverted");
-    expect(await balance(sink)).toBe(110_500n);
-    expect(await balance(seller.wallet.address)).toBe(0n);
+    expect(await chain.balance(sink)).toBe(110_500n);
+    expect(await chain.balance(seller.wallet.address)).toBe(0n);
   });
 
   it("a buyer without the funds gets a 402 naming the reason, no goods and no receipt", async () => {
@@ -291,9 +281,9 @@ describe("live purchase on the devchain", () => {
     const a = await liveCheckout({ reusable: true });
     const b = await liveCheckout({ reusable: true });
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 1_000_000n);
+    await chain.fund(buyer.address, 1_000_000n);
     const r = await call("GET", `/c/${b.checkout.id}`, { headers: { "PAYMENT-SIGNATURE": await signLive(a.checkout.id, buyer) } });
     expect(r.status).toBe(402);
-    expect(await balance(buyer.address)).toBe(1_000_000n);
+    expect(await chain.balance(buyer.address)).toBe(1_000_000n);
   });
 });

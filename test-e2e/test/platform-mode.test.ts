@@ -1,10 +1,10 @@
-import { TestUSDC } from "@c402/evm-contracts";
 import type { PaymentRequirements } from "@c402/x402";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import { createPublicClient, createWalletClient, getAddress, http, type Hex } from "viem";
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { getAddress } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { devchainWallets, type DevchainWallets } from "../src/devchain";
 import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
 
 /**
@@ -13,26 +13,12 @@ import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "..
  * split contract on live settlement, shown on the receipt.
  */
 describe("platform mode", () => {
-  const USDC: Hex = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-  const funder = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 5 });
-  let rpcUrl: string;
+  let chain: DevchainWallets;
 
   beforeAll(async () => {
-    rpcUrl = (await call("GET", "/health?deep=true")).body.devchain.url;
+    chain = await devchainWallets(5);
   });
 
-  const pub = () => createPublicClient({ transport: http(rpcUrl) });
-  const balance = (a: Hex) => pub().readContract({ address: USDC, abi: TestUSDC.abi, functionName: "balanceOf", args: [a] });
-  async function fund(to: Hex, amount: bigint) {
-    const hash = await createWalletClient({ account: funder, transport: http(rpcUrl) }).writeContract({
-      address: USDC,
-      abi: TestUSDC.abi,
-      functionName: "mint",
-      args: [to, amount],
-      chain: null,
-    });
-    await pub().waitForTransactionReceipt({ hash });
-  }
   const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 
   /** A seller in platform mode taking `bps`, its fee wallet, and a sub-seller's wallet. */
@@ -153,7 +139,7 @@ describe("platform mode", () => {
     expect(requirement.payTo).not.toBe(ordinaryPayTo);
 
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await fund(buyer.address, 2_000_000n);
+    await chain.fund(buyer.address, 2_000_000n);
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: buyer });
     const res = await wrapFetchWithPayment(fetch, client)(`${baseUrl()}/c/${checkout.id}`, { headers: { accept: "application/json" } });
@@ -170,9 +156,9 @@ describe("platform mode", () => {
       sold_by: seller.accountId,
       split: { seller: 485_000, platform: 15_000, protocol_fee: 12_500, total: 512_500 },
     });
-    expect(await balance(buyer.address)).toBe(2_000_000n - 512_500n);
-    expect(await balance(subSeller)).toBe(485_000n);
-    expect(await balance(feeWallet)).toBe(15_000n);
+    expect(await chain.balance(buyer.address)).toBe(2_000_000n - 512_500n);
+    expect(await chain.balance(subSeller)).toBe(485_000n);
+    expect(await chain.balance(feeWallet)).toBe(15_000n);
     // The receipt as anyone reads it later, and its page.
     expect((await call("GET", `/r/${receipt.id}`, { headers: { accept: "application/json" } })).body).toMatchObject({
       platform_amount: 15_000,

@@ -1,8 +1,7 @@
-import { TestUSDC } from "@c402/evm-contracts";
 import { encodeHeader, signExactEvmPayment } from "@c402/x402";
 import fc from "fast-check";
-import { createPublicClient, createWalletClient, http, type Hex } from "viem";
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { devchainWallets, type DevchainWallets } from "../src/devchain";
 import { baseUrl, call, decoded, newCheckout, newSeller, rawRequest } from "../src/http";
 
 /**
@@ -104,24 +103,11 @@ describe("robustness of the payment faces", () => {
   }, 300_000);
 
   describe("one payment cannot buy twice: 50× concurrently then 50× serially, under both header names (G8)", () => {
-    const usdc: Hex = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-    let rpcUrl: string;
-    const funder = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: 8 });
-    const pub = () => createPublicClient({ transport: http(rpcUrl) });
-    const balance = (a: Hex) => pub().readContract({ address: usdc, abi: TestUSDC.abi, functionName: "balanceOf", args: [a] });
+    let chain: DevchainWallets;
 
     beforeAll(async () => {
-      rpcUrl = (await call("GET", "/health?deep=true")).body.devchain.url;
+      chain = await devchainWallets(8);
     });
-
-    async function fundedBuyer() {
-      const buyer = privateKeyToAccount(generatePrivateKey());
-      const wallet = createWalletClient({ account: funder, transport: http(rpcUrl) });
-      await pub().waitForTransactionReceipt({
-        hash: await wallet.writeContract({ address: usdc, abi: TestUSDC.abi, functionName: "mint", args: [buyer.address, 1_000_000n], chain: null }),
-      });
-      return buyer;
-    }
 
     /** 50 at once, then 50 one after another, alternating PAYMENT-SIGNATURE and X-PAYMENT. */
     async function present(path: string, header: string) {
@@ -142,13 +128,13 @@ describe("robustness of the payment faces", () => {
       ["the live face", ""],
       ["the live face's v1 URL with a handoff nonce", "?x402_version=1&h=g8-handoff-nonce-0001"],
     ])("%s: one charge, one receipt", async (_route, query) => {
-      const buyer = await fundedBuyer();
+      const buyer = await chain.fundedBuyer(1_000_000n);
       const s = await newSeller();
       const c = await newCheckout(s.key, { test_mode: false, reusable: true });
       const required = decoded((await call("GET", `/c/${c.id}`)).headers.get("payment-required"));
       const header = encodeHeader(await signExactEvmPayment(buyer, required.accepts[0], { resourceUrl: required.resource.url }));
       expectOneSale(await present(`/c/${c.id}${query}`, header));
-      expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
+      expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
     });
 
     it("the rehearsal face: one simulated settlement, one receipt", async () => {
@@ -160,7 +146,7 @@ describe("robustness of the payment faces", () => {
     });
 
     it("the facilitator's settle: every attempt answers the one settlement (same transaction), one transfer", async () => {
-      const buyer = await fundedBuyer();
+      const buyer = await chain.fundedBuyer(1_000_000n);
       const s = await newSeller();
       const c = await newCheckout(s.key, { test_mode: false });
       const requirement = decoded((await call("GET", `/c/${c.id}`)).headers.get("payment-required")).accepts[0];
@@ -173,8 +159,8 @@ describe("robustness of the payment faces", () => {
       const all = [...concurrent, ...serial];
       expect(all.map((r) => [r.status, r.body.success, r.body.errorReason ?? r.body.type])).toEqual(Array(30).fill([200, true, undefined]));
       expect(new Set(all.map((r) => r.body.transaction)).size).toBe(1);
-      expect(await balance(buyer.address)).toBe(1_000_000n - 110_500n);
-      expect(await balance(s.wallet.address)).toBe(100_000n);
+      expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
+      expect(await chain.balance(s.wallet.address)).toBe(100_000n);
     });
   });
 });

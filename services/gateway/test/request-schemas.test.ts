@@ -23,6 +23,12 @@ assertType<
       description?: string | null;
       fulfillment?: "inline" | "relay" | "mcp" | "webhook";
       payload?: Goods;
+      origin_url?: string | null;
+      origin_method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+      origin_auth_type?: "bearer" | "basic" | "api_key" | "custom" | null;
+      origin_auth_value?: string | null;
+      origin_auth_header?: string | null;
+      origin_auth_secret_id?: string | null;
       reusable?: boolean;
       test_mode?: boolean | null;
       expires_in_minutes?: number | null;

@@ -38,3 +38,21 @@ export function paymentOf(req: Request): { header: string; legacy: boolean } | u
 export function handoffOf(req: Request): string | undefined {
   return typeof req.query.h === "string" ? req.query.h : undefined;
 }
+
+/** Query parameters a face reads itself; every other one is the buyer's call parameter. */
+const FACE_PARAMS: ReadonlySet<string> = new Set(["h", WIRE_VERSION_PARAM]);
+
+/**
+ * The buyer's call parameters (a relay checkout's origin gets them as query
+ * parameters, `body` as the body of a POST, PUT or PATCH): every query
+ * parameter but the face's own, each given once. Fulfillment bounds them.
+ */
+export function callParamsOf(req: Request): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.query)) {
+    if (FACE_PARAMS.has(name)) continue;
+    if (typeof value !== "string") throw invalid([{ field: `params.${name.slice(0, 100)}`, reason: "must be given once, as a plain value" }]);
+    params[name] = value;
+  }
+  return params;
+}

@@ -21,6 +21,13 @@ export interface LimitWindow {
   windowSeconds: number;
 }
 
+/** The X-RateLimit-* headers of a budget: its size, what is left of it, and when it starts afresh. */
+export function setRateLimitHeaders(res: Response, budget: { limit: number; remaining: number; resetSeconds: number }): void {
+  res.setHeader("X-RateLimit-Limit", String(budget.limit));
+  res.setHeader("X-RateLimit-Remaining", String(Math.max(0, budget.remaining)));
+  res.setHeader("X-RateLimit-Reset", String(budget.resetSeconds));
+}
+
 /**
  * Counts one request against a fixed-window limit shared across gateway
  * replicas through the cache, sets the X-RateLimit-* headers, and throws 429
@@ -29,9 +36,7 @@ export interface LimitWindow {
  */
 export async function countAgainst(cache: Cache, res: Response, limit: LimitWindow, key: string): Promise<void> {
   const window = await counted(() => cache.hit(`rl:${limit.name}:${key}`, limit.windowSeconds));
-  res.setHeader("X-RateLimit-Limit", String(limit.limit));
-  res.setHeader("X-RateLimit-Remaining", String(Math.max(0, limit.limit - window.count)));
-  res.setHeader("X-RateLimit-Reset", String(window.resetSeconds));
+  setRateLimitHeaders(res, { limit: limit.limit, remaining: limit.limit - window.count, resetSeconds: window.resetSeconds });
   if (window.count > limit.limit) {
     res.setHeader("Retry-After", String(window.resetSeconds));
     throw new ProblemError("rate-limited", {

@@ -25,17 +25,8 @@ const offerCard = {
   constraints: text,
 } as const;
 
-/** Create fields whose feature (relay, mcp, packages) is not built yet: refused by name before any validation. */
-export const CHECKOUT_NOT_YET_FIELDS = [
-  "origin_url",
-  "origin_method",
-  "origin_auth_type",
-  "origin_auth_value",
-  "origin_auth_header",
-  "origin_auth_secret_id",
-  "mcp_tool",
-  "package_ttl_days",
-] as const;
+/** Create fields whose feature (mcp, packages) is not built yet: refused by name before any validation. */
+export const CHECKOUT_NOT_YET_FIELDS = ["mcp_tool", "package_ttl_days"] as const;
 
 /**
  * Create fields validated as the spec says (so a mistake is named first), then
@@ -58,6 +49,21 @@ export const schemas = {
       description: text,
       fulfillment: { type: "string", enum: ["inline", "relay", "mcp", "webhook"] },
       payload: { ...goods, description: "The goods, delivered inline when payment settles." },
+      origin_url: {
+        ...nullable({ type: "string", maxLength: 2048 }),
+        description: "The seller's endpoint a relay checkout calls for each paid request (sending it makes the checkout relay).",
+      },
+      origin_method: { type: "string", enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], description: "How the origin is called (default GET)." },
+      origin_auth_type: nullable({ type: "string", enum: ["bearer", "basic", "api_key", "custom"] }),
+      origin_auth_value: {
+        ...nullable({ type: "string", maxLength: 4096 }),
+        description: "A credential for this checkout alone: sealed at rest, never returned.",
+      },
+      origin_auth_header: { ...nullable({ type: "string", maxLength: 128 }), description: "The header api_key and custom credentials go in." },
+      origin_auth_secret_id: {
+        ...nullable({ type: "string", maxLength: 64 }),
+        description: "A stored origin key (POST /v1/origin-keys) instead of a one-off credential.",
+      },
       reusable: { type: "boolean", description: "false (default): single-shot; true: a payment link." },
       test_mode: nullable({ type: "boolean" }),
       // The catalog's own bound (366 days) too: a larger number cannot even cross gRPC as an int64.

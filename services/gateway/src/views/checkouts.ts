@@ -17,6 +17,32 @@ export function faceUrl(baseUrl: string, checkoutId: string, face: Face): string
   return face === "test" ? urls.test_url : urls.url;
 }
 
+const FULFILLMENT_NAMES: Partial<Record<catalogV1.Fulfillment, string>> = {
+  [catalogV1.Fulfillment.INLINE]: "inline",
+  [catalogV1.Fulfillment.RELAY]: "relay",
+  [catalogV1.Fulfillment.MCP]: "mcp",
+  [catalogV1.Fulfillment.WEBHOOK]: "webhook",
+};
+export const fulfillmentName = (f: catalogV1.Fulfillment): string => FULFILLMENT_NAMES[f] ?? "inline";
+
+/**
+ * A relay checkout's origin fields as the create named them; the one-off
+ * credential never comes back (origin_auth_value is always null: sealed,
+ * write-only), origin_auth_stored says one is kept.
+ */
+export function originView(c: catalogV1.Checkout) {
+  const o = c.origin;
+  return {
+    origin_url: o?.url ?? null,
+    origin_method: o ? o.method : null,
+    origin_auth_type: o?.authType ?? null,
+    origin_auth_header: o?.authHeader ?? null,
+    origin_auth_secret_id: o?.originKeyId ?? null,
+    origin_auth_value: null,
+    origin_auth_stored: o?.oneOffCredential ?? false,
+  };
+}
+
 export function checkoutStatus(c: { status: catalogV1.CheckoutStatus }): string {
   return checkoutStatusName(c.status) ?? "unknown";
 }
@@ -48,7 +74,7 @@ export function checkoutSummaryView(c: catalogV1.CheckoutSummary | catalogV1.Che
     price_usd: formatUsd(c.priceAtomic),
     pay_to: c.payTo,
     payouts: payoutRailsView(c),
-    fulfillment: "inline",
+    fulfillment: fulfillmentName(c.fulfillment),
     reusable: c.reusable,
     test_mode: !c.armed,
     created_at: isoOrNull(c.createdAt),
@@ -73,7 +99,13 @@ export function checkoutSettingsView(c: catalogV1.Checkout) {
 }
 
 export function checkoutView(c: catalogV1.Checkout, baseUrl: string) {
-  return { ...checkoutSummaryView(c, baseUrl), payload: jsonOrNull(c.payloadJson), ...offerCardView(c), ...checkoutSettingsView(c) };
+  return {
+    ...checkoutSummaryView(c, baseUrl),
+    payload: jsonOrNull(c.payloadJson),
+    ...originView(c),
+    ...offerCardView(c),
+    ...checkoutSettingsView(c),
+  };
 }
 
 /** The answer to a go-live: the armed checkout, and where its rehearsal goes on. */

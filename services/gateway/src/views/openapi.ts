@@ -140,6 +140,27 @@ const responses = {
     "The seller's server could not be reached, timed out, refused the credential or the handshake (problem type upstream-failed)",
     502,
   ),
+  RelayFailed: problemResponse(
+    "A relay checkout's origin failed (5xx, 401/403/429, a timeout, unreachable): not charged, and the same payment can be presented again (problem type upstream-failed)",
+    502,
+    undefined,
+    {
+      properties: {
+        fault: { enum: ["seller", "platform"] },
+        reason: str,
+        origin_status: { type: ["integer", "null"] },
+        charged: { const: false },
+        help: { type: "object", properties: { report: ref("ReportHelp") }, required: ["report"] },
+      },
+      required: ["fault", "reason", "charged", "help"],
+    },
+  ),
+  RehearsalCapReached: problemResponse(
+    "The checkout's rehearsal deliveries for today (test_delivery_daily_cap, UTC days) are used up: the origin was not called, nothing was charged",
+    429,
+    { "Retry-After": header("Seconds until the UTC day, and the checkout's rehearsal budget, start afresh", wholeNumber) },
+    { properties: { reason: { const: "test_delivery_daily_cap" }, live_url: url, charged: { const: false } }, required: ["reason", "live_url", "charged"] },
+  ),
   Unavailable: problemResponse("A component this operation needs is unavailable (for example no settleable network, or rate limiting)", 503, {
     "Retry-After": header("Seconds to wait before retrying", wholeNumber),
   }),
@@ -193,6 +214,17 @@ const checkoutSettingsProperties = {
   inherit_account_payouts: bool,
   wallet_button: bool,
   test_delivery_daily_cap: { type: "integer", minimum: 1 },
+};
+
+/** A relay checkout's origin as read back (all null for inline); the one-off credential never comes back. */
+const originProperties = {
+  origin_url: { ...strOrNull, description: "The seller's endpoint a relay checkout calls" },
+  origin_method: { enum: ["GET", "POST", "PUT", "PATCH", "DELETE", null] },
+  origin_auth_type: { enum: ["bearer", "basic", "api_key", "custom", null] },
+  origin_auth_header: strOrNull,
+  origin_auth_secret_id: { ...strOrNull, description: "The stored origin key calls use" },
+  origin_auth_value: { type: "null", description: "Always null: a one-off credential is sealed at rest and never returned" },
+  origin_auth_stored: { type: "boolean", description: "A one-off credential is kept (sealed) for this checkout" },
 };
 
 const offerCardProperties = {
@@ -351,7 +383,15 @@ const receipt = object(
       currency: str,
       decimals: { type: "integer", minimum: 0 },
     }),
-    delivery: object({ outcome: str }),
+    delivery: object(
+      {
+        outcome: { type: "string", description: "delivered (inline goods, or a relay origin's 2xx), or buyer_error (a relay origin's 400/404/422, charged)" },
+        status: { type: "integer", description: "Relay: the origin's HTTP status" },
+        latency_ms: { type: "integer", minimum: 0 },
+        bytes: { type: "integer", minimum: 0 },
+      },
+      { optional: ["status", "latency_ms", "bytes"] },
+    ),
     receipt_url: url,
   },
   { description: "A settled payment: permanent, public by its unguessable id" },
@@ -568,7 +608,13 @@ const responseSchemas: Record<string, Schema> = {
   ),
   AccountEventList: object({ events: { type: "array", items: ref("AccountEvent") }, has_more: bool, next_before: strOrNull }),
   Checkout: object(
-    { ...checkoutSummaryProperties, payload: { ...anyJson, description: "The goods" }, ...offerCardProperties, ...checkoutSettingsProperties },
+    {
+      ...checkoutSummaryProperties,
+      payload: { ...anyJson, description: "The goods (inline)" },
+      ...originProperties,
+      ...offerCardProperties,
+      ...checkoutSettingsProperties,
+    },
     { description: "A checkout as created or read back by id" },
   ),
   CheckoutSummary: object(checkoutSummaryProperties, { closed: true, description: "A checkout as lists show it: no goods, no offer-card JSON" }),
@@ -622,13 +668,28 @@ const responseSchemas: Record<string, Schema> = {
   },
   Paid: object(
     {
-      fulfillment: object({ mode: { enum: ["inline", "relay", "mcp", "webhook"] }, payload: anyJson }),
+      fulfillment: object(
+        {
+          mode: { enum: ["inline", "relay", "mcp", "webhook"] },
+          payload: { ...anyJson, description: "The goods: inline, or the origin's body (JSON parsed, text, or base64 with encoding)" },
+          origin_status: { type: "integer", description: "Relay: the origin's HTTP status" },
+          content_type: { ...strOrNull, description: "Relay: the origin's Content-Type" },
+          encoding: { const: "base64", description: "Relay: set when the payload is the origin's bytes in base64" },
+        },
+        { optional: ["origin_status", "content_type", "encoding"] },
+      ),
       receipt: ref("Receipt"),
       receipt_url: url,
       redelivered: bool,
       test_mode: bool,
+      fault: { const: "buyer", description: "Relay: the origin refused the buyer's request (400, 404, 422); charged, the answer is the product" },
+      help: object({ fix: str, retry_is_safe: bool, report: ref("ReportHelp") }),
     },
-    { description: "The goods and the receipt in one response" },
+    { optional: ["fault", "help"], description: "The goods and the receipt in one response" },
+  ),
+  ReportHelp: object(
+    { url, method: { const: "POST" }, body: object({ category: str, receipt_id: idOf("pay") }, { optional: ["receipt_id"] }) },
+    { description: "Where a buyer reports a problem with the checkout (public)" },
   ),
   PaymentPending: paymentPending,
   Receipt: receipt,
@@ -883,6 +944,8 @@ const faceQuery = [
 ];
 const base64: Schema = { type: "string", pattern: "^[A-Za-z0-9+/]+={0,2}$" };
 const paymentResponseHeader = { "PAYMENT-RESPONSE": header("The x402 SettleResponse, base64 JSON", base64) };
+/** A paid answer's headers; a relay rehearsal adds its checkout's daily rehearsal budget as X-RateLimit-* (the day is UTC). */
+const paidHeaders = { ...paymentResponseHeader, ...rateLimitHeaders(false) };
 
 function qrOperation(face: "live" | "rehearsal") {
   return operation({
@@ -907,6 +970,19 @@ function qrOperation(face: "live" | "rehearsal") {
 }
 
 /** GET of a face, or its POST twin (`/pay`: the same payment header, always JSON, an optional body that is empty for now). */
+/**
+ * A face's answer with this status: the shared problem, or (a relay checkout)
+ * the seller's origin answering the buyer's request with it, charged: the
+ * goods envelope with `fault: buyer` (application/json, not a problem).
+ */
+function orRelayAnswer(name: "BadRequest" | "NotFound" | "InvalidRequest") {
+  const shared = responses[name];
+  return {
+    description: `${shared.description}. Or, on a relay checkout, the seller's origin answered the buyer's request with this status: charged, the origin's body with the receipt and fault buyer`,
+    content: { ...shared.content, "application/json": { schema: ref("Paid") } },
+  };
+}
+
 function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get") {
   const [v2, v1] = face === "live" ? ["PaymentRequired", "PaymentRequiredV1"] : ["RehearsalPaymentRequired", "RehearsalPaymentRequiredV1"];
   const post = method === "post";
@@ -922,9 +998,9 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
       ...(post ? { requestBody: { ...body("FacePay"), required: false } } : {}),
       parameters: [checkoutId, ...paymentHeaders, ...faceQuery],
       responses: {
-        "200": json("Goods and receipt in one response", ref("Paid"), paymentResponseHeader),
-        "202": json("Settlement broadcast but not confirmed yet", ref("PaymentPending"), paymentResponseHeader),
-        "400": use("BadRequest"),
+        "200": json("Goods and receipt in one response", ref("Paid"), paidHeaders),
+        "202": json("Settlement broadcast but not confirmed yet", ref("PaymentPending"), paidHeaders),
+        "400": orRelayAnswer("BadRequest"),
         "402": {
           description:
             "Payment required. Unpaid: the x402 body (v2, or v1 with x402_version=1) with accepts[], the offer card and the endpoint block, or the pay page for browsers. A presented payment refused: a problem document with `reason` and accepts[]. The v2 requirements are in PAYMENT-REQUIRED",
@@ -938,10 +1014,12 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
             ...pages,
           },
         },
-        "404": use("NotFound"),
+        "404": orRelayAnswer("NotFound"),
         "410": use("Gone"),
-        "422": use("InvalidRequest"),
+        "422": orRelayAnswer("InvalidRequest"),
+        "429": use("RehearsalCapReached"),
         "431": use("HeadersTooLarge"),
+        "502": use("RelayFailed"),
         "503": use("Unavailable"),
       },
     },

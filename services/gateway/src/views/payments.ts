@@ -1,4 +1,4 @@
-import { authorizationFromMessage, requirementFromMessage, type paymentsV1 } from "@c402/contracts";
+import { authorizationFromMessage, fulfillmentV1, requirementFromMessage, type paymentsV1 } from "@c402/contracts";
 import { answered } from "@c402/rpc";
 import { preparedPayment } from "@c402/x402";
 import type { Goods } from "../faces/answers";
@@ -15,6 +15,66 @@ export function paidView(goods: Goods, receipt: paymentsV1.Receipt, redelivered:
     receipt_url: view.receipt_url,
     redelivered,
     test_mode: view.test_mode,
+  };
+}
+
+/**
+ * A relay sale (paid only on delivery): the origin's answer, charged, with
+ * the receipt. The goods (2xx) answer 200; the buyer's own request error
+ * (400, 404, 422) answers with the origin's status, `fault: buyer` and where
+ * to report. `payload` is the origin's body: parsed JSON, text, or base64
+ * (with `encoding`) for anything else.
+ */
+export function relayPaidView(delivery: fulfillmentV1.Delivery, receipt: paymentsV1.Receipt, redelivered: boolean, baseUrl: string) {
+  const view = receiptView(receipt, baseUrl);
+  const buyerError = delivery.outcome === fulfillmentV1.DeliveryOutcome.BUYER_ERROR;
+  return {
+    status: buyerError ? delivery.status : 200,
+    body: {
+      fulfillment: { mode: "relay", origin_status: delivery.status, content_type: delivery.contentType ?? null, ...originBodyOf(delivery) },
+      receipt: view,
+      receipt_url: view.receipt_url,
+      redelivered,
+      test_mode: view.test_mode,
+      ...(buyerError
+        ? {
+            fault: "buyer",
+            help: {
+              fix: "The seller's origin refused the request as sent (you were charged: the answer is the product). Check the call parameters against the offer's input_schema.",
+              retry_is_safe: false,
+              report: reportHelp(baseUrl, receipt.checkoutId, receipt.id),
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+const TEXT_TYPES = /^(text\/|application\/(xml|javascript|x-www-form-urlencoded)|[^;]*\+xml)/i;
+const JSON_TYPES = /^application\/([a-z0-9.+-]*\+)?json\b/i;
+
+function originBodyOf(d: fulfillmentV1.Delivery): { payload: unknown; encoding?: "base64" } {
+  const body = Buffer.from(d.body);
+  const type = d.contentType ?? "";
+  if (body.length === 0) return { payload: null };
+  if (JSON_TYPES.test(type)) {
+    try {
+      return { payload: JSON.parse(body.toString("utf8")) as unknown };
+    } catch {
+      // A body that says JSON and is not: given as the text it is.
+    }
+  }
+  const text = body.toString("utf8");
+  if (JSON_TYPES.test(type) || TEXT_TYPES.test(type) || (type === "" && !text.includes("\uFFFD"))) return { payload: text };
+  return { payload: body.toString("base64"), encoding: "base64" };
+}
+
+/** Where a buyer reports a problem with a checkout (public; naming the receipt attaches the payment). */
+export function reportHelp(baseUrl: string, checkoutId: string, receiptId?: string) {
+  return {
+    url: `${baseUrl}/v1/checkouts/${checkoutId}/reports`,
+    method: "POST",
+    body: { category: "not_delivered", ...(receiptId ? { receipt_id: receiptId } : {}) },
   };
 }
 

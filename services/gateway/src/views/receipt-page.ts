@@ -38,7 +38,12 @@ export function receiptHtml(r: ReceiptView): string {
     ["Paid to", r.pay_to],
     ["Transaction", r.tx_hash],
     ["Settled at", r.settled_at ?? "—"],
-    ["Delivery", r.delivery.outcome],
+    [
+      "Delivery",
+      "status" in r.delivery
+        ? `${r.delivery.outcome} (origin HTTP ${r.delivery.status}, ${r.delivery.latency_ms} ms, ${r.delivery.bytes} bytes)`
+        : r.delivery.outcome,
+    ],
     ["Checkout", r.checkout_id],
     ...partyRows(r.parties),
   ];

@@ -32,7 +32,11 @@ export function receiptView(r: paymentsV1.Receipt, baseUrl: string) {
     parties: jsonOrNull(r.partiesJson),
     handoff_id: r.handoffId ?? null,
     split: { seller: Number(r.providerAmount), platform: platform, protocol_fee: Number(r.feeAmount), total: Number(r.total), currency: "USDC", decimals: 6 },
-    delivery: { outcome: r.deliveryOutcome },
+    // A relay delivery adds what the origin answered: its status, how long it took, how many bytes.
+    delivery: {
+      outcome: r.deliveryOutcome,
+      ...(r.delivery ? { status: r.delivery.status, latency_ms: r.delivery.latencyMs, bytes: r.delivery.bytes } : {}),
+    },
     receipt_url: receiptUrl(baseUrl, r.id),
   };
 }

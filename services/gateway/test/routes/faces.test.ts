@@ -209,7 +209,7 @@ describe("a paid request", () => {
       test_mode: true,
     });
     expect(of("submitPayment")).toEqual([
-      { checkoutId: CHECKOUT_ID, face: paymentsV1.Face.TEST, paymentHeader: header, handoffId: "handoff_nonce_0123456789" },
+      { checkoutId: CHECKOUT_ID, face: paymentsV1.Face.TEST, paymentHeader: header, handoffId: "handoff_nonce_0123456789", params: {} },
     ]);
     // Neither a quote nor catalog: the sale's answer carries the goods.
     expect(called()).toEqual(["payments.submitPayment"]);
@@ -377,7 +377,7 @@ describe("the POST twin (/pay)", () => {
     expect(decodeBase64Json(res.headers.get("payment-response"))).toEqual(SETTLED);
     expect(decodeBase64Json(res.headers.get("x-payment-response"))).toEqual(SETTLED);
     expect(await bodyOf(res)).toMatchObject({ fulfillment: { mode: "inline", payload: SOLD_GOODS }, receipt: { id: PAYMENT_ID }, redelivered: false });
-    expect(of("submitPayment")).toEqual([{ checkoutId: CHECKOUT_ID, face, paymentHeader: header, handoffId: "handoff_nonce_0123456789" }]);
+    expect(of("submitPayment")).toEqual([{ checkoutId: CHECKOUT_ID, face, paymentHeader: header, handoffId: "handoff_nonce_0123456789", params: {} }]);
     expect(called()).toEqual(["payments.submitPayment"]);
   });
 

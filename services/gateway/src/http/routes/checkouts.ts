@@ -79,6 +79,12 @@ function checkoutFieldsOf(body: CheckoutCreate) {
     ...(body.inherit_account_payouts !== undefined ? { inheritAccountPayouts: body.inherit_account_payouts } : {}),
     ...(body.wallet_button !== undefined ? { walletButton: body.wallet_button } : {}),
     ...(body.test_delivery_daily_cap !== undefined ? { testDeliveryDailyCap: body.test_delivery_daily_cap } : {}),
+    ...(typeof body.origin_url === "string" ? { originUrl: body.origin_url } : {}),
+    ...(body.origin_method !== undefined ? { originMethod: body.origin_method } : {}),
+    ...(typeof body.origin_auth_type === "string" ? { originAuthType: body.origin_auth_type } : {}),
+    ...(typeof body.origin_auth_value === "string" ? { originAuthValue: body.origin_auth_value } : {}),
+    ...(typeof body.origin_auth_header === "string" ? { originAuthHeader: body.origin_auth_header } : {}),
+    ...(typeof body.origin_auth_secret_id === "string" ? { originAuthSecretId: body.origin_auth_secret_id } : {}),
     offer: offerCardOf(body),
   };
 }

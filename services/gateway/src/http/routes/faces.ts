@@ -7,10 +7,12 @@ import { refusalAnswer } from "../../faces/answers";
 import { FACE_PROTO, type Face } from "../../faces/face";
 import { goodsOf, type UnpaidAnswers } from "../../faces/unpaid";
 import { payPage } from "../../views/pay-page";
-import { paidView, pendingPaymentView } from "../../views/payments";
+import { paidView, pendingPaymentView, relayPaidView, reportHelp } from "../../views/payments";
+import { faceUrl } from "../../views/checkouts";
 import type { GatewayDeps } from "../deps";
 import { validateBodyWithholding } from "../validate";
-import { checkoutIdOf, handoffOf, paymentOf, wantsHtml, wireVersionOf } from "../face-requests";
+import { setRateLimitHeaders } from "../rate-limit";
+import { callParamsOf, checkoutIdOf, handoffOf, paymentOf, wantsHtml, wireVersionOf } from "../face-requests";
 
 /** Fields of the pay body the spec names for features not built yet (series). */
 const PAY_NOT_YET_FIELDS = ["schedule"] as const;
@@ -56,8 +58,10 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
         face: FACE_PROTO[face],
         paymentHeader: payment.header,
         ...(handoff !== undefined ? { handoffId: handoff } : {}),
+        params: callParamsOf(req),
       });
     } catch (err) {
+      if (err instanceof ProblemError) withBuyerHints(err, id);
       if (!(err instanceof ProblemError) || err.slug !== "payment-required") throw err;
       // A refused payment: the problem document, plus fresh requirements naming the reason.
       const refusal = refusalAnswer({ current: await unpaid.current(id, face), checkoutId: id, face, legacy: payment.legacy, err, urls: settings });
@@ -77,7 +81,25 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
       return;
     }
     if (!r.redelivered) unpaid.sold(id, settled.goods);
+    if (r.delivery) {
+      const { testDeliveriesLeft, testDeliveriesResetSeconds } = r.delivery;
+      if (testDeliveriesLeft !== undefined && testDeliveriesResetSeconds !== undefined) {
+        const cap = answered(r.checkout, "checkout").settings?.testDeliveryDailyCap ?? 0;
+        setRateLimitHeaders(res, { limit: cap, remaining: testDeliveriesLeft, resetSeconds: testDeliveriesResetSeconds });
+      }
+      const relayed = relayPaidView(r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
+      res.status(relayed.status).json(relayed.body);
+      return;
+    }
     res.status(200).json(paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl));
+  }
+
+  /** The hints a buyer's failure answer carries: where to report a delivery that failed, and the live face past the rehearsal cap. */
+  function withBuyerHints(err: ProblemError, id: string): void {
+    if (err.slug === "upstream-failed") err.help.report = reportHelp(settings.baseUrl, id);
+    if (err.slug === "rate-limited" && err.extensions.reason === "test_delivery_daily_cap") {
+      err.extensions.live_url = faceUrl(settings.baseUrl, id, "live");
+    }
   }
 
   const payByPost = (face: Face) => {

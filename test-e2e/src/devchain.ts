@@ -1,0 +1,47 @@
+import { TestUSDC } from "@c402/evm-contracts";
+import { createPublicClient, createWalletClient, http, type Hex, type PublicClient } from "viem";
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { call } from "./http";
+
+/** The test USDC the devchain deploys at Base Sepolia's USDC address (its mint is open). */
+export const DEVCHAIN_USDC: Hex = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+const DEMO_MNEMONIC = "test test test test test test test test test test test junk";
+
+/** The devchain the service under test settles on, as a suite of buyers uses it. */
+export interface DevchainWallets {
+  rpcUrl: string;
+  pub: PublicClient;
+  balance(address: Hex): Promise<bigint>;
+  /** Mints test USDC to `to` and waits for it to be mined. */
+  fund(to: Hex, amount: bigint): Promise<void>;
+  /** A fresh buyer holding `amount` test USDC. */
+  fundedBuyer(amount?: bigint): Promise<PrivateKeyAccount>;
+}
+
+/**
+ * The devchain of the running service (from `/health?deep=true`), with one
+ * demo account of its own paying the mint transactions: each suite names a
+ * different `funderIndex`, so suites running side by side never race for a
+ * nonce.
+ */
+export async function devchainWallets(funderIndex: number): Promise<DevchainWallets> {
+  const rpcUrl = (await call("GET", "/health?deep=true")).body.devchain.url as string;
+  const pub = createPublicClient({ transport: http(rpcUrl) });
+  const funder = createWalletClient({ account: mnemonicToAccount(DEMO_MNEMONIC, { addressIndex: funderIndex }), transport: http(rpcUrl) });
+  const balance = (address: Hex) => pub.readContract({ address: DEVCHAIN_USDC, abi: TestUSDC.abi, functionName: "balanceOf", args: [address] });
+  const fund = async (to: Hex, amount: bigint) => {
+    const hash = await funder.writeContract({ address: DEVCHAIN_USDC, abi: TestUSDC.abi, functionName: "mint", args: [to, amount], chain: null });
+    await pub.waitForTransactionReceipt({ hash });
+  };
+  return {
+    rpcUrl,
+    pub,
+    balance,
+    fund,
+    async fundedBuyer(amount = 1_000_000n) {
+      const buyer = privateKeyToAccount(generatePrivateKey());
+      await fund(buyer.address, amount);
+      return buyer;
+    },
+  };
+}
