@@ -60,9 +60,9 @@ describe("checkouts over REST", () => {
         { field: "price_usd", reason: "is required" },
       ]),
     );
-    const later = await call("POST", "/v1/checkouts", { key, body: { title: "x", price_usd: "1", mcp_tool: "forecast" } });
+    const later = await call("POST", "/v1/checkouts", { key, body: { title: "x", price_usd: "1", package_ttl_days: 30 } });
     expect(later.status).toBe(422);
-    expect(later.body.errors).toEqual([{ field: "mcp_tool", reason: expect.stringContaining("not available") }]);
+    expect(later.body.errors).toEqual([{ field: "package_ttl_days", reason: expect.stringContaining("not available") }]);
   });
 
   it("lists newest first, one entry per product with a test object", async () => {

@@ -77,7 +77,9 @@ describe("relay checkouts: paid only on delivery", () => {
       [{ origin_url: "ftp://example.com/x" }, ["origin_url"]],
       [{ origin_url: "http://user:pw@example.com/x" }, ["origin_url"]],
       [{ origin_url: "http://169.254.169.254/latest/meta-data" }, ["origin_url"]],
-      [{ fulfillment: "mcp" }, ["fulfillment"]],
+      [{ fulfillment: "webhook" }, ["fulfillment"]],
+      [{ fulfillment: "mcp" }, ["origin_url"]],
+      [{ origin_url: `${origin.url}/echo`, mcp_tool: "forecast", fulfillment: "relay" }, ["mcp_tool", "fulfillment"]],
     ];
     for (const [body, fields] of cases) {
       const r = await call("POST", "/v1/checkouts", { key: seller.key, body: { title: "Bad relay", price_usd: "0.10", ...body } });

@@ -3,14 +3,19 @@ import { createServer, type IncomingHttpHeaders, type Server as HttpServer } fro
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 
-/** A tool the fake server offers; a call answers `answer(arguments)` as text content. */
+/**
+ * A tool the fake server offers; a call answers `answer(arguments)` as text
+ * content; `{ error }` answers a result with isError, `{ invalidParams }`
+ * the JSON-RPC invalid-params error (-32602), which is also what an unknown
+ * tool gets, as the SDK's McpServer answers it.
+ */
 export interface FakeMcpTool {
   name: string;
   description?: string;
   inputSchema: { type: "object"; properties?: Record<string, object>; required?: string[] };
-  answer?: (args: Record<string, unknown>) => string;
+  answer?: (args: Record<string, unknown>) => string | { error: string } | { invalidParams: string };
 }
 
 export interface FakeMcpServer {
@@ -18,6 +23,8 @@ export interface FakeMcpServer {
   url: string;
   /** The headers of every HTTP request it received, in order. */
   requests: { method: string; headers: IncomingHttpHeaders }[];
+  /** Every tools/call it answered, in order. */
+  toolCalls: { name: string; arguments: Record<string, unknown> }[];
   close(): Promise<void>;
 }
 
@@ -33,6 +40,7 @@ export async function startFakeMcpServer(opts: {
   requireHeader?: { name: string; value: string };
 }): Promise<FakeMcpServer> {
   const requests: FakeMcpServer["requests"] = [];
+  const toolCalls: FakeMcpServer["toolCalls"] = [];
   const http: HttpServer = createServer((req, res) => {
     requests.push({ method: req.method ?? "", headers: req.headers });
     if (req.url !== "/mcp") return void res.writeHead(404).end();
@@ -45,9 +53,13 @@ export async function startFakeMcpServer(opts: {
       tools: opts.tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), inputSchema: t.inputSchema })),
     }));
     server.setRequestHandler(CallToolRequestSchema, (request) => {
+      toolCalls.push({ name: request.params.name, arguments: request.params.arguments ?? {} });
       const tool = opts.tools.find((t) => t.name === request.params.name);
-      if (!tool) return { content: [{ type: "text", text: `no tool ${request.params.name}` }], isError: true };
-      return { content: [{ type: "text", text: tool.answer?.(request.params.arguments ?? {}) ?? "" }] };
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+      const answer = tool.answer?.(request.params.arguments ?? {}) ?? "";
+      if (typeof answer !== "string" && "invalidParams" in answer) throw new McpError(ErrorCode.InvalidParams, answer.invalidParams);
+      if (typeof answer !== "string") return { content: [{ type: "text", text: answer.error }], isError: true };
+      return { content: [{ type: "text", text: answer }] };
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: opts.json ?? true });
     res.on("close", () => {
@@ -61,6 +73,7 @@ export async function startFakeMcpServer(opts: {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     requests,
+    toolCalls,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();

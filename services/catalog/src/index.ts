@@ -23,6 +23,7 @@ import { checkoutPlatformTerms } from "./store/migrations/0011_platform_terms";
 import { idempotencyClaims } from "./store/migrations/0012_idempotency_claims";
 import { partiesAsSent } from "./store/migrations/0013_parties_as_sent";
 import { relayOrigin } from "./store/migrations/0014_relay_origin";
+import { mcpTool } from "./store/migrations/0015_mcp_tool";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -41,6 +42,7 @@ export const catalogMigrations = {
   "0012_idempotency_claims": idempotencyClaims,
   "0013_parties_as_sent": partiesAsSent,
   "0014_relay_origin": relayOrigin,
+  "0015_mcp_tool": mcpTool,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */

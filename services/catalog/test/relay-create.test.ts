@@ -110,7 +110,10 @@ function relayContract(open: () => Promise<TestDatabase>) {
       { originAuthSecretId: "okey_X", originAuthType: "bearer", originAuthValue: "v", originAuthHeader: "X" },
       ["origin_auth_type", "origin_auth_value", "origin_auth_header"],
     ],
-    [{ fulfillment: "mcp" }, ["fulfillment"]],
+    [{ fulfillment: "webhook" }, ["fulfillment"]],
+    [{ fulfillment: "mcp", originUrl: undefined }, ["origin_url"]],
+    [{ mcpTool: "forecast", fulfillment: "relay" }, ["mcp_tool", "fulfillment"]],
+    [{ mcpTool: "forecast", originMethod: "GET" }, ["origin_method"]],
   ] as [Partial<CreateRequest>, string[]][])("refuses the contradiction %j, naming each field and registering nothing", async (over, fields) => {
     await expect(catalog.create(base(over))).rejects.toMatchObject({
       slug: "invalid-request",

@@ -29,6 +29,7 @@ assertType<
       origin_auth_value?: string | null;
       origin_auth_header?: string | null;
       origin_auth_secret_id?: string | null;
+      mcp_tool?: string;
       reusable?: boolean;
       test_mode?: boolean | null;
       expires_in_minutes?: number | null;

@@ -87,6 +87,7 @@ function relayOriginOf(origin: catalogV1.Origin, settings: catalogV1.CheckoutSet
     ...(origin.originKeyId !== undefined ? { originKeyId: origin.originKeyId } : {}),
     oneOffCredential: origin.oneOffCredential,
     testDeliveryDailyCap: settings?.testDeliveryDailyCap || 25,
+    ...(origin.mcp ? { mcp: origin.mcpTool !== undefined ? { tool: origin.mcpTool } : {} } : {}),
   };
 }
 

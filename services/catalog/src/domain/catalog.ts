@@ -151,7 +151,7 @@ export class Catalog {
     const terms = accountTermsOf(valid, await this.platform(req.accountId));
     const payouts = await this.payoutsOf(req.accountId, valid.payTo);
     const id = newId("checkout");
-    const relay = valid.fulfillment.mode === "relay" ? valid.fulfillment.origin : undefined;
+    const relay = valid.fulfillment.mode === "inline" ? undefined : valid.fulfillment.origin;
     // The origin and its credential are bound before the checkout exists, under the id it will have.
     const originUrl = relay ? await this.origins.register({ accountId: req.accountId, checkoutId: id, origin: relay }) : null;
     try {
@@ -180,7 +180,7 @@ export class Catalog {
       description: valid.description,
       price_atomic: valid.priceAtomic,
       pay_to: payouts.payTo,
-      fulfillment: relay ? "relay" : "inline",
+      fulfillment: valid.fulfillment.mode,
       payload_json: valid.payloadJson,
       reusable: valid.reusable,
       armed: valid.armed,
@@ -205,6 +205,7 @@ export class Catalog {
       origin_auth_header: relay?.auth.kind === "one_off" ? (relay.auth.headerName ?? null) : null,
       origin_key_id: relay?.auth.kind === "origin_key" ? relay.auth.originKeyId : null,
       origin_one_off: relay?.auth.kind === "one_off",
+      mcp_tool: relay?.mcp?.tool ?? null,
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);

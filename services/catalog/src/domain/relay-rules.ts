@@ -4,16 +4,18 @@ import type { FieldError } from "@c402/problems";
 /**
  * Which fulfillment a create asks for, and the relay fields that go with it
  * (docs/decisions.md "Fulfillment inferred at create"). `fulfillment` may be
- * sent or inferred from what is sent (origin_url → relay, anything else →
- * inline); a combination that contradicts itself is refused naming every
- * field involved. Where the origin points and whether a stored key is usable
+ * sent or inferred from what is sent (mcp_tool → mcp, origin_url → relay,
+ * anything else → inline); a combination that contradicts itself is refused
+ * naming every field involved. Where the origin points and whether a stored key is usable
  * is fulfillment's to judge (RegisterOrigin).
  */
 
 export const RELAY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type RelayMethod = (typeof RELAY_METHODS)[number];
 /** Modes the spec names that this deployment does not sell yet. */
-const NOT_YET_MODES = ["mcp", "webhook"];
+const NOT_YET_MODES = ["webhook"];
+/** An MCP tool's name as a checkout fixes it (the MCP spec's names are 1 to 128 characters). */
+const MCP_TOOL_NAME = /^[\x21-\x7e]{1,128}$/;
 export const NOT_AVAILABLE_YET = "is part of the spec but not available on this deployment yet";
 
 export interface RelayFieldsInput {
@@ -25,6 +27,7 @@ export interface RelayFieldsInput {
   originAuthValue?: string;
   originAuthHeader?: string;
   originAuthSecretId?: string;
+  mcpTool?: string;
 }
 
 /** How a relay checkout's calls authenticate, as the create named it (a one-off value goes to fulfillment, never into the catalog). */
@@ -35,9 +38,11 @@ export interface RelayOrigin {
   url: string;
   method: RelayMethod;
   auth: OriginAuthChoice;
+  /** An mcp checkout: url is the seller's MCP server, calls are tools/call over POST. */
+  mcp?: { tool?: string };
 }
 
-export type Fulfillment = { mode: "inline" } | { mode: "relay"; origin: RelayOrigin };
+export type Fulfillment = { mode: "inline" } | { mode: "relay" | "mcp"; origin: RelayOrigin };
 
 const ORIGIN_FIELDS = [
   ["originMethod", "origin_method"],
@@ -54,27 +59,48 @@ export function fulfillmentOf(input: RelayFieldsInput, errors: FieldError[]): Fu
     errors.push({ field: "fulfillment", reason: `${sent} ${NOT_AVAILABLE_YET}` });
     return { mode: "inline" };
   }
-  const mode = sent ?? (input.originUrl !== undefined ? "relay" : "inline");
+  const mode = sent ?? (input.mcpTool !== undefined ? "mcp" : input.originUrl !== undefined ? "relay" : "inline");
+  if (input.mcpTool !== undefined && mode !== "mcp") {
+    errors.push({ field: "mcp_tool", reason: `is for mcp checkouts, and fulfillment is ${mode}` });
+    if (sent !== undefined) errors.push({ field: "fulfillment", reason: `${mode} contradicts mcp_tool` });
+  }
   if (mode === "inline") {
     if (input.originUrl !== undefined) {
       errors.push({ field: "origin_url", reason: "is for relay checkouts, and fulfillment is inline (leave fulfillment out, or send relay)" });
       errors.push({ field: "fulfillment", reason: "inline contradicts origin_url" });
     }
-    for (const [key, field] of ORIGIN_FIELDS) if (input[key] !== undefined) errors.push({ field, reason: "is only for relay checkouts (send origin_url)" });
+    for (const [key, field] of ORIGIN_FIELDS)
+      if (input[key] !== undefined) errors.push({ field, reason: "is only for relay and mcp checkouts (send origin_url)" });
     return { mode: "inline" };
   }
-  if (mode !== "relay") {
+  if (mode !== "relay" && mode !== "mcp") {
     errors.push({ field: "fulfillment", reason: "must be inline, relay, mcp or webhook" });
     return { mode: "inline" };
   }
-  if (input.originUrl === undefined) errors.push({ field: "origin_url", reason: "is required for relay fulfillment" });
+  if (input.originUrl === undefined) {
+    errors.push({
+      field: "origin_url",
+      reason: mode === "mcp" ? "is required for mcp fulfillment (the seller's MCP server)" : "is required for relay fulfillment",
+    });
+  }
   if (input.payloadJson !== undefined) {
-    errors.push({ field: "payload", reason: "is inline goods; a relay checkout's goods come from its origin_url" });
+    errors.push({ field: "payload", reason: `is inline goods; a ${mode} checkout's goods come from its origin_url` });
+  }
+  const auth = authChoiceOf(input, errors);
+  const url = input.originUrl ?? "";
+  if (mode === "mcp") {
+    // MCP is JSON-RPC over POST: the method is POST whatever else (sending another one is a mistake worth naming).
+    if (input.originMethod !== undefined && input.originMethod !== "POST") {
+      errors.push({ field: "origin_method", reason: "is POST for mcp checkouts (MCP is JSON-RPC over POST)" });
+    }
+    if (input.mcpTool !== undefined && !MCP_TOOL_NAME.test(input.mcpTool)) {
+      errors.push({ field: "mcp_tool", reason: "must be a tool name of 1 to 128 visible ASCII characters" });
+    }
+    return { mode, origin: { url, method: "POST", auth, mcp: input.mcpTool !== undefined ? { tool: input.mcpTool } : {} } };
   }
   const method = RELAY_METHODS.find((m) => m === (input.originMethod ?? "GET"));
   if (!method) errors.push({ field: "origin_method", reason: `must be one of ${RELAY_METHODS.join(", ")}` });
-  const auth = authChoiceOf(input, errors);
-  return { mode: "relay", origin: { url: input.originUrl ?? "", method: method ?? "GET", auth } };
+  return { mode, origin: { url, method: method ?? "GET", auth } };
 }
 
 function authChoiceOf(input: RelayFieldsInput, errors: FieldError[]): OriginAuthChoice {

@@ -31,7 +31,7 @@ function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.Checkou
     ...(c.description !== null ? { description: c.description } : {}),
     priceAtomic: c.price_atomic,
     payTo: c.pay_to,
-    fulfillment: c.fulfillment === "relay" ? catalogV1.Fulfillment.RELAY : catalogV1.Fulfillment.INLINE,
+    fulfillment: FULFILLMENTS[c.fulfillment] ?? catalogV1.Fulfillment.INLINE,
     reusable: c.reusable,
     armed: c.armed,
     status: checkoutStatusToProto(effectiveStatus(c, now)),
@@ -77,8 +77,17 @@ function originMessage(c: CheckoutRow, url: string): catalogV1.Origin {
     ...(c.origin_auth_header !== null ? { authHeader: c.origin_auth_header } : {}),
     ...(c.origin_key_id !== null ? { originKeyId: c.origin_key_id } : {}),
     oneOffCredential: c.origin_one_off,
+    mcp: c.fulfillment === "mcp",
+    ...(c.mcp_tool !== null ? { mcpTool: c.mcp_tool } : {}),
   };
 }
+
+const FULFILLMENTS: Record<string, catalogV1.Fulfillment> = {
+  inline: catalogV1.Fulfillment.INLINE,
+  relay: catalogV1.Fulfillment.RELAY,
+  mcp: catalogV1.Fulfillment.MCP,
+  webhook: catalogV1.Fulfillment.WEBHOOK,
+};
 
 /** The offer card's text claims only (a public catalogue carries no schemas or examples). */
 function offerClaimsOf(offer: Record<string, string | null>): catalogV1.OfferCard {
@@ -139,6 +148,7 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         ...(req.originAuthValue !== undefined ? { originAuthValue: req.originAuthValue } : {}),
         ...(req.originAuthHeader !== undefined ? { originAuthHeader: req.originAuthHeader } : {}),
         ...(req.originAuthSecretId !== undefined ? { originAuthSecretId: req.originAuthSecretId } : {}),
+        ...(req.mcpTool !== undefined ? { mcpTool: req.mcpTool } : {}),
       });
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },

@@ -39,6 +39,8 @@ interface CheckoutsTable {
   origin_key_id: string | null;
   /** Fulfillment keeps a one-off credential for this checkout alone. */
   origin_one_off: boolean;
+  /** The one tool a per-tool mcp checkout sells (null: any tool of the server, or not mcp). */
+  mcp_tool: string | null;
 }
 
 interface IdempotencyKeysTable {
@@ -331,5 +333,6 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     origin_auth_header: (s.origin_auth_header as string | null | undefined) ?? null,
     origin_key_id: (s.origin_key_id as string | null | undefined) ?? null,
     origin_one_off: (s.origin_one_off as boolean | undefined) ?? false,
+    mcp_tool: (s.mcp_tool as string | null | undefined) ?? null,
   };
 }

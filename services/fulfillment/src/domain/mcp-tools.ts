@@ -1,9 +1,9 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { OutboundRefused, type GuardedFetch } from "@c402/outbound-http";
+import type { GuardedFetch } from "@c402/outbound-http";
 import { invalid, ProblemError } from "@c402/problems";
-import { credentialHeaders, resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
+import { refusalIn, withMcpSession } from "./mcp-session";
+import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginKeys } from "./origin-keys";
 import { assertValid } from "./origin-key-rules";
 import { originUrlErrors } from "./origin-url";
@@ -18,14 +18,6 @@ export interface ListedTool {
   name: string;
   description?: string;
   inputSchema: unknown;
-}
-
-/** The refusal or failure behind an error from the SDK client, if it came from the outbound guard. */
-function refusalIn(err: unknown): OutboundRefused | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof OutboundRefused) return e;
-  }
-  return undefined;
 }
 
 /** An MCP server that could not be used, as the problem the caller gets: 422 when the URL may not be called, else 502. Never quotes what the server sent. */
@@ -61,31 +53,22 @@ export class McpTools {
   async list(req: { accountId: string; originUrl: string; auth: OriginAuthRequest }): Promise<ListedTool[]> {
     assertValid(originUrlErrors(req.originUrl, "origin_url"));
     const credential = await resolveOriginAuth(req.auth, req.accountId, this.deps.originKeys);
-    const client = new Client({ name: "c402-fulfillment", version: "1.0.0" });
-    const transport = new StreamableHTTPClientTransport(new URL(req.originUrl), {
-      fetch: this.deps.fetch,
-      requestInit: { headers: credential ? credentialHeaders(credential) : {} },
-    });
-    // The SDK reports the optional GET stream's refusal here; the outcome of each request is what counts.
-    transport.onerror = () => {};
     try {
-      await client.connect(transport, { timeout: MCP_REQUEST_TIMEOUT_MS });
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES && tools.length < MAX_TOOLS; page++) {
-        const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: MCP_REQUEST_TIMEOUT_MS });
-        tools.push(...r.tools);
-        cursor = r.nextCursor;
-        if (!cursor) break;
-      }
-      return tools
-        .slice(0, MAX_TOOLS)
-        .map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), inputSchema: t.inputSchema }));
+      return await withMcpSession(this.deps.fetch, { originUrl: req.originUrl, credential, timeoutMs: MCP_REQUEST_TIMEOUT_MS }, async (client) => {
+        const tools: Tool[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < MAX_PAGES && tools.length < MAX_TOOLS; page++) {
+          const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: MCP_REQUEST_TIMEOUT_MS });
+          tools.push(...r.tools);
+          cursor = r.nextCursor;
+          if (!cursor) break;
+        }
+        return tools
+          .slice(0, MAX_TOOLS)
+          .map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), inputSchema: t.inputSchema }));
+      });
     } catch (err) {
       throw mcpProblem(err);
-    } finally {
-      if (transport.sessionId) await transport.terminateSession().catch(() => {});
-      await client.close().catch(() => {});
     }
   }
 }

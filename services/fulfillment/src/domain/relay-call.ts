@@ -45,7 +45,18 @@ export type RelayOutcome =
       charged: false;
       fault: "seller";
       /** Why, for the buyer's 502 and the seller's records. */
-      reason: "origin_error" | "origin_refused_credential" | "origin_rate_limited" | "unexpected_status" | "timeout" | "unreachable" | "too_large" | "blocked";
+      reason:
+        | "origin_error"
+        | "origin_refused_credential"
+        | "origin_rate_limited"
+        | "unexpected_status"
+        | "timeout"
+        | "unreachable"
+        | "too_large"
+        | "blocked"
+        /** mcp: the tool reported an error (isError), or the server answered something that is not MCP. */
+        | "tool_error"
+        | "protocol_error";
       status: number | null;
       latencyMs: number;
     };
@@ -85,6 +96,28 @@ function isJson(text: string): boolean {
   }
 }
 
+export type FailureReason = Extract<RelayOutcome, { kind: "origin_failed" }>["reason"];
+
+/** The seller's failure, not charged, timed from `startedMs` (performance.now()). */
+export function failureSince(startedMs: number): (reason: FailureReason, status?: number | null) => RelayOutcome {
+  return (reason, status = null) => ({
+    kind: "origin_failed",
+    charged: false,
+    fault: "seller",
+    reason,
+    status,
+    latencyMs: Math.round(performance.now() - startedMs),
+  });
+}
+
+/** Why the outbound guard's refusal means the origin failed. */
+export function refusalReason(refusal: OutboundRefused): FailureReason {
+  if (refusal.reason === "timeout") return "timeout";
+  if (refusal.reason === "too-large") return "too_large";
+  if (refusal.reason === "blocked-address" || refusal.reason === "bad-url" || refusal.reason === "redirect-downgrade") return "blocked";
+  return "unreachable";
+}
+
 /** Calls the origin once (within `deadlineMs`) and classifies the answer. Check the parameters with relayRequestErrors first. */
 export async function callOrigin(fetch: GuardedFetch, target: RelayTarget, params: Record<string, string>, deadlineMs: number): Promise<RelayOutcome> {
   const url = new URL(target.originUrl);
@@ -95,15 +128,7 @@ export async function callOrigin(fetch: GuardedFetch, target: RelayTarget, param
     ...(body !== undefined ? { "content-type": "application/json" } : {}),
     ...(target.credential ? credentialHeaders(target.credential) : {}),
   };
-  const started = performance.now();
-  const failed = (reason: Extract<RelayOutcome, { kind: "origin_failed" }>["reason"], status: number | null = null): RelayOutcome => ({
-    kind: "origin_failed",
-    charged: false,
-    fault: "seller",
-    reason,
-    status,
-    latencyMs: Math.round(performance.now() - started),
-  });
+  const failed = failureSince(performance.now());
   let answer;
   try {
     answer = await guardedRequest(fetch, url, {
@@ -113,12 +138,7 @@ export async function callOrigin(fetch: GuardedFetch, target: RelayTarget, param
       signal: AbortSignal.timeout(deadlineMs),
     });
   } catch (err) {
-    if (err instanceof OutboundRefused) {
-      if (err.reason === "timeout") return failed("timeout");
-      if (err.reason === "too-large") return failed("too_large");
-      if (err.reason === "blocked-address" || err.reason === "bad-url" || err.reason === "redirect-downgrade") return failed("blocked");
-      return failed("unreachable");
-    }
+    if (err instanceof OutboundRefused) return failed(refusalReason(err));
     if (err instanceof DOMException && (err.name === "TimeoutError" || err.name === "AbortError")) return failed("timeout");
     throw err;
   }

@@ -1,7 +1,8 @@
 import type { OriginAuthTypeName } from "@c402/contracts";
 import { isId } from "@c402/ids";
 import type { GuardedFetch } from "@c402/outbound-http";
-import { invalid, ProblemError } from "@c402/problems";
+import { invalid, ProblemError, type FieldError } from "@c402/problems";
+import { callMcpTool, mcpRequestErrors } from "./mcp-call";
 import type { SecretSealer } from "@c402/sealed-secrets";
 import type { FulfillmentDb } from "../store/origin-keys-store";
 import * as store from "../store/relay-store";
@@ -38,6 +39,8 @@ export interface DeliverRequest {
   /** A rehearsal delivery: counted against `testDeliveryDailyCap` for the checkout's UTC day. */
   testMode: boolean;
   testDeliveryDailyCap: number;
+  /** An mcp checkout: originUrl is its MCP server; the call is one tools/call (of `fixedTool`, when the checkout sells one tool). */
+  mcp?: { fixedTool?: string };
 }
 
 /**
@@ -95,11 +98,7 @@ export class RelayDeliveries {
    * delivery gets it as recorded (waiting while another request runs it).
    */
   async deliver(req: DeliverRequest): Promise<CountedDelivery> {
-    const method = RELAY_METHODS.find((m) => m === req.method);
-    if (!method) throw invalid([{ field: "origin_method", reason: `must be one of ${RELAY_METHODS.join(", ")}` }]);
-    const target = { originUrl: req.originUrl, method };
-    const paramErrors = relayRequestErrors(target, req.params);
-    if (paramErrors.length) throw invalid(paramErrors, "The call parameters cannot be sent to the seller's origin.");
+    const call = this.callOf(req);
 
     const startedAt = this.now();
     const started = await store.startDelivery(
@@ -119,8 +118,7 @@ export class RelayDeliveries {
 
     let outcome: RelayOutcome;
     try {
-      const credential = await this.credentialFor(req);
-      outcome = await callOrigin(this.deps.fetch, { ...target, ...(credential ? { credential } : {}) }, req.params, req.deadlineMs);
+      outcome = await call(await this.credentialFor(req));
     } catch (err) {
       // An error of ours (not the origin's): the call is not recorded as delivered; the saga releases the payment.
       await store.finishDelivery(this.deps.db, req.paymentId, failedResult("platform_error", 0, 0), this.now());
@@ -129,6 +127,23 @@ export class RelayDeliveries {
     const row = await store.finishDelivery(this.deps.db, req.paymentId, resultOf(outcome), this.now());
     if (!row) throw new ProblemError("internal", "The delivery record disappeared.");
     return started.left === undefined ? row : { ...row, ...budget, testDeliveriesLeft: started.left };
+  }
+
+  /** The one call a delivery makes (a relay request, or an mcp tools/call), its parameters checked first: 422 naming them. */
+  private callOf(req: DeliverRequest): (credential: OriginCredential | undefined) => Promise<RelayOutcome> {
+    const refused = (errors: FieldError[]) => invalid(errors, "The call parameters cannot be sent to the seller's origin.");
+    if (req.mcp) {
+      const target = { originUrl: req.originUrl, ...(req.mcp.fixedTool !== undefined ? { fixedTool: req.mcp.fixedTool } : {}) };
+      const errors = mcpRequestErrors(target, req.params);
+      if (errors.length) throw refused(errors);
+      return (credential) => callMcpTool(this.deps.fetch, { ...target, ...(credential ? { credential } : {}) }, req.params, req.deadlineMs);
+    }
+    const method = RELAY_METHODS.find((m) => m === req.method);
+    if (!method) throw invalid([{ field: "origin_method", reason: `must be one of ${RELAY_METHODS.join(", ")}` }]);
+    const target = { originUrl: req.originUrl, method };
+    const errors = relayRequestErrors(target, req.params);
+    if (errors.length) throw refused(errors);
+    return (credential) => callOrigin(this.deps.fetch, { ...target, ...(credential ? { credential } : {}) }, req.params, req.deadlineMs);
   }
 
   /**

@@ -83,6 +83,7 @@ export function fulfillmentRpc(
         deadlineMs: req.deadlineMs,
         testMode: req.testMode,
         testDeliveryDailyCap: req.testDeliveryDailyCap,
+        ...(req.mcp ? { mcp: req.mcpTool !== undefined ? { fixedTool: req.mcpTool } : {} } : {}),
       });
       return { delivery: deliveryMessage(delivery) };
     },

@@ -25,8 +25,8 @@ const offerCard = {
   constraints: text,
 } as const;
 
-/** Create fields whose feature (mcp, packages) is not built yet: refused by name before any validation. */
-export const CHECKOUT_NOT_YET_FIELDS = ["mcp_tool", "package_ttl_days"] as const;
+/** Create fields whose feature (packages) is not built yet: refused by name before any validation. */
+export const CHECKOUT_NOT_YET_FIELDS = ["package_ttl_days"] as const;
 
 /**
  * Create fields validated as the spec says (so a mistake is named first), then
@@ -60,6 +60,13 @@ export const schemas = {
         description: "A credential for this checkout alone: sealed at rest, never returned.",
       },
       origin_auth_header: { ...nullable({ type: "string", maxLength: 128 }), description: "The header api_key and custom credentials go in." },
+      mcp_tool: {
+        type: "string",
+        minLength: 1,
+        maxLength: 128,
+        description:
+          "The one tool of the MCP server at origin_url this checkout sells (sending it makes the checkout mcp); omitted with fulfillment mcp: any tool, chosen by the buyer's tool parameter.",
+      },
       origin_auth_secret_id: {
         ...nullable({ type: "string", maxLength: 64 }),
         description: "A stored origin key (POST /v1/origin-keys) instead of a one-off credential.",

@@ -26,7 +26,7 @@ const FULFILLMENT_NAMES: Partial<Record<catalogV1.Fulfillment, string>> = {
 export const fulfillmentName = (f: catalogV1.Fulfillment): string => FULFILLMENT_NAMES[f] ?? "inline";
 
 /**
- * A relay checkout's origin fields as the create named them; the one-off
+ * A relay or mcp checkout's origin fields as the create named them; the one-off
  * credential never comes back (origin_auth_value is always null: sealed,
  * write-only), origin_auth_stored says one is kept.
  */
@@ -40,6 +40,7 @@ export function originView(c: catalogV1.Checkout) {
     origin_auth_secret_id: o?.originKeyId ?? null,
     origin_auth_value: null,
     origin_auth_stored: o?.oneOffCredential ?? false,
+    mcp_tool: o?.mcpTool ?? null,
   };
 }
 

@@ -216,7 +216,7 @@ const checkoutSettingsProperties = {
   test_delivery_daily_cap: { type: "integer", minimum: 1 },
 };
 
-/** A relay checkout's origin as read back (all null for inline); the one-off credential never comes back. */
+/** A relay or mcp checkout's origin as read back (all null for inline); the one-off credential never comes back. */
 const originProperties = {
   origin_url: { ...strOrNull, description: "The seller's endpoint a relay checkout calls" },
   origin_method: { enum: ["GET", "POST", "PUT", "PATCH", "DELETE", null] },
@@ -225,6 +225,7 @@ const originProperties = {
   origin_auth_secret_id: { ...strOrNull, description: "The stored origin key calls use" },
   origin_auth_value: { type: "null", description: "Always null: a one-off credential is sealed at rest and never returned" },
   origin_auth_stored: { type: "boolean", description: "A one-off credential is kept (sealed) for this checkout" },
+  mcp_tool: { ...strOrNull, description: "mcp: the one tool the checkout sells (null: any tool of the server, named by the buyer's tool parameter)" },
 };
 
 const offerCardProperties = {

@@ -25,13 +25,13 @@ export function paidView(goods: Goods, receipt: paymentsV1.Receipt, redelivered:
  * to report. `payload` is the origin's body: parsed JSON, text, or base64
  * (with `encoding`) for anything else.
  */
-export function relayPaidView(delivery: fulfillmentV1.Delivery, receipt: paymentsV1.Receipt, redelivered: boolean, baseUrl: string) {
+export function relayPaidView(mode: "relay" | "mcp", delivery: fulfillmentV1.Delivery, receipt: paymentsV1.Receipt, redelivered: boolean, baseUrl: string) {
   const view = receiptView(receipt, baseUrl);
   const buyerError = delivery.outcome === fulfillmentV1.DeliveryOutcome.BUYER_ERROR;
   return {
     status: buyerError ? delivery.status : 200,
     body: {
-      fulfillment: { mode: "relay", origin_status: delivery.status, content_type: delivery.contentType ?? null, ...originBodyOf(delivery) },
+      fulfillment: { mode, origin_status: delivery.status, content_type: delivery.contentType ?? null, ...originBodyOf(delivery) },
       receipt: view,
       receipt_url: view.receipt_url,
       redelivered,

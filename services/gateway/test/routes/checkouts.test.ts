@@ -123,10 +123,10 @@ describe("creating a checkout", () => {
   it("refuses fields not available yet, unknown fields and bad Idempotency-Keys with 422, asking catalog nothing", async () => {
     const { fakes, of } = catalogFakes();
     const { url } = await serve.app(fakes);
-    const notYet = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", mcp_tool: "forecast", colour: "red" });
+    const notYet = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", package_ttl_days: 30, colour: "red" });
     expect(notYet.status).toBe(422);
     expect((await bodyOf(notYet)).errors).toEqual([
-      { field: "mcp_tool", reason: "is part of the spec but not available on this deployment yet" },
+      { field: "package_ttl_days", reason: "is part of the spec but not available on this deployment yet" },
       { field: "colour", reason: "is not a known field" },
     ]);
     const badKey = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" }, { "idempotency-key": "has space" });

@@ -52,7 +52,7 @@ export function newPaymentRow(opts: {
     subject: subjectFor(opts.subjectSecret, checkout.accountId, key.payer),
     // Inline goods are delivered with the settlement; a relay sale's outcome is recorded when its origin answered.
     delivery_outcome: checkout.relay ? "pending" : "delivered",
-    fulfillment: checkout.relay ? "relay" : "inline",
+    fulfillment: checkout.relay ? (checkout.relay.mcp ? "mcp" : "relay") : "inline",
     delivery_status: null,
     delivery_latency_ms: null,
     delivery_bytes: null,

@@ -49,12 +49,14 @@ export interface CheckoutForPayment {
    * again (one catalog read per payment). No rule here reads it.
    */
   listing?: catalogV1.Checkout;
-  /** A relay checkout's origin: the sale is paid only on delivery (ADR 9). Absent for inline goods. */
+  /** A relay or mcp checkout's origin: the sale is paid only on delivery (ADR 9). Absent for inline goods. */
   relay?: RelayOrigin;
 }
 
-/** How a relay checkout's origin is called (fulfillment holds the credential). */
+/** How a relay (or mcp) checkout's origin is called (fulfillment holds the credential). */
 export interface RelayOrigin {
+  /** An mcp checkout: url is the seller's MCP server, the call one tools/call (of `tool`, when it sells one tool). */
+  mcp?: { tool?: string };
   url: string;
   method: string;
   originKeyId?: string;

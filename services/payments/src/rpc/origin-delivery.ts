@@ -19,6 +19,8 @@ export function originDelivery(fulfillment: ServiceClient<typeof fulfillmentV1.F
         deadlineMs: req.deadlineMs,
         testMode: req.testMode,
         testDeliveryDailyCap: req.origin.testDeliveryDailyCap,
+        mcp: req.origin.mcp !== undefined,
+        ...(req.origin.mcp?.tool !== undefined ? { mcpTool: req.origin.mcp.tool } : {}),
       });
       if (!delivery) throw new Error("fulfillment answered without a delivery");
       return deliveryFromMessage(delivery);

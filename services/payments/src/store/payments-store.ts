@@ -37,8 +37,8 @@ interface PaymentsTable {
   failure_reason: string | null;
   valid_before: bigint | null;
   updated_at: Date;
-  /** How the sale is fulfilled: inline goods, or a relay origin called before settling (paid only on delivery). */
-  fulfillment: "inline" | "relay";
+  /** How the sale is fulfilled: inline goods, or a relay origin or an MCP tool called before settling (paid only on delivery). */
+  fulfillment: "inline" | "relay" | "mcp";
   /** A relay delivery as the receipt shows it (null for inline and until delivered). */
   delivery_status: number | null;
   delivery_latency_ms: number | null;
@@ -160,7 +160,7 @@ export const paymentsStore = {
    * free to be presented again. Answers whether it was released.
    */
   release: async (db: PaymentsDb, id: string) =>
-    (await db.deleteFrom("payments").where("id", "=", id).where("status", "=", "claimed").where("fulfillment", "=", "relay").executeTakeFirst())
+    (await db.deleteFrom("payments").where("id", "=", id).where("status", "=", "claimed").where("fulfillment", "in", ["relay", "mcp"]).executeTakeFirst())
       .numDeletedRows > 0n,
 
   /** Payments of one kind (live or rehearsal) left unfinished (a crash, a timeout) and quiet for a while. */

@@ -85,6 +85,7 @@ function checkoutFieldsOf(body: CheckoutCreate) {
     ...(typeof body.origin_auth_value === "string" ? { originAuthValue: body.origin_auth_value } : {}),
     ...(typeof body.origin_auth_header === "string" ? { originAuthHeader: body.origin_auth_header } : {}),
     ...(typeof body.origin_auth_secret_id === "string" ? { originAuthSecretId: body.origin_auth_secret_id } : {}),
+    ...(body.mcp_tool !== undefined ? { mcpTool: body.mcp_tool } : {}),
     offer: offerCardOf(body),
   };
 }

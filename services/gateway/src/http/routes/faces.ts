@@ -87,7 +87,8 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
         const cap = answered(r.checkout, "checkout").settings?.testDeliveryDailyCap ?? 0;
         setRateLimitHeaders(res, { limit: cap, remaining: testDeliveriesLeft, resetSeconds: testDeliveriesResetSeconds });
       }
-      const relayed = relayPaidView(r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
+      const mode = answered(r.checkout, "checkout").origin?.mcp ? "mcp" : "relay";
+      const relayed = relayPaidView(mode, r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
       res.status(relayed.status).json(relayed.body);
       return;
     }

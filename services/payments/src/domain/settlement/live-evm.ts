@@ -291,7 +291,7 @@ export class LiveEvmSettlement implements Settlement {
     const live = this.chains.get(found.network);
     if (!live) return;
     let row = found;
-    if (row.status === "claimed" && row.fulfillment === "relay") {
+    if (row.status === "claimed" && row.fulfillment !== "inline") {
       // Nothing is broadcast for a relay sale before its delivery is recorded: conclude the delivery first.
       const resumed = await this.paidOnDelivery()
         .resume(row)

@@ -130,7 +130,7 @@ export class PaidOnDelivery {
 
   /** The recorded answer of a relay payment that was delivered (a redelivery); undefined for inline. */
   async recorded(row: PaymentRow): Promise<DeliveryRecord | undefined> {
-    if (row.fulfillment !== "relay") return undefined;
+    if (row.fulfillment === "inline") return undefined;
     const delivery = await this.opts.delivery.conclude(row.id);
     if (!delivery?.charged) throw new ProblemError("internal", "A delivered payment has no charged delivery on record.");
     return delivery;

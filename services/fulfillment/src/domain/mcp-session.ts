@@ -1,0 +1,40 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { OutboundRefused, type GuardedFetch } from "@c402/outbound-http";
+import { credentialHeaders } from "./origin-auth";
+import type { OriginCredential } from "./origin-keys";
+
+/**
+ * One session with a seller's MCP server through the official SDK client:
+ * initialize (the handshake), `use`, then the session ended and the client
+ * closed, whatever happened. Every request goes through the outbound guard
+ * with the credential's headers.
+ */
+export async function withMcpSession<T>(
+  fetch: GuardedFetch,
+  target: { originUrl: string; credential?: OriginCredential | undefined; timeoutMs: number },
+  use: (client: Client) => Promise<T>,
+): Promise<T> {
+  const client = new Client({ name: "c402-fulfillment", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(target.originUrl), {
+    fetch,
+    requestInit: { headers: target.credential ? credentialHeaders(target.credential) : {} },
+  });
+  // The SDK reports the optional GET stream's refusal here; the outcome of each request is what counts.
+  transport.onerror = () => {};
+  try {
+    await client.connect(transport, { timeout: target.timeoutMs });
+    return await use(client);
+  } finally {
+    if (transport.sessionId) await transport.terminateSession().catch(() => {});
+    await client.close().catch(() => {});
+  }
+}
+
+/** The refusal behind an error from the SDK client, if it came from the outbound guard. */
+export function refusalIn(err: unknown): OutboundRefused | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof OutboundRefused) return e;
+  }
+  return undefined;
+}
