@@ -350,6 +350,33 @@ async function setUp(): Promise<Fixtures> {
     "an MCP server's tools",
   );
 
+  // A webhook sale (rehearsal): it awaits fulfilment until the seller closes it out (twice: the second changes nothing);
+  // an inline sale has nothing to close out (409).
+  const webhookCheckout = await create(full, { title: "Made to order", price_usd: "0.20", fulfillment: "webhook", reusable: true });
+  const webhookQuote = await scripted("GET /c/{id}/test", { path: `/c/${webhookCheckout}/test` });
+  const webhookRequirement = (decodeHeader(webhookQuote.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
+  const webhookSale = await scripted("GET /c/{id}/test", {
+    path: `/c/${webhookCheckout}/test`,
+    headers: { "payment-signature": encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), webhookRequirement)) },
+  });
+  expectStatus(webhookSale, 200, "a webhook sale");
+  const awaiting = await scripted("GET /v1/receipts/awaiting-fulfilment", { path: "/v1/receipts/awaiting-fulfilment?limit=1", headers: auth(readOnly) });
+  expectStatus(awaiting, 200, "sales awaiting fulfilment");
+  if (parsed(awaiting).next_cursor) cursors.push(parsed(awaiting).next_cursor);
+  const fulfilledPath = (id: string) => `/v1/receipts/${id}/fulfilled`;
+  for (const attempt of ["marked fulfilled", "marked fulfilled again"]) {
+    expectStatus(
+      await scripted("POST /v1/receipts/{payment_id}/fulfilled", { path: fulfilledPath(parsed(webhookSale).receipt.id), headers: auth(payments) }),
+      200,
+      attempt,
+    );
+  }
+  expectStatus(
+    await scripted("POST /v1/receipts/{payment_id}/fulfilled", { path: fulfilledPath(receipt.id), headers: auth(payments) }),
+    409,
+    "an inline sale marked fulfilled",
+  );
+
   const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
   for (const family of ["base", "stellar", "solana"]) {
     await scripted("GET /x402/{family}/supported", { path: `/x402/${family}/supported` });

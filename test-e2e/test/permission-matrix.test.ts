@@ -1,4 +1,4 @@
-import { call, callFrom, newCheckout, newSeller, otherLoopbackAddress, walletSession, type Reply } from "../src/http";
+import { call, callFrom, newCheckout, newSeller, otherLoopbackAddress, payRehearsal, walletSession, type Reply } from "../src/http";
 
 /**
  * Target G28: the permission matrix, generated from the route table. Every
@@ -34,6 +34,8 @@ interface Account {
   /** A report filed on the checkout (anonymously, as any buyer may). */
   reportId: string;
   originKeyId: string;
+  /** A rehearsal sale of a webhook checkout, awaiting fulfilment. */
+  webhookSaleId: string;
 }
 
 async function mintKey(credential: string, scope: Scope, mode: "test" | "live"): Promise<{ id: string; secret: string }> {
@@ -56,7 +58,19 @@ async function newAccount(): Promise<Account> {
   if (report.status !== 201) throw new Error(`report: ${report.status} ${report.text}`);
   const originKey = await call("POST", "/v1/origin-keys", { key: seller.key, body: { auth_type: "bearer", value: "matrix-origin-secret" } });
   if (originKey.status !== 201) throw new Error(`origin key: ${originKey.status} ${originKey.text}`);
-  return { wallet: seller.wallet, keys, live, session, checkoutId: checkout.id, reportId: report.body.id, originKeyId: originKey.body.id };
+  const webhook = await newCheckout(seller.key, { fulfillment: "webhook", payload: undefined, reusable: true });
+  const sale = await payRehearsal(webhook.id);
+  if (sale.status !== 200) throw new Error(`webhook sale: ${sale.status} ${sale.text}`);
+  return {
+    wallet: seller.wallet,
+    keys,
+    live,
+    session,
+    checkoutId: checkout.id,
+    reportId: report.body.id,
+    originKeyId: originKey.body.id,
+    webhookSaleId: sale.body.receipt.id,
+  };
 }
 
 describe("the permission matrix (G28), generated from the route table", () => {
@@ -85,6 +99,7 @@ describe("the permission matrix (G28), generated from the route table", () => {
       else if (name === "report_id") value = account.reportId;
       else if (name === "secret_id") value = account.originKeyId;
       else if (name === "key_id") value = (await mintKey(account.keys.full, "read_only", "test")).id;
+      else if (name === "payment_id") value = account.webhookSaleId;
       else throw new Error(`the permission matrix cannot fill {${name}} of ${op.method} ${op.template}: add a fixture for it`);
       path = path.replace(`{${name}}`, value);
     }

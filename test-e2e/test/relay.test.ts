@@ -77,7 +77,7 @@ describe("relay checkouts: paid only on delivery", () => {
       [{ origin_url: "ftp://example.com/x" }, ["origin_url"]],
       [{ origin_url: "http://user:pw@example.com/x" }, ["origin_url"]],
       [{ origin_url: "http://169.254.169.254/latest/meta-data" }, ["origin_url"]],
-      [{ fulfillment: "webhook" }, ["fulfillment"]],
+      [{ fulfillment: "webhook", origin_url: `${origin.url}/echo` }, ["origin_url", "fulfillment"]],
       [{ fulfillment: "mcp" }, ["origin_url"]],
       [{ origin_url: `${origin.url}/echo`, mcp_tool: "forecast", fulfillment: "relay" }, ["mcp_tool", "fulfillment"]],
     ];

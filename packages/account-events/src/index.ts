@@ -35,6 +35,7 @@ export const ACCOUNT_ACTIONS = [
   "origin_key.created",
   "origin_key.rotated",
   "origin_key.revoked",
+  "receipt.fulfilled",
 ] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 

@@ -131,7 +131,7 @@ export const SERVICES = [
     database: { schema: "payments", role: "c402_payments" },
     addressEnv: "PAYMENTS_GRPC_ADDRESS",
     calls: ["catalog", "fulfillment"],
-    topics: { publishes: [TOPICS.paymentSettled], consumes: [] },
+    topics: { publishes: [TOPICS.paymentSettled, TOPICS.accountActivity], consumes: [] },
     secrets: [{ env: "SUBJECT_SECRET", describe: "HMAC key of buyer pseudonyms (32+ random bytes, hex). Changing it changes every buyer's subject." }],
     readsBaseUrl: false,
     settlesOnChain: true,

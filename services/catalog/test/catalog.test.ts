@@ -87,7 +87,7 @@ function catalogContract(open: () => Promise<TestDatabase>) {
     [{ payTo: "0x123" }, "pay_to"],
     [{ payTo: "0x0000000000000000000000000000000000000000" }, "pay_to"],
     [{ fulfillment: "relay" }, "origin_url"],
-    [{ fulfillment: "webhook" }, "fulfillment"],
+    [{ fulfillment: "streaming" }, "fulfillment"],
     [{ expiresInMinutes: 0n }, "expires_in_minutes"],
     [{ payloadJson: JSON.stringify("x".repeat(300_000)) }, "payload"],
     [{ offer: { freshness: "x".repeat(2001) } }, "freshness"],

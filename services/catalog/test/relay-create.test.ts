@@ -110,7 +110,7 @@ function relayContract(open: () => Promise<TestDatabase>) {
       { originAuthSecretId: "okey_X", originAuthType: "bearer", originAuthValue: "v", originAuthHeader: "X" },
       ["origin_auth_type", "origin_auth_value", "origin_auth_header"],
     ],
-    [{ fulfillment: "webhook" }, ["fulfillment"]],
+    [{ fulfillment: "webhook" }, ["origin_url", "fulfillment"]],
     [{ fulfillment: "mcp", originUrl: undefined }, ["origin_url"]],
     [{ mcpTool: "forecast", fulfillment: "relay" }, ["mcp_tool", "fulfillment"]],
     [{ mcpTool: "forecast", originMethod: "GET" }, ["origin_method"]],

@@ -29,6 +29,7 @@ import { profileRoutes } from "./http/routes/profile";
 import { qrRoutes } from "./http/routes/qr";
 import { receiptRoutes } from "./http/routes/receipts";
 import { reportRoutes } from "./http/routes/reports";
+import { fulfilmentRoutes } from "./http/routes/fulfilment";
 import { sellerCatalogueRoutes } from "./http/routes/seller-catalogue";
 import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
@@ -91,6 +92,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(checkoutRoutes(deps, quotes));
   app.use(payoutRoutes(deps, quotes));
   app.use(reportRoutes(deps));
+  app.use(fulfilmentRoutes(deps));
   app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));

@@ -109,6 +109,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       status: checkoutStatusName(checkout.status) ?? "void",
       ...platformTermsOf(checkout.settings),
       ...(checkout.origin ? { relay: relayOriginOf(checkout.origin, checkout.settings) } : {}),
+      ...(checkout.fulfillment === catalogV1.Fulfillment.WEBHOOK ? { webhook: true } : {}),
       listing: checkout,
     };
   };
@@ -140,7 +141,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     paidOnDelivery,
   });
   const settlements: Settlement[] = live ? [rehearsal, live] : [rehearsal];
-  const payments = new Payments({ db, checkouts, settlements, now });
+  const payments = new Payments({ db, checkouts, settlements, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: PeriodicTask | undefined;
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));
@@ -151,7 +152,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       server.add(healthV1.HealthService, healthService("payments", { database: () => deps.database.ping(), bus: () => deps.bus.ping(), ...chainChecks }));
     },
     async start() {
-      await deps.bus.ensureTopics([TOPICS.paymentSettled]);
+      await deps.bus.ensureTopics([TOPICS.paymentSettled, TOPICS.accountActivity]);
       relay.start();
       // Live payments, and relay rehearsals, can be left unfinished by a crash: the sweep resumes them.
       sweeper = startPeriodic({ name: "sweep", intervalMs: settings.sweepIntervalMs ?? 5_000, round: () => payments.sweep(), logger: deps.logger });

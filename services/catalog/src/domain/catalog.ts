@@ -151,7 +151,7 @@ export class Catalog {
     const terms = accountTermsOf(valid, await this.platform(req.accountId));
     const payouts = await this.payoutsOf(req.accountId, valid.payTo);
     const id = newId("checkout");
-    const relay = valid.fulfillment.mode === "inline" ? undefined : valid.fulfillment.origin;
+    const relay = "origin" in valid.fulfillment ? valid.fulfillment.origin : undefined;
     // The origin and its credential are bound before the checkout exists, under the id it will have.
     const originUrl = relay ? await this.origins.register({ accountId: req.accountId, checkoutId: id, origin: relay }) : null;
     try {

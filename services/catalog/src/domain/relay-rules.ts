@@ -12,11 +12,8 @@ import type { FieldError } from "@c402/problems";
 
 export const RELAY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type RelayMethod = (typeof RELAY_METHODS)[number];
-/** Modes the spec names that this deployment does not sell yet. */
-const NOT_YET_MODES = ["webhook"];
 /** An MCP tool's name as a checkout fixes it (the MCP spec's names are 1 to 128 characters). */
 const MCP_TOOL_NAME = /^[\x21-\x7e]{1,128}$/;
-export const NOT_AVAILABLE_YET = "is part of the spec but not available on this deployment yet";
 
 export interface RelayFieldsInput {
   fulfillment?: string;
@@ -42,7 +39,7 @@ export interface RelayOrigin {
   mcp?: { tool?: string };
 }
 
-export type Fulfillment = { mode: "inline" } | { mode: "relay" | "mcp"; origin: RelayOrigin };
+export type Fulfillment = { mode: "inline" | "webhook" } | { mode: "relay" | "mcp"; origin: RelayOrigin };
 
 const ORIGIN_FIELDS = [
   ["originMethod", "origin_method"],
@@ -55,23 +52,22 @@ const ORIGIN_FIELDS = [
 /** The create's fulfillment, or the errors that name why it contradicts itself. */
 export function fulfillmentOf(input: RelayFieldsInput, errors: FieldError[]): Fulfillment {
   const sent = input.fulfillment;
-  if (sent !== undefined && NOT_YET_MODES.includes(sent)) {
-    errors.push({ field: "fulfillment", reason: `${sent} ${NOT_AVAILABLE_YET}` });
-    return { mode: "inline" };
-  }
   const mode = sent ?? (input.mcpTool !== undefined ? "mcp" : input.originUrl !== undefined ? "relay" : "inline");
   if (input.mcpTool !== undefined && mode !== "mcp") {
     errors.push({ field: "mcp_tool", reason: `is for mcp checkouts, and fulfillment is ${mode}` });
     if (sent !== undefined) errors.push({ field: "fulfillment", reason: `${mode} contradicts mcp_tool` });
   }
-  if (mode === "inline") {
+  if (mode === "inline" || mode === "webhook") {
+    if (mode === "webhook" && input.payloadJson !== undefined) {
+      errors.push({ field: "payload", reason: "is inline goods; a webhook checkout's seller fulfils the sale (told by its checkout.paid event)" });
+    }
     if (input.originUrl !== undefined) {
-      errors.push({ field: "origin_url", reason: "is for relay checkouts, and fulfillment is inline (leave fulfillment out, or send relay)" });
-      errors.push({ field: "fulfillment", reason: "inline contradicts origin_url" });
+      errors.push({ field: "origin_url", reason: `is for relay checkouts, and fulfillment is ${mode} (leave fulfillment out, or send relay)` });
+      errors.push({ field: "fulfillment", reason: `${mode} contradicts origin_url` });
     }
     for (const [key, field] of ORIGIN_FIELDS)
       if (input[key] !== undefined) errors.push({ field, reason: "is only for relay and mcp checkouts (send origin_url)" });
-    return { mode: "inline" };
+    return { mode };
   }
   if (mode !== "relay" && mode !== "mcp") {
     errors.push({ field: "fulfillment", reason: "must be inline, relay, mcp or webhook" });

@@ -26,6 +26,8 @@ export const FACE_HEADERS: readonly (readonly [string, string])[] = [
 
 /** The goods of a checkout and whether it keeps selling after a sale. */
 export interface Goods {
+  /** How the checkout fulfils (inline goods, or webhook: the seller fulfils after the sale). */
+  mode: string;
   payloadJson: string | undefined;
   reusable: boolean;
 }

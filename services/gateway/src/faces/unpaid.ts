@@ -5,6 +5,7 @@ import { encodeHeader } from "@c402/x402";
 import type { ServiceClients } from "../http/deps";
 import { bigintAsString } from "../http/json";
 import { paymentRequiredBody } from "../views/payment-required";
+import { fulfillmentName } from "../views/checkouts";
 import { forgetFaces, variantOf, type FaceQuotes, type Goods, type UnpaidAnswer } from "./answers";
 import { FACE_PROTO, type Face, type WireVersion } from "./face";
 
@@ -54,5 +55,5 @@ export class UnpaidAnswers {
 
 /** What a paid request delivers, from the checkout payments read for the quote or the sale. */
 export function goodsOf(checkout: catalogV1.Checkout): Goods {
-  return { payloadJson: checkout.payloadJson, reusable: checkout.reusable };
+  return { mode: fulfillmentName(checkout.fulfillment), payloadJson: checkout.payloadJson, reusable: checkout.reusable };
 }

@@ -386,12 +386,17 @@ const receipt = object(
     }),
     delivery: object(
       {
-        outcome: { type: "string", description: "delivered (inline goods, or a relay origin's 2xx), or buyer_error (a relay origin's 400/404/422, charged)" },
+        outcome: {
+          type: "string",
+          description:
+            "delivered (inline goods, or a relay/mcp origin's answer), buyer_error (a relay/mcp origin refused the buyer's request: charged), awaiting_fulfilment or fulfilled (a webhook sale)",
+        },
+        fulfilled_at: { ...timestampOrNull, description: "A webhook sale: when the seller marked it fulfilled" },
         status: { type: "integer", description: "Relay: the origin's HTTP status" },
         latency_ms: { type: "integer", minimum: 0 },
         bytes: { type: "integer", minimum: 0 },
       },
-      { optional: ["status", "latency_ms", "bytes"] },
+      { optional: ["status", "latency_ms", "bytes", "fulfilled_at"] },
     ),
     receipt_url: url,
   },
@@ -676,8 +681,10 @@ const responseSchemas: Record<string, Schema> = {
           origin_status: { type: "integer", description: "Relay: the origin's HTTP status" },
           content_type: { ...strOrNull, description: "Relay: the origin's Content-Type" },
           encoding: { const: "base64", description: "Relay: set when the payload is the origin's bytes in base64" },
+          status: { const: "awaiting_fulfilment", description: "Webhook: the seller fulfils the sale" },
+          note: str,
         },
-        { optional: ["origin_status", "content_type", "encoding"] },
+        { optional: ["origin_status", "content_type", "encoding", "status", "note"] },
       ),
       receipt: ref("Receipt"),
       receipt_url: url,
@@ -694,6 +701,8 @@ const responseSchemas: Record<string, Schema> = {
   ),
   PaymentPending: paymentPending,
   Receipt: receipt,
+  ReceiptList: object({ receipts: { type: "array", items: ref("Receipt") }, has_more: bool, next_cursor: strOrNull }),
+  FulfilledReceipt: { allOf: [ref("Receipt"), object({ already_fulfilled: bool })] },
   ReceiptPending: object({ id: idOf("pay"), status: { const: "pending" }, tx_hash: strOrNull, message: str }),
   HandoffAnswer: object({ payment_id: idOf("pay"), receipt_url: url, escrow_state: { enum: [null, "held"] }, test_mode: bool }),
   PrepareAnswer: prepareAnswer,
@@ -1446,6 +1455,30 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       "/c/{id}/test/pay": { post: faceOperation("rehearsal", "post") },
       "/c/{id}/prepare": { post: prepareOperation("live") },
       "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
+      "/v1/receipts/awaiting-fulfilment": {
+        get: operation(
+          {
+            summary: "Webhook sales still to fulfil, newest first by settlement",
+            parameters: pageQuery,
+            responses: { "200": json("A page of receipts", ref("ReceiptList")), "422": use("InvalidRequest") },
+          },
+          authenticated("read_only"),
+        ),
+      },
+      "/v1/receipts/{payment_id}/fulfilled": {
+        post: operation(
+          {
+            summary: "Mark a webhook sale fulfilled (a second call answers it unchanged, already_fulfilled true)",
+            parameters: [pathParam("payment_id", idOf("pay"), "The receipt's id")],
+            responses: {
+              "200": json("The receipt, closed out", ref("FulfilledReceipt")),
+              "404": use("NotFound"),
+              "409": use("Conflict"),
+            },
+          },
+          authenticated("payments"),
+        ),
+      },
       "/r/{payment_id}": {
         get: operation({
           summary: "Receipt: JSON, or HTML for browsers (Accept: text/html)",

@@ -6,11 +6,19 @@ import { receiptUrl, receiptView } from "./receipts";
 
 /** The answers of a face to a payment, and of its prepare and handoff paths. */
 
-/** A settled payment (200): the goods, inline, with the receipt. */
+/** A settled payment (200): the goods, inline (or, for a webhook checkout, word that the seller fulfils it), with the receipt. */
 export function paidView(goods: Goods, receipt: paymentsV1.Receipt, redelivered: boolean, baseUrl: string) {
   const view = receiptView(receipt, baseUrl);
   return {
-    fulfillment: { mode: "inline", payload: goods.payloadJson === undefined ? null : (JSON.parse(goods.payloadJson) as unknown) },
+    fulfillment:
+      goods.mode === "webhook"
+        ? {
+            mode: "webhook",
+            payload: null,
+            status: "awaiting_fulfilment",
+            note: "The seller was told of this sale and fulfils it; the receipt is your proof of purchase.",
+          }
+        : { mode: "inline", payload: goods.payloadJson === undefined ? null : (JSON.parse(goods.payloadJson) as unknown) },
     receipt: view,
     receipt_url: view.receipt_url,
     redelivered,

@@ -35,6 +35,8 @@ export function receiptView(r: paymentsV1.Receipt, baseUrl: string) {
     // A relay delivery adds what the origin answered: its status, how long it took, how many bytes.
     delivery: {
       outcome: r.deliveryOutcome,
+      // A webhook sale: when the seller closed it out (null while it awaits fulfilment).
+      ...(r.deliveryOutcome === "awaiting_fulfilment" || r.deliveryOutcome === "fulfilled" ? { fulfilled_at: isoOrNull(r.fulfilledAt) } : {}),
       ...(r.delivery ? { status: r.delivery.status, latency_ms: r.delivery.latencyMs, bytes: r.delivery.bytes } : {}),
     },
     receipt_url: receiptUrl(baseUrl, r.id),

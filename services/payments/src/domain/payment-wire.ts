@@ -49,6 +49,7 @@ export function receiptMessage(p: PaymentRow): paymentsV1.Receipt {
     checkoutTitle: p.checkout_title,
     deliveryOutcome: p.delivery_outcome,
     ...(p.settled_at ? { settledAt: timestampFromDate(p.settled_at) } : {}),
+    ...(p.fulfilled_at ? { fulfilledAt: timestampFromDate(p.fulfilled_at) } : {}),
     ...(p.delivery_status !== null
       ? {
           delivery: {

@@ -1,3 +1,4 @@
+import { accountActivityRow, type Actor } from "@c402/account-events";
 import { HANDOFF_NONCE, isId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
@@ -33,6 +34,8 @@ export interface PaymentsOptions {
    */
   settlements: readonly Settlement[];
   now?: () => Date;
+  /** Called after a commit that wrote an outbox event. */
+  onCommitted?: () => void;
 }
 
 export interface SubmitResult {
@@ -72,8 +75,10 @@ export class Payments {
   private readonly checkouts: CheckoutSource;
   private readonly settlements: readonly Settlement[];
   private readonly now: () => Date;
+  private readonly onCommitted: () => void;
 
   constructor(opts: PaymentsOptions) {
+    this.onCommitted = opts.onCommitted ?? (() => {});
     this.db = opts.db;
     this.checkouts = opts.checkouts;
     this.settlements = opts.settlements;
@@ -180,6 +185,45 @@ export class Payments {
     const row = HANDOFF_NONCE.test(handoffId) && isId("checkout", checkoutId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
     if (!row) throw new ProblemError("not-found", "No settled payment carries this handoff nonce (yet).");
     return row;
+  }
+
+  /** One page of the account's webhook sales still to fulfil, newest first. */
+  async awaitingFulfilment(accountId: string, page: { size: number; after?: { settledAt: Date; id: string } }): Promise<PaymentRow[]> {
+    if (!Number.isInteger(page.size) || page.size < 1 || page.size > 1000) throw invalid([{ field: "page_size", reason: "must be from 1 to 1000" }]);
+    return store.awaitingFulfilment(this.db, accountId, page);
+  }
+
+  /**
+   * Closes out a webhook sale of the account (POST /v1/receipts/{id}/fulfilled)
+   * with its account event; a second call answers it unchanged. 404 for another
+   * account's or an unknown receipt; 409 for a sale that was delivered with its
+   * payment (inline, relay, mcp) or has not settled.
+   */
+  async markFulfilled(accountId: string, paymentId: string, actor: Actor): Promise<{ row: PaymentRow; alreadyFulfilled: boolean }> {
+    const row = isId("payment", paymentId) ? await store.findById(this.db, paymentId) : undefined;
+    if (!row || row.account_id !== accountId || row.status === "failed") throw new ProblemError("not-found", "No such receipt.");
+    if (row.fulfillment !== "webhook") {
+      throw new ProblemError("conflict", {
+        message: `This sale was delivered with its payment (${row.fulfillment}); only webhook sales are closed out by the seller.`,
+        help: { retry_is_safe: false, fix: "Nothing to do: the buyer got the goods in the paid response." },
+      });
+    }
+    if (row.status !== "settled") throw new ProblemError("conflict", { message: "This payment has not settled yet.", retryAfterSeconds: 5 });
+    if (row.fulfilled_at) return { row, alreadyFulfilled: true };
+    const at = this.now();
+    const event = accountActivityRow({
+      accountId,
+      action: "receipt.fulfilled",
+      objectId: row.id,
+      detail: { checkout_id: row.checkout_id },
+      actor,
+      testMode: row.test_mode,
+      at,
+    });
+    const marked = await store.markFulfilled(this.db, accountId, row.id, at, event);
+    if (!marked) return { row: (await store.findById(this.db, row.id)) ?? row, alreadyFulfilled: true };
+    this.onCommitted();
+    return { row: marked, alreadyFulfilled: false };
   }
 
   /** Resumes unfinished payments of every settlement (run periodically by the service). */

@@ -51,6 +51,8 @@ export interface CheckoutForPayment {
   listing?: catalogV1.Checkout;
   /** A relay or mcp checkout's origin: the sale is paid only on delivery (ADR 9). Absent for inline goods. */
   relay?: RelayOrigin;
+  /** A webhook checkout: the seller fulfils each sale and marks it fulfilled. */
+  webhook?: boolean;
 }
 
 /** How a relay (or mcp) checkout's origin is called (fulfillment holds the credential). */

@@ -1,5 +1,7 @@
 import { authorizationMessage, paymentsV1, requirementMessage, settleResponseMessage, supportedMessage, verifyResponseMessage } from "@c402/contracts";
-import { ProblemError } from "@c402/problems";
+import { actorOfRequest } from "@c402/account-events";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { invalid, ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
 import { deliveryMessage, receiptMessage } from "../domain/payment-wire";
@@ -73,6 +75,18 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
         txHash: r.receipt.tx_hash ?? "",
         ...(r.delivery ? { delivery: deliveryMessage(r.delivery) } : {}),
       };
+    },
+    async listAwaitingFulfilment(req) {
+      if ((req.afterSettledAt === undefined) !== (req.afterId === undefined)) throw invalid([{ field: "after", reason: "needs settled_at and id" }]);
+      const rows = await payments.awaitingFulfilment(req.accountId, {
+        size: req.pageSize,
+        ...(req.afterSettledAt && req.afterId ? { after: { settledAt: timestampDate(req.afterSettledAt), id: req.afterId } } : {}),
+      });
+      return { receipts: rows.map(receiptMessage) };
+    },
+    async markFulfilled(req) {
+      const { row, alreadyFulfilled } = await payments.markFulfilled(req.accountId, req.paymentId, actorOfRequest(req.actor));
+      return { receipt: receiptMessage(row), alreadyFulfilled };
     },
     async findHandoff(req) {
       const row = await payments.handoff(req.checkoutId, req.handoffId);

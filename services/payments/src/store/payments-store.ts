@@ -38,11 +38,13 @@ interface PaymentsTable {
   valid_before: bigint | null;
   updated_at: Date;
   /** How the sale is fulfilled: inline goods, or a relay origin or an MCP tool called before settling (paid only on delivery). */
-  fulfillment: "inline" | "relay" | "mcp";
+  fulfillment: "inline" | "relay" | "mcp" | "webhook";
   /** A relay delivery as the receipt shows it (null for inline and until delivered). */
   delivery_status: number | null;
   delivery_latency_ms: number | null;
   delivery_bytes: number | null;
+  /** A webhook sale: when the seller marked it fulfilled (null until then, and for other modes). */
+  fulfilled_at: Date | null;
 }
 
 /**
@@ -162,6 +164,39 @@ export const paymentsStore = {
   release: async (db: PaymentsDb, id: string) =>
     (await db.deleteFrom("payments").where("id", "=", id).where("status", "=", "claimed").where("fulfillment", "in", ["relay", "mcp"]).executeTakeFirst())
       .numDeletedRows > 0n,
+
+  /** One page of the account's settled webhook sales not marked fulfilled, newest first (index payments_awaiting_fulfilment). */
+  awaitingFulfilment: (db: PaymentsDb, accountId: string, page: { size: number; after?: { settledAt: Date; id: string } }) => {
+    let q = db
+      .selectFrom("payments")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("fulfillment", "=", "webhook")
+      .where("status", "=", "settled")
+      .where("fulfilled_at", "is", null);
+    const after = page.after;
+    if (after) q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
+    return q.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size).execute();
+  },
+
+  /** Marks a settled webhook sale of the account fulfilled, with its account event, unless it was; the row after. */
+  markFulfilled: (db: PaymentsDb, accountId: string, id: string, at: Date, event: OutboxRow) =>
+    db
+      .with("marked", (q) =>
+        q
+          .updateTable("payments")
+          .set({ fulfilled_at: at, delivery_outcome: "fulfilled", updated_at: at })
+          .where("id", "=", id)
+          .where("account_id", "=", accountId)
+          .where("fulfillment", "=", "webhook")
+          .where("status", "=", "settled")
+          .where("fulfilled_at", "is", null)
+          .returningAll(),
+      )
+      .with("event", eventAfter("marked", event))
+      .selectFrom("marked")
+      .selectAll()
+      .executeTakeFirst(),
 
   /** Payments of one kind (live or rehearsal) left unfinished (a crash, a timeout) and quiet for a while. */
   unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number) =>

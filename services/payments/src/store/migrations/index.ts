@@ -7,6 +7,7 @@ import { paymentParties } from "./0005_parties";
 import { paymentPartiesAsSent } from "./0007_parties_as_sent";
 import { paymentPlatformCut } from "./0006_platform_cut";
 import { paidOnDelivery } from "./0008_paid_on_delivery";
+import { webhookFulfilment } from "./0009_webhook_fulfilment";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -18,4 +19,5 @@ export const paymentsMigrations: MigrationSet = {
   "0006_platform_cut": paymentPlatformCut,
   "0007_parties_as_sent": paymentPartiesAsSent,
   "0008_paid_on_delivery": paidOnDelivery,
+  "0009_webhook_fulfilment": webhookFulfilment,
 };

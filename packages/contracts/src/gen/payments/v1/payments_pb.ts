@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/payments.proto.
  */
 export const file_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEiwQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSLAoFZXh0cmEYCCABKAsyHS5wYXltZW50cy52MS5SZXF1aXJlbWVudEV4dHJhSgQIBxAIUgpleHRyYV9qc29uIlkKEFJlcXVpcmVtZW50RXh0cmESDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEhMKC2NoZWNrb3V0X2lkGAMgASgJEhEKCXJlaGVhcnNhbBgEIAEoCCJyCg1BdXRob3JpemF0aW9uEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSDQoFdmFsdWUYAyABKAkSEwoLdmFsaWRfYWZ0ZXIYBCABKAkSFAoMdmFsaWRfYmVmb3JlGAUgASgJEg0KBW5vbmNlGAYgASgJIr8BCg5TZXR0bGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhkKDGVycm9yX3JlYXNvbhgCIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYAyABKAlIAYgBARISCgVwYXllchgEIAEoCUgCiAEBEhMKC3RyYW5zYWN0aW9uGAUgASgJEg8KB25ldHdvcmsYBiABKAlCDwoNX2Vycm9yX3JlYXNvbkIQCg5fZXJyb3JfbWVzc2FnZUIICgZfcGF5ZXIiogEKDlZlcmlmeVJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESHAoPaW52YWxpZF9tZXNzYWdlGAMgASgJSAGIAQESEgoFcGF5ZXIYBCABKAlIAogBAUIRCg9faW52YWxpZF9yZWFzb25CEgoQX2ludmFsaWRfbWVzc2FnZUIICgZfcGF5ZXIijQEKDlByaWNlQnJlYWtkb3duEg0KBXByaWNlGAEgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgCIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYAyABKARIAIgBARISCgpmZWVfYW1vdW50GAQgASgEEg0KBXRvdGFsGAUgASgEQhIKEF9wbGF0Zm9ybV9hbW91bnQi7AQKB1JlY2VpcHQSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg0KBWFzc2V0GAUgASgJEhIKCmFtb3VudF91c2QYBiABKAkSFwoPcHJvdmlkZXJfYW1vdW50GAcgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgIIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYCSABKAQSDQoFdG90YWwYCiABKAQSDQoFcGF5ZXIYCyABKAkSDwoHc3ViamVjdBgMIAEoCRIOCgZwYXlfdG8YDSABKAkSDwoHdHhfaGFzaBgOIAEoCRIRCgl0ZXN0X21vZGUYDyABKAgSLgoKc2V0dGxlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHc29sZF9ieRgRIAEoCUgBiAEBEhYKDmNoZWNrb3V0X3RpdGxlGBIgASgJEhgKEGRlbGl2ZXJ5X291dGNvbWUYEyABKAkSFwoKaGFuZG9mZl9pZBgUIAEoCUgCiAEBEhkKDHBhcnRpZXNfanNvbhgVIAEoCUgDiAEBEhwKD3BsYXRmb3JtX2ZlZV90bxgWIAEoCUgEiAEBEiwKCGRlbGl2ZXJ5GBcgASgLMhoucGF5bWVudHMudjEuRGVsaXZlcnlGYWN0c0ISChBfcGxhdGZvcm1fYW1vdW50QgoKCF9zb2xkX2J5Qg0KC19oYW5kb2ZmX2lkQg8KDV9wYXJ0aWVzX2pzb25CEgoQX3BsYXRmb3JtX2ZlZV90byJCCg1EZWxpdmVyeUZhY3RzEg4KBnN0YXR1cxgBIAEoDRISCgpsYXRlbmN5X21zGAIgASgNEg0KBWJ5dGVzGAMgASgNImAKE1F1b3RlUGF5bWVudFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESKwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2VCCrpIB4IBBBABIAAizQEKFFF1b3RlUGF5bWVudFJlc3BvbnNlEjAKB2FjY2VwdHMYASADKAsyHy5wYXltZW50cy52MS5QYXltZW50UmVxdWlyZW1lbnQSKgoFcHJpY2UYAiABKAsyGy5wYXltZW50cy52MS5QcmljZUJyZWFrZG93bhIvCgpzZXR0bGVtZW50GAMgASgOMhsucGF5bWVudHMudjEuU2V0dGxlbWVudEtpbmQSJgoIY2hlY2tvdXQYBCABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0IroBChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESKwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2VCCrpIB4IBBBABIAASFwoFcGF5ZXIYAyABKAlCCLpIBXIDGIABEh0KB25ldHdvcmsYBCABKAlCB7pIBHICGEBIAIgBAUIKCghfbmV0d29ya0oECAUQBlIMcmVzb3VyY2VfdXJsIsIBChZQcmVwYXJlUGF5bWVudFJlc3BvbnNlEg8KB25ldHdvcmsYASABKAkSNAoLcmVxdWlyZW1lbnQYAiABKAsyHy5wYXltZW50cy52MS5QYXltZW50UmVxdWlyZW1lbnQSMQoNYXV0aG9yaXphdGlvbhgFIAEoCzIaLnBheW1lbnRzLnYxLkF1dGhvcml6YXRpb25KBAgDEARKBAgEEAVSD3R5cGVkX2RhdGFfanNvblIRcGF5bG9hZF9zdHViX2pzb24imAIKFFN1Ym1pdFBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAEh8KDnBheW1lbnRfaGVhZGVyGAMgASgJQge6SARyAhABEhcKCmhhbmRvZmZfaWQYBCABKAlIAIgBARI9CgZwYXJhbXMYBSADKAsyLS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg0KC19oYW5kb2ZmX2lkIsoCChVTdWJtaXRQYXltZW50UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSEwoLcmVkZWxpdmVyZWQYAiABKAgSNAoPc2V0dGxlX3Jlc3BvbnNlGAcgASgLMhsucGF5bWVudHMudjEuU2V0dGxlUmVzcG9uc2USJgoIY2hlY2tvdXQYCCABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EioKBnN0YXR1cxgEIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSEgoKcGF5bWVudF9pZBgFIAEoCRIPCgd0eF9oYXNoGAYgASgJEioKCGRlbGl2ZXJ5GAkgASgLMhguZnVsZmlsbG1lbnQudjEuRGVsaXZlcnlKBAgDEARSFHNldHRsZV9yZXNwb25zZV9qc29uIjAKEUdldFJlY2VpcHRSZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAEieAoSR2V0UmVjZWlwdFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EioKBnN0YXR1cxgCIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSDwoHdHhfaGFzaBgDIAEoCSIyChZGaW5kUmVjZWlwdEJ5VHhSZXF1ZXN0EhgKB3R4X2hhc2gYASABKAlCB7pIBHICEAEiLQoXRmluZFJlY2VpcHRCeVR4UmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCSJGChJGaW5kSGFuZG9mZlJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESEgoKaGFuZG9mZl9pZBgCIAEoCSI8ChNGaW5kSGFuZG9mZlJlc3BvbnNlEhIKCnBheW1lbnRfaWQYASABKAkSEQoJdGVzdF9tb2RlGAIgASgIIjYKG0ZhY2lsaXRhdG9yU3VwcG9ydGVkUmVxdWVzdBIXCgZmYW1pbHkYASABKAlCB7pIBHICEAEi7gEKHEZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2USKQoFa2luZHMYAiADKAsyGi5wYXltZW50cy52MS5TdXBwb3J0ZWRLaW5kEkcKB3NpZ25lcnMYAyADKAsyNi5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlLlNpZ25lcnNFbnRyeRpECgxTaWduZXJzRW50cnkSCwoDa2V5GAEgASgJEiMKBXZhbHVlGAIgASgLMhQucGF5bWVudHMudjEuU2lnbmVyczoCOAFKBAgBEAJSDnN1cHBvcnRlZF9qc29uIkYKDVN1cHBvcnRlZEtpbmQSFAoMeDQwMl92ZXJzaW9uGAEgASgFEg4KBnNjaGVtZRgCIAEoCRIPCgduZXR3b3JrGAMgASgJIhwKB1NpZ25lcnMSEQoJYWRkcmVzc2VzGAEgAygJInQKGEZhY2lsaXRhdG9yVmVyaWZ5UmVxdWVzdBIXCgZmYW1pbHkYASABKAlCB7pIBHICEAESDwoHbmV0d29yaxgCIAEoCRIYChByZXF1aXJlbWVudF9qc29uGAMgASgJEhQKDHBheWxvYWRfanNvbhgEIAEoCSJtChlGYWNpbGl0YXRvclZlcmlmeVJlc3BvbnNlEjQKD3ZlcmlmeV9yZXNwb25zZRgCIAEoCzIbLnBheW1lbnRzLnYxLlZlcmlmeVJlc3BvbnNlSgQIARACUhR2ZXJpZnlfcmVzcG9uc2VfanNvbiJ0ChhGYWNpbGl0YXRvclNldHRsZVJlcXVlc3QSFwoGZmFtaWx5GAEgASgJQge6SARyAhABEg8KB25ldHdvcmsYAiABKAkSGAoQcmVxdWlyZW1lbnRfanNvbhgDIAEoCRIUCgxwYXlsb2FkX2pzb24YBCABKAkibQoZRmFjaWxpdGF0b3JTZXR0bGVSZXNwb25zZRI0Cg9zZXR0bGVfcmVzcG9uc2UYAiABKAsyGy5wYXltZW50cy52MS5TZXR0bGVSZXNwb25zZUoECAEQAlIUc2V0dGxlX3Jlc3BvbnNlX2pzb24qOgoERmFjZRIUChBGQUNFX1VOU1BFQ0lGSUVEEAASDQoJRkFDRV9MSVZFEAESDQoJRkFDRV9URVNUEAIqbQoOU2V0dGxlbWVudEtpbmQSHwobU0VUVExFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZU0VUVExFTUVOVF9LSU5EX1NJTVVMQVRFRBABEhsKF1NFVFRMRU1FTlRfS0lORF9PTkNIQUlOEAIqZwoNUGF5bWVudFN0YXR1cxIeChpQQVlNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFlBBWU1FTlRfU1RBVFVTX1NFVFRMRUQQARIaChZQQVlNRU5UX1NUQVRVU19QRU5ESU5HEAIyzQYKD1BheW1lbnRzU2VydmljZRJTCgxRdW90ZVBheW1lbnQSIC5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXF1ZXN0GiEucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVzcG9uc2USWQoOUHJlcGFyZVBheW1lbnQSIi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QaIy5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlc3BvbnNlElYKDVN1Ym1pdFBheW1lbnQSIS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdBoiLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXNwb25zZRJNCgpHZXRSZWNlaXB0Eh4ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlcXVlc3QaHy5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVzcG9uc2USXAoPRmluZFJlY2VpcHRCeVR4EiMucGF5bWVudHMudjEuRmluZFJlY2VpcHRCeVR4UmVxdWVzdBokLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlc3BvbnNlElAKC0ZpbmRIYW5kb2ZmEh8ucGF5bWVudHMudjEuRmluZEhhbmRvZmZSZXF1ZXN0GiAucGF5bWVudHMudjEuRmluZEhhbmRvZmZSZXNwb25zZRJrChRGYWNpbGl0YXRvclN1cHBvcnRlZBIoLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVxdWVzdBopLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2USYgoRRmFjaWxpdGF0b3JWZXJpZnkSJS5wYXltZW50cy52MS5GYWNpbGl0YXRvclZlcmlmeVJlcXVlc3QaJi5wYXltZW50cy52MS5GYWNpbGl0YXRvclZlcmlmeVJlc3BvbnNlEmIKEUZhY2lsaXRhdG9yU2V0dGxlEiUucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTZXR0bGVSZXF1ZXN0GiYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTZXR0bGVSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_catalog_v1_catalog, file_fulfillment_v1_fulfillment, file_google_protobuf_timestamp]);
+  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEiwQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSLAoFZXh0cmEYCCABKAsyHS5wYXltZW50cy52MS5SZXF1aXJlbWVudEV4dHJhSgQIBxAIUgpleHRyYV9qc29uIlkKEFJlcXVpcmVtZW50RXh0cmESDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEhMKC2NoZWNrb3V0X2lkGAMgASgJEhEKCXJlaGVhcnNhbBgEIAEoCCJyCg1BdXRob3JpemF0aW9uEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSDQoFdmFsdWUYAyABKAkSEwoLdmFsaWRfYWZ0ZXIYBCABKAkSFAoMdmFsaWRfYmVmb3JlGAUgASgJEg0KBW5vbmNlGAYgASgJIr8BCg5TZXR0bGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhkKDGVycm9yX3JlYXNvbhgCIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYAyABKAlIAYgBARISCgVwYXllchgEIAEoCUgCiAEBEhMKC3RyYW5zYWN0aW9uGAUgASgJEg8KB25ldHdvcmsYBiABKAlCDwoNX2Vycm9yX3JlYXNvbkIQCg5fZXJyb3JfbWVzc2FnZUIICgZfcGF5ZXIiogEKDlZlcmlmeVJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESHAoPaW52YWxpZF9tZXNzYWdlGAMgASgJSAGIAQESEgoFcGF5ZXIYBCABKAlIAogBAUIRCg9faW52YWxpZF9yZWFzb25CEgoQX2ludmFsaWRfbWVzc2FnZUIICgZfcGF5ZXIijQEKDlByaWNlQnJlYWtkb3duEg0KBXByaWNlGAEgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgCIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYAyABKARIAIgBARISCgpmZWVfYW1vdW50GAQgASgEEg0KBXRvdGFsGAUgASgEQhIKEF9wbGF0Zm9ybV9hbW91bnQitAUKB1JlY2VpcHQSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg0KBWFzc2V0GAUgASgJEhIKCmFtb3VudF91c2QYBiABKAkSFwoPcHJvdmlkZXJfYW1vdW50GAcgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgIIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYCSABKAQSDQoFdG90YWwYCiABKAQSDQoFcGF5ZXIYCyABKAkSDwoHc3ViamVjdBgMIAEoCRIOCgZwYXlfdG8YDSABKAkSDwoHdHhfaGFzaBgOIAEoCRIRCgl0ZXN0X21vZGUYDyABKAgSLgoKc2V0dGxlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHc29sZF9ieRgRIAEoCUgBiAEBEhYKDmNoZWNrb3V0X3RpdGxlGBIgASgJEhgKEGRlbGl2ZXJ5X291dGNvbWUYEyABKAkSFwoKaGFuZG9mZl9pZBgUIAEoCUgCiAEBEhkKDHBhcnRpZXNfanNvbhgVIAEoCUgDiAEBEhwKD3BsYXRmb3JtX2ZlZV90bxgWIAEoCUgEiAEBEiwKCGRlbGl2ZXJ5GBcgASgLMhoucGF5bWVudHMudjEuRGVsaXZlcnlGYWN0cxI1CgxmdWxmaWxsZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAWIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZEIPCg1fcGFydGllc19qc29uQhIKEF9wbGF0Zm9ybV9mZWVfdG9CDwoNX2Z1bGZpbGxlZF9hdCLPAQodTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESOQoQYWZ0ZXJfc2V0dGxlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIVCghhZnRlcl9pZBgEIAEoCUgBiAEBQhMKEV9hZnRlcl9zZXR0bGVkX2F0QgsKCV9hZnRlcl9pZCJICh5MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVzcG9uc2USJgoIcmVjZWlwdHMYASADKAsyFC5wYXltZW50cy52MS5SZWNlaXB0ImsKFE1hcmtGdWxmaWxsZWRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESGwoKcGF5bWVudF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJZChVNYXJrRnVsZmlsbGVkUmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSGQoRYWxyZWFkeV9mdWxmaWxsZWQYAiABKAgiQgoNRGVsaXZlcnlGYWN0cxIOCgZzdGF0dXMYASABKA0SEgoKbGF0ZW5jeV9tcxgCIAEoDRINCgVieXRlcxgDIAEoDSJgChNRdW90ZVBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAIs0BChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kEiYKCGNoZWNrb3V0GAQgASgLMhQuY2F0YWxvZy52MS5DaGVja291dCK6AQoVUHJlcGFyZVBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAEhcKBXBheWVyGAMgASgJQgi6SAVyAxiAARIdCgduZXR3b3JrGAQgASgJQge6SARyAhhASACIAQFCCgoIX25ldHdvcmtKBAgFEAZSDHJlc291cmNlX3VybCLCAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EjEKDWF1dGhvcml6YXRpb24YBSABKAsyGi5wYXltZW50cy52MS5BdXRob3JpemF0aW9uSgQIAxAESgQIBBAFUg90eXBlZF9kYXRhX2pzb25SEXBheWxvYWRfc3R1Yl9qc29uIpgCChRTdWJtaXRQYXltZW50UmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIrCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZUIKukgHggEEEAEgABIfCg5wYXltZW50X2hlYWRlchgDIAEoCUIHukgEcgIQARIXCgpoYW5kb2ZmX2lkGAQgASgJSACIAQESPQoGcGFyYW1zGAUgAygLMi0ucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QuUGFyYW1zRW50cnkaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUINCgtfaGFuZG9mZl9pZCLKAgoVU3VibWl0UGF5bWVudFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EhMKC3JlZGVsaXZlcmVkGAIgASgIEjQKD3NldHRsZV9yZXNwb25zZRgHIAEoCzIbLnBheW1lbnRzLnYxLlNldHRsZVJlc3BvbnNlEiYKCGNoZWNrb3V0GAggASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIqCgZzdGF0dXMYBCABKA4yGi5wYXltZW50cy52MS5QYXltZW50U3RhdHVzEhIKCnBheW1lbnRfaWQYBSABKAkSDwoHdHhfaGFzaBgGIAEoCRIqCghkZWxpdmVyeRgJIAEoCzIYLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJ5SgQIAxAEUhRzZXR0bGVfcmVzcG9uc2VfanNvbiIwChFHZXRSZWNlaXB0UmVxdWVzdBIbCgpwYXltZW50X2lkGAEgASgJQge6SARyAhABIngKEkdldFJlY2VpcHRSZXNwb25zZRIlCgdyZWNlaXB0GAEgASgLMhQucGF5bWVudHMudjEuUmVjZWlwdBIqCgZzdGF0dXMYAiABKA4yGi5wYXltZW50cy52MS5QYXltZW50U3RhdHVzEg8KB3R4X2hhc2gYAyABKAkiMgoWRmluZFJlY2VpcHRCeVR4UmVxdWVzdBIYCgd0eF9oYXNoGAEgASgJQge6SARyAhABIi0KF0ZpbmRSZWNlaXB0QnlUeFJlc3BvbnNlEhIKCnBheW1lbnRfaWQYASABKAkiRgoSRmluZEhhbmRvZmZSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEhIKCmhhbmRvZmZfaWQYAiABKAkiPAoTRmluZEhhbmRvZmZSZXNwb25zZRISCgpwYXltZW50X2lkGAEgASgJEhEKCXRlc3RfbW9kZRgCIAEoCCI2ChtGYWNpbGl0YXRvclN1cHBvcnRlZFJlcXVlc3QSFwoGZmFtaWx5GAEgASgJQge6SARyAhABIu4BChxGYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlEikKBWtpbmRzGAIgAygLMhoucGF5bWVudHMudjEuU3VwcG9ydGVkS2luZBJHCgdzaWduZXJzGAMgAygLMjYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXNwb25zZS5TaWduZXJzRW50cnkaRAoMU2lnbmVyc0VudHJ5EgsKA2tleRgBIAEoCRIjCgV2YWx1ZRgCIAEoCzIULnBheW1lbnRzLnYxLlNpZ25lcnM6AjgBSgQIARACUg5zdXBwb3J0ZWRfanNvbiJGCg1TdXBwb3J0ZWRLaW5kEhQKDHg0MDJfdmVyc2lvbhgBIAEoBRIOCgZzY2hlbWUYAiABKAkSDwoHbmV0d29yaxgDIAEoCSIcCgdTaWduZXJzEhEKCWFkZHJlc3NlcxgBIAMoCSJ0ChhGYWNpbGl0YXRvclZlcmlmeVJlcXVlc3QSFwoGZmFtaWx5GAEgASgJQge6SARyAhABEg8KB25ldHdvcmsYAiABKAkSGAoQcmVxdWlyZW1lbnRfanNvbhgDIAEoCRIUCgxwYXlsb2FkX2pzb24YBCABKAkibQoZRmFjaWxpdGF0b3JWZXJpZnlSZXNwb25zZRI0Cg92ZXJpZnlfcmVzcG9uc2UYAiABKAsyGy5wYXltZW50cy52MS5WZXJpZnlSZXNwb25zZUoECAEQAlIUdmVyaWZ5X3Jlc3BvbnNlX2pzb24idAoYRmFjaWxpdGF0b3JTZXR0bGVSZXF1ZXN0EhcKBmZhbWlseRgBIAEoCUIHukgEcgIQARIPCgduZXR3b3JrGAIgASgJEhgKEHJlcXVpcmVtZW50X2pzb24YAyABKAkSFAoMcGF5bG9hZF9qc29uGAQgASgJIm0KGUZhY2lsaXRhdG9yU2V0dGxlUmVzcG9uc2USNAoPc2V0dGxlX3Jlc3BvbnNlGAIgASgLMhsucGF5bWVudHMudjEuU2V0dGxlUmVzcG9uc2VKBAgBEAJSFHNldHRsZV9yZXNwb25zZV9qc29uKjoKBEZhY2USFAoQRkFDRV9VTlNQRUNJRklFRBAAEg0KCUZBQ0VfTElWRRABEg0KCUZBQ0VfVEVTVBACKm0KDlNldHRsZW1lbnRLaW5kEh8KG1NFVFRMRU1FTlRfS0lORF9VTlNQRUNJRklFRBAAEh0KGVNFVFRMRU1FTlRfS0lORF9TSU1VTEFURUQQARIbChdTRVRUTEVNRU5UX0tJTkRfT05DSEFJThACKmcKDVBheW1lbnRTdGF0dXMSHgoaUEFZTUVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZQQVlNRU5UX1NUQVRVU19TRVRUTEVEEAESGgoWUEFZTUVOVF9TVEFUVVNfUEVORElORxACMpgICg9QYXltZW50c1NlcnZpY2USUwoMUXVvdGVQYXltZW50EiAucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVxdWVzdBohLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlc3BvbnNlElkKDlByZXBhcmVQYXltZW50EiIucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXF1ZXN0GiMucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXNwb25zZRJWCg1TdWJtaXRQYXltZW50EiEucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QaIi5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVzcG9uc2USTQoKR2V0UmVjZWlwdBIeLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlc3BvbnNlElwKD0ZpbmRSZWNlaXB0QnlUeBIjLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlcXVlc3QaJC5wYXltZW50cy52MS5GaW5kUmVjZWlwdEJ5VHhSZXNwb25zZRJQCgtGaW5kSGFuZG9mZhIfLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVxdWVzdBogLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVzcG9uc2UScQoWTGlzdEF3YWl0aW5nRnVsZmlsbWVudBIqLnBheW1lbnRzLnYxLkxpc3RBd2FpdGluZ0Z1bGZpbG1lbnRSZXF1ZXN0GisucGF5bWVudHMudjEuTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlc3BvbnNlElYKDU1hcmtGdWxmaWxsZWQSIS5wYXltZW50cy52MS5NYXJrRnVsZmlsbGVkUmVxdWVzdBoiLnBheW1lbnRzLnYxLk1hcmtGdWxmaWxsZWRSZXNwb25zZRJrChRGYWNpbGl0YXRvclN1cHBvcnRlZBIoLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVxdWVzdBopLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2USYgoRRmFjaWxpdGF0b3JWZXJpZnkSJS5wYXltZW50cy52MS5GYWNpbGl0YXRvclZlcmlmeVJlcXVlc3QaJi5wYXltZW50cy52MS5GYWNpbGl0YXRvclZlcmlmeVJlc3BvbnNlEmIKEUZhY2lsaXRhdG9yU2V0dGxlEiUucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTZXR0bGVSZXF1ZXN0GiYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTZXR0bGVSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_catalog_v1_catalog, file_fulfillment_v1_fulfillment, file_google_protobuf_timestamp]);
 
 /**
  * PaymentRequirement is one x402 v2 `accepts[]` entry.
@@ -391,6 +391,13 @@ export type Receipt = Message<"payments.v1.Receipt"> & {
    * @generated from field: payments.v1.DeliveryFacts delivery = 23;
    */
   delivery?: DeliveryFacts | undefined;
+
+  /**
+   * fulfilled_at is when the seller marked a webhook sale fulfilled (absent until then, and for other modes).
+   *
+   * @generated from field: optional google.protobuf.Timestamp fulfilled_at = 24;
+   */
+  fulfilledAt?: Timestamp | undefined;
 };
 
 /**
@@ -399,6 +406,110 @@ export type Receipt = Message<"payments.v1.Receipt"> & {
  */
 export const ReceiptSchema: GenMessage<Receipt> = /*@__PURE__*/
   messageDesc(file_payments_v1_payments, 6);
+
+/**
+ * @generated from message payments.v1.ListAwaitingFulfilmentRequest
+ */
+export type ListAwaitingFulfilmentRequest = Message<"payments.v1.ListAwaitingFulfilmentRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * page_size is how many receipts to answer at most, from 1 to 1000.
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * after names the last receipt of the previous page by (settled_at, id).
+   *
+   * @generated from field: optional google.protobuf.Timestamp after_settled_at = 3;
+   */
+  afterSettledAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string after_id = 4;
+   */
+  afterId?: string | undefined;
+};
+
+/**
+ * Describes the message payments.v1.ListAwaitingFulfilmentRequest.
+ * Use `create(ListAwaitingFulfilmentRequestSchema)` to create a new message.
+ */
+export const ListAwaitingFulfilmentRequestSchema: GenMessage<ListAwaitingFulfilmentRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 7);
+
+/**
+ * @generated from message payments.v1.ListAwaitingFulfilmentResponse
+ */
+export type ListAwaitingFulfilmentResponse = Message<"payments.v1.ListAwaitingFulfilmentResponse"> & {
+  /**
+   * @generated from field: repeated payments.v1.Receipt receipts = 1;
+   */
+  receipts: Receipt[];
+};
+
+/**
+ * Describes the message payments.v1.ListAwaitingFulfilmentResponse.
+ * Use `create(ListAwaitingFulfilmentResponseSchema)` to create a new message.
+ */
+export const ListAwaitingFulfilmentResponseSchema: GenMessage<ListAwaitingFulfilmentResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 8);
+
+/**
+ * @generated from message payments.v1.MarkFulfilledRequest
+ */
+export type MarkFulfilledRequest = Message<"payments.v1.MarkFulfilledRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string payment_id = 2;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+};
+
+/**
+ * Describes the message payments.v1.MarkFulfilledRequest.
+ * Use `create(MarkFulfilledRequestSchema)` to create a new message.
+ */
+export const MarkFulfilledRequestSchema: GenMessage<MarkFulfilledRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 9);
+
+/**
+ * @generated from message payments.v1.MarkFulfilledResponse
+ */
+export type MarkFulfilledResponse = Message<"payments.v1.MarkFulfilledResponse"> & {
+  /**
+   * @generated from field: payments.v1.Receipt receipt = 1;
+   */
+  receipt?: Receipt | undefined;
+
+  /**
+   * already_fulfilled is true when the sale was marked before (nothing changed).
+   *
+   * @generated from field: bool already_fulfilled = 2;
+   */
+  alreadyFulfilled: boolean;
+};
+
+/**
+ * Describes the message payments.v1.MarkFulfilledResponse.
+ * Use `create(MarkFulfilledResponseSchema)` to create a new message.
+ */
+export const MarkFulfilledResponseSchema: GenMessage<MarkFulfilledResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 10);
 
 /**
  * DeliveryFacts is what the receipt shows of a relay delivery: the origin's
@@ -428,7 +539,7 @@ export type DeliveryFacts = Message<"payments.v1.DeliveryFacts"> & {
  * Use `create(DeliveryFactsSchema)` to create a new message.
  */
 export const DeliveryFactsSchema: GenMessage<DeliveryFacts> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 7);
+  messageDesc(file_payments_v1_payments, 11);
 
 /**
  * @generated from message payments.v1.QuotePaymentRequest
@@ -450,7 +561,7 @@ export type QuotePaymentRequest = Message<"payments.v1.QuotePaymentRequest"> & {
  * Use `create(QuotePaymentRequestSchema)` to create a new message.
  */
 export const QuotePaymentRequestSchema: GenMessage<QuotePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 8);
+  messageDesc(file_payments_v1_payments, 12);
 
 /**
  * @generated from message payments.v1.QuotePaymentResponse
@@ -484,7 +595,7 @@ export type QuotePaymentResponse = Message<"payments.v1.QuotePaymentResponse"> &
  * Use `create(QuotePaymentResponseSchema)` to create a new message.
  */
 export const QuotePaymentResponseSchema: GenMessage<QuotePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 9);
+  messageDesc(file_payments_v1_payments, 13);
 
 /**
  * @generated from message payments.v1.PreparePaymentRequest
@@ -516,7 +627,7 @@ export type PreparePaymentRequest = Message<"payments.v1.PreparePaymentRequest">
  * Use `create(PreparePaymentRequestSchema)` to create a new message.
  */
 export const PreparePaymentRequestSchema: GenMessage<PreparePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 10);
+  messageDesc(file_payments_v1_payments, 14);
 
 /**
  * @generated from message payments.v1.PreparePaymentResponse
@@ -546,7 +657,7 @@ export type PreparePaymentResponse = Message<"payments.v1.PreparePaymentResponse
  * Use `create(PreparePaymentResponseSchema)` to create a new message.
  */
 export const PreparePaymentResponseSchema: GenMessage<PreparePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 11);
+  messageDesc(file_payments_v1_payments, 15);
 
 /**
  * @generated from message payments.v1.SubmitPaymentRequest
@@ -589,7 +700,7 @@ export type SubmitPaymentRequest = Message<"payments.v1.SubmitPaymentRequest"> &
  * Use `create(SubmitPaymentRequestSchema)` to create a new message.
  */
 export const SubmitPaymentRequestSchema: GenMessage<SubmitPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 12);
+  messageDesc(file_payments_v1_payments, 16);
 
 /**
  * @generated from message payments.v1.SubmitPaymentResponse
@@ -652,7 +763,7 @@ export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse">
  * Use `create(SubmitPaymentResponseSchema)` to create a new message.
  */
 export const SubmitPaymentResponseSchema: GenMessage<SubmitPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 13);
+  messageDesc(file_payments_v1_payments, 17);
 
 /**
  * @generated from message payments.v1.GetReceiptRequest
@@ -669,7 +780,7 @@ export type GetReceiptRequest = Message<"payments.v1.GetReceiptRequest"> & {
  * Use `create(GetReceiptRequestSchema)` to create a new message.
  */
 export const GetReceiptRequestSchema: GenMessage<GetReceiptRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 14);
+  messageDesc(file_payments_v1_payments, 18);
 
 /**
  * @generated from message payments.v1.GetReceiptResponse
@@ -698,7 +809,7 @@ export type GetReceiptResponse = Message<"payments.v1.GetReceiptResponse"> & {
  * Use `create(GetReceiptResponseSchema)` to create a new message.
  */
 export const GetReceiptResponseSchema: GenMessage<GetReceiptResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 15);
+  messageDesc(file_payments_v1_payments, 19);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxRequest
@@ -715,7 +826,7 @@ export type FindReceiptByTxRequest = Message<"payments.v1.FindReceiptByTxRequest
  * Use `create(FindReceiptByTxRequestSchema)` to create a new message.
  */
 export const FindReceiptByTxRequestSchema: GenMessage<FindReceiptByTxRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 16);
+  messageDesc(file_payments_v1_payments, 20);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxResponse
@@ -732,7 +843,7 @@ export type FindReceiptByTxResponse = Message<"payments.v1.FindReceiptByTxRespon
  * Use `create(FindReceiptByTxResponseSchema)` to create a new message.
  */
 export const FindReceiptByTxResponseSchema: GenMessage<FindReceiptByTxResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 17);
+  messageDesc(file_payments_v1_payments, 21);
 
 /**
  * @generated from message payments.v1.FindHandoffRequest
@@ -754,7 +865,7 @@ export type FindHandoffRequest = Message<"payments.v1.FindHandoffRequest"> & {
  * Use `create(FindHandoffRequestSchema)` to create a new message.
  */
 export const FindHandoffRequestSchema: GenMessage<FindHandoffRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 18);
+  messageDesc(file_payments_v1_payments, 22);
 
 /**
  * @generated from message payments.v1.FindHandoffResponse
@@ -776,7 +887,7 @@ export type FindHandoffResponse = Message<"payments.v1.FindHandoffResponse"> & {
  * Use `create(FindHandoffResponseSchema)` to create a new message.
  */
 export const FindHandoffResponseSchema: GenMessage<FindHandoffResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 19);
+  messageDesc(file_payments_v1_payments, 23);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedRequest
@@ -793,7 +904,7 @@ export type FacilitatorSupportedRequest = Message<"payments.v1.FacilitatorSuppor
  * Use `create(FacilitatorSupportedRequestSchema)` to create a new message.
  */
 export const FacilitatorSupportedRequestSchema: GenMessage<FacilitatorSupportedRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 20);
+  messageDesc(file_payments_v1_payments, 24);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedResponse
@@ -817,7 +928,7 @@ export type FacilitatorSupportedResponse = Message<"payments.v1.FacilitatorSuppo
  * Use `create(FacilitatorSupportedResponseSchema)` to create a new message.
  */
 export const FacilitatorSupportedResponseSchema: GenMessage<FacilitatorSupportedResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 21);
+  messageDesc(file_payments_v1_payments, 25);
 
 /**
  * SupportedKind is one x402 (version, scheme, network) the facilitator settles.
@@ -846,7 +957,7 @@ export type SupportedKind = Message<"payments.v1.SupportedKind"> & {
  * Use `create(SupportedKindSchema)` to create a new message.
  */
 export const SupportedKindSchema: GenMessage<SupportedKind> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 22);
+  messageDesc(file_payments_v1_payments, 26);
 
 /**
  * @generated from message payments.v1.Signers
@@ -863,7 +974,7 @@ export type Signers = Message<"payments.v1.Signers"> & {
  * Use `create(SignersSchema)` to create a new message.
  */
 export const SignersSchema: GenMessage<Signers> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 23);
+  messageDesc(file_payments_v1_payments, 27);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyRequest
@@ -898,7 +1009,7 @@ export type FacilitatorVerifyRequest = Message<"payments.v1.FacilitatorVerifyReq
  * Use `create(FacilitatorVerifyRequestSchema)` to create a new message.
  */
 export const FacilitatorVerifyRequestSchema: GenMessage<FacilitatorVerifyRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 24);
+  messageDesc(file_payments_v1_payments, 28);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyResponse
@@ -915,7 +1026,7 @@ export type FacilitatorVerifyResponse = Message<"payments.v1.FacilitatorVerifyRe
  * Use `create(FacilitatorVerifyResponseSchema)` to create a new message.
  */
 export const FacilitatorVerifyResponseSchema: GenMessage<FacilitatorVerifyResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 25);
+  messageDesc(file_payments_v1_payments, 29);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleRequest
@@ -950,7 +1061,7 @@ export type FacilitatorSettleRequest = Message<"payments.v1.FacilitatorSettleReq
  * Use `create(FacilitatorSettleRequestSchema)` to create a new message.
  */
 export const FacilitatorSettleRequestSchema: GenMessage<FacilitatorSettleRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 26);
+  messageDesc(file_payments_v1_payments, 30);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleResponse
@@ -967,7 +1078,7 @@ export type FacilitatorSettleResponse = Message<"payments.v1.FacilitatorSettleRe
  * Use `create(FacilitatorSettleResponseSchema)` to create a new message.
  */
 export const FacilitatorSettleResponseSchema: GenMessage<FacilitatorSettleResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 27);
+  messageDesc(file_payments_v1_payments, 31);
 
 /**
  * @generated from enum payments.v1.Face
@@ -1115,6 +1226,27 @@ export const PaymentsService: GenService<{
     methodKind: "unary";
     input: typeof FindHandoffRequestSchema;
     output: typeof FindHandoffResponseSchema;
+  },
+  /**
+   * ListAwaitingFulfilment answers one page of the account's settled sales of
+   * webhook checkouts that the seller has not marked fulfilled, newest first.
+   *
+   * @generated from rpc payments.v1.PaymentsService.ListAwaitingFulfilment
+   */
+  listAwaitingFulfilment: {
+    methodKind: "unary";
+    input: typeof ListAwaitingFulfilmentRequestSchema;
+    output: typeof ListAwaitingFulfilmentResponseSchema;
+  },
+  /**
+   * MarkFulfilled closes out a webhook sale; a second call answers it unchanged.
+   *
+   * @generated from rpc payments.v1.PaymentsService.MarkFulfilled
+   */
+  markFulfilled: {
+    methodKind: "unary";
+    input: typeof MarkFulfilledRequestSchema;
+    output: typeof MarkFulfilledResponseSchema;
   },
   /**
    * Facilitator* serve the public x402 facilitator API per chain family. Bodies are
