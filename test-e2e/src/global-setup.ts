@@ -11,5 +11,6 @@ export default async function globalSetup(): Promise<void> {
   globalThis.__C402_E2E_TARGET__ = target;
   process.env.E2E_BASE_URL = target.baseUrl;
   process.env.E2E_DATA_DIR = target.dataDir;
+  process.env.E2E_LOGS_DIR = target.logsDir;
   process.env.E2E_RUN_MODE = mode;
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "../../deploy/local/src/ports";
@@ -20,6 +20,12 @@ export interface Target {
   baseUrl: string;
   /** The target's DATA_DIR: sign-in mails are written under <dataDir>/mail/ (no SMTP_URL in tests). */
   dataDir: string;
+  /**
+   * Everything the target writes: its output (target-output.log), the services'
+   * log files (distributed mode) and, inside, the data directory (embedded mode:
+   * the database's files too). The secret-leak scan (G25) reads all of it.
+   */
+  logsDir: string;
   stop(): Promise<void>;
 }
 
@@ -70,7 +76,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
   if (mode === "embedded") {
     child = spawn(tsx, [join(root, "deploy/embedded/src/main.ts")], {
       env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_RATE_LIMIT_PER_MINUTE: "1000", ...SEALED_OUTBOUND },
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
   } else {
     const database = `c402_e2e_${randomBytes(4).toString("hex")}`;
@@ -89,13 +95,23 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
         ...SEALED_OUTBOUND,
       },
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     });
     cleanup = async () => {
       const { dropDatabase } = await import("../../deploy/local/src/provision");
       await dropDatabase(adminUrl, database).catch(() => undefined);
     };
   }
+  // The output goes to this run's output as before, and to a file the secret-leak scan reads.
+  const output = createWriteStream(join(logs, "target-output.log"));
+  child.stdout?.on("data", (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    output.write(chunk);
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    output.write(chunk);
+  });
   const stop = async (keepLogs = false) => {
     if (child.exitCode === null) {
       child.kill("SIGTERM");
@@ -111,6 +127,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
       });
     }
     await cleanup();
+    await new Promise((r) => output.end(r));
     if (!keepLogs) rmSync(logs, { recursive: true, force: true });
   };
   try {
@@ -121,5 +138,5 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
     await stop(keep).catch(() => undefined);
     throw err;
   }
-  return { baseUrl, dataDir, stop: () => stop() };
+  return { baseUrl, dataDir, logsDir: logs, stop: () => stop() };
 }

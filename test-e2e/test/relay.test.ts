@@ -119,6 +119,29 @@ describe("relay checkouts: paid only on delivery", () => {
     });
   });
 
+  it("prepare honours params: checked before anything is signed, carried on pay_url to the origin as GET's query would be", async () => {
+    const c = await relay("/echo", { origin_method: "POST" });
+    const params = { city: "Nice", body: JSON.stringify({ days: 3 }) };
+    const prepared = await call("POST", `/c/${c.id}/test/prepare`, { body: { payer: buyer.address, params } });
+    expect(prepared.status).toBe(200);
+    expect(prepared.body.pay_url).toBe(`${baseUrl()}/c/${c.id}/test?${new URLSearchParams(params).toString()}`);
+    expect(prepared.body.payload_stub.resource?.url ?? prepared.body.pay_url).toBe(prepared.body.pay_url);
+    const t = prepared.body.typed_data;
+    const stub = prepared.body.payload_stub;
+    stub.payload.signature = await buyer.signTypedData({
+      domain: t.domain,
+      types: { TransferWithAuthorization: t.types.TransferWithAuthorization },
+      primaryType: "TransferWithAuthorization",
+      message: { ...t.message, value: BigInt(t.message.value), validAfter: BigInt(t.message.validAfter), validBefore: BigInt(t.message.validBefore) },
+    });
+    const paid = await call("GET", prepared.body.pay_url.slice(baseUrl().length), { headers: { "PAYMENT-SIGNATURE": encodeHeader(stub) } });
+    expect(paid.status).toBe(200);
+    expect(paid.body.fulfillment.payload).toMatchObject({ method: "POST", query: { city: "Nice" }, body: { days: 3 } });
+
+    const refused = await call("POST", `/c/${c.id}/test/prepare`, { body: { payer: buyer.address, params: { body: "not json" } } });
+    expect([refused.status, refused.body.errors]).toEqual([422, [{ field: "params.body", reason: "must be a JSON text" }]]);
+  });
+
   it("sends the reserved body parameter as the request body of a POST origin", async () => {
     const c = await relay("/echo", { origin_method: "POST" });
     const path = `/c/${c.id}/test?q=1&body=${encodeURIComponent(JSON.stringify({ city: "Lyon" }))}`;

@@ -118,7 +118,8 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const onCommitted = () => relay.poke();
   const now = () => new Date();
   const settleTimeoutMs = settings.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-  const paidOnDelivery = new PaidOnDelivery({ db, delivery: originDelivery(clients.fulfillment), settleTimeoutMs, now });
+  const originCalls = originDelivery(clients.fulfillment);
+  const paidOnDelivery = new PaidOnDelivery({ db, delivery: originCalls, settleTimeoutMs, now });
   const live =
     chains.size > 0
       ? new LiveEvmSettlement({
@@ -141,7 +142,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     paidOnDelivery,
   });
   const settlements: Settlement[] = live ? [rehearsal, live] : [rehearsal];
-  const payments = new Payments({ db, checkouts, settlements, now, onCommitted });
+  const payments = new Payments({ db, checkouts, settlements, originCalls, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: PeriodicTask | undefined;
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));

@@ -129,6 +129,11 @@ export class RelayDeliveries {
     return started.left === undefined ? row : { ...row, ...budget, testDeliveriesLeft: started.left };
   }
 
+  /** Checks a buyer's call parameters as a delivery would (422 naming one); calls and records nothing. */
+  check(req: Pick<DeliverRequest, "originUrl" | "method" | "params" | "mcp">): void {
+    this.callOf({ ...req, paymentId: "", checkoutId: "", accountId: "", oneOffCredential: false, deadlineMs: 1, testMode: false, testDeliveryDailyCap: 1 });
+  }
+
   /** The one call a delivery makes (a relay request, or an mcp tools/call), its parameters checked first: 422 naming them. */
   private callOf(req: DeliverRequest): (credential: OriginCredential | undefined) => Promise<RelayOutcome> {
     const refused = (errors: FieldError[]) => invalid(errors, "The call parameters cannot be sent to the seller's origin.");

@@ -87,6 +87,15 @@ export function fulfillmentRpc(
       });
       return { delivery: deliveryMessage(delivery) };
     },
+    async checkCall(req) {
+      relay.check({
+        originUrl: req.originUrl,
+        method: req.originMethod,
+        params: req.params,
+        ...(req.mcp ? { mcp: req.mcpTool !== undefined ? { fixedTool: req.mcpTool } : {} } : {}),
+      });
+      return {};
+    },
     async concludeDelivery(req) {
       const delivery = await relay.conclude(req.paymentId);
       return delivery ? { delivery: deliveryMessage(delivery) } : {};

@@ -428,6 +428,10 @@ const prepareAnswer = object(
     typed_data: typedData,
     payload_stub: object({ x402Version: { enum: [1, 2] }, accepted: ref("PaymentRequirement"), payload: { type: "object" } }, { optional: ["accepted"] }),
     how: str,
+    pay_url: {
+      ...url,
+      description: "Where to present the payment: the face URL with the call parameters sent as params (a relay or mcp checkout checks them first: 422)",
+    },
   },
   { description: "The EIP-712 typed data to sign and the payload to put the signature in; signs nothing" },
 );

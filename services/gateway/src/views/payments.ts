@@ -111,7 +111,7 @@ export function preparedView(r: paymentsV1.PreparePaymentResponse, resourceUrl: 
     network: r.network,
     typed_data: typedData,
     payload_stub: payloadStub,
-    how: "Sign typed_data with eth_signTypedData_v4, put the signature in payload_stub.payload.signature, base64 the JSON and send it as PAYMENT-SIGNATURE (or X-PAYMENT) on GET of the face URL.",
+    how: "Sign typed_data with eth_signTypedData_v4, put the signature in payload_stub.payload.signature, base64 the JSON and send it as PAYMENT-SIGNATURE (or X-PAYMENT) on GET of pay_url (the face URL with your call parameters).",
   };
 }
 

@@ -79,6 +79,7 @@ describe("prepare", () => {
         payload: { signature: "", authorization: AUTHORIZATION },
       },
       how: expect.stringContaining("eth_signTypedData_v4"),
+      pay_url: `https://pay.test/c/${CHECKOUT_ID}/test`,
     });
     // The resource URL is the gateway's own: payments is not told it.
     expect(calls.map((c) => c.req)).toStrictEqual([{ checkoutId: CHECKOUT_ID, face: paymentsV1.Face.TEST, payer: PAYER, network: "eip155:84532" }]);

@@ -18,7 +18,7 @@ import {
   type LiveRail,
   type SettlementKind,
 } from "./requirements";
-import type { DeliveryRecord } from "./settlement/paid-on-delivery";
+import type { DeliveryRecord, OriginDelivery } from "./settlement/paid-on-delivery";
 import { settlementOf, type PurchaseCall, type Settlement } from "./settlement/settlement";
 import { decodePayment, matchRequirement, paymentRejected } from "./verify-payment";
 
@@ -33,6 +33,8 @@ export interface PaymentsOptions {
    * networks (none configured: the live face of an armed checkout answers 503).
    */
   settlements: readonly Settlement[];
+  /** Where relay and mcp calls are checked (fulfillment); absent: their parameters are checked only when paid. */
+  originCalls?: Pick<OriginDelivery, "check">;
   now?: () => Date;
   /** Called after a commit that wrote an outbox event. */
   onCommitted?: () => void;
@@ -76,8 +78,10 @@ export class Payments {
   private readonly settlements: readonly Settlement[];
   private readonly now: () => Date;
   private readonly onCommitted: () => void;
+  private readonly originCalls: Pick<OriginDelivery, "check"> | undefined;
 
   constructor(opts: PaymentsOptions) {
+    this.originCalls = opts.originCalls;
     this.onCommitted = opts.onCommitted ?? (() => {});
     this.db = opts.db;
     this.checkouts = opts.checkouts;
@@ -104,9 +108,11 @@ export class Payments {
   }
 
   /** The authorization a payer signs for one of the face's requirements (the EIP-712 typed data and payload stub follow from the two). */
-  async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string }): Promise<Prepared> {
+  async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string; params?: Record<string, string> }): Promise<Prepared> {
     if (!isAddress(input.payer, { strict: false })) throw invalid([{ field: "payer", reason: "must be a 0x-prefixed EVM address" }]);
-    const { accepts } = await this.quote(checkoutId, face);
+    const { accepts, checkout } = await this.quote(checkoutId, face);
+    // A relay or mcp call's parameters are checked before anything is signed (inline goods take none: they are ignored).
+    if (checkout.relay && this.originCalls) await this.originCalls.check(checkout.relay, input.params ?? {});
     const requirement = input.network === undefined ? accepts[0] : accepts.find((r) => r.network === input.network);
     if (!requirement) throw invalid([{ field: "network", reason: `must be one of ${accepts.map((r) => r.network).join(", ")}` }]);
     const authorization = {

@@ -25,6 +25,15 @@ export function originDelivery(fulfillment: ServiceClient<typeof fulfillmentV1.F
       if (!delivery) throw new Error("fulfillment answered without a delivery");
       return deliveryFromMessage(delivery);
     },
+    async check(origin, params) {
+      await fulfillment.checkCall({
+        originUrl: origin.url,
+        originMethod: origin.method,
+        params,
+        mcp: origin.mcp !== undefined,
+        ...(origin.mcp?.tool !== undefined ? { mcpTool: origin.mcp.tool } : {}),
+      });
+    },
     async conclude(paymentId) {
       const { delivery } = await fulfillment.concludeDelivery({ paymentId });
       return delivery && deliveryFromMessage(delivery);

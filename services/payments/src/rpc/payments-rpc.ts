@@ -59,6 +59,7 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
       const p = await payments.prepare(req.checkoutId, faceOf(req.face), {
         payer: req.payer,
         ...(req.network !== undefined ? { network: req.network } : {}),
+        params: req.params,
       });
       return { network: p.network, requirement: requirementMessage(p.requirement), authorization: authorizationMessage(p.authorization) };
     },

@@ -18,8 +18,12 @@ export function prepareRoutes({ clients, settings }: GatewayDeps): Router {
       face: FACE_PROTO[face],
       payer: body.payer,
       ...(typeof body.network === "string" ? { network: body.network } : {}),
+      ...(body.params ? { params: body.params } : {}),
     });
-    res.json(preparedView(r, faceUrl(settings.baseUrl, id, face)));
+    // The call parameters ride on the URL the payment is presented at, exactly as on GET /c/{id}?….
+    const query = body.params ? new URLSearchParams(body.params).toString() : "";
+    const payUrl = faceUrl(settings.baseUrl, id, face) + (query ? `?${query}` : "");
+    res.json({ ...preparedView(r, payUrl), pay_url: payUrl });
   };
 
   router.post("/c/:id/prepare", prepare("live"));

@@ -37,6 +37,8 @@ export interface OriginDelivery {
   }): Promise<DeliveryRecord>;
   /** The recorded delivery; undefined while it still runs inside its deadline; one never started is recorded abandoned. */
   conclude(paymentId: string): Promise<DeliveryRecord | undefined>;
+  /** Checks the buyer's parameters as a delivery would (422 naming one); calls nothing. */
+  check(origin: RelayOrigin, params: Record<string, string>): Promise<void>;
 }
 
 /** The longest an origin may take, whatever the authorization allows. */
