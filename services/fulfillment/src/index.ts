@@ -14,6 +14,7 @@ import { RelayDeliveries } from "./domain/relay-deliveries";
 export const FULFILLMENT_SCHEMA = "fulfillment";
 export { fulfillmentConfigSpec } from "./config";
 export { OriginKeys } from "./domain/origin-keys";
+export { RelayDeliveries } from "./domain/relay-deliveries";
 export const fulfillmentMigrations = { "0001_origin_keys": originKeysInitial, "0002_outbox": fulfillmentOutbox, "0003_relay": relayDeliveries };
 
 export interface FulfillmentSettings {
