@@ -6,7 +6,7 @@ import { refusalIn, withMcpSession } from "./mcp-session";
 import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginKeys } from "./origin-keys";
 import { assertValid } from "./origin-key-rules";
-import { originUrlErrors } from "./origin-url";
+import { NOT_CALLED_REASON, originUrlErrors } from "./origin-url";
 
 /** How long one request to a seller's MCP server may take (the handshake and each page of tools). */
 export const MCP_REQUEST_TIMEOUT_MS = 10_000;
@@ -25,7 +25,7 @@ export function mcpProblem(err: unknown): ProblemError {
   if (err instanceof ProblemError) return err;
   const refusal = refusalIn(err);
   if (refusal && (refusal.reason === "blocked-address" || refusal.reason === "bad-url")) {
-    return invalid([{ field: "origin_url", reason: "points to an address this service does not call (loopback, private, link-local or metadata)" }]);
+    return invalid([{ field: "origin_url", reason: NOT_CALLED_REASON }]);
   }
   const why = refusal
     ? `could not be reached (${refusal.reason})`

@@ -10,8 +10,11 @@ import type { DeliveryResult, DeliveryRow } from "../store/relay-store";
 import { assertValid } from "./origin-key-rules";
 import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginCredential, OriginKeys } from "./origin-keys";
-import { originUrlErrors } from "./origin-url";
+import { NOT_CALLED_REASON, originUrlErrors } from "./origin-url";
 import { callOrigin, RELAY_METHODS, relayRequestErrors, type RelayOutcome } from "./relay-call";
+
+/** What decides the one call a delivery makes: the origin, how it is called, and the buyer's parameters. */
+type CallSpec = Pick<DeliverRequest, "originUrl" | "method" | "params" | "mcp">;
 
 /** A delivery as recorded; a rehearsal one that was counted just now also says what the day's cap has left. */
 export type CountedDelivery = DeliveryRow & { testDeliveriesLeft?: number; testDeliveriesResetSeconds?: number };
@@ -70,7 +73,7 @@ export class RelayDeliveries {
     if (!isId("checkout", req.checkoutId)) throw invalid([{ field: "checkout_id", reason: "is not a checkout id" }]);
     assertValid(originUrlErrors(req.originUrl, "origin_url"));
     if (this.deps.fetch.refusalOf(new URL(req.originUrl))) {
-      assertValid([{ field: "origin_url", reason: "points to an address this service does not call (loopback, private, link-local or metadata)" }]);
+      assertValid([{ field: "origin_url", reason: NOT_CALLED_REASON }]);
     }
     const credential = await resolveOriginAuth(req.auth, req.accountId, this.deps.originKeys);
     await store.forgetCheckout(this.deps.db, req.checkoutId);
@@ -130,12 +133,12 @@ export class RelayDeliveries {
   }
 
   /** Checks a buyer's call parameters as a delivery would (422 naming one); calls and records nothing. */
-  check(req: Pick<DeliverRequest, "originUrl" | "method" | "params" | "mcp">): void {
-    this.callOf({ ...req, paymentId: "", checkoutId: "", accountId: "", oneOffCredential: false, deadlineMs: 1, testMode: false, testDeliveryDailyCap: 1 });
+  check(req: CallSpec): void {
+    this.callOf({ ...req, deadlineMs: 1 });
   }
 
   /** The one call a delivery makes (a relay request, or an mcp tools/call), its parameters checked first: 422 naming them. */
-  private callOf(req: DeliverRequest): (credential: OriginCredential | undefined) => Promise<RelayOutcome> {
+  private callOf(req: CallSpec & Pick<DeliverRequest, "deadlineMs">): (credential: OriginCredential | undefined) => Promise<RelayOutcome> {
     const refused = (errors: FieldError[]) => invalid(errors, "The call parameters cannot be sent to the seller's origin.");
     if (req.mcp) {
       const target = { originUrl: req.originUrl, ...(req.mcp.fixedTool !== undefined ? { fixedTool: req.mcp.fixedTool } : {}) };

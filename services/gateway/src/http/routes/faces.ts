@@ -71,8 +71,8 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
     }
     // Payments read the checkout for this sale and hands it back with the receipt: the goods, without asking catalog.
     // Everything the answer needs is checked before a header is set, so a settled payment is never answered half.
-    const settled =
-      r.status === paymentsV1.PaymentStatus.PENDING ? undefined : { goods: goodsOf(answered(r.checkout, "checkout")), receipt: answered(r.receipt, "receipt") };
+    const checkout = r.status === paymentsV1.PaymentStatus.PENDING ? undefined : answered(r.checkout, "checkout");
+    const settled = checkout && { checkout, goods: goodsOf(checkout), receipt: answered(r.receipt, "receipt") };
     const settle = encodeHeader(settleResponseFromMessage(r.settleResponse));
     res.setHeader(HEADERS.paymentResponse, settle);
     if (payment.legacy) res.setHeader(HEADERS.legacyPaymentResponse, settle);
@@ -84,11 +84,10 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
     if (r.delivery) {
       const { testDeliveriesLeft, testDeliveriesResetSeconds } = r.delivery;
       if (testDeliveriesLeft !== undefined && testDeliveriesResetSeconds !== undefined) {
-        const cap = answered(r.checkout, "checkout").settings?.testDeliveryDailyCap ?? 0;
+        const cap = settled.checkout.settings?.testDeliveryDailyCap ?? 0;
         setRateLimitHeaders(res, { limit: cap, remaining: testDeliveriesLeft, resetSeconds: testDeliveriesResetSeconds });
       }
-      const mode = answered(r.checkout, "checkout").origin?.mcp ? "mcp" : "relay";
-      const relayed = relayPaidView(mode, r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
+      const relayed = relayPaidView(settled.goods.mode === "mcp" ? "mcp" : "relay", r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
       res.status(relayed.status).json(relayed.body);
       return;
     }
