@@ -1,30 +1,135 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { createClient, type RedisClientType } from "redis";
 
 /**
- * Short-lived shared state for the gateway: cached values and fixed-window
- * counters for rate limits. Redis in distributed mode (shared by every gateway
- * replica), a process-local map in embedded mode. Nothing durable lives here.
+ * Short-lived shared state for the gateway: cached values and the rate
+ * limiters' fixed-window counters (rate-limiter-flexible). Redis in
+ * distributed mode (shared by every gateway replica), process-local memory in
+ * embedded mode. Nothing durable lives here.
  */
 export interface Cache {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
-  /** Counts one hit in the current fixed window of `windowSeconds`. */
-  hit(key: string, windowSeconds: number): Promise<WindowCount>;
-  /** The current window of a `hit` counter without counting; null when no window is open. */
-  peek(key: string): Promise<WindowCount | null>;
+  /**
+   * The limiter named `name`: at most `limit` requests per key in a fixed
+   * window of `windowSeconds` that opens with a key's first request. One
+   * instance per name; asking again with another limit or window throws.
+   */
+  limiter(opts: LimiterOptions): Limiter;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-export interface WindowCount {
+export interface LimiterOptions {
+  /** Names the counters (`<cache prefix>rl:<name>:<key>` in Redis). */
+  name: string;
+  /** Requests admitted per key and window (a positive integer). */
+  limit: number;
+  /** The window's length in whole seconds (at least 1). */
+  windowSeconds: number;
+}
+
+export interface Limiter {
+  readonly name: string;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Counts one request against `key`; allowed is false once the window holds more than `limit`. Rejects when the store cannot count. */
+  consume(key: string): Promise<LimitState>;
+  /** The window of `key` without counting (allowed: one more request would be); null when none is open. Rejects when the store cannot read. */
+  peek(key: string): Promise<LimitState | null>;
+}
+
+export interface LimitState {
+  allowed: boolean;
+  /** Requests counted in the window (after consume, that one included). */
   count: number;
+  /** Requests the window still admits. */
+  remaining: number;
   /** Seconds until the window resets. */
   resetSeconds: number;
 }
 
+/** A rate-limiter-flexible limiter as a Limiter; `connected` runs before each call (Redis connects lazily). */
+class FlexibleLimiter implements Limiter {
+  readonly name: string;
+  readonly limit: number;
+  readonly windowSeconds: number;
+
+  constructor(
+    opts: LimiterOptions,
+    private readonly limiter: RateLimiterAbstract,
+    private readonly connected: () => Promise<unknown> = async () => undefined,
+  ) {
+    this.name = opts.name;
+    this.limit = opts.limit;
+    this.windowSeconds = opts.windowSeconds;
+  }
+
+  async consume(key: string): Promise<LimitState> {
+    await this.connected();
+    try {
+      return { allowed: true, ...this.window(await this.limiter.consume(key)) };
+    } catch (err) {
+      // Over the limit is an answer; anything else is a store failure and propagates (callers fail closed).
+      if (err instanceof RateLimiterRes) return { allowed: false, ...this.window(err) };
+      throw err;
+    }
+  }
+
+  async peek(key: string): Promise<LimitState | null> {
+    await this.connected();
+    const res = await this.limiter.get(key);
+    // No TTL (Redis -1) or already past it (memory expires lazily): no window open.
+    if (res === null || res.msBeforeNext <= 0) return null;
+    const window = this.window(res);
+    return { allowed: window.remaining > 0, ...window };
+  }
+
+  private window(res: RateLimiterRes): Omit<LimitState, "allowed"> {
+    return {
+      count: res.consumedPoints,
+      remaining: Math.max(0, this.limit - res.consumedPoints),
+      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    };
+  }
+}
+
+/** One limiter per name, so a request does not allocate one and a name cannot count against two budgets. */
+class Limiters {
+  private readonly byName = new Map<string, Limiter>();
+
+  constructor(private readonly make: (opts: LimiterOptions) => Limiter) {}
+
+  get(opts: LimiterOptions): Limiter {
+    const known = this.byName.get(opts.name);
+    if (known) {
+      if (known.limit !== opts.limit || known.windowSeconds !== opts.windowSeconds) {
+        throw new Error(
+          `limiter "${opts.name}" already counts ${known.limit} per ${known.windowSeconds} s; asked for ${opts.limit} per ${opts.windowSeconds} s`,
+        );
+      }
+      return known;
+    }
+    if (!Number.isInteger(opts.limit) || opts.limit < 1) throw new Error(`limiter "${opts.name}": limit must be a positive integer`);
+    // Redis windows are whole seconds (EX), and 0 would never expire.
+    if (!Number.isInteger(opts.windowSeconds) || opts.windowSeconds < 1) throw new Error(`limiter "${opts.name}": windowSeconds must be a positive integer`);
+    const made = this.make(opts);
+    this.byName.set(opts.name, made);
+    return made;
+  }
+
+  clear(): void {
+    this.byName.clear();
+  }
+}
+
 export class MemoryCache implements Cache {
   private readonly values = new Map<string, { value: string; expiresAt: number }>();
+  private readonly limiters = new Limiters(
+    (opts) => new FlexibleLimiter(opts, new RateLimiterMemory({ keyPrefix: `rl:${opts.name}`, points: opts.limit, duration: opts.windowSeconds })),
+  );
 
+  /** `now` is the clock of get/set; the limiters count on the library's (Date.now). */
   constructor(private readonly now: () => number = Date.now) {}
 
   async get(key: string): Promise<string | null> {
@@ -42,29 +147,15 @@ export class MemoryCache implements Cache {
     if (this.values.size > 100_000) this.sweep();
   }
 
-  async hit(key: string, windowSeconds: number): Promise<WindowCount> {
-    const now = this.now();
-    const entry = this.values.get(key);
-    if (!entry || entry.expiresAt <= now) {
-      this.values.set(key, { value: "1", expiresAt: now + windowSeconds * 1000 });
-      return { count: 1, resetSeconds: windowSeconds };
-    }
-    const count = Number(entry.value) + 1;
-    entry.value = String(count);
-    return { count, resetSeconds: Math.max(1, Math.ceil((entry.expiresAt - now) / 1000)) };
-  }
-
-  async peek(key: string): Promise<WindowCount | null> {
-    const now = this.now();
-    const entry = this.values.get(key);
-    if (!entry || entry.expiresAt <= now) return null;
-    return { count: Number(entry.value), resetSeconds: Math.max(1, Math.ceil((entry.expiresAt - now) / 1000)) };
+  limiter(opts: LimiterOptions): Limiter {
+    return this.limiters.get(opts);
   }
 
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     this.values.clear();
+    this.limiters.clear();
   }
 
   private sweep(): void {
@@ -77,6 +168,23 @@ export class RedisCache implements Cache {
   private readonly client: RedisClientType;
   private connecting?: Promise<unknown>;
   private everConnected = false;
+  private readonly limiters = new Limiters(
+    (opts) =>
+      new FlexibleLimiter(
+        opts,
+        new RateLimiterRedis({
+          storeClient: this.client,
+          useRedisPackage: true,
+          // While reconnecting, refuse at once rather than wait: callers fail closed.
+          rejectIfRedisNotReady: true,
+          // The library adds the ":" before the key.
+          keyPrefix: `${this.prefix}rl:${opts.name}`,
+          points: opts.limit,
+          duration: opts.windowSeconds,
+        }),
+        () => this.ready(),
+      ),
+  );
 
   constructor(
     url: string,
@@ -118,20 +226,8 @@ export class RedisCache implements Cache {
     await c.set(this.prefix + key, value, { EX: ttlSeconds });
   }
 
-  async hit(key: string, windowSeconds: number): Promise<WindowCount> {
-    const c = await this.ready();
-    const k = this.prefix + key;
-    const [count, , ttl] = (await c.multi().incr(k).expire(k, windowSeconds, "NX").ttl(k).exec()) as unknown as [number, number, number];
-    return { count: Number(count), resetSeconds: Math.max(1, Number(ttl)) };
-  }
-
-  async peek(key: string): Promise<WindowCount | null> {
-    const c = await this.ready();
-    const k = this.prefix + key;
-    const [count, ttl] = (await c.multi().get(k).ttl(k).exec()) as unknown as [string | null, number];
-    // A key without a TTL (-1) is not a window `hit` opened; treat it as none.
-    if (count === null || Number(ttl) < 0) return null;
-    return { count: Number(count), resetSeconds: Math.max(1, Number(ttl)) };
+  limiter(opts: LimiterOptions): Limiter {
+    return this.limiters.get(opts);
   }
 
   async ping(): Promise<void> {
@@ -140,6 +236,9 @@ export class RedisCache implements Cache {
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.quit().catch(() => this.client.destroy());
+    if (!this.client.isOpen) return;
+    // QUIT would wait forever for the reply of a connection being re-established.
+    if (!this.client.isReady) return this.client.destroy();
+    await this.client.quit().catch(() => this.client.destroy());
   }
 }

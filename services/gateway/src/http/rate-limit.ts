@@ -1,4 +1,4 @@
-import type { Cache, WindowCount } from "@c402/cache";
+import type { Cache, Limiter, LimiterOptions } from "@c402/cache";
 import { ProblemError } from "@c402/problems";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
@@ -14,12 +14,8 @@ async function counted<T>(count: () => Promise<T>): Promise<T> {
   }
 }
 
-export interface LimitWindow {
-  /** Names the counter (`rl:<name>:<key>` in the cache). */
-  name: string;
-  limit: number;
-  windowSeconds: number;
-}
+/** A fixed-window limit: `limit` requests per key in `windowSeconds`, counted under `name`. */
+export type LimitWindow = LimiterOptions;
 
 /** The X-RateLimit-* headers of a budget: its size, what is left of it, and when it starts afresh. */
 export function setRateLimitHeaders(res: Response, budget: { limit: number; remaining: number; resetSeconds: number }): void {
@@ -29,31 +25,38 @@ export function setRateLimitHeaders(res: Response, budget: { limit: number; rema
 }
 
 /**
- * Counts one request against a fixed-window limit shared across gateway
- * replicas through the cache, sets the X-RateLimit-* headers, and throws 429
+ * Spends one request of `key`'s budget in `limiter` (shared across gateway
+ * replicas through the cache), sets the X-RateLimit-* headers, and throws 429
  * with Retry-After once the window is over its limit. It fails closed (503
- * when the cache cannot count).
+ * when the cache cannot count). Every rate limit of the gateway goes through
+ * here: obtain the limiter once (`cache.limiter(...)`) and spend per request.
  */
-export async function countAgainst(cache: Cache, res: Response, limit: LimitWindow, key: string): Promise<void> {
-  const window = await counted(() => cache.hit(`rl:${limit.name}:${key}`, limit.windowSeconds));
-  setRateLimitHeaders(res, { limit: limit.limit, remaining: limit.limit - window.count, resetSeconds: window.resetSeconds });
-  if (window.count > limit.limit) {
-    res.setHeader("Retry-After", String(window.resetSeconds));
+export async function spendFrom(limiter: Limiter, res: Response, key: string): Promise<void> {
+  const state = await counted(() => limiter.consume(key));
+  setRateLimitHeaders(res, { limit: limiter.limit, remaining: state.remaining, resetSeconds: state.resetSeconds });
+  if (!state.allowed) {
+    res.setHeader("Retry-After", String(state.resetSeconds));
     throw new ProblemError("rate-limited", {
-      message: `More than ${limit.limit} requests in ${limit.windowSeconds} seconds.`,
-      help: { fix: `Retry after ${window.resetSeconds} seconds.`, retry_is_safe: true },
+      message: `More than ${limiter.limit} requests in ${limiter.windowSeconds} seconds.`,
+      help: { fix: `Retry after ${state.resetSeconds} seconds.`, retry_is_safe: true },
     });
   }
 }
 
+/** spendFrom with the cache's limiter for `limit` (the cache keeps one per name). */
+export function countAgainst(cache: Cache, res: Response, limit: LimitWindow, key: string): Promise<void> {
+  return spendFrom(cache.limiter(limit), res, key);
+}
+
 /**
- * countAgainst as a route's middleware: per client address, or per whatever
+ * spendFrom as a route's middleware: per client address, or per whatever
  * `keyOf` names (e.g. a payer; a request it names nothing for is not counted).
  */
 export function rateLimit(cache: Cache, opts: LimitWindow & { keyOf?: (req: Request) => string | undefined }): RequestHandler {
+  const limiter = cache.limiter({ name: opts.name, limit: opts.limit, windowSeconds: opts.windowSeconds });
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = opts.keyOf ? opts.keyOf(req) : (req.ip ?? "unknown");
-    if (key !== undefined) await countAgainst(cache, res, opts, key);
+    if (key !== undefined) await spendFrom(limiter, res, key);
     next();
   };
 }
@@ -75,32 +78,36 @@ export interface AuthAttempt {
  * closed like rateLimit.
  */
 export class AuthFailureLimit {
+  private readonly failures: Limiter;
+
   constructor(
-    private readonly cache: Cache,
+    cache: Cache,
     readonly limit: number,
     private readonly windowSeconds = 60,
-  ) {}
+  ) {
+    this.failures = cache.limiter({ name: "auth-failures", limit, windowSeconds });
+  }
 
   private keysOf(attempt: AuthAttempt): string[] {
-    return [`af:ip:${attempt.ip}`, ...(attempt.keyPrefix ? [`af:prefix:${attempt.keyPrefix}`] : [])];
+    return [`ip:${attempt.ip}`, ...(attempt.keyPrefix ? [`prefix:${attempt.keyPrefix}`] : [])];
   }
 
   /** Throws 429 with Retry-After when the address (before resolving) or the prefix (after a failed resolution) is over the limit; counts nothing. */
   async refuseIfOver(attempt: AuthAttempt, res: Response, which: "address" | "prefix"): Promise<void> {
-    const key = which === "address" ? `af:ip:${attempt.ip}` : attempt.keyPrefix ? `af:prefix:${attempt.keyPrefix}` : undefined;
+    const key = which === "address" ? `ip:${attempt.ip}` : attempt.keyPrefix ? `prefix:${attempt.keyPrefix}` : undefined;
     if (key === undefined) return;
-    const windows = await counted(() => Promise.all([this.cache.peek(key)]));
-    const over = windows.filter((w): w is WindowCount => w !== null && w.count >= this.limit);
-    if (over.length === 0) return;
-    const retryAfter = Math.max(...over.map((w) => w.resetSeconds));
-    res.setHeader("Retry-After", String(retryAfter));
+    const window = await counted(() => this.failures.peek(key));
+    // `limit` failures close the window: no further attempt is admitted.
+    if (window === null || window.allowed) return;
+    res.setHeader("Retry-After", String(window.resetSeconds));
     throw new ProblemError("rate-limited", {
       message: `Too many failed authentications from this address or with this key prefix: at most ${this.limit} in ${this.windowSeconds} seconds.`,
-      help: { fix: `Check the key you send, then retry after ${retryAfter} seconds.`, retry_is_safe: true },
+      help: { fix: `Check the key you send, then retry after ${window.resetSeconds} seconds.`, retry_is_safe: true },
     });
   }
 
+  /** Counts a failure against the address and the prefix; being over the limit is for refuseIfOver to answer. */
   async recordFailure(attempt: AuthAttempt): Promise<void> {
-    await counted(() => Promise.all(this.keysOf(attempt).map((k) => this.cache.hit(k, this.windowSeconds))));
+    await counted(() => Promise.all(this.keysOf(attempt).map((k) => this.failures.consume(k))));
   }
 }
