@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
+import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";
@@ -58,6 +59,8 @@ async function signIn(wallet: PrivateKeyAccount): Promise<HttpResponse> {
  */
 /** The fake MCP server setUp starts (closed after the suite). */
 let mcpServer: FakeMcpServer | undefined;
+/** The relay origin of the package checkout setUp buys from (closed after the suite). */
+let packageOrigin: FakeOrigin | undefined;
 
 async function setUp(): Promise<Fixtures> {
   const scripted = fuzzer.scripted.bind(fuzzer);
@@ -377,6 +380,27 @@ async function setUp(): Promise<Fixtures> {
     "an inline sale marked fulfilled",
   );
 
+  // A package of calls (rehearsal) on a loopback origin: bought, one call spent with its key, the usage record read.
+  packageOrigin = await startFakeOrigin();
+  const packageCheckout = await create(full, {
+    title: "Package of calls",
+    price_usd: "1.00",
+    origin_url: `${packageOrigin.url}/echo`,
+    max_deliveries: 5,
+    reusable: true,
+  });
+  const packageQuote = await scripted("GET /c/{id}/test", { path: `/c/${packageCheckout}/test` });
+  const packageRequirement = (decodeHeader(packageQuote.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
+  const packageSale = await scripted("GET /c/{id}/test", {
+    path: `/c/${packageCheckout}/test?city=Oslo`,
+    headers: { "payment-signature": encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), packageRequirement)) },
+  });
+  expectStatus(packageSale, 200, "a package purchase");
+  const packageKey = { authorization: `Bearer ${parsed(packageSale).package_key as string}` };
+  expectStatus(await scripted("GET /c/{id}", { path: `/c/${packageCheckout}?city=Rome`, headers: packageKey }), 200, "a package call");
+  expectStatus(await scripted("GET /c/{id}/usage", { path: `/c/${packageCheckout}/usage?limit=1`, headers: packageKey }), 200, "a package's usage");
+  expectStatus(await scripted("GET /c/{id}/usage", { path: `/c/${packageCheckout}/usage?limit=0`, headers: packageKey }), 422, "a usage page of 0");
+
   const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
   for (const family of ["base", "stellar", "solana"]) {
     await scripted("GET /x402/{family}/supported", { path: `/x402/${family}/supported` });
@@ -434,6 +458,7 @@ describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per o
 
   afterAll(async () => {
     await mcpServer?.close();
+    await packageOrigin?.close();
     if (!fuzzer) return;
     process.stdout.write(
       `\nOpenAPI fuzz (${process.env.E2E_RUN_MODE ?? "?"} mode, seed ${SEED}, ${RUNS} runs): answers per operation\n${fuzzer.findings.coverage()}\n`,

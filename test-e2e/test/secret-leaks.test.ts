@@ -10,7 +10,8 @@ import { call, decoded, newSeller, payRehearsal, type Reply } from "../src/http"
 /**
  * G25, secrets never leak: canary credentials go in through every door a
  * seller has (origin keys created and rotated, one-off credentials of relay
- * and mcp checkouts, an idempotent create replayed, bodies refused with 422),
+ * and mcp checkouts, an idempotent create replayed, bodies refused with 422)
+ * and a buyer's package key (sent on calls, on a usage read, to the wrong checkout),
  * are used (the origins receive them: they were in play), and then appear in
  * no HTTP answer, no account event, no line of any service's log and no file
  * the service wrote (embedded mode: its database's files too).
@@ -126,6 +127,19 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
       }),
     );
     answers.push(await payRehearsal(tool.body.id));
+    // A package key is the buyer's credential: shown once in its purchase answer (not scanned), then sent, never echoed or stored.
+    const pack = await keep(
+      call("POST", "/v1/checkouts", {
+        key,
+        body: { title: "Package", price_usd: "1.00", origin_url: `${origin.url}/echo`, max_deliveries: 3, reusable: true },
+      }),
+    );
+    const packageKey = (await payRehearsal(pack.body.id)).body.package_key as string;
+    expect(packageKey).toMatch(/^pk_test_/);
+    const withPackageKey = { headers: { Authorization: `Bearer ${packageKey}` } };
+    expect((await keep(call("GET", `/c/${pack.body.id}?q=1`, withPackageKey))).status).toBe(200);
+    expect((await keep(call("GET", `/c/${pack.body.id}/usage`, withPackageKey))).status).toBe(200);
+    expect((await keep(call("GET", `/c/${created.body.id}`, withPackageKey))).status).toBe(401);
     // Bodies refused with 422 name the field, never echo the value.
     await keep(call("POST", "/v1/origin-keys", { key, body: { auth_type: "api_key", value: `${secrets.refused}\n`, header_name: "X-Key" } }));
     await keep(call("POST", "/v1/checkouts", { key, body: { ...oneOffBody, origin_auth_type: "api_key", origin_auth_value: secrets.refused } }));
@@ -143,7 +157,8 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
       before = events.body.next_before;
       if (!before) break;
     }
-    const all = Object.values(secrets);
+    const all = [...Object.values(secrets), packageKey];
+    expect(JSON.stringify(origin.calls)).not.toContain(packageKey);
     const leakingAnswers = answers.filter((a) => all.some((s) => a.text.includes(s) || [...a.headers.values()].some((v) => v.includes(s))));
     expect(leakingAnswers.map((a) => a.text.slice(0, 200))).toEqual([]);
     // Logs and stored files: pino writes asynchronously, so let the lines land first.
@@ -152,6 +167,6 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
     const scanned = scan(process.env.E2E_LOGS_DIR as string, all, failing.body.id);
     expect(scanned.hits).toEqual([]);
     expect(scanned.sawMarker).toBe(true);
-    console.info(`G25: ${Object.keys(secrets).length} canaries, ${answers.length} answers, ${(scanned.bytes / 1e6).toFixed(1)} MB of logs and files scanned`);
+    console.info(`G25: ${all.length} canaries, ${answers.length} answers, ${(scanned.bytes / 1e6).toFixed(1)} MB of logs and files scanned`);
   });
 });

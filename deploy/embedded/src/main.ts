@@ -30,6 +30,7 @@ async function main() {
     serviceName: config.serviceName,
     authRateLimitPerMinute: config.authRateLimitPerMinute,
     authFailureLimitPerMinute: config.authFailureLimitPerMinute,
+    packageCallsPerMinute: config.packageCallsPerMinute,
     trustProxy: config.trustProxy,
     ...(config.devchainPort !== undefined ? { devchainPort: Number(config.devchainPort) } : {}),
     ...(config.smtpUrl !== undefined ? { smtpUrl: config.smtpUrl } : {}),

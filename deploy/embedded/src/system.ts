@@ -32,6 +32,7 @@ export interface EmbeddedOptions {
   authRateLimitPerMinute?: number;
   /** Failed authentications per minute per client address and per key prefix (gateway default 20). */
   authFailureLimitPerMinute?: number;
+  packageCallsPerMinute?: number;
   /** Proxies trusted to name the client in X-Forwarded-For (default: none). */
   trustProxy?: TrustProxy;
   /** Port of the local EVM chain the live face settles on (default 8545, or a free one when it is taken; 0 picks a free one). */
@@ -198,6 +199,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
         runMode: "embedded",
         authRateLimitPerMinute: opts.authRateLimitPerMinute ?? gatewayDefaults.authRateLimitPerMinute,
         ...(opts.authFailureLimitPerMinute !== undefined ? { authFailureLimitPerMinute: opts.authFailureLimitPerMinute } : {}),
+        ...(opts.packageCallsPerMinute !== undefined ? { packageCallsPerMinute: opts.packageCallsPerMinute } : {}),
         ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
         healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
       },

@@ -19,7 +19,9 @@ export const CREATE_FAILPOINTS = ["create-after-key-claim", "create-after-commit
  * on the payment), and its outcome recorded on the payment (nothing broadcast yet).
  */
 export const DELIVERY_FAILPOINTS = ["after-origin-answer", "after-delivery"] as const;
-export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS, ...DELIVERY_FAILPOINTS] as const;
+/** A package call: its allowance taken and the call recorded under way, the origin not called yet. */
+export const PACKAGE_FAILPOINTS = ["package-call-started"] as const;
+export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS, ...DELIVERY_FAILPOINTS, ...PACKAGE_FAILPOINTS] as const;
 
 export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 

@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   session: "ses_",
   report: "rpt_",
   originKey: "okey_",
+  package: "pkg_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -197,3 +197,4 @@ export function paymentRefused(reason: string, message: string, prepareHint?: st
     extensions: { reason },
   });
 }
+export { notChargedProblem, rehearsalCapProblem, type UnchargedCall } from "./charge-table";

@@ -24,6 +24,7 @@ import { idempotencyClaims } from "./store/migrations/0012_idempotency_claims";
 import { partiesAsSent } from "./store/migrations/0013_parties_as_sent";
 import { relayOrigin } from "./store/migrations/0014_relay_origin";
 import { mcpTool } from "./store/migrations/0015_mcp_tool";
+import { checkoutPackages } from "./store/migrations/0016_packages";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -43,6 +44,7 @@ export const catalogMigrations = {
   "0013_parties_as_sent": partiesAsSent,
   "0014_relay_origin": relayOrigin,
   "0015_mcp_tool": mcpTool,
+  "0016_packages": checkoutPackages,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */

@@ -37,6 +37,7 @@ function relayContract(open: () => Promise<TestDatabase>) {
   let catalog: Catalog;
   const registered: { accountId: string; checkoutId: string; origin: RelayOrigin }[] = [];
   const forgotten: string[] = [];
+  const liabilityAsks: string[] = [];
   let refuse: ProblemError | undefined;
 
   beforeAll(async () => {
@@ -50,6 +51,10 @@ function relayContract(open: () => Promise<TestDatabase>) {
       },
       async forget(checkoutId) {
         forgotten.push(checkoutId);
+      },
+      async liabilities(checkoutId) {
+        liabilityAsks.push(checkoutId);
+        return { liveKeys: 2, callsUnspent: 15n, unearnedAtomic: 3_000_000n };
       },
     };
     catalog = new Catalog({ db: ctx.database.db, payoutWallets: async () => [{ chainFamily: "eip155", address: WALLET, isDefault: true }], origins });
@@ -149,6 +154,7 @@ function relayContract(open: () => Promise<TestDatabase>) {
       db: ctx.database.db,
       payoutWallets: async () => [{ chainFamily: "eip155", address: WALLET, isDefault: true }],
       origins: {
+        liabilities: async () => ({ liveKeys: 0, callsUnspent: 0n, unearnedAtomic: 0n }),
         register: async (req) => {
           registered.push(req);
           await ctx.database.db
@@ -169,6 +175,54 @@ function relayContract(open: () => Promise<TestDatabase>) {
     });
     await expect(failing.create(base())).rejects.toThrow();
     expect(forgotten).toEqual([registered[1]?.checkoutId]);
+  });
+
+  it("sells a package: max_deliveries with package_ttl_days (default 30) on relay and mcp, read back as sent", async () => {
+    const { checkout } = await catalog.create(base({ priceUsd: "5.00", maxDeliveries: 100 }));
+    expect(checkout).toMatchObject({ max_deliveries: 100, package_ttl_days: 30 });
+    const mcp = await catalog.create(base({ priceUsd: "1.00", mcpTool: "forecast", maxDeliveries: 10, packageTtlDays: 7 }));
+    expect(mcp.checkout).toMatchObject({ fulfillment: "mcp", max_deliveries: 10, package_ttl_days: 7 });
+    const single = await catalog.create(base());
+    expect(single.checkout).toMatchObject({ max_deliveries: null, package_ttl_days: null });
+  });
+
+  it.each([
+    [
+      "a package under $1.00",
+      { priceUsd: "0.99", maxDeliveries: 10 },
+      [{ field: "price_usd", reason: "must be at least 1.00 for a package (max_deliveries)" }],
+    ],
+    [
+      "a package of inline goods",
+      { originUrl: undefined, payloadJson: "{}", priceUsd: "2.00", maxDeliveries: 10 },
+      [{ field: "max_deliveries", reason: "packages are sold by relay and mcp checkouts, and fulfillment is inline" }],
+    ],
+    ["no calls", { priceUsd: "2.00", maxDeliveries: 0 }, [{ field: "max_deliveries", reason: "must be an integer from 1 to 1000000" }]],
+    [
+      "a lifetime of 0 days",
+      { priceUsd: "2.00", maxDeliveries: 5, packageTtlDays: 0 },
+      [{ field: "package_ttl_days", reason: "must be an integer from 1 to 3650" }],
+    ],
+    ["a lifetime without a package", { packageTtlDays: 30 }, [{ field: "package_ttl_days", reason: "applies only to a package (send max_deliveries)" }]],
+  ])("refuses %s (422 naming the field), registering nothing", async (_what, over, errors) => {
+    const err = await catalog.create(base(over as Partial<CreateRequest>)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProblemError);
+    expect((err as ProblemError).errors).toEqual(errors);
+    expect(registered).toEqual([]);
+  });
+
+  it("voiding a package checkout answers what its packages still owe (fulfillment's figures); a single-call checkout owes nothing and asks nobody", async () => {
+    liabilityAsks.length = 0;
+    const { checkout } = await catalog.create(base({ priceUsd: "3.00", maxDeliveries: 10 }));
+    const voided = await catalog.void("acct_relay", checkout.id, "key:sk_test_abcd");
+    expect(voided.liabilities).toEqual({ liveKeys: 2, callsUnspent: 15n, unearnedAtomic: 3_000_000n });
+    const single = await catalog.create(base());
+    expect((await catalog.void("acct_relay", single.checkout.id, "key:sk_test_abcd")).liabilities).toEqual({
+      liveKeys: 0,
+      callsUnspent: 0n,
+      unearnedAtomic: 0n,
+    });
+    expect(liabilityAsks).toEqual([checkout.id]);
   });
 }
 

@@ -53,6 +53,8 @@ function trustProxySetting(name: string, describe: string): Setting<TrustProxy> 
 
 /** Failed authentications per minute per client address and per key prefix before both are refused (429) for the rest of the minute. */
 export const DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE = 20;
+/** The spec's default budget of a package key: calls per minute. */
+export const DEFAULT_PACKAGE_CALLS_PER_MINUTE = 60;
 
 /** Gateway settings shared by both run modes. */
 export const gatewayConfigSpec = {
@@ -70,6 +72,10 @@ export const gatewayConfigSpec = {
     "failed authentications per minute per client address and per key prefix before both are refused (429) until the minute ends",
     { default: DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE, min: 1 },
   ),
+  packageCallsPerMinute: env.int("PACKAGE_CALLS_PER_MINUTE", "calls per minute one package key may spend (answers carry X-RateLimit-*)", {
+    default: DEFAULT_PACKAGE_CALLS_PER_MINUTE,
+    min: 1,
+  }),
   trustProxy: trustProxySetting(
     "TRUST_PROXY",
     "proxies trusted to name the client in X-Forwarded-For: none (default), a hop count, or a comma-separated list of IPs, CIDRs, loopback",
@@ -97,6 +103,8 @@ export interface GatewaySettings {
   authRateLimitPerMinute: number;
   /** Default DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE. */
   authFailureLimitPerMinute?: number;
+  /** Default DEFAULT_PACKAGE_CALLS_PER_MINUTE. */
+  packageCallsPerMinute?: number;
   /** Default false: X-Forwarded-For is ignored. */
   trustProxy?: TrustProxy;
   /** Facts the deep health report shows as they are (e.g. the devchain's URL in embedded mode). */

@@ -39,6 +39,7 @@ async function main() {
       runMode: "distributed",
       authRateLimitPerMinute: config.authRateLimitPerMinute,
       authFailureLimitPerMinute: config.authFailureLimitPerMinute,
+      packageCallsPerMinute: config.packageCallsPerMinute,
       trustProxy: config.trustProxy,
       ...(config.devchainUrl ? { healthExtras: { devchain: { url: config.devchainUrl } } } : {}),
     },

@@ -54,6 +54,7 @@ assertType<
       escrow_offer?: "optional" | "required";
       content?: Record<string, unknown>;
       max_deliveries?: number | null;
+      package_ttl_days?: number;
     }
   >
 >();

@@ -12,6 +12,7 @@ import { Payments } from "./domain/payments";
 import { splitPartiesOf, type CheckoutForPayment, type RelayOrigin, type SplitParties } from "./domain/requirements";
 import { PaidOnDelivery } from "./domain/settlement/paid-on-delivery";
 import { originDelivery } from "./rpc/origin-delivery";
+import { packageIssuer } from "./rpc/package-issuer";
 import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
 import { RehearsalSettlement } from "./domain/settlement/rehearsal";
 import type { Settlement } from "./domain/settlement/settlement";
@@ -110,6 +111,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       ...platformTermsOf(checkout.settings),
       ...(checkout.origin ? { relay: relayOriginOf(checkout.origin, checkout.settings) } : {}),
       ...(checkout.fulfillment === catalogV1.Fulfillment.WEBHOOK ? { webhook: true } : {}),
+      ...(checkout.package ? { package: { calls: checkout.package.calls, ttlDays: checkout.package.ttlDays } } : {}),
       listing: checkout,
     };
   };
@@ -119,6 +121,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const now = () => new Date();
   const settleTimeoutMs = settings.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
   const originCalls = originDelivery(clients.fulfillment);
+  const packages = packageIssuer(clients.fulfillment);
   const paidOnDelivery = new PaidOnDelivery({ db, delivery: originCalls, settleTimeoutMs, now });
   const live =
     chains.size > 0
@@ -142,7 +145,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     paidOnDelivery,
   });
   const settlements: Settlement[] = live ? [rehearsal, live] : [rehearsal];
-  const payments = new Payments({ db, checkouts, settlements, originCalls, now, onCommitted });
+  const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: PeriodicTask | undefined;
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));

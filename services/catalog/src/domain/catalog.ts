@@ -48,9 +48,21 @@ export interface OriginRegistry {
   /** Answers the URL as it will be called; 422 naming the field for an origin or key that cannot be used. */
   register(req: { accountId: string; checkoutId: string; origin: RelayOrigin }): Promise<string>;
   forget(checkoutId: string): Promise<void>;
+  /** What a package checkout's live packages still owe (fulfillment keeps them). */
+  liabilities(checkoutId: string): Promise<Liabilities>;
 }
 
+/** What buyers still hold against a checkout: live package keys, their unspent calls, and the part of the price those stand for. */
+export interface Liabilities {
+  liveKeys: number;
+  callsUnspent: bigint;
+  unearnedAtomic: bigint;
+}
+
+const NO_LIABILITIES: Liabilities = { liveKeys: 0, callsUnspent: 0n, unearnedAtomic: 0n };
+
 const NO_ORIGINS: OriginRegistry = {
+  liabilities: async () => NO_LIABILITIES,
   register: async () => {
     throw new ProblemError("unavailable", "Relay checkouts cannot be created here: no fulfillment service is configured.");
   },
@@ -206,6 +218,8 @@ export class Catalog {
       origin_key_id: relay?.auth.kind === "origin_key" ? relay.auth.originKeyId : null,
       origin_one_off: relay?.auth.kind === "one_off",
       mcp_tool: relay?.mcp?.tool ?? null,
+      max_deliveries: valid.package?.calls ?? null,
+      package_ttl_days: valid.package?.ttlDays ?? null,
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);
@@ -348,13 +362,18 @@ export class Catalog {
    * resolve), never blocked by what buyers still hold. Voiding a void one
    * answers it unchanged.
    */
-  async void(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; alreadyVoid: boolean }> {
+  /**
+   * Voids a checkout (never blocked by what it still owes): its package keys
+   * keep working, and the answer says what they still hold.
+   */
+  async void(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; alreadyVoid: boolean; liabilities: Liabilities }> {
     const r = await this.change(accountId, checkoutId, (current, now) =>
       current.voided_at
         ? { result: true }
         : { set: { voided_at: now }, event: { action: "checkout.voided", actor, detail: { title: current.title } }, result: false },
     );
-    return { checkout: r.checkout, alreadyVoid: r.result ?? false };
+    const liabilities = r.checkout.max_deliveries === null ? NO_LIABILITIES : await this.origins.liabilities(r.checkout.id);
+    return { checkout: r.checkout, alreadyVoid: r.result ?? false, liabilities };
   }
 
   /** Undoes a void; the status is recomputed from the record (a sold single-shot comes back paid). Not void: unchanged. */

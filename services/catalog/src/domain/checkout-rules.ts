@@ -20,6 +20,11 @@ export const CHECKOUT_LIMITS = {
   partyEmailMax: 254,
   testDeliveryDailyCapDefault: 25,
   testDeliveryDailyCapMax: 100_000,
+  packageCallsMax: 1_000_000,
+  packageTtlDaysDefault: 30,
+  packageTtlDaysMax: 3_650,
+  /** The spec's minimum package price, $1.00 in USDC atomic units. */
+  packagePriceMinAtomic: 1_000_000n,
 };
 
 /** Platform-declared identities (the spec's `parties`), carried verbatim to receipts. */
@@ -52,6 +57,14 @@ export interface CreateCheckoutInput extends RelayFieldsInput {
   inheritAccountPayouts?: boolean;
   walletButton?: boolean;
   testDeliveryDailyCap?: number;
+  maxDeliveries?: number;
+  packageTtlDays?: number;
+}
+
+/** A package: one payment buys `calls` calls, spendable for `ttlDays` days after settlement. */
+export interface PackageTerms {
+  calls: number;
+  ttlDays: number;
 }
 
 export interface ValidCheckout {
@@ -73,6 +86,7 @@ export interface ValidCheckout {
   inheritAccountPayouts: boolean | undefined;
   walletButton: boolean;
   testDeliveryDailyCap: number;
+  package: PackageTerms | null;
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
@@ -212,6 +226,8 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     errors.push({ field: "test_delivery_daily_cap", reason: `must be an integer from 1 to ${CHECKOUT_LIMITS.testDeliveryDailyCapMax}` });
   }
 
+  const pkg = packageOf(input, fulfillment.mode, priceAtomic, errors);
+
   if (errors.length) throw invalid(errors);
   return {
     title,
@@ -230,7 +246,34 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     inheritAccountPayouts,
     walletButton: input.walletButton ?? false,
     testDeliveryDailyCap: cap,
+    package: pkg,
   };
+}
+
+/**
+ * A package's terms (docs/decisions.md "Packages"): relay and mcp only, at
+ * least $1.00, 1 to 1,000,000 calls; package_ttl_days (1 to 3650, default 30)
+ * only beside max_deliveries, where it means something.
+ */
+function packageOf(input: CreateCheckoutInput, mode: string, priceAtomic: bigint, errors: FieldError[]): PackageTerms | null {
+  const calls = input.maxDeliveries;
+  if (calls === undefined) {
+    if (input.packageTtlDays !== undefined) errors.push({ field: "package_ttl_days", reason: "applies only to a package (send max_deliveries)" });
+    return null;
+  }
+  const before = errors.length;
+  if (!Number.isInteger(calls) || calls < 1 || calls > CHECKOUT_LIMITS.packageCallsMax) {
+    errors.push({ field: "max_deliveries", reason: `must be an integer from 1 to ${CHECKOUT_LIMITS.packageCallsMax}` });
+  } else if (mode !== "relay" && mode !== "mcp") {
+    errors.push({ field: "max_deliveries", reason: `packages are sold by relay and mcp checkouts, and fulfillment is ${mode}` });
+  } else if (priceAtomic > 0n && priceAtomic < CHECKOUT_LIMITS.packagePriceMinAtomic) {
+    errors.push({ field: "price_usd", reason: "must be at least 1.00 for a package (max_deliveries)" });
+  }
+  const ttlDays = input.packageTtlDays ?? CHECKOUT_LIMITS.packageTtlDaysDefault;
+  if (!Number.isInteger(ttlDays) || ttlDays < 1 || ttlDays > CHECKOUT_LIMITS.packageTtlDaysMax) {
+    errors.push({ field: "package_ttl_days", reason: `must be an integer from 1 to ${CHECKOUT_LIMITS.packageTtlDaysMax}` });
+  }
+  return errors.length === before ? { calls, ttlDays } : null;
 }
 
 /** The account's platform mode, as identity holds it (GET /v1/account/platform). */

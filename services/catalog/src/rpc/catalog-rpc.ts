@@ -39,6 +39,9 @@ function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.Checkou
     ...(c.expires_at ? { expiresAt: timestampFromDate(c.expires_at) } : {}),
     ...(c.armed_at ? { armedAt: timestampFromDate(c.armed_at) } : {}),
     payoutRails: railsOf(c).map((r) => ({ $typeName: "catalog.v1.PayoutRail" as const, ...r })),
+    ...(c.max_deliveries !== null
+      ? { package: { $typeName: "catalog.v1.PackageTerms", calls: c.max_deliveries, ttlDays: c.package_ttl_days ?? 30 } as const }
+      : {}),
   };
 }
 
@@ -149,6 +152,8 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         ...(req.originAuthHeader !== undefined ? { originAuthHeader: req.originAuthHeader } : {}),
         ...(req.originAuthSecretId !== undefined ? { originAuthSecretId: req.originAuthSecretId } : {}),
         ...(req.mcpTool !== undefined ? { mcpTool: req.mcpTool } : {}),
+        ...(req.maxDeliveries !== undefined ? { maxDeliveries: req.maxDeliveries } : {}),
+        ...(req.packageTtlDays !== undefined ? { packageTtlDays: req.packageTtlDays } : {}),
       });
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },
@@ -191,9 +196,8 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
       return { checkout: checkoutMessage(checkout, now()), changed };
     },
     async voidCheckout(req) {
-      const { checkout, alreadyVoid } = await catalog.void(req.accountId, req.checkoutId, actorOfRequest(req.actor));
-      // Prepaid calls (packages) are not sold yet, so nothing is outstanding against a checkout.
-      const liabilities = { $typeName: "catalog.v1.Liabilities" as const, liveKeys: 0, callsUnspent: 0n, unearnedAtomic: 0n };
+      const { checkout, alreadyVoid, liabilities: owed } = await catalog.void(req.accountId, req.checkoutId, actorOfRequest(req.actor));
+      const liabilities = { $typeName: "catalog.v1.Liabilities" as const, ...owed };
       return { checkout: checkoutMessage(checkout, now()), voided: [checkout.id], liabilities, alreadyVoid };
     },
     async restoreCheckout(req) {

@@ -34,5 +34,9 @@ export function originRegistry(fulfillment: ServiceClient<typeof fulfillmentV1.F
     async forget(checkoutId) {
       await fulfillment.forgetOrigin({ checkoutId });
     },
+    async liabilities(checkoutId) {
+      const l = await fulfillment.packageLiabilities({ checkoutId });
+      return { liveKeys: l.liveKeys, callsUnspent: l.callsUnspent, unearnedAtomic: l.unearnedAtomic };
+    },
   };
 }

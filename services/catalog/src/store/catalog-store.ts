@@ -41,6 +41,9 @@ interface CheckoutsTable {
   origin_one_off: boolean;
   /** The one tool a per-tool mcp checkout sells (null: any tool of the server, or not mcp). */
   mcp_tool: string | null;
+  /** A package checkout: calls one payment buys, and days a package stays spendable (both null otherwise). */
+  max_deliveries: number | null;
+  package_ttl_days: number | null;
 }
 
 interface IdempotencyKeysTable {
@@ -82,6 +85,8 @@ export const CHECKOUT_SUMMARY_COLUMNS = [
   "expires_at",
   "voided_at",
   "payout_rails",
+  "max_deliveries",
+  "package_ttl_days",
 ] as const satisfies readonly (keyof CheckoutsTable)[];
 export type CheckoutSummaryRow = Pick<CheckoutRow, (typeof CHECKOUT_SUMMARY_COLUMNS)[number]>;
 /** A checkout of the public catalogue: the summary and the offer card. */
@@ -334,5 +339,8 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     origin_key_id: (s.origin_key_id as string | null | undefined) ?? null,
     origin_one_off: (s.origin_one_off as boolean | undefined) ?? false,
     mcp_tool: (s.mcp_tool as string | null | undefined) ?? null,
+    // Snapshots taken before packages existed: no package.
+    max_deliveries: (s.max_deliveries as number | null | undefined) ?? null,
+    package_ttl_days: (s.package_ttl_days as number | null | undefined) ?? null,
   };
 }

@@ -132,6 +132,16 @@ export class RelayDeliveries {
     return started.left === undefined ? row : { ...row, ...budget, testDeliveriesLeft: started.left };
   }
 
+  /**
+   * One call to a checkout's origin outside a purchase (a package's): its
+   * parameters are checked now (422 naming them), and running it sends the
+   * checkout's credential as a delivery would. Nothing is recorded here.
+   */
+  callFor(req: CallSpec & Pick<DeliverRequest, "deadlineMs" | "accountId" | "checkoutId" | "originKeyId" | "oneOffCredential">): () => Promise<RelayOutcome> {
+    const call = this.callOf(req);
+    return async () => call(await this.credentialFor(req));
+  }
+
   /** Checks a buyer's call parameters as a delivery would (422 naming one); calls and records nothing. */
   check(req: CallSpec): void {
     this.callOf({ ...req, deadlineMs: 1 });
@@ -183,7 +193,9 @@ export class RelayDeliveries {
   }
 
   /** The credential the call sends: the stored key's current value (none once revoked), or the checkout's sealed copy. */
-  private async credentialFor(req: DeliverRequest): Promise<OriginCredential | undefined> {
+  private async credentialFor(
+    req: Pick<DeliverRequest, "accountId" | "checkoutId" | "originKeyId" | "oneOffCredential">,
+  ): Promise<OriginCredential | undefined> {
     if (req.originKeyId !== undefined) return this.deps.originKeys.usableCredential(req.accountId, req.originKeyId);
     if (!req.oneOffCredential) return undefined;
     const row = await store.findCheckoutCredential(this.deps.db, req.checkoutId);

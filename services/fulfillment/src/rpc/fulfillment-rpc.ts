@@ -9,6 +9,8 @@ import type { OriginKeys } from "../domain/origin-keys";
 import type { OriginKeyPage, OriginKeyRow } from "../store/origin-keys-store";
 import type { RelayDeliveries } from "../domain/relay-deliveries";
 import type { CountedDelivery } from "../domain/relay-deliveries";
+import type { Packages } from "../domain/packages";
+import { packageRpc } from "./packages-rpc";
 
 /** A recorded delivery on the wire; the body only with a charged outcome (nothing else is ever answered). */
 export function deliveryMessage(d: CountedDelivery): fulfillmentV1.Delivery {
@@ -60,8 +62,10 @@ export function fulfillmentRpc(
   originKeys: OriginKeys,
   mcpTools: McpTools,
   relay: RelayDeliveries,
+  packages: Packages,
 ): ServiceImplementation<typeof fulfillmentV1.FulfillmentService> {
   return {
+    ...packageRpc(packages),
     async registerOrigin(req) {
       const originUrl = await relay.register({ accountId: req.accountId, checkoutId: req.checkoutId, originUrl: req.originUrl, auth: originAuthOf(req.auth) });
       return { originUrl };

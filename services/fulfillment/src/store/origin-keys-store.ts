@@ -1,5 +1,6 @@
 import type { OriginAuthTypeName } from "@c402/contracts";
 import { sql, type Kysely, type Selectable } from "kysely";
+import type { PackageTables } from "./packages-store";
 import type { RelayTables } from "./relay-store";
 
 interface OriginKeysTable {
@@ -20,7 +21,7 @@ interface OriginKeyUsesTable {
   checkout_id: string;
 }
 
-export interface FulfillmentTables extends RelayTables {
+export interface FulfillmentTables extends RelayTables, PackageTables {
   origin_keys: OriginKeysTable;
   origin_key_uses: OriginKeyUsesTable;
 }

@@ -108,19 +108,8 @@ export async function startDelivery(
       .executeTakeFirst();
     if (!inserted) return false;
     if (!testCap) return {};
-    // One statement counts the call unless the day's cap is reached, whatever runs beside it.
-    const counted = await trx
-      .insertInto("test_delivery_counts")
-      .values({ checkout_id: row.checkout_id as string, day: testCap.day, count: 1 })
-      .onConflict((oc) =>
-        oc
-          .columns(["checkout_id", "day"])
-          .doUpdateSet({ count: sql`test_delivery_counts.count + 1` })
-          .where("test_delivery_counts.count", "<", testCap.cap),
-      )
-      .returning("count")
-      .executeTakeFirst();
-    if (counted) return { left: Math.max(0, testCap.cap - counted.count) };
+    const left = await countTestDelivery(trx, row.checkout_id as string, testCap);
+    if (left !== undefined) return { left };
     await trx
       .updateTable("deliveries")
       .set({ state: "done", outcome: "test_cap_reached", reason: "test_cap_reached", finished_at: row.started_at })
@@ -128,6 +117,26 @@ export async function startDelivery(
       .execute();
     return "cap";
   });
+}
+
+/**
+ * Counts one rehearsal delivery of a checkout against its cap for `day`, in
+ * one statement whatever runs beside it: answers what the cap has left after
+ * it, or undefined when the cap was already reached (nothing counted).
+ */
+export async function countTestDelivery(db: FulfillmentDb, checkoutId: string, testCap: { day: string; cap: number }): Promise<number | undefined> {
+  const counted = await db
+    .insertInto("test_delivery_counts")
+    .values({ checkout_id: checkoutId, day: testCap.day, count: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(["checkout_id", "day"])
+        .doUpdateSet({ count: sql`test_delivery_counts.count + 1` })
+        .where("test_delivery_counts.count", "<", testCap.cap),
+    )
+    .returning("count")
+    .executeTakeFirst();
+  return counted ? Math.max(0, testCap.cap - counted.count) : undefined;
 }
 
 /** Records a started delivery's result, unless it was abandoned meanwhile; answers the row as it stands. */

@@ -3,6 +3,7 @@ import type { Logger } from "@c402/logging";
 import { paymentRefused, PROBLEM_CONTENT_TYPE } from "@c402/problems";
 import { decodeHeader, HEADERS, parsePaymentPayload, PaymentHeaderError } from "@c402/x402";
 import { logWhenFinished, requestIdOf } from "../http/request-context";
+import { packageKeyIn } from "../http/face-requests";
 import { FACE_HEADERS, refusalAnswer, variantOf, type FaceQuotes } from "./answers";
 
 /** `/c/{id}` or `/c/{id}/test`, optionally asking for the v1 body, and nothing else. */
@@ -15,8 +16,8 @@ const FACE = /^\/c\/(chk_[0-9A-Za-z]{24})(\/test)?(?:\?x402_version=([12]))?$/;
  * - an agent asking a face for its price (the unpaid 402);
  * - a payment header that is not a payment at all (refused with the same
  *   parser payments applies first, G21).
- * Anything else (a payment to judge, a browser, other query parameters, a
- * cache miss) returns false and goes through express as usual. It builds
+ * Anything else (a payment to judge, a browser, a package call, other query
+ * parameters, a cache miss) returns false and goes through express as usual. It builds
  * its answers with ./answers.ts, as the routes do, never from a route file.
  */
 export function faceFastPath(quotes: FaceQuotes, logger: Logger, urls: { baseUrl: string; siteUrl: string }) {
@@ -52,8 +53,8 @@ export function faceFastPath(quotes: FaceQuotes, logger: Logger, urls: { baseUrl
         return true;
       }
     }
-    // Browsers get the pay page from the express route.
-    if (h.accept?.includes("text/html")) return false;
+    // Browsers get the pay page, and package calls are spent, by the express route.
+    if (h.accept?.includes("text/html") || packageKeyIn(h.authorization) !== undefined) return false;
     const answer = quotes.get(checkoutId, variantOf(face, wireVersion));
     if (!answer) return false;
     answerDirectly(req, res, [[HEADERS.paymentRequired, answer.header]], "application/json; charset=utf-8", answer.json);

@@ -34,6 +34,44 @@ export function paymentOf(req: Request): { header: string; legacy: boolean } | u
   return header === undefined ? undefined : { header, legacy: signature === undefined };
 }
 
+/** A package key's shape: only a bearer token that looks like one makes a face request a package call. */
+const PACKAGE_KEY_BEARER = /^Bearer\s+(pk_(?:test|live)_\S*)$/i;
+
+/**
+ * The package key a request spends (`Authorization: Bearer pk_…`), if any.
+ * Any other Authorization header is not ours to judge on a public face and
+ * leaves the request an ordinary one (402 without a payment).
+ */
+export function packageKeyOf(req: Request): string | undefined {
+  return packageKeyIn(req.get("authorization"));
+}
+
+/** The package key an Authorization header value carries, if any. */
+export function packageKeyIn(authorization: string | undefined): string | undefined {
+  return authorization?.trim().match(PACKAGE_KEY_BEARER)?.[1];
+}
+
+/** The usage record's calls per page: at most 100, 100 unless `limit` says fewer. */
+export const USAGE_PAGE_MAX = 100;
+
+/** Which page of a usage record's calls a request asks for: `limit` (1 to 100) and `before` (a call's seq). */
+export function usagePageOf(req: Request): { size: number; before?: number } {
+  const errors: { field: string; reason: string }[] = [];
+  const int = (name: string, min: number, max: number): number | undefined => {
+    const v = req.query[name];
+    if (v === undefined) return undefined;
+    if (typeof v !== "string" || !/^\d{1,10}$/.test(v) || Number(v) < min || Number(v) > max) {
+      errors.push({ field: name, reason: `must be an integer from ${min} to ${max}` });
+      return undefined;
+    }
+    return Number(v);
+  };
+  const size = int("limit", 1, USAGE_PAGE_MAX) ?? USAGE_PAGE_MAX;
+  const before = int("before", 1, 2_147_483_647);
+  if (errors.length) throw invalid(errors);
+  return { size, ...(before !== undefined ? { before } : {}) };
+}
+
 /** The handoff nonce a paid request carries (`?h=`), if any. */
 export function handoffOf(req: Request): string | undefined {
   return typeof req.query.h === "string" ? req.query.h : undefined;

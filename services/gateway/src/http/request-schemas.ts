@@ -25,15 +25,11 @@ const offerCard = {
   constraints: text,
 } as const;
 
-/** Create fields whose feature (packages) is not built yet: refused by name before any validation. */
-export const CHECKOUT_NOT_YET_FIELDS = ["package_ttl_days"] as const;
-
 /**
  * Create fields validated as the spec says (so a mistake is named first), then
- * refused because their feature (series, escrow, gated content, packages) is
- * not built yet.
+ * refused because their feature (series, escrow, gated content) is not built yet.
  */
-export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods", "escrow_offer", "content", "max_deliveries"] as const;
+export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods", "escrow_offer", "content"] as const;
 
 const partyText = nullable({ type: "string", maxLength: 200 });
 
@@ -106,7 +102,16 @@ export const schemas = {
       schedule_periods: { type: "integer", minimum: 2, maximum: 24 },
       escrow_offer: { type: "string", enum: ["optional", "required"] },
       content: { type: "object", description: "A gated article's declaration" },
-      max_deliveries: nullable({ type: "integer", minimum: 1, maximum: 1_000_000 }),
+      max_deliveries: {
+        ...nullable({ type: "integer", minimum: 1, maximum: 1_000_000 }),
+        description: "Sell a package: one payment buys this many calls (relay and mcp only; price at least 1.00), spent with the package key.",
+      },
+      package_ttl_days: {
+        type: "integer",
+        minimum: 1,
+        maximum: 3650,
+        description: "Days a package stays spendable after settlement (default 30); only with max_deliveries.",
+      },
     },
   },
   /** PATCH /v1/checkouts/{id}: the offer card only (the spec's CheckoutOfferPatch); null clears a field (a title cannot be cleared). */

@@ -44,6 +44,12 @@ export function originView(c: catalogV1.Checkout) {
   };
 }
 
+/** A package checkout's terms (both null when one payment buys one call). */
+export function packageTermsView(c: catalogV1.CheckoutSummary | catalogV1.Checkout) {
+  const p = c.package;
+  return { max_deliveries: p?.calls ?? null, package_ttl_days: p?.ttlDays ?? null };
+}
+
 export function checkoutStatus(c: { status: catalogV1.CheckoutStatus }): string {
   return checkoutStatusName(c.status) ?? "unknown";
 }
@@ -76,6 +82,7 @@ export function checkoutSummaryView(c: catalogV1.CheckoutSummary | catalogV1.Che
     pay_to: c.payTo,
     payouts: payoutRailsView(c),
     fulfillment: fulfillmentName(c.fulfillment),
+    ...packageTermsView(c),
     reusable: c.reusable,
     test_mode: !c.armed,
     created_at: isoOrNull(c.createdAt),

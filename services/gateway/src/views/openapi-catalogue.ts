@@ -48,6 +48,7 @@ export function catalogueResponseSchemas(): Record<string, Schema> {
         fee_usd: usd6,
         total_usd: { ...usd6, description: "What the buyer pays: the price plus the fee" },
         currency: { const: "USDC" },
+        calls_included: { type: ["integer", "null"], minimum: 1, description: "A package: the calls one payment buys (null: one call)" },
         reusable: { type: "boolean", description: "false: one sale only (single-shot)" },
         url: { ...url, description: "The live face: GET it for the 402, pay it with an x402 client" },
         test_url: { ...url, description: "The rehearsal face: the same flow, settled without funds" },

@@ -3,6 +3,7 @@ import { schemas } from "../http/request-schemas";
 import { catalogueResponseSchemas, cataloguePaths } from "./openapi-catalogue";
 import { withOperationIds } from "./openapi-conventions";
 import { ORIGIN_KEY_EXAMPLES, originKeyPaths, originKeyResponseSchemas } from "./openapi-origin-keys";
+import { PACKAGE_PURCHASE_FIELDS, packageExhaustedExtra, packageKeyHeader, packagePurchaseProperties, packageResponseSchemas } from "./openapi-packages";
 import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
 
@@ -118,7 +119,7 @@ const responses = {
   Conflict: problemResponse("Conflicts with the resource's state, or a request with the same Idempotency-Key is still in flight", 409, {
     "Retry-After": header("Seconds until a retry may succeed: sent when a request with the same Idempotency-Key is in flight", wholeNumber, false),
   }),
-  Gone: problemResponse("The checkout expired or sold out", 410),
+  Gone: problemResponse("The checkout expired or sold out; or (a package call) the package expired", 410),
   PayloadTooLarge: problemResponse("The request body is larger than the service accepts (512 KiB)", 413),
   UnsupportedMediaType: problemResponse(
     "The body is not JSON in UTF-8: another Content-Type, another charset, or a Content-Encoding other than gzip, deflate or br",
@@ -155,6 +156,7 @@ const responses = {
       required: ["fault", "reason", "charged", "help"],
     },
   ),
+  PackageKeyRefused: problemResponse("The package key is unknown or another checkout's (alike)", 401, wwwAuthenticate),
   RehearsalCapReached: problemResponse(
     "The checkout's rehearsal deliveries for today (test_delivery_daily_cap, UTC days) are used up: the origin was not called, nothing was charged",
     429,
@@ -200,6 +202,12 @@ const checkoutSummaryProperties = {
   expires_at: timestampOrNull,
   armed_at: timestampOrNull,
   test: object({ id: idOf("chk"), url }, { description: "The rehearsal face" }),
+  max_deliveries: {
+    type: ["integer", "null"],
+    minimum: 1,
+    description: "A package checkout: the calls one payment buys, spent with the package key (null: one payment, one call)",
+  },
+  package_ttl_days: { type: ["integer", "null"], minimum: 1, description: "Days a package stays spendable after settlement (null unless a package)" },
 };
 
 /** The create fields a checkout keeps as sent. */
@@ -291,7 +299,15 @@ const requirementV1 = object(
 );
 
 const offer = object(
-  { title: str, description: strOrNull, price_usd: usd, fee_usd: usd, total_usd: usd, ...offerCardProperties },
+  {
+    title: str,
+    description: strOrNull,
+    price_usd: usd,
+    fee_usd: usd,
+    total_usd: usd,
+    calls_included: { type: ["integer", "null"], minimum: 1, description: "A package: the calls one payment buys (null: one call)" },
+    ...offerCardProperties,
+  },
   { description: "The offer card: what the buyer gets and what it costs, fee included" },
 );
 
@@ -302,6 +318,9 @@ const payBlock = object({
   how: str,
 });
 
+/** A package checkout's endpoint block names the package: its calls and how long it stays spendable. */
+const packageBlock = object({ calls: { type: "integer", minimum: 1 }, expires_in_days: { type: "integer", minimum: 1 }, how: str, usage_url: url });
+
 const liveEndpoint = object(
   {
     url,
@@ -310,8 +329,9 @@ const liveEndpoint = object(
     settlement: { enum: ["simulated", "onchain"] },
     rehearsal: object({ test_url: url, note: str }),
     note: str,
+    package: packageBlock,
   },
-  { optional: ["note"], description: "How to call and pay the live face" },
+  { optional: ["note", "package"], description: "How to call and pay the live face" },
 );
 
 const rehearsalEndpoint = object(
@@ -321,8 +341,9 @@ const rehearsalEndpoint = object(
     pay: payBlock,
     settlement: { const: "simulated" },
     rehearsal: object({ test_mode: { const: true }, note: str, live_url: { type: ["string", "null"], format: "uri" }, live_status: str }),
+    package: packageBlock,
   },
-  { description: "How to call and pay the rehearsal face" },
+  { optional: ["package"], description: "How to call and pay the rehearsal face" },
 );
 
 /** The unpaid 402 body of a face in x402 v2 (v1 with `?x402_version=1`). */
@@ -696,8 +717,9 @@ const responseSchemas: Record<string, Schema> = {
       test_mode: bool,
       fault: { const: "buyer", description: "Relay: the origin refused the buyer's request (400, 404, 422); charged, the answer is the product" },
       help: object({ fix: str, retry_is_safe: bool, report: ref("ReportHelp") }),
+      ...packagePurchaseProperties,
     },
-    { optional: ["fault", "help"], description: "The goods and the receipt in one response" },
+    { optional: ["fault", "help", ...PACKAGE_PURCHASE_FIELDS], description: "The goods and the receipt in one response" },
   ),
   ReportHelp: object(
     { url, method: { const: "POST" }, body: object({ category: str, receipt_id: idOf("pay") }, { optional: ["receipt_id"] }) },
@@ -790,6 +812,7 @@ const responseSchemas: Record<string, Schema> = {
     anyOf: [{ properties: { success: { const: true } } }, { properties: { success: { const: false } }, required: ["errorReason"] }],
   },
   ...reportResponseSchemas(),
+  ...packageResponseSchemas(),
   ...payoutResponseSchemas(),
   ...originKeyResponseSchemas(),
   ...catalogueResponseSchemas(),
@@ -960,6 +983,11 @@ const base64: Schema = { type: "string", pattern: "^[A-Za-z0-9+/]+={0,2}$" };
 const paymentResponseHeader = { "PAYMENT-RESPONSE": header("The x402 SettleResponse, base64 JSON", base64) };
 /** A paid answer's headers; a relay rehearsal adds its checkout's daily rehearsal budget as X-RateLimit-* (the day is UTC). */
 const paidHeaders = { ...paymentResponseHeader, ...rateLimitHeaders(false) };
+/** A face's 200: a paid answer's headers, except that a package call (no payment in it) has no PAYMENT-RESPONSE; it carries the key's budget as X-RateLimit-*. */
+const faceOkHeaders = {
+  "PAYMENT-RESPONSE": header("The x402 SettleResponse, base64 JSON (absent on a package call)", base64, false),
+  ...rateLimitHeaders(false),
+};
 
 function qrOperation(face: "live" | "rehearsal") {
   return operation({
@@ -992,8 +1020,8 @@ function qrOperation(face: "live" | "rehearsal") {
 function orRelayAnswer(name: "BadRequest" | "NotFound" | "InvalidRequest") {
   const shared = responses[name];
   return {
-    description: `${shared.description}. Or, on a relay checkout, the seller's origin answered the buyer's request with this status: charged, the origin's body with the receipt and fault buyer`,
-    content: { ...shared.content, "application/json": { schema: ref("Paid") } },
+    description: `${shared.description}. Or, on a relay checkout, the seller's origin answered the buyer's request with this status: charged, the origin's body with the receipt (or, a package call, what is left) and fault buyer`,
+    content: { ...shared.content, "application/json": { schema: { anyOf: [ref("Paid"), ref("PackageCall")] } } },
   };
 }
 
@@ -1008,11 +1036,16 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
         (post ? " (POST twin of paying by header on GET)" : ""),
       description: post
         ? "As GET of the face with PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused; without a payment, the 402 with the requirements (JSON). The body is optional and has no fields yet: `schedule` (series) answers 422 until series exist."
-        : "Without a payment: 402 with the requirements (JSON, or the pay page for browsers: `Accept: text/html`). With PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused.",
+        : "Without a payment: 402 with the requirements (JSON, or the pay page for browsers: `Accept: text/html`). With PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused. With `Authorization: Bearer <package_key>` (and no payment): one call of the package, on either face (60 a minute per key by default, X-RateLimit-*).",
       ...(post ? { requestBody: { ...body("FacePay"), required: false } } : {}),
-      parameters: [checkoutId, ...paymentHeaders, ...faceQuery],
+      parameters: [checkoutId, ...paymentHeaders, packageKeyHeader, ...faceQuery],
       responses: {
-        "200": json("Goods and receipt in one response", ref("Paid"), paidHeaders),
+        "200": json(
+          "Goods and receipt in one response (a package purchase adds its key); or a package call's answer",
+          { anyOf: [ref("Paid"), ref("PackageCall")] },
+          faceOkHeaders,
+        ),
+        "401": use("PackageKeyRefused"),
         "202": json("Settlement broadcast but not confirmed yet", ref("PaymentPending"), paidHeaders),
         "400": orRelayAnswer("BadRequest"),
         "402": {
@@ -1024,14 +1057,20 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
           },
           content: {
             "application/json": { schema: { anyOf: [ref(v2), ref(v1)] } },
-            "application/problem+json": { schema: ref("PaymentRefused") },
+            "application/problem+json": { schema: { anyOf: [ref("PaymentRefused"), problemOf(402, packageExhaustedExtra)] } },
             ...pages,
           },
         },
         "404": orRelayAnswer("NotFound"),
         "410": use("Gone"),
         "422": orRelayAnswer("InvalidRequest"),
-        "429": use("RehearsalCapReached"),
+        "429": {
+          description: `${responses.RehearsalCapReached.description}; or a package key's calls per minute are spent`,
+          headers: { "Retry-After": header("Seconds until a retry can succeed", wholeNumber), ...rateLimitHeaders(false) },
+          content: {
+            "application/problem+json": { schema: { anyOf: [responses.RehearsalCapReached.content["application/problem+json"].schema, problemOf(429)] } },
+          },
+        },
         "431": use("HeadersTooLarge"),
         "502": use("RelayFailed"),
         "503": use("Unavailable"),
@@ -1441,6 +1480,25 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       "/c/{id}": { get: faceOperation("live") },
       "/c/{id}/test": { get: faceOperation("rehearsal") },
+      "/c/{id}/usage": {
+        get: operation({
+          summary: "A package's usage record (free; spends nothing): calls, what is left, the burn projection",
+          parameters: [
+            checkoutId,
+            { ...packageKeyHeader, required: true, description: "Bearer <package_key>: the package bought on this checkout" },
+            { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100, default: 100 }, description: "Calls per page" },
+            { name: "before", in: "query", required: false, schema: { type: "integer", minimum: 1 }, description: "The calls before this seq (the next page)" },
+          ],
+          responses: {
+            "200": json("The usage record", ref("PackageUsage"), rateLimitHeaders()),
+            "401": use("PackageKeyRefused"),
+            "404": use("NotFound"),
+            "422": use("InvalidRequest"),
+            "429": use("RateLimited"),
+            "503": use("Unavailable"),
+          },
+        }),
+      },
       "/c/{id}/handoff/{nonce}": {
         get: operation({
           summary: "The settled payment that arrived with a handoff nonce (404 until there is one; a wrong nonce looks the same)",

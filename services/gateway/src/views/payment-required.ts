@@ -47,6 +47,16 @@ export function paymentRequiredBody(opts: {
       how: "Sign one of accepts[] (EIP-3009 transferWithAuthorization), then retry this URL with the base64 payload in PAYMENT-SIGNATURE (or X-PAYMENT).",
     },
     settlement: simulated ? "simulated" : "onchain",
+    ...(checkout.package
+      ? {
+          package: {
+            calls: checkout.package.calls,
+            expires_in_days: checkout.package.ttlDays,
+            how: "The purchase answers a package_key (shown once) and the first call's answer. Spend the other calls with GET on this URL and Authorization: Bearer <package_key>; GET usage_url with the key shows what is left.",
+            usage_url: `${resourceUrl.replace(/\/test$/, "")}/usage`,
+          },
+        }
+      : {}),
     ...(face === "test"
       ? {
           rehearsal: {
@@ -75,6 +85,7 @@ export function paymentRequiredBody(opts: {
         price_usd: formatUsd(price?.price ?? 0n),
         fee_usd: formatUsd(price?.feeAmount ?? 0n),
         total_usd: formatUsd(price?.total ?? 0n),
+        calls_included: checkout.package?.calls ?? null,
         ...offerCardView(checkout),
       },
       endpoint,

@@ -39,21 +39,29 @@ export function relayPaidView(mode: "relay" | "mcp", delivery: fulfillmentV1.Del
   return {
     status: buyerError ? delivery.status : 200,
     body: {
-      fulfillment: { mode, origin_status: delivery.status, content_type: delivery.contentType ?? null, ...originBodyOf(delivery) },
+      fulfillment: relayFulfillmentView(mode, delivery),
       receipt: view,
       receipt_url: view.receipt_url,
       redelivered,
       test_mode: view.test_mode,
-      ...(buyerError
-        ? {
-            fault: "buyer",
-            help: {
-              fix: "The seller's origin refused the request as sent (you were charged: the answer is the product). Check the call parameters against the offer's input_schema.",
-              retry_is_safe: false,
-              report: reportHelp(baseUrl, receipt.checkoutId, receipt.id),
-            },
-          }
-        : {}),
+      ...(buyerError ? buyerErrorHelp(baseUrl, receipt.checkoutId, receipt.id) : {}),
+    },
+  };
+}
+
+/** What an origin answered, as the buyer gets it (a relay sale's and a package call's fulfillment block). */
+export function relayFulfillmentView(mode: "relay" | "mcp", delivery: fulfillmentV1.Delivery) {
+  return { mode, origin_status: delivery.status, content_type: delivery.contentType ?? null, ...originBodyOf(delivery) };
+}
+
+/** A buyer's own request error (origin 400, 404, 422): charged, the answer is the product; where to report it. */
+export function buyerErrorHelp(baseUrl: string, checkoutId: string, receiptId: string) {
+  return {
+    fault: "buyer",
+    help: {
+      fix: "The seller's origin refused the request as sent (you were charged: the answer is the product). Check the call parameters against the offer's input_schema.",
+      retry_is_safe: false,
+      report: reportHelp(baseUrl, checkoutId, receiptId),
     },
   };
 }

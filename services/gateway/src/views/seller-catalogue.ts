@@ -51,6 +51,7 @@ function offerView({ checkout: c, claims }: CatalogueOffer, baseUrl: string) {
     fee_usd: formatUsd(price.feeAmount),
     total_usd: formatUsd(price.total),
     currency: "USDC",
+    calls_included: c.package?.calls ?? null,
     reusable: c.reusable,
     ...faceUrls(baseUrl, c.id),
     created_at: isoOrNull(c.createdAt),

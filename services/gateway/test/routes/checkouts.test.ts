@@ -120,14 +120,14 @@ describe("creating a checkout", () => {
     expect([first?.idempotencyKey, second?.idempotencyKey]).toEqual(["first", "again"]);
   });
 
-  it("refuses fields not available yet, unknown fields and bad Idempotency-Keys with 422, asking catalog nothing", async () => {
+  it("refuses unknown fields and bad Idempotency-Keys with 422, asking catalog nothing", async () => {
     const { fakes, of } = catalogFakes();
     const { url } = await serve.app(fakes);
-    const notYet = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", package_ttl_days: 30, colour: "red" });
+    const notYet = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", package_ttl_days: 0, colour: "red" });
     expect(notYet.status).toBe(422);
     expect((await bodyOf(notYet)).errors).toEqual([
-      { field: "package_ttl_days", reason: "is part of the spec but not available on this deployment yet" },
       { field: "colour", reason: "is not a known field" },
+      { field: "package_ttl_days", reason: "must be >= 1" },
     ]);
     const badKey = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" }, { "idempotency-key": "has space" });
     expect(badKey.status).toBe(422);
@@ -174,7 +174,6 @@ describe("creating a checkout", () => {
     [{ escrow_offer: "always" }, ["escrow_offer"], "must be equal to one of the allowed values"],
     [{ content: { kind: "article" } }, ["content"], "not available"],
     [{ content: "text" }, ["content"], "must be object"],
-    [{ max_deliveries: 10 }, ["max_deliveries"], "not available"],
     [{ max_deliveries: 0 }, ["max_deliveries"], "must be >= 1"],
     [{ parties: { buyer: { phone: "1" } } }, ["parties.buyer.phone"], "is not a known field"],
     [{ platform_fee_bps: 2001 }, ["platform_fee_bps"], "must be <= 2000"],

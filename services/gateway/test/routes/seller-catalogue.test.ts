@@ -115,6 +115,7 @@ describe("GET /v1/sellers/{slug}/offers", () => {
       id: "chk_Offer0000000000000000003",
       object: "offer",
       title: "Tides <Brest>",
+      calls_included: null,
       description: "About offer 3",
       price_usd: "0.100000",
       fee_usd: "0.010500",

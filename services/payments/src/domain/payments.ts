@@ -16,6 +16,7 @@ import {
   type CheckoutForPayment,
   type Face,
   type LiveRail,
+  type RelayOrigin,
   type SettlementKind,
 } from "./requirements";
 import type { DeliveryRecord, OriginDelivery } from "./settlement/paid-on-delivery";
@@ -35,6 +36,8 @@ export interface PaymentsOptions {
   settlements: readonly Settlement[];
   /** Where relay and mcp calls are checked (fulfillment); absent: their parameters are checked only when paid. */
   originCalls?: Pick<OriginDelivery, "check">;
+  /** Where a package checkout's settled payment gets its package (fulfillment); absent: package checkouts cannot be sold. */
+  packages?: PackageIssuer;
   now?: () => Date;
   /** Called after a commit that wrote an outbox event. */
   onCommitted?: () => void;
@@ -50,6 +53,36 @@ export interface SubmitResult {
   checkout: CheckoutForPayment;
   /** A relay sale's delivery: the origin's answer (charged: the goods, or the buyer's own request error). */
   delivery?: DeliveryRecord;
+  /** A package checkout's sale: the package bought (its key only on the answer that created it). */
+  package?: IssuedPackage;
+}
+
+/** A package as a purchase answers it. */
+export interface IssuedPackage {
+  /** Shown once: set only on the answer that created the package. */
+  key?: string;
+  id: string;
+  callsIncluded: number;
+  callsUsed: number;
+  callsRemaining: number;
+  expiresAt: Date | null;
+  /** The package buys tool calls of an MCP server (else relay calls). */
+  mcp: boolean;
+}
+
+/** Where packages are recorded and their keys minted (fulfillment, which spends them). */
+export interface PackageIssuer {
+  issue(req: {
+    paymentId: string;
+    checkoutId: string;
+    accountId: string;
+    testMode: boolean;
+    calls: number;
+    ttlDays: number;
+    settledAt: Date;
+    priceAtomic: bigint;
+    origin: RelayOrigin;
+  }): Promise<IssuedPackage>;
 }
 
 export interface Quote {
@@ -79,9 +112,11 @@ export class Payments {
   private readonly now: () => Date;
   private readonly onCommitted: () => void;
   private readonly originCalls: Pick<OriginDelivery, "check"> | undefined;
+  private readonly packages: PackageIssuer | undefined;
 
   constructor(opts: PaymentsOptions) {
     this.originCalls = opts.originCalls;
+    this.packages = opts.packages;
     this.onCommitted = opts.onCommitted ?? (() => {});
     this.db = opts.db;
     this.checkouts = opts.checkouts;
@@ -151,6 +186,7 @@ export class Payments {
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
     const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
     const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, { handoffId, params: call.params ?? {} });
+    const pkg = outcome.kind === "settled" ? await this.packageOf(checkout, outcome.row, outcome.delivery) : undefined;
     return {
       status: outcome.kind,
       receipt: outcome.row,
@@ -158,7 +194,29 @@ export class Payments {
       settleResponse: settleResponseOf(outcome),
       checkout,
       ...(outcome.kind === "settled" && outcome.delivery ? { delivery: outcome.delivery } : {}),
+      ...(pkg ? { package: pkg } : {}),
     };
+  }
+
+  /**
+   * The package a settled payment of a package checkout bought, recorded by
+   * fulfillment on the first answer (which alone carries its key): a
+   * redelivery, or a payment the sweep settled, answers it from there.
+   */
+  private async packageOf(checkout: CheckoutForPayment, row: PaymentRow, delivery: DeliveryRecord | undefined): Promise<IssuedPackage | undefined> {
+    if (!checkout.package || !checkout.relay || !delivery?.charged) return undefined;
+    if (!this.packages) throw new ProblemError("unavailable", "Packages cannot be issued on this deployment right now.");
+    return this.packages.issue({
+      paymentId: row.id,
+      checkoutId: checkout.id,
+      accountId: checkout.accountId,
+      testMode: row.test_mode,
+      calls: checkout.package.calls,
+      ttlDays: checkout.package.ttlDays,
+      settledAt: row.settled_at ?? this.now(),
+      priceAtomic: row.price_atomic,
+      origin: checkout.relay,
+    });
   }
 
   /** Whether `header` is a payment this face already recorded (false for anything that is not). */

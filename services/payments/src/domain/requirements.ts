@@ -53,6 +53,8 @@ export interface CheckoutForPayment {
   relay?: RelayOrigin;
   /** A webhook checkout: the seller fulfils each sale and marks it fulfilled. */
   webhook?: boolean;
+  /** A package checkout (relay and mcp only): one payment buys `calls` calls, spendable for `ttlDays` days. */
+  package?: { calls: number; ttlDays: number };
 }
 
 /** How a relay (or mcp) checkout's origin is called (fulfillment holds the credential). */

@@ -5,6 +5,7 @@ import { invalid, ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
 import { deliveryMessage, receiptMessage } from "../domain/payment-wire";
+import { issuedPackageMessage } from "./package-issuer";
 import type { Payments } from "../domain/payments";
 import type { Face } from "../domain/requirements";
 
@@ -75,6 +76,8 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
         paymentId: r.receipt.id,
         txHash: r.receipt.tx_hash ?? "",
         ...(r.delivery ? { delivery: deliveryMessage(r.delivery) } : {}),
+        ...(r.package ? { package: issuedPackageMessage(r.package, r.checkout.id, r.receipt.id, r.receipt.test_mode) } : {}),
+        ...(r.package?.key !== undefined ? { packageKey: r.package.key } : {}),
       };
     },
     async listAwaitingFulfilment(req) {

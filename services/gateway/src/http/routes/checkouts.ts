@@ -8,7 +8,7 @@ import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
 import { invalid } from "@c402/problems";
-import { CHECKOUT_NOT_YET_FIELDS, CHECKOUT_VALIDATED_NOT_YET_FIELDS, type BodyOf } from "../request-schemas";
+import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, type BodyOf } from "../request-schemas";
 import { NOT_AVAILABLE_YET, validateBody, validateBodyWithholding } from "../validate";
 
 /** /v1/checkouts: a seller creates, lists, reads, arms, changes, voids, restores and extends checkouts. */
@@ -34,7 +34,7 @@ function canonical(value: unknown): string {
 
 /** The body, validated; a field the spec names but this deployment does not offer yet is refused by name. */
 function checkoutBodyOf(raw: unknown): CheckoutCreate {
-  const body = validateBodyWithholding("CheckoutCreate", raw, CHECKOUT_NOT_YET_FIELDS);
+  const body = validateBody("CheckoutCreate", raw);
   // Valid as the spec says, but their feature is not built yet: refused by name.
   const errors = CHECKOUT_VALIDATED_NOT_YET_FIELDS.filter((f) => body[f] !== undefined && body[f] !== null).map((field) => ({
     field,
@@ -86,6 +86,8 @@ function checkoutFieldsOf(body: CheckoutCreate) {
     ...(typeof body.origin_auth_header === "string" ? { originAuthHeader: body.origin_auth_header } : {}),
     ...(typeof body.origin_auth_secret_id === "string" ? { originAuthSecretId: body.origin_auth_secret_id } : {}),
     ...(body.mcp_tool !== undefined ? { mcpTool: body.mcp_tool } : {}),
+    ...(typeof body.max_deliveries === "number" ? { maxDeliveries: body.max_deliveries } : {}),
+    ...(body.package_ttl_days !== undefined ? { packageTtlDays: body.package_ttl_days } : {}),
     offer: offerCardOf(body),
   };
 }

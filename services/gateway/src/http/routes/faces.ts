@@ -12,7 +12,12 @@ import { faceUrl } from "../../views/checkouts";
 import type { GatewayDeps } from "../deps";
 import { validateBodyWithholding } from "../validate";
 import { setRateLimitHeaders } from "../rate-limit";
-import { callParamsOf, checkoutIdOf, handoffOf, paymentOf, wantsHtml, wireVersionOf } from "../face-requests";
+import { callParamsOf, checkoutIdOf, handoffOf, packageKeyOf, paymentOf, usagePageOf, wantsHtml, wireVersionOf } from "../face-requests";
+import { packageCallView, packagePurchaseFields, packageUsageView } from "../../views/packages";
+import { DEFAULT_PACKAGE_CALLS_PER_MINUTE } from "../../config";
+import { spendFrom } from "../rate-limit";
+import { createHash } from "node:crypto";
+import { fulfillmentV1 } from "@c402/contracts";
 
 /** Fields of the pay body the spec names for features not built yet (series). */
 const PAY_NOT_YET_FIELDS = ["schedule"] as const;
@@ -25,8 +30,12 @@ const PAY_NOT_YET_FIELDS = ["schedule"] as const;
  * POST /c/{id}/pay and /c/{id}/test/pay are the POST twins (the payment in
  * the same header; always JSON; a `schedule` body is for series, not built).
  */
-export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAnswers): Router {
+export function faceRoutes({ clients, settings, cache }: GatewayDeps, unpaid: UnpaidAnswers): Router {
   const router = Router();
+  const packageCalls = cache.limiter({ name: "package-key", limit: settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE, windowSeconds: 60 });
+  const usageReads = cache.limiter({ name: "package-usage", limit: settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE, windowSeconds: 60 });
+  /** Budgets are counted under the key's hash: the key itself never reaches the cache. */
+  const budgetKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
   const show =
     (face: Face, pages = true) =>
@@ -35,6 +44,8 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
       res.setHeader("Cache-Control", "no-store");
       const payment = paymentOf(req);
       if (payment) return pay(req, res, id, face, payment);
+      const packageKey = packageKeyOf(req);
+      if (packageKey !== undefined) return spend(req, res, id, packageKey);
       const answer = await unpaid.of(id, face, wireVersionOf(req));
       res.setHeader(HEADERS.paymentRequired, answer.header);
       if (pages && wantsHtml(req)) {
@@ -88,10 +99,29 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
         setRateLimitHeaders(res, { limit: cap, remaining: testDeliveriesLeft, resetSeconds: testDeliveriesResetSeconds });
       }
       const relayed = relayPaidView(settled.goods.mode === "mcp" ? "mcp" : "relay", r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
-      res.status(relayed.status).json(relayed.body);
+      const bought = r.package ? packagePurchaseFields(r.package, r.packageKey, settings.baseUrl) : {};
+      res.status(relayed.status).json({ ...relayed.body, ...bought });
       return;
     }
     res.status(200).json(paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl));
+  }
+
+  /**
+   * A package call (`Authorization: Bearer <package_key>`): counted against
+   * the key's budget per minute, then spent by fulfillment on the checkout's
+   * origin; a failure on the seller's side gives the call back (502).
+   */
+  async function spend(req: Request, res: Response, id: string, key: string) {
+    await spendFrom(packageCalls, res, budgetKey(key));
+    let r: fulfillmentV1.SpendPackageCallResponse;
+    try {
+      r = await clients.fulfillment.spendPackageCall({ checkoutId: id, packageKey: key, params: callParamsOf(req) });
+    } catch (err) {
+      if (err instanceof ProblemError) withBuyerHints(err, id);
+      throw err;
+    }
+    const view = packageCallView(r, settings.baseUrl);
+    res.status(view.status).json(view.body);
   }
 
   /** The hints a buyer's failure answer carries: where to report a delivery that failed, and the live face past the rehearsal cap. */
@@ -109,6 +139,28 @@ export function faceRoutes({ clients, settings }: GatewayDeps, unpaid: UnpaidAns
       return answer(req, res);
     };
   };
+
+  /** The usage record of a package (free): its key in Authorization, like a call; 401 without one. */
+  router.get("/c/:id/usage", async (req, res) => {
+    const id = checkoutIdOf(req);
+    res.setHeader("Cache-Control", "no-store");
+    const key = packageKeyOf(req);
+    if (key === undefined) {
+      throw new ProblemError("unauthenticated", {
+        message: "The usage record is the package's: send its key.",
+        help: { fix: "Send Authorization: Bearer <package_key>, the key the package purchase answered.", retry_is_safe: false },
+      });
+    }
+    await spendFrom(usageReads, res, budgetKey(key));
+    const page = usagePageOf(req);
+    const r = await clients.fulfillment.packageUsage({
+      checkoutId: id,
+      packageKey: key,
+      pageSize: page.size,
+      ...(page.before !== undefined ? { beforeSeq: page.before } : {}),
+    });
+    res.json(packageUsageView(r, settings.baseUrl, page.size));
+  });
 
   router.get("/c/:id", show("live"));
   router.get("/c/:id/test", show("test"));

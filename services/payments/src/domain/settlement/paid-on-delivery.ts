@@ -1,6 +1,6 @@
 import type { DeliveryOutcomeName } from "@c402/contracts";
 import { failpoint } from "@c402/failpoints";
-import { ProblemError } from "@c402/problems";
+import { notChargedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import type { CheckoutForPayment, RelayOrigin } from "../requirements";
 import { paymentRejected } from "../verify-payment";
@@ -159,27 +159,11 @@ export class PaidOnDelivery {
 
 /** The buyer's answer to a delivery that was not charged: the claim was released, nothing moved. */
 export function notCharged(delivery: DeliveryRecord): ProblemError {
-  if (delivery.outcome === "test_cap_reached") {
-    return new ProblemError("rate-limited", {
-      message: "This checkout's rehearsal deliveries for today are used up (test_delivery_daily_cap). Nothing was charged.",
-      help: { fix: "Buy on the live face, or rehearse again tomorrow (UTC).", retry_is_safe: true },
-      extensions: { fault: "buyer", reason: "test_delivery_daily_cap", charged: false },
-      retryAfterSeconds: delivery.testDeliveriesResetSeconds ?? 1,
-    });
-  }
-  const ours = delivery.outcome === "abandoned" || delivery.reason === "platform_error";
-  return new ProblemError("upstream-failed", {
-    message: ours
-      ? "The delivery was interrupted on our side before the seller's origin answered. You were not charged; present the same payment again."
-      : `The seller's origin failed (${delivery.reason.replace(/_/g, " ")}${delivery.status ? `, HTTP ${delivery.status}` : ""}). You were not charged; the same payment can be presented again.`,
-    help: { fix: "Present the same payment again later, or report the problem to the seller.", retry_is_safe: true },
-    extensions: {
-      fault: ours ? "platform" : "seller",
-      reason: delivery.reason,
-      origin_status: delivery.status || null,
-      charged: false,
-    },
-  });
+  if (delivery.outcome === "test_cap_reached") return rehearsalCapProblem(delivery.testDeliveriesResetSeconds ?? 1);
+  return notChargedProblem(
+    { reason: delivery.outcome === "abandoned" ? "abandoned" : delivery.reason, status: delivery.status },
+    { retry: "the same payment can be presented again.", fix: "Present the same payment again later, or report the problem to the seller." },
+  );
 }
 
 /** A duplicate found the claim released by the request that delivered (not charged). */

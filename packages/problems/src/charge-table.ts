@@ -1,0 +1,36 @@
+import { ProblemError } from "./index";
+
+/**
+ * The spec's charge table (Errors, items 4 and 5) for a relay or mcp call the
+ * buyer was not charged for, worded for what the buyer can do next: a
+ * purchase presents the same payment again, a package call was given back.
+ */
+
+/** An uncharged call: why, and what the origin answered (0: it did not). */
+export interface UnchargedCall {
+  /** origin_error, timeout, unreachable, …; `abandoned` and `platform_error` are ours. */
+  reason: string;
+  status: number;
+}
+
+/** 502 upstream-failed: the seller's origin failed (fault seller), or our side cut the call off (fault platform). */
+export function notChargedProblem(call: UnchargedCall, remedy: { retry: string; fix: string }): ProblemError {
+  const ours = call.reason === "abandoned" || call.reason === "platform_error";
+  return new ProblemError("upstream-failed", {
+    message: ours
+      ? `The call was interrupted on our side before the seller's origin answered. You were not charged; ${remedy.retry}`
+      : `The seller's origin failed (${call.reason.replace(/_/g, " ")}${call.status ? `, HTTP ${call.status}` : ""}). You were not charged; ${remedy.retry}`,
+    help: { fix: remedy.fix, retry_is_safe: true },
+    extensions: { fault: ours ? "platform" : "seller", reason: call.reason, origin_status: call.status || null, charged: false },
+  });
+}
+
+/** 429: the checkout's rehearsal deliveries for today are used up; the origin was not called. */
+export function rehearsalCapProblem(resetSeconds: number): ProblemError {
+  return new ProblemError("rate-limited", {
+    message: "This checkout's rehearsal deliveries for today are used up (test_delivery_daily_cap). Nothing was charged.",
+    help: { fix: "Buy on the live face, or rehearse again tomorrow (UTC).", retry_is_safe: true },
+    extensions: { fault: "buyer", reason: "test_delivery_daily_cap", charged: false },
+    retryAfterSeconds: resetSeconds,
+  });
+}

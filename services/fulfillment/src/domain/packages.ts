@@ -1,0 +1,305 @@
+import { createHash } from "node:crypto";
+import { failpoint } from "@c402/failpoints";
+import { isId, newId, randomBase62 } from "@c402/ids";
+import { notChargedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
+import type { FulfillmentDb } from "../store/origin-keys-store";
+import * as store from "../store/packages-store";
+import type { CallFault, PackageCallRow, PackageRow } from "../store/packages-store";
+import { findDelivery } from "../store/relay-store";
+import { ORIGIN_TIMEOUT_MAX_MS, type RelayOutcome } from "./relay-call";
+import { DELIVERY_GRACE_MS, secondsToNextUtcDay, type RelayDeliveries } from "./relay-deliveries";
+
+/**
+ * Packages of calls (docs/decisions.md "Packages"): one payment buys
+ * `calls_included` calls of a relay or mcp checkout, the purchase's own call
+ * the first of them. The key is shown once, when the package is recorded;
+ * only its SHA-256 is kept, so it cannot be shown again. Each call takes one
+ * from the allowance before the origin is called and gives it back when the
+ * origin failed on the seller's side; a call cut off by a crash is given
+ * back by the sweep.
+ */
+
+/** `pk_test_…` or `pk_live_…` and 32 base62 characters (~190 bits): a SHA-256 is all the storing it needs. */
+const PACKAGE_KEY = /^pk_(test|live)_[0-9A-Za-z]{32}$/;
+const DAY_MS = 86_400_000;
+/** Burn is projected from the last 7 days of use (or since purchase), once there are this many counted calls over at least an hour. */
+export const BURN_RULES = { windowDays: 7, minCalls: 3, minWindowMs: 3_600_000 } as const;
+
+export function hashPackageKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** How a package's calls reach the origin (fixed when it is bought: a checkout's origin never changes). */
+export interface CallTarget {
+  originUrl: string;
+  method: string;
+  originKeyId?: string;
+  oneOffCredential: boolean;
+  mcp?: { fixedTool?: string };
+  testDeliveryDailyCap: number;
+}
+
+export interface IssueRequest {
+  paymentId: string;
+  checkoutId: string;
+  accountId: string;
+  testMode: boolean;
+  callsIncluded: number;
+  ttlDays: number;
+  settledAt: Date;
+  priceAtomic: bigint;
+  target: CallTarget;
+}
+
+/** A spent call that was charged: the origin's answer and the package after it. */
+export interface SpentCall {
+  outcome: Extract<RelayOutcome, { charged: true }>;
+  pkg: PackageRow;
+  seq: number;
+  testDeliveriesLeft?: number;
+  testDeliveriesResetSeconds?: number;
+}
+
+export interface Burn {
+  basis: "trailing_7_days" | "since_purchase" | "insufficient_usage";
+  callsPerDay?: number;
+  projectedDaysRemaining?: number;
+  runsOutFirst?: "calls" | "expiry";
+}
+
+export interface Usage {
+  pkg: PackageRow;
+  calls: PackageCallRow[];
+  hasMore: boolean;
+  burn: Burn;
+}
+
+export const callsRemaining = (pkg: Pick<PackageRow, "calls_included" | "calls_used">): number => Math.max(0, pkg.calls_included - pkg.calls_used);
+
+export class Packages {
+  constructor(
+    private readonly deps: {
+      db: FulfillmentDb;
+      relay: Pick<RelayDeliveries, "callFor">;
+      now?: () => Date;
+    },
+  ) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  /**
+   * Records the package a settled payment bought, its purchase's delivery as
+   * call 1, and answers the key, once: asked again (a redelivery, a retry
+   * after a lost answer) it answers the package without a key.
+   */
+  async issue(req: IssueRequest): Promise<{ key?: string; pkg: PackageRow }> {
+    if (!isId("payment", req.paymentId) || !isId("checkout", req.checkoutId)) throw new ProblemError("invalid-request", "Not a payment of a checkout.");
+    const existing = await store.findPackageByPayment(this.deps.db, req.paymentId);
+    if (existing) return { pkg: existing };
+    const delivery = await findDelivery(this.deps.db, req.paymentId);
+    if (!delivery?.charged) throw new ProblemError("internal", "A package was asked for a payment with no charged delivery.");
+    const key = `pk_${req.testMode ? "test" : "live"}_${randomBase62(32)}`;
+    const row: PackageRow = {
+      id: newId("package"),
+      key_hash: hashPackageKey(key),
+      payment_id: req.paymentId,
+      checkout_id: req.checkoutId,
+      account_id: req.accountId,
+      test_mode: req.testMode,
+      calls_included: req.callsIncluded,
+      calls_used: 1,
+      last_seq: 1,
+      price_atomic: req.priceAtomic,
+      origin_url: req.target.originUrl,
+      origin_method: req.target.method,
+      origin_key_id: req.target.originKeyId ?? null,
+      one_off_credential: req.target.oneOffCredential,
+      mcp: req.target.mcp !== undefined,
+      mcp_tool: req.target.mcp?.fixedTool ?? null,
+      test_delivery_daily_cap: req.target.testDeliveryDailyCap,
+      created_at: this.now(),
+      expires_at: new Date(req.settledAt.getTime() + req.ttlDays * DAY_MS),
+    };
+    const at = delivery.finished_at ?? delivery.started_at;
+    const created = await store.insertPackage(this.deps.db, row, {
+      at,
+      state: "done",
+      counted: true,
+      status: delivery.status,
+      fault: delivery.outcome === "buyer_error" ? "buyer" : null,
+      latency_ms: delivery.latency_ms,
+      bytes: delivery.bytes,
+      deadline_at: at,
+    });
+    if (created) return { key, pkg: row };
+    // Another request recorded it first: its answer carried the key.
+    return { pkg: (await store.findPackageByPayment(this.deps.db, req.paymentId)) as PackageRow };
+  }
+
+  /**
+   * Spends one call: 401 for a key that is not this checkout's (or this
+   * face's), 410 once expired, 402 when none is left, 422 for parameters the
+   * origin cannot be sent (nothing spent); otherwise the origin is called and
+   * a seller-side failure gives the call back (502, not charged).
+   */
+  async spend(req: { checkoutId: string; key: string; params: Record<string, string> }): Promise<SpentCall> {
+    const pkg = await this.packageFor(req.checkoutId, req.key);
+    const now = this.now();
+    const deadlineMs = ORIGIN_TIMEOUT_MAX_MS;
+    const call = this.deps.relay.callFor({
+      originUrl: pkg.origin_url,
+      method: pkg.origin_method,
+      params: req.params,
+      ...(pkg.mcp ? { mcp: pkg.mcp_tool !== null ? { fixedTool: pkg.mcp_tool } : {} } : {}),
+      deadlineMs,
+      accountId: pkg.account_id,
+      checkoutId: pkg.checkout_id,
+      ...(pkg.origin_key_id !== null ? { originKeyId: pkg.origin_key_id } : {}),
+      oneOffCredential: pkg.one_off_credential,
+    });
+    const testCap = pkg.test_mode ? { day: now.toISOString().slice(0, 10), cap: pkg.test_delivery_daily_cap } : undefined;
+    const started = await store.startCall(this.deps.db, pkg.id, now, new Date(now.getTime() + deadlineMs), testCap);
+    if (started === "expired") throw expired(pkg);
+    if (started === "exhausted") throw exhausted(pkg);
+    if (started === "cap") throw rehearsalCapProblem(secondsToNextUtcDay(now));
+    failpoint("package-call-started");
+
+    let outcome: RelayOutcome;
+    try {
+      outcome = await call();
+    } catch (err) {
+      // An error of ours, not the origin's: the call is given back.
+      await store.finishCall(this.deps.db, pkg.id, started.seq, uncounted("platform", 0, 0));
+      throw err;
+    }
+    if (!outcome.charged) {
+      const after = await store.finishCall(this.deps.db, pkg.id, started.seq, uncounted("seller", outcome.status ?? 0, outcome.latencyMs));
+      const problem = notChargedProblem(
+        { reason: outcome.reason, status: outcome.status ?? 0 },
+        { retry: "the call was given back to your package.", fix: "Call again later, or report the problem to the seller." },
+      );
+      problem.extensions.calls_remaining = after ? callsRemaining(after) : null;
+      throw problem;
+    }
+    const after = await store.finishCall(this.deps.db, pkg.id, started.seq, {
+      counted: true,
+      status: outcome.status,
+      fault: outcome.kind === "buyer_error" ? "buyer" : null,
+      latency_ms: outcome.latencyMs,
+      bytes: outcome.bytes,
+    });
+    return {
+      outcome,
+      pkg: after ?? started.pkg,
+      seq: started.seq,
+      ...(started.testDeliveriesLeft !== undefined
+        ? { testDeliveriesLeft: started.testDeliveriesLeft, testDeliveriesResetSeconds: secondsToNextUtcDay(now) }
+        : {}),
+    };
+  }
+
+  /** The usage record (free): the package, one page of its calls newest first, and its burn. */
+  async usage(req: { checkoutId: string; key: string; pageSize: number; beforeSeq?: number }): Promise<Usage> {
+    const pkg = await this.packageFor(req.checkoutId, req.key);
+    const rows = await store.listCalls(this.deps.db, pkg.id, req.pageSize + 1, req.beforeSeq);
+    const now = this.now();
+    const windowStart = new Date(Math.max(pkg.created_at.getTime(), now.getTime() - BURN_RULES.windowDays * DAY_MS));
+    const counted = await store.countedCallsSince(this.deps.db, pkg.id, windowStart);
+    return {
+      pkg,
+      calls: rows.slice(0, req.pageSize),
+      hasMore: rows.length > req.pageSize,
+      burn: burnOf({
+        counted,
+        windowStart,
+        now,
+        remaining: callsRemaining(pkg),
+        expiresAt: pkg.expires_at,
+        fullWindow: windowStart.getTime() > pkg.created_at.getTime(),
+      }),
+    };
+  }
+
+  /** What a checkout's live packages still owe: keys, unspent calls, and the part of their price those stand for. */
+  async liabilities(checkoutId: string): Promise<{ liveKeys: number; callsUnspent: number; unearnedAtomic: bigint }> {
+    const live = await store.livePackages(this.deps.db, checkoutId, this.now());
+    let callsUnspent = 0;
+    let unearnedAtomic = 0n;
+    for (const p of live) {
+      const left = callsRemaining(p);
+      callsUnspent += left;
+      unearnedAtomic += (p.price_atomic * BigInt(left)) / BigInt(p.calls_included);
+    }
+    return { liveKeys: live.length, callsUnspent, unearnedAtomic };
+  }
+
+  /** Gives back the calls a crash cut off (still under way past their deadline and a grace); answers how many. */
+  async sweep(limit = 200): Promise<number> {
+    const cutoff = new Date(this.now().getTime() - DELIVERY_GRACE_MS);
+    const overdue = await store.overdueCalls(this.deps.db, cutoff, limit);
+    for (const c of overdue) await store.finishCall(this.deps.db, c.package_id, c.seq, uncounted("platform", 0, 0));
+    return overdue.length;
+  }
+
+  /**
+   * The package a key names for this checkout: an unknown key and another
+   * checkout's answer 401 alike, so a key's existence elsewhere never shows.
+   * A key is scoped to its checkout, not to a face: a rehearsal package's
+   * calls are rehearsal deliveries (metered by the daily cap) wherever used.
+   */
+  private async packageFor(checkoutId: string, key: string): Promise<PackageRow> {
+    const pkg = PACKAGE_KEY.test(key) ? await store.findPackageByHash(this.deps.db, hashPackageKey(key)) : undefined;
+    if (!pkg || pkg.checkout_id !== checkoutId) {
+      throw new ProblemError("unauthenticated", {
+        message: "This package key is not one of this checkout's.",
+        help: { fix: "Send the package_key this checkout's purchase answered, as Authorization: Bearer <PACKAGE_KEY>.", retry_is_safe: false },
+      });
+    }
+    return pkg;
+  }
+}
+
+function uncounted(fault: CallFault, status: number, latencyMs: number): store.CallResult {
+  return { counted: false, status, fault, latency_ms: latencyMs, bytes: 0 };
+}
+
+function expired(pkg: PackageRow): ProblemError {
+  return new ProblemError("gone", {
+    message: `This package expired at ${pkg.expires_at?.toISOString() ?? "its end"}; its unspent calls can no longer be used.`,
+    help: { fix: "Buy a new package: request the checkout without the key for its payment requirements.", retry_is_safe: false },
+    extensions: { expires_at: pkg.expires_at?.toISOString() ?? null },
+  });
+}
+
+function exhausted(pkg: PackageRow): ProblemError {
+  return new ProblemError("payment-required", {
+    message: `This package's ${pkg.calls_included} calls are used up.`,
+    help: {
+      fix: "Buy a new package: request the checkout without the key for its payment requirements.",
+      retry_is_safe: false,
+      calls_used: pkg.calls_used,
+      calls_included: pkg.calls_included,
+    },
+  });
+}
+
+/**
+ * The burn projection (docs/decisions.md "Packages"): counted calls per day
+ * over the last 7 days, or since purchase when younger; figures only once
+ * there are at least 3 counted calls over at least an hour.
+ */
+export function burnOf(u: { counted: number; windowStart: Date; now: Date; remaining: number; expiresAt: Date | null; fullWindow: boolean }): Burn {
+  const windowMs = u.now.getTime() - u.windowStart.getTime();
+  if (u.counted < BURN_RULES.minCalls || windowMs < BURN_RULES.minWindowMs) return { basis: "insufficient_usage" };
+  const callsPerDay = (u.counted * DAY_MS) / windowMs;
+  const projectedDaysRemaining = u.remaining / callsPerDay;
+  const runsOut = u.now.getTime() + projectedDaysRemaining * DAY_MS;
+  return {
+    basis: u.fullWindow ? "trailing_7_days" : "since_purchase",
+    callsPerDay: Math.round(callsPerDay * 100) / 100,
+    projectedDaysRemaining: Math.round(projectedDaysRemaining * 10) / 10,
+    runsOutFirst: u.expiresAt !== null && u.expiresAt.getTime() < runsOut ? "expiry" : "calls",
+  };
+}
