@@ -1,12 +1,17 @@
 /**
- * One run, on this machine, of three measurements (see bench/README.md):
+ * One run, on this machine, of five measurements (see bench/README.md):
  *  1. the unpaid quote (HTTP 402): our GET /c/{id} against the official
  *     @x402/express paymentMiddleware on an equivalent route;
- *  2. paid rehearsals per second on our /c/{id}/test face (simulated settlement);
- *  3. live paid payments per second on the devchain: ours (split contract,
+ *  2. package-key calls per second through a relay checkout to a loopback
+ *     origin, against the same origin behind a plain express reverse proxy
+ *     (http-proxy-middleware);
+ *  3. paid rehearsals per second on our /c/{id}/test face (simulated settlement);
+ *  4. a paid relay purchase against a paid inline purchase, both rehearsals;
+ *  5. live paid payments per second on the devchain: ours (split contract,
  *     our facilitator key) against @x402/express with an in-process official
  *     facilitator, both settling on the same chain.
- * Each server runs in its own child process; this process only generates load.
+ * Each server (ours, official, origin, proxy) runs in its own child process;
+ * this process only generates load.
  * Targets are reported, never enforced: the exit code is 0 whenever the run completes.
  */
 import { devchainKey } from "@c402/devchain";
@@ -21,7 +26,9 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { startChild, type Child } from "./lib/child";
 import { autocannon } from "./lib/untyped";
 import type { OfficialInfo } from "./servers/official";
+import { ORIGIN_PATH, type OriginInfo } from "./servers/origin";
 import type { OursInfo } from "./servers/ours";
+import type { ProxyInfo } from "./servers/proxy";
 
 const QUICK = process.argv.includes("--quick");
 
@@ -34,7 +41,7 @@ function num(name: string, normal: number, quick: number): number {
 }
 
 const config = {
-  /** Measured seconds of each quote run (after the warm-up). */
+  /** Measured seconds of each quote and package-calls run (after the warm-up). */
   seconds: num("BENCH_SECONDS", 10, 3),
   warmupSeconds: num("BENCH_WARMUP_SECONDS", 2, 1),
   connections: num("BENCH_CONNECTIONS", 10, 10),
@@ -42,12 +49,25 @@ const config = {
   workers: num("BENCH_WORKERS", 8, 8),
   rehearsalPayments: num("BENCH_REHEARSAL_PAYMENTS", 400, 80),
   livePayments: num("BENCH_LIVE_PAYMENTS", 200, 40),
+  /** Paid purchases in each timed run of the relay-vs-inline comparison. */
+  relayPayments: num("BENCH_RELAY_PAYMENTS", 300, 60),
   malformedHeaders: num("BENCH_MALFORMED_HEADERS", 2_000, 300),
 };
 
 const TARGET_QUOTE = 1.3;
 const TARGET_LIVE = 1.0;
+/** Package calls against the plain proxy: throughput at least this share, p99 at most this multiple. */
+const TARGET_PACKAGE_RPS = 0.8;
+const TARGET_PACKAGE_P99 = 2;
+/** A paid relay purchase's p50 may exceed a paid inline purchase's by this much (ms). */
+const TARGET_RELAY_P50_MS = 5;
 const PRICE_USD = "0.10";
+/** A package checkout's price must be at least 1.00; its calls are enough that the run never exhausts the key. */
+const PACKAGE_PRICE_USD = "1.00";
+const PACKAGE_CALLS = 1_000_000;
+/** The highest test_delivery_daily_cap a checkout takes: rehearsal package calls count against it too. */
+const TEST_DELIVERY_CAP = 100_000;
+const CITY_QUERY = "?city=Paris";
 /** What the seller receives of each payment at PRICE_USD (the fee goes to the fee wallet). */
 const PROVIDER_ATOMIC = 100_000n;
 const JSON_ACCEPT = { accept: "application/json" };
@@ -90,8 +110,8 @@ async function paymentRequired(url: string): Promise<PaymentRequired> {
   return decodeHeader(header) as unknown as PaymentRequired;
 }
 
-/** Signs a seller in with a fresh wallet (SIWE) and creates a reusable live checkout. */
-async function liveCheckout(baseUrl: string) {
+/** Signs a seller in with a fresh wallet (SIWE): its address and API key. */
+async function signIn(baseUrl: string) {
   const wallet = privateKeyToAccount(generatePrivateKey());
   const challenge = await call(`${baseUrl}/auth/wallet/challenge`, { method: "POST", body: { address: wallet.address, network: "eip155:8453" } });
   if (challenge.status !== 200 && challenge.status !== 201) throw new Error(`challenge: ${challenge.status} ${challenge.text}`);
@@ -99,13 +119,24 @@ async function liveCheckout(baseUrl: string) {
   const verified = await call(`${baseUrl}/auth/wallet/verify`, { method: "POST", body: { message: challenge.body.message, signature } });
   const key = verified.body?.api_key?.secret as string | undefined;
   if (!key) throw new Error(`verify: ${verified.status} ${verified.text}`);
-  const created = await call(`${baseUrl}/v1/checkouts`, {
-    method: "POST",
-    key,
-    body: { title: "Live weather", price_usd: PRICE_USD, payload: { temp_c: 22 }, test_mode: false, reusable: true },
-  });
-  if (created.status !== 201) throw new Error(`create checkout: ${created.status} ${created.text}`);
-  return { seller: wallet.address, id: created.body.id as string };
+  return { seller: wallet.address, key };
+}
+
+/** Creates a checkout with the seller's key; `test_mode: false` arms it, without it the checkout only rehearses. */
+async function createCheckout(baseUrl: string, key: string, body: Record<string, unknown>): Promise<string> {
+  const created = await call(`${baseUrl}/v1/checkouts`, { method: "POST", key, body });
+  if (created.status !== 201) throw new Error(`create checkout "${String(body.title)}": ${created.status} ${created.text}`);
+  return created.body.id as string;
+}
+
+/** Buys a package on the rehearsal face (one signed payment, simulated settlement): its key and the calls left. */
+async function buyPackage(testUrl: string) {
+  const required = await paymentRequired(testUrl);
+  const [payment] = await presign(required, [privateKeyToAccount(generatePrivateKey())], 1);
+  const r = await call(testUrl, { headers: { "PAYMENT-SIGNATURE": payment! } });
+  const key = r.body?.package_key;
+  if (r.status !== 200 || typeof key !== "string") throw new Error(`buy package: ${r.status} ${r.text.slice(0, 300)}`);
+  return { key, remaining: Number(r.body.deliveries_remaining) };
 }
 
 // ---------------------------------------------------------------- measurements
@@ -133,6 +164,27 @@ async function quoteLoad(url: string): Promise<QuoteFigures> {
     unexpected: r.latency.totalCount - count,
     errors: r.errors + r.timeouts,
   };
+}
+
+interface CallFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** 200 answers, the only ones that count. */
+  count: number;
+  seconds: number;
+  /** Every other status, so a cap or limit hit shows. */
+  others: Record<string, number>;
+  errors: number;
+}
+
+/** Open connections sending the same authorized GET for `seconds`. Only 200s count. */
+async function callLoad(url: string, headers: Record<string, string>, seconds: number): Promise<CallFigures> {
+  const r = await autocannon({ url, connections: config.connections, headers, duration: seconds });
+  const count = r.statusCodeStats["200"]?.count ?? 0;
+  const others: Record<string, number> = {};
+  for (const [status, { count: n }] of Object.entries(r.statusCodeStats)) if (status !== "200") others[status] = n;
+  return { rps: count / r.duration, p50: r.latency.p50, p99: r.latency.p99, count, seconds: r.duration, others, errors: r.errors + r.timeouts };
 }
 
 interface PaidFigures {
@@ -321,7 +373,11 @@ async function main() {
     );
     children.push(ours);
     const { baseUrl, devchain } = ours.info;
-    const checkout = await liveCheckout(baseUrl);
+    const seller = await signIn(baseUrl);
+    const checkout = {
+      seller: seller.seller,
+      id: await createCheckout(baseUrl, seller.key, { title: "Live weather", price_usd: PRICE_USD, payload: { temp_c: 22 }, test_mode: false, reusable: true }),
+    };
     const oursUrl = `${baseUrl}/c/${checkout.id}`;
     const oursRequired = await paymentRequired(oursUrl);
     const oursRequirement = oursRequired.accepts[0]!;
@@ -349,13 +405,54 @@ async function main() {
     }
     log(`equivalent offers: exact ${oursRequirement.amount} atomic ${oursRequirement.asset} on ${oursRequirement.network}`);
 
+    log("starting the loopback origin and the plain reverse proxy (http-proxy-middleware) in two child processes…");
+    const origin = await startChild<OriginInfo>(join(here, "servers/origin.ts"), {}, { execArgv: profileArgs("origin") });
+    children.push(origin);
+    const proxy = await startChild<ProxyInfo>(join(here, "servers/proxy.ts"), { BENCH_ORIGIN_URL: origin.info.url }, { execArgv: profileArgs("proxy") });
+    children.push(proxy);
+    const originUrl = `${origin.info.url}${ORIGIN_PATH}`;
+
     // 1. Unpaid quote.
     log(`quote: ours ${config.warmupSeconds}+${config.seconds} s at ${config.connections} connections…`);
     const quoteOurs = await quoteLoad(oursUrl);
     log(`quote: official ${config.warmupSeconds}+${config.seconds} s at ${config.connections} connections…`);
     const quoteOfficial = await quoteLoad(official.info.url);
 
-    // 2. Paid rehearsals (simulated settlement: the buyers need no funds).
+    // 2. Package calls: one rehearsal package (bought once), its key spent from every connection,
+    // against the same origin behind the plain proxy. Same connections, warm-up and duration.
+    const packageId = await createCheckout(baseUrl, seller.key, {
+      title: "Weather package",
+      price_usd: PACKAGE_PRICE_USD,
+      origin_url: originUrl,
+      max_deliveries: PACKAGE_CALLS,
+      test_delivery_daily_cap: TEST_DELIVERY_CAP,
+      reusable: true,
+    });
+    const bought = await buyPackage(`${baseUrl}/c/${packageId}/test${CITY_QUERY}`);
+    const packageUrl = `${baseUrl}/c/${packageId}${CITY_QUERY}`;
+    const proxyUrl = `${proxy.info.url}${ORIGIN_PATH}${CITY_QUERY}`;
+    const keyHeaders = { ...JSON_ACCEPT, authorization: `Bearer ${bought.key}` };
+    // Both sides must answer the origin's body before anything is timed.
+    const firstCall = await call(packageUrl, { key: bought.key });
+    const viaProxy = await call(proxyUrl, { key: bought.key });
+    if (firstCall.body?.fulfillment?.payload?.city !== "Paris" || viaProxy.body?.city !== "Paris") {
+      throw new Error(
+        `package call or proxy did not reach the origin: ${firstCall.status} ${firstCall.text.slice(0, 300)} | ${viaProxy.status} ${viaProxy.text.slice(0, 300)}`,
+      );
+    }
+    log(`package calls: ours ${config.warmupSeconds}+(up to ${config.seconds}) s at ${config.connections} connections…`);
+    const packageWarm = await callLoad(packageUrl, keyHeaders, config.warmupSeconds);
+    // Every rehearsal call counts against the checkout's daily cap (the purchase and the check call too):
+    // cut the timed run short if, at the warm-up's rate with a 1.5× margin, it could reach the cap.
+    const capLeft = TEST_DELIVERY_CAP - 3 - packageWarm.count;
+    const packageSeconds = Math.min(config.seconds, Math.max(1, Math.floor(capLeft / (1.5 * packageWarm.rps))));
+    const packageOurs = await callLoad(packageUrl, keyHeaders, packageSeconds);
+    const lastCall = await call(packageUrl, { key: bought.key });
+    log(`package calls: plain proxy ${config.warmupSeconds}+${packageSeconds} s at ${config.connections} connections…`);
+    await callLoad(proxyUrl, keyHeaders, config.warmupSeconds);
+    const packageProxy = await callLoad(proxyUrl, keyHeaders, packageSeconds);
+
+    // 3. Paid rehearsals (simulated settlement: the buyers need no funds).
     const rehearsalRequired = await paymentRequired(`${oursUrl}/test`);
 
     // G21: how long a malformed payment header takes to refuse, one request at a time.
@@ -372,7 +469,38 @@ async function main() {
     log(`rehearsal: ${config.rehearsalPayments} payments, ${config.workers} workers…`);
     const rehearsal = await closedLoop(`${oursUrl}/test`, rehearsalPayments, config.workers);
 
-    // 3. Live payments on the devchain: funded buyers, pre-signed authorizations, equal concurrency.
+    // 4. A paid relay purchase (the origin called, then the simulated settlement) against a paid
+    // inline one, on the rehearsal faces of two reusable checkouts at the same price.
+    const inlineId = await createCheckout(baseUrl, seller.key, {
+      title: "Inline weather",
+      price_usd: PRICE_USD,
+      payload: { city: "Paris", temp_c: 21 },
+      reusable: true,
+    });
+    const relayId = await createCheckout(baseUrl, seller.key, {
+      title: "Relay weather",
+      price_usd: PRICE_USD,
+      origin_url: originUrl,
+      test_delivery_daily_cap: TEST_DELIVERY_CAP,
+      reusable: true,
+    });
+    const inlineUrl = `${baseUrl}/c/${inlineId}/test${CITY_QUERY}`;
+    const relayUrl = `${baseUrl}/c/${relayId}/test${CITY_QUERY}`;
+    log(`relay vs inline: pre-signing ${2 * (config.relayPayments + config.workers)} payments…`);
+    const purchaseBuyers = Array.from({ length: config.workers }, () => privateKeyToAccount(generatePrivateKey()));
+    const inlineRequired = await paymentRequired(inlineUrl);
+    const relayRequired = await paymentRequired(relayUrl);
+    const inlineWarm = await presign(inlineRequired, purchaseBuyers, config.workers);
+    const inlinePayments = await presign(inlineRequired, purchaseBuyers, config.relayPayments);
+    const relayWarm = await presign(relayRequired, purchaseBuyers, config.workers);
+    const relayPayments = await presign(relayRequired, purchaseBuyers, config.relayPayments);
+    warmedUp("inline purchase", await closedLoop(inlineUrl, inlineWarm, config.workers));
+    warmedUp("relay purchase", await closedLoop(relayUrl, relayWarm, config.workers));
+    log(`relay vs inline: ${config.relayPayments} payments each, ${config.workers} workers…`);
+    const inlinePurchase = await closedLoop(inlineUrl, inlinePayments, config.workers);
+    const relayPurchase = await closedLoop(relayUrl, relayPayments, config.workers);
+
+    // 5. Live payments on the devchain: funded buyers, pre-signed authorizations, equal concurrency.
     const pub = createPublicClient({ transport: http(devchain.url) });
     const funder = createWalletClient({ account: privateKeyToAccount(devchainKey(devchain.mnemonic, FUNDER_INDEX)), transport: http(devchain.url) });
     const buyers = Array.from({ length: config.workers }, () => privateKeyToAccount(generatePrivateKey()));
@@ -410,6 +538,17 @@ async function main() {
     // ------------------------------------------------------------ print
     const quoteRatio = quoteOurs.rps / quoteOfficial.rps;
     const liveRatio = liveOurs.perSecond / liveOfficial.perSecond;
+    const packageRatio = packageOurs.rps / packageProxy.rps;
+    const packageP99Ratio = packageOurs.p99 / packageProxy.p99;
+    const relayExtra = relayPurchase.p50 - inlinePurchase.p50;
+    // What the service says the key spent, against what this process counted (calls still in flight when
+    // autocannon stops are answered after it stopped counting: at most one per connection per run).
+    const remainingAfter = lastCall.status === 200 ? Number(lastCall.body?.calls_remaining) : NaN;
+    const keyLine = Number.isFinite(remainingAfter)
+      ? `${f0(bought.remaining - remainingAfter)} calls spent per the service, ${f0(2 + packageWarm.count + packageOurs.count)} 200s counted here; ${f0(remainingAfter)} of ${f0(PACKAGE_CALLS)} left`
+      : `the check call after the run answered ${lastCall.status}: ${failureReason(lastCall.headers, lastCall.text)}`;
+    const capNote =
+      packageSeconds < config.seconds ? `; cut from ${config.seconds} s so the rehearsal calls stay under the daily cap of ${f0(TEST_DELIVERY_CAP)}` : "";
     const price = BigInt(oursRequirement.amount);
     const lines = [
       "",
@@ -419,18 +558,25 @@ async function main() {
       "",
       `quote 402      ours  ${f0(quoteOurs.rps)} req/s  p99 ${quoteOurs.p99} ms | official @x402/express  ${f0(quoteOfficial.rps)} req/s  p99 ${quoteOfficial.p99} ms | ratio ${quoteRatio.toFixed(2)}× (target ≥${TARGET_QUOTE}×) ${verdict(quoteRatio, TARGET_QUOTE)}`,
       `               (${config.connections} connections, ${config.seconds} s after ${config.warmupSeconds} s warm-up; 402s ours ${f0(quoteOurs.count)} / official ${f0(quoteOfficial.count)}; p50 ${quoteOurs.p50} / ${quoteOfficial.p50} ms; non-402 ${quoteOurs.unexpected} / ${quoteOfficial.unexpected}; errors ${quoteOurs.errors} / ${quoteOfficial.errors})`,
+      `package calls  ours  ${f0(packageOurs.rps)} calls/s  p50 ${packageOurs.p50} ms  p99 ${packageOurs.p99} ms | plain proxy (http-proxy-middleware)  ${f0(packageProxy.rps)} req/s  p50 ${packageProxy.p50} ms  p99 ${packageProxy.p99} ms | throughput ${packageRatio.toFixed(2)}× (target ≥${TARGET_PACKAGE_RPS}×) ${verdict(packageRatio, TARGET_PACKAGE_RPS)} | p99 ${packageP99Ratio.toFixed(2)}× (target ≤${TARGET_PACKAGE_P99}×) ${packageP99Ratio <= TARGET_PACKAGE_P99 ? "PASS" : "ABOVE TARGET"}`,
+      `               (${config.connections} connections, ${packageSeconds} s after ${config.warmupSeconds} s warm-up${capNote}; 200s ours ${f0(packageOurs.count)} / proxy ${f0(packageProxy.count)}; non-200 ours ${statusList(packageOurs.others) || "none"} / proxy ${statusList(packageProxy.others) || "none"}; errors ${packageOurs.errors} / ${packageProxy.errors})`,
+      `               key: ${keyLine}`,
       `malformed hdr  ours  p50 ${f1(refusals.p50)} ms, p99 ${f1(refusals.p99)} ms per refusal (G21 target p99 < 5 ms) ${refusals.p99 < 5 ? "PASS" : "ABOVE TARGET"}`,
       `               (${refusals.total} headers, one at a time; statuses ${statusList(refusals.statuses)}; 5xx ${Object.entries(refusals.statuses)
         .filter(([s]) => s.startsWith("5"))
         .reduce((n, [, c]) => n + c, 0)})`,
       `paid rehearsal ours  ${f1(rehearsal.perSecond)} payments/s (p50 ${f1(rehearsal.p50)} ms, p99 ${f1(rehearsal.p99)} ms)`,
       `               (${rehearsal.ok}/${rehearsal.total} paid in ${rehearsal.seconds.toFixed(2)} s, ${config.workers} workers; statuses ${statusList(rehearsal.statuses)})`,
+      `relay purchase ours  p50 ${f1(relayPurchase.p50)} ms, p99 ${f1(relayPurchase.p99)} ms | inline purchase p50 ${f1(inlinePurchase.p50)} ms, p99 ${f1(inlinePurchase.p99)} ms | p50 ${relayExtra >= 0 ? "+" : ""}${f1(relayExtra)} ms (target ≤${TARGET_RELAY_P50_MS} ms) ${relayExtra <= TARGET_RELAY_P50_MS ? "PASS" : "ABOVE TARGET"}`,
+      `               (rehearsal faces, ${config.workers} workers; relay ${relayPurchase.ok}/${relayPurchase.total} paid in ${relayPurchase.seconds.toFixed(2)} s [${statusList(relayPurchase.statuses)}], inline ${inlinePurchase.ok}/${inlinePurchase.total} in ${inlinePurchase.seconds.toFixed(2)} s [${statusList(inlinePurchase.statuses)}]; ${f1(relayPurchase.perSecond)} / ${f1(inlinePurchase.perSecond)} payments/s)`,
       `paid live      ours  ${f1(liveOurs.perSecond)} payments/s (p99 ${f0(liveOurs.p99)} ms) | official (in-process facilitator) ${f1(liveOfficial.perSecond)} payments/s (p99 ${f0(liveOfficial.p99)} ms) | ratio ${liveRatio.toFixed(2)}× (target ≥${TARGET_LIVE}×) ${verdict(liveRatio, TARGET_LIVE)}`,
       `               (${config.workers} workers; ours ${liveOurs.ok}/${liveOurs.total} in ${liveOurs.seconds.toFixed(2)} s [${statusList(liveOurs.statuses)}], official ${liveOfficial.ok}/${liveOfficial.total} in ${liveOfficial.seconds.toFixed(2)} s [${statusList(liveOfficial.statuses)}])`,
       `               on-chain: seller +${sellerAfterOurs - sellerBefore} from ours (expected ${BigInt(liveOurs.ok) * PROVIDER_ATOMIC}: the split sends the fee apart), +${payToAfter - payToBefore} from official (expected ${BigInt(liveOfficial.ok) * price})`,
     ];
     for (const [name, r] of [
       ["rehearsal", rehearsal],
+      ["relay purchase", relayPurchase],
+      ["inline purchase", inlinePurchase],
       ["live ours", liveOurs],
       ["live official", liveOfficial],
     ] as const) {

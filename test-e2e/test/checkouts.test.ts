@@ -62,7 +62,7 @@ describe("checkouts over REST", () => {
     );
     const later = await call("POST", "/v1/checkouts", { key, body: { title: "x", price_usd: "1", package_ttl_days: 30 } });
     expect(later.status).toBe(422);
-    expect(later.body.errors).toEqual([{ field: "package_ttl_days", reason: expect.stringContaining("not available") }]);
+    expect(later.body.errors).toEqual([{ field: "package_ttl_days", reason: "applies only to a package (send max_deliveries)" }]);
   });
 
   it("lists newest first, one entry per product with a test object", async () => {

@@ -15,6 +15,8 @@ const SUMMARY_FIELDS = [
   "pay_to",
   "payouts",
   "fulfillment",
+  "max_deliveries",
+  "package_ttl_days",
   "reusable",
   "test_mode",
   "created_at",

@@ -238,7 +238,7 @@ async function setUp(): Promise<Fixtures> {
   // The seller's public catalogue (its armed checkout is on sale), in each form; the other seller's lists nothing on sale.
   const ownSlug = `${slug}-own`;
   expectStatus(await scripted("PATCH /auth/me", { path: "/auth/me", headers: auth(full), body: body({ slug: ownSlug }) }), 200, "own slug");
-  for (const op of ["GET /v1/sellers/{slug}/offers", "GET /v1/sellers/{slug}/embed", "GET /schedule/{slug}"]) {
+  for (const op of ["GET /v1/sellers/{slug}/offers", "GET /v1/sellers/{slug}/embed", "GET /schedule/{slug}", "GET /u/{slug}"]) {
     const path = op.slice(4).replace("{slug}", ownSlug);
     expectStatus(await scripted(op, { path }), 200, op);
     expectStatus(await scripted(op, { path: `${path}?limit=1` }), 200, `${op} ?limit=1`);
@@ -400,6 +400,13 @@ async function setUp(): Promise<Fixtures> {
   expectStatus(await scripted("GET /c/{id}", { path: `/c/${packageCheckout}?city=Rome`, headers: packageKey }), 200, "a package call");
   expectStatus(await scripted("GET /c/{id}/usage", { path: `/c/${packageCheckout}/usage?limit=1`, headers: packageKey }), 200, "a package's usage");
   expectStatus(await scripted("GET /c/{id}/usage", { path: `/c/${packageCheckout}/usage?limit=0`, headers: packageKey }), 422, "a usage page of 0");
+  // Its call URLs under the seller's handle: served as its faces.
+  for (const face of ["", "/test"]) {
+    const op = `GET /r/{slug}/{id}${face}`;
+    expectStatus(await scripted(op, { path: `/r/${ownSlug}/${packageCheckout}${face}?q=1`, headers: packageKey }), 200, `a package call at ${op}`);
+    expectStatus(await scripted(op, { path: `/r/${ownSlug}/${packageCheckout}${face}` }), 402, `the 402 at ${op}`);
+    expectStatus(await scripted(op, { path: `/r/${slug}/${packageCheckout}${face}` }), 404, `another seller's handle at ${op}`);
+  }
 
   const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
   for (const family of ["base", "stellar", "solana"]) {

@@ -141,7 +141,7 @@ describe("packages of calls", () => {
     expect(exhausted.body).toMatchObject({ type: expect.stringMatching(/\/problems\/payment-required$/), help: { calls_used: 3, calls_included: 3 } });
   });
 
-  it("answers 401 for another checkout's key and an unknown one; any other Authorization leaves the face an ordinary 402", async () => {
+  it("answers 401 for another checkout's key and an unknown one; any other Authorization, or a HEAD, leaves the face an ordinary 402", async () => {
     const [a, b] = [await packageOf(2), await packageOf(2)];
     const keyOfA = (await buy(a.id)).body.package_key as string;
     for (const key of [keyOfA, `pk_live_${"Z".repeat(32)}`]) {
@@ -150,6 +150,9 @@ describe("packages of calls", () => {
     }
     const other = await call("GET", `/c/${b.id}`, { headers: { Authorization: "Bearer sk_live_notours" } });
     expect(other.status).toBe(402);
+    // A HEAD spends nothing: it is answered as the unpaid face.
+    expect((await call("HEAD", `/c/${a.id}`, { headers: { Authorization: `Bearer ${keyOfA}` } })).status).toBe(402);
+    expect((await spend(`/c/${a.id}/usage`, keyOfA)).body.calls_used).toBe(1);
   });
 
   it("gives the call back when the seller's origin fails (502, not charged) and counts the buyer's own request errors", async () => {

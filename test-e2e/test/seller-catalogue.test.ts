@@ -81,6 +81,7 @@ describe("a seller's public catalogue", () => {
       offers: `${baseUrl()}/v1/sellers/${slug}/offers`,
       page: `${baseUrl()}/schedule/${slug}`,
       embed: `${baseUrl()}/v1/sellers/${slug}/embed`,
+      profile: `${baseUrl()}/u/${slug}`,
     });
     // Public data: the goods and the account id never appear, in any form.
     for (const text of [json.text, page.text, embed.text]) {

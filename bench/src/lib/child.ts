@@ -1,4 +1,6 @@
 import { fork } from "node:child_process";
+import type { Server } from "node:http";
+import { freePort as freePortOf } from "../../../deploy/local/src/ports";
 import { instrumentRpc, rpcStats, type RpcStats } from "./rpc-stats";
 
 /**
@@ -100,3 +102,22 @@ export function serveChild<T>(start: () => Promise<{ info: T; stop(): Promise<vo
 }
 
 export { freePort } from "../../../deploy/local/src/ports";
+
+/**
+ * Serves an HTTP server of a child on a free loopback port, keeping callers'
+ * sockets alive (no side should pay a TCP handshake per call): its base URL
+ * and how to stop it.
+ */
+export async function listenOnLoopback(server: Server): Promise<{ info: { url: string }; stop(): Promise<void> }> {
+  server.keepAliveTimeout = 65_000;
+  const port = await freePortOf();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    info: { url: `http://127.0.0.1:${port}` },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -40,10 +40,14 @@ export function methodsAllowedOn(app: Application, path: string): string[] {
   return [...found].sort();
 }
 
-/** After every route: 405 with `Allow` when the path exists under other methods, else 404. */
+/**
+ * After every route: 405 with `Allow` when the path exists under other
+ * methods, else 404 (also when a route of this method declined the path: a
+ * call URL's pattern that holds no slug and checkout id).
+ */
 export function notFound(req: Request, res: Response, next: NextFunction): void {
   const allowed = methodsAllowedOn(req.app, req.path);
-  if (allowed.length === 0) return next(new ProblemError("not-found", "No such endpoint."));
+  if (allowed.length === 0 || allowed.includes(req.method)) return next(new ProblemError("not-found", "No such endpoint."));
   res.setHeader("Allow", allowed.join(", "));
   next(new ProblemError("method-not-allowed", `${req.method} is not allowed on this path; it accepts ${allowed.join(", ")}.`));
 }

@@ -89,7 +89,7 @@ export function llmsText(serviceName: string, rails: Rails): string {
     "Rehearse free: every checkout has a rehearsal face, GET /c/{id}/test (with POST /c/{id}/test/prepare and POST /c/{id}/test/pay), that settles simulated payments with no funds; the flow is the same.",
     "Legacy x402 v1 clients: add ?x402_version=1 to a face URL.",
     "Packages (offer.calls_included, endpoint.package): the purchase answers the first call and a package_key, shown once; spend the other calls with GET /c/{id} and Authorization: Bearer <package_key> (60 a minute; a call the seller's origin fails on is given back); GET /c/{id}/usage with the key shows what is left.",
-    "Find offers: GET /v1/sellers/{slug}/offers -> a seller's catalogue (what sells now: each offer's url, test_url and total_usd); the same as a page at /schedule/{slug}",
+    "Find offers: GET /v1/sellers/{slug}/offers -> a seller's catalogue (what sells now: each offer's url, test_url and total_usd); the same as a page at /schedule/{slug}; /u/{slug} answers either (JSON, or the page for browsers), and each relay or mcp offer's call_url (/r/{slug}/{id}) is served as its face",
     "Something wrong? POST /v1/checkouts/{id}/reports {category, detail, receipt_id} (no key). A report never refunds; the seller sees it.",
     "",
     "## Sell",

@@ -52,6 +52,11 @@ export function catalogueResponseSchemas(): Record<string, Schema> {
         reusable: { type: "boolean", description: "false: one sale only (single-shot)" },
         url: { ...url, description: "The live face: GET it for the 402, pay it with an x402 client" },
         test_url: { ...url, description: "The rehearsal face: the same flow, settled without funds" },
+        call_url: {
+          type: ["string", "null"],
+          format: "uri",
+          description: "A relay or mcp offer: its call URL under the seller's handle (/r/{slug}/{id}, served as the live face); null otherwise",
+        },
         created_at: timestamp,
         expires_at: timestampOrNull,
         freshness: strOrNull,
@@ -68,7 +73,7 @@ export function catalogueResponseSchemas(): Record<string, Schema> {
         offers: { type: "array", items: ref("CatalogueOffer") },
         has_more: bool,
         next_cursor: strOrNull,
-        links: object({ offers: url, page: url, embed: url }, { closed: true }),
+        links: object({ offers: url, page: url, embed: url, profile: url }, { closed: true }),
       },
       { closed: true, description: "What a seller sells now, newest first" },
     ),
@@ -106,6 +111,22 @@ export function cataloguePaths(k: CatalogueKit): Record<string, Record<string, u
             "Access-Control-Allow-Origin": anyOrigin,
             "Content-Security-Policy": csp,
           }),
+          ...problems,
+        },
+      }),
+    },
+    "/u/{slug}": {
+      get: k.operation({
+        operationId: "getSellerProfile",
+        summary: "A seller's public page (no key): the catalogue as JSON, or as the page for a browser (Accept: text/html)",
+        description: `${selling} Each relay or mcp offer names its call URL (/r/{slug}/{id}).`,
+        parameters: [slug, ...k.pageQuery],
+        responses: {
+          "200": {
+            description: "The catalogue (JSON), or the page",
+            headers: { "Cache-Control": cacheControl, "Access-Control-Allow-Origin": anyOrigin },
+            content: { "application/json": { schema: ref("SellerCatalogue") }, "text/html": { schema: { type: "string" } } },
+          },
           ...problems,
         },
       }),

@@ -1080,6 +1080,21 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
   );
 }
 
+/**
+ * A call URL under the seller's handle: the face of a relay or mcp checkout
+ * of that seller, answered exactly as /c/{id}; 404 when the handle is not
+ * the checkout's seller's or the checkout sells no calls.
+ */
+function callUrlOperation(face: "live" | "rehearsal") {
+  const op = faceOperation(face) as { summary: string; description: string; parameters: unknown[] };
+  return {
+    ...op,
+    summary: `Call URL (${face} face) of a relay or mcp checkout under its seller's handle`,
+    description: `${op.description} A slug never holds \`_\` and a payment id always does, so /r/{payment_id} (a receipt) and /r/{slug}/{id} never meet. 404 when the handle is not the checkout's seller's (a slug changed: saved call URLs break), or the checkout sells no calls.`,
+    parameters: [pathParam("slug", { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,38}$" }, "The seller's handle"), ...op.parameters],
+  };
+}
+
 function prepareOperation(face: "live" | "rehearsal") {
   return operation(
     {
@@ -1480,6 +1495,8 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       "/c/{id}": { get: faceOperation("live") },
       "/c/{id}/test": { get: faceOperation("rehearsal") },
+      "/r/{slug}/{id}": { get: callUrlOperation("live") },
+      "/r/{slug}/{id}/test": { get: callUrlOperation("rehearsal") },
       "/c/{id}/usage": {
         get: operation({
           summary: "A package's usage record (free; spends nothing): calls, what is left, the burn projection",

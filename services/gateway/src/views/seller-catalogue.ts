@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { catalogV1 } from "@c402/contracts";
 import { breakdown, formatUsd } from "@c402/money";
 import type { CatalogueOffer, SellerCatalogue } from "../catalogue/seller-catalogue";
 import { faceUrls } from "./checkouts";
@@ -7,9 +8,10 @@ import { profileView } from "./profile";
 import { isoOrNull } from "./values";
 
 /**
- * The three faces of a seller's public catalogue, rendered from one
- * SellerCatalogue: the JSON (/v1/sellers/{slug}/offers), the page
- * (/schedule/{slug}) and the embeddable fragment (/v1/sellers/{slug}/embed).
+ * The faces of a seller's public catalogue, rendered from one
+ * SellerCatalogue: the JSON (/v1/sellers/{slug}/offers, and /u/{slug} for
+ * clients), the page (/schedule/{slug}, and /u/{slug} for browsers) and the
+ * embeddable fragment (/v1/sellers/{slug}/embed).
  * The HTML escapes every value, loads nothing (no script, image, font or
  * stylesheet from anywhere) and links only the checkouts' faces and the
  * seller's own http(s) links.
@@ -21,8 +23,13 @@ export function catalogueLinks(baseUrl: string, slug: string) {
     offers: `${baseUrl}/v1/sellers/${slug}/offers`,
     page: `${baseUrl}/schedule/${slug}`,
     embed: `${baseUrl}/v1/sellers/${slug}/embed`,
+    profile: `${baseUrl}/u/${slug}`,
   };
 }
+
+/** A relay or mcp checkout's call URL under its seller's handle (faces/call-urls.ts). */
+export const callUrl = (baseUrl: string, slug: string, checkoutId: string) => `${baseUrl}/r/${slug}/${checkoutId}`;
+const sellsCalls = (c: CatalogueOffer["checkout"]) => c.fulfillment === catalogV1.Fulfillment.RELAY || c.fulfillment === catalogV1.Fulfillment.MCP;
 
 /** The profile's public fields: what the seller chose to show, and whether the operators verified it (no account id, no dates). */
 function sellerView(c: SellerCatalogue) {
@@ -40,7 +47,7 @@ function sellerView(c: SellerCatalogue) {
 }
 
 /** One offer as the catalogue shows it: what it is, what the buyer pays (fee on top), where to buy or rehearse. */
-function offerView({ checkout: c, claims }: CatalogueOffer, baseUrl: string) {
+function offerView({ checkout: c, claims }: CatalogueOffer, baseUrl: string, slug: string) {
   const price = breakdown(c.priceAtomic);
   return {
     id: c.id,
@@ -54,6 +61,7 @@ function offerView({ checkout: c, claims }: CatalogueOffer, baseUrl: string) {
     calls_included: c.package?.calls ?? null,
     reusable: c.reusable,
     ...faceUrls(baseUrl, c.id),
+    call_url: sellsCalls(c) ? callUrl(baseUrl, slug, c.id) : null,
     created_at: isoOrNull(c.createdAt),
     expires_at: isoOrNull(c.expiresAt),
     freshness: claims?.freshness ?? null,
@@ -69,7 +77,7 @@ export function catalogueView(c: SellerCatalogue, baseUrl: string) {
   return {
     object: "seller_catalogue",
     seller: sellerView(c),
-    offers: c.offers.map((o) => offerView(o, baseUrl)),
+    offers: c.offers.map((o) => offerView(o, baseUrl, c.slug)),
     has_more: c.hasMore,
     next_cursor: c.nextCursor,
     links: catalogueLinks(baseUrl, c.slug),

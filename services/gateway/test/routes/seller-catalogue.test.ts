@@ -108,6 +108,7 @@ describe("GET /v1/sellers/{slug}/offers", () => {
         offers: `${BASE_URL}/v1/sellers/${SLUG}/offers`,
         page: `${BASE_URL}/schedule/${SLUG}`,
         embed: `${BASE_URL}/v1/sellers/${SLUG}/embed`,
+        profile: `${BASE_URL}/u/${SLUG}`,
       },
     });
     expect(body.offers.map((o: { id: string }) => o.id)).toEqual(THREE.map((o) => o.checkout!.id));
@@ -124,6 +125,7 @@ describe("GET /v1/sellers/{slug}/offers", () => {
       reusable: true,
       url: `${BASE_URL}/c/chk_Offer0000000000000000003`,
       test_url: `${BASE_URL}/c/chk_Offer0000000000000000003/test`,
+      call_url: null,
       created_at: "2026-01-01T00:03:00.000Z",
       expires_at: null,
       freshness: "daily",

@@ -2,7 +2,9 @@ import { paymentsV1, settleResponseFromMessage } from "@c402/contracts";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { encodeHeader, HEADERS } from "@c402/x402";
-import { Router, type Request, type Response } from "express";
+import { Router, type NextFunction, type Request, type Response } from "express";
+import { CallUrls, isSlug } from "../../faces/call-urls";
+import { isId } from "@c402/ids";
 import { refusalAnswer } from "../../faces/answers";
 import { FACE_PROTO, type Face } from "../../faces/face";
 import { goodsOf, type UnpaidAnswers } from "../../faces/unpaid";
@@ -32,6 +34,7 @@ const PAY_NOT_YET_FIELDS = ["schedule"] as const;
  */
 export function faceRoutes({ clients, settings, cache }: GatewayDeps, unpaid: UnpaidAnswers): Router {
   const router = Router();
+  const callUrls = new CallUrls(clients, cache);
   const packageCalls = cache.limiter({ name: "package-key", limit: settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE, windowSeconds: 60 });
   const usageReads = cache.limiter({ name: "package-usage", limit: settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE, windowSeconds: 60 });
   /** Budgets are counted under the key's hash: the key itself never reaches the cache. */
@@ -44,7 +47,8 @@ export function faceRoutes({ clients, settings, cache }: GatewayDeps, unpaid: Un
       res.setHeader("Cache-Control", "no-store");
       const payment = paymentOf(req);
       if (payment) return pay(req, res, id, face, payment);
-      const packageKey = packageKeyOf(req);
+      // A HEAD spends nothing: it is answered as the unpaid face.
+      const packageKey = req.method === "HEAD" ? undefined : packageKeyOf(req);
       if (packageKey !== undefined) return spend(req, res, id, packageKey);
       const answer = await unpaid.of(id, face, wireVersionOf(req));
       res.setHeader(HEADERS.paymentRequired, answer.header);
@@ -162,7 +166,19 @@ export function faceRoutes({ clients, settings, cache }: GatewayDeps, unpaid: Un
     res.json(packageUsageView(r, settings.baseUrl, page.size));
   });
 
+  /** A call URL (/r/<slug>/<checkout_id>): the checkout's face once the slug is its seller's; a payment id there is a receipt's path. */
+  const callUrl =
+    (face: Face) =>
+    async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+      // Only a slug and a checkout id make a call URL; anything else (a receipt's /r/<payment_id>/download, /r/by-tx/<hash>) is another route's.
+      if (!isSlug(String(req.params.slug)) || !isId("checkout", String(req.params.id))) return next();
+      await callUrls.checkoutOf(String(req.params.slug), String(req.params.id));
+      return show(face)(req, res);
+    };
+
   router.get("/c/:id", show("live"));
+  router.get("/r/:slug/:id", callUrl("live"));
+  router.get("/r/:slug/:id/test", callUrl("test"));
   router.get("/c/:id/test", show("test"));
   router.post("/c/:id/pay", payByPost("live"));
   router.post("/c/:id/test/pay", payByPost("test"));

@@ -5,6 +5,7 @@ import { sellerCatalogue } from "../../catalogue/seller-catalogue";
 import { CATALOGUE_PAGE_HEADERS, catalogueEmbed, catalogueView, cataloguePage, embedHeaders } from "../../views/seller-catalogue";
 import type { GatewayDeps } from "../deps";
 import { pageRequestOf } from "../pagination";
+import { wantsHtml } from "../face-requests";
 
 /**
  * A seller's public catalogue, no credential: /v1/sellers/{slug}/offers
@@ -40,6 +41,19 @@ export function sellerCatalogueRoutes({ clients, settings }: GatewayDeps): Route
     cacheable(res);
     for (const [name, value] of embedHeaders(settings.serviceName)) res.setHeader(name, value);
     res.type("html").send(catalogueEmbed(catalogue, settings.baseUrl, settings.serviceName));
+  });
+
+  /** The seller's public page: the catalogue as JSON (with each relay or mcp offer's call URL), or as the page for a browser. */
+  router.get("/u/:slug", openToAnyOrigin, async (req, res) => {
+    const catalogue = await catalogueOf(req);
+    cacheable(res);
+    res.vary("Accept");
+    if (wantsHtml(req)) {
+      for (const [name, value] of CATALOGUE_PAGE_HEADERS) res.setHeader(name, value);
+      res.type("html").send(cataloguePage(catalogue, settings.baseUrl));
+      return;
+    }
+    res.json(catalogueView(catalogue, settings.baseUrl));
   });
 
   router.get("/schedule/:slug", async (req, res) => {
