@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { classifyAddress, classifyHost, isClassAllowed, parseIPv4Loose } from "../src";
-import { NON_PUBLIC_V4, V4_BARE_ENCODERS, V4_ENCODERS, inRange, toNumber } from "./support/address-encodings";
-import { blockedCorpus } from "./support/blocked-corpus";
-import { installConnectSpy } from "./support/connect-spy";
+import { NON_PUBLIC_V4, V4_BARE_ENCODERS, V4_ENCODERS, inRange, toNumber } from "@c402/testkit/outbound-lab";
+import { blockedCorpus } from "@c402/testkit/outbound-lab";
+import { installConnectSpy } from "@c402/testkit/outbound-lab";
 
 /** Target G18: the pure classifier blocks the whole corpus, and opens no socket doing so. */
 const spy = installConnectSpy();

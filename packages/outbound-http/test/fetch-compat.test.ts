@@ -1,6 +1,6 @@
 import { createGuardedFetch, guardedRequest, type GuardedFetch } from "../src";
-import { closeAndCheckLoopbackOnly, installConnectSpy } from "./support/connect-spy";
-import { TLS_CERT, startLab, stubResolver, type Lab } from "./support/servers";
+import { closeAndCheckLoopbackOnly, installConnectSpy } from "@c402/testkit/outbound-lab";
+import { TLS_CERT, startLab, stubResolver, type Lab } from "@c402/testkit/outbound-lab";
 
 /** The guarded fetch is a drop-in WHATWG fetch for allowed origins (MCP SDK, relay, webhooks); loopback only (G20). */
 const spy = installConnectSpy();

@@ -1,7 +1,7 @@
 import { Agent } from "undici";
 import { OutboundRefused, createGuardedFetch, guardedRequest, type GuardedFetch, type OutboundPolicy, type RefusalReason } from "../src";
-import { installConnectSpy, isLoopbackIp } from "./support/connect-spy";
-import { TLS_CERT, startLab, stubResolver, type Lab } from "./support/servers";
+import { installConnectSpy, isLoopbackIp } from "@c402/testkit/outbound-lab";
+import { TLS_CERT, startLab, stubResolver, type Lab } from "@c402/testkit/outbound-lab";
 
 /**
  * Target G19: with allowLoopback false, nothing gets the guarded fetch to a canary (127.0.0.2..9,

@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { OutboundRefused, createGuardedFetch, guardedRequest, type GuardedFetch, type OutboundPolicy } from "../src";
-import { closeAndCheckLoopbackOnly, installConnectSpy } from "./support/connect-spy";
-import { startLab, stubResolver, type Lab } from "./support/servers";
+import { closeAndCheckLoopbackOnly, installConnectSpy } from "@c402/testkit/outbound-lab";
+import { startLab, stubResolver, type Lab } from "@c402/testkit/outbound-lab";
 
 /** Size, time and redirect limits, and the mapping of network failures; loopback only (G20). */
 const spy = installConnectSpy();

@@ -119,20 +119,22 @@ describeOnEachDatabase("packages", "fulfillment", (open) => {
   it("gives the call back when the origin failed on the seller's side (502, not charged); a buyer's request error is counted", async () => {
     const bought = await buy({ calls: 4 });
     const base = bought.req.target.originUrl.replace(/\/echo$/, "");
-    // The same package, its origin now failing: re-point the stored target at a failing path.
+    // The same package, its origin now failing: the stored target re-pointed at a failing path, read by a
+    // restarted process (a package's target never changes, so a running one keeps what it read).
+    const restarted = () => new Packages({ db: database.db as FulfillmentDb, relay, now });
     await database.db
       .updateTable("packages" as never)
       .set({ origin_url: `${base}/status/500` } as never)
       .where("id" as never, "=", bought.pkg.id as never)
       .execute();
-    const failed = await problemOf(packages.spend({ checkoutId: bought.checkoutId, key: bought.key, params: {} }));
+    const failed = await problemOf(restarted().spend({ checkoutId: bought.checkoutId, key: bought.key, params: {} }));
     expect(failed).toMatchObject({ slug: "upstream-failed", extensions: { fault: "seller", origin_status: 500, charged: false, calls_remaining: 3 } });
     await database.db
       .updateTable("packages" as never)
       .set({ origin_url: `${base}/status/404` } as never)
       .where("id" as never, "=", bought.pkg.id as never)
       .execute();
-    const buyerError = await packages.spend({ checkoutId: bought.checkoutId, key: bought.key, params: {} });
+    const buyerError = await restarted().spend({ checkoutId: bought.checkoutId, key: bought.key, params: {} });
     expect(buyerError).toMatchObject({ outcome: { kind: "buyer_error", status: 404 }, pkg: { calls_used: 2 } });
     const usage = await packages.usage({ checkoutId: bought.checkoutId, key: bought.key, pageSize: 100 });
     expect(usage.calls.map((c) => [c.seq, c.status, c.counted, c.fault])).toEqual([

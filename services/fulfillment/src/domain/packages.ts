@@ -76,7 +76,16 @@ export interface Usage {
 
 export const callsRemaining = (pkg: Pick<PackageRow, "calls_included" | "calls_used">): number => Math.max(0, pkg.calls_included - pkg.calls_used);
 
+/** A package's facts that never change once it is recorded (everything but its allowance): what a call needs before it spends. */
+type PackageFacts = Omit<PackageRow, "calls_used" | "last_seq">;
+
+/** How many packages' fixed facts one process keeps, so a call reads its package with no query. */
+const FACTS_CACHE_MAX = 10_000;
+
 export class Packages {
+  /** Key hash → the package's fixed facts (insertion order: the oldest goes first when full). */
+  private readonly facts = new Map<string, PackageFacts>();
+
   constructor(
     private readonly deps: {
       db: FulfillmentDb;
@@ -145,7 +154,7 @@ export class Packages {
    * a seller-side failure gives the call back (502, not charged).
    */
   async spend(req: { checkoutId: string; key: string; params: Record<string, string> }): Promise<SpentCall> {
-    const pkg = await this.packageFor(req.checkoutId, req.key);
+    const pkg = await this.factsFor(req.checkoutId, req.key);
     const now = this.now();
     const deadlineMs = ORIGIN_TIMEOUT_MAX_MS;
     const call = this.deps.relay.callFor({
@@ -159,11 +168,7 @@ export class Packages {
       ...(pkg.origin_key_id !== null ? { originKeyId: pkg.origin_key_id } : {}),
       oneOffCredential: pkg.one_off_credential,
     });
-    const testCap = pkg.test_mode ? { day: now.toISOString().slice(0, 10), cap: pkg.test_delivery_daily_cap } : undefined;
-    const started = await store.startCall(this.deps.db, pkg.id, now, new Date(now.getTime() + deadlineMs), testCap);
-    if (started === "expired") throw expired(pkg);
-    if (started === "exhausted") throw exhausted(pkg);
-    if (started === "cap") throw rehearsalCapProblem(secondsToNextUtcDay(now));
+    const started = await this.start(pkg, now, new Date(now.getTime() + deadlineMs));
     failpoint("package-call-started");
 
     let outcome: RelayOutcome;
@@ -183,8 +188,7 @@ export class Packages {
       problem.extensions.calls_remaining = after ? callsRemaining(after) : null;
       throw problem;
     }
-    const after = await store.finishCall(this.deps.db, pkg.id, started.seq, {
-      counted: true,
+    await store.finishCountedCall(this.deps.db, pkg.id, started.seq, {
       status: outcome.status,
       fault: outcome.kind === "buyer_error" ? "buyer" : null,
       latency_ms: outcome.latencyMs,
@@ -192,12 +196,33 @@ export class Packages {
     });
     return {
       outcome,
-      pkg: after ?? started.pkg,
+      // As this call left it (a call beside it may have spent one since).
+      pkg: started.pkg,
       seq: started.seq,
       ...(started.testDeliveriesLeft !== undefined
         ? { testDeliveriesLeft: started.testDeliveriesLeft, testDeliveriesResetSeconds: secondsToNextUtcDay(now) }
         : {}),
     };
+  }
+
+  /**
+   * Takes one call from the allowance and records it under way: a live
+   * package in one statement (the hot path), a rehearsal one in a transaction
+   * that also counts it against its checkout's daily cap. Refused, it says
+   * why: 410 expired, 402 exhausted, 429 the cap.
+   */
+  private async start(pkg: PackageFacts, now: Date, deadline: Date): Promise<{ pkg: PackageRow; seq: number; testDeliveriesLeft?: number }> {
+    if (!pkg.test_mode) {
+      const started = await store.startLiveCall(this.deps.db, pkg.id, now, deadline);
+      if (started) return started;
+      const current = (await store.findPackageByHash(this.deps.db, pkg.key_hash)) as PackageRow;
+      throw current.expires_at && current.expires_at <= now ? expired(current) : exhausted(current);
+    }
+    const started = await store.startCall(this.deps.db, pkg.id, now, deadline, { day: now.toISOString().slice(0, 10), cap: pkg.test_delivery_daily_cap });
+    if (started === "expired") throw expired(pkg);
+    if (started === "exhausted") throw exhausted((await store.findPackageByHash(this.deps.db, pkg.key_hash)) as PackageRow);
+    if (started === "cap") throw rehearsalCapProblem(secondsToNextUtcDay(now));
+    return started;
   }
 
   /** The usage record (free): the package, one page of its calls newest first, and its burn. */
@@ -251,21 +276,36 @@ export class Packages {
    */
   private async packageFor(checkoutId: string, key: string): Promise<PackageRow> {
     const pkg = PACKAGE_KEY.test(key) ? await store.findPackageByHash(this.deps.db, hashPackageKey(key)) : undefined;
-    if (!pkg || pkg.checkout_id !== checkoutId) {
-      throw new ProblemError("unauthenticated", {
-        message: "This package key is not one of this checkout's.",
-        help: { fix: "Send the package_key this checkout's purchase answered, as Authorization: Bearer <PACKAGE_KEY>.", retry_is_safe: false },
-      });
-    }
+    if (!pkg || pkg.checkout_id !== checkoutId) throw notThisCheckouts();
     return pkg;
   }
+
+  /** packageFor's fixed facts, from this process's cache when it has them (a package's facts never change). */
+  private async factsFor(checkoutId: string, key: string): Promise<PackageFacts> {
+    const cached = PACKAGE_KEY.test(key) ? this.facts.get(hashPackageKey(key)) : undefined;
+    if (cached) {
+      if (cached.checkout_id !== checkoutId) throw notThisCheckouts();
+      return cached;
+    }
+    const { calls_used: _used, last_seq: _seq, ...facts } = await this.packageFor(checkoutId, key);
+    if (this.facts.size >= FACTS_CACHE_MAX) this.facts.delete(this.facts.keys().next().value as string);
+    this.facts.set(facts.key_hash, facts);
+    return facts;
+  }
+}
+
+function notThisCheckouts(): ProblemError {
+  return new ProblemError("unauthenticated", {
+    message: "This package key is not one of this checkout's.",
+    help: { fix: "Send the package_key this checkout's purchase answered, as Authorization: Bearer <PACKAGE_KEY>.", retry_is_safe: false },
+  });
 }
 
 function uncounted(fault: CallFault, status: number, latencyMs: number): store.CallResult {
   return { counted: false, status, fault, latency_ms: latencyMs, bytes: 0 };
 }
 
-function expired(pkg: PackageRow): ProblemError {
+function expired(pkg: Pick<PackageRow, "expires_at">): ProblemError {
   return new ProblemError("gone", {
     message: `This package expired at ${pkg.expires_at?.toISOString() ?? "its end"}; its unspent calls can no longer be used.`,
     help: { fix: "Buy a new package: request the checkout without the key for its payment requirements.", retry_is_safe: false },

@@ -143,6 +143,63 @@ export async function startCall(
 }
 
 /**
+ * Starts a call of a live package in one statement (the hot path of package
+ * calls): the allowance is decremented only while calls remain and the
+ * package has not expired, and the call is recorded under way with the seq
+ * it took. Answers the package after the decrement and the call's seq, or
+ * undefined when it could not start (the caller reads why).
+ */
+export async function startLiveCall(db: FulfillmentDb, packageId: string, at: Date, deadlineAt: Date): Promise<{ pkg: PackageRow; seq: number } | undefined> {
+  const row = await db
+    .with("spent", (qb) =>
+      qb
+        .updateTable("packages")
+        .set({ calls_used: sql`calls_used + 1`, last_seq: sql`last_seq + 1` })
+        .where("id", "=", packageId)
+        .where("test_mode", "=", false)
+        .where(sql<boolean>`calls_used < calls_included`)
+        .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", at)]))
+        .returningAll(),
+    )
+    .with("recorded", (qb) =>
+      qb
+        .insertInto("package_calls")
+        .columns(["package_id", "seq", "at", "state", "counted", "status", "latency_ms", "bytes", "deadline_at"])
+        .expression((eb) =>
+          eb
+            .selectFrom("spent")
+            .select((s) => [
+              "spent.id",
+              "spent.last_seq",
+              sql<Date>`${at}`.as("at"),
+              sql<string>`'calling'`.as("state"),
+              sql<boolean>`true`.as("counted"),
+              sql<number>`0`.as("status"),
+              sql<number>`0`.as("latency_ms"),
+              sql<number>`0`.as("bytes"),
+              s.val(deadlineAt).as("deadline_at"),
+            ]),
+        ),
+    )
+    .selectFrom("spent")
+    .selectAll()
+    .executeTakeFirst();
+  const pkg = withPrice(row as PackageRow | undefined);
+  return pkg && { pkg, seq: pkg.last_seq };
+}
+
+/** Records a counted call's result in one statement (the hot path), unless the sweep finished it already. */
+export async function finishCountedCall(db: FulfillmentDb, packageId: string, seq: number, result: Omit<CallResult, "counted">): Promise<void> {
+  await db
+    .updateTable("package_calls")
+    .set({ ...result, counted: true, state: "done" })
+    .where("package_id", "=", packageId)
+    .where("seq", "=", seq)
+    .where("state", "=", "calling")
+    .execute();
+}
+
+/**
  * Records a call's result unless it was finished already (by the sweep): an
  * uncounted one gives its call back to the allowance in the same
  * transaction, so a refund happens once. Answers the package as it stands.

@@ -5,10 +5,15 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import type { ResolvedAddress } from "../../src";
 
-export const TLS_CERT = readFileSync(join(__dirname, "../fixtures/test-only-origin.cert.pem"));
-const TLS_KEY = readFileSync(join(__dirname, "../fixtures/test-only-origin.key.pem"));
+/** An address a resolver answers (the shape @c402/outbound-http's resolve option takes). */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export const TLS_CERT = readFileSync(join(__dirname, "fixtures/test-only-origin.cert.pem"));
+const TLS_KEY = readFileSync(join(__dirname, "fixtures/test-only-origin.key.pem"));
 
 export interface Seen {
   host: string;
@@ -211,7 +216,7 @@ export function stubResolver(table: Record<string, string[] | ((call: number) =>
     const entry = table[hostname.replace(/\.$/, "")];
     if (entry === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
     const answers = typeof entry === "function" ? entry(n) : entry;
-    return answers.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+    return answers.map((address): ResolvedAddress => ({ address, family: address.includes(":") ? 6 : 4 }));
   };
   return { resolve, calls };
 }
