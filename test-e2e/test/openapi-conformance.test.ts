@@ -366,6 +366,11 @@ async function setUp(): Promise<Fixtures> {
   const awaiting = await scripted("GET /v1/receipts/awaiting-fulfilment", { path: "/v1/receipts/awaiting-fulfilment?limit=1", headers: auth(readOnly) });
   expectStatus(awaiting, 200, "sales awaiting fulfilment");
   if (parsed(awaiting).next_cursor) cursors.push(parsed(awaiting).next_cursor);
+  // The ledger: a page, the CSV export, one receipt of the account.
+  expectStatus(await scripted("GET /v1/receipts", { path: "/v1/receipts?test_mode=true&limit=1", headers: auth(readOnly) }), 200, "the ledger");
+  expectStatus(await scripted("GET /v1/receipts/export", { path: "/v1/receipts/export?test_mode=true", headers: auth(readOnly) }), 200, "the export");
+  expectStatus(await scripted("GET /v1/receipts/{payment_id}", { path: `/v1/receipts/${receipt.id}`, headers: auth(readOnly) }), 200, "one receipt");
+  expectStatus(await scripted("GET /v1/receipts", { path: "/v1/receipts?from=2026-12-01&to=2026-11-01", headers: auth(readOnly) }), 422, "a range backwards");
   const fulfilledPath = (id: string) => `/v1/receipts/${id}/fulfilled`;
   for (const attempt of ["marked fulfilled", "marked fulfilled again"]) {
     expectStatus(

@@ -16,6 +16,7 @@ import { accountRoutes } from "./http/routes/account";
 import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
 import { faceRoutes } from "./http/routes/faces";
+import { ledgerRoutes } from "./http/routes/ledger";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
@@ -93,6 +94,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(payoutRoutes(deps, quotes));
   app.use(reportRoutes(deps));
   app.use(fulfilmentRoutes(deps));
+  app.use(ledgerRoutes(deps));
   app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));

@@ -115,7 +115,11 @@ export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
     if (isOwnFailure(problem)) logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
     else if (problem.status >= 500)
       logger.warn({ request_id: req.requestId, method: req.method, path: req.path, reason: problem.message }, "failed elsewhere (a seller's server)");
-    if (res.headersSent) return;
+    // Failed mid-answer (a streamed export): the body is incomplete, so the connection is cut for the client to see it.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(realm, req.get("authorization") !== undefined));
     if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
     if (problem.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));

@@ -3,6 +3,7 @@ import { schemas } from "../http/request-schemas";
 import { catalogueResponseSchemas, cataloguePaths } from "./openapi-catalogue";
 import { withOperationIds } from "./openapi-conventions";
 import { ORIGIN_KEY_EXAMPLES, originKeyPaths, originKeyResponseSchemas } from "./openapi-origin-keys";
+import { RECEIPT_CSV_COLUMNS } from "./receipts-csv";
 import { PACKAGE_PURCHASE_FIELDS, packageExhaustedExtra, packageKeyHeader, packagePurchaseProperties, packageResponseSchemas } from "./openapi-packages";
 import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
@@ -958,6 +959,19 @@ const quoteQuery = [
     description: "The platform's cut in basis points, out of the price",
   },
 ];
+/** The receipts ledger's filters (GET /v1/receipts and its export). */
+const ledgerQuery = [
+  {
+    name: "test_mode",
+    in: "query",
+    required: false,
+    schema: { type: "string", enum: ["true", "false"], default: "false" },
+    description: "true: the rehearsal ledger; real payments only otherwise",
+  },
+  { name: "sold_by", in: "query", required: false, schema: { type: "string", minLength: 1, maxLength: 200 }, description: "Sales one platform made" },
+  { name: "from", in: "query", required: false, schema: { type: "string", format: "date-time" }, description: "Settled at or after (ISO 8601)" },
+  { name: "to", in: "query", required: false, schema: { type: "string", format: "date-time" }, description: "Settled before (ISO 8601)" },
+];
 const paymentHeaders = [
   { name: "PAYMENT-SIGNATURE", in: "header", required: false, schema: { type: "string" }, description: "x402 v2 payment payload, base64 JSON" },
   { name: "X-PAYMENT", in: "header", required: false, schema: { type: "string" }, description: "Same payload under the v1 header name" },
@@ -1534,6 +1548,50 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       "/c/{id}/test/pay": { post: faceOperation("rehearsal", "post") },
       "/c/{id}/prepare": { post: prepareOperation("live") },
       "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
+      "/v1/receipts": {
+        get: operation(
+          {
+            summary: "The receipts ledger: the account's settled payments, newest first by settlement",
+            description:
+              "Real payments only unless test_mode=true (the rehearsal ledger). Rows carry sold_by; filters sold_by and a settlement range (from inclusive, to exclusive).",
+            parameters: [...pageQuery, ...ledgerQuery],
+            responses: { "200": json("A page of receipts", ref("ReceiptList")), "422": use("InvalidRequest") },
+          },
+          authenticated("read_only"),
+        ),
+      },
+      "/v1/receipts/export": {
+        get: operation(
+          {
+            summary: "The receipts ledger as CSV (RFC 4180), streamed: every row the filters keep, parties flattened into columns",
+            description: `Columns: ${RECEIPT_CSV_COLUMNS.join(", ")}. A text cell a spreadsheet would take for a formula (=, +, -, @, a tab or carriage return first) starts with an apostrophe.`,
+            parameters: ledgerQuery,
+            responses: {
+              "200": {
+                description: "The CSV file (a header row, then one row per receipt)",
+                headers: { "Content-Disposition": header("attachment; filename=receipts.csv (receipts-test.csv for the rehearsal ledger)", str) },
+                content: { "text/csv": { schema: { type: "string" } } },
+              },
+              "422": use("InvalidRequest"),
+            },
+          },
+          authenticated("read_only"),
+        ),
+      },
+      "/v1/receipts/{payment_id}": {
+        get: operation(
+          {
+            summary: "One of the account's receipts (another account's is 404)",
+            parameters: [pathParam("payment_id", idOf("pay"), "The receipt's id")],
+            responses: {
+              "200": json("The receipt", ref("Receipt")),
+              "202": json("Settlement broadcast but not confirmed yet", ref("ReceiptPending")),
+              "404": use("NotFound"),
+            },
+          },
+          authenticated("read_only"),
+        ),
+      },
       "/v1/receipts/awaiting-fulfilment": {
         get: operation(
           {

@@ -4,7 +4,7 @@ import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import { randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
 import { getAddress, isAddress } from "viem";
-import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
+import { paymentsStore as store, type LedgerFilter, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import { settleResponseOf } from "./payment-wire";
 import {
   assertSelling,
@@ -249,6 +249,13 @@ export class Payments {
     const row = HANDOFF_NONCE.test(handoffId) && isId("checkout", checkoutId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
     if (!row) throw new ProblemError("not-found", "No settled payment carries this handoff nonce (yet).");
     return row;
+  }
+
+  /** One page of the account's ledger: its settled receipts of one mode, newest first, filtered. */
+  async ledger(accountId: string, filter: LedgerFilter, page: { size: number; after?: { settledAt: Date; id: string } }): Promise<PaymentRow[]> {
+    if (!Number.isInteger(page.size) || page.size < 1 || page.size > 1000) throw invalid([{ field: "page_size", reason: "must be from 1 to 1000" }]);
+    if (filter.from && filter.to && filter.from.getTime() >= filter.to.getTime()) throw invalid([{ field: "to", reason: "must be after from" }]);
+    return store.ledger(this.db, accountId, filter, page);
   }
 
   /** One page of the account's webhook sales still to fulfil, newest first. */

@@ -88,6 +88,23 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
       });
       return { receipts: rows.map(receiptMessage) };
     },
+    async listReceipts(req) {
+      if ((req.afterSettledAt === undefined) !== (req.afterId === undefined)) throw invalid([{ field: "after", reason: "needs settled_at and id" }]);
+      const rows = await payments.ledger(
+        req.accountId,
+        {
+          testMode: req.testMode,
+          ...(req.soldBy !== undefined ? { soldBy: req.soldBy } : {}),
+          ...(req.settledFrom ? { from: timestampDate(req.settledFrom) } : {}),
+          ...(req.settledTo ? { to: timestampDate(req.settledTo) } : {}),
+        },
+        {
+          size: req.pageSize,
+          ...(req.afterSettledAt && req.afterId ? { after: { settledAt: timestampDate(req.afterSettledAt), id: req.afterId } } : {}),
+        },
+      );
+      return { receipts: rows.map(receiptMessage) };
+    },
     async markFulfilled(req) {
       const { row, alreadyFulfilled } = await payments.markFulfilled(req.accountId, req.paymentId, actorOfRequest(req.actor));
       return { receipt: receiptMessage(row), alreadyFulfilled };

@@ -61,6 +61,16 @@ export interface PaymentsTables {
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentsDb = Kysely<PaymentsTables>;
 /** What identifies a payment (a unique index): its authorization (payer, nonce) on one token, rehearsal or live. */
+/** Which of an account's receipts a ledger read keeps. */
+export interface LedgerFilter {
+  testMode: boolean;
+  soldBy?: string;
+  /** settled_at at or after. */
+  from?: Date;
+  /** settled_at before. */
+  to?: Date;
+}
+
 export type AuthorizationKey = Pick<PaymentRow, "test_mode" | "network" | "asset" | "payer" | "nonce">;
 
 /** The insert of a payment row that does nothing when its authorization was already used; returns its id. */
@@ -174,6 +184,17 @@ export const paymentsStore = {
       .where("fulfillment", "=", "webhook")
       .where("status", "=", "settled")
       .where("fulfilled_at", "is", null);
+    const after = page.after;
+    if (after) q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
+    return q.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size).execute();
+  },
+
+  /** One page of the account's ledger (index payments_ledger): settled payments of one mode, newest first, filtered. */
+  ledger: (db: PaymentsDb, accountId: string, filter: LedgerFilter, page: { size: number; after?: { settledAt: Date; id: string } }) => {
+    let q = db.selectFrom("payments").selectAll().where("account_id", "=", accountId).where("test_mode", "=", filter.testMode).where("status", "=", "settled");
+    if (filter.soldBy !== undefined) q = q.where("sold_by", "=", filter.soldBy);
+    if (filter.from) q = q.where("settled_at", ">=", filter.from);
+    if (filter.to) q = q.where("settled_at", "<", filter.to);
     const after = page.after;
     if (after) q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
     return q.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size).execute();

@@ -8,6 +8,7 @@ import { paymentPartiesAsSent } from "./0007_parties_as_sent";
 import { paymentPlatformCut } from "./0006_platform_cut";
 import { paidOnDelivery } from "./0008_paid_on_delivery";
 import { webhookFulfilment } from "./0009_webhook_fulfilment";
+import { receiptsLedger } from "./0010_ledger";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -20,4 +21,5 @@ export const paymentsMigrations: MigrationSet = {
   "0007_parties_as_sent": paymentPartiesAsSent,
   "0008_paid_on_delivery": paidOnDelivery,
   "0009_webhook_fulfilment": webhookFulfilment,
+  "0010_ledger": receiptsLedger,
 };
