@@ -371,6 +371,7 @@ async function setUp(): Promise<Fixtures> {
   expectStatus(await scripted("GET /v1/receipts/export", { path: "/v1/receipts/export?test_mode=true", headers: auth(readOnly) }), 200, "the export");
   expectStatus(await scripted("GET /v1/receipts/{payment_id}", { path: `/v1/receipts/${receipt.id}`, headers: auth(readOnly) }), 200, "one receipt");
   expectStatus(await scripted("GET /v1/receipts", { path: "/v1/receipts?from=2026-12-01&to=2026-11-01", headers: auth(readOnly) }), 422, "a range backwards");
+  expectStatus(await scripted("GET /v1/analytics", { path: "/v1/analytics?days=7&test_mode=true", headers: auth(readOnly) }), 200, "analytics");
   const fulfilledPath = (id: string) => `/v1/receipts/${id}/fulfilled`;
   for (const attempt of ["marked fulfilled", "marked fulfilled again"]) {
     expectStatus(

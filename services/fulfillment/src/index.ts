@@ -12,6 +12,7 @@ import { relayDeliveries } from "./store/migrations/0003_relay";
 import { RelayDeliveries } from "./domain/relay-deliveries";
 import { Packages } from "./domain/packages";
 import { packages as packagesMigration } from "./store/migrations/0004_packages";
+import { deliveryAccount } from "./store/migrations/0005_delivery_account";
 
 export const FULFILLMENT_SCHEMA = "fulfillment";
 export { fulfillmentConfigSpec } from "./config";
@@ -23,6 +24,7 @@ export const fulfillmentMigrations = {
   "0002_outbox": fulfillmentOutbox,
   "0003_relay": relayDeliveries,
   "0004_packages": packagesMigration,
+  "0005_delivery_account": deliveryAccount,
 };
 /** How often package calls a crash cut off are given back. */
 export const PACKAGE_SWEEP_INTERVAL_MS = 10_000;

@@ -231,11 +231,11 @@ describeOnEachDatabase("packages", "fulfillment", (open) => {
   it("owes, while live, the unspent calls' share of the price; rehearsal and expired packages owe nothing", async () => {
     const live = await buy({ calls: 5 });
     await packages.spend({ checkoutId: live.checkoutId, key: live.key, params: {} });
-    expect(await packages.liabilities(live.checkoutId)).toEqual({ liveKeys: 1, callsUnspent: 3, unearnedAtomic: 3_000_000n });
+    expect(await packages.liabilities(live.checkoutId)).toEqual({ liveKeys: 1, callsUnspent: 3n, unearnedAtomic: 3_000_000n });
     const rehearsal = await buy({ testMode: true });
-    expect(await packages.liabilities(rehearsal.checkoutId)).toEqual({ liveKeys: 0, callsUnspent: 0, unearnedAtomic: 0n });
+    expect(await packages.liabilities(rehearsal.checkoutId)).toEqual({ liveKeys: 0, callsUnspent: 0n, unearnedAtomic: 0n });
     clock = new Date(Date.now() + 31 * DAY);
-    expect(await packages.liabilities(live.checkoutId)).toEqual({ liveKeys: 0, callsUnspent: 0, unearnedAtomic: 0n });
+    expect(await packages.liabilities(live.checkoutId)).toEqual({ liveKeys: 0, callsUnspent: 0n, unearnedAtomic: 0n });
   });
 
   it("pages the usage record's calls newest first", async () => {

@@ -17,6 +17,7 @@ import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
 import { faceRoutes } from "./http/routes/faces";
 import { ledgerRoutes } from "./http/routes/ledger";
+import { analyticsRoutes } from "./http/routes/analytics";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
@@ -95,6 +96,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(reportRoutes(deps));
   app.use(fulfilmentRoutes(deps));
   app.use(ledgerRoutes(deps));
+  app.use(analyticsRoutes(deps));
   app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));

@@ -5,7 +5,7 @@ import { notChargedProblem, ProblemError, rehearsalCapProblem } from "@c402/prob
 import type { FulfillmentDb } from "../store/origin-keys-store";
 import * as store from "../store/packages-store";
 import type { CallFault, PackageCallRow, PackageRow } from "../store/packages-store";
-import { findDelivery } from "../store/relay-store";
+import { countFailedDeliveries, findDelivery } from "../store/relay-store";
 import { ORIGIN_TIMEOUT_MAX_MS, type RelayOutcome } from "./relay-call";
 import { DELIVERY_GRACE_MS, secondsToNextUtcDay, type RelayDeliveries } from "./relay-deliveries";
 
@@ -248,16 +248,25 @@ export class Packages {
   }
 
   /** What a checkout's live packages still owe: keys, unspent calls, and the part of their price those stand for. */
-  async liabilities(checkoutId: string): Promise<{ liveKeys: number; callsUnspent: number; unearnedAtomic: bigint }> {
-    const live = await store.livePackages(this.deps.db, checkoutId, this.now());
-    let callsUnspent = 0;
-    let unearnedAtomic = 0n;
-    for (const p of live) {
-      const left = callsRemaining(p);
-      callsUnspent += left;
-      unearnedAtomic += (p.price_atomic * BigInt(left)) / BigInt(p.calls_included);
-    }
-    return { liveKeys: live.length, callsUnspent, unearnedAtomic };
+  liabilities(checkoutId: string): Promise<store.Liabilities> {
+    return store.liabilities(this.deps.db, { checkoutId }, this.now());
+  }
+
+  /**
+   * What an account's buyers were not served since `since` (purchases whose
+   * origin failed on the seller's side, package calls given back for it) and
+   * what its live packages still owe, per checkout (most unearned first, at
+   * most 100) and in total.
+   */
+  async accountFulfillment(accountId: string, since: Date, testMode: boolean) {
+    const now = this.now();
+    const [failedDeliveries, failedPackageCalls, offers, totals] = await Promise.all([
+      countFailedDeliveries(this.deps.db, accountId, since, testMode),
+      store.countSellerFailedCalls(this.deps.db, accountId, since, testMode),
+      store.liabilitiesPerCheckout(this.deps.db, accountId, now, 100),
+      store.liabilities(this.deps.db, { accountId }, now),
+    ]);
+    return { failedDeliveries, failedPackageCalls, offers, totals };
   }
 
   /** Gives back the calls a crash cut off (still under way past their deadline and a grace); answers how many. */

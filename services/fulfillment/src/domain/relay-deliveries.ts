@@ -109,6 +109,7 @@ export class RelayDeliveries {
       {
         payment_id: req.paymentId,
         checkout_id: req.checkoutId,
+        account_id: req.accountId,
         test_mode: req.testMode,
         started_at: startedAt,
         deadline_at: new Date(startedAt.getTime() + req.deadlineMs),

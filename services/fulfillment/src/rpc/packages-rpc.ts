@@ -7,7 +7,7 @@ import type { PackageCallRow, PackageRow } from "../store/packages-store";
 
 type PackageHandlers = Pick<
   ServiceImplementation<typeof fulfillmentV1.FulfillmentService>,
-  "issuePackage" | "spendPackageCall" | "packageUsage" | "packageLiabilities"
+  "issuePackage" | "spendPackageCall" | "packageUsage" | "packageLiabilities" | "accountFulfillment"
 >;
 
 export function packageStateMessage(p: PackageRow): fulfillmentV1.PackageState {
@@ -106,9 +106,24 @@ export function packageRpc(packages: Packages): PackageHandlers {
       });
       return { package: packageStateMessage(usage.pkg), calls: usage.calls.map(callMessage), hasMore: usage.hasMore, burn: burnMessage(usage.burn) };
     },
+    async accountFulfillment(req) {
+      if (!req.since) throw new ProblemError("invalid-request", "AccountFulfillment needs since.");
+      const a = await packages.accountFulfillment(req.accountId, timestampDate(req.since), req.testMode);
+      return {
+        failedDeliveries: a.failedDeliveries,
+        failedPackageCalls: a.failedPackageCalls,
+        offers: a.offers.map((o) => ({ $typeName: "fulfillment.v1.CheckoutLiabilities" as const, ...o })),
+        totals: {
+          $typeName: "fulfillment.v1.PackageLiabilitiesResponse",
+          liveKeys: a.totals.liveKeys,
+          callsUnspent: a.totals.callsUnspent,
+          unearnedAtomic: a.totals.unearnedAtomic,
+        },
+      };
+    },
     async packageLiabilities(req) {
       const l = await packages.liabilities(req.checkoutId);
-      return { liveKeys: l.liveKeys, callsUnspent: BigInt(l.callsUnspent), unearnedAtomic: l.unearnedAtomic };
+      return { liveKeys: l.liveKeys, callsUnspent: l.callsUnspent, unearnedAtomic: l.unearnedAtomic };
     },
   };
 }

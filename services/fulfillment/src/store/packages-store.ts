@@ -256,19 +256,61 @@ export async function countedCallsSince(db: FulfillmentDb, packageId: string, si
   return Number(row.n);
 }
 
-/** A checkout's live (not rehearsal) packages that are neither expired nor used up at `at`. */
-export async function livePackages(
-  db: FulfillmentDb,
-  checkoutId: string,
-  at: Date,
-): Promise<Pick<PackageRow, "calls_included" | "calls_used" | "price_atomic">[]> {
-  const rows = await db
+/** How many of an account's package calls since `since` were given back for the seller's failure. */
+export async function countSellerFailedCalls(db: FulfillmentDb, accountId: string, since: Date, testMode: boolean): Promise<number> {
+  const row = await db
+    .selectFrom("package_calls")
+    .innerJoin("packages", "packages.id", "package_calls.package_id")
+    .select(sql<string>`count(*)::text`.as("n"))
+    .where("packages.account_id", "=", accountId)
+    .where("packages.test_mode", "=", testMode)
+    .where("package_calls.fault", "=", "seller")
+    .where("package_calls.at", ">=", since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** What live packages owe: how many, their unspent calls, and the part of their price those stand for (rounded down per package). */
+export interface Liabilities {
+  liveKeys: number;
+  callsUnspent: bigint;
+  unearnedAtomic: bigint;
+}
+
+const UNSPENT = sql<string>`coalesce(sum(calls_included - calls_used), 0)::text`;
+const UNEARNED = sql<string>`coalesce(sum(price_atomic * (calls_included - calls_used) / calls_included), 0)::text`;
+
+/** Live (not rehearsal) packages that are neither expired nor used up at `at`, of an account or of one checkout. */
+function livePackagesOf(db: FulfillmentDb, of: { accountId: string } | { checkoutId: string }, at: Date) {
+  return db
     .selectFrom("packages")
-    .select(["calls_included", "calls_used", "price_atomic"])
-    .where("checkout_id", "=", checkoutId)
+    .where("accountId" in of ? "account_id" : "checkout_id", "=", "accountId" in of ? of.accountId : of.checkoutId)
     .where("test_mode", "=", false)
     .where(sql<boolean>`calls_used < calls_included`)
-    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", at)]))
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", at)]));
+}
+
+const liabilitiesOfRow = (r: { live_keys: string; calls_unspent: string; unearned_atomic: string }): Liabilities => ({
+  liveKeys: Number(r.live_keys),
+  callsUnspent: BigInt(r.calls_unspent),
+  unearnedAtomic: BigInt(r.unearned_atomic),
+});
+
+/** What the live packages of an account, or of one checkout, still owe in total. */
+export async function liabilities(db: FulfillmentDb, of: { accountId: string } | { checkoutId: string }, at: Date): Promise<Liabilities> {
+  const row = await livePackagesOf(db, of, at)
+    .select([sql<string>`count(*)::text`.as("live_keys"), UNSPENT.as("calls_unspent"), UNEARNED.as("unearned_atomic")])
+    .executeTakeFirstOrThrow();
+  return liabilitiesOfRow(row);
+}
+
+/** What an account's live packages still owe per checkout, most unearned first, at most `limit` checkouts. */
+export async function liabilitiesPerCheckout(db: FulfillmentDb, accountId: string, at: Date, limit: number): Promise<(Liabilities & { checkoutId: string })[]> {
+  const rows = await livePackagesOf(db, { accountId }, at)
+    .select(["checkout_id", sql<string>`count(*)::text`.as("live_keys"), UNSPENT.as("calls_unspent"), UNEARNED.as("unearned_atomic")])
+    .groupBy("checkout_id")
+    .orderBy(sql`sum(price_atomic * (calls_included - calls_used) / calls_included)`, "desc")
+    .limit(limit)
     .execute();
-  return rows.map((r) => ({ ...r, price_atomic: BigInt(r.price_atomic) }));
+  return rows.map((r) => ({ checkoutId: r.checkout_id, ...liabilitiesOfRow(r) }));
 }

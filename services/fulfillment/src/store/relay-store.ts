@@ -17,6 +17,8 @@ export type DeliveryState = "calling" | "done" | "abandoned";
 interface DeliveriesTable {
   payment_id: string;
   checkout_id: string | null;
+  /** The seller's account (null on rows recorded before it was kept, and on abandoned ones never started). */
+  account_id: string | null;
   test_mode: boolean;
   state: DeliveryState;
   outcome: DeliveryOutcomeName | null;
@@ -96,7 +98,7 @@ export async function findDelivery(db: FulfillmentDb, paymentId: string): Promis
  */
 export async function startDelivery(
   db: FulfillmentDb,
-  row: Pick<DeliveryRow, "payment_id" | "checkout_id" | "test_mode" | "started_at" | "deadline_at">,
+  row: Pick<DeliveryRow, "payment_id" | "checkout_id" | "account_id" | "test_mode" | "started_at" | "deadline_at">,
   testCap?: { day: string; cap: number },
 ): Promise<{ left?: number } | false | "cap"> {
   return db.transaction().execute(async (trx) => {
@@ -117,6 +119,19 @@ export async function startDelivery(
       .execute();
     return "cap";
   });
+}
+
+/** How many of an account's purchases since `since` failed on the seller's side (not charged). */
+export async function countFailedDeliveries(db: FulfillmentDb, accountId: string, since: Date, testMode: boolean): Promise<number> {
+  const row = await db
+    .selectFrom("deliveries")
+    .select(sql<string>`count(*)::text`.as("n"))
+    .where("account_id", "=", accountId)
+    .where("outcome", "=", "origin_failed")
+    .where("test_mode", "=", testMode)
+    .where("started_at", ">=", since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /**
@@ -163,6 +178,7 @@ export async function abandonDelivery(db: FulfillmentDb, paymentId: string, now:
       ...NO_RESULT,
       payment_id: paymentId,
       checkout_id: null,
+      account_id: null,
       test_mode: false,
       state: "abandoned",
       outcome: "abandoned",

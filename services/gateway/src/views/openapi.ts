@@ -727,6 +727,7 @@ const responseSchemas: Record<string, Schema> = {
     { description: "Where a buyer reports a problem with the checkout (public)" },
   ),
   PaymentPending: paymentPending,
+  Analytics: analyticsSchema(),
   Receipt: receipt,
   ReceiptList: object({ receipts: { type: "array", items: ref("Receipt") }, has_more: bool, next_cursor: strOrNull }),
   FulfilledReceipt: { allOf: [ref("Receipt"), object({ already_fulfilled: bool })] },
@@ -959,6 +960,55 @@ const quoteQuery = [
     description: "The platform's cut in basis points, out of the price",
   },
 ];
+/** GET /v1/analytics: sums in USDC atomic units (integers), money owed as decimal USD. */
+function analyticsSchema(): Schema {
+  const count = { type: "integer", minimum: 0 };
+  const sums = { payments: count, gross_usd: usd6, seller_amount: count, platform_amount: count, fee_amount: count, total: count };
+  const unearned = object({ amount: usd6, currency: { const: "USD" } });
+  return object(
+    {
+      object: { const: "analytics" },
+      days: { type: "integer", minimum: 1, maximum: 366 },
+      since: timestamp,
+      until: timestamp,
+      test_mode: bool,
+      currency: { const: "USDC" },
+      decimals: { const: 6 },
+      earnings: object({
+        ...sums,
+        per_day: {
+          type: "array",
+          items: object({ date: { type: "string", format: "date" }, ...sums }),
+          description: "Every UTC day of the window, oldest first",
+        },
+        per_checkout: {
+          type: "array",
+          items: object({ checkout_id: idOf("chk"), title: str, ...sums }),
+          description: "By seller_amount, largest first (at most 100)",
+        },
+      }),
+      buyers: object(
+        { distinct: count, returning: count },
+        { description: "By subject (the buyer's pseudonym for this seller); returning: at least two purchases" },
+      ),
+      failed_deliveries: object(
+        { purchases: count, package_calls: count, total: count },
+        { description: "Relay and mcp calls that failed on the seller's side (not charged)" },
+      ),
+      liabilities: object(
+        {
+          live_keys: count,
+          calls_unspent: count,
+          unearned,
+          offers: { type: "array", items: object({ checkout_id: idOf("chk"), live_keys: count, calls_unspent: count, unearned }) },
+        },
+        { description: "What live packages still owe (expired and used-up ones excluded); offers most unearned first (at most 100)" },
+      ),
+    },
+    { description: "A seller's figures over a window of UTC days" },
+  );
+}
+
 /** The receipts ledger's filters (GET /v1/receipts and its export). */
 const ledgerQuery = [
   {
@@ -1556,6 +1606,31 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
               "Real payments only unless test_mode=true (the rehearsal ledger). Rows carry sold_by; filters sold_by and a settlement range (from inclusive, to exclusive).",
             parameters: [...pageQuery, ...ledgerQuery],
             responses: { "200": json("A page of receipts", ref("ReceiptList")), "422": use("InvalidRequest") },
+          },
+          authenticated("read_only"),
+        ),
+      },
+      "/v1/analytics": {
+        get: operation(
+          {
+            summary: "Earnings, buyers, failed deliveries and package liabilities over the last `days` UTC days (today included)",
+            parameters: [
+              {
+                name: "days",
+                in: "query",
+                required: false,
+                schema: { type: "integer", minimum: 1, maximum: 366, default: 30 },
+                description: "Window length in UTC days",
+              },
+              {
+                name: "test_mode",
+                in: "query",
+                required: false,
+                schema: { type: "string", enum: ["true", "false"], default: "false" },
+                description: "true: the rehearsal ledger's sales and failures (liabilities are always real packages')",
+              },
+            ],
+            responses: { "200": json("The figures (USDC atomic units, exact)", ref("Analytics")), "422": use("InvalidRequest") },
           },
           authenticated("read_only"),
         ),

@@ -57,6 +57,25 @@ export interface SubmitResult {
   package?: IssuedPackage;
 }
 
+type SumsRow = Record<"payments" | "price_amount" | "provider_amount" | "platform_amount" | "fee_amount" | "total", string>;
+
+/** Settled sales added up, in USDC atomic units (exact). */
+export interface SalesSums {
+  payments: number;
+  priceAmount: bigint;
+  providerAmount: bigint;
+  platformAmount: bigint;
+  feeAmount: bigint;
+  total: bigint;
+}
+
+export interface SalesAnalytics {
+  totals: SalesSums;
+  days: { day: string; sums: SalesSums }[];
+  checkouts: { checkoutId: string; title: string; sums: SalesSums }[];
+  buyers: { distinct: number; returning: number };
+}
+
 /** A package as a purchase answers it. */
 export interface IssuedPackage {
   /** Shown once: set only on the answer that created the package. */
@@ -256,6 +275,35 @@ export class Payments {
     if (!Number.isInteger(page.size) || page.size < 1 || page.size > 1000) throw invalid([{ field: "page_size", reason: "must be from 1 to 1000" }]);
     if (filter.from && filter.to && filter.from.getTime() >= filter.to.getTime()) throw invalid([{ field: "to", reason: "must be after from" }]);
     return store.ledger(this.db, accountId, filter, page);
+  }
+
+  /**
+   * The account's settled sales of one mode since `since`, summed exactly:
+   * the window's totals, per UTC day (oldest first), per checkout (largest
+   * first, at most 100), and its distinct and returning buyers (by subject).
+   */
+  async salesAnalytics(accountId: string, since: Date, testMode: boolean): Promise<SalesAnalytics> {
+    const [all, days, checkouts, buyers] = await Promise.all([
+      store.salesSums(this.db, accountId, since, testMode, "all"),
+      store.salesSums(this.db, accountId, since, testMode, "day"),
+      store.salesSums(this.db, accountId, since, testMode, "checkout"),
+      store.buyers(this.db, accountId, since, testMode),
+    ]);
+    const sums = (r: SumsRow): SalesSums => ({
+      payments: Number(r.payments),
+      priceAmount: BigInt(r.price_amount),
+      providerAmount: BigInt(r.provider_amount),
+      platformAmount: BigInt(r.platform_amount),
+      feeAmount: BigInt(r.fee_amount),
+      total: BigInt(r.total),
+    });
+    const none = { payments: "0", price_amount: "0", provider_amount: "0", platform_amount: "0", fee_amount: "0", total: "0" };
+    return {
+      totals: sums(all[0] ?? none),
+      days: days.map((r) => ({ day: r.key, sums: sums(r) })),
+      checkouts: checkouts.map((r) => ({ checkoutId: r.key, title: r.title, sums: sums(r) })),
+      buyers,
+    };
   }
 
   /** One page of the account's webhook sales still to fulfil, newest first. */

@@ -2,11 +2,11 @@ import { authorizationMessage, paymentsV1, requirementMessage, settleResponseMes
 import { actorOfRequest } from "@c402/account-events";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { invalid, ProblemError } from "@c402/problems";
-import type { ServiceImplementation } from "@c402/rpc";
+import { answered, type ServiceImplementation } from "@c402/rpc";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
 import { deliveryMessage, receiptMessage } from "../domain/payment-wire";
 import { issuedPackageMessage } from "./package-issuer";
-import type { Payments } from "../domain/payments";
+import type { Payments, SalesSums } from "../domain/payments";
 import type { Face } from "../domain/requirements";
 
 function faceOf(face: paymentsV1.Face): Face {
@@ -104,6 +104,17 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
         },
       );
       return { receipts: rows.map(receiptMessage) };
+    },
+    async salesAnalytics(req) {
+      const a = await payments.salesAnalytics(req.accountId, timestampDate(answered(req.since, "since")), req.testMode);
+      const sums = (s: SalesSums): paymentsV1.SalesSums => ({ $typeName: "payments.v1.SalesSums", ...s });
+      return {
+        totals: sums(a.totals),
+        days: a.days.map((d) => ({ $typeName: "payments.v1.DaySales" as const, day: d.day, sums: sums(d.sums) })),
+        checkouts: a.checkouts.map((c) => ({ $typeName: "payments.v1.CheckoutSales" as const, checkoutId: c.checkoutId, title: c.title, sums: sums(c.sums) })),
+        distinctBuyers: a.buyers.distinct,
+        returningBuyers: a.buyers.returning,
+      };
     },
     async markFulfilled(req) {
       const { row, alreadyFulfilled } = await payments.markFulfilled(req.accountId, req.paymentId, actorOfRequest(req.actor));

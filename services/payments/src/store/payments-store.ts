@@ -1,5 +1,5 @@
 import { eventAfter, type OutboxRow } from "@c402/bus";
-import type { Kysely, QueryCreator, Selectable } from "kysely";
+import { sql, type Kysely, type QueryCreator, type Selectable } from "kysely";
 
 interface PaymentsTable {
   id: string;
@@ -198,6 +198,58 @@ export const paymentsStore = {
     const after = page.after;
     if (after) q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
     return q.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size).execute();
+  },
+
+  /**
+   * An account's settled sales of one mode since a time, summed exactly
+   * (numeric sums answered as text), grouped by `by`: per UTC day, per
+   * checkout, or one row for the whole window.
+   */
+  salesSums: (db: PaymentsDb, accountId: string, since: Date, testMode: boolean, by: "day" | "checkout" | "all") => {
+    const key =
+      by === "day" ? sql<string>`to_char(settled_at at time zone 'UTC', 'YYYY-MM-DD')` : by === "checkout" ? sql<string>`checkout_id` : sql<string>`''`;
+    let q = db
+      .selectFrom("payments")
+      .select([
+        key.as("key"),
+        sql<string>`min(checkout_title)`.as("title"),
+        sql<string>`count(*)::text`.as("payments"),
+        sql<string>`coalesce(sum(price_atomic), 0)::text`.as("price_amount"),
+        sql<string>`coalesce(sum(provider_amount), 0)::text`.as("provider_amount"),
+        sql<string>`coalesce(sum(platform_amount), 0)::text`.as("platform_amount"),
+        sql<string>`coalesce(sum(fee_amount), 0)::text`.as("fee_amount"),
+        sql<string>`coalesce(sum(total), 0)::text`.as("total"),
+      ])
+      .where("account_id", "=", accountId)
+      .where("test_mode", "=", testMode)
+      .where("status", "=", "settled")
+      .where("settled_at", ">=", since);
+    if (by !== "all") q = q.groupBy(sql`1`);
+    return by === "checkout"
+      ? q
+          .orderBy(sql`coalesce(sum(provider_amount), 0)`, "desc")
+          .limit(100)
+          .execute()
+      : q.orderBy(sql`1`).execute();
+  },
+
+  /** The distinct buyers (by subject) of an account's settled sales of one mode since a time, and how many bought at least twice. */
+  buyers: async (db: PaymentsDb, accountId: string, since: Date, testMode: boolean) => {
+    const row = await db
+      .selectFrom((qb) =>
+        qb
+          .selectFrom("payments")
+          .select(["subject", sql<string>`count(*)`.as("n")])
+          .where("account_id", "=", accountId)
+          .where("test_mode", "=", testMode)
+          .where("status", "=", "settled")
+          .where("settled_at", ">=", since)
+          .groupBy("subject")
+          .as("per_buyer"),
+      )
+      .select([sql<string>`count(*)::text`.as("distinct"), sql<string>`count(*) filter (where n >= 2)::text`.as("returning")])
+      .executeTakeFirstOrThrow();
+    return { distinct: Number(row.distinct), returning: Number(row.returning) };
   },
 
   /** Marks a settled webhook sale of the account fulfilled, with its account event, unless it was; the row after. */

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fulfillment/v1/fulfillment.proto.
  */
 export const file_fulfillment_v1_fulfillment: GenFile = /*@__PURE__*/
-  fileDesc("CiBmdWxmaWxsbWVudC92MS9mdWxmaWxsbWVudC5wcm90bxIOZnVsZmlsbG1lbnQudjEi5QEKCkNhbGxUYXJnZXQSGwoKb3JpZ2luX3VybBgBIAEoCUIHukgEcgIQARIeCg1vcmlnaW5fbWV0aG9kGAIgASgJQge6SARyAhABEhoKDW9yaWdpbl9rZXlfaWQYAyABKAlIAIgBARIaChJvbmVfb2ZmX2NyZWRlbnRpYWwYBCABKAgSCwoDbWNwGAUgASgIEhUKCG1jcF90b29sGAYgASgJSAGIAQESHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYByABKA1CEAoOX29yaWdpbl9rZXlfaWRCCwoJX21jcF90b29sIpwCCgxQYWNrYWdlU3RhdGUSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKcGF5bWVudF9pZBgDIAEoCRIRCgl0ZXN0X21vZGUYBCABKAgSFgoOY2FsbHNfaW5jbHVkZWQYBSABKA0SEgoKY2FsbHNfdXNlZBgGIAEoDRIXCg9jYWxsc19yZW1haW5pbmcYByABKA0SMwoKZXhwaXJlc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBILCgNtY3AYCiABKAhCDQoLX2V4cGlyZXNfYXQitgIKE0lzc3VlUGFja2FnZVJlcXVlc3QSGwoKcGF5bWVudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIbCgphY2NvdW50X2lkGAMgASgJQge6SARyAhABEhEKCXRlc3RfbW9kZRgEIAEoCBIfCg5jYWxsc19pbmNsdWRlZBgFIAEoDUIHukgEKgIoARIZCgh0dGxfZGF5cxgGIAEoDUIHukgEKgIoARIuCgpzZXR0bGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxwcmljZV9hdG9taWMYCCABKAQSMgoGdGFyZ2V0GAkgASgLMhouZnVsZmlsbG1lbnQudjEuQ2FsbFRhcmdldEIGukgDyAEBIm8KFElzc3VlUGFja2FnZVJlc3BvbnNlEhgKC3BhY2thZ2Vfa2V5GAEgASgJSACIAQESLQoHcGFja2FnZRgCIAEoCzIcLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VTdGF0ZUIOCgxfcGFja2FnZV9rZXki0AEKF1NwZW5kUGFja2FnZUNhbGxSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEh0KC3BhY2thZ2Vfa2V5GAIgASgJQgi6SAVyAxiAAhJDCgZwYXJhbXMYBCADKAsyMy5mdWxmaWxsbWVudC52MS5TcGVuZFBhY2thZ2VDYWxsUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBSgQIAxAEIoIBChhTcGVuZFBhY2thZ2VDYWxsUmVzcG9uc2USKgoIZGVsaXZlcnkYASABKAsyGC5mdWxmaWxsbWVudC52MS5EZWxpdmVyeRItCgdwYWNrYWdlGAIgASgLMhwuZnVsZmlsbG1lbnQudjEuUGFja2FnZVN0YXRlEgsKA3NlcRgDIAEoDSKYAQoTUGFja2FnZVVzYWdlUmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIdCgtwYWNrYWdlX2tleRgCIAEoCUIIukgFcgMYgAISHAoJcGFnZV9zaXplGAMgASgNQgm6SAYqBBhkKAESFwoKYmVmb3JlX3NlcRgEIAEoDUgAiAEBQg0KC19iZWZvcmVfc2VxIrUBCgtQYWNrYWdlQ2FsbBILCgNzZXEYASABKA0SJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgDIAEoDRIPCgdjb3VudGVkGAQgASgIEhIKBWZhdWx0GAUgASgJSACIAQESEgoKbGF0ZW5jeV9tcxgGIAEoDRINCgVieXRlcxgHIAEoDRIPCgdwZW5kaW5nGAggASgIQggKBl9mYXVsdCK3AQoEQnVybhINCgViYXNpcxgBIAEoCRIaCg1jYWxsc19wZXJfZGF5GAIgASgBSACIAQESJQoYcHJvamVjdGVkX2RheXNfcmVtYWluaW5nGAMgASgBSAGIAQESGwoOcnVuc19vdXRfZmlyc3QYBCABKAlIAogBAUIQCg5fY2FsbHNfcGVyX2RheUIbChlfcHJvamVjdGVkX2RheXNfcmVtYWluaW5nQhEKD19ydW5zX291dF9maXJzdCKnAQoUUGFja2FnZVVzYWdlUmVzcG9uc2USLQoHcGFja2FnZRgBIAEoCzIcLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VTdGF0ZRIqCgVjYWxscxgCIAMoCzIbLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VDYWxsEhAKCGhhc19tb3JlGAMgASgIEiIKBGJ1cm4YBCABKAsyFC5mdWxmaWxsbWVudC52MS5CdXJuIjkKGVBhY2thZ2VMaWFiaWxpdGllc1JlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAEiXwoaUGFja2FnZUxpYWJpbGl0aWVzUmVzcG9uc2USEQoJbGl2ZV9rZXlzGAEgASgNEhUKDWNhbGxzX3Vuc3BlbnQYAiABKAQSFwoPdW5lYXJuZWRfYXRvbWljGAMgASgEIuECCglPcmlnaW5LZXkSCgoCaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEjEKCWF1dGhfdHlwZRgDIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlEhgKC2hlYWRlcl9uYW1lGAQgASgJSAGIAQESLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKcm90YXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEhcKD2NoZWNrb3V0c191c2luZxgIIAEoDUIHCgVfbmFtZUIOCgxfaGVhZGVyX25hbWVCDQoLX3JvdGF0ZWRfYXRCDQoLX3Jldm9rZWRfYXQi9wEKFkNyZWF0ZU9yaWdpbktleVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARI9CglhdXRoX3R5cGUYAiABKA4yHi5mdWxmaWxsbWVudC52MS5PcmlnaW5BdXRoVHlwZUIKukgHggEEEAEgABINCgV2YWx1ZRgDIAEoCRIRCgRuYW1lGAQgASgJSACIAQESGAoLaGVhZGVyX25hbWUYBSABKAlIAYgBARIZCgVhY3RvchgGIAEoCUIKukgHcgUQARjIARIRCgl0ZXN0X21vZGUYByABKAhCBwoFX25hbWVCDgoMX2hlYWRlcl9uYW1lIkgKF0NyZWF0ZU9yaWdpbktleVJlc3BvbnNlEi0KCm9yaWdpbl9rZXkYASABKAsyGS5mdWxmaWxsbWVudC52MS5PcmlnaW5LZXkiRwoJUGFnZUFmdGVyEi4KCmNyZWF0ZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmlkGAIgASgJIn0KFUxpc3RPcmlnaW5LZXlzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEh0KCXBhZ2Vfc2l6ZRgCIAEoDUIKukgHKgUY6AcoARIoCgVhZnRlchgDIAEoCzIZLmZ1bGZpbGxtZW50LnYxLlBhZ2VBZnRlciJIChZMaXN0T3JpZ2luS2V5c1Jlc3BvbnNlEi4KC29yaWdpbl9rZXlzGAEgAygLMhkuZnVsZmlsbG1lbnQudjEuT3JpZ2luS2V5IpIBChZSb3RhdGVPcmlnaW5LZXlSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHgoNb3JpZ2luX2tleV9pZBgCIAEoCUIHukgEcgIQARINCgV2YWx1ZRgDIAEoCRIZCgVhY3RvchgEIAEoCUIKukgHcgUQARjIARIRCgl0ZXN0X21vZGUYBSABKAgiSAoXUm90YXRlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleSKDAQoWUmV2b2tlT3JpZ2luS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEh4KDW9yaWdpbl9rZXlfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESEQoJdGVzdF9tb2RlGAQgASgIIlkKF1Jldm9rZU9yaWdpbktleVJlc3BvbnNlEi0KCm9yaWdpbl9rZXkYASABKAsyGS5mdWxmaWxsbWVudC52MS5PcmlnaW5LZXkSDwoHcmV2b2tlZBgCIAEoCCJkCgpPcmlnaW5BdXRoEjMKB29uZV9vZmYYASABKAsyIC5mdWxmaWxsbWVudC52MS5PbmVPZmZDcmVkZW50aWFsSAASFwoNb3JpZ2luX2tleV9pZBgCIAEoCUgAQggKBnNvdXJjZSKKAQoQT25lT2ZmQ3JlZGVudGlhbBI9CglhdXRoX3R5cGUYASABKA4yHi5mdWxmaWxsbWVudC52MS5PcmlnaW5BdXRoVHlwZUIKukgHggEEEAEgABINCgV2YWx1ZRgCIAEoCRIYCgtoZWFkZXJfbmFtZRgDIAEoCUgAiAEBQg4KDF9oZWFkZXJfbmFtZSJwChNMaXN0TWNwVG9vbHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESEgoKb3JpZ2luX3VybBgCIAEoCRIoCgRhdXRoGAMgASgLMhouZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aCJcCgdNY3BUb29sEgwKBG5hbWUYASABKAkSGAoLZGVzY3JpcHRpb24YAiABKAlIAIgBARIZChFpbnB1dF9zY2hlbWFfanNvbhgDIAEoCUIOCgxfZGVzY3JpcHRpb24iUgoUTGlzdE1jcFRvb2xzUmVzcG9uc2USEgoKb3JpZ2luX3VybBgBIAEoCRImCgV0b29scxgCIAMoCzIXLmZ1bGZpbGxtZW50LnYxLk1jcFRvb2wikAEKFVJlZ2lzdGVyT3JpZ2luUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhIKCm9yaWdpbl91cmwYAyABKAkSKAoEYXV0aBgEIAEoCzIaLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGgiLAoWUmVnaXN0ZXJPcmlnaW5SZXNwb25zZRISCgpvcmlnaW5fdXJsGAEgASgJIjMKE0ZvcmdldE9yaWdpblJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAEiFgoURm9yZ2V0T3JpZ2luUmVzcG9uc2Ui4QMKDkRlbGl2ZXJSZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGwoKYWNjb3VudF9pZBgDIAEoCUIHukgEcgIQARIbCgpvcmlnaW5fdXJsGAQgASgJQge6SARyAhABEh4KDW9yaWdpbl9tZXRob2QYBSABKAlCB7pIBHICEAESGgoNb3JpZ2luX2tleV9pZBgGIAEoCUgAiAEBEhoKEm9uZV9vZmZfY3JlZGVudGlhbBgHIAEoCBI6CgZwYXJhbXMYCCADKAsyKi5mdWxmaWxsbWVudC52MS5EZWxpdmVyUmVxdWVzdC5QYXJhbXNFbnRyeRIgCgtkZWFkbGluZV9tcxgJIAEoDUILukgIKgYYsOoBKAESEQoJdGVzdF9tb2RlGAogASgIEh8KF3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwGAsgASgNEgsKA21jcBgMIAEoCBIVCghtY3BfdG9vbBgNIAEoCUgBiAEBGi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCEAoOX29yaWdpbl9rZXlfaWRCCwoJX21jcF90b29sItQCCghEZWxpdmVyeRIwCgdvdXRjb21lGAEgASgOMh8uZnVsZmlsbG1lbnQudjEuRGVsaXZlcnlPdXRjb21lEg8KB2NoYXJnZWQYAiABKAgSDgoGc3RhdHVzGAMgASgNEhkKDGNvbnRlbnRfdHlwZRgEIAEoCUgAiAEBEgwKBGJvZHkYBSABKAwSEgoKbGF0ZW5jeV9tcxgGIAEoDRINCgVieXRlcxgHIAEoDRIOCgZyZWFzb24YCCABKAkSIQoUdGVzdF9kZWxpdmVyaWVzX2xlZnQYCSABKA1IAYgBARIqCh10ZXN0X2RlbGl2ZXJpZXNfcmVzZXRfc2Vjb25kcxgKIAEoDUgCiAEBQg8KDV9jb250ZW50X3R5cGVCFwoVX3Rlc3RfZGVsaXZlcmllc19sZWZ0QiAKHl90ZXN0X2RlbGl2ZXJpZXNfcmVzZXRfc2Vjb25kcyI9Cg9EZWxpdmVyUmVzcG9uc2USKgoIZGVsaXZlcnkYASABKAsyGC5mdWxmaWxsbWVudC52MS5EZWxpdmVyeSLtAQoQQ2hlY2tDYWxsUmVxdWVzdBIbCgpvcmlnaW5fdXJsGAEgASgJQge6SARyAhABEh4KDW9yaWdpbl9tZXRob2QYAiABKAlCB7pIBHICEAESPAoGcGFyYW1zGAMgAygLMiwuZnVsZmlsbG1lbnQudjEuQ2hlY2tDYWxsUmVxdWVzdC5QYXJhbXNFbnRyeRILCgNtY3AYBCABKAgSFQoIbWNwX3Rvb2wYBSABKAlIAIgBARotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgsKCV9tY3BfdG9vbCITChFDaGVja0NhbGxSZXNwb25zZSI2ChdDb25jbHVkZURlbGl2ZXJ5UmVxdWVzdBIbCgpwYXltZW50X2lkGAEgASgJQge6SARyAhABIkYKGENvbmNsdWRlRGVsaXZlcnlSZXNwb25zZRIqCghkZWxpdmVyeRgBIAEoCzIYLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJ5KqYBCg5PcmlnaW5BdXRoVHlwZRIgChxPUklHSU5fQVVUSF9UWVBFX1VOU1BFQ0lGSUVEEAASGwoXT1JJR0lOX0FVVEhfVFlQRV9CRUFSRVIQARIaChZPUklHSU5fQVVUSF9UWVBFX0JBU0lDEAISHAoYT1JJR0lOX0FVVEhfVFlQRV9BUElfS0VZEAMSGwoXT1JJR0lOX0FVVEhfVFlQRV9DVVNUT00QBCrgAQoPRGVsaXZlcnlPdXRjb21lEiAKHERFTElWRVJZX09VVENPTUVfVU5TUEVDSUZJRUQQABIeChpERUxJVkVSWV9PVVRDT01FX0RFTElWRVJFRBABEiAKHERFTElWRVJZX09VVENPTUVfQlVZRVJfRVJST1IQAhIiCh5ERUxJVkVSWV9PVVRDT01FX09SSUdJTl9GQUlMRUQQAxIeChpERUxJVkVSWV9PVVRDT01FX0FCQU5ET05FRBAEEiUKIURFTElWRVJZX09VVENPTUVfVEVTVF9DQVBfUkVBQ0hFRBAFMscKChJGdWxmaWxsbWVudFNlcnZpY2USYgoPQ3JlYXRlT3JpZ2luS2V5EiYuZnVsZmlsbG1lbnQudjEuQ3JlYXRlT3JpZ2luS2V5UmVxdWVzdBonLmZ1bGZpbGxtZW50LnYxLkNyZWF0ZU9yaWdpbktleVJlc3BvbnNlEl8KDkxpc3RPcmlnaW5LZXlzEiUuZnVsZmlsbG1lbnQudjEuTGlzdE9yaWdpbktleXNSZXF1ZXN0GiYuZnVsZmlsbG1lbnQudjEuTGlzdE9yaWdpbktleXNSZXNwb25zZRJiCg9Sb3RhdGVPcmlnaW5LZXkSJi5mdWxmaWxsbWVudC52MS5Sb3RhdGVPcmlnaW5LZXlSZXF1ZXN0GicuZnVsZmlsbG1lbnQudjEuUm90YXRlT3JpZ2luS2V5UmVzcG9uc2USYgoPUmV2b2tlT3JpZ2luS2V5EiYuZnVsZmlsbG1lbnQudjEuUmV2b2tlT3JpZ2luS2V5UmVxdWVzdBonLmZ1bGZpbGxtZW50LnYxLlJldm9rZU9yaWdpbktleVJlc3BvbnNlElkKDExpc3RNY3BUb29scxIjLmZ1bGZpbGxtZW50LnYxLkxpc3RNY3BUb29sc1JlcXVlc3QaJC5mdWxmaWxsbWVudC52MS5MaXN0TWNwVG9vbHNSZXNwb25zZRJfCg5SZWdpc3Rlck9yaWdpbhIlLmZ1bGZpbGxtZW50LnYxLlJlZ2lzdGVyT3JpZ2luUmVxdWVzdBomLmZ1bGZpbGxtZW50LnYxLlJlZ2lzdGVyT3JpZ2luUmVzcG9uc2USWQoMRm9yZ2V0T3JpZ2luEiMuZnVsZmlsbG1lbnQudjEuRm9yZ2V0T3JpZ2luUmVxdWVzdBokLmZ1bGZpbGxtZW50LnYxLkZvcmdldE9yaWdpblJlc3BvbnNlEkoKB0RlbGl2ZXISHi5mdWxmaWxsbWVudC52MS5EZWxpdmVyUmVxdWVzdBofLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJSZXNwb25zZRJlChBDb25jbHVkZURlbGl2ZXJ5EicuZnVsZmlsbG1lbnQudjEuQ29uY2x1ZGVEZWxpdmVyeVJlcXVlc3QaKC5mdWxmaWxsbWVudC52MS5Db25jbHVkZURlbGl2ZXJ5UmVzcG9uc2USUAoJQ2hlY2tDYWxsEiAuZnVsZmlsbG1lbnQudjEuQ2hlY2tDYWxsUmVxdWVzdBohLmZ1bGZpbGxtZW50LnYxLkNoZWNrQ2FsbFJlc3BvbnNlElkKDElzc3VlUGFja2FnZRIjLmZ1bGZpbGxtZW50LnYxLklzc3VlUGFja2FnZVJlcXVlc3QaJC5mdWxmaWxsbWVudC52MS5Jc3N1ZVBhY2thZ2VSZXNwb25zZRJlChBTcGVuZFBhY2thZ2VDYWxsEicuZnVsZmlsbG1lbnQudjEuU3BlbmRQYWNrYWdlQ2FsbFJlcXVlc3QaKC5mdWxmaWxsbWVudC52MS5TcGVuZFBhY2thZ2VDYWxsUmVzcG9uc2USWQoMUGFja2FnZVVzYWdlEiMuZnVsZmlsbG1lbnQudjEuUGFja2FnZVVzYWdlUmVxdWVzdBokLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VVc2FnZVJlc3BvbnNlEmsKElBhY2thZ2VMaWFiaWxpdGllcxIpLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VMaWFiaWxpdGllc1JlcXVlc3QaKi5mdWxmaWxsbWVudC52MS5QYWNrYWdlTGlhYmlsaXRpZXNSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("CiBmdWxmaWxsbWVudC92MS9mdWxmaWxsbWVudC5wcm90bxIOZnVsZmlsbG1lbnQudjEi5QEKCkNhbGxUYXJnZXQSGwoKb3JpZ2luX3VybBgBIAEoCUIHukgEcgIQARIeCg1vcmlnaW5fbWV0aG9kGAIgASgJQge6SARyAhABEhoKDW9yaWdpbl9rZXlfaWQYAyABKAlIAIgBARIaChJvbmVfb2ZmX2NyZWRlbnRpYWwYBCABKAgSCwoDbWNwGAUgASgIEhUKCG1jcF90b29sGAYgASgJSAGIAQESHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYByABKA1CEAoOX29yaWdpbl9rZXlfaWRCCwoJX21jcF90b29sIpwCCgxQYWNrYWdlU3RhdGUSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKcGF5bWVudF9pZBgDIAEoCRIRCgl0ZXN0X21vZGUYBCABKAgSFgoOY2FsbHNfaW5jbHVkZWQYBSABKA0SEgoKY2FsbHNfdXNlZBgGIAEoDRIXCg9jYWxsc19yZW1haW5pbmcYByABKA0SMwoKZXhwaXJlc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBILCgNtY3AYCiABKAhCDQoLX2V4cGlyZXNfYXQitgIKE0lzc3VlUGFja2FnZVJlcXVlc3QSGwoKcGF5bWVudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIbCgphY2NvdW50X2lkGAMgASgJQge6SARyAhABEhEKCXRlc3RfbW9kZRgEIAEoCBIfCg5jYWxsc19pbmNsdWRlZBgFIAEoDUIHukgEKgIoARIZCgh0dGxfZGF5cxgGIAEoDUIHukgEKgIoARIuCgpzZXR0bGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxwcmljZV9hdG9taWMYCCABKAQSMgoGdGFyZ2V0GAkgASgLMhouZnVsZmlsbG1lbnQudjEuQ2FsbFRhcmdldEIGukgDyAEBIm8KFElzc3VlUGFja2FnZVJlc3BvbnNlEhgKC3BhY2thZ2Vfa2V5GAEgASgJSACIAQESLQoHcGFja2FnZRgCIAEoCzIcLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VTdGF0ZUIOCgxfcGFja2FnZV9rZXki0AEKF1NwZW5kUGFja2FnZUNhbGxSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEh0KC3BhY2thZ2Vfa2V5GAIgASgJQgi6SAVyAxiAAhJDCgZwYXJhbXMYBCADKAsyMy5mdWxmaWxsbWVudC52MS5TcGVuZFBhY2thZ2VDYWxsUmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBSgQIAxAEIoIBChhTcGVuZFBhY2thZ2VDYWxsUmVzcG9uc2USKgoIZGVsaXZlcnkYASABKAsyGC5mdWxmaWxsbWVudC52MS5EZWxpdmVyeRItCgdwYWNrYWdlGAIgASgLMhwuZnVsZmlsbG1lbnQudjEuUGFja2FnZVN0YXRlEgsKA3NlcRgDIAEoDSKYAQoTUGFja2FnZVVzYWdlUmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIdCgtwYWNrYWdlX2tleRgCIAEoCUIIukgFcgMYgAISHAoJcGFnZV9zaXplGAMgASgNQgm6SAYqBBhkKAESFwoKYmVmb3JlX3NlcRgEIAEoDUgAiAEBQg0KC19iZWZvcmVfc2VxIrUBCgtQYWNrYWdlQ2FsbBILCgNzZXEYASABKA0SJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgDIAEoDRIPCgdjb3VudGVkGAQgASgIEhIKBWZhdWx0GAUgASgJSACIAQESEgoKbGF0ZW5jeV9tcxgGIAEoDRINCgVieXRlcxgHIAEoDRIPCgdwZW5kaW5nGAggASgIQggKBl9mYXVsdCK3AQoEQnVybhINCgViYXNpcxgBIAEoCRIaCg1jYWxsc19wZXJfZGF5GAIgASgBSACIAQESJQoYcHJvamVjdGVkX2RheXNfcmVtYWluaW5nGAMgASgBSAGIAQESGwoOcnVuc19vdXRfZmlyc3QYBCABKAlIAogBAUIQCg5fY2FsbHNfcGVyX2RheUIbChlfcHJvamVjdGVkX2RheXNfcmVtYWluaW5nQhEKD19ydW5zX291dF9maXJzdCKnAQoUUGFja2FnZVVzYWdlUmVzcG9uc2USLQoHcGFja2FnZRgBIAEoCzIcLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VTdGF0ZRIqCgVjYWxscxgCIAMoCzIbLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VDYWxsEhAKCGhhc19tb3JlGAMgASgIEiIKBGJ1cm4YBCABKAsyFC5mdWxmaWxsbWVudC52MS5CdXJuIjkKGVBhY2thZ2VMaWFiaWxpdGllc1JlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAEifgoZQWNjb3VudEZ1bGZpbGxtZW50UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEjEKBXNpbmNlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIGukgDyAEBEhEKCXRlc3RfbW9kZRgDIAEoCCJtChNDaGVja291dExpYWJpbGl0aWVzEhMKC2NoZWNrb3V0X2lkGAEgASgJEhEKCWxpdmVfa2V5cxgCIAEoDRIVCg1jYWxsc191bnNwZW50GAMgASgEEhcKD3VuZWFybmVkX2F0b21pYxgEIAEoBCLGAQoaQWNjb3VudEZ1bGZpbGxtZW50UmVzcG9uc2USGQoRZmFpbGVkX2RlbGl2ZXJpZXMYASABKA0SHAoUZmFpbGVkX3BhY2thZ2VfY2FsbHMYAiABKA0SMwoGb2ZmZXJzGAMgAygLMiMuZnVsZmlsbG1lbnQudjEuQ2hlY2tvdXRMaWFiaWxpdGllcxI6CgZ0b3RhbHMYBCABKAsyKi5mdWxmaWxsbWVudC52MS5QYWNrYWdlTGlhYmlsaXRpZXNSZXNwb25zZSJfChpQYWNrYWdlTGlhYmlsaXRpZXNSZXNwb25zZRIRCglsaXZlX2tleXMYASABKA0SFQoNY2FsbHNfdW5zcGVudBgCIAEoBBIXCg91bmVhcm5lZF9hdG9taWMYAyABKAQi4QIKCU9yaWdpbktleRIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESMQoJYXV0aF90eXBlGAMgASgOMh4uZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aFR5cGUSGAoLaGVhZGVyX25hbWUYBCABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyb3RhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjMKCnJldm9rZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESFwoPY2hlY2tvdXRzX3VzaW5nGAggASgNQgcKBV9uYW1lQg4KDF9oZWFkZXJfbmFtZUINCgtfcm90YXRlZF9hdEINCgtfcmV2b2tlZF9hdCL3AQoWQ3JlYXRlT3JpZ2luS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEj0KCWF1dGhfdHlwZRgCIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAMgASgJEhEKBG5hbWUYBCABKAlIAIgBARIYCgtoZWFkZXJfbmFtZRgFIAEoCUgBiAEBEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgHIAEoCEIHCgVfbmFtZUIOCgxfaGVhZGVyX25hbWUiSAoXQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkifQoVTGlzdE9yaWdpbktleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEigKBWFmdGVyGAMgASgLMhkuZnVsZmlsbG1lbnQudjEuUGFnZUFmdGVyIkgKFkxpc3RPcmlnaW5LZXlzUmVzcG9uc2USLgoLb3JpZ2luX2tleXMYASADKAsyGS5mdWxmaWxsbWVudC52MS5PcmlnaW5LZXkikgEKFlJvdGF0ZU9yaWdpbktleVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIeCg1vcmlnaW5fa2V5X2lkGAIgASgJQge6SARyAhABEg0KBXZhbHVlGAMgASgJEhkKBWFjdG9yGAQgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgFIAEoCCJIChdSb3RhdGVPcmlnaW5LZXlSZXNwb25zZRItCgpvcmlnaW5fa2V5GAEgASgLMhkuZnVsZmlsbG1lbnQudjEuT3JpZ2luS2V5IoMBChZSZXZva2VPcmlnaW5LZXlSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHgoNb3JpZ2luX2tleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIRCgl0ZXN0X21vZGUYBCABKAgiWQoXUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USLQoKb3JpZ2luX2tleRgBIAEoCzIZLmZ1bGZpbGxtZW50LnYxLk9yaWdpbktleRIPCgdyZXZva2VkGAIgASgIImQKCk9yaWdpbkF1dGgSMwoHb25lX29mZhgBIAEoCzIgLmZ1bGZpbGxtZW50LnYxLk9uZU9mZkNyZWRlbnRpYWxIABIXCg1vcmlnaW5fa2V5X2lkGAIgASgJSABCCAoGc291cmNlIooBChBPbmVPZmZDcmVkZW50aWFsEj0KCWF1dGhfdHlwZRgBIAEoDjIeLmZ1bGZpbGxtZW50LnYxLk9yaWdpbkF1dGhUeXBlQgq6SAeCAQQQASAAEg0KBXZhbHVlGAIgASgJEhgKC2hlYWRlcl9uYW1lGAMgASgJSACIAQFCDgoMX2hlYWRlcl9uYW1lInAKE0xpc3RNY3BUb29sc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARISCgpvcmlnaW5fdXJsGAIgASgJEigKBGF1dGgYAyABKAsyGi5mdWxmaWxsbWVudC52MS5PcmlnaW5BdXRoIlwKB01jcFRvb2wSDAoEbmFtZRgBIAEoCRIYCgtkZXNjcmlwdGlvbhgCIAEoCUgAiAEBEhkKEWlucHV0X3NjaGVtYV9qc29uGAMgASgJQg4KDF9kZXNjcmlwdGlvbiJSChRMaXN0TWNwVG9vbHNSZXNwb25zZRISCgpvcmlnaW5fdXJsGAEgASgJEiYKBXRvb2xzGAIgAygLMhcuZnVsZmlsbG1lbnQudjEuTWNwVG9vbCKQAQoVUmVnaXN0ZXJPcmlnaW5SZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESEgoKb3JpZ2luX3VybBgDIAEoCRIoCgRhdXRoGAQgASgLMhouZnVsZmlsbG1lbnQudjEuT3JpZ2luQXV0aCIsChZSZWdpc3Rlck9yaWdpblJlc3BvbnNlEhIKCm9yaWdpbl91cmwYASABKAkiMwoTRm9yZ2V0T3JpZ2luUmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQASIWChRGb3JnZXRPcmlnaW5SZXNwb25zZSLhAwoORGVsaXZlclJlcXVlc3QSGwoKcGF5bWVudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIbCgphY2NvdW50X2lkGAMgASgJQge6SARyAhABEhsKCm9yaWdpbl91cmwYBCABKAlCB7pIBHICEAESHgoNb3JpZ2luX21ldGhvZBgFIAEoCUIHukgEcgIQARIaCg1vcmlnaW5fa2V5X2lkGAYgASgJSACIAQESGgoSb25lX29mZl9jcmVkZW50aWFsGAcgASgIEjoKBnBhcmFtcxgIIAMoCzIqLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJSZXF1ZXN0LlBhcmFtc0VudHJ5EiAKC2RlYWRsaW5lX21zGAkgASgNQgu6SAgqBhiw6gEoARIRCgl0ZXN0X21vZGUYCiABKAgSHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYCyABKA0SCwoDbWNwGAwgASgIEhUKCG1jcF90b29sGA0gASgJSAGIAQEaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIQCg5fb3JpZ2luX2tleV9pZEILCglfbWNwX3Rvb2wi1AIKCERlbGl2ZXJ5EjAKB291dGNvbWUYASABKA4yHy5mdWxmaWxsbWVudC52MS5EZWxpdmVyeU91dGNvbWUSDwoHY2hhcmdlZBgCIAEoCBIOCgZzdGF0dXMYAyABKA0SGQoMY29udGVudF90eXBlGAQgASgJSACIAQESDAoEYm9keRgFIAEoDBISCgpsYXRlbmN5X21zGAYgASgNEg0KBWJ5dGVzGAcgASgNEg4KBnJlYXNvbhgIIAEoCRIhChR0ZXN0X2RlbGl2ZXJpZXNfbGVmdBgJIAEoDUgBiAEBEioKHXRlc3RfZGVsaXZlcmllc19yZXNldF9zZWNvbmRzGAogASgNSAKIAQFCDwoNX2NvbnRlbnRfdHlwZUIXChVfdGVzdF9kZWxpdmVyaWVzX2xlZnRCIAoeX3Rlc3RfZGVsaXZlcmllc19yZXNldF9zZWNvbmRzIj0KD0RlbGl2ZXJSZXNwb25zZRIqCghkZWxpdmVyeRgBIAEoCzIYLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJ5Iu0BChBDaGVja0NhbGxSZXF1ZXN0EhsKCm9yaWdpbl91cmwYASABKAlCB7pIBHICEAESHgoNb3JpZ2luX21ldGhvZBgCIAEoCUIHukgEcgIQARI8CgZwYXJhbXMYAyADKAsyLC5mdWxmaWxsbWVudC52MS5DaGVja0NhbGxSZXF1ZXN0LlBhcmFtc0VudHJ5EgsKA21jcBgEIAEoCBIVCghtY3BfdG9vbBgFIAEoCUgAiAEBGi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCwoJX21jcF90b29sIhMKEUNoZWNrQ2FsbFJlc3BvbnNlIjYKF0NvbmNsdWRlRGVsaXZlcnlSZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAEiRgoYQ29uY2x1ZGVEZWxpdmVyeVJlc3BvbnNlEioKCGRlbGl2ZXJ5GAEgASgLMhguZnVsZmlsbG1lbnQudjEuRGVsaXZlcnkqpgEKDk9yaWdpbkF1dGhUeXBlEiAKHE9SSUdJTl9BVVRIX1RZUEVfVU5TUEVDSUZJRUQQABIbChdPUklHSU5fQVVUSF9UWVBFX0JFQVJFUhABEhoKFk9SSUdJTl9BVVRIX1RZUEVfQkFTSUMQAhIcChhPUklHSU5fQVVUSF9UWVBFX0FQSV9LRVkQAxIbChdPUklHSU5fQVVUSF9UWVBFX0NVU1RPTRAEKuABCg9EZWxpdmVyeU91dGNvbWUSIAocREVMSVZFUllfT1VUQ09NRV9VTlNQRUNJRklFRBAAEh4KGkRFTElWRVJZX09VVENPTUVfREVMSVZFUkVEEAESIAocREVMSVZFUllfT1VUQ09NRV9CVVlFUl9FUlJPUhACEiIKHkRFTElWRVJZX09VVENPTUVfT1JJR0lOX0ZBSUxFRBADEh4KGkRFTElWRVJZX09VVENPTUVfQUJBTkRPTkVEEAQSJQohREVMSVZFUllfT1VUQ09NRV9URVNUX0NBUF9SRUFDSEVEEAUytAsKEkZ1bGZpbGxtZW50U2VydmljZRJiCg9DcmVhdGVPcmlnaW5LZXkSJi5mdWxmaWxsbWVudC52MS5DcmVhdGVPcmlnaW5LZXlSZXF1ZXN0GicuZnVsZmlsbG1lbnQudjEuQ3JlYXRlT3JpZ2luS2V5UmVzcG9uc2USXwoOTGlzdE9yaWdpbktleXMSJS5mdWxmaWxsbWVudC52MS5MaXN0T3JpZ2luS2V5c1JlcXVlc3QaJi5mdWxmaWxsbWVudC52MS5MaXN0T3JpZ2luS2V5c1Jlc3BvbnNlEmIKD1JvdGF0ZU9yaWdpbktleRImLmZ1bGZpbGxtZW50LnYxLlJvdGF0ZU9yaWdpbktleVJlcXVlc3QaJy5mdWxmaWxsbWVudC52MS5Sb3RhdGVPcmlnaW5LZXlSZXNwb25zZRJiCg9SZXZva2VPcmlnaW5LZXkSJi5mdWxmaWxsbWVudC52MS5SZXZva2VPcmlnaW5LZXlSZXF1ZXN0GicuZnVsZmlsbG1lbnQudjEuUmV2b2tlT3JpZ2luS2V5UmVzcG9uc2USWQoMTGlzdE1jcFRvb2xzEiMuZnVsZmlsbG1lbnQudjEuTGlzdE1jcFRvb2xzUmVxdWVzdBokLmZ1bGZpbGxtZW50LnYxLkxpc3RNY3BUb29sc1Jlc3BvbnNlEl8KDlJlZ2lzdGVyT3JpZ2luEiUuZnVsZmlsbG1lbnQudjEuUmVnaXN0ZXJPcmlnaW5SZXF1ZXN0GiYuZnVsZmlsbG1lbnQudjEuUmVnaXN0ZXJPcmlnaW5SZXNwb25zZRJZCgxGb3JnZXRPcmlnaW4SIy5mdWxmaWxsbWVudC52MS5Gb3JnZXRPcmlnaW5SZXF1ZXN0GiQuZnVsZmlsbG1lbnQudjEuRm9yZ2V0T3JpZ2luUmVzcG9uc2USSgoHRGVsaXZlchIeLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJSZXF1ZXN0Gh8uZnVsZmlsbG1lbnQudjEuRGVsaXZlclJlc3BvbnNlEmUKEENvbmNsdWRlRGVsaXZlcnkSJy5mdWxmaWxsbWVudC52MS5Db25jbHVkZURlbGl2ZXJ5UmVxdWVzdBooLmZ1bGZpbGxtZW50LnYxLkNvbmNsdWRlRGVsaXZlcnlSZXNwb25zZRJQCglDaGVja0NhbGwSIC5mdWxmaWxsbWVudC52MS5DaGVja0NhbGxSZXF1ZXN0GiEuZnVsZmlsbG1lbnQudjEuQ2hlY2tDYWxsUmVzcG9uc2USWQoMSXNzdWVQYWNrYWdlEiMuZnVsZmlsbG1lbnQudjEuSXNzdWVQYWNrYWdlUmVxdWVzdBokLmZ1bGZpbGxtZW50LnYxLklzc3VlUGFja2FnZVJlc3BvbnNlEmUKEFNwZW5kUGFja2FnZUNhbGwSJy5mdWxmaWxsbWVudC52MS5TcGVuZFBhY2thZ2VDYWxsUmVxdWVzdBooLmZ1bGZpbGxtZW50LnYxLlNwZW5kUGFja2FnZUNhbGxSZXNwb25zZRJZCgxQYWNrYWdlVXNhZ2USIy5mdWxmaWxsbWVudC52MS5QYWNrYWdlVXNhZ2VSZXF1ZXN0GiQuZnVsZmlsbG1lbnQudjEuUGFja2FnZVVzYWdlUmVzcG9uc2USawoSUGFja2FnZUxpYWJpbGl0aWVzEikuZnVsZmlsbG1lbnQudjEuUGFja2FnZUxpYWJpbGl0aWVzUmVxdWVzdBoqLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VMaWFiaWxpdGllc1Jlc3BvbnNlEmsKEkFjY291bnRGdWxmaWxsbWVudBIpLmZ1bGZpbGxtZW50LnYxLkFjY291bnRGdWxmaWxsbWVudFJlcXVlc3QaKi5mdWxmaWxsbWVudC52MS5BY2NvdW50RnVsZmlsbG1lbnRSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * CallTarget is how a relay or mcp checkout's origin is called (the
@@ -463,6 +463,103 @@ export const PackageLiabilitiesRequestSchema: GenMessage<PackageLiabilitiesReque
   messageDesc(file_fulfillment_v1_fulfillment, 10);
 
 /**
+ * @generated from message fulfillment.v1.AccountFulfillmentRequest
+ */
+export type AccountFulfillmentRequest = Message<"fulfillment.v1.AccountFulfillmentRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message fulfillment.v1.AccountFulfillmentRequest.
+ * Use `create(AccountFulfillmentRequestSchema)` to create a new message.
+ */
+export const AccountFulfillmentRequestSchema: GenMessage<AccountFulfillmentRequest> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 11);
+
+/**
+ * @generated from message fulfillment.v1.CheckoutLiabilities
+ */
+export type CheckoutLiabilities = Message<"fulfillment.v1.CheckoutLiabilities"> & {
+  /**
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: uint32 live_keys = 2;
+   */
+  liveKeys: number;
+
+  /**
+   * @generated from field: uint64 calls_unspent = 3;
+   */
+  callsUnspent: bigint;
+
+  /**
+   * @generated from field: uint64 unearned_atomic = 4;
+   */
+  unearnedAtomic: bigint;
+};
+
+/**
+ * Describes the message fulfillment.v1.CheckoutLiabilities.
+ * Use `create(CheckoutLiabilitiesSchema)` to create a new message.
+ */
+export const CheckoutLiabilitiesSchema: GenMessage<CheckoutLiabilities> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 12);
+
+/**
+ * @generated from message fulfillment.v1.AccountFulfillmentResponse
+ */
+export type AccountFulfillmentResponse = Message<"fulfillment.v1.AccountFulfillmentResponse"> & {
+  /**
+   * failed_deliveries counts purchases whose origin failed on the seller's side (not charged).
+   *
+   * @generated from field: uint32 failed_deliveries = 1;
+   */
+  failedDeliveries: number;
+
+  /**
+   * failed_package_calls counts package calls given back for the seller's failure.
+   *
+   * @generated from field: uint32 failed_package_calls = 2;
+   */
+  failedPackageCalls: number;
+
+  /**
+   * liabilities of live (not rehearsal) packages, per checkout, most unearned first (at most 100).
+   *
+   * @generated from field: repeated fulfillment.v1.CheckoutLiabilities offers = 3;
+   */
+  offers: CheckoutLiabilities[];
+
+  /**
+   * @generated from field: fulfillment.v1.PackageLiabilitiesResponse totals = 4;
+   */
+  totals?: PackageLiabilitiesResponse | undefined;
+};
+
+/**
+ * Describes the message fulfillment.v1.AccountFulfillmentResponse.
+ * Use `create(AccountFulfillmentResponseSchema)` to create a new message.
+ */
+export const AccountFulfillmentResponseSchema: GenMessage<AccountFulfillmentResponse> = /*@__PURE__*/
+  messageDesc(file_fulfillment_v1_fulfillment, 13);
+
+/**
  * @generated from message fulfillment.v1.PackageLiabilitiesResponse
  */
 export type PackageLiabilitiesResponse = Message<"fulfillment.v1.PackageLiabilitiesResponse"> & {
@@ -491,7 +588,7 @@ export type PackageLiabilitiesResponse = Message<"fulfillment.v1.PackageLiabilit
  * Use `create(PackageLiabilitiesResponseSchema)` to create a new message.
  */
 export const PackageLiabilitiesResponseSchema: GenMessage<PackageLiabilitiesResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 11);
+  messageDesc(file_fulfillment_v1_fulfillment, 14);
 
 /**
  * OriginKey is what may be shown of an origin key: never its value.
@@ -549,7 +646,7 @@ export type OriginKey = Message<"fulfillment.v1.OriginKey"> & {
  * Use `create(OriginKeySchema)` to create a new message.
  */
 export const OriginKeySchema: GenMessage<OriginKey> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 12);
+  messageDesc(file_fulfillment_v1_fulfillment, 15);
 
 /**
  * @generated from message fulfillment.v1.CreateOriginKeyRequest
@@ -600,7 +697,7 @@ export type CreateOriginKeyRequest = Message<"fulfillment.v1.CreateOriginKeyRequ
  * Use `create(CreateOriginKeyRequestSchema)` to create a new message.
  */
 export const CreateOriginKeyRequestSchema: GenMessage<CreateOriginKeyRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 13);
+  messageDesc(file_fulfillment_v1_fulfillment, 16);
 
 /**
  * @generated from message fulfillment.v1.CreateOriginKeyResponse
@@ -617,7 +714,7 @@ export type CreateOriginKeyResponse = Message<"fulfillment.v1.CreateOriginKeyRes
  * Use `create(CreateOriginKeyResponseSchema)` to create a new message.
  */
 export const CreateOriginKeyResponseSchema: GenMessage<CreateOriginKeyResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 14);
+  messageDesc(file_fulfillment_v1_fulfillment, 17);
 
 /**
  * PageAfter names the last item of the previous page by its sort key: lists are
@@ -642,7 +739,7 @@ export type PageAfter = Message<"fulfillment.v1.PageAfter"> & {
  * Use `create(PageAfterSchema)` to create a new message.
  */
 export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 15);
+  messageDesc(file_fulfillment_v1_fulfillment, 18);
 
 /**
  * @generated from message fulfillment.v1.ListOriginKeysRequest
@@ -671,7 +768,7 @@ export type ListOriginKeysRequest = Message<"fulfillment.v1.ListOriginKeysReques
  * Use `create(ListOriginKeysRequestSchema)` to create a new message.
  */
 export const ListOriginKeysRequestSchema: GenMessage<ListOriginKeysRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 16);
+  messageDesc(file_fulfillment_v1_fulfillment, 19);
 
 /**
  * @generated from message fulfillment.v1.ListOriginKeysResponse
@@ -688,7 +785,7 @@ export type ListOriginKeysResponse = Message<"fulfillment.v1.ListOriginKeysRespo
  * Use `create(ListOriginKeysResponseSchema)` to create a new message.
  */
 export const ListOriginKeysResponseSchema: GenMessage<ListOriginKeysResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 17);
+  messageDesc(file_fulfillment_v1_fulfillment, 20);
 
 /**
  * @generated from message fulfillment.v1.RotateOriginKeyRequest
@@ -725,7 +822,7 @@ export type RotateOriginKeyRequest = Message<"fulfillment.v1.RotateOriginKeyRequ
  * Use `create(RotateOriginKeyRequestSchema)` to create a new message.
  */
 export const RotateOriginKeyRequestSchema: GenMessage<RotateOriginKeyRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 18);
+  messageDesc(file_fulfillment_v1_fulfillment, 21);
 
 /**
  * @generated from message fulfillment.v1.RotateOriginKeyResponse
@@ -742,7 +839,7 @@ export type RotateOriginKeyResponse = Message<"fulfillment.v1.RotateOriginKeyRes
  * Use `create(RotateOriginKeyResponseSchema)` to create a new message.
  */
 export const RotateOriginKeyResponseSchema: GenMessage<RotateOriginKeyResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 19);
+  messageDesc(file_fulfillment_v1_fulfillment, 22);
 
 /**
  * @generated from message fulfillment.v1.RevokeOriginKeyRequest
@@ -774,7 +871,7 @@ export type RevokeOriginKeyRequest = Message<"fulfillment.v1.RevokeOriginKeyRequ
  * Use `create(RevokeOriginKeyRequestSchema)` to create a new message.
  */
 export const RevokeOriginKeyRequestSchema: GenMessage<RevokeOriginKeyRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 20);
+  messageDesc(file_fulfillment_v1_fulfillment, 23);
 
 /**
  * @generated from message fulfillment.v1.RevokeOriginKeyResponse
@@ -798,7 +895,7 @@ export type RevokeOriginKeyResponse = Message<"fulfillment.v1.RevokeOriginKeyRes
  * Use `create(RevokeOriginKeyResponseSchema)` to create a new message.
  */
 export const RevokeOriginKeyResponseSchema: GenMessage<RevokeOriginKeyResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 21);
+  messageDesc(file_fulfillment_v1_fulfillment, 24);
 
 /**
  * OriginAuth is how a call to an origin authenticates: a one-off credential
@@ -830,7 +927,7 @@ export type OriginAuth = Message<"fulfillment.v1.OriginAuth"> & {
  * Use `create(OriginAuthSchema)` to create a new message.
  */
 export const OriginAuthSchema: GenMessage<OriginAuth> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 22);
+  messageDesc(file_fulfillment_v1_fulfillment, 25);
 
 /**
  * @generated from message fulfillment.v1.OneOffCredential
@@ -857,7 +954,7 @@ export type OneOffCredential = Message<"fulfillment.v1.OneOffCredential"> & {
  * Use `create(OneOffCredentialSchema)` to create a new message.
  */
 export const OneOffCredentialSchema: GenMessage<OneOffCredential> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 23);
+  messageDesc(file_fulfillment_v1_fulfillment, 26);
 
 /**
  * @generated from message fulfillment.v1.ListMcpToolsRequest
@@ -886,7 +983,7 @@ export type ListMcpToolsRequest = Message<"fulfillment.v1.ListMcpToolsRequest"> 
  * Use `create(ListMcpToolsRequestSchema)` to create a new message.
  */
 export const ListMcpToolsRequestSchema: GenMessage<ListMcpToolsRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 24);
+  messageDesc(file_fulfillment_v1_fulfillment, 27);
 
 /**
  * @generated from message fulfillment.v1.McpTool
@@ -915,7 +1012,7 @@ export type McpTool = Message<"fulfillment.v1.McpTool"> & {
  * Use `create(McpToolSchema)` to create a new message.
  */
 export const McpToolSchema: GenMessage<McpTool> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 25);
+  messageDesc(file_fulfillment_v1_fulfillment, 28);
 
 /**
  * @generated from message fulfillment.v1.ListMcpToolsResponse
@@ -937,7 +1034,7 @@ export type ListMcpToolsResponse = Message<"fulfillment.v1.ListMcpToolsResponse"
  * Use `create(ListMcpToolsResponseSchema)` to create a new message.
  */
 export const ListMcpToolsResponseSchema: GenMessage<ListMcpToolsResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 26);
+  messageDesc(file_fulfillment_v1_fulfillment, 29);
 
 /**
  * @generated from message fulfillment.v1.RegisterOriginRequest
@@ -971,7 +1068,7 @@ export type RegisterOriginRequest = Message<"fulfillment.v1.RegisterOriginReques
  * Use `create(RegisterOriginRequestSchema)` to create a new message.
  */
 export const RegisterOriginRequestSchema: GenMessage<RegisterOriginRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 27);
+  messageDesc(file_fulfillment_v1_fulfillment, 30);
 
 /**
  * @generated from message fulfillment.v1.RegisterOriginResponse
@@ -990,7 +1087,7 @@ export type RegisterOriginResponse = Message<"fulfillment.v1.RegisterOriginRespo
  * Use `create(RegisterOriginResponseSchema)` to create a new message.
  */
 export const RegisterOriginResponseSchema: GenMessage<RegisterOriginResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 28);
+  messageDesc(file_fulfillment_v1_fulfillment, 31);
 
 /**
  * @generated from message fulfillment.v1.ForgetOriginRequest
@@ -1007,7 +1104,7 @@ export type ForgetOriginRequest = Message<"fulfillment.v1.ForgetOriginRequest"> 
  * Use `create(ForgetOriginRequestSchema)` to create a new message.
  */
 export const ForgetOriginRequestSchema: GenMessage<ForgetOriginRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 29);
+  messageDesc(file_fulfillment_v1_fulfillment, 32);
 
 /**
  * @generated from message fulfillment.v1.ForgetOriginResponse
@@ -1020,7 +1117,7 @@ export type ForgetOriginResponse = Message<"fulfillment.v1.ForgetOriginResponse"
  * Use `create(ForgetOriginResponseSchema)` to create a new message.
  */
 export const ForgetOriginResponseSchema: GenMessage<ForgetOriginResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 30);
+  messageDesc(file_fulfillment_v1_fulfillment, 33);
 
 /**
  * @generated from message fulfillment.v1.DeliverRequest
@@ -1109,7 +1206,7 @@ export type DeliverRequest = Message<"fulfillment.v1.DeliverRequest"> & {
  * Use `create(DeliverRequestSchema)` to create a new message.
  */
 export const DeliverRequestSchema: GenMessage<DeliverRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 31);
+  messageDesc(file_fulfillment_v1_fulfillment, 34);
 
 /**
  * Delivery is one payment's delivery as recorded.
@@ -1185,7 +1282,7 @@ export type Delivery = Message<"fulfillment.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 32);
+  messageDesc(file_fulfillment_v1_fulfillment, 35);
 
 /**
  * @generated from message fulfillment.v1.DeliverResponse
@@ -1202,7 +1299,7 @@ export type DeliverResponse = Message<"fulfillment.v1.DeliverResponse"> & {
  * Use `create(DeliverResponseSchema)` to create a new message.
  */
 export const DeliverResponseSchema: GenMessage<DeliverResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 33);
+  messageDesc(file_fulfillment_v1_fulfillment, 36);
 
 /**
  * @generated from message fulfillment.v1.CheckCallRequest
@@ -1239,7 +1336,7 @@ export type CheckCallRequest = Message<"fulfillment.v1.CheckCallRequest"> & {
  * Use `create(CheckCallRequestSchema)` to create a new message.
  */
 export const CheckCallRequestSchema: GenMessage<CheckCallRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 34);
+  messageDesc(file_fulfillment_v1_fulfillment, 37);
 
 /**
  * @generated from message fulfillment.v1.CheckCallResponse
@@ -1252,7 +1349,7 @@ export type CheckCallResponse = Message<"fulfillment.v1.CheckCallResponse"> & {
  * Use `create(CheckCallResponseSchema)` to create a new message.
  */
 export const CheckCallResponseSchema: GenMessage<CheckCallResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 35);
+  messageDesc(file_fulfillment_v1_fulfillment, 38);
 
 /**
  * @generated from message fulfillment.v1.ConcludeDeliveryRequest
@@ -1269,7 +1366,7 @@ export type ConcludeDeliveryRequest = Message<"fulfillment.v1.ConcludeDeliveryRe
  * Use `create(ConcludeDeliveryRequestSchema)` to create a new message.
  */
 export const ConcludeDeliveryRequestSchema: GenMessage<ConcludeDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 36);
+  messageDesc(file_fulfillment_v1_fulfillment, 39);
 
 /**
  * @generated from message fulfillment.v1.ConcludeDeliveryResponse
@@ -1288,7 +1385,7 @@ export type ConcludeDeliveryResponse = Message<"fulfillment.v1.ConcludeDeliveryR
  * Use `create(ConcludeDeliveryResponseSchema)` to create a new message.
  */
 export const ConcludeDeliveryResponseSchema: GenMessage<ConcludeDeliveryResponse> = /*@__PURE__*/
-  messageDesc(file_fulfillment_v1_fulfillment, 37);
+  messageDesc(file_fulfillment_v1_fulfillment, 40);
 
 /**
  * @generated from enum fulfillment.v1.OriginAuthType
@@ -1540,6 +1637,18 @@ export const FulfillmentService: GenService<{
     methodKind: "unary";
     input: typeof PackageLiabilitiesRequestSchema;
     output: typeof PackageLiabilitiesResponseSchema;
+  },
+  /**
+   * AccountFulfillment answers what an account's buyers were not served since a
+   * time (origin failures of purchases and of package calls) and what its live
+   * packages still owe, per checkout.
+   *
+   * @generated from rpc fulfillment.v1.FulfillmentService.AccountFulfillment
+   */
+  accountFulfillment: {
+    methodKind: "unary";
+    input: typeof AccountFulfillmentRequestSchema;
+    output: typeof AccountFulfillmentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fulfillment_v1_fulfillment, 0);

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/payments.proto.
  */
 export const file_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEiwQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSLAoFZXh0cmEYCCABKAsyHS5wYXltZW50cy52MS5SZXF1aXJlbWVudEV4dHJhSgQIBxAIUgpleHRyYV9qc29uIlkKEFJlcXVpcmVtZW50RXh0cmESDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEhMKC2NoZWNrb3V0X2lkGAMgASgJEhEKCXJlaGVhcnNhbBgEIAEoCCJyCg1BdXRob3JpemF0aW9uEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSDQoFdmFsdWUYAyABKAkSEwoLdmFsaWRfYWZ0ZXIYBCABKAkSFAoMdmFsaWRfYmVmb3JlGAUgASgJEg0KBW5vbmNlGAYgASgJIr8BCg5TZXR0bGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhkKDGVycm9yX3JlYXNvbhgCIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYAyABKAlIAYgBARISCgVwYXllchgEIAEoCUgCiAEBEhMKC3RyYW5zYWN0aW9uGAUgASgJEg8KB25ldHdvcmsYBiABKAlCDwoNX2Vycm9yX3JlYXNvbkIQCg5fZXJyb3JfbWVzc2FnZUIICgZfcGF5ZXIiogEKDlZlcmlmeVJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESHAoPaW52YWxpZF9tZXNzYWdlGAMgASgJSAGIAQESEgoFcGF5ZXIYBCABKAlIAogBAUIRCg9faW52YWxpZF9yZWFzb25CEgoQX2ludmFsaWRfbWVzc2FnZUIICgZfcGF5ZXIijQEKDlByaWNlQnJlYWtkb3duEg0KBXByaWNlGAEgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgCIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYAyABKARIAIgBARISCgpmZWVfYW1vdW50GAQgASgEEg0KBXRvdGFsGAUgASgEQhIKEF9wbGF0Zm9ybV9hbW91bnQitAUKB1JlY2VpcHQSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg0KBWFzc2V0GAUgASgJEhIKCmFtb3VudF91c2QYBiABKAkSFwoPcHJvdmlkZXJfYW1vdW50GAcgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgIIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYCSABKAQSDQoFdG90YWwYCiABKAQSDQoFcGF5ZXIYCyABKAkSDwoHc3ViamVjdBgMIAEoCRIOCgZwYXlfdG8YDSABKAkSDwoHdHhfaGFzaBgOIAEoCRIRCgl0ZXN0X21vZGUYDyABKAgSLgoKc2V0dGxlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHc29sZF9ieRgRIAEoCUgBiAEBEhYKDmNoZWNrb3V0X3RpdGxlGBIgASgJEhgKEGRlbGl2ZXJ5X291dGNvbWUYEyABKAkSFwoKaGFuZG9mZl9pZBgUIAEoCUgCiAEBEhkKDHBhcnRpZXNfanNvbhgVIAEoCUgDiAEBEhwKD3BsYXRmb3JtX2ZlZV90bxgWIAEoCUgEiAEBEiwKCGRlbGl2ZXJ5GBcgASgLMhoucGF5bWVudHMudjEuRGVsaXZlcnlGYWN0cxI1CgxmdWxmaWxsZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAWIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZEIPCg1fcGFydGllc19qc29uQhIKEF9wbGF0Zm9ybV9mZWVfdG9CDwoNX2Z1bGZpbGxlZF9hdCLPAQodTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESOQoQYWZ0ZXJfc2V0dGxlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIVCghhZnRlcl9pZBgEIAEoCUgBiAEBQhMKEV9hZnRlcl9zZXR0bGVkX2F0QgsKCV9hZnRlcl9pZCJICh5MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVzcG9uc2USJgoIcmVjZWlwdHMYASADKAsyFC5wYXltZW50cy52MS5SZWNlaXB0IpADChNMaXN0UmVjZWlwdHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEjkKEGFmdGVyX3NldHRsZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESFQoIYWZ0ZXJfaWQYBCABKAlIAYgBARIRCgl0ZXN0X21vZGUYBSABKAgSHgoHc29sZF9ieRgGIAEoCUIIukgFcgMYyAFIAogBARI1CgxzZXR0bGVkX2Zyb20YByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESMwoKc2V0dGxlZF90bxgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBAUITChFfYWZ0ZXJfc2V0dGxlZF9hdEILCglfYWZ0ZXJfaWRCCgoIX3NvbGRfYnlCDwoNX3NldHRsZWRfZnJvbUINCgtfc2V0dGxlZF90byI+ChRMaXN0UmVjZWlwdHNSZXNwb25zZRImCghyZWNlaXB0cxgBIAMoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQiawoUTWFya0Z1bGZpbGxlZFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIbCgpwYXltZW50X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIlkKFU1hcmtGdWxmaWxsZWRSZXNwb25zZRIlCgdyZWNlaXB0GAEgASgLMhQucGF5bWVudHMudjEuUmVjZWlwdBIZChFhbHJlYWR5X2Z1bGZpbGxlZBgCIAEoCCJCCg1EZWxpdmVyeUZhY3RzEg4KBnN0YXR1cxgBIAEoDRISCgpsYXRlbmN5X21zGAIgASgNEg0KBWJ5dGVzGAMgASgNImAKE1F1b3RlUGF5bWVudFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESKwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2VCCrpIB4IBBBABIAAizQEKFFF1b3RlUGF5bWVudFJlc3BvbnNlEjAKB2FjY2VwdHMYASADKAsyHy5wYXltZW50cy52MS5QYXltZW50UmVxdWlyZW1lbnQSKgoFcHJpY2UYAiABKAsyGy5wYXltZW50cy52MS5QcmljZUJyZWFrZG93bhIvCgpzZXR0bGVtZW50GAMgASgOMhsucGF5bWVudHMudjEuU2V0dGxlbWVudEtpbmQSJgoIY2hlY2tvdXQYBCABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0IqkCChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESKwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2VCCrpIB4IBBBABIAASFwoFcGF5ZXIYAyABKAlCCLpIBXIDGIABEh0KB25ldHdvcmsYBCABKAlCB7pIBHICGEBIAIgBARI+CgZwYXJhbXMYBiADKAsyLi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QuUGFyYW1zRW50cnkaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfbmV0d29ya0oECAUQBlIMcmVzb3VyY2VfdXJsIsIBChZQcmVwYXJlUGF5bWVudFJlc3BvbnNlEg8KB25ldHdvcmsYASABKAkSNAoLcmVxdWlyZW1lbnQYAiABKAsyHy5wYXltZW50cy52MS5QYXltZW50UmVxdWlyZW1lbnQSMQoNYXV0aG9yaXphdGlvbhgFIAEoCzIaLnBheW1lbnRzLnYxLkF1dGhvcml6YXRpb25KBAgDEARKBAgEEAVSD3R5cGVkX2RhdGFfanNvblIRcGF5bG9hZF9zdHViX2pzb24imAIKFFN1Ym1pdFBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAEh8KDnBheW1lbnRfaGVhZGVyGAMgASgJQge6SARyAhABEhcKCmhhbmRvZmZfaWQYBCABKAlIAIgBARI9CgZwYXJhbXMYBSADKAsyLS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdC5QYXJhbXNFbnRyeRotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg0KC19oYW5kb2ZmX2lkIqMDChVTdWJtaXRQYXltZW50UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSEwoLcmVkZWxpdmVyZWQYAiABKAgSNAoPc2V0dGxlX3Jlc3BvbnNlGAcgASgLMhsucGF5bWVudHMudjEuU2V0dGxlUmVzcG9uc2USJgoIY2hlY2tvdXQYCCABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EioKBnN0YXR1cxgEIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSEgoKcGF5bWVudF9pZBgFIAEoCRIPCgd0eF9oYXNoGAYgASgJEioKCGRlbGl2ZXJ5GAkgASgLMhguZnVsZmlsbG1lbnQudjEuRGVsaXZlcnkSLQoHcGFja2FnZRgKIAEoCzIcLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VTdGF0ZRIYCgtwYWNrYWdlX2tleRgLIAEoCUgAiAEBQg4KDF9wYWNrYWdlX2tleUoECAMQBFIUc2V0dGxlX3Jlc3BvbnNlX2pzb24iMAoRR2V0UmVjZWlwdFJlcXVlc3QSGwoKcGF5bWVudF9pZBgBIAEoCUIHukgEcgIQASJ4ChJHZXRSZWNlaXB0UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSKgoGc3RhdHVzGAIgASgOMhoucGF5bWVudHMudjEuUGF5bWVudFN0YXR1cxIPCgd0eF9oYXNoGAMgASgJIjIKFkZpbmRSZWNlaXB0QnlUeFJlcXVlc3QSGAoHdHhfaGFzaBgBIAEoCUIHukgEcgIQASItChdGaW5kUmVjZWlwdEJ5VHhSZXNwb25zZRISCgpwYXltZW50X2lkGAEgASgJIkYKEkZpbmRIYW5kb2ZmUmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARISCgpoYW5kb2ZmX2lkGAIgASgJIjwKE0ZpbmRIYW5kb2ZmUmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCRIRCgl0ZXN0X21vZGUYAiABKAgiNgobRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXF1ZXN0EhcKBmZhbWlseRgBIAEoCUIHukgEcgIQASLuAQocRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXNwb25zZRIpCgVraW5kcxgCIAMoCzIaLnBheW1lbnRzLnYxLlN1cHBvcnRlZEtpbmQSRwoHc2lnbmVycxgDIAMoCzI2LnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2UuU2lnbmVyc0VudHJ5GkQKDFNpZ25lcnNFbnRyeRILCgNrZXkYASABKAkSIwoFdmFsdWUYAiABKAsyFC5wYXltZW50cy52MS5TaWduZXJzOgI4AUoECAEQAlIOc3VwcG9ydGVkX2pzb24iRgoNU3VwcG9ydGVkS2luZBIUCgx4NDAyX3ZlcnNpb24YASABKAUSDgoGc2NoZW1lGAIgASgJEg8KB25ldHdvcmsYAyABKAkiHAoHU2lnbmVycxIRCglhZGRyZXNzZXMYASADKAkidAoYRmFjaWxpdGF0b3JWZXJpZnlSZXF1ZXN0EhcKBmZhbWlseRgBIAEoCUIHukgEcgIQARIPCgduZXR3b3JrGAIgASgJEhgKEHJlcXVpcmVtZW50X2pzb24YAyABKAkSFAoMcGF5bG9hZF9qc29uGAQgASgJIm0KGUZhY2lsaXRhdG9yVmVyaWZ5UmVzcG9uc2USNAoPdmVyaWZ5X3Jlc3BvbnNlGAIgASgLMhsucGF5bWVudHMudjEuVmVyaWZ5UmVzcG9uc2VKBAgBEAJSFHZlcmlmeV9yZXNwb25zZV9qc29uInQKGEZhY2lsaXRhdG9yU2V0dGxlUmVxdWVzdBIXCgZmYW1pbHkYASABKAlCB7pIBHICEAESDwoHbmV0d29yaxgCIAEoCRIYChByZXF1aXJlbWVudF9qc29uGAMgASgJEhQKDHBheWxvYWRfanNvbhgEIAEoCSJtChlGYWNpbGl0YXRvclNldHRsZVJlc3BvbnNlEjQKD3NldHRsZV9yZXNwb25zZRgCIAEoCzIbLnBheW1lbnRzLnYxLlNldHRsZVJlc3BvbnNlSgQIARACUhRzZXR0bGVfcmVzcG9uc2VfanNvbio6CgRGYWNlEhQKEEZBQ0VfVU5TUEVDSUZJRUQQABINCglGQUNFX0xJVkUQARINCglGQUNFX1RFU1QQAiptCg5TZXR0bGVtZW50S2luZBIfChtTRVRUTEVNRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIdChlTRVRUTEVNRU5UX0tJTkRfU0lNVUxBVEVEEAESGwoXU0VUVExFTUVOVF9LSU5EX09OQ0hBSU4QAipnCg1QYXltZW50U3RhdHVzEh4KGlBBWU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWUEFZTUVOVF9TVEFUVVNfU0VUVExFRBABEhoKFlBBWU1FTlRfU1RBVFVTX1BFTkRJTkcQAjLtCAoPUGF5bWVudHNTZXJ2aWNlElMKDFF1b3RlUGF5bWVudBIgLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlcXVlc3QaIS5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXNwb25zZRJZCg5QcmVwYXJlUGF5bWVudBIiLnBheW1lbnRzLnYxLlByZXBhcmVQYXltZW50UmVxdWVzdBojLnBheW1lbnRzLnYxLlByZXBhcmVQYXltZW50UmVzcG9uc2USVgoNU3VibWl0UGF5bWVudBIhLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXF1ZXN0GiIucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlc3BvbnNlEk0KCkdldFJlY2VpcHQSHi5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVxdWVzdBofLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXNwb25zZRJcCg9GaW5kUmVjZWlwdEJ5VHgSIy5wYXltZW50cy52MS5GaW5kUmVjZWlwdEJ5VHhSZXF1ZXN0GiQucGF5bWVudHMudjEuRmluZFJlY2VpcHRCeVR4UmVzcG9uc2USUAoLRmluZEhhbmRvZmYSHy5wYXltZW50cy52MS5GaW5kSGFuZG9mZlJlcXVlc3QaIC5wYXltZW50cy52MS5GaW5kSGFuZG9mZlJlc3BvbnNlEnEKFkxpc3RBd2FpdGluZ0Z1bGZpbG1lbnQSKi5wYXltZW50cy52MS5MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVxdWVzdBorLnBheW1lbnRzLnYxLkxpc3RBd2FpdGluZ0Z1bGZpbG1lbnRSZXNwb25zZRJTCgxMaXN0UmVjZWlwdHMSIC5wYXltZW50cy52MS5MaXN0UmVjZWlwdHNSZXF1ZXN0GiEucGF5bWVudHMudjEuTGlzdFJlY2VpcHRzUmVzcG9uc2USVgoNTWFya0Z1bGZpbGxlZBIhLnBheW1lbnRzLnYxLk1hcmtGdWxmaWxsZWRSZXF1ZXN0GiIucGF5bWVudHMudjEuTWFya0Z1bGZpbGxlZFJlc3BvbnNlEmsKFEZhY2lsaXRhdG9yU3VwcG9ydGVkEigucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXF1ZXN0GikucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXNwb25zZRJiChFGYWNpbGl0YXRvclZlcmlmeRIlLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yVmVyaWZ5UmVxdWVzdBomLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yVmVyaWZ5UmVzcG9uc2USYgoRRmFjaWxpdGF0b3JTZXR0bGUSJS5wYXltZW50cy52MS5GYWNpbGl0YXRvclNldHRsZVJlcXVlc3QaJi5wYXltZW50cy52MS5GYWNpbGl0YXRvclNldHRsZVJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_catalog_v1_catalog, file_fulfillment_v1_fulfillment, file_google_protobuf_timestamp]);
+  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEiwQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSLAoFZXh0cmEYCCABKAsyHS5wYXltZW50cy52MS5SZXF1aXJlbWVudEV4dHJhSgQIBxAIUgpleHRyYV9qc29uIlkKEFJlcXVpcmVtZW50RXh0cmESDAoEbmFtZRgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEhMKC2NoZWNrb3V0X2lkGAMgASgJEhEKCXJlaGVhcnNhbBgEIAEoCCJyCg1BdXRob3JpemF0aW9uEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSDQoFdmFsdWUYAyABKAkSEwoLdmFsaWRfYWZ0ZXIYBCABKAkSFAoMdmFsaWRfYmVmb3JlGAUgASgJEg0KBW5vbmNlGAYgASgJIr8BCg5TZXR0bGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhkKDGVycm9yX3JlYXNvbhgCIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYAyABKAlIAYgBARISCgVwYXllchgEIAEoCUgCiAEBEhMKC3RyYW5zYWN0aW9uGAUgASgJEg8KB25ldHdvcmsYBiABKAlCDwoNX2Vycm9yX3JlYXNvbkIQCg5fZXJyb3JfbWVzc2FnZUIICgZfcGF5ZXIiogEKDlZlcmlmeVJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESHAoPaW52YWxpZF9tZXNzYWdlGAMgASgJSAGIAQESEgoFcGF5ZXIYBCABKAlIAogBAUIRCg9faW52YWxpZF9yZWFzb25CEgoQX2ludmFsaWRfbWVzc2FnZUIICgZfcGF5ZXIijQEKDlByaWNlQnJlYWtkb3duEg0KBXByaWNlGAEgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgCIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYAyABKARIAIgBARISCgpmZWVfYW1vdW50GAQgASgEEg0KBXRvdGFsGAUgASgEQhIKEF9wbGF0Zm9ybV9hbW91bnQitAUKB1JlY2VpcHQSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg0KBWFzc2V0GAUgASgJEhIKCmFtb3VudF91c2QYBiABKAkSFwoPcHJvdmlkZXJfYW1vdW50GAcgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgIIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYCSABKAQSDQoFdG90YWwYCiABKAQSDQoFcGF5ZXIYCyABKAkSDwoHc3ViamVjdBgMIAEoCRIOCgZwYXlfdG8YDSABKAkSDwoHdHhfaGFzaBgOIAEoCRIRCgl0ZXN0X21vZGUYDyABKAgSLgoKc2V0dGxlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHc29sZF9ieRgRIAEoCUgBiAEBEhYKDmNoZWNrb3V0X3RpdGxlGBIgASgJEhgKEGRlbGl2ZXJ5X291dGNvbWUYEyABKAkSFwoKaGFuZG9mZl9pZBgUIAEoCUgCiAEBEhkKDHBhcnRpZXNfanNvbhgVIAEoCUgDiAEBEhwKD3BsYXRmb3JtX2ZlZV90bxgWIAEoCUgEiAEBEiwKCGRlbGl2ZXJ5GBcgASgLMhoucGF5bWVudHMudjEuRGVsaXZlcnlGYWN0cxI1CgxmdWxmaWxsZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAWIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZEIPCg1fcGFydGllc19qc29uQhIKEF9wbGF0Zm9ybV9mZWVfdG9CDwoNX2Z1bGZpbGxlZF9hdCLPAQodTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESOQoQYWZ0ZXJfc2V0dGxlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIVCghhZnRlcl9pZBgEIAEoCUgBiAEBQhMKEV9hZnRlcl9zZXR0bGVkX2F0QgsKCV9hZnRlcl9pZCJICh5MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVzcG9uc2USJgoIcmVjZWlwdHMYASADKAsyFC5wYXltZW50cy52MS5SZWNlaXB0IpADChNMaXN0UmVjZWlwdHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEjkKEGFmdGVyX3NldHRsZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESFQoIYWZ0ZXJfaWQYBCABKAlIAYgBARIRCgl0ZXN0X21vZGUYBSABKAgSHgoHc29sZF9ieRgGIAEoCUIIukgFcgMYyAFIAogBARI1CgxzZXR0bGVkX2Zyb20YByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESMwoKc2V0dGxlZF90bxgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBAUITChFfYWZ0ZXJfc2V0dGxlZF9hdEILCglfYWZ0ZXJfaWRCCgoIX3NvbGRfYnlCDwoNX3NldHRsZWRfZnJvbUINCgtfc2V0dGxlZF90byI+ChRMaXN0UmVjZWlwdHNSZXNwb25zZRImCghyZWNlaXB0cxgBIAMoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQiegoVU2FsZXNBbmFseXRpY3NSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESMQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQESEQoJdGVzdF9tb2RlGAMgASgIIogBCglTYWxlc1N1bXMSEAoIcGF5bWVudHMYASABKA0SFAoMcHJpY2VfYW1vdW50GAIgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgDIAEoBBIXCg9wbGF0Zm9ybV9hbW91bnQYBCABKAQSEgoKZmVlX2Ftb3VudBgFIAEoBBINCgV0b3RhbBgGIAEoBCI9CghEYXlTYWxlcxILCgNkYXkYASABKAkSJAoEc3VtcxgCIAEoCzIWLnBheW1lbnRzLnYxLlNhbGVzU3VtcyJZCg1DaGVja291dFNhbGVzEhMKC2NoZWNrb3V0X2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEiQKBHN1bXMYAyABKAsyFi5wYXltZW50cy52MS5TYWxlc1N1bXMixwEKFlNhbGVzQW5hbHl0aWNzUmVzcG9uc2USJgoGdG90YWxzGAEgASgLMhYucGF5bWVudHMudjEuU2FsZXNTdW1zEiMKBGRheXMYAiADKAsyFS5wYXltZW50cy52MS5EYXlTYWxlcxItCgljaGVja291dHMYAyADKAsyGi5wYXltZW50cy52MS5DaGVja291dFNhbGVzEhcKD2Rpc3RpbmN0X2J1eWVycxgEIAEoDRIYChByZXR1cm5pbmdfYnV5ZXJzGAUgASgNImsKFE1hcmtGdWxmaWxsZWRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESGwoKcGF5bWVudF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJZChVNYXJrRnVsZmlsbGVkUmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSGQoRYWxyZWFkeV9mdWxmaWxsZWQYAiABKAgiQgoNRGVsaXZlcnlGYWN0cxIOCgZzdGF0dXMYASABKA0SEgoKbGF0ZW5jeV9tcxgCIAEoDRINCgVieXRlcxgDIAEoDSJgChNRdW90ZVBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAIs0BChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kEiYKCGNoZWNrb3V0GAQgASgLMhQuY2F0YWxvZy52MS5DaGVja291dCKpAgoVUHJlcGFyZVBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAEhcKBXBheWVyGAMgASgJQgi6SAVyAxiAARIdCgduZXR3b3JrGAQgASgJQge6SARyAhhASACIAQESPgoGcGFyYW1zGAYgAygLMi4ucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXF1ZXN0LlBhcmFtc0VudHJ5Gi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX25ldHdvcmtKBAgFEAZSDHJlc291cmNlX3VybCLCAQoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EjEKDWF1dGhvcml6YXRpb24YBSABKAsyGi5wYXltZW50cy52MS5BdXRob3JpemF0aW9uSgQIAxAESgQIBBAFUg90eXBlZF9kYXRhX2pzb25SEXBheWxvYWRfc3R1Yl9qc29uIpgCChRTdWJtaXRQYXltZW50UmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIrCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZUIKukgHggEEEAEgABIfCg5wYXltZW50X2hlYWRlchgDIAEoCUIHukgEcgIQARIXCgpoYW5kb2ZmX2lkGAQgASgJSACIAQESPQoGcGFyYW1zGAUgAygLMi0ucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QuUGFyYW1zRW50cnkaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUINCgtfaGFuZG9mZl9pZCKjAwoVU3VibWl0UGF5bWVudFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EhMKC3JlZGVsaXZlcmVkGAIgASgIEjQKD3NldHRsZV9yZXNwb25zZRgHIAEoCzIbLnBheW1lbnRzLnYxLlNldHRsZVJlc3BvbnNlEiYKCGNoZWNrb3V0GAggASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIqCgZzdGF0dXMYBCABKA4yGi5wYXltZW50cy52MS5QYXltZW50U3RhdHVzEhIKCnBheW1lbnRfaWQYBSABKAkSDwoHdHhfaGFzaBgGIAEoCRIqCghkZWxpdmVyeRgJIAEoCzIYLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJ5Ei0KB3BhY2thZ2UYCiABKAsyHC5mdWxmaWxsbWVudC52MS5QYWNrYWdlU3RhdGUSGAoLcGFja2FnZV9rZXkYCyABKAlIAIgBAUIOCgxfcGFja2FnZV9rZXlKBAgDEARSFHNldHRsZV9yZXNwb25zZV9qc29uIjAKEUdldFJlY2VpcHRSZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAEieAoSR2V0UmVjZWlwdFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EioKBnN0YXR1cxgCIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSDwoHdHhfaGFzaBgDIAEoCSIyChZGaW5kUmVjZWlwdEJ5VHhSZXF1ZXN0EhgKB3R4X2hhc2gYASABKAlCB7pIBHICEAEiLQoXRmluZFJlY2VpcHRCeVR4UmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCSJGChJGaW5kSGFuZG9mZlJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESEgoKaGFuZG9mZl9pZBgCIAEoCSI8ChNGaW5kSGFuZG9mZlJlc3BvbnNlEhIKCnBheW1lbnRfaWQYASABKAkSEQoJdGVzdF9tb2RlGAIgASgIIjYKG0ZhY2lsaXRhdG9yU3VwcG9ydGVkUmVxdWVzdBIXCgZmYW1pbHkYASABKAlCB7pIBHICEAEi7gEKHEZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2USKQoFa2luZHMYAiADKAsyGi5wYXltZW50cy52MS5TdXBwb3J0ZWRLaW5kEkcKB3NpZ25lcnMYAyADKAsyNi5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlLlNpZ25lcnNFbnRyeRpECgxTaWduZXJzRW50cnkSCwoDa2V5GAEgASgJEiMKBXZhbHVlGAIgASgLMhQucGF5bWVudHMudjEuU2lnbmVyczoCOAFKBAgBEAJSDnN1cHBvcnRlZF9qc29uIkYKDVN1cHBvcnRlZEtpbmQSFAoMeDQwMl92ZXJzaW9uGAEgASgFEg4KBnNjaGVtZRgCIAEoCRIPCgduZXR3b3JrGAMgASgJIhwKB1NpZ25lcnMSEQoJYWRkcmVzc2VzGAEgAygJInQKGEZhY2lsaXRhdG9yVmVyaWZ5UmVxdWVzdBIXCgZmYW1pbHkYASABKAlCB7pIBHICEAESDwoHbmV0d29yaxgCIAEoCRIYChByZXF1aXJlbWVudF9qc29uGAMgASgJEhQKDHBheWxvYWRfanNvbhgEIAEoCSJtChlGYWNpbGl0YXRvclZlcmlmeVJlc3BvbnNlEjQKD3ZlcmlmeV9yZXNwb25zZRgCIAEoCzIbLnBheW1lbnRzLnYxLlZlcmlmeVJlc3BvbnNlSgQIARACUhR2ZXJpZnlfcmVzcG9uc2VfanNvbiJ0ChhGYWNpbGl0YXRvclNldHRsZVJlcXVlc3QSFwoGZmFtaWx5GAEgASgJQge6SARyAhABEg8KB25ldHdvcmsYAiABKAkSGAoQcmVxdWlyZW1lbnRfanNvbhgDIAEoCRIUCgxwYXlsb2FkX2pzb24YBCABKAkibQoZRmFjaWxpdGF0b3JTZXR0bGVSZXNwb25zZRI0Cg9zZXR0bGVfcmVzcG9uc2UYAiABKAsyGy5wYXltZW50cy52MS5TZXR0bGVSZXNwb25zZUoECAEQAlIUc2V0dGxlX3Jlc3BvbnNlX2pzb24qOgoERmFjZRIUChBGQUNFX1VOU1BFQ0lGSUVEEAASDQoJRkFDRV9MSVZFEAESDQoJRkFDRV9URVNUEAIqbQoOU2V0dGxlbWVudEtpbmQSHwobU0VUVExFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZU0VUVExFTUVOVF9LSU5EX1NJTVVMQVRFRBABEhsKF1NFVFRMRU1FTlRfS0lORF9PTkNIQUlOEAIqZwoNUGF5bWVudFN0YXR1cxIeChpQQVlNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFlBBWU1FTlRfU1RBVFVTX1NFVFRMRUQQARIaChZQQVlNRU5UX1NUQVRVU19QRU5ESU5HEAIyyAkKD1BheW1lbnRzU2VydmljZRJTCgxRdW90ZVBheW1lbnQSIC5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXF1ZXN0GiEucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVzcG9uc2USWQoOUHJlcGFyZVBheW1lbnQSIi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QaIy5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlc3BvbnNlElYKDVN1Ym1pdFBheW1lbnQSIS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdBoiLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXNwb25zZRJNCgpHZXRSZWNlaXB0Eh4ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlcXVlc3QaHy5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVzcG9uc2USXAoPRmluZFJlY2VpcHRCeVR4EiMucGF5bWVudHMudjEuRmluZFJlY2VpcHRCeVR4UmVxdWVzdBokLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlc3BvbnNlElAKC0ZpbmRIYW5kb2ZmEh8ucGF5bWVudHMudjEuRmluZEhhbmRvZmZSZXF1ZXN0GiAucGF5bWVudHMudjEuRmluZEhhbmRvZmZSZXNwb25zZRJxChZMaXN0QXdhaXRpbmdGdWxmaWxtZW50EioucGF5bWVudHMudjEuTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlcXVlc3QaKy5wYXltZW50cy52MS5MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVzcG9uc2USUwoMTGlzdFJlY2VpcHRzEiAucGF5bWVudHMudjEuTGlzdFJlY2VpcHRzUmVxdWVzdBohLnBheW1lbnRzLnYxLkxpc3RSZWNlaXB0c1Jlc3BvbnNlElkKDlNhbGVzQW5hbHl0aWNzEiIucGF5bWVudHMudjEuU2FsZXNBbmFseXRpY3NSZXF1ZXN0GiMucGF5bWVudHMudjEuU2FsZXNBbmFseXRpY3NSZXNwb25zZRJWCg1NYXJrRnVsZmlsbGVkEiEucGF5bWVudHMudjEuTWFya0Z1bGZpbGxlZFJlcXVlc3QaIi5wYXltZW50cy52MS5NYXJrRnVsZmlsbGVkUmVzcG9uc2USawoURmFjaWxpdGF0b3JTdXBwb3J0ZWQSKC5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlcXVlc3QaKS5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlEmIKEUZhY2lsaXRhdG9yVmVyaWZ5EiUucGF5bWVudHMudjEuRmFjaWxpdGF0b3JWZXJpZnlSZXF1ZXN0GiYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JWZXJpZnlSZXNwb25zZRJiChFGYWNpbGl0YXRvclNldHRsZRIlLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU2V0dGxlUmVxdWVzdBomLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU2V0dGxlUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_catalog_v1_catalog, file_fulfillment_v1_fulfillment, file_google_protobuf_timestamp]);
 
 /**
  * PaymentRequirement is one x402 v2 `accepts[]` entry.
@@ -540,6 +540,171 @@ export const ListReceiptsResponseSchema: GenMessage<ListReceiptsResponse> = /*@_
   messageDesc(file_payments_v1_payments, 10);
 
 /**
+ * @generated from message payments.v1.SalesAnalyticsRequest
+ */
+export type SalesAnalyticsRequest = Message<"payments.v1.SalesAnalyticsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bool test_mode = 3;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message payments.v1.SalesAnalyticsRequest.
+ * Use `create(SalesAnalyticsRequestSchema)` to create a new message.
+ */
+export const SalesAnalyticsRequestSchema: GenMessage<SalesAnalyticsRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 11);
+
+/**
+ * SalesSums adds up settled sales (atomic units of USDC, exact).
+ *
+ * @generated from message payments.v1.SalesSums
+ */
+export type SalesSums = Message<"payments.v1.SalesSums"> & {
+  /**
+   * @generated from field: uint32 payments = 1;
+   */
+  payments: number;
+
+  /**
+   * @generated from field: uint64 price_amount = 2;
+   */
+  priceAmount: bigint;
+
+  /**
+   * @generated from field: uint64 provider_amount = 3;
+   */
+  providerAmount: bigint;
+
+  /**
+   * @generated from field: uint64 platform_amount = 4;
+   */
+  platformAmount: bigint;
+
+  /**
+   * @generated from field: uint64 fee_amount = 5;
+   */
+  feeAmount: bigint;
+
+  /**
+   * @generated from field: uint64 total = 6;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message payments.v1.SalesSums.
+ * Use `create(SalesSumsSchema)` to create a new message.
+ */
+export const SalesSumsSchema: GenMessage<SalesSums> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 12);
+
+/**
+ * @generated from message payments.v1.DaySales
+ */
+export type DaySales = Message<"payments.v1.DaySales"> & {
+  /**
+   * day is the UTC date, YYYY-MM-DD.
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: payments.v1.SalesSums sums = 2;
+   */
+  sums?: SalesSums | undefined;
+};
+
+/**
+ * Describes the message payments.v1.DaySales.
+ * Use `create(DaySalesSchema)` to create a new message.
+ */
+export const DaySalesSchema: GenMessage<DaySales> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 13);
+
+/**
+ * @generated from message payments.v1.CheckoutSales
+ */
+export type CheckoutSales = Message<"payments.v1.CheckoutSales"> & {
+  /**
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: payments.v1.SalesSums sums = 3;
+   */
+  sums?: SalesSums | undefined;
+};
+
+/**
+ * Describes the message payments.v1.CheckoutSales.
+ * Use `create(CheckoutSalesSchema)` to create a new message.
+ */
+export const CheckoutSalesSchema: GenMessage<CheckoutSales> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 14);
+
+/**
+ * @generated from message payments.v1.SalesAnalyticsResponse
+ */
+export type SalesAnalyticsResponse = Message<"payments.v1.SalesAnalyticsResponse"> & {
+  /**
+   * @generated from field: payments.v1.SalesSums totals = 1;
+   */
+  totals?: SalesSums | undefined;
+
+  /**
+   * days has a row for each UTC day with a sale, oldest first.
+   *
+   * @generated from field: repeated payments.v1.DaySales days = 2;
+   */
+  days: DaySales[];
+
+  /**
+   * checkouts, by provider_amount, largest first (at most 100).
+   *
+   * @generated from field: repeated payments.v1.CheckoutSales checkouts = 3;
+   */
+  checkouts: CheckoutSales[];
+
+  /**
+   * @generated from field: uint32 distinct_buyers = 4;
+   */
+  distinctBuyers: number;
+
+  /**
+   * returning_buyers bought at least twice in the window.
+   *
+   * @generated from field: uint32 returning_buyers = 5;
+   */
+  returningBuyers: number;
+};
+
+/**
+ * Describes the message payments.v1.SalesAnalyticsResponse.
+ * Use `create(SalesAnalyticsResponseSchema)` to create a new message.
+ */
+export const SalesAnalyticsResponseSchema: GenMessage<SalesAnalyticsResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 15);
+
+/**
  * @generated from message payments.v1.MarkFulfilledRequest
  */
 export type MarkFulfilledRequest = Message<"payments.v1.MarkFulfilledRequest"> & {
@@ -564,7 +729,7 @@ export type MarkFulfilledRequest = Message<"payments.v1.MarkFulfilledRequest"> &
  * Use `create(MarkFulfilledRequestSchema)` to create a new message.
  */
 export const MarkFulfilledRequestSchema: GenMessage<MarkFulfilledRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 11);
+  messageDesc(file_payments_v1_payments, 16);
 
 /**
  * @generated from message payments.v1.MarkFulfilledResponse
@@ -588,7 +753,7 @@ export type MarkFulfilledResponse = Message<"payments.v1.MarkFulfilledResponse">
  * Use `create(MarkFulfilledResponseSchema)` to create a new message.
  */
 export const MarkFulfilledResponseSchema: GenMessage<MarkFulfilledResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 12);
+  messageDesc(file_payments_v1_payments, 17);
 
 /**
  * DeliveryFacts is what the receipt shows of a relay delivery: the origin's
@@ -618,7 +783,7 @@ export type DeliveryFacts = Message<"payments.v1.DeliveryFacts"> & {
  * Use `create(DeliveryFactsSchema)` to create a new message.
  */
 export const DeliveryFactsSchema: GenMessage<DeliveryFacts> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 13);
+  messageDesc(file_payments_v1_payments, 18);
 
 /**
  * @generated from message payments.v1.QuotePaymentRequest
@@ -640,7 +805,7 @@ export type QuotePaymentRequest = Message<"payments.v1.QuotePaymentRequest"> & {
  * Use `create(QuotePaymentRequestSchema)` to create a new message.
  */
 export const QuotePaymentRequestSchema: GenMessage<QuotePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 14);
+  messageDesc(file_payments_v1_payments, 19);
 
 /**
  * @generated from message payments.v1.QuotePaymentResponse
@@ -674,7 +839,7 @@ export type QuotePaymentResponse = Message<"payments.v1.QuotePaymentResponse"> &
  * Use `create(QuotePaymentResponseSchema)` to create a new message.
  */
 export const QuotePaymentResponseSchema: GenMessage<QuotePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 15);
+  messageDesc(file_payments_v1_payments, 20);
 
 /**
  * @generated from message payments.v1.PreparePaymentRequest
@@ -714,7 +879,7 @@ export type PreparePaymentRequest = Message<"payments.v1.PreparePaymentRequest">
  * Use `create(PreparePaymentRequestSchema)` to create a new message.
  */
 export const PreparePaymentRequestSchema: GenMessage<PreparePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 16);
+  messageDesc(file_payments_v1_payments, 21);
 
 /**
  * @generated from message payments.v1.PreparePaymentResponse
@@ -744,7 +909,7 @@ export type PreparePaymentResponse = Message<"payments.v1.PreparePaymentResponse
  * Use `create(PreparePaymentResponseSchema)` to create a new message.
  */
 export const PreparePaymentResponseSchema: GenMessage<PreparePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 17);
+  messageDesc(file_payments_v1_payments, 22);
 
 /**
  * @generated from message payments.v1.SubmitPaymentRequest
@@ -787,7 +952,7 @@ export type SubmitPaymentRequest = Message<"payments.v1.SubmitPaymentRequest"> &
  * Use `create(SubmitPaymentRequestSchema)` to create a new message.
  */
 export const SubmitPaymentRequestSchema: GenMessage<SubmitPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 18);
+  messageDesc(file_payments_v1_payments, 23);
 
 /**
  * @generated from message payments.v1.SubmitPaymentResponse
@@ -863,7 +1028,7 @@ export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse">
  * Use `create(SubmitPaymentResponseSchema)` to create a new message.
  */
 export const SubmitPaymentResponseSchema: GenMessage<SubmitPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 19);
+  messageDesc(file_payments_v1_payments, 24);
 
 /**
  * @generated from message payments.v1.GetReceiptRequest
@@ -880,7 +1045,7 @@ export type GetReceiptRequest = Message<"payments.v1.GetReceiptRequest"> & {
  * Use `create(GetReceiptRequestSchema)` to create a new message.
  */
 export const GetReceiptRequestSchema: GenMessage<GetReceiptRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 20);
+  messageDesc(file_payments_v1_payments, 25);
 
 /**
  * @generated from message payments.v1.GetReceiptResponse
@@ -909,7 +1074,7 @@ export type GetReceiptResponse = Message<"payments.v1.GetReceiptResponse"> & {
  * Use `create(GetReceiptResponseSchema)` to create a new message.
  */
 export const GetReceiptResponseSchema: GenMessage<GetReceiptResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 21);
+  messageDesc(file_payments_v1_payments, 26);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxRequest
@@ -926,7 +1091,7 @@ export type FindReceiptByTxRequest = Message<"payments.v1.FindReceiptByTxRequest
  * Use `create(FindReceiptByTxRequestSchema)` to create a new message.
  */
 export const FindReceiptByTxRequestSchema: GenMessage<FindReceiptByTxRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 22);
+  messageDesc(file_payments_v1_payments, 27);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxResponse
@@ -943,7 +1108,7 @@ export type FindReceiptByTxResponse = Message<"payments.v1.FindReceiptByTxRespon
  * Use `create(FindReceiptByTxResponseSchema)` to create a new message.
  */
 export const FindReceiptByTxResponseSchema: GenMessage<FindReceiptByTxResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 23);
+  messageDesc(file_payments_v1_payments, 28);
 
 /**
  * @generated from message payments.v1.FindHandoffRequest
@@ -965,7 +1130,7 @@ export type FindHandoffRequest = Message<"payments.v1.FindHandoffRequest"> & {
  * Use `create(FindHandoffRequestSchema)` to create a new message.
  */
 export const FindHandoffRequestSchema: GenMessage<FindHandoffRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 24);
+  messageDesc(file_payments_v1_payments, 29);
 
 /**
  * @generated from message payments.v1.FindHandoffResponse
@@ -987,7 +1152,7 @@ export type FindHandoffResponse = Message<"payments.v1.FindHandoffResponse"> & {
  * Use `create(FindHandoffResponseSchema)` to create a new message.
  */
 export const FindHandoffResponseSchema: GenMessage<FindHandoffResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 25);
+  messageDesc(file_payments_v1_payments, 30);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedRequest
@@ -1004,7 +1169,7 @@ export type FacilitatorSupportedRequest = Message<"payments.v1.FacilitatorSuppor
  * Use `create(FacilitatorSupportedRequestSchema)` to create a new message.
  */
 export const FacilitatorSupportedRequestSchema: GenMessage<FacilitatorSupportedRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 26);
+  messageDesc(file_payments_v1_payments, 31);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedResponse
@@ -1028,7 +1193,7 @@ export type FacilitatorSupportedResponse = Message<"payments.v1.FacilitatorSuppo
  * Use `create(FacilitatorSupportedResponseSchema)` to create a new message.
  */
 export const FacilitatorSupportedResponseSchema: GenMessage<FacilitatorSupportedResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 27);
+  messageDesc(file_payments_v1_payments, 32);
 
 /**
  * SupportedKind is one x402 (version, scheme, network) the facilitator settles.
@@ -1057,7 +1222,7 @@ export type SupportedKind = Message<"payments.v1.SupportedKind"> & {
  * Use `create(SupportedKindSchema)` to create a new message.
  */
 export const SupportedKindSchema: GenMessage<SupportedKind> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 28);
+  messageDesc(file_payments_v1_payments, 33);
 
 /**
  * @generated from message payments.v1.Signers
@@ -1074,7 +1239,7 @@ export type Signers = Message<"payments.v1.Signers"> & {
  * Use `create(SignersSchema)` to create a new message.
  */
 export const SignersSchema: GenMessage<Signers> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 29);
+  messageDesc(file_payments_v1_payments, 34);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyRequest
@@ -1109,7 +1274,7 @@ export type FacilitatorVerifyRequest = Message<"payments.v1.FacilitatorVerifyReq
  * Use `create(FacilitatorVerifyRequestSchema)` to create a new message.
  */
 export const FacilitatorVerifyRequestSchema: GenMessage<FacilitatorVerifyRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 30);
+  messageDesc(file_payments_v1_payments, 35);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyResponse
@@ -1126,7 +1291,7 @@ export type FacilitatorVerifyResponse = Message<"payments.v1.FacilitatorVerifyRe
  * Use `create(FacilitatorVerifyResponseSchema)` to create a new message.
  */
 export const FacilitatorVerifyResponseSchema: GenMessage<FacilitatorVerifyResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 31);
+  messageDesc(file_payments_v1_payments, 36);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleRequest
@@ -1161,7 +1326,7 @@ export type FacilitatorSettleRequest = Message<"payments.v1.FacilitatorSettleReq
  * Use `create(FacilitatorSettleRequestSchema)` to create a new message.
  */
 export const FacilitatorSettleRequestSchema: GenMessage<FacilitatorSettleRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 32);
+  messageDesc(file_payments_v1_payments, 37);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleResponse
@@ -1178,7 +1343,7 @@ export type FacilitatorSettleResponse = Message<"payments.v1.FacilitatorSettleRe
  * Use `create(FacilitatorSettleResponseSchema)` to create a new message.
  */
 export const FacilitatorSettleResponseSchema: GenMessage<FacilitatorSettleResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 33);
+  messageDesc(file_payments_v1_payments, 38);
 
 /**
  * @generated from enum payments.v1.Face
@@ -1349,6 +1514,17 @@ export const PaymentsService: GenService<{
     methodKind: "unary";
     input: typeof ListReceiptsRequestSchema;
     output: typeof ListReceiptsResponseSchema;
+  },
+  /**
+   * SalesAnalytics sums an account's settled sales of one mode since a time:
+   * per UTC day, per checkout, and its distinct buyers (by subject).
+   *
+   * @generated from rpc payments.v1.PaymentsService.SalesAnalytics
+   */
+  salesAnalytics: {
+    methodKind: "unary";
+    input: typeof SalesAnalyticsRequestSchema;
+    output: typeof SalesAnalyticsResponseSchema;
   },
   /**
    * MarkFulfilled closes out a webhook sale; a second call answers it unchanged.
