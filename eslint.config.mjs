@@ -16,6 +16,7 @@ export default tseslint.config(
         fetch: "readonly",
         crypto: "readonly",
         setTimeout: "readonly",
+        setImmediate: "readonly",
         clearTimeout: "readonly",
         __dirname: "readonly",
         NodeJS: "readonly",

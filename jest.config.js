@@ -6,7 +6,12 @@ const swc = ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescri
 module.exports = {
   testEnvironment: "node",
   transform: { "^.+\\.(t|j)sx?$": swc },
-  testMatch: ["<rootDir>/packages/*/test/**/*.test.ts", "<rootDir>/services/*/test/**/*.test.ts", "<rootDir>/deploy/embedded/test/**/*.test.ts"],
+  testMatch: [
+    "<rootDir>/packages/*/test/**/*.test.ts",
+    "<rootDir>/services/*/test/**/*.test.ts",
+    "<rootDir>/deploy/embedded/test/**/*.test.ts",
+    "<rootDir>/examples/*/test/**/*.test.ts",
+  ],
   testTimeout: 30_000,
   maxWorkers: 2,
   globalSetup: "<rootDir>/packages/testkit/src/global-setup.ts",
