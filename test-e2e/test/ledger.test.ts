@@ -73,6 +73,10 @@ describe("the receipts ledger", () => {
     const middle = all[1]!.settled_at;
     const upTo = await call("GET", `/v1/receipts?test_mode=true&to=${encodeURIComponent(middle)}`, { key: seller.key });
     expect(upTo.body.receipts.every((r: { settled_at: string }) => r.settled_at < middle)).toBe(true);
+    // A cursor past `to` (from another listing) is implied by it: the same rows.
+    const newest = (await call("GET", "/v1/receipts?test_mode=true&limit=1", { key: seller.key })).body.next_cursor as string;
+    const pastTo = await call("GET", `/v1/receipts?test_mode=true&to=${encodeURIComponent(middle)}&cursor=${newest}`, { key: seller.key });
+    expect(pastTo.body.receipts).toEqual(upTo.body.receipts);
     const from = await call("GET", `/v1/receipts?test_mode=true&from=${encodeURIComponent(middle)}`, { key: seller.key });
     expect(from.body.receipts.length + upTo.body.receipts.length).toBe(3);
     expect((await call("GET", "/v1/receipts?test_mode=true&sold_by=some-platform", { key: seller.key })).body.receipts).toEqual([]);

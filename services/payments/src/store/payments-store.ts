@@ -196,7 +196,10 @@ export const paymentsStore = {
     if (filter.from) q = q.where("settled_at", ">=", filter.from);
     if (filter.to) q = q.where("settled_at", "<", filter.to);
     const after = page.after;
-    if (after) q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
+    // A cursor at or past `to` is implied by it; left in, the index scan would start at the cursor and walk down to `to`.
+    if (after && !(filter.to && after.settledAt.getTime() >= filter.to.getTime())) {
+      q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
+    }
     return q.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size).execute();
   },
 
