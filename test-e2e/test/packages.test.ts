@@ -155,6 +155,17 @@ describe("packages of calls", () => {
     expect((await spend(`/c/${a.id}/usage`, keyOfA)).body.calls_used).toBe(1);
   });
 
+  it("a package key files a buyer report with its purchase attached; another checkout's key is 401", async () => {
+    const [c, other] = [await packageOf(2), await packageOf(2)];
+    const bought = await buy(c.id);
+    const key = bought.body.package_key as string;
+    const filed = await call("POST", `/v1/checkouts/${c.id}/reports`, { body: { category: "not_delivered" }, headers: { Authorization: `Bearer ${key}` } });
+    expect(filed.status).toBe(201);
+    expect(filed.body).toMatchObject({ kind: "buyer", receipt_id: bought.body.receipt.id });
+    const wrong = await call("POST", `/v1/checkouts/${other.id}/reports`, { body: { category: "not_delivered" }, headers: { Authorization: `Bearer ${key}` } });
+    expect(wrong.status).toBe(401);
+  });
+
   it("gives the call back when the seller's origin fails (502, not charged) and counts the buyer's own request errors", async () => {
     const api = await switchableOrigin();
     try {

@@ -13,7 +13,7 @@ export interface OperationKit {
   operation: (op: Part, ...shared: Part[]) => unknown;
   authenticated: (minimumScope: "read_only" | "payments") => Part;
   bodyProblems: Part;
-  use: (name: "NotFound" | "Conflict" | "InvalidRequest" | "RateLimited" | "Unavailable") => unknown;
+  use: (name: "NotFound" | "Conflict" | "InvalidRequest" | "RateLimited" | "Unavailable" | "PackageKeyRefused") => unknown;
   json: (description: string, schema: Schema, headers?: Record<string, unknown>) => unknown;
   body: (name: "ReportCreate" | "ReportUpdate") => unknown;
   pathParam: (name: string, schema: Schema, description?: string) => unknown;
@@ -102,11 +102,21 @@ export function reportPaths(k: OperationKit): Record<string, Record<string, unkn
           operationId: "fileReport",
           summary: "Report a problem with a checkout (no credential; a report never refunds)",
           description:
-            "Anyone may report, for a checkout in any state (void and expired ones too). With `receipt_id` (a receipt of this checkout) the report is a buyer report with the payment attached; a receipt of another checkout, or none, answers 422 naming receipt_id. Without it the report is anonymous and rate limited harder: 20 an hour per client address, 5 an hour per address and checkout; buyer reports 20 an hour per receipt and 60 per address. The seller is told (their reports list, a `checkout.reported` event) and can acknowledge or resolve it.",
-          parameters: [k.checkoutId],
+            "Anyone may report, for a checkout in any state (void and expired ones too). With `receipt_id` (a receipt of this checkout) the report is a buyer report with the payment attached; a receipt of another checkout, or none, answers 422 naming receipt_id. A package key (`Authorization: Bearer <package_key>`, without receipt_id) names its purchase the same way; another checkout's or an unknown key is 401. Without it the report is anonymous and rate limited harder: 20 an hour per client address, 5 an hour per address and checkout; buyer reports 20 an hour per receipt and 60 per address. The seller is told (their reports list, a `checkout.reported` event) and can acknowledge or resolve it.",
+          parameters: [
+            k.checkoutId,
+            {
+              name: "Authorization",
+              in: "header",
+              required: false,
+              schema: { type: "string" },
+              description: "Bearer <package_key>: the package's purchase is the report's receipt (any other Authorization is ignored)",
+            },
+          ],
           requestBody: k.body("ReportCreate"),
           responses: {
             "201": k.json("Filed: what happens next", ref("ReportFiled"), k.rateLimitHeaders()),
+            "401": k.use("PackageKeyRefused"),
             "404": k.use("NotFound"),
             "429": k.use("RateLimited"),
             "503": k.use("Unavailable"),

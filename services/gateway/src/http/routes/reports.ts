@@ -10,11 +10,12 @@ import type { GatewayDeps, ServiceClients } from "../deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
 import { ReportLimits, type ReportLimitSettings } from "../report-limits";
 import { validateBody } from "../validate";
+import { packageKeyOf } from "../face-requests";
 
 /**
  * Reports on checkouts (catalog owns them):
  *
- *   POST  /v1/checkouts/{id}/reports   anyone (no credential): file a report
+ *   POST  /v1/checkouts/{id}/reports   anyone (no credential; a package key names its purchase): file a report
  *   GET   /v1/checkouts/{id}/reports   seller (read_only): one checkout's reports
  *   GET   /v1/reports                  seller (read_only): every report on the account's checkouts
  *   PATCH /v1/reports/{id}             seller (payments): acknowledge or resolve
@@ -68,8 +69,14 @@ export function reportRoutes({ clients, cache, settings }: GatewayDeps, limitSet
     const checkoutId = String(req.params.id);
     if (!isId("checkout", checkoutId)) throw new ProblemError("not-found", "No such checkout.");
     const body = validateBody("ReportCreate", req.body);
-    await limits.admit(req, res, { checkoutId, receiptId: body.receipt_id });
-    const payment = body.receipt_id === undefined ? undefined : await paymentOfReceipt(clients, checkoutId, body.receipt_id);
+    // A package key (Authorization: Bearer pk_…) names its purchase as receipt_id does; a key not of this checkout is 401.
+    const packageKey = body.receipt_id === undefined ? packageKeyOf(req) : undefined;
+    const receiptId =
+      packageKey === undefined
+        ? body.receipt_id
+        : answered((await clients.fulfillment.packageUsage({ checkoutId, packageKey, pageSize: 1 })).package, "package").paymentId;
+    await limits.admit(req, res, { checkoutId, receiptId });
+    const payment = receiptId === undefined ? undefined : await paymentOfReceipt(clients, checkoutId, receiptId);
     const r = await clients.catalog.fileReport({
       checkoutId,
       category: body.category,
