@@ -109,7 +109,7 @@ export function reportPaths(k: OperationKit): Record<string, Record<string, unkn
               name: "Authorization",
               in: "header",
               required: false,
-              schema: { type: "string" },
+              schema: { type: "string", pattern: "^Bearer pk_(test|live)_[0-9A-Za-z]{32}$" },
               description: "Bearer <package_key>: the package's purchase is the report's receipt (any other Authorization is ignored)",
             },
           ],

@@ -978,7 +978,7 @@ function analyticsSchema(): Schema {
         ...sums,
         per_day: {
           type: "array",
-          items: object({ date: { type: "string", format: "date" }, ...sums }),
+          items: object({ date: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }, ...sums }),
           description: "Every UTC day of the window, oldest first",
         },
         per_checkout: {
