@@ -1,5 +1,5 @@
 import { eventAfter, type OutboxRow } from "@c402/bus";
-import { sql, type Kysely, type QueryCreator, type Selectable } from "kysely";
+import { sql, type Kysely, type QueryCreator, type Selectable, type SelectQueryBuilder } from "kysely";
 
 interface PaymentsTable {
   id: string;
@@ -61,6 +61,16 @@ export interface PaymentsTables {
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentsDb = Kysely<PaymentsTables>;
 /** What identifies a payment (a unique index): its authorization (payer, nonce) on one token, rehearsal or live. */
+/** A page of settled payments, newest first by (settled_at, id): the ones after the cursor, at most `size`. */
+function newestSettledFirst<Q extends SelectQueryBuilder<PaymentsTables, "payments", PaymentRow>>(
+  q: Q,
+  page: { size: number; after?: { settledAt: Date; id: string } },
+) {
+  const after = page.after;
+  const afterCursor = after ? q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id))) : q;
+  return afterCursor.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size);
+}
+
 /** Which of an account's receipts a ledger read keeps. */
 export interface LedgerFilter {
   testMode: boolean;
@@ -177,16 +187,14 @@ export const paymentsStore = {
 
   /** One page of the account's settled webhook sales not marked fulfilled, newest first (index payments_awaiting_fulfilment). */
   awaitingFulfilment: (db: PaymentsDb, accountId: string, page: { size: number; after?: { settledAt: Date; id: string } }) => {
-    let q = db
+    const q = db
       .selectFrom("payments")
       .selectAll()
       .where("account_id", "=", accountId)
       .where("fulfillment", "=", "webhook")
       .where("status", "=", "settled")
       .where("fulfilled_at", "is", null);
-    const after = page.after;
-    if (after) q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
-    return q.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size).execute();
+    return newestSettledFirst(q, page).execute();
   },
 
   /** One page of the account's ledger (index payments_ledger): settled payments of one mode, newest first, filtered. */
@@ -195,12 +203,9 @@ export const paymentsStore = {
     if (filter.soldBy !== undefined) q = q.where("sold_by", "=", filter.soldBy);
     if (filter.from) q = q.where("settled_at", ">=", filter.from);
     if (filter.to) q = q.where("settled_at", "<", filter.to);
-    const after = page.after;
     // A cursor at or past `to` is implied by it; left in, the index scan would start at the cursor and walk down to `to`.
-    if (after && !(filter.to && after.settledAt.getTime() >= filter.to.getTime())) {
-      q = q.where((eb) => eb(eb.refTuple("settled_at", "id"), "<", eb.tuple(after.settledAt, after.id)));
-    }
-    return q.orderBy("settled_at", "desc").orderBy("id", "desc").limit(page.size).execute();
+    const impliedByTo = page.after && filter.to && page.after.settledAt.getTime() >= filter.to.getTime();
+    return newestSettledFirst(q, impliedByTo ? { size: page.size } : page).execute();
   },
 
   /**
