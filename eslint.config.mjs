@@ -21,6 +21,7 @@ export default tseslint.config(
         __dirname: "readonly",
         NodeJS: "readonly",
         module: "writable",
+        require: "readonly",
       },
     },
     rules: {
@@ -39,6 +40,21 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-non-null-assertion": "error",
+    },
+  },
+  {
+    // A signature or MAC is compared with crypto.timingSafeEqual, never ===: the time an equality
+    // takes says how much of a forged value matched (G15). Comparing with null/undefined is fine.
+    files: ["**/*.ts", "**/*.js", "**/*.mjs"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "BinaryExpression[operator=/^[!=]==?$/]:not([right.type='Literal']):not([right.name='undefined']):not([left.type='Literal']) > :matches(Identifier, MemberExpression > Identifier.property)[name=/(signature|hmac|mac|digest)s?$/i]",
+          message: "Compare signatures and MACs with crypto.timingSafeEqual (equal-length buffers), not ===.",
+        },
+      ],
     },
   },
 );

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
+import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";
@@ -61,6 +62,8 @@ async function signIn(wallet: PrivateKeyAccount): Promise<HttpResponse> {
 let mcpServer: FakeMcpServer | undefined;
 /** The relay origin of the package checkout setUp buys from (closed after the suite). */
 let packageOrigin: FakeOrigin | undefined;
+/** The webhook receiver the kept receiver posts to (closed after the suite). */
+let webhookReceiver: WebhookReceiver | undefined;
 
 async function setUp(): Promise<Fixtures> {
   const scripted = fuzzer.scripted.bind(fuzzer);
@@ -353,6 +356,24 @@ async function setUp(): Promise<Fixtures> {
     "an MCP server's tools",
   );
 
+  // Webhooks: a receiver registered (201), re-keyed by registering its url again (201), a bad url refused (422),
+  // listed; another deleted (then 404). The kept one receives the webhook sale below: its delivery is the fuzz's {delivery_id}.
+  webhookReceiver = await startWebhookReceiver();
+  const registerWebhook = (spec: Record<string, unknown>) => scripted("POST /v1/webhooks", { path: "/v1/webhooks", headers: auth(full), body: body(spec) });
+  const keptWebhook = await registerWebhook({ url: `${webhookReceiver.url}/kept`, events: ["checkout.paid", "checkout.reported"] });
+  expectStatus(keptWebhook, 201, "a webhook receiver");
+  expectStatus(await registerWebhook({ url: `${webhookReceiver.url}/kept`, events: ["checkout.paid", "checkout.reported"] }), 201, "a receiver re-keyed");
+  expectStatus(await registerWebhook({ url: "ftp://example.com/hook" }), 422, "a receiver url that is not https");
+  const doomedWebhook = await registerWebhook({ url: `${webhookReceiver.url}/doomed`, events: null });
+  expectStatus(doomedWebhook, 201, "a receiver to delete");
+  captured.webhooks = await scripted("GET /v1/webhooks", { path: "/v1/webhooks?limit=1", headers: auth(readOnly) });
+  expectStatus(captured.webhooks, 200, "receivers");
+  if (parsed(captured.webhooks).next_cursor) cursors.push(parsed(captured.webhooks).next_cursor);
+  const doomedWebhookPath = `/v1/webhooks/${parsed(doomedWebhook).id}`;
+  expectStatus(await scripted("DELETE /v1/webhooks/{id}", { path: doomedWebhookPath, headers: auth(full) }), 200, "a receiver deleted");
+  expectStatus(await scripted("DELETE /v1/webhooks/{id}", { path: doomedWebhookPath, headers: auth(full) }), 404, "a receiver deleted again");
+  const keptWebhookPath = `/v1/webhooks/${parsed(keptWebhook).id}`;
+
   // A webhook sale (rehearsal): it awaits fulfilment until the seller closes it out (twice: the second changes nothing);
   // an inline sale has nothing to close out (409).
   const webhookCheckout = await create(full, { title: "Made to order", price_usd: "0.20", fulfillment: "webhook", reusable: true });
@@ -363,6 +384,21 @@ async function setUp(): Promise<Fixtures> {
     headers: { "payment-signature": encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), webhookRequirement)) },
   });
   expectStatus(webhookSale, 200, "a webhook sale");
+  // Its checkout.paid reaches the kept receiver (at least once); the delivery and its attempts are readable.
+  await webhookReceiver.waitFor(1, 30_000);
+  const deliveries = await scripted("GET /v1/webhooks/{id}/deliveries", { path: `${keptWebhookPath}/deliveries`, headers: auth(readOnly) });
+  expectStatus(deliveries, 200, "a receiver's deliveries");
+  const deliveryId = parsed(deliveries).deliveries[0]?.id as string;
+  expectStatus(
+    await scripted("GET /v1/webhooks/{id}/deliveries/{delivery_id}", { path: `${keptWebhookPath}/deliveries/${deliveryId}`, headers: auth(readOnly) }),
+    200,
+    "a delivery",
+  );
+  expectStatus(
+    await scripted("GET /v1/webhooks/{id}/deliveries", { path: `${keptWebhookPath}/deliveries?status=late`, headers: auth(readOnly) }),
+    422,
+    "a delivery status outside the set",
+  );
   const awaiting = await scripted("GET /v1/receipts/awaiting-fulfilment", { path: "/v1/receipts/awaiting-fulfilment?limit=1", headers: auth(readOnly) });
   expectStatus(awaiting, 200, "sales awaiting fulfilment");
   if (parsed(awaiting).next_cursor) cursors.push(parsed(awaiting).next_cursor);
@@ -432,6 +468,11 @@ async function setUp(): Promise<Fixtures> {
       payment_id: [receipt.id],
       report_id: [parsed(anonymousReport).id, parsed(buyerReport).id],
       secret_id: [parsed(keptOriginKey).id],
+      // Webhook routes name their receiver {id}: the kept one (the deleted one for DELETE, so the fuzz deletes nothing more).
+      "DELETE /v1/webhooks/{id} id": [parsed(doomedWebhook).id],
+      "GET /v1/webhooks/{id}/deliveries id": [parsed(keptWebhook).id],
+      "GET /v1/webhooks/{id}/deliveries/{delivery_id} id": [parsed(keptWebhook).id],
+      delivery_id: [deliveryId],
       tx_hash: [receipt.tx_hash],
       nonce: [nonce],
       family: ["base", "stellar", "solana"],
@@ -472,6 +513,7 @@ describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per o
   afterAll(async () => {
     await mcpServer?.close();
     await packageOrigin?.close();
+    await webhookReceiver?.close();
     if (!fuzzer) return;
     process.stdout.write(
       `\nOpenAPI fuzz (${process.env.E2E_RUN_MODE ?? "?"} mode, seed ${SEED}, ${RUNS} runs): answers per operation\n${fuzzer.findings.coverage()}\n`,

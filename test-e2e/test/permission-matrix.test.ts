@@ -1,3 +1,4 @@
+import { eventually } from "@c402/testkit";
 import { call, callFrom, newCheckout, newSeller, otherLoopbackAddress, payRehearsal, walletSession, type Reply } from "../src/http";
 
 /**
@@ -36,6 +37,9 @@ interface Account {
   originKeyId: string;
   /** A rehearsal sale of a webhook checkout, awaiting fulfilment. */
   webhookSaleId: string;
+  /** A webhook receiver (on a loopback port nobody listens on) and the delivery of that sale to it. */
+  webhookId: string;
+  deliveryId: string;
 }
 
 async function mintKey(credential: string, scope: Scope, mode: "test" | "live"): Promise<{ id: string; secret: string }> {
@@ -58,9 +62,15 @@ async function newAccount(): Promise<Account> {
   if (report.status !== 201) throw new Error(`report: ${report.status} ${report.text}`);
   const originKey = await call("POST", "/v1/origin-keys", { key: seller.key, body: { auth_type: "bearer", value: "matrix-origin-secret" } });
   if (originKey.status !== 201) throw new Error(`origin key: ${originKey.status} ${originKey.text}`);
+  const receiver = await call("POST", "/v1/webhooks", { key: seller.key, body: { url: "http://127.0.0.1:2/hook" } });
+  if (receiver.status !== 201) throw new Error(`webhook receiver: ${receiver.status} ${receiver.text}`);
   const webhook = await newCheckout(seller.key, { fulfillment: "webhook", payload: undefined, reusable: true });
   const sale = await payRehearsal(webhook.id);
   if (sale.status !== 200) throw new Error(`webhook sale: ${sale.status} ${sale.text}`);
+  const deliveries = await eventually(
+    () => call("GET", `/v1/webhooks/${receiver.body.id}/deliveries`, { key: seller.key }),
+    (r) => r.status === 200 && r.body.deliveries.length > 0,
+  );
   return {
     wallet: seller.wallet,
     keys,
@@ -70,6 +80,8 @@ async function newAccount(): Promise<Account> {
     reportId: report.body.id,
     originKeyId: originKey.body.id,
     webhookSaleId: sale.body.receipt.id,
+    webhookId: receiver.body.id,
+    deliveryId: deliveries.body.deliveries[0].id,
   };
 }
 
@@ -96,6 +108,8 @@ describe("the permission matrix (G28), generated from the route table", () => {
     for (const [, name] of op.template.matchAll(/\{([^}]+)\}/g)) {
       let value: string;
       if (name === "id" && op.template.startsWith("/v1/checkouts/")) value = account.checkoutId;
+      else if (name === "id" && op.template.startsWith("/v1/webhooks/")) value = account.webhookId;
+      else if (name === "delivery_id") value = account.deliveryId;
       else if (name === "report_id") value = account.reportId;
       else if (name === "secret_id") value = account.originKeyId;
       else if (name === "key_id") value = (await mintKey(account.keys.full, "read_only", "test")).id;

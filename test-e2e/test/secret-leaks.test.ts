@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
+import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
 import { encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { call, decoded, newSeller, payRehearsal, type Reply } from "../src/http";
@@ -12,6 +13,7 @@ import { call, decoded, newSeller, payRehearsal, type Reply } from "../src/http"
  * seller has (origin keys created and rotated, one-off credentials of relay
  * and mcp checkouts, an idempotent create replayed, bodies refused with 422)
  * and a buyer's package key (sent on calls, on a usage read, to the wrong checkout),
+ * and the service's own webhook secrets (registered, re-keyed, signing a delivery),
  * are used (the origins receive them: they were in play), and then appear in
  * no HTTP answer, no account event, no line of any service's log and no file
  * the service wrote (embedded mode: its database's files too).
@@ -46,6 +48,7 @@ const filesHolding = (dir: string, needles: string[]) => scan(dir, needles).hits
 describe("G25: secrets never leak (canaries through every door, then every output scanned)", () => {
   let origin: FakeOrigin;
   let mcpServer: FakeMcpServer;
+  let webhookReceiver: WebhookReceiver;
   const answers: Reply[] = [];
   const keep = async (r: Promise<Reply>) => {
     const reply = await r;
@@ -64,6 +67,7 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
   afterAll(async () => {
     await origin.close();
     await mcpServer.close();
+    await webhookReceiver?.close();
   });
 
   it("scans a file that holds a canary as a hit (the scan can fail)", () => {
@@ -140,6 +144,19 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
     expect((await keep(call("GET", `/c/${pack.body.id}?q=1`, withPackageKey))).status).toBe(200);
     expect((await keep(call("GET", `/c/${pack.body.id}/usage`, withPackageKey))).status).toBe(200);
     expect((await keep(call("GET", `/c/${created.body.id}`, withPackageKey))).status).toBe(401);
+    // A webhook secret is the service's own: shown once when registered and when re-keyed (those answers are not scanned),
+    // then used to sign a delivery, and never seen again (the receiver gets signatures, not the secret).
+    webhookReceiver = await startWebhookReceiver();
+    const hookUrl = `${webhookReceiver.url}/g25`;
+    const hook = await call("POST", "/v1/webhooks", { key, body: { url: hookUrl } });
+    const rekeyed = await call("POST", "/v1/webhooks", { key, body: { url: hookUrl } });
+    const webhookSecrets = [hook.body.secret as string, rekeyed.body.secret as string];
+    expect(webhookSecrets.every((s) => s.startsWith("whsec_"))).toBe(true);
+    answers.push(await payRehearsal(created.body.id));
+    await webhookReceiver.waitFor(1);
+    await keep(call("GET", "/v1/webhooks", { key }));
+    await keep(call("GET", `/v1/webhooks/${hook.body.id}/deliveries`, { key }));
+    expect(webhookSecrets.filter((s) => JSON.stringify(webhookReceiver.received).includes(s))).toEqual([]);
     // Bodies refused with 422 name the field, never echo the value.
     await keep(call("POST", "/v1/origin-keys", { key, body: { auth_type: "api_key", value: `${secrets.refused}\n`, header_name: "X-Key" } }));
     await keep(call("POST", "/v1/checkouts", { key, body: { ...oneOffBody, origin_auth_type: "api_key", origin_auth_value: secrets.refused } }));
@@ -157,7 +174,7 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
       before = events.body.next_before;
       if (!before) break;
     }
-    const all = [...Object.values(secrets), packageKey];
+    const all = [...Object.values(secrets), packageKey, ...webhookSecrets];
     expect(JSON.stringify(origin.calls)).not.toContain(packageKey);
     const leakingAnswers = answers.filter((a) => all.some((s) => a.text.includes(s) || [...a.headers.values()].some((v) => v.includes(s))));
     expect(leakingAnswers.map((a) => a.text.slice(0, 200))).toEqual([]);

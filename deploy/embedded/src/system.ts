@@ -62,9 +62,15 @@ interface Secrets {
   subjectSecret: string;
   /** The keyring that seals stored credentials (SECRETS_KEYRING's format). */
   secretsKeyring: string;
+  /** The keyring that seals webhook secrets and signing keys (WEBHOOK_SECRETS_KEYRING's format). */
+  webhookSecretsKeyring: string;
 }
 
-const newSecrets = (): Secrets => ({ subjectSecret: randomBytes(32).toString("hex"), secretsKeyring: generateKeyringText("k1") });
+const newSecrets = (): Secrets => ({
+  subjectSecret: randomBytes(32).toString("hex"),
+  secretsKeyring: generateKeyringText("k1"),
+  webhookSecretsKeyring: generateKeyringText("w1"),
+});
 
 /** Secrets of an embedded install, generated on first start and kept beside the data (one added later is added to the file). */
 function loadSecrets(dataDir: string): Secrets {
@@ -131,6 +137,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
 
   const port = opts.port ?? gatewayDefaults.port;
   const allowLoopback = opts.outboundAllowLoopback ?? true;
+  const outbound = { allowLoopback, allowAddresses: [], resolveNames: opts.outboundResolveNames ?? true };
   // A throwaway install (":memory:") writes its mail to a temporary directory, still readable while it runs.
   const mailer = identityMailer({
     smtpUrl: opts.smtpUrl,
@@ -160,9 +167,14 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
     fulfillment: (deps) =>
       createFulfillmentService(deps, {
         keyring: parseKeyring(secrets.secretsKeyring),
-        outbound: { allowLoopback, allowAddresses: [], resolveNames: opts.outboundResolveNames ?? true },
+        outbound,
       }),
-    webhooks: (deps) => createWebhooksService(deps),
+    webhooks: (deps) =>
+      createWebhooksService(deps, {
+        baseUrl: opts.baseUrl ?? `http://${host}:${port}`,
+        keyring: parseKeyring(secrets.webhookSecretsKeyring),
+        outbound,
+      }),
   };
   const serviceClients = {} as Clients;
   const health: Record<string, ServiceClient<typeof healthV1.HealthService>> = {};

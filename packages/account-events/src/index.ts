@@ -36,6 +36,10 @@ export const ACCOUNT_ACTIONS = [
   "origin_key.rotated",
   "origin_key.revoked",
   "receipt.fulfilled",
+  "webhook.created",
+  "webhook.rekeyed",
+  "webhook.deleted",
+  "webhook.disabled",
 ] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 

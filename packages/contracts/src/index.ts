@@ -15,3 +15,4 @@ export * from "./enums";
 export * from "./reports";
 export * from "./origin-keys";
 export * from "./x402-messages";
+export * from "./webhook-events";

@@ -20,6 +20,10 @@ export const ID_PREFIX = {
   report: "rpt_",
   originKey: "okey_",
   package: "pkg_",
+  /** One event to one webhook receiver: the webhook-id header every attempt carries (Standard Webhooks' msg_). */
+  webhookDelivery: "msg_",
+  /** A service Ed25519 key that signs webhook deliveries. */
+  signingKey: "whk_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -8,3 +8,4 @@ export { isClassAllowed, MAX_REDIRECTS_CAP, type OutboundPolicy, type Resolver, 
 export { OutboundRefused, type RefusalReason } from "./errors";
 export { createGuardedFetch, type GuardedFetch } from "./guarded-fetch";
 export { guardedRequest, type GuardedRequestOptions, type GuardedResult } from "./guarded-request";
+export { NOT_CALLED_REASON, outboundPolicyOf, outboundSettingsOf, outboundSettingsSpec, type OutboundSettings } from "./settings";

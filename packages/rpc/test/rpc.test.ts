@@ -10,7 +10,15 @@ describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
 
   beforeAll(async () => {
     server = new RpcServer({ onError: (_e, method) => errors.push(method) });
+    const unused = () => Promise.reject(new Error("not called by this test"));
     server.add(webhooksV1.WebhooksService, {
+      registerEndpoint: unused,
+      listEndpoints: unused,
+      deleteEndpoint: unused,
+      listDeliveries: unused,
+      getDelivery: unused,
+      verificationKeys: unused,
+      rotateSigningKey: unused,
       async listRecordedEvents(req, ctx) {
         seen.push(ctx);
         expect(currentContext()?.requestId).toBe(ctx.requestId);

@@ -139,13 +139,21 @@ export const SERVICES = [
   },
   {
     name: "webhooks",
-    owns: "recorded events (delivery comes later)",
+    owns: "webhook receivers (secrets sealed), the Ed25519 signing keys, deliveries and their attempts, recorded events, outbox",
     database: { schema: "webhooks", role: "c402_webhooks" },
     addressEnv: "WEBHOOKS_GRPC_ADDRESS",
     calls: [],
-    topics: { publishes: [], consumes: [TOPICS.paymentSettled] },
-    secrets: [],
-    readsBaseUrl: false,
+    topics: { publishes: [TOPICS.accountActivity], consumes: [TOPICS.paymentSettled, TOPICS.checkoutReported] },
+    secrets: [
+      {
+        env: "WEBHOOK_SECRETS_KEYRING",
+        describe:
+          "master keys that seal receivers' secrets and the private signing keys: id:base64 of 32 random bytes, comma-separated, the first seals (rotate by putting a new one first; keep the old ones).",
+        placeholder: "w1:replace-with-base64-of-32-random-bytes",
+        developmentValue: "dev:YvVbMBVQMaAYoBG4lX2bxbRZ6LdA5EpKzvy2l6Qdm0I=",
+      },
+    ],
+    readsBaseUrl: true,
     settlesOnChain: false,
     resources: GRPC_SERVICE_RESOURCES,
   },

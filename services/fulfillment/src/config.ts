@@ -1,4 +1,5 @@
 import { env } from "@c402/config";
+import { outboundSettingsSpec } from "@c402/outbound-http";
 
 export const fulfillmentConfigSpec = {
   secretsKeyring: env.string(
@@ -8,19 +9,5 @@ export const fulfillmentConfigSpec = {
       secret: true,
     },
   ),
-  outboundAllowLoopback: env.bool(
-    "OUTBOUND_ALLOW_LOOPBACK",
-    "let calls to sellers' origins and MCP servers reach loopback addresses (a developer's machine; never in a cluster)",
-    { default: false },
-  ),
-  outboundResolveNames: env.bool(
-    "OUTBOUND_RESOLVE_NAMES",
-    "look up the names in sellers' URLs in DNS (false: only IP-literal URLs can be called; for sealed test environments)",
-    { default: true },
-  ),
-  outboundAllowAddresses: env.list(
-    "OUTBOUND_ALLOW_ADDRESSES",
-    "addresses or CIDRs of private origins sellers may call (comma-separated; metadata and unspecified addresses are never allowed)",
-    { default: [] },
-  ),
+  ...outboundSettingsSpec,
 };

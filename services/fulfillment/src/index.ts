@@ -1,7 +1,7 @@
 import { fulfillmentV1, healthV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { serviceOutboxRelay, standardHealth, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
-import { createGuardedFetch } from "@c402/outbound-http";
+import { createGuardedFetch, outboundPolicyOf, type OutboundSettings } from "@c402/outbound-http";
 import { SecretSealer, type Keyring } from "@c402/sealed-secrets";
 import { McpTools } from "./domain/mcp-tools";
 import { OriginKeys } from "./domain/origin-keys";
@@ -33,7 +33,7 @@ export interface FulfillmentSettings {
   /** The master keys that seal stored credentials (SECRETS_KEYRING; embedded mode keeps one under its data directory). */
   keyring: Keyring;
   /** Who sellers' origins may be: loopback only on a developer's machine (embedded mode), chosen private addresses where an operator allows them. */
-  outbound: { allowLoopback: boolean; allowAddresses: readonly string[]; resolveNames?: boolean };
+  outbound: OutboundSettings;
 }
 
 export async function createFulfillmentService(deps: ServiceDeps, settings: FulfillmentSettings): Promise<ServiceModule> {
@@ -41,12 +41,7 @@ export async function createFulfillmentService(deps: ServiceDeps, settings: Fulf
   const relay = serviceOutboxRelay(deps);
   const sealer = new SecretSealer(settings.keyring);
   const originKeys = new OriginKeys({ db: deps.database.db, sealer, onCommitted: () => relay.poke() });
-  const outboundFetch = createGuardedFetch({
-    allowLoopback: settings.outbound.allowLoopback,
-    allowAddresses: [...settings.outbound.allowAddresses],
-    // With names off, every name is "not found" (unreachable): no DNS query leaves the machine.
-    ...(settings.outbound.resolveNames === false ? { resolve: async () => [] } : {}),
-  });
+  const outboundFetch = createGuardedFetch(outboundPolicyOf(settings.outbound));
   const mcpTools = new McpTools({ fetch: outboundFetch, originKeys });
   const deliveries = new RelayDeliveries({ db: deps.database.db, sealer, originKeys, fetch: outboundFetch });
   const packages = new Packages({ db: deps.database.db, relay: deliveries });

@@ -1,4 +1,5 @@
 import { runDistributedService } from "@c402/runtime";
+import { outboundSettingsOf } from "@c402/outbound-http";
 import { parseKeyring } from "@c402/sealed-secrets";
 import { createFulfillmentService, fulfillmentConfigSpec, FULFILLMENT_SCHEMA } from "./index";
 
@@ -9,6 +10,6 @@ void runDistributedService({
   build: (deps, config) =>
     createFulfillmentService(deps, {
       keyring: parseKeyring(config.secretsKeyring),
-      outbound: { allowLoopback: config.outboundAllowLoopback, allowAddresses: config.outboundAllowAddresses, resolveNames: config.outboundResolveNames },
+      outbound: outboundSettingsOf(config),
     }),
 });

@@ -23,6 +23,7 @@ import { handoffRoutes } from "./http/routes/handoff";
 import { keyRoutes } from "./http/routes/keys";
 import { mcpToolRoutes } from "./http/routes/mcp-tools";
 import { originKeyRoutes } from "./http/routes/origin-keys";
+import { webhookRoutes } from "./http/routes/webhooks";
 import { magicLinkRoutes } from "./http/routes/magic-link";
 import { payoutRoutes } from "./http/routes/payouts";
 import { platformRoutes } from "./http/routes/platform";
@@ -89,6 +90,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(profileRoutes(deps));
   app.use(keyRoutes(deps));
   app.use(originKeyRoutes(deps));
+  app.use(webhookRoutes(deps));
   app.use(mcpToolRoutes(deps));
   app.use(accountRoutes(deps));
   app.use(checkoutRoutes(deps, quotes));

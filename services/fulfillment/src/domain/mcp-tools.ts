@@ -1,12 +1,12 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { GuardedFetch } from "@c402/outbound-http";
+import { NOT_CALLED_REASON, type GuardedFetch } from "@c402/outbound-http";
 import { invalid, ProblemError } from "@c402/problems";
 import { refusalIn, withMcpSession } from "./mcp-session";
 import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginKeys } from "./origin-keys";
 import { assertValid } from "./origin-key-rules";
-import { NOT_CALLED_REASON, originUrlErrors } from "./origin-url";
+import { originUrlErrors } from "./origin-url";
 
 /** How long one request to a seller's MCP server may take (the handshake and each page of tools). */
 export const MCP_REQUEST_TIMEOUT_MS = 10_000;

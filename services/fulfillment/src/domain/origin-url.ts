@@ -2,9 +2,6 @@ import type { FieldError } from "@c402/problems";
 
 export const ORIGIN_URL_MAX = 2048;
 
-/** The 422 reason for a URL the outbound guard would never call. */
-export const NOT_CALLED_REASON = "points to an address this service does not call (loopback, private, link-local or metadata)";
-
 /**
  * What an origin URL (a relay endpoint, an MCP server) may be: an absolute
  * http or https URL without credentials in it (they go in origin keys, where

@@ -1,6 +1,6 @@
 import type { OriginAuthTypeName } from "@c402/contracts";
 import { isId } from "@c402/ids";
-import type { GuardedFetch } from "@c402/outbound-http";
+import { NOT_CALLED_REASON, type GuardedFetch } from "@c402/outbound-http";
 import { invalid, ProblemError, type FieldError } from "@c402/problems";
 import { callMcpTool, mcpRequestErrors } from "./mcp-call";
 import type { SecretSealer } from "@c402/sealed-secrets";
@@ -10,7 +10,7 @@ import type { DeliveryResult, DeliveryRow } from "../store/relay-store";
 import { assertValid } from "./origin-key-rules";
 import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginCredential, OriginKeys } from "./origin-keys";
-import { NOT_CALLED_REASON, originUrlErrors } from "./origin-url";
+import { originUrlErrors } from "./origin-url";
 import { callOrigin, RELAY_METHODS, relayRequestErrors, type RelayOutcome } from "./relay-call";
 
 /** What decides the one call a delivery makes: the origin, how it is called, and the buyer's parameters. */

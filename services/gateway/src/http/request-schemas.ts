@@ -1,4 +1,5 @@
 import { originKeySchemas } from "./origin-key-schemas";
+import { webhookSchemas } from "./webhook-schemas";
 import { payoutSchemas } from "./payout-schemas";
 import { reportSchemas } from "./report-schemas";
 import type { FromSchema } from "./schema-type";
@@ -248,6 +249,7 @@ export const schemas = {
   ...reportSchemas,
   ...payoutSchemas,
   ...originKeySchemas,
+  ...webhookSchemas,
 } as const;
 
 export type SchemaName = keyof typeof schemas;

@@ -3,6 +3,7 @@ import { schemas } from "../http/request-schemas";
 import { catalogueResponseSchemas, cataloguePaths } from "./openapi-catalogue";
 import { withOperationIds } from "./openapi-conventions";
 import { ORIGIN_KEY_EXAMPLES, originKeyPaths, originKeyResponseSchemas } from "./openapi-origin-keys";
+import { WEBHOOK_EXAMPLES, webhookPaths, webhookResponseSchemas } from "./openapi-webhooks";
 import { RECEIPT_CSV_COLUMNS } from "./receipts-csv";
 import { PACKAGE_PURCHASE_FIELDS, packageExhaustedExtra, packageKeyHeader, packagePurchaseProperties, packageResponseSchemas } from "./openapi-packages";
 import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
@@ -817,6 +818,7 @@ const responseSchemas: Record<string, Schema> = {
   ...packageResponseSchemas(),
   ...payoutResponseSchemas(),
   ...originKeyResponseSchemas(),
+  ...webhookResponseSchemas(),
   ...catalogueResponseSchemas(),
 };
 
@@ -890,6 +892,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
   ...REPORT_EXAMPLES,
   ...PAYOUT_EXAMPLES,
   ...ORIGIN_KEY_EXAMPLES,
+  ...WEBHOOK_EXAMPLES,
 };
 const body = (name: keyof typeof schemas) => ({
   required: true,
@@ -1780,6 +1783,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId, pageQuery, rateLimitHeaders }),
       ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId }),
       ...originKeyPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
+      ...webhookPaths({ operation, authenticated, bodyProblems, use, json, header, body, pathParam, pageQuery }),
       ...cataloguePaths({ operation, use, json, pathParam, pageQuery }),
     },
   });

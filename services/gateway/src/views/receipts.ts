@@ -1,10 +1,10 @@
-import type { paymentsV1 } from "@c402/contracts";
+import { receiptUrl, type paymentsV1 } from "@c402/contracts";
 import { isoOrNull, jsonOrNull } from "./values";
 
 /** The public JSON shapes of receipts. */
 
-/** The permanent address of a payment's receipt. */
-export const receiptUrl = (baseUrl: string, paymentId: string): string => `${baseUrl}/r/${paymentId}`;
+/** The permanent address of a payment's receipt (one definition, in @c402/contracts). */
+export { receiptUrl };
 
 export function receiptView(r: paymentsV1.Receipt, baseUrl: string) {
   const platform = r.platformAmount === undefined ? null : Number(r.platformAmount);

@@ -11,21 +11,102 @@ interface RecordedEventsTable {
   recorded_at: Generated<Date>;
 }
 
+export interface EndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of webhook event names. */
+  events: string[];
+  sealed_secret: string;
+  active: boolean;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  consecutive_failures: Generated<number>;
+  failed_attempts: Generated<bigint>;
+  failed_deliveries: Generated<bigint>;
+  delivered: Generated<bigint>;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  created_at: Date;
+  rekeyed_at: Date | null;
+}
+
+export interface SigningKeysTable {
+  id: string;
+  generation: number;
+  public_key: Uint8Array;
+  sealed_private_key: string;
+  created_at: Date;
+  retires_at: Date | null;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+export interface DeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  event_id: string;
+  event: string;
+  aggregate_id: string;
+  test_mode: boolean;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Date | null;
+  give_up_at: Date;
+  lease_until: Date | null;
+  lease_token: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+export type AttemptOutcome = "delivered" | "retry" | "disabled" | "failed";
+
+export interface DeliveryAttemptsTable {
+  delivery_id: string;
+  number: number;
+  started_at: Date;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  outcome: AttemptOutcome;
+}
+
 export interface WebhooksTables {
   recorded_events: RecordedEventsTable;
+  endpoints: EndpointsTable;
+  signing_keys: SigningKeysTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }
 
 export type RecordedEventRow = Selectable<RecordedEventsTable>;
+export type EndpointRow = Selectable<EndpointsTable>;
+export type SigningKeyRow = Selectable<SigningKeysTable>;
+export type DeliveryRow = Selectable<DeliveriesTable>;
+export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
 export type WebhooksDb = Kysely<WebhooksTables>;
 
+/** Lists are newest first by (created_at, id); a page holds the items after `after`. */
+export interface PageQuery {
+  limit: number;
+  after?: { createdAt: Date; id: string };
+}
+
 export const webhooksStore = {
-  /** Records an event unless its id is already recorded. */
-  recordOnce: (db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">) =>
-    db
+  /** Records an event unless its id is already recorded; true when it was new. */
+  async recordOnce(db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">): Promise<boolean> {
+    const inserted = await db
       .insertInto("recorded_events")
       .values({ ...row, payload: Buffer.from(row.payload) })
       .onConflict((oc) => oc.column("event_id").doNothing())
-      .execute(),
+      .returning("event_id")
+      .executeTakeFirst();
+    return inserted !== undefined;
+  },
   listForAccount: (db: WebhooksDb, accountId: string) =>
     db.selectFrom("recorded_events").selectAll().where("account_id", "=", accountId).orderBy("occurred_at", "desc").orderBy("event_id").execute(),
 };

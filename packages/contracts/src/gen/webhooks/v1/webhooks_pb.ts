@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file webhooks/v1/webhooks.proto.
  */
 export const file_webhooks_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Chp3ZWJob29rcy92MS93ZWJob29rcy5wcm90bxILd2ViaG9va3MudjEizgEKDVJlY29yZGVkRXZlbnQSEAoIZXZlbnRfaWQYASABKAkSDAoEdHlwZRgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEhQKDGFnZ3JlZ2F0ZV9pZBgEIAEoCRIRCgl0ZXN0X21vZGUYBSABKAgSLwoLb2NjdXJyZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI4ChlMaXN0UmVjb3JkZWRFdmVudHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiSAoaTGlzdFJlY29yZGVkRXZlbnRzUmVzcG9uc2USKgoGZXZlbnRzGAEgAygLMhoud2ViaG9va3MudjEuUmVjb3JkZWRFdmVudDJ4Cg9XZWJob29rc1NlcnZpY2USZQoSTGlzdFJlY29yZGVkRXZlbnRzEiYud2ViaG9va3MudjEuTGlzdFJlY29yZGVkRXZlbnRzUmVxdWVzdBonLndlYmhvb2tzLnYxLkxpc3RSZWNvcmRlZEV2ZW50c1Jlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("Chp3ZWJob29rcy92MS93ZWJob29rcy5wcm90bxILd2ViaG9va3MudjEizgEKDVJlY29yZGVkRXZlbnQSEAoIZXZlbnRfaWQYASABKAkSDAoEdHlwZRgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEhQKDGFnZ3JlZ2F0ZV9pZBgEIAEoCRIRCgl0ZXN0X21vZGUYBSABKAgSLwoLb2NjdXJyZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI4ChlMaXN0UmVjb3JkZWRFdmVudHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiSAoaTGlzdFJlY29yZGVkRXZlbnRzUmVzcG9uc2USKgoGZXZlbnRzGAEgAygLMhoud2ViaG9va3MudjEuUmVjb3JkZWRFdmVudCJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAki0wQKD1dlYmhvb2tFbmRwb2ludBIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZXZlbnRzGAMgAygJEg4KBmFjdGl2ZRgEIAEoCBIcCg9kaXNhYmxlZF9yZWFzb24YBSABKAlIAIgBARI0CgtkaXNhYmxlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgHIAEoDRIXCg9mYWlsZWRfYXR0ZW1wdHMYCCABKAQSGQoRZmFpbGVkX2RlbGl2ZXJpZXMYCSABKAQSGgoScGVuZGluZ19kZWxpdmVyaWVzGAogASgEEjgKD2xhc3Rfc3VjY2Vzc19hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARI4Cg9sYXN0X2ZhaWx1cmVfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKcmVrZXllZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBARIRCglkZWxpdmVyZWQYDyABKARCEgoQX2Rpc2FibGVkX3JlYXNvbkIOCgxfZGlzYWJsZWRfYXRCEgoQX2xhc3Rfc3VjY2Vzc19hdEISChBfbGFzdF9mYWlsdXJlX2F0Qg0KC19yZWtleWVkX2F0IpQBChdSZWdpc3RlckVuZHBvaW50UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhQKA3VybBgCIAEoCUIHukgEcgIQARIYCgZldmVudHMYAyADKAlCCLpIBZIBAggBEhkKBWFjdG9yGAQgASgJQgq6SAdyBRABGMgBEhEKCXRlc3RfbW9kZRgFIAEoCCJrChhSZWdpc3RlckVuZHBvaW50UmVzcG9uc2USLgoIZW5kcG9pbnQYASABKAsyHC53ZWJob29rcy52MS5XZWJob29rRW5kcG9pbnQSDgoGc2VjcmV0GAIgASgJEg8KB3Jla2V5ZWQYAyABKAgieQoUTGlzdEVuZHBvaW50c1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESJQoFYWZ0ZXIYAyABKAsyFi53ZWJob29rcy52MS5QYWdlQWZ0ZXIiSAoVTGlzdEVuZHBvaW50c1Jlc3BvbnNlEi8KCWVuZHBvaW50cxgBIAMoCzIcLndlYmhvb2tzLnYxLldlYmhvb2tFbmRwb2ludCKAAQoVRGVsZXRlRW5kcG9pbnRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLZW5kcG9pbnRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESEQoJdGVzdF9tb2RlGAQgASgIImEKFkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USLgoIZW5kcG9pbnQYASABKAsyHC53ZWJob29rcy52MS5XZWJob29rRW5kcG9pbnQSFwoPcGVuZGluZ19yZW1vdmVkGAIgASgEIsADCg9XZWJob29rRGVsaXZlcnkSCgoCaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSDQoFZXZlbnQYAyABKAkSEAoIZXZlbnRfaWQYBCABKAkSFAoMYWdncmVnYXRlX2lkGAUgASgJEhEKCXRlc3RfbW9kZRgGIAEoCBIOCgZzdGF0dXMYByABKAkSEAoIYXR0ZW1wdHMYCCABKA0SOAoPbmV4dF9hdHRlbXB0X2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEh0KEGxhc3Rfc3RhdHVzX2NvZGUYCiABKA1IAYgBARIXCgpsYXN0X2Vycm9yGAsgASgJSAKIAQESLgoKY3JlYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMZGVsaXZlcmVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBQhIKEF9uZXh0X2F0dGVtcHRfYXRCEwoRX2xhc3Rfc3RhdHVzX2NvZGVCDQoLX2xhc3RfZXJyb3JCDwoNX2RlbGl2ZXJlZF9hdCK+AQoPRGVsaXZlcnlBdHRlbXB0Eg4KBm51bWJlchgBIAEoDRIuCgpzdGFydGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYCgtzdGF0dXNfY29kZRgDIAEoDUgAiAEBEhIKCmxhdGVuY3lfbXMYBCABKA0SEgoFZXJyb3IYBSABKAlIAYgBARIPCgdvdXRjb21lGAYgASgJQg4KDF9zdGF0dXNfY29kZUIICgZfZXJyb3Ii2wEKFUxpc3REZWxpdmVyaWVzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2VuZHBvaW50X2lkGAIgASgJQge6SARyAhABEh0KCXBhZ2Vfc2l6ZRgDIAEoDUIKukgHKgUY6AcoARIlCgVhZnRlchgEIAEoCzIWLndlYmhvb2tzLnYxLlBhZ2VBZnRlchI2CgZzdGF0dXMYBSABKAlCIbpIHnIcUgdwZW5kaW5nUglkZWxpdmVyZWRSBmZhaWxlZEgAiAEBQgkKB19zdGF0dXMiSgoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIwCgpkZWxpdmVyaWVzGAEgAygLMhwud2ViaG9va3MudjEuV2ViaG9va0RlbGl2ZXJ5Im0KEkdldERlbGl2ZXJ5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2VuZHBvaW50X2lkGAIgASgJQge6SARyAhABEhwKC2RlbGl2ZXJ5X2lkGAMgASgJQge6SARyAhABIosBChNHZXREZWxpdmVyeVJlc3BvbnNlEi4KCGRlbGl2ZXJ5GAEgASgLMhwud2ViaG9va3MudjEuV2ViaG9va0RlbGl2ZXJ5EhQKDHBheWxvYWRfanNvbhgCIAEoCRIuCghhdHRlbXB0cxgDIAMoCzIcLndlYmhvb2tzLnYxLkRlbGl2ZXJ5QXR0ZW1wdCKgAQoKU2lnbmluZ0tleRIKCgJpZBgBIAEoCRISCgpwdWJsaWNfa2V5GAIgASgMEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCnJldGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCDQoLX3JldGlyZXNfYXQiGQoXVmVyaWZpY2F0aW9uS2V5c1JlcXVlc3QiQQoYVmVyaWZpY2F0aW9uS2V5c1Jlc3BvbnNlEiUKBGtleXMYASADKAsyFy53ZWJob29rcy52MS5TaWduaW5nS2V5IjIKF1JvdGF0ZVNpZ25pbmdLZXlSZXF1ZXN0EhcKD292ZXJsYXBfc2Vjb25kcxgBIAEoDSJBChhSb3RhdGVTaWduaW5nS2V5UmVzcG9uc2USJQoEa2V5cxgBIAMoCzIXLndlYmhvb2tzLnYxLlNpZ25pbmdLZXky+wUKD1dlYmhvb2tzU2VydmljZRJlChJMaXN0UmVjb3JkZWRFdmVudHMSJi53ZWJob29rcy52MS5MaXN0UmVjb3JkZWRFdmVudHNSZXF1ZXN0Gicud2ViaG9va3MudjEuTGlzdFJlY29yZGVkRXZlbnRzUmVzcG9uc2USXwoQUmVnaXN0ZXJFbmRwb2ludBIkLndlYmhvb2tzLnYxLlJlZ2lzdGVyRW5kcG9pbnRSZXF1ZXN0GiUud2ViaG9va3MudjEuUmVnaXN0ZXJFbmRwb2ludFJlc3BvbnNlElYKDUxpc3RFbmRwb2ludHMSIS53ZWJob29rcy52MS5MaXN0RW5kcG9pbnRzUmVxdWVzdBoiLndlYmhvb2tzLnYxLkxpc3RFbmRwb2ludHNSZXNwb25zZRJZCg5EZWxldGVFbmRwb2ludBIiLndlYmhvb2tzLnYxLkRlbGV0ZUVuZHBvaW50UmVxdWVzdBojLndlYmhvb2tzLnYxLkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USWQoOTGlzdERlbGl2ZXJpZXMSIi53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIy53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlElAKC0dldERlbGl2ZXJ5Eh8ud2ViaG9va3MudjEuR2V0RGVsaXZlcnlSZXF1ZXN0GiAud2ViaG9va3MudjEuR2V0RGVsaXZlcnlSZXNwb25zZRJfChBWZXJpZmljYXRpb25LZXlzEiQud2ViaG9va3MudjEuVmVyaWZpY2F0aW9uS2V5c1JlcXVlc3QaJS53ZWJob29rcy52MS5WZXJpZmljYXRpb25LZXlzUmVzcG9uc2USXwoQUm90YXRlU2lnbmluZ0tleRIkLndlYmhvb2tzLnYxLlJvdGF0ZVNpZ25pbmdLZXlSZXF1ZXN0GiUud2ViaG9va3MudjEuUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message webhooks.v1.RecordedEvent
@@ -99,7 +99,643 @@ export const ListRecordedEventsResponseSchema: GenMessage<ListRecordedEventsResp
   messageDesc(file_webhooks_v1_webhooks, 2);
 
 /**
- * WebhooksService records domain events for delivery to sellers.
+ * PageAfter names the last item of the previous page by its sort key: lists are
+ * ordered newest first by (created_at, id), and a page holds the items after it.
+ *
+ * @generated from message webhooks.v1.PageAfter
+ */
+export type PageAfter = Message<"webhooks.v1.PageAfter"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 1;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message webhooks.v1.PageAfter.
+ * Use `create(PageAfterSchema)` to create a new message.
+ */
+export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 3);
+
+/**
+ * WebhookEndpoint is a receiver as its seller sees it: never its secret.
+ *
+ * @generated from message webhooks.v1.WebhookEndpoint
+ */
+export type WebhookEndpoint = Message<"webhooks.v1.WebhookEndpoint"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * @generated from field: repeated string events = 3;
+   */
+  events: string[];
+
+  /**
+   * active is false once the receiver answered 410 Gone (re-registering the url reactivates it).
+   *
+   * @generated from field: bool active = 4;
+   */
+  active: boolean;
+
+  /**
+   * @generated from field: optional string disabled_reason = 5;
+   */
+  disabledReason?: string | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp disabled_at = 6;
+   */
+  disabledAt?: Timestamp | undefined;
+
+  /**
+   * consecutive_failures counts failed attempts since the last success (cleared by a success or a re-key).
+   *
+   * @generated from field: uint32 consecutive_failures = 7;
+   */
+  consecutiveFailures: number;
+
+  /**
+   * @generated from field: uint64 failed_attempts = 8;
+   */
+  failedAttempts: bigint;
+
+  /**
+   * failed_deliveries counts events given up on after the whole retry schedule.
+   *
+   * @generated from field: uint64 failed_deliveries = 9;
+   */
+  failedDeliveries: bigint;
+
+  /**
+   * @generated from field: uint64 pending_deliveries = 10;
+   */
+  pendingDeliveries: bigint;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp last_success_at = 11;
+   */
+  lastSuccessAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp last_failure_at = 12;
+   */
+  lastFailureAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp rekeyed_at = 14;
+   */
+  rekeyedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: uint64 delivered = 15;
+   */
+  delivered: bigint;
+};
+
+/**
+ * Describes the message webhooks.v1.WebhookEndpoint.
+ * Use `create(WebhookEndpointSchema)` to create a new message.
+ */
+export const WebhookEndpointSchema: GenMessage<WebhookEndpoint> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 4);
+
+/**
+ * @generated from message webhooks.v1.RegisterEndpointRequest
+ */
+export type RegisterEndpointRequest = Message<"webhooks.v1.RegisterEndpointRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * events the receiver wants; the caller sends the default (checkout.paid) when the seller named none.
+   *
+   * @generated from field: repeated string events = 3;
+   */
+  events: string[];
+
+  /**
+   * @generated from field: string actor = 4;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: bool test_mode = 5;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message webhooks.v1.RegisterEndpointRequest.
+ * Use `create(RegisterEndpointRequestSchema)` to create a new message.
+ */
+export const RegisterEndpointRequestSchema: GenMessage<RegisterEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 5);
+
+/**
+ * @generated from message webhooks.v1.RegisterEndpointResponse
+ */
+export type RegisterEndpointResponse = Message<"webhooks.v1.RegisterEndpointResponse"> & {
+  /**
+   * @generated from field: webhooks.v1.WebhookEndpoint endpoint = 1;
+   */
+  endpoint?: WebhookEndpoint | undefined;
+
+  /**
+   * secret is the endpoint's signing secret (whsec_…), answered here only.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+
+  /**
+   * rekeyed is true when the url was already registered: the secret is fresh and the old one is dead.
+   *
+   * @generated from field: bool rekeyed = 3;
+   */
+  rekeyed: boolean;
+};
+
+/**
+ * Describes the message webhooks.v1.RegisterEndpointResponse.
+ * Use `create(RegisterEndpointResponseSchema)` to create a new message.
+ */
+export const RegisterEndpointResponseSchema: GenMessage<RegisterEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 6);
+
+/**
+ * @generated from message webhooks.v1.ListEndpointsRequest
+ */
+export type ListEndpointsRequest = Message<"webhooks.v1.ListEndpointsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: webhooks.v1.PageAfter after = 3;
+   */
+  after?: PageAfter | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.ListEndpointsRequest.
+ * Use `create(ListEndpointsRequestSchema)` to create a new message.
+ */
+export const ListEndpointsRequestSchema: GenMessage<ListEndpointsRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 7);
+
+/**
+ * @generated from message webhooks.v1.ListEndpointsResponse
+ */
+export type ListEndpointsResponse = Message<"webhooks.v1.ListEndpointsResponse"> & {
+  /**
+   * @generated from field: repeated webhooks.v1.WebhookEndpoint endpoints = 1;
+   */
+  endpoints: WebhookEndpoint[];
+};
+
+/**
+ * Describes the message webhooks.v1.ListEndpointsResponse.
+ * Use `create(ListEndpointsResponseSchema)` to create a new message.
+ */
+export const ListEndpointsResponseSchema: GenMessage<ListEndpointsResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 8);
+
+/**
+ * @generated from message webhooks.v1.DeleteEndpointRequest
+ */
+export type DeleteEndpointRequest = Message<"webhooks.v1.DeleteEndpointRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: bool test_mode = 4;
+   */
+  testMode: boolean;
+};
+
+/**
+ * Describes the message webhooks.v1.DeleteEndpointRequest.
+ * Use `create(DeleteEndpointRequestSchema)` to create a new message.
+ */
+export const DeleteEndpointRequestSchema: GenMessage<DeleteEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 9);
+
+/**
+ * @generated from message webhooks.v1.DeleteEndpointResponse
+ */
+export type DeleteEndpointResponse = Message<"webhooks.v1.DeleteEndpointResponse"> & {
+  /**
+   * @generated from field: webhooks.v1.WebhookEndpoint endpoint = 1;
+   */
+  endpoint?: WebhookEndpoint | undefined;
+
+  /**
+   * pending_removed is how many deliveries still due were dropped with it.
+   *
+   * @generated from field: uint64 pending_removed = 2;
+   */
+  pendingRemoved: bigint;
+};
+
+/**
+ * Describes the message webhooks.v1.DeleteEndpointResponse.
+ * Use `create(DeleteEndpointResponseSchema)` to create a new message.
+ */
+export const DeleteEndpointResponseSchema: GenMessage<DeleteEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 10);
+
+/**
+ * WebhookDelivery is one event to one receiver: its id is the webhook-id every attempt carries.
+ *
+ * @generated from message webhooks.v1.WebhookDelivery
+ */
+export type WebhookDelivery = Message<"webhooks.v1.WebhookDelivery"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: string event = 3;
+   */
+  event: string;
+
+  /**
+   * @generated from field: string event_id = 4;
+   */
+  eventId: string;
+
+  /**
+   * aggregate_id is what the event is about (the payment id of checkout.paid).
+   *
+   * @generated from field: string aggregate_id = 5;
+   */
+  aggregateId: string;
+
+  /**
+   * @generated from field: bool test_mode = 6;
+   */
+  testMode: boolean;
+
+  /**
+   * status is pending, delivered or failed (given up after the retry schedule).
+   *
+   * @generated from field: string status = 7;
+   */
+  status: string;
+
+  /**
+   * @generated from field: uint32 attempts = 8;
+   */
+  attempts: number;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp next_attempt_at = 9;
+   */
+  nextAttemptAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional uint32 last_status_code = 10;
+   */
+  lastStatusCode?: number | undefined;
+
+  /**
+   * @generated from field: optional string last_error = 11;
+   */
+  lastError?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 12;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp delivered_at = 13;
+   */
+  deliveredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.WebhookDelivery.
+ * Use `create(WebhookDeliverySchema)` to create a new message.
+ */
+export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 11);
+
+/**
+ * DeliveryAttempt is one try: the receiver's status (absent when none came back), how long it took, and why it failed.
+ *
+ * @generated from message webhooks.v1.DeliveryAttempt
+ */
+export type DeliveryAttempt = Message<"webhooks.v1.DeliveryAttempt"> & {
+  /**
+   * @generated from field: uint32 number = 1;
+   */
+  number: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 2;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional uint32 status_code = 3;
+   */
+  statusCode?: number | undefined;
+
+  /**
+   * @generated from field: uint32 latency_ms = 4;
+   */
+  latencyMs: number;
+
+  /**
+   * @generated from field: optional string error = 5;
+   */
+  error?: string | undefined;
+
+  /**
+   * outcome is delivered, retry, disabled (410) or failed (the schedule ended).
+   *
+   * @generated from field: string outcome = 6;
+   */
+  outcome: string;
+};
+
+/**
+ * Describes the message webhooks.v1.DeliveryAttempt.
+ * Use `create(DeliveryAttemptSchema)` to create a new message.
+ */
+export const DeliveryAttemptSchema: GenMessage<DeliveryAttempt> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 12);
+
+/**
+ * @generated from message webhooks.v1.ListDeliveriesRequest
+ */
+export type ListDeliveriesRequest = Message<"webhooks.v1.ListDeliveriesRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: uint32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: webhooks.v1.PageAfter after = 4;
+   */
+  after?: PageAfter | undefined;
+
+  /**
+   * status filters by pending, delivered or failed; absent lists all.
+   *
+   * @generated from field: optional string status = 5;
+   */
+  status?: string | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.ListDeliveriesRequest.
+ * Use `create(ListDeliveriesRequestSchema)` to create a new message.
+ */
+export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 13);
+
+/**
+ * @generated from message webhooks.v1.ListDeliveriesResponse
+ */
+export type ListDeliveriesResponse = Message<"webhooks.v1.ListDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated webhooks.v1.WebhookDelivery deliveries = 1;
+   */
+  deliveries: WebhookDelivery[];
+};
+
+/**
+ * Describes the message webhooks.v1.ListDeliveriesResponse.
+ * Use `create(ListDeliveriesResponseSchema)` to create a new message.
+ */
+export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 14);
+
+/**
+ * @generated from message webhooks.v1.GetDeliveryRequest
+ */
+export type GetDeliveryRequest = Message<"webhooks.v1.GetDeliveryRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: string delivery_id = 3;
+   */
+  deliveryId: string;
+};
+
+/**
+ * Describes the message webhooks.v1.GetDeliveryRequest.
+ * Use `create(GetDeliveryRequestSchema)` to create a new message.
+ */
+export const GetDeliveryRequestSchema: GenMessage<GetDeliveryRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 15);
+
+/**
+ * @generated from message webhooks.v1.GetDeliveryResponse
+ */
+export type GetDeliveryResponse = Message<"webhooks.v1.GetDeliveryResponse"> & {
+  /**
+   * @generated from field: webhooks.v1.WebhookDelivery delivery = 1;
+   */
+  delivery?: WebhookDelivery | undefined;
+
+  /**
+   * payload_json is the exact body every attempt sent.
+   *
+   * @generated from field: string payload_json = 2;
+   */
+  payloadJson: string;
+
+  /**
+   * @generated from field: repeated webhooks.v1.DeliveryAttempt attempts = 3;
+   */
+  attempts: DeliveryAttempt[];
+};
+
+/**
+ * Describes the message webhooks.v1.GetDeliveryResponse.
+ * Use `create(GetDeliveryResponseSchema)` to create a new message.
+ */
+export const GetDeliveryResponseSchema: GenMessage<GetDeliveryResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 16);
+
+/**
+ * SigningKey is a published Ed25519 verification key.
+ *
+ * @generated from message webhooks.v1.SigningKey
+ */
+export type SigningKey = Message<"webhooks.v1.SigningKey"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * public_key is the raw 32-byte Ed25519 public key.
+   *
+   * @generated from field: bytes public_key = 2;
+   */
+  publicKey: Uint8Array;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * retires_at is set while the key overlaps its successor: it signs beside it until then.
+   *
+   * @generated from field: optional google.protobuf.Timestamp retires_at = 4;
+   */
+  retiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.SigningKey.
+ * Use `create(SigningKeySchema)` to create a new message.
+ */
+export const SigningKeySchema: GenMessage<SigningKey> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 17);
+
+/**
+ * @generated from message webhooks.v1.VerificationKeysRequest
+ */
+export type VerificationKeysRequest = Message<"webhooks.v1.VerificationKeysRequest"> & {
+};
+
+/**
+ * Describes the message webhooks.v1.VerificationKeysRequest.
+ * Use `create(VerificationKeysRequestSchema)` to create a new message.
+ */
+export const VerificationKeysRequestSchema: GenMessage<VerificationKeysRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 18);
+
+/**
+ * @generated from message webhooks.v1.VerificationKeysResponse
+ */
+export type VerificationKeysResponse = Message<"webhooks.v1.VerificationKeysResponse"> & {
+  /**
+   * keys are every key deliveries are signed with now, newest first.
+   *
+   * @generated from field: repeated webhooks.v1.SigningKey keys = 1;
+   */
+  keys: SigningKey[];
+};
+
+/**
+ * Describes the message webhooks.v1.VerificationKeysResponse.
+ * Use `create(VerificationKeysResponseSchema)` to create a new message.
+ */
+export const VerificationKeysResponseSchema: GenMessage<VerificationKeysResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 19);
+
+/**
+ * @generated from message webhooks.v1.RotateSigningKeyRequest
+ */
+export type RotateSigningKeyRequest = Message<"webhooks.v1.RotateSigningKeyRequest"> & {
+  /**
+   * @generated from field: uint32 overlap_seconds = 1;
+   */
+  overlapSeconds: number;
+};
+
+/**
+ * Describes the message webhooks.v1.RotateSigningKeyRequest.
+ * Use `create(RotateSigningKeyRequestSchema)` to create a new message.
+ */
+export const RotateSigningKeyRequestSchema: GenMessage<RotateSigningKeyRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 20);
+
+/**
+ * @generated from message webhooks.v1.RotateSigningKeyResponse
+ */
+export type RotateSigningKeyResponse = Message<"webhooks.v1.RotateSigningKeyResponse"> & {
+  /**
+   * @generated from field: repeated webhooks.v1.SigningKey keys = 1;
+   */
+  keys: SigningKey[];
+};
+
+/**
+ * Describes the message webhooks.v1.RotateSigningKeyResponse.
+ * Use `create(RotateSigningKeyResponseSchema)` to create a new message.
+ */
+export const RotateSigningKeyResponseSchema: GenMessage<RotateSigningKeyResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 21);
+
+/**
+ * WebhooksService records domain events and delivers them, signed, to the
+ * receivers sellers register (at least once, retried by a due-task sweep).
  *
  * @generated from service webhooks.v1.WebhooksService
  */
@@ -111,6 +747,65 @@ export const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof ListRecordedEventsRequestSchema;
     output: typeof ListRecordedEventsResponseSchema;
+  },
+  /**
+   * @generated from rpc webhooks.v1.WebhooksService.RegisterEndpoint
+   */
+  registerEndpoint: {
+    methodKind: "unary";
+    input: typeof RegisterEndpointRequestSchema;
+    output: typeof RegisterEndpointResponseSchema;
+  },
+  /**
+   * @generated from rpc webhooks.v1.WebhooksService.ListEndpoints
+   */
+  listEndpoints: {
+    methodKind: "unary";
+    input: typeof ListEndpointsRequestSchema;
+    output: typeof ListEndpointsResponseSchema;
+  },
+  /**
+   * @generated from rpc webhooks.v1.WebhooksService.DeleteEndpoint
+   */
+  deleteEndpoint: {
+    methodKind: "unary";
+    input: typeof DeleteEndpointRequestSchema;
+    output: typeof DeleteEndpointResponseSchema;
+  },
+  /**
+   * @generated from rpc webhooks.v1.WebhooksService.ListDeliveries
+   */
+  listDeliveries: {
+    methodKind: "unary";
+    input: typeof ListDeliveriesRequestSchema;
+    output: typeof ListDeliveriesResponseSchema;
+  },
+  /**
+   * @generated from rpc webhooks.v1.WebhooksService.GetDelivery
+   */
+  getDelivery: {
+    methodKind: "unary";
+    input: typeof GetDeliveryRequestSchema;
+    output: typeof GetDeliveryResponseSchema;
+  },
+  /**
+   * @generated from rpc webhooks.v1.WebhooksService.VerificationKeys
+   */
+  verificationKeys: {
+    methodKind: "unary";
+    input: typeof VerificationKeysRequestSchema;
+    output: typeof VerificationKeysResponseSchema;
+  },
+  /**
+   * RotateSigningKey starts signing with a new Ed25519 key; the current one
+   * keeps signing beside it for overlap_seconds (0: the service's default).
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.RotateSigningKey
+   */
+  rotateSigningKey: {
+    methodKind: "unary";
+    input: typeof RotateSigningKeyRequestSchema;
+    output: typeof RotateSigningKeyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_webhooks_v1_webhooks, 0);

@@ -1,0 +1,242 @@
+import { randomUUID } from "node:crypto";
+import { accountActivityRow } from "@c402/account-events";
+import { enqueueOutboxRow } from "@c402/bus";
+import type { eventsV1 } from "@c402/contracts";
+import { newId } from "@c402/ids";
+import type { Logger } from "@c402/logging";
+import { OutboundRefused, type GuardedFetch } from "@c402/outbound-http";
+import type { SecretSealer } from "@c402/sealed-secrets";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { deliveriesStore, type ClaimedDelivery } from "../store/deliveries-store";
+import { endpointsStore } from "../store/endpoints-store";
+import { webhooksStore, type AttemptOutcome, type WebhooksDb } from "../store/webhooks-store";
+import { payloadOf, type WebhookEventSource } from "./event-catalogue";
+import { nextAttemptAt, RETRY_WINDOW_MS, retryAfterMs } from "./retry-schedule";
+import { signatureHeaders } from "./signatures";
+import type { SigningKeys } from "./signing-keys";
+
+export interface DispatcherDeps {
+  db: WebhooksDb;
+  sealer: SecretSealer;
+  keys: SigningKeys;
+  /** The guarded client, with redirects off (a 3xx is an answer, never followed) and the attempt timeout. */
+  fetch: GuardedFetch;
+  /** The public base URL (receipt_url). */
+  baseUrl: string;
+  /** How long one attempt may take; a lease lasts twice that plus a second. */
+  timeoutMs: number;
+  /** Attempts in flight at once, per process. */
+  concurrency: number;
+  logger: Logger;
+  clock?: () => Date;
+  random?: () => number;
+  /** Called after a commit that wrote to the outbox (an endpoint disabled). */
+  onOutbox?: () => void;
+}
+
+/** How often the table is looked at when nobody pokes (a retry falling due, a lease that ran out). */
+export const SWEEP_INTERVAL_MS = 1_000;
+
+/**
+ * Turns bus events into deliveries and sends them. A delivery is a due task
+ * in the table: the fan-out writes it in the transaction that records the
+ * event, a sweeper leases it (SKIP LOCKED, so replicas share the work),
+ * signs and sends one attempt, and records the attempt and what comes next
+ * in one transaction. A process killed mid-send leaves a lease that runs out;
+ * the delivery is then sent again with the same webhook-id (at least once).
+ */
+export class Dispatcher {
+  private readonly clock: () => Date;
+  private readonly random: () => number;
+  private inFlight = new Set<Promise<void>>();
+  private claiming = false;
+  private again = false;
+  private stopped = true;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.clock = deps.clock ?? (() => new Date());
+    this.random = deps.random ?? Math.random;
+  }
+
+  /**
+   * Records a bus event and its deliveries, once: the recorded event and the
+   * deliveries are keyed by the event id, so a redelivered event adds nothing.
+   * Answers how many deliveries it made.
+   */
+  async fanOut(source: WebhookEventSource, envelope: eventsV1.EventEnvelope): Promise<number> {
+    const now = this.clock();
+    const made = await this.deps.db.transaction().execute(async (trx) => {
+      await webhooksStore.recordOnce(trx, {
+        event_id: envelope.eventId,
+        type: envelope.type,
+        account_id: envelope.accountId,
+        aggregate_id: envelope.aggregateId,
+        test_mode: envelope.testMode,
+        payload: envelope.payload,
+        occurred_at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : now,
+      });
+      const receivers = (await endpointsStore.activeForAccount(trx, envelope.accountId)).filter((e) => e.events.includes(source.event));
+      if (receivers.length === 0) return 0;
+      const payload = payloadOf(source, envelope, { baseUrl: this.deps.baseUrl });
+      const inserted = await deliveriesStore.insertOnce(
+        trx,
+        receivers.map((r) => ({
+          id: newId("webhookDelivery"),
+          endpoint_id: r.id,
+          account_id: envelope.accountId,
+          event_id: envelope.eventId,
+          event: source.event,
+          aggregate_id: envelope.aggregateId,
+          test_mode: envelope.testMode,
+          payload,
+          next_attempt_at: now,
+          give_up_at: new Date(now.getTime() + RETRY_WINDOW_MS),
+          created_at: now,
+        })),
+      );
+      return inserted.length;
+    });
+    if (made > 0) this.poke();
+    return made;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.poke(), SWEEP_INTERVAL_MS);
+    this.poke();
+  }
+
+  /** Stops claiming and waits for the attempts under way (their leases are released by their records). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    while (this.claiming || this.inFlight.size > 0) await Promise.race([...this.inFlight, new Promise((r) => setTimeout(r, 20))]);
+  }
+
+  /** Looks for due deliveries now (after a fan-out, an attempt, a tick). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = true;
+    void this.pump()
+      .catch((err) => this.deps.logger.warn({ err }, "webhook sweep round failed"))
+      .finally(() => (this.claiming = false));
+  }
+
+  /** One sweep: claims as many due deliveries as there is room for and starts them; test hooks await `drain`. */
+  private async pump(): Promise<void> {
+    do {
+      this.again = false;
+      const room = this.deps.concurrency - this.inFlight.size;
+      if (room <= 0 || this.stopped) return;
+      const claimed = await this.claim(room);
+      for (const d of claimed) {
+        const running: Promise<void> = this.attempt(d)
+          .catch((err) => this.deps.logger.warn({ err, delivery: d.id }, "webhook attempt could not be recorded"))
+          .finally(() => {
+            this.inFlight.delete(running);
+            this.poke();
+          });
+        this.inFlight.add(running);
+      }
+      if (claimed.length === room) this.again = true;
+    } while (this.again && !this.stopped);
+  }
+
+  /** Runs sweeps until nothing is due now and nothing is in flight (tests with a virtual clock). */
+  async drain(): Promise<void> {
+    for (;;) {
+      while (this.claiming || this.inFlight.size > 0) await Promise.race([...this.inFlight, new Promise((r) => setTimeout(r, 5))]);
+      const claimed = await this.claim(this.deps.concurrency);
+      if (claimed.length === 0) return;
+      await Promise.all(claimed.map((d) => this.attempt(d)));
+    }
+  }
+
+  /** Leases up to `limit` due deliveries for one attempt each: long enough for the attempt and its record (twice the timeout, plus a second). */
+  private claim(limit: number): Promise<ClaimedDelivery[]> {
+    const now = this.clock();
+    return deliveriesStore.claimDue(this.deps.db, { now, leaseUntil: new Date(now.getTime() + 2 * this.deps.timeoutMs + 1_000), token: randomUUID(), limit });
+  }
+
+  private async attempt(d: ClaimedDelivery): Promise<void> {
+    const [target] = await endpointsStore.targets(this.deps.db, [d.endpoint_id]);
+    if (!target) return; // deleted with its deliveries since the claim
+    const startedAt = this.clock();
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "c402-webhooks/1",
+      ...signatureHeaders({
+        id: d.id,
+        timestamp: Math.floor(startedAt.getTime() / 1000),
+        body: d.payload,
+        secret: this.deps.sealer.open(target.sealed_secret, target.id),
+        keys: await this.deps.keys.signing(),
+      }),
+    };
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    let wait: number | undefined;
+    try {
+      const res = await this.deps.fetch(target.url, { method: "POST", headers, body: d.payload });
+      status = res.status;
+      if (status === 429 || status === 503) wait = retryAfterMs(res.headers.get("retry-after"), startedAt);
+      await res.body?.cancel().catch(() => undefined);
+    } catch (err) {
+      error = err instanceof OutboundRefused ? err.message : "unreachable: request failed";
+    }
+    const latencyMs = Math.round(performance.now() - started);
+    const now = this.clock();
+    let outcome: AttemptOutcome;
+    let next: Date | null = null;
+    if (status !== null && status >= 200 && status < 300) outcome = "delivered";
+    else if (status === 410) outcome = "disabled";
+    else {
+      if (status !== null) error = status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`;
+      next = nextAttemptAt({ attempt: d.attempts, now, giveUpAt: d.give_up_at, random: this.random(), ...(wait !== undefined ? { retryAfterMs: wait } : {}) });
+      outcome = next ? "retry" : "failed";
+    }
+    if (outcome === "disabled") error = "HTTP 410: the receiver is gone; it is disabled until registered again";
+    await this.deps.db.transaction().execute(async (trx) => {
+      const moved = await deliveriesStore.recordAttempt(trx, d, {
+        number: d.attempts,
+        startedAt,
+        statusCode: status,
+        latencyMs,
+        error,
+        outcome,
+        nextAttemptAt: next,
+      });
+      if (!moved) return; // another sweeper holds the lease now: the rest is its to record
+      if (outcome === "delivered") await endpointsStore.recordSuccess(trx, target.id, now);
+      else await endpointsStore.recordFailure(trx, target.id, now, outcome === "failed" || outcome === "disabled");
+      if (outcome === "disabled") await this.disable(trx, target.id, now);
+    });
+    if (outcome === "disabled") this.deps.onOutbox?.();
+  }
+
+  /** 410 Gone: the receiver is disabled, what was due to it fails, and the seller sees it (account event). */
+  private async disable(trx: WebhooksDb, endpointId: string, at: Date): Promise<void> {
+    const changed = await endpointsStore.disable(trx, endpointId, "receiver answered 410 Gone", at);
+    if (Number(changed.numUpdatedRows) === 0) return;
+    await deliveriesStore.failPendingOf(trx, endpointId, "not sent: the receiver answered 410 Gone and was disabled");
+    const row = await trx.selectFrom("endpoints").select(["account_id", "url"]).where("id", "=", endpointId).executeTakeFirstOrThrow();
+    await enqueueOutboxRow(
+      trx,
+      accountActivityRow({
+        accountId: row.account_id,
+        action: "webhook.disabled",
+        objectId: endpointId,
+        detail: { url: row.url, reason: "410 Gone" },
+        actor: "system",
+        testMode: false,
+        at,
+      }),
+    );
+  }
+}

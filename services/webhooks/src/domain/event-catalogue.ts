@@ -1,0 +1,100 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { catalogEventsV1, EVENT_TYPES, paymentEventsV1, receiptUrl, TOPICS, type eventsV1, type WebhookEventName } from "@c402/contracts";
+
+/**
+ * Which bus events become which webhook events, and the payload each one
+ * carries. Adding a webhook event (escrow.*, schedule.*) is one entry here:
+ * the topic it comes from, its name, and its `data`; the consumer, fan-out,
+ * signing and retries are the same for every event.
+ */
+export interface WebhookEventSource {
+  topic: string;
+  /** The envelope `type` on that topic. */
+  busType: string;
+  event: WebhookEventName;
+  /** The payload's `data` for one bus event. */
+  data(envelope: eventsV1.EventEnvelope, ctx: { baseUrl: string }): Record<string, unknown>;
+}
+
+const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
+
+/** An atomic amount as a JSON integer (USDC amounts stay far below 2^53; a larger one is a bug, not a payload). */
+function integer(value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`amount ${value} exceeds a JSON-safe integer`);
+  return Number(value);
+}
+
+function partiesOf(json: string | undefined): unknown {
+  if (json === undefined) return null;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+export const EVENT_SOURCES: readonly WebhookEventSource[] = [
+  {
+    topic: TOPICS.paymentSettled,
+    busType: EVENT_TYPES.paymentSettled,
+    event: "checkout.paid",
+    data(envelope, { baseUrl }) {
+      const p = fromBinary(paymentEventsV1.PaymentSettledSchema, envelope.payload);
+      return {
+        checkout_id: p.checkoutId,
+        title: p.title,
+        payment_id: p.paymentId,
+        network: p.network,
+        asset: p.asset,
+        amount_usd: p.amountUsd,
+        provider_amount: integer(p.providerAmount),
+        platform_amount: p.platformAmount === undefined ? null : integer(p.platformAmount),
+        fee_amount: integer(p.feeAmount),
+        total: integer(p.total),
+        platform_fee_to: p.platformFeeTo ?? null,
+        payer: p.payer,
+        pay_to: p.payTo,
+        tx_hash: p.txHash,
+        receipt_url: receiptUrl(baseUrl, p.paymentId),
+        sold_by: p.soldBy ?? null,
+        parties: partiesOf(p.partiesJson),
+        handoff_id: p.handoffId ?? null,
+        test_mode: p.testMode,
+        settled_at: iso(p.settledAt),
+      };
+    },
+  },
+  {
+    topic: TOPICS.checkoutReported,
+    busType: EVENT_TYPES.checkoutReported,
+    event: "checkout.reported",
+    data(envelope) {
+      const r = fromBinary(catalogEventsV1.CheckoutReportedSchema, envelope.payload);
+      return {
+        report_id: r.reportId,
+        checkout_id: r.checkoutId,
+        category: r.category,
+        kind: r.kind,
+        receipt_id: r.receiptId ?? null,
+        test_mode: envelope.testMode,
+        created_at: iso(r.createdAt),
+      };
+    },
+  },
+];
+
+/** The source of a bus event, if it becomes a webhook event. */
+export function sourceOf(topic: string, busType: string): WebhookEventSource | undefined {
+  return EVENT_SOURCES.find((s) => s.topic === topic && s.busType === busType);
+}
+
+/** The exact body every attempt of a delivery sends. */
+export function payloadOf(source: WebhookEventSource, envelope: eventsV1.EventEnvelope, ctx: { baseUrl: string }): string {
+  return JSON.stringify({
+    id: envelope.eventId,
+    event: source.event,
+    created_at: iso(envelope.occurredAt) ?? new Date().toISOString(),
+    data: source.data(envelope, ctx),
+  });
+}

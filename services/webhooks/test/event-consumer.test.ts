@@ -1,0 +1,120 @@
+import { DatabaseBus, KafkaBus, OutboxRelay, outboxMigration, type Bus, type Subscription } from "@c402/bus";
+import { toBinary } from "@bufbuild/protobuf";
+import { eventsV1, TOPICS } from "@c402/contracts";
+import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { describeWith, eventually, freshPostgresDatabase, infraAvailable } from "@c402/testkit";
+import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
+import { webhooksMigrations } from "../src";
+import { SOURCE_TOPICS, subscribeWebhookSources } from "../src/events/event-consumer";
+import { webhooksStore, type WebhooksDb } from "../src/store/webhooks-store";
+import { checkoutReportedEnvelope, paymentSettledEnvelope, SELLER, webhookRig } from "./webhook-fixtures";
+
+/**
+ * From the bus to the receiver, on both buses: payment.settled and
+ * checkout.reported written to an emitter's outbox, relayed, consumed,
+ * recorded once with their deliveries, and delivered; the same message
+ * published again (a broker redelivering after a consumer crash) delivers
+ * nothing more, and the consumer goes on past it.
+ */
+function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhooks: ServiceDatabase; bus: Bus; close(): Promise<void> }>) {
+  let ctx: Awaited<ReturnType<typeof open>>;
+  let receiver: WebhookReceiver;
+  let rig: ReturnType<typeof webhookRig>;
+  let subscriptions: Subscription[];
+  beforeAll(async () => {
+    ctx = await open();
+    await migrate(ctx.emitter, { "0001_outbox": outboxMigration });
+    await migrate(ctx.webhooks, webhooksMigrations);
+    await ctx.bus.ensureTopics(SOURCE_TOPICS);
+    receiver = await startWebhookReceiver();
+    rig = webhookRig(ctx.webhooks.db as WebhooksDb);
+    await rig.keys.ensure();
+    rig.dispatcher.start();
+    subscriptions = await subscribeWebhookSources(ctx.bus, rig.dispatcher);
+  });
+  afterAll(async () => {
+    await Promise.all(subscriptions.map((s) => s.stop()));
+    await rig.dispatcher.stop();
+    await rig.fetch.close();
+    await receiver.close();
+    await ctx.close();
+  });
+
+  it("delivers each sale and report once, even when the bus redelivers it", async () => {
+    const accountId = `acct_${Date.now()}`;
+    await rig.endpoints.register({ ...SELLER, accountId, url: `${receiver.url}/hook`, events: ["checkout.paid", "checkout.reported"] });
+    const sale = paymentSettledEnvelope(accountId, { testMode: true });
+    const report = checkoutReportedEnvelope(accountId);
+    const write = (topic: string, envelope: typeof sale) =>
+      ctx.emitter.db
+        .insertInto("outbox" as never)
+        .values({
+          event_id: envelope.eventId,
+          topic,
+          key: envelope.aggregateId,
+          payload: Buffer.from(toBinary(eventsV1.EventEnvelopeSchema, envelope)),
+        } as never)
+        .execute();
+    await write(TOPICS.paymentSettled, sale);
+    await write(TOPICS.checkoutReported, report);
+    const relay = new OutboxRelay({ db: ctx.emitter.db, bus: ctx.bus });
+    expect(await relay.publishBatch()).toBe(2);
+    const got = await receiver.waitFor(2, 30_000);
+    expect(got.map((r) => JSON.parse(r.rawBody).event).sort()).toEqual(["checkout.paid", "checkout.reported"]);
+    expect(JSON.parse(got.find((r) => r.rawBody.includes("checkout.paid"))!.rawBody).data).toMatchObject({ payment_id: sale.aggregateId, test_mode: true });
+
+    // The very same message again, then a later sale: only the later one is delivered.
+    await ctx.bus.publish(TOPICS.paymentSettled, [{ key: sale.aggregateId, value: toBinary(eventsV1.EventEnvelopeSchema, sale) }]);
+    const later = paymentSettledEnvelope(accountId);
+    await write(TOPICS.paymentSettled, later);
+    expect(await relay.publishBatch()).toBe(1);
+    await receiver.waitFor(3, 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.received).toHaveLength(3);
+    expect(JSON.parse(receiver.received[2]!.rawBody).data.payment_id).toBe(later.aggregateId);
+    const recorded = await eventually(
+      () => webhooksStore.listForAccount(ctx.webhooks.db as WebhooksDb, accountId),
+      (rows) => rows.length === 3,
+    );
+    expect(new Set(recorded.map((r) => r.event_id)).size).toBe(3);
+  });
+}
+
+describe("webhook sources on the embedded stack", () => {
+  consumerContract(async () => {
+    const pg = await EmbeddedPostgres.open();
+    const bus = await DatabaseBus.open(pg.forSchema("bus"));
+    return {
+      emitter: pg.forSchema("payments"),
+      webhooks: pg.forSchema("webhooks"),
+      bus,
+      async close() {
+        await bus.close();
+        await pg.close();
+      },
+    };
+  });
+});
+
+describeWith("postgres")("webhook sources on PostgreSQL and Kafka", () => {
+  const kafka = infraAvailable("kafka");
+  (kafka ? describe : describe.skip)("with a real broker", () => {
+    consumerContract(async () => {
+      const fresh = await freshPostgresDatabase();
+      const emitter = openPostgres({ url: fresh.url, schema: "payments" });
+      const webhooks = openPostgres({ url: fresh.url, schema: "webhooks" });
+      const bus = new KafkaBus({ brokers: (kafka as string).split(","), clientId: "webhooks-test" });
+      return {
+        emitter,
+        webhooks,
+        bus,
+        async close() {
+          await bus.close();
+          await emitter.close();
+          await webhooks.close();
+          await fresh.drop();
+        },
+      };
+    });
+  });
+});
