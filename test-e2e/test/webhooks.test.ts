@@ -16,11 +16,13 @@ import { baseUrl, call, newCheckout, newSeller, payRehearsal } from "../src/http
  * receiver (examples/webhook-receiver, which accepts a delivery only when both
  * signatures verify) getting checkout.paid for every sale, live and
  * rehearsal, in every fulfillment mode, with the amounts the receipt and the
- * chain show, and checkout.reported. A receiver that was down gets the sale
+ * chain show, and checkout.reported; the README's ten-line receiver does the
+ * same checks. A receiver that was down gets the sale
  * once it is back.
  */
 
 const RECEIVER = join(__dirname, "..", "..", "examples", "webhook-receiver", "receiver.js");
+const TEN_LINES = join(__dirname, "..", "..", "examples", "webhook-receiver", "ten-lines.mjs");
 
 interface Received {
   id: string;
@@ -213,6 +215,43 @@ describe("webhooks", () => {
     const [listed] = (await call("GET", "/v1/webhooks", { key: seller.key })).body.webhooks;
     expect(listed).toMatchObject({ delivered: 5, failure_count: 0, pending_deliveries: 0 });
   }, 120_000);
+
+  it("the README's ten-line receiver accepts a genuine delivery and refuses a forged one", async () => {
+    const tenPort = await freePort();
+    const registered = await call("POST", "/v1/webhooks", { key: seller.key, body: { url: `http://127.0.0.1:${tenPort}/` } });
+    const child = spawn(process.execPath, [TEN_LINES], {
+      env: { ...process.env, SERVICE_URL: baseUrl(), WEBHOOK_SECRET: registered.body.secret, PORT: String(tenPort) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const lines: string[] = [];
+      createInterface({ input: child.stdout! }).on("line", (l) => lines.push(l));
+      await eventually(
+        () => lines,
+        (l) => l.includes("listening"),
+        20_000,
+      );
+      const sale = await payRehearsal((await newCheckout(seller.key, { reusable: true })).id);
+      const [accepted] = await eventually(
+        () => lines.filter((l) => l.endsWith(" checkout.paid")),
+        (l) => l.length === 1,
+        30_000,
+      );
+      const deliveries = (await call("GET", `/v1/webhooks/${registered.body.id}/deliveries`, { key: seller.key })).body.deliveries;
+      expect(accepted).toBe(`${deliveries[0].id} checkout.paid`);
+      expect(deliveries[0].object_id).toBe(sale.body.receipt.id);
+      const t = Math.floor(Date.now() / 1000);
+      const forged = await fetch(`http://127.0.0.1:${tenPort}/`, {
+        method: "POST",
+        headers: { "x-service-signature": `t=${t},v1=${"0".repeat(64)}`, "x-service-ed25519": `t=${t},v1=AAAA`, "webhook-id": "msg_forged" },
+        body: JSON.stringify({ event: "checkout.paid" }),
+      });
+      expect(forged.status).toBe(401);
+      await call("DELETE", `/v1/webhooks/${registered.body.id}`, { key: seller.key });
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 60_000);
 
   it("delivers a sale made while the receiver was down once it is back (the same webhook-id)", async () => {
     await receiver.stop();
