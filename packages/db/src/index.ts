@@ -92,6 +92,11 @@ export class EmbeddedPostgres {
   }
 }
 
+/** PostgreSQL's unique_violation (SQLSTATE 23505), on either driver: a concurrent insert of the same key won. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "23505";
+}
+
 export type MigrationSet = Record<string, Migration>;
 
 /**

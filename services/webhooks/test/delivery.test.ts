@@ -359,6 +359,17 @@ describeOnEachDatabase("webhook delivery", "webhooks", (open) => {
     expect(await reasonOf("https://example.com/hook/3")).toBe("accepted");
   });
 
+  it("makes one receiver of one url registered five times at once: one created, the rest re-keys", async () => {
+    const account = newAccount();
+    const results = await Promise.all(Array.from({ length: 5 }, () => register(account, "/race")));
+    expect(new Set(results.map((r) => r.endpoint.id)).size).toBe(1);
+    expect(results.filter((r) => !r.rekeyed)).toHaveLength(1);
+    expect(await rig.endpoints.list(account, { limit: 10 })).toHaveLength(1);
+    // New urls at once do not pass the limit together either.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => register(account, `/many/${i}`).catch(() => undefined)));
+    expect(await rig.endpoints.list(account, { limit: 50 })).toHaveLength(16);
+  });
+
   it("rotates the signing key without a gap: during the overlap every delivery carries both signatures", async () => {
     const account = newAccount();
     await register(account);

@@ -1,5 +1,6 @@
 import type { Actor } from "@c402/account-events";
 import { SELLER_SLUG } from "@c402/ids";
+import { isUniqueViolation } from "@c402/db";
 import { ProblemError, invalid, type FieldError } from "@c402/problems";
 import { identityStore as store, type IdentityDb, type ProfileChange, type ProfileRow } from "../store/identity-store";
 import { recordActivity } from "./account-events";
@@ -277,9 +278,6 @@ function emptyProfile(accountId: string, createdAt: Date): ProfileRow {
 
 const noSuchAccount = () => new ProblemError("not-found", "No such account.");
 
-/** PostgreSQL's unique_violation: on a profile update, only the slug's index can raise it. */
-const isUniqueViolation = (err: unknown) => typeof err === "object" && err !== null && (err as { code?: unknown }).code === "23505";
-
 export class Profiles {
   constructor(
     private readonly db: IdentityDb,
@@ -327,6 +325,7 @@ export class Profiles {
       try {
         profile = await store.updateProfile(trx, accountId, { ...values, updated_at: now });
       } catch (err) {
+        // On a profile update, only the slug's index can raise it.
         if (!isUniqueViolation(err)) throw err;
         throw new ProblemError("conflict", {
           message: `The slug ${values.slug ?? ""} is taken by another account.`,

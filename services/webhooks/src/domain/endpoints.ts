@@ -36,13 +36,18 @@ export class Endpoints {
     private readonly deps: { db: WebhooksDb; sealer: SecretSealer; clock: () => Date; refusal: UrlRefusal; allowPlainHttp: boolean; onCommitted?: () => void },
   ) {}
 
-  /** Registers a receiver, or re-keys the one with the same url: a fresh secret, active again, its failure counter cleared. */
+  /**
+   * Registers a receiver, or re-keys the one with the same url: a fresh secret, active again, its failure counter cleared.
+   * An account's registrations take turns (a transaction lock on the account), so two at once of one new url make one
+   * receiver and a re-key, and the count limit holds.
+   */
   async register(req: EndpointChange & { url: string; events: readonly string[] }): Promise<{ endpoint: EndpointView; secret: string; rekeyed: boolean }> {
     const url = this.checkedUrl(req.url);
     const events = checkedEvents(req.events);
     const secret = newEndpointSecret();
     const at = this.deps.clock();
     const { id, rekeyed } = await this.deps.db.transaction().execute(async (trx) => {
+      await endpointsStore.lockAccount(trx, req.accountId);
       const existing = await endpointsStore.findByUrl(trx, req.accountId, url);
       if (existing) {
         await endpointsStore.rekey(trx, existing.id, { sealed_secret: this.deps.sealer.seal(secret, existing.id), events, at });

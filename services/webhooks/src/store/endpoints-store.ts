@@ -37,8 +37,10 @@ function shown(db: WebhooksDb) {
 }
 
 export const endpointsStore = {
+  /** Makes the account's registrations in this transaction wait for each other (released at commit or rollback). */
+  lockAccount: (db: WebhooksDb, accountId: string) => sql`select pg_advisory_xact_lock(hashtext(${"webhooks:" + accountId}))`.execute(db),
   findByUrl: (db: WebhooksDb, accountId: string, url: string) =>
-    db.selectFrom("endpoints").selectAll().where("account_id", "=", accountId).where("url", "=", url).forUpdate().executeTakeFirst(),
+    db.selectFrom("endpoints").selectAll().where("account_id", "=", accountId).where("url", "=", url).executeTakeFirst(),
   countForAccount: async (db: WebhooksDb, accountId: string) =>
     Number(
       (
