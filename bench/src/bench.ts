@@ -29,16 +29,8 @@ import type { OfficialInfo } from "./servers/official";
 import { ORIGIN_PATH, type OriginInfo } from "./servers/origin";
 import type { OursInfo } from "./servers/ours";
 import type { ProxyInfo } from "./servers/proxy";
-
-const QUICK = process.argv.includes("--quick");
-
-function num(name: string, normal: number, quick: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return QUICK ? quick : normal;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number, not ${raw}`);
-  return v;
-}
+import { f0, f1, log, num, percentile } from "./lib/report";
+import { call, JSON_ACCEPT, signIn } from "./lib/http";
 
 const config = {
   /** Measured seconds of each quote and package-calls run (after the warm-up). */
@@ -70,7 +62,6 @@ const TEST_DELIVERY_CAP = 100_000;
 const CITY_QUERY = "?city=Paris";
 /** What the seller receives of each payment at PRICE_USD (the fee goes to the fee wallet). */
 const PROVIDER_ATOMIC = 100_000n;
-const JSON_ACCEPT = { accept: "application/json" };
 /** Devchain accounts of the bench (index 0 is our facilitator key, 9 our fee wallet). */
 const OFFICIAL_FACILITATOR_INDEX = 11;
 const FUNDER_INDEX = 12;
@@ -81,26 +72,7 @@ function profileArgs(name: string): string[] {
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, name)}`] : [];
 }
 
-function log(line: string) {
-  process.stderr.write(`  · ${line}\n`);
-}
-
 // ---------------------------------------------------------------- HTTP helpers
-
-async function call(url: string, init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...JSON_ACCEPT, ...(init.headers ?? {}) };
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(url, { method: init.method ?? "GET", headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body, text };
-}
 
 /** The decoded PAYMENT-REQUIRED of an unpaid GET, which must be a 402. */
 async function paymentRequired(url: string): Promise<PaymentRequired> {
@@ -108,18 +80,6 @@ async function paymentRequired(url: string): Promise<PaymentRequired> {
   const header = r.headers.get("payment-required");
   if (r.status !== 402 || !header) throw new Error(`GET ${url}: expected 402 with PAYMENT-REQUIRED, got ${r.status} ${r.text.slice(0, 300)}`);
   return decodeHeader(header) as unknown as PaymentRequired;
-}
-
-/** Signs a seller in with a fresh wallet (SIWE): its address and API key. */
-async function signIn(baseUrl: string) {
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  const challenge = await call(`${baseUrl}/auth/wallet/challenge`, { method: "POST", body: { address: wallet.address, network: "eip155:8453" } });
-  if (challenge.status !== 200 && challenge.status !== 201) throw new Error(`challenge: ${challenge.status} ${challenge.text}`);
-  const signature = await wallet.signMessage({ message: challenge.body.message });
-  const verified = await call(`${baseUrl}/auth/wallet/verify`, { method: "POST", body: { message: challenge.body.message, signature } });
-  const key = verified.body?.api_key?.secret as string | undefined;
-  if (!key) throw new Error(`verify: ${verified.status} ${verified.text}`);
-  return { seller: wallet.address, key };
 }
 
 /** Creates a checkout with the seller's key; `test_mode: false` arms it, without it the checkout only rehearses. */
@@ -197,11 +157,6 @@ interface PaidFigures {
   statuses: Record<string, number>;
   /** Why the first few non-200 answers failed (the 402's error or body). */
   failures: string[];
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function failureReason(headers: Headers, text: string): string {
@@ -347,8 +302,6 @@ function warmedUp(name: string, r: PaidFigures) {
 
 // ---------------------------------------------------------------- report
 
-const f0 = (n: number) => Math.round(n).toLocaleString("en-US");
-const f1 = (n: number) => n.toFixed(1);
 const verdict = (ratio: number, target: number) => (ratio >= target ? "PASS" : "BELOW TARGET");
 const statusList = (s: Record<string, number>) =>
   Object.entries(s)

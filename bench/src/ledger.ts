@@ -21,8 +21,8 @@ import { receiptMessage } from "@c402/payments/src/domain/payment-wire";
 import { paymentsStore, type PaymentsDb } from "@c402/payments/src/store/payments-store";
 import pg from "pg";
 import { receiptCsvLine } from "@c402/gateway/src/views/receipts-csv";
+import { log, percentile, QUICK } from "./lib/report";
 
-const QUICK = process.argv.includes("--quick");
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? (QUICK ? 100_000 : 1_000_000));
 const PAGES = Number(process.env.BENCH_LEDGER_PAGES ?? (QUICK ? 100 : 500));
 const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? (QUICK ? 20_000 : 100_000));
@@ -30,12 +30,6 @@ const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0
 const ACCOUNT = "acct_benchLedger000000000000";
 const PAGE = 51;
 const TARGET_P99_MS = 20;
-
-const log = (line: string) => process.stderr.write(`  · ${line}\n`);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: ADMIN_URL });

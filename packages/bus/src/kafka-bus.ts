@@ -12,8 +12,10 @@ export interface KafkaBusOptions {
 
 /**
  * Kafka through kafkajs: acks from all in-sync replicas on publish, manual
- * offset commits only after the handler succeeded (at-least-once), one
- * partition consumed in order (per-key order, since the key picks the partition).
+ * offset commits only after the handler succeeded (at-least-once). Each
+ * partition is consumed in order (per-key order, since the key picks the
+ * partition); the partitions of a subscription are consumed side by side, and
+ * a fetched batch is committed once, after its last handled message.
  */
 export class KafkaBus implements Bus {
   private readonly kafka: Kafka;
@@ -76,18 +78,32 @@ export class KafkaBus implements Bus {
     this.consumers.add(consumer);
     await consumer.run({
       autoCommit: false,
-      partitionsConsumedConcurrently: 1,
-      eachMessage: async ({ partition, message }) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-        const handled = await deliverUntilHandled(
-          { topic, key: message.key?.toString() ?? "", value: new Uint8Array(message.value ?? Buffer.alloc(0)), headers },
-          handler,
-          () => stopped,
-          (err, attempt) => this.opts.onHandlerError?.(err, topic, attempt),
-        );
-        if (!handled) throw new Error("subscription stopped before the message was handled");
-        await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+      partitionsConsumedConcurrently: this.partitions,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        let handledUpTo: string | undefined;
+        try {
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale()) break;
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+            const handled = await deliverUntilHandled(
+              { topic, key: message.key?.toString() ?? "", value: new Uint8Array(message.value ?? Buffer.alloc(0)), headers },
+              handler,
+              () => stopped,
+              (err, attempt) => this.opts.onHandlerError?.(err, topic, attempt),
+            );
+            if (!handled) break; // stopping: the rest is fetched again by whoever consumes next
+            resolveOffset(message.offset);
+            handledUpTo = message.offset;
+            await heartbeat();
+          }
+        } finally {
+          // What was handled is committed even when the batch ends early; a crash before this redelivers it (at least once).
+          if (handledUpTo !== undefined) {
+            await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(handledUpTo) + 1n).toString() }]);
+          }
+        }
       },
     });
     return {

@@ -196,6 +196,26 @@ describeOnEachDatabase("webhook delivery", "webhooks", (open) => {
     expect(listed).toMatchObject({ consecutive_failures: 0, failed_attempts: 3n, delivered: 1n, pending_deliveries: 0n });
   });
 
+  it("sends a recovered receiver's backlog at once: when a retry gets through, the rest is due now", async () => {
+    const account = newAccount();
+    const { endpoint } = await register(account);
+    receiver.behave = () => ({ status: 503 });
+    for (let i = 0; i < 3; i++) {
+      await rig.dispatcher.fanOut(paid, paymentSettledEnvelope(account, { at: rig.now() }));
+      advanceTo(new Date(rig.now().getTime() + 20_000));
+    }
+    await rig.dispatcher.drain();
+    expect(receiver.received).toHaveLength(3);
+    receiver.behave = () => ({ status: 200 });
+    // The first retry falls due; the other two are not due yet on their own schedule.
+    const rows = await deliveriesOf(endpoint.id);
+    const first = Math.min(...rows.map((r) => r.next_attempt_at!.getTime()));
+    advanceTo(new Date(first));
+    expect(rows.filter((r) => r.next_attempt_at!.getTime() <= first)).toHaveLength(1);
+    await rig.dispatcher.drain();
+    expect((await deliveriesOf(endpoint.id)).map((r) => r.status)).toEqual(["delivered", "delivered", "delivered"]);
+  });
+
   it("does not follow redirects: a 3xx is a failed attempt and the target is never called", async () => {
     const account = newAccount();
     const { endpoint } = await register(account);

@@ -51,6 +51,8 @@ export class Dispatcher {
   private inFlight = new Set<Promise<void>>();
   private claiming = false;
   private again = false;
+  /** The last sweep may have left due deliveries behind (it was full): a finished attempt looks again. */
+  private backlog = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
 
@@ -66,21 +68,26 @@ export class Dispatcher {
    */
   async fanOut(source: WebhookEventSource, envelope: eventsV1.EventEnvelope): Promise<number> {
     const now = this.clock();
-    const made = await this.deps.db.transaction().execute(async (trx) => {
-      await webhooksStore.recordOnce(trx, {
-        event_id: envelope.eventId,
-        type: envelope.type,
-        account_id: envelope.accountId,
-        aggregate_id: envelope.aggregateId,
-        test_mode: envelope.testMode,
-        payload: envelope.payload,
-        occurred_at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : now,
-      });
-      const receivers = (await endpointsStore.activeForAccount(trx, envelope.accountId)).filter((e) => e.events.includes(source.event));
-      if (receivers.length === 0) return 0;
-      const payload = payloadOf(source, envelope, { baseUrl: this.deps.baseUrl });
-      const inserted = await deliveriesStore.insertOnce(
-        trx,
+    const recorded = {
+      event_id: envelope.eventId,
+      type: envelope.type,
+      account_id: envelope.accountId,
+      aggregate_id: envelope.aggregateId,
+      test_mode: envelope.testMode,
+      payload: envelope.payload,
+      occurred_at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : now,
+    };
+    const receivers = (await endpointsStore.activeForAccount(this.deps.db, envelope.accountId)).filter((e) => e.events.includes(source.event));
+    if (receivers.length === 0) {
+      await webhooksStore.recordOnce(this.deps.db, recorded);
+      return 0;
+    }
+    const payload = payloadOf(source, envelope, { baseUrl: this.deps.baseUrl });
+    // The event and its deliveries in one statement (a receiver deleted meanwhile fails it on the foreign key: the bus retries).
+    const made = (
+      await deliveriesStore.recordWithDeliveries(
+        this.deps.db,
+        recorded,
         receivers.map((r) => ({
           id: newId("webhookDelivery"),
           endpoint_id: r.id,
@@ -94,9 +101,8 @@ export class Dispatcher {
           give_up_at: new Date(now.getTime() + RETRY_WINDOW_MS),
           created_at: now,
         })),
-      );
-      return inserted.length;
-    });
+      )
+    ).length;
     if (made > 0) this.poke();
     return made;
   }
@@ -132,14 +138,18 @@ export class Dispatcher {
     do {
       this.again = false;
       const room = this.deps.concurrency - this.inFlight.size;
-      if (room <= 0 || this.stopped) return;
+      if (room <= 0 || this.stopped) {
+        this.backlog = room <= 0;
+        return;
+      }
       const claimed = await this.claim(room);
+      this.backlog = claimed.length === room;
       for (const d of claimed) {
         const running: Promise<void> = this.attempt(d)
           .catch((err) => this.deps.logger.warn({ err, delivery: d.id }, "webhook attempt could not be recorded"))
           .finally(() => {
             this.inFlight.delete(running);
-            this.poke();
+            if (this.backlog) this.poke();
           });
         this.inFlight.add(running);
       }
@@ -164,8 +174,6 @@ export class Dispatcher {
   }
 
   private async attempt(d: ClaimedDelivery): Promise<void> {
-    const [target] = await endpointsStore.targets(this.deps.db, [d.endpoint_id]);
-    if (!target) return; // deleted with its deliveries since the claim
     const startedAt = this.clock();
     const headers = {
       "content-type": "application/json",
@@ -174,7 +182,7 @@ export class Dispatcher {
         id: d.id,
         timestamp: Math.floor(startedAt.getTime() / 1000),
         body: d.payload,
-        secret: this.deps.sealer.open(target.sealed_secret, target.id),
+        secret: this.deps.sealer.open(d.sealed_secret, d.endpoint_id),
         keys: await this.deps.keys.signing(),
       }),
     };
@@ -183,7 +191,7 @@ export class Dispatcher {
     let error: string | null = null;
     let wait: number | undefined;
     try {
-      const res = await this.deps.fetch(target.url, { method: "POST", headers, body: d.payload });
+      const res = await this.deps.fetch(d.url, { method: "POST", headers, body: d.payload });
       status = res.status;
       if (status === 429 || status === 503) wait = retryAfterMs(res.headers.get("retry-after"), startedAt);
       await res.body?.cancel().catch(() => undefined);
@@ -202,22 +210,22 @@ export class Dispatcher {
       outcome = next ? "retry" : "failed";
     }
     if (outcome === "disabled") error = "HTTP 410: the receiver is gone; it is disabled until registered again";
+    const attempt = { number: d.attempts, startedAt, statusCode: status, latencyMs, error, outcome, nextAttemptAt: next };
+    // One statement records it (a lease lost to another sweeper moves nothing: the rest is the holder's to record);
+    // a 410 also disables the receiver, in the same transaction.
+    if (outcome !== "disabled") {
+      const moved = await deliveriesStore.recordAttempt(this.deps.db, d, attempt, now);
+      // A retry got through: the receiver is back, so what else waits for it goes now rather than on its own schedule.
+      if (moved && outcome === "delivered" && d.attempts > 1 && (await deliveriesStore.sendNowFor(this.deps.db, d.endpoint_id, now)) > 0) {
+        this.backlog = true;
+        this.poke();
+      }
+      return;
+    }
     await this.deps.db.transaction().execute(async (trx) => {
-      const moved = await deliveriesStore.recordAttempt(trx, d, {
-        number: d.attempts,
-        startedAt,
-        statusCode: status,
-        latencyMs,
-        error,
-        outcome,
-        nextAttemptAt: next,
-      });
-      if (!moved) return; // another sweeper holds the lease now: the rest is its to record
-      if (outcome === "delivered") await endpointsStore.recordSuccess(trx, target.id, now);
-      else await endpointsStore.recordFailure(trx, target.id, now, outcome === "failed" || outcome === "disabled");
-      if (outcome === "disabled") await this.disable(trx, target.id, now);
+      if (await deliveriesStore.recordAttempt(trx, d, attempt, now)) await this.disable(trx, d.endpoint_id, now);
     });
-    if (outcome === "disabled") this.deps.onOutbox?.();
+    this.deps.onOutbox?.();
   }
 
   /** 410 Gone: the receiver is disabled, what was due to it fails, and the seller sees it (account event). */

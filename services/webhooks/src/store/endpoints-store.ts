@@ -84,27 +84,7 @@ export const endpointsStore = {
   /** The active receivers of an account, with their subscriptions (the fan-out of one event). */
   activeForAccount: (db: WebhooksDb, accountId: string) =>
     db.selectFrom("endpoints").select(["id", "events"]).where("account_id", "=", accountId).where("active", "=", true).execute(),
-  /** What an attempt needs: where to send and the secret to sign with, read at the attempt (a re-key applies from the next one). */
-  targets: (db: WebhooksDb, ids: readonly string[]) =>
-    ids.length === 0 ? Promise.resolve([]) : db.selectFrom("endpoints").select(["id", "url", "sealed_secret", "active"]).where("id", "in", ids).execute(),
   delete: (db: WebhooksDb, id: string) => db.deleteFrom("endpoints").where("id", "=", id).execute(),
-  recordSuccess: (db: WebhooksDb, id: string, at: Date) =>
-    db
-      .updateTable("endpoints")
-      .set({ consecutive_failures: 0, delivered: sql`delivered + 1`, last_success_at: at })
-      .where("id", "=", id)
-      .execute(),
-  recordFailure: (db: WebhooksDb, id: string, at: Date, gaveUp: boolean) =>
-    db
-      .updateTable("endpoints")
-      .set({
-        consecutive_failures: sql`consecutive_failures + 1`,
-        failed_attempts: sql`failed_attempts + 1`,
-        failed_deliveries: gaveUp ? sql`failed_deliveries + 1` : sql`failed_deliveries`,
-        last_failure_at: at,
-      })
-      .where("id", "=", id)
-      .execute(),
   disable: (db: WebhooksDb, id: string, reason: string, at: Date) =>
     db
       .updateTable("endpoints")
