@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { eventually } from "@c402/testkit";
 import { x402Client } from "@x402/core/client";
@@ -68,6 +69,7 @@ async function runReceiver(port: number, secret: string): Promise<{ child: Child
 describe("webhooks", () => {
   let seller: Awaited<ReturnType<typeof newSeller>>;
   let origin: FakeOrigin;
+  let mcpServer: FakeMcpServer;
   let port: number;
   let webhook: Record<string, any>;
   let receiver: Awaited<ReturnType<typeof runReceiver>>;
@@ -75,11 +77,13 @@ describe("webhooks", () => {
   beforeAll(async () => {
     seller = await newSeller();
     origin = await startFakeOrigin();
+    mcpServer = await startFakeMcpServer({ tools: [{ name: "forecast", inputSchema: { type: "object" }, answer: () => "sunny" }] });
     port = await freePort();
   });
   afterAll(async () => {
     await receiver?.stop();
     await origin.close();
+    await mcpServer.close();
   });
 
   it("registers a receiver (201, the secret once), lists it without the secret, re-keys it by its url, and refuses bad input", async () => {
@@ -152,13 +156,16 @@ describe("webhooks", () => {
     expect(r.body.keys[0].public_key_pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
   });
 
-  it("the README receiver, checking both signatures, gets checkout.paid for every sale (live and rehearsal, inline, relay and webhook) and checkout.reported", async () => {
+  it("the README receiver, checking both signatures, gets checkout.paid for every sale (live and rehearsal, inline, relay, mcp and webhook) and checkout.reported", async () => {
     receiver = await runReceiver(port, webhook.secret);
     const inline = await newCheckout(seller.key, { reusable: true });
     const relay = await newCheckout(seller.key, { title: "Relay", origin_url: `${origin.url}/echo`, payload: undefined, reusable: true });
     const made = await newCheckout(seller.key, { title: "Made to order", fulfillment: "webhook", payload: undefined, reusable: true });
+    const tool = await newCheckout(seller.key, { title: "Tool", origin_url: mcpServer.url, mcp_tool: "forecast", payload: undefined, reusable: true });
     const live = await newCheckout(seller.key, { title: "Live tides", test_mode: false, reusable: true });
-    const rehearsals = [await payRehearsal(inline.id), await payRehearsal(relay.id), await payRehearsal(made.id)].map((r) => r.body.receipt.id as string);
+    const rehearsals = [await payRehearsal(inline.id), await payRehearsal(relay.id), await payRehearsal(made.id), await payRehearsal(tool.id)].map(
+      (r) => r.body.receipt.id as string,
+    );
 
     const chain = await devchainWallets(17);
     const buyer = await chain.fundedBuyer(1_000_000n);
@@ -173,7 +180,7 @@ describe("webhooks", () => {
 
     const events = await eventually(
       () => receiver.events,
-      (e) => e.length >= 5,
+      (e) => e.length >= 6,
       60_000,
     );
     const sales = events.filter((e) => e.event === "checkout.paid");
@@ -206,14 +213,14 @@ describe("webhooks", () => {
     // The seller sees each delivery and its attempt (recorded just after the receiver answered).
     await eventually(
       () => call("GET", `/v1/webhooks/${webhook.id}/deliveries?status=delivered`, { key: seller.key }),
-      (r) => r.body.deliveries.length === 5,
+      (r) => r.body.deliveries.length === 6,
     );
     const one = await call("GET", `/v1/webhooks/${webhook.id}/deliveries/${liveSale.id}`, { key: seller.key });
     expect(one.body).toMatchObject({ id: liveSale.id, status: "delivered", event: "checkout.paid", object_id: liveReceipt, test_mode: false });
     expect(one.body.attempts[0]).toMatchObject({ number: 1, status_code: 200, outcome: "delivered", error: null });
     expect(one.body.payload.data.payment_id).toBe(liveReceipt);
     const [listed] = (await call("GET", "/v1/webhooks", { key: seller.key })).body.webhooks;
-    expect(listed).toMatchObject({ delivered: 5, failure_count: 0, pending_deliveries: 0 });
+    expect(listed).toMatchObject({ delivered: 6, failure_count: 0, pending_deliveries: 0 });
   }, 120_000);
 
   it("the README's ten-line receiver accepts a genuine delivery and refuses a forged one", async () => {

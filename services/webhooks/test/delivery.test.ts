@@ -9,7 +9,9 @@ import { describeOnEachDatabase } from "@c402/testkit";
 import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
 import { verifyEd25519, verifyHmac } from "../../../examples/webhook-receiver/verify";
 import { webhooksMigrations } from "../src";
+import { Dispatcher } from "../src/domain/dispatcher";
 import { EVENT_SOURCES } from "../src/domain/event-catalogue";
+import { createCapturingLogger } from "@c402/logging";
 import { backoffMs, RETRY_WINDOW_MS } from "../src/domain/retry-schedule";
 import type { WebhooksDb } from "../src/store/webhooks-store";
 import { BASE_URL, checkoutReportedEnvelope, paymentSettledEnvelope, SELLER, webhookRig } from "./webhook-fixtures";
@@ -388,6 +390,35 @@ describeOnEachDatabase("webhook delivery", "webhooks", (open) => {
     // New urls at once do not pass the limit together either.
     await Promise.all(Array.from({ length: 20 }, (_, i) => register(account, `/many/${i}`).catch(() => undefined)));
     expect(await rig.endpoints.list(account, { limit: 50 })).toHaveLength(16);
+  });
+
+  it("shares the work between two sweepers (replicas): every delivery is sent once", async () => {
+    rig.clock.at = undefined; // real time: both sweepers run on their own
+    const account = newAccount();
+    await register(account, "/replicas");
+    const second = new Dispatcher({
+      db,
+      sealer: rig.sealer,
+      keys: rig.keys,
+      fetch: rig.fetch,
+      baseUrl: BASE_URL,
+      timeoutMs: 400,
+      concurrency: 8,
+      logger: createCapturingLogger({ service: "webhooks" }).logger,
+    });
+    for (let i = 0; i < 60; i++) await rig.dispatcher.fanOut(paid, paymentSettledEnvelope(account));
+    rig.dispatcher.start();
+    second.start();
+    try {
+      const got = await receiver.waitFor(60, 30_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.received).toHaveLength(60);
+      expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(60);
+    } finally {
+      await Promise.all([rig.dispatcher.stop(), second.stop()]);
+    }
+    const attempts = await db.selectFrom("deliveries").select("attempts").where("account_id", "=", account).execute();
+    expect(attempts.every((a) => a.attempts === 1)).toBe(true);
   });
 
   it("rotates the signing key without a gap: during the overlap every delivery carries both signatures", async () => {

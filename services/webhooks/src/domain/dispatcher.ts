@@ -128,9 +128,17 @@ export class Dispatcher {
       return;
     }
     this.claiming = true;
-    void this.pump()
-      .catch((err) => this.deps.logger.warn({ err }, "webhook sweep round failed"))
-      .finally(() => (this.claiming = false));
+    void this.pump().then(
+      () => {
+        this.claiming = false;
+        // A poke that came after the sweep's last look: look again now rather than at the next tick.
+        if (this.again) this.poke();
+      },
+      (err: unknown) => {
+        this.claiming = false; // the next tick tries again
+        this.deps.logger.warn({ err }, "webhook sweep round failed");
+      },
+    );
   }
 
   /** One sweep: claims as many due deliveries as there is room for and starts them; test hooks await `drain`. */
