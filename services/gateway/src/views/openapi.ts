@@ -465,7 +465,6 @@ const componentHealth: Schema = {
   properties: {
     status: { enum: ["ok", "down"] },
     latency_ms: { type: "number", minimum: 0 },
-    detail: str,
     components: { type: "object", additionalProperties: { $ref: "#/components/schemas/ComponentHealth" } },
   },
 };
@@ -1249,7 +1248,14 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         get: {
           summary: "Liveness; ?deep=true checks every component",
           parameters: [{ name: "deep", in: "query", required: false, schema: { type: "boolean", default: false } }],
-          responses: { "200": json("Component state", ref("Health")) },
+          description:
+            "Without `deep`: liveness, from the process alone. With `deep=true`: every component's state; 503 with the same body (status `degraded`) while any is down. Why a component is down is logged with the request id, never answered.",
+          responses: {
+            "200": json("Component state", ref("Health")),
+            "503": json("A component is down (the same body, status degraded)", ref("Health"), {
+              "Retry-After": header("Seconds before asking again", { type: "string", pattern: "^[0-9]+$" }),
+            }),
+          },
         },
       },
       "/health/facilitator": {

@@ -10,13 +10,15 @@ import { REHEARSAL_NETWORK, type SettlementRails } from "../rails";
 const SWAGGER_UI_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
 /** The viewer's files change only with the package's version: browsers may keep them a day. */
 const DOCS_ASSET_MAX_AGE_SECONDS = 86_400;
+/** When a degraded deep health check is worth asking again. */
+const HEALTH_RETRY_AFTER_SECONDS = 5;
 
 /**
  * What the service is: /, /openapi.json, /llms.txt, /docs (and its viewer's
  * files), /.well-known/<name>, /health. The documents list the networks
  * `rails` says this run settles on.
  */
-export function discoveryRoutes({ clients, cache, settings }: GatewayDeps, rails: SettlementRails): Router {
+export function discoveryRoutes({ clients, cache, settings, logger }: GatewayDeps, rails: SettlementRails): Router {
   const router = Router();
   const { baseUrl, serviceName, version } = settings;
   const railsNow = async (): Promise<Rails> => {
@@ -61,30 +63,36 @@ export function discoveryRoutes({ clients, cache, settings }: GatewayDeps, rails
       res.json({ status: "ok", ...base });
       return;
     }
-    // Never raises: every component reports ok or down.
+    // Never raises: every component reports ok or down. Why one is down goes to the log with the
+    // request id, never to this public answer (an error's text can name hosts, users or versions).
     const components: Record<string, unknown> = {};
+    const down = (component: string, err: unknown) => {
+      logger.warn({ request_id: req.requestId, component, reason: err instanceof Error ? err.message : String(err) }, "health: a component is down");
+      return { status: "down" };
+    };
     const cacheStarted = Date.now();
     components.cache = await cache.ping().then(
       () => ({ status: "ok", latency_ms: Date.now() - cacheStarted }),
-      (err: unknown) => ({ status: "down", detail: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => down("cache", err),
     );
     await Promise.all(
       Object.entries(clients.health).map(async ([name, client]) => {
         try {
           const r = await client.check({}, { timeoutMs: 3_000 });
+          for (const c of r.components) if (c.status !== "ok") down(`${name}.${c.name}`, c.detail || c.status);
           components[name] = {
             status: r.components.every((c) => c.status === "ok") ? "ok" : "down",
-            components: Object.fromEntries(
-              r.components.map((c) => [c.name, { status: c.status, latency_ms: c.latencyMs, ...(c.detail ? { detail: c.detail } : {}) }]),
-            ),
+            components: Object.fromEntries(r.components.map((c) => [c.name, { status: c.status, latency_ms: c.latencyMs }])),
           };
         } catch (err) {
-          components[name] = { status: "down", detail: err instanceof Error ? err.message : String(err) };
+          components[name] = down(name, err);
         }
       }),
     );
     const allOk = Object.values(components).every((c) => (c as { status: string }).status === "ok");
-    res.json({ status: allOk ? "ok" : "degraded", ...base, components, ...(settings.healthExtras ?? {}) });
+    // 503 while a dependency is down, so a load balancer or an operator's probe of ?deep=true sees it; the body says which.
+    if (!allOk) res.setHeader("Retry-After", String(HEALTH_RETRY_AFTER_SECONDS));
+    res.status(allOk ? 200 : 503).json({ status: allOk ? "ok" : "degraded", ...base, components, ...(settings.healthExtras ?? {}) });
   });
 
   return router;
