@@ -1,21 +1,11 @@
 import { resolve } from "node:path";
-import { describeConfig, env, loadConfig } from "@c402/config";
-import { gatewayConfigSpec } from "@c402/gateway";
-import { identityConfigSpec } from "@c402/identity";
+import { describeConfig, loadConfig } from "@c402/config";
 import { createLogger } from "@c402/logging";
 import { onShutdown } from "@c402/runtime";
+import { embeddedConfigSpec } from "./config";
 import { startEmbeddedSystem } from "./system";
 
-const spec = {
-  ...gatewayConfigSpec,
-  dataDir: env.string("DATA_DIR", "where the embedded database and secrets live", { default: ".data" }),
-  devchainPort: env.optionalString("DEVCHAIN_PORT", "port of the local EVM chain (default 8545, or a free one when taken; 0 picks a free one)"),
-  logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
-  smtpUrl: identityConfigSpec.smtpUrl,
-  mailFrom: identityConfigSpec.mailFrom,
-  outboundAllowLoopback: env.bool("OUTBOUND_ALLOW_LOOPBACK", "let sellers' origins and MCP servers be on loopback (this machine)", { default: true }),
-  outboundResolveNames: env.bool("OUTBOUND_RESOLVE_NAMES", "look up names in sellers' URLs in DNS (false: IP-literal URLs only)", { default: true }),
-};
+const spec = embeddedConfigSpec;
 
 async function main() {
   const config = loadConfig(spec);

@@ -4,11 +4,13 @@ import { GATEWAY, SERVICES, topologyProblems } from "@c402/topology";
 import { dockerCompose } from "./compose";
 import { serviceDefaults } from "./defaults";
 import { configMapYaml, gatewayYaml, grpcServicesYaml, secretYaml } from "./kubernetes";
+import { configurationDoc } from "./configuration";
 import { provisionSql } from "./provision-sql";
 
 export { atDefault, serviceDefaults, type ServiceDefaults } from "./defaults";
 export { devSecret } from "./compose";
 export { devPassword } from "./provision-sql";
+export { configurationDoc, PROCESS_CONFIG_SPECS } from "./configuration";
 
 /** A file generated from the service list: its path from the repository root and its content. */
 export interface DeployFile {
@@ -28,6 +30,7 @@ export function deployFiles(): DeployFile[] {
     { path: "k8s/base/secret.yaml", content: secretYaml(SERVICES) },
     { path: "k8s/base/grpc-services.yaml", content: grpcServicesYaml(SERVICES) },
     { path: "k8s/base/gateway.yaml", content: gatewayYaml(defaults, GATEWAY) },
+    { path: "docs/configuration.md", content: configurationDoc() },
   ];
 }
 
