@@ -1,6 +1,7 @@
 import { defaultOf, type Setting } from "@c402/config";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
+import { paymentsConfigSpec } from "@c402/payments";
 import { distributedInfraSpec } from "@c402/runtime";
 
 /** A variable as a deploy file sets it: name and text value. */
@@ -23,6 +24,8 @@ export function serviceDefaults() {
     gatewaySettings: [atDefault(gatewayConfigSpec.serviceName), atDefault(gatewayConfigSpec.authRateLimitPerMinute)],
     /** identity settings published in the ConfigMap at their defaults. */
     identitySettings: [atDefault(identityConfigSpec.challengeTtlSeconds), atDefault(identityConfigSpec.mailFrom)],
+    /** payments' chain settings published in the ConfigMap at their defaults. */
+    paymentsSettings: [atDefault(paymentsConfigSpec.confirmations), atDefault(paymentsConfigSpec.rpcTimeoutMs), atDefault(paymentsConfigSpec.settleTimeoutMs)],
   };
 }
 

@@ -272,8 +272,14 @@ ${mapping(defaults.gatewaySettings, "  ")}
 
   # identity
 ${mapping(defaults.identitySettings, "  ")}
-  # payments: CAIP-2 networks the live face lists.
-  LIVE_NETWORKS: eip155:8453,eip155:84532
+  # payments: the live EVM network it settles on (CAIP-2; eip155:8453 is Base). With
+  # EVM_NETWORK set, payments needs EVM_RPC_URL and FACILITATOR_PRIVATE_KEY (Secret),
+  # SPLIT_FACTORY_ADDRESS and FEE_WALLET_ADDRESS, and refuses to start without them.
+  # Without EVM_NETWORK it runs rehearsals only (the live face answers 503).
+  EVM_NETWORK: eip155:8453
+  SPLIT_FACTORY_ADDRESS: replace-with-the-SplitFactory-address-on-the-network
+  FEE_WALLET_ADDRESS: replace-with-the-wallet-that-receives-the-protocol-fee
+${mapping(defaults.paymentsSettings, "  ")}
 `;
 }
 

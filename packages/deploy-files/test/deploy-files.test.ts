@@ -133,6 +133,18 @@ describe("the generated deploy files", () => {
     }
   });
 
+  it("Kubernetes: the ConfigMap sets nothing no process reads, and payments gets every setting a live network needs", () => {
+    const config = k8s("k8s/base/configmap.yaml")[0]!.data!;
+    const readByAProcess = new Set([...Object.values(processSpecs).flatMap(variablesOf), ...LIBRARY_VARIABLES]);
+    expect(Object.keys(config).filter((key) => !readByAProcess.has(key))).toEqual([]);
+    const payments = k8s("k8s/base/grpc-services.yaml").find((d) => d.kind === "Deployment" && d.metadata.name === "payments")!;
+    const fromSecret = (payments.spec.template.spec.containers[0].env as { name: string }[]).map((e) => e.name);
+    expect(config).toMatchObject({ EVM_NETWORK: "eip155:8453", SPLIT_FACTORY_ADDRESS: expect.any(String), FEE_WALLET_ADDRESS: expect.any(String) });
+    expect(fromSecret).toEqual(expect.arrayContaining(["EVM_RPC_URL", "FACILITATOR_PRIVATE_KEY", "SUBJECT_SECRET"]));
+    // The local overlay runs rehearsals only unless a chain is added: it removes the network (kubectl kustomize k8s/overlays/local).
+    expect(read("k8s/overlays/local/kustomization.yaml")).toMatch(/op: remove\n\s+path: \/data\/EVM_NETWORK/);
+  });
+
   it("Kubernetes: the ConfigMap takes its defaults from the services' config modules", () => {
     const config = k8s("k8s/base/configmap.yaml")[0]!.data!;
     expect(config.PORT).toBe(String(defaultOf(gatewayConfigSpec.port)));

@@ -132,7 +132,21 @@ export const SERVICES = [
     addressEnv: "PAYMENTS_GRPC_ADDRESS",
     calls: ["catalog", "fulfillment"],
     topics: { publishes: [TOPICS.paymentSettled, TOPICS.accountActivity], consumes: [] },
-    secrets: [{ env: "SUBJECT_SECRET", describe: "HMAC key of buyer pseudonyms (32+ random bytes, hex). Changing it changes every buyer's subject." }],
+    secrets: [
+      { env: "SUBJECT_SECRET", describe: "HMAC key of buyer pseudonyms (32+ random bytes, hex). Changing it changes every buyer's subject." },
+      {
+        env: "EVM_RPC_URL",
+        describe: "JSON-RPC URL of the live EVM network (EVM_NETWORK in the ConfigMap); it often carries an API key.",
+        placeholder: "https://base-mainnet.example/rpc/replace-with-your-key",
+        unsetInDevelopment: true,
+      },
+      {
+        env: "FACILITATOR_PRIVATE_KEY",
+        describe: "0x-prefixed key of the wallet that pays gas for settlements (fund it with ETH on the live network).",
+        placeholder: "0x-replace-with-the-facilitator-private-key",
+        unsetInDevelopment: true,
+      },
+    ],
     readsBaseUrl: false,
     settlesOnChain: true,
     resources: GRPC_SERVICE_RESOURCES,
