@@ -2,7 +2,7 @@ import { EmbeddedPostgres, migrate } from "@c402/db";
 import { newId } from "@c402/ids";
 import { createGuardedFetch, type GuardedFetch } from "@c402/outbound-http";
 import { generateKeyringText, parseKeyring, SecretSealer } from "@c402/sealed-secrets";
-import { blockedCorpus, installConnectSpy, isLoopbackIp, startLab, stubResolver, type Lab } from "@c402/testkit/outbound-lab";
+import { blockedCorpus, GUARD_LAB_NAMES, installConnectSpy, isLoopbackIp, startLab, stubResolver, type Lab } from "@c402/testkit/outbound-lab";
 import { fulfillmentMigrations, OriginKeys } from "../src";
 import { Packages } from "../src/domain/packages";
 import { RelayDeliveries, type DeliverRequest } from "../src/domain/relay-deliveries";
@@ -22,16 +22,7 @@ import type { FulfillmentDb } from "../src/store/origin-keys-store";
 const spy = installConnectSpy();
 /** The lab's allowed origin as URLs normalise it (IPv4, and IPv4-mapped IPv6). */
 const ALLOWED_STAND_IN = new Set(["127.0.0.1", "[::ffff:7f00:1]"]);
-const resolver = stubResolver({
-  "origin.test": ["127.0.0.1"],
-  "canary.test": ["127.0.0.3"],
-  "canary6.test": ["::1"],
-  "mapped.test": ["::ffff:127.0.0.5"],
-  "imds.test": ["169.254.169.254"],
-  "lan.test": ["10.0.0.1"],
-  "mixed.test": ["127.0.0.1", "127.0.0.2"],
-  "rebind.test": (n) => (n === 1 ? ["127.0.0.1"] : ["127.0.0.7"]),
-});
+const resolver = stubResolver(GUARD_LAB_NAMES);
 
 let lab: Lab;
 let fetch: GuardedFetch;

@@ -2,7 +2,7 @@ import { EmbeddedPostgres, migrate } from "@c402/db";
 import { createCapturingLogger } from "@c402/logging";
 import { createGuardedFetch, type GuardedFetch } from "@c402/outbound-http";
 import { generateKeyringText, parseKeyring, SecretSealer } from "@c402/sealed-secrets";
-import { blockedCorpus, installConnectSpy, isLoopbackIp, startLab, stubResolver, TLS_CERT, type Lab } from "@c402/testkit/outbound-lab";
+import { blockedCorpus, GUARD_LAB_NAMES, installConnectSpy, isLoopbackIp, startLab, stubResolver, TLS_CERT, type Lab } from "@c402/testkit/outbound-lab";
 import { webhooksMigrations } from "../src";
 import { Dispatcher } from "../src/domain/dispatcher";
 import { Endpoints } from "../src/domain/endpoints";
@@ -22,16 +22,7 @@ import { paymentSettledEnvelope, SELLER } from "./webhook-fixtures";
  */
 
 const spy = installConnectSpy();
-const resolver = stubResolver({
-  "origin.test": ["127.0.0.1"],
-  "canary.test": ["127.0.0.3"],
-  "canary6.test": ["::1"],
-  "mapped.test": ["::ffff:127.0.0.5"],
-  "imds.test": ["169.254.169.254"],
-  "lan.test": ["10.0.0.1"],
-  "mixed.test": ["127.0.0.1", "127.0.0.2"],
-  "rebind.test": (n) => (n === 1 ? ["127.0.0.1"] : ["127.0.0.7"]),
-});
+const resolver = stubResolver(GUARD_LAB_NAMES);
 const paid = EVENT_SOURCES.find((s) => s.event === "checkout.paid")!;
 
 let lab: Lab;

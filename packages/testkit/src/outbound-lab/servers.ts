@@ -205,6 +205,22 @@ export async function startLab(): Promise<Lab> {
   }
 }
 
+/**
+ * The names every fetcher's guard test resolves (G19): the allowed origin on 127.0.0.1, names that
+ * answer a canary, ::1, an IPv4-mapped canary, the metadata address or a private address, a mixed
+ * answer, and one that rebinds from the allowed origin to a canary after its first lookup.
+ */
+export const GUARD_LAB_NAMES: Record<string, string[] | ((call: number) => string[])> = {
+  "origin.test": ["127.0.0.1"],
+  "canary.test": ["127.0.0.3"],
+  "canary6.test": ["::1"],
+  "mapped.test": ["::ffff:127.0.0.5"],
+  "imds.test": ["169.254.169.254"],
+  "lan.test": ["10.0.0.1"],
+  "mixed.test": ["127.0.0.1", "127.0.0.2"],
+  "rebind.test": (n) => (n === 1 ? ["127.0.0.1"] : ["127.0.0.7"]),
+};
+
 /** The spec's stub resolver: a fixed table (or function) of answers; unknown names are ENOTFOUND. */
 export function stubResolver(table: Record<string, string[] | ((call: number) => string[])>) {
   const calls: string[] = [];
