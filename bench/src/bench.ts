@@ -4,7 +4,8 @@
  *     @x402/express paymentMiddleware on an equivalent route;
  *  2. package-key calls per second through a relay checkout to a loopback
  *     origin, against the same origin behind a plain express reverse proxy
- *     (http-proxy-middleware);
+ *     (http-proxy-middleware), and against the floor of the fixed architecture
+ *     (Express, one gRPC hop, the origin; no database);
  *  3. paid rehearsals per second on our /c/{id}/test face (simulated settlement);
  *  4. a paid relay purchase against a paid inline purchase, both rehearsals;
  *  5. live paid payments per second on the devchain: ours (split contract,
@@ -28,6 +29,7 @@ import { autocannon } from "./lib/untyped";
 import type { OfficialInfo } from "./servers/official";
 import { ORIGIN_PATH, type OriginInfo } from "./servers/origin";
 import type { OursInfo } from "./servers/ours";
+import type { FloorInfo } from "./servers/floor";
 import type { ProxyInfo } from "./servers/proxy";
 import { f0, f1, log, num, percentile } from "./lib/report";
 import { call, JSON_ACCEPT, signIn } from "./lib/http";
@@ -186,46 +188,77 @@ function failureReason(headers: Headers, text: string): string {
   }
 }
 
+/** Paid requests sent, and what they answered. */
+class PaidTally {
+  private readonly latencies: number[] = [];
+  private readonly statuses: Record<string, number> = {};
+  private readonly failures = new Set<string>();
+  private readonly start = performance.now();
+  private seconds = 0;
+
+  /** Sends one pre-signed payment and counts its answer. */
+  async pay(url: string, payment: string): Promise<void> {
+    const t = performance.now();
+    let status = "error";
+    try {
+      const res = await fetch(url, { headers: { ...JSON_ACCEPT, "PAYMENT-SIGNATURE": payment } });
+      const text = await res.text();
+      status = String(res.status);
+      if (res.status !== 200 && this.failures.size < 3) this.failures.add(`${status} ${failureReason(res.headers, text)}`);
+    } catch (err) {
+      if (this.failures.size < 3) this.failures.add(`error ${err instanceof Error ? err.message : String(err)}`);
+    }
+    this.latencies.push(performance.now() - t);
+    this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+    this.seconds += (performance.now() - t) / 1000;
+  }
+
+  /** The figures; `elapsed` when the requests overlapped (the wall time of the run), else the sum of their times. */
+  figures(elapsed?: number): PaidFigures {
+    const seconds = elapsed ?? this.seconds;
+    const latencies = [...this.latencies].sort((a, b) => a - b);
+    const ok = this.statuses["200"] ?? 0;
+    return {
+      perSecond: ok / seconds,
+      ok,
+      total: latencies.length,
+      seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      statuses: { ...this.statuses },
+      failures: [...this.failures],
+    };
+  }
+
+  elapsedSeconds(): number {
+    return (performance.now() - this.start) / 1000;
+  }
+}
+
 /** `workers` clients, each sending its next pre-signed payment as soon as the previous one answered. */
 async function closedLoop(url: string, payments: string[], workers: number): Promise<PaidFigures> {
   let next = 0;
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  const failures = new Set<string>();
-  const start = performance.now();
+  const tally = new PaidTally();
   await Promise.all(
     Array.from({ length: workers }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= payments.length) return;
-        const t = performance.now();
-        let status = "error";
-        try {
-          const res = await fetch(url, { headers: { ...JSON_ACCEPT, "PAYMENT-SIGNATURE": payments[i]! } });
-          const text = await res.text();
-          status = String(res.status);
-          if (res.status !== 200 && failures.size < 3) failures.add(`${status} ${failureReason(res.headers, text)}`);
-        } catch (err) {
-          if (failures.size < 3) failures.add(`error ${err instanceof Error ? err.message : String(err)}`);
-        }
-        latencies.push(performance.now() - t);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-      }
+      for (let i = next++; i < payments.length; i = next++) await tally.pay(url, payments[i]!);
     }),
   );
-  const seconds = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  const ok = statuses["200"] ?? 0;
-  return {
-    perSecond: ok / seconds,
-    ok,
-    total: payments.length,
-    seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    statuses,
-    failures: [...failures],
-  };
+  return tally.figures(tally.elapsedSeconds());
+}
+
+/**
+ * One purchase at a time, alternating between two faces, so that both meet the
+ * same machine (its speed drifts within a run): what each adds to a buyer's wait
+ * when nothing queues before it.
+ */
+async function oneAtATime(a: { url: string; payments: string[] }, b: { url: string; payments: string[] }): Promise<[PaidFigures, PaidFigures]> {
+  const [ta, tb] = [new PaidTally(), new PaidTally()];
+  for (let i = 0; i < Math.max(a.payments.length, b.payments.length); i++) {
+    if (i < a.payments.length) await ta.pay(a.url, a.payments[i]!);
+    if (i < b.payments.length) await tb.pay(b.url, b.payments[i]!);
+  }
+  return [ta.figures(), tb.figures()];
 }
 
 /** Fresh EIP-3009 authorizations for one requirement, round-robin over the buyers (signing stays out of the timed part). */
@@ -303,6 +336,7 @@ function warmedUp(name: string, r: PaidFigures) {
 // ---------------------------------------------------------------- report
 
 const verdict = (ratio: number, target: number) => (ratio >= target ? "PASS" : "BELOW TARGET");
+const signed = (ms: number) => `${ms >= 0 ? "+" : ""}${f1(ms)}`;
 const statusList = (s: Record<string, number>) =>
   Object.entries(s)
     .map(([k, v]) => `${k}×${v}`)
@@ -363,6 +397,8 @@ async function main() {
     children.push(origin);
     const proxy = await startChild<ProxyInfo>(join(here, "servers/proxy.ts"), { BENCH_ORIGIN_URL: origin.info.url }, { execArgv: profileArgs("proxy") });
     children.push(proxy);
+    const floor = await startChild<FloorInfo>(join(here, "servers/floor.ts"), { BENCH_ORIGIN_URL: origin.info.url }, { execArgv: profileArgs("floor") });
+    children.push(floor);
     const originUrl = `${origin.info.url}${ORIGIN_PATH}`;
 
     // 1. Unpaid quote.
@@ -404,6 +440,10 @@ async function main() {
     log(`package calls: plain proxy ${config.warmupSeconds}+${packageSeconds} s at ${config.connections} connections…`);
     await callLoad(proxyUrl, keyHeaders, config.warmupSeconds);
     const packageProxy = await callLoad(proxyUrl, keyHeaders, packageSeconds);
+    const floorUrl = `${floor.info.url}${ORIGIN_PATH}${CITY_QUERY}`;
+    log(`package calls: architecture floor ${config.warmupSeconds}+${packageSeconds} s at ${config.connections} connections…`);
+    await callLoad(floorUrl, keyHeaders, config.warmupSeconds);
+    const packageFloor = await callLoad(floorUrl, keyHeaders, packageSeconds);
 
     // 3. Paid rehearsals (simulated settlement: the buyers need no funds).
     const rehearsalRequired = await paymentRequired(`${oursUrl}/test`);
@@ -439,7 +479,7 @@ async function main() {
     });
     const inlineUrl = `${baseUrl}/c/${inlineId}/test${CITY_QUERY}`;
     const relayUrl = `${baseUrl}/c/${relayId}/test${CITY_QUERY}`;
-    log(`relay vs inline: pre-signing ${2 * (config.relayPayments + config.workers)} payments…`);
+    log(`relay vs inline: pre-signing ${2 * (2 * config.relayPayments + config.workers)} payments…`);
     const purchaseBuyers = Array.from({ length: config.workers }, () => privateKeyToAccount(generatePrivateKey()));
     const inlineRequired = await paymentRequired(inlineUrl);
     const relayRequired = await paymentRequired(relayUrl);
@@ -447,11 +487,15 @@ async function main() {
     const inlinePayments = await presign(inlineRequired, purchaseBuyers, config.relayPayments);
     const relayWarm = await presign(relayRequired, purchaseBuyers, config.workers);
     const relayPayments = await presign(relayRequired, purchaseBuyers, config.relayPayments);
+    const inlineAlone = await presign(inlineRequired, purchaseBuyers, config.relayPayments);
+    const relayAlone = await presign(relayRequired, purchaseBuyers, config.relayPayments);
     warmedUp("inline purchase", await closedLoop(inlineUrl, inlineWarm, config.workers));
     warmedUp("relay purchase", await closedLoop(relayUrl, relayWarm, config.workers));
     log(`relay vs inline: ${config.relayPayments} payments each, ${config.workers} workers…`);
     const inlinePurchase = await closedLoop(inlineUrl, inlinePayments, config.workers);
     const relayPurchase = await closedLoop(relayUrl, relayPayments, config.workers);
+    log(`relay vs inline: ${config.relayPayments} payments each, one at a time, alternating…`);
+    const [inlineUnloaded, relayUnloaded] = await oneAtATime({ url: inlineUrl, payments: inlineAlone }, { url: relayUrl, payments: relayAlone });
 
     // 5. Live payments on the devchain: funded buyers, pre-signed authorizations, equal concurrency.
     const pub = createPublicClient({ transport: http(devchain.url) });
@@ -493,7 +537,10 @@ async function main() {
     const liveRatio = liveOurs.perSecond / liveOfficial.perSecond;
     const packageRatio = packageOurs.rps / packageProxy.rps;
     const packageP99Ratio = packageOurs.p99 / packageProxy.p99;
-    const relayExtra = relayPurchase.p50 - inlinePurchase.p50;
+    const floorRatio = packageFloor.rps / packageProxy.rps;
+    const floorP99Ratio = packageFloor.p99 / packageProxy.p99;
+    const relayExtra = relayUnloaded.p50 - inlineUnloaded.p50;
+    const relayExtraLoaded = relayPurchase.p50 - inlinePurchase.p50;
     // What the service says the key spent, against what this process counted (calls still in flight when
     // autocannon stops are answered after it stopped counting: at most one per connection per run).
     const remainingAfter = lastCall.status === 200 ? Number(lastCall.body?.calls_remaining) : NaN;
@@ -514,14 +561,17 @@ async function main() {
       `package calls  ours  ${f0(packageOurs.rps)} calls/s  p50 ${packageOurs.p50} ms  p99 ${packageOurs.p99} ms | plain proxy (http-proxy-middleware)  ${f0(packageProxy.rps)} req/s  p50 ${packageProxy.p50} ms  p99 ${packageProxy.p99} ms | throughput ${packageRatio.toFixed(2)}× (target ≥${TARGET_PACKAGE_RPS}×) ${verdict(packageRatio, TARGET_PACKAGE_RPS)} | p99 ${packageP99Ratio.toFixed(2)}× (target ≤${TARGET_PACKAGE_P99}×) ${packageP99Ratio <= TARGET_PACKAGE_P99 ? "PASS" : "ABOVE TARGET"}`,
       `               (${config.connections} connections, ${packageSeconds} s after ${config.warmupSeconds} s warm-up${capNote}; 200s ours ${f0(packageOurs.count)} / proxy ${f0(packageProxy.count)}; non-200 ours ${statusList(packageOurs.others) || "none"} / proxy ${statusList(packageProxy.others) || "none"}; errors ${packageOurs.errors} / ${packageProxy.errors})`,
       `               key: ${keyLine}`,
+      `               architecture floor (Express, one gRPC hop, undici to the origin; no auth, no database)  ${f0(packageFloor.rps)} req/s  p50 ${packageFloor.p50} ms  p99 ${packageFloor.p99} ms | ${floorRatio.toFixed(2)}× the proxy's throughput, p99 ${floorP99Ratio.toFixed(2)}×: the most a package call could reach here (${f0(packageFloor.count)} 200s; non-200 ${statusList(packageFloor.others) || "none"}; errors ${packageFloor.errors})`,
       `malformed hdr  ours  p50 ${f1(refusals.p50)} ms, p99 ${f1(refusals.p99)} ms per refusal (G21 target p99 < 5 ms) ${refusals.p99 < 5 ? "PASS" : "ABOVE TARGET"}`,
       `               (${refusals.total} headers, one at a time; statuses ${statusList(refusals.statuses)}; 5xx ${Object.entries(refusals.statuses)
         .filter(([s]) => s.startsWith("5"))
         .reduce((n, [, c]) => n + c, 0)})`,
       `paid rehearsal ours  ${f1(rehearsal.perSecond)} payments/s (p50 ${f1(rehearsal.p50)} ms, p99 ${f1(rehearsal.p99)} ms)`,
       `               (${rehearsal.ok}/${rehearsal.total} paid in ${rehearsal.seconds.toFixed(2)} s, ${config.workers} workers; statuses ${statusList(rehearsal.statuses)})`,
-      `relay purchase ours  p50 ${f1(relayPurchase.p50)} ms, p99 ${f1(relayPurchase.p99)} ms | inline purchase p50 ${f1(inlinePurchase.p50)} ms, p99 ${f1(inlinePurchase.p99)} ms | p50 ${relayExtra >= 0 ? "+" : ""}${f1(relayExtra)} ms (target ≤${TARGET_RELAY_P50_MS} ms) ${relayExtra <= TARGET_RELAY_P50_MS ? "PASS" : "ABOVE TARGET"}`,
-      `               (rehearsal faces, ${config.workers} workers; relay ${relayPurchase.ok}/${relayPurchase.total} paid in ${relayPurchase.seconds.toFixed(2)} s [${statusList(relayPurchase.statuses)}], inline ${inlinePurchase.ok}/${inlinePurchase.total} in ${inlinePurchase.seconds.toFixed(2)} s [${statusList(inlinePurchase.statuses)}]; ${f1(relayPurchase.perSecond)} / ${f1(inlinePurchase.perSecond)} payments/s)`,
+      `relay purchase ours  one at a time: p50 ${f1(relayUnloaded.p50)} ms, p99 ${f1(relayUnloaded.p99)} ms | inline purchase p50 ${f1(inlineUnloaded.p50)} ms, p99 ${f1(inlineUnloaded.p99)} ms | p50 ${signed(relayExtra)} ms (target ≤${TARGET_RELAY_P50_MS} ms) ${relayExtra <= TARGET_RELAY_P50_MS ? "PASS" : "ABOVE TARGET"}`,
+      `               (rehearsal faces, ${relayUnloaded.total} of each alternating; relay [${statusList(relayUnloaded.statuses)}], inline [${statusList(inlineUnloaded.statuses)}])`,
+      `               at ${config.workers} workers: relay p50 ${f1(relayPurchase.p50)} ms, p99 ${f1(relayPurchase.p99)} ms | inline p50 ${f1(inlinePurchase.p50)} ms, p99 ${f1(inlinePurchase.p99)} ms | p50 ${signed(relayExtraLoaded)} ms (reported: a queue multiplies the CPU each takes)`,
+      `               (${config.workers} workers; relay ${relayPurchase.ok}/${relayPurchase.total} paid in ${relayPurchase.seconds.toFixed(2)} s [${statusList(relayPurchase.statuses)}], inline ${inlinePurchase.ok}/${inlinePurchase.total} in ${inlinePurchase.seconds.toFixed(2)} s [${statusList(inlinePurchase.statuses)}]; ${f1(relayPurchase.perSecond)} / ${f1(inlinePurchase.perSecond)} payments/s)`,
       `paid live      ours  ${f1(liveOurs.perSecond)} payments/s (p99 ${f0(liveOurs.p99)} ms) | official (in-process facilitator) ${f1(liveOfficial.perSecond)} payments/s (p99 ${f0(liveOfficial.p99)} ms) | ratio ${liveRatio.toFixed(2)}× (target ≥${TARGET_LIVE}×) ${verdict(liveRatio, TARGET_LIVE)}`,
       `               (${config.workers} workers; ours ${liveOurs.ok}/${liveOurs.total} in ${liveOurs.seconds.toFixed(2)} s [${statusList(liveOurs.statuses)}], official ${liveOfficial.ok}/${liveOfficial.total} in ${liveOfficial.seconds.toFixed(2)} s [${statusList(liveOfficial.statuses)}])`,
       `               on-chain: seller +${sellerAfterOurs - sellerBefore} from ours (expected ${BigInt(liveOurs.ok) * PROVIDER_ATOMIC}: the split sends the fee apart), +${payToAfter - payToBefore} from official (expected ${BigInt(liveOfficial.ok) * price})`,
@@ -530,6 +580,8 @@ async function main() {
       ["rehearsal", rehearsal],
       ["relay purchase", relayPurchase],
       ["inline purchase", inlinePurchase],
+      ["relay purchase, one at a time", relayUnloaded],
+      ["inline purchase, one at a time", inlineUnloaded],
       ["live ours", liveOurs],
       ["live official", liveOfficial],
     ] as const) {
