@@ -199,6 +199,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
       await m.start();
       started.push(m);
     }
+    for (const server of servers) server.serving();
     for (const [name, address] of Object.entries(addresses)) health[name] = createClient(healthV1.HealthService, address);
     gateway = await startGateway({
       host,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webhooksV1 } from "@c402/contracts";
 import { createCapturingLogger } from "@c402/logging";
-import { createClient } from "@c402/rpc";
+import { createClient, grpcHealth } from "@c402/rpc";
 import { SERVICES } from "@c402/topology";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -70,6 +70,11 @@ describe("the embedded system", () => {
     expect(all).toContain('"msg":"request"');
     expect(all).not.toContain(seller.api_key.secret);
     expect(all).not.toContain(encodeHeader(payment).slice(0, 40));
+  });
+
+  it("reports every service SERVING on grpc.health.v1 once started", async () => {
+    expect(Object.keys(system.grpcAddresses).sort()).toEqual(SERVICES.map((s) => s.name).sort());
+    for (const address of Object.values(system.grpcAddresses)) expect(await grpcHealth(address)).toBe("SERVING");
   });
 
   it("keeps its data across a restart on the same DATA_DIR", async () => {

@@ -22,12 +22,15 @@ import { join, resolve } from "node:path";
 import { loadConfig } from "@c402/config";
 import { devchainSettlement, startDevchain } from "@c402/devchain";
 import { gatewayConfigSpec } from "@c402/gateway";
+import { waitUntilServing } from "@c402/rpc";
 import { addressVariables, DATABASE, developmentSecrets, entryFile, GATEWAY, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl } from "./provision";
 
 const root = resolve(__dirname, "../../..");
 const tsx = join(root, "node_modules/.bin/tsx");
+/** How long a service may take to migrate and start (compose allows 90 s before its health checks count). */
+const SERVICE_START_TIMEOUT_MS = 120_000;
 
 async function main() {
   const adminUrl = process.env.POSTGRES_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -95,6 +98,9 @@ async function main() {
       DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s.name, passwords[s.name] as string),
     });
   }
+  // As compose's depends_on (service_healthy) and Kubernetes' readiness: the gateway starts once every
+  // service reports SERVING on grpc.health.v1 (migrated, started).
+  await Promise.all(SERVICES.map((s) => waitUntilServing(address(s), SERVICE_START_TIMEOUT_MS)));
   start(GATEWAY.name, entryFile(GATEWAY.name), {
     PORT: port,
     REDIS_URL: redis,

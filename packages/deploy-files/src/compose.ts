@@ -113,8 +113,8 @@ x-grpc-env: &grpc-env
 ${mapping([defaults.logLevel], "  ")}
   KAFKAJS_NO_PARTITIONER_WARNING: "1"
 
-x-grpc-healthcheck: &grpc-healthcheck # TCP connect to the gRPC port: the server listens only after migrations ran.
-  test: ["CMD", "node", "-e", "require('node:net').connect(${GRPC_CONTAINER_PORT}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"]
+x-grpc-healthcheck: &grpc-healthcheck # grpc.health.v1 Check: SERVING once migrated and started, NOT_SERVING while stopping.
+  test: ["CMD", "node", "packages/rpc/bin/grpc-health-probe.cjs", "127.0.0.1:${GRPC_CONTAINER_PORT}"]
   interval: 10s
   timeout: 5s
   retries: 3

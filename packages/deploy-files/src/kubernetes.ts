@@ -136,21 +136,22 @@ ${deployment(
                 name: ${CONFIG_MAP}
           env:
 ${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env))].join("\n")}
-          # The gRPC port opens only after migrations ran. The services expose
-          # health.v1.HealthService (not grpc.health.v1), so probes are TCP.
+          # Kubernetes' native gRPC probes ask the standard grpc.health.v1 service:
+          # NOT_SERVING until migrations ran and the service started, and again
+          # from the moment it starts to stop (a gRPC probe takes a port number only).
           startupProbe:
-            tcpSocket:
-              port: grpc
+            grpc:
+              port: ${GRPC_CONTAINER_PORT}
             periodSeconds: 3
             failureThreshold: 40
           readinessProbe:
-            tcpSocket:
-              port: grpc
+            grpc:
+              port: ${GRPC_CONTAINER_PORT}
             periodSeconds: 5
             failureThreshold: 3
           livenessProbe:
-            tcpSocket:
-              port: grpc
+            grpc:
+              port: ${GRPC_CONTAINER_PORT}
             periodSeconds: 10
             failureThreshold: 6
 ${resources(s.resources)}

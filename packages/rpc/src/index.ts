@@ -13,10 +13,12 @@ import { pathToString } from "@bufbuild/protobuf/reflect";
 import { createValidator } from "@bufbuild/protovalidate";
 import { ProblemError } from "@c402/problems";
 import * as grpc from "@grpc/grpc-js";
+import { HealthImplementation, type ServingStatus } from "grpc-health-check";
 import { currentContext, isTraceparent, newRequestId, runWithContext, type RequestContext } from "./context";
 import { fromServiceError, toServiceError } from "./errors";
 
 export * from "./context";
+export * from "./health";
 export { grpcStatusFor, toServiceError, fromServiceError } from "./errors";
 
 /**
@@ -100,10 +102,21 @@ export interface RpcServerOptions {
 
 export class RpcServer {
   private readonly server = new grpc.Server({ "grpc.max_receive_message_length": 8 * 1024 * 1024 });
+  /**
+   * The standard grpc.health.v1 service (Kubernetes' native gRPC probes ask it):
+   * NOT_SERVING until the service says it is ready, and again from the moment it
+   * starts to stop, for the server as a whole ("") and for each service added.
+   */
+  private readonly health = new HealthImplementation({ "": "NOT_SERVING" });
+  private readonly serviceNames: string[] = [""];
 
-  constructor(private readonly opts: RpcServerOptions = {}) {}
+  constructor(private readonly opts: RpcServerOptions = {}) {
+    this.health.addToServer(this.server);
+  }
 
   add<S extends DescService>(service: S, implementation: ServiceImplementation<S>): this {
+    this.serviceNames.push(service.typeName);
+    this.health.setStatus(service.typeName, "NOT_SERVING");
     const handlers: grpc.UntypedServiceImplementation = {};
     for (const m of unaryMethods(service)) {
       const impl = (implementation as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[m.localName];
@@ -134,8 +147,14 @@ export class RpcServer {
     });
   }
 
-  /** Finishes in-flight calls (up to graceMs), then cuts the rest. */
+  /** Reports SERVING on grpc.health.v1: call once the service has started (migrated, its loops running). */
+  serving(): void {
+    this.report("SERVING");
+  }
+
+  /** Reports NOT_SERVING, finishes in-flight calls (up to graceMs), then cuts the rest. */
   stop(graceMs = 5_000): Promise<void> {
+    this.report("NOT_SERVING");
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
@@ -146,6 +165,10 @@ export class RpcServer {
         resolve();
       });
     });
+  }
+
+  private report(status: ServingStatus): void {
+    for (const name of this.serviceNames) this.health.setStatus(name, status);
   }
 }
 

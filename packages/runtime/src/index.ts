@@ -129,6 +129,7 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
   module.register(server);
   const port = await server.listen(config.grpcHost, config.grpcPort);
   await module.start();
+  server.serving();
   logger.info({ port }, "serving gRPC");
   onShutdown(logger, async () => {
     await server.stop();
