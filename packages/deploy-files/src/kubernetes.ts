@@ -62,6 +62,14 @@ function labels(name: string, component: string, indent: string): string {
   return `${indent}app.kubernetes.io/name: ${name}\n${indent}app.kubernetes.io/component: ${component}`;
 }
 
+/** An object's metadata: its name and the workload's labels. */
+function objectMeta(name: string, component: string): string {
+  return `metadata:
+  name: ${name}
+  labels:
+${labels(name, component, "    ")}`;
+}
+
 /**
  * The Deployment every workload shares: its labels and selector, a rolling
  * update that never drops below the wanted capacity, the pod's security
@@ -70,10 +78,7 @@ function labels(name: string, component: string, indent: string): string {
 function deployment(name: string, component: string, replicas: number, pod: string): string {
   return `apiVersion: apps/v1
 kind: Deployment
-metadata:
-  name: ${name}
-  labels:
-${labels(name, component, "    ")}
+${objectMeta(name, component)}
 spec:
   replicas: ${replicas}
   revisionHistoryLimit: 5
@@ -90,18 +95,39 @@ spec:
       labels:
 ${labels(name, component, "        ")}
     spec:
+      serviceAccountName: ${name}
 ${POD_SECURITY}
 ${pod}`;
+}
+
+/**
+ * What every workload has beside its Deployment: its own ServiceAccount (no
+ * token: no service calls the Kubernetes API, so a compromised pod has no
+ * credential to use there) and a PodDisruptionBudget (maxUnavailable rather than
+ * minAvailable, so a one-replica install never blocks a node drain).
+ */
+function identityAndBudget(name: string, component: string): string {
+  return `apiVersion: v1
+kind: ServiceAccount
+${objectMeta(name, component)}
+automountServiceAccountToken: false
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+${objectMeta(name, component)}
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: ${name}
+`;
 }
 
 /** The Service in front of a workload's pods on its one named port; `type` is the spec lines before the selector. */
 function service(name: string, component: string, type: string, port: { name: string; number: number; appProtocol: string }): string {
   return `apiVersion: v1
 kind: Service
-metadata:
-  name: ${name}
-  labels:
-${labels(name, component, "    ")}
+${objectMeta(name, component)}
 spec:
 ${type}
   selector:
@@ -166,21 +192,23 @@ ${service(
   type: ClusterIP
   clusterIP: None`,
   { name: "grpc", number: GRPC_CONTAINER_PORT, appProtocol: "grpc" },
-)}`;
+)}---
+${identityAndBudget(s.name, component)}`;
 }
 
 /** k8s/base/grpc-services.yaml: a Deployment and a Service for every gRPC service of the list. */
 export function grpcServicesYaml(services: readonly ServiceEntry[]): string {
   return `${header(
-    "One Deployment and one headless Service per gRPC service, all from one template",
-    "(packages/deploy-files/src/kubernetes.ts). Replicas are set by the overlays, which",
-    "select these workloads by app.kubernetes.io/component=grpc-service.",
+    "One Deployment, headless Service, ServiceAccount and PodDisruptionBudget per gRPC",
+    "service, all from one template (packages/deploy-files/src/kubernetes.ts). Replicas",
+    "are set by the overlays, which select these workloads by",
+    "app.kubernetes.io/component=grpc-service.",
   )}
 
 ${services.map(grpcWorkload).join("---\n")}`;
 }
 
-/** k8s/base/gateway.yaml: the gateway's Deployment and Service. */
+/** k8s/base/gateway.yaml: the gateway's Deployment, Service, ServiceAccount, PodDisruptionBudget and Ingress. */
 export function gatewayYaml(defaults: ServiceDefaults, g: GatewayEntry = GATEWAY): string {
   const component = "http-gateway";
   const probe = (periodSeconds: number, extra: string) => `            httpGet:
@@ -189,7 +217,8 @@ export function gatewayYaml(defaults: ServiceDefaults, g: GatewayEntry = GATEWAY
             periodSeconds: ${periodSeconds}${extra}`;
   return `${header(
     `gateway: all public HTTP on port ${defaults.gatewayPort} (PORT in ${CONFIG_MAP}). Stateless; its`,
-    "caches and rate limits live in Redis. Scaled by gateway-hpa.yaml.",
+    "caches and rate limits live in Redis. Scaled by gateway-hpa.yaml; reached from",
+    "outside through the Ingress below (TRUST_PROXY in the ConfigMap counts its hop).",
   )}
 ${deployment(
   g.name,
@@ -232,7 +261,30 @@ ${resources(g.resources)}
 ${CONTAINER_SECURITY}`,
 )}
 ---
-${service(g.name, component, "  type: ClusterIP", { name: "http", number: defaults.gatewayPort, appProtocol: "http" })}`;
+${service(g.name, component, "  type: ClusterIP", { name: "http", number: defaults.gatewayPort, appProtocol: "http" })}---
+${identityAndBudget(g.name, component)}---
+# The public entry. The host and the TLS Secret are placeholders (set them in your
+# overlay, with the ingressClassName of your controller if it is not the cluster's
+# default); the certificate comes from your issuer (e.g. cert-manager).
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+${objectMeta(g.name, component)}
+spec:
+  tls:
+    - hosts: [checkout.example.com]
+      secretName: c402-tls
+  rules:
+    - host: checkout.example.com
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend:
+              service:
+                name: ${g.name}
+                port:
+                  name: http
+`;
 }
 
 /** k8s/base/configmap.yaml: non-secret settings of every service, defaults taken from the services' config modules. */
@@ -269,6 +321,11 @@ ${mapping(Object.entries(addresses), "  ")}
   # the site URL used in problem type URIs and links. Placeholders.
   BASE_URL: https://checkout.example.com
   SITE_URL: https://checkout.example.com
+  # One proxy hop in front of the gateway: the Ingress controller. Per-address rate
+  # limits then see the client's address (the last X-Forwarded-For entry the
+  # controller appended). Raise it when a load balancer that also appends sits in
+  # front of the controller; "none" when nothing does.
+  TRUST_PROXY: "1"
 ${mapping(defaults.gatewaySettings, "  ")}
 
   # identity
