@@ -11,6 +11,7 @@ export { atDefault, serviceDefaults, type ServiceDefaults } from "./defaults";
 export { devSecret } from "./compose";
 export { devPassword } from "./provision-sql";
 export { configurationDoc, PROCESS_CONFIG_SPECS } from "./configuration";
+export { lintDockerfile, type DockerfileFinding } from "./dockerfile-lint";
 
 /** A file generated from the service list: its path from the repository root and its content. */
 export interface DeployFile {
