@@ -9,21 +9,7 @@ import { SERVICES } from "@c402/topology";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { startEmbeddedSystem, type EmbeddedSystem } from "../src/system";
-
-async function json(url: string, init: RequestInit = {}) {
-  const res = await fetch(url, { ...init, headers: { accept: "application/json", "content-type": "application/json", ...(init.headers ?? {}) } });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
-}
-
-async function signIn(base: string) {
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  const c = await json(`${base}/auth/wallet/challenge`, { method: "POST", body: JSON.stringify({ address: wallet.address, network: "eip155:8453" }) });
-  const v = await json(`${base}/auth/wallet/verify`, {
-    method: "POST",
-    body: JSON.stringify({ message: c.body.message, signature: await wallet.signMessage({ message: c.body.message }) }),
-  });
-  return v.body as { api_key: { secret: string }; account: { id: string } };
-}
+import { json, signIn } from "./seller";
 
 describe("the embedded system", () => {
   const { logger, lines: logLines } = createCapturingLogger({ service: "embedded-test", level: "debug" });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { Cache } from "@c402/cache";
 import type { Logger } from "@c402/logging";
 import { createGatewayApp } from "./app";
@@ -12,8 +12,19 @@ export interface StartedGateway {
   server: Server;
   port: number;
   baseUrl: string;
-  close(): Promise<void>;
+  /** Stops accepting, lets the requests in flight finish (up to `graceMs`), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
 }
+
+/**
+ * How long a stopping gateway lets requests in flight finish before it cuts
+ * them: well inside Kubernetes' 30 s grace, after the pod's 5 s preStop pause,
+ * so the services behind it still have time to stop cleanly. A purchase cut
+ * here resumes from its record (the settlement saga), it is never lost.
+ */
+export const HTTP_DRAIN_MS = 20_000;
+/** While draining, keep-alive connections are closed as soon as they fall idle (checked this often). */
+const IDLE_SWEEP_MS = 100;
 
 /**
  * Binds first, then builds the app: with PORT=0 the base URL (used in every
@@ -43,16 +54,32 @@ export async function startGateway(opts: {
   const app = createGatewayApp({ clients: opts.clients, cache: opts.cache, logger: opts.logger, settings: { ...opts.settings, ...urls } }, quotes);
   const fastPath = faceFastPath(quotes, opts.logger, urls);
   server.on("clientError", answerClientError(urls.siteUrl));
+  // Responses not yet answered, so that a stop can tell their clients not to reuse the connection.
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
   server.on("request", (req, res) => {
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+    if (draining) res.setHeader("connection", "close");
     if (!fastPath(req, res)) app(req, res);
   });
   return {
     server,
     port,
     baseUrl: urls.baseUrl,
-    close: () =>
+    close: (graceMs = HTTP_DRAIN_MS) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        draining = true;
+        // A kept-alive connection would hold the close open until its keepAliveTimeout (65 s), past
+        // any grace period: each answer in flight says "Connection: close", and idle ones are cut.
+        for (const res of inFlight) if (!res.headersSent) res.setHeader("connection", "close");
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+        const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(deadline);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };
