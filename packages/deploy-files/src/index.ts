@@ -5,6 +5,7 @@ import { dockerCompose } from "./compose";
 import { serviceDefaults } from "./defaults";
 import { configMapYaml, gatewayYaml, grpcServicesYaml, secretYaml } from "./kubernetes";
 import { configurationDoc } from "./configuration";
+import { networkPoliciesYaml } from "./network-policies";
 import { provisionSql } from "./provision-sql";
 
 export { atDefault, serviceDefaults, type ServiceDefaults } from "./defaults";
@@ -12,6 +13,7 @@ export { devSecret } from "./compose";
 export { devPassword } from "./provision-sql";
 export { configurationDoc, PROCESS_CONFIG_SPECS } from "./configuration";
 export { lintDockerfile, type DockerfileFinding } from "./dockerfile-lint";
+export { DEPENDENCY_PORTS, NOT_PUBLIC_V4, NOT_PUBLIC_V6 } from "./network-policies";
 
 /** A file generated from the service list: its path from the repository root and its content. */
 export interface DeployFile {
@@ -31,6 +33,7 @@ export function deployFiles(): DeployFile[] {
     { path: "k8s/base/secret.yaml", content: secretYaml(SERVICES) },
     { path: "k8s/base/grpc-services.yaml", content: grpcServicesYaml(SERVICES) },
     { path: "k8s/base/gateway.yaml", content: gatewayYaml(defaults, GATEWAY) },
+    { path: "k8s/base/network-policies.yaml", content: networkPoliciesYaml(SERVICES, GATEWAY, defaults) },
     { path: "docs/configuration.md", content: configurationDoc() },
   ];
 }

@@ -43,6 +43,9 @@ export interface SecretSetting {
   readonly developmentValue?: string;
 }
 
+/** A destination outside the cluster a service needs (see ServiceEntry.reachesOut). */
+export type OutsideTarget = "mail-relay" | "chain-rpc" | "sellers";
+
 export interface ServiceEntry {
   /** Process, compose service, Deployment, Service and cluster DNS name; the code is services/<name>. */
   readonly name: string;
@@ -61,6 +64,12 @@ export interface ServiceEntry {
   readonly readsBaseUrl: boolean;
   /** Settles on an EVM chain: the local runner hands it the devchain's EVM_* settings. */
   readonly settlesOnChain: boolean;
+  /**
+   * What it reaches outside the cluster beyond PostgreSQL and Kafka, for its
+   * NetworkPolicy: the mail relay (SMTP), the chain's RPC (HTTPS), or sellers'
+   * servers (origins, MCP servers, webhook receivers: any public address).
+   */
+  readonly reachesOut: readonly OutsideTarget[];
   /** Kubernetes requests and limits. */
   readonly resources: Resources;
 }
@@ -70,8 +79,8 @@ export const GRPC_SERVICE_RESOURCES: Resources = { requests: { cpu: "100m", memo
 /**
  * The gRPC services, callees before callers (the embedded runner starts them in
  * this order). Every one serves its own `<name>.v1.<Name>Service` plus
- * `health.v1.HealthService` on its gRPC port, which is also its health port:
- * the port opens only after migrations ran, so a TCP probe means "migrated and serving".
+ * `health.v1.HealthService` and the standard `grpc.health.v1` (the probes': SERVING once
+ * migrated and started) on its gRPC port.
  */
 export const SERVICES = [
   {
@@ -91,6 +100,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: true,
     settlesOnChain: false,
+    reachesOut: ["mail-relay"],
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
@@ -111,6 +121,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: false,
     settlesOnChain: false,
+    reachesOut: ["sellers"],
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
@@ -123,6 +134,7 @@ export const SERVICES = [
     secrets: [],
     readsBaseUrl: false,
     settlesOnChain: false,
+    reachesOut: [],
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
@@ -149,6 +161,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: false,
     settlesOnChain: true,
+    reachesOut: ["chain-rpc"],
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
@@ -169,6 +182,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: true,
     settlesOnChain: false,
+    reachesOut: ["sellers"],
     resources: GRPC_SERVICE_RESOURCES,
   },
 ] as const satisfies readonly ServiceEntry[];
