@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type Admin } from "kafkajs";
+import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type Admin, type SASLOptions } from "kafkajs";
 import { deliverUntilHandled, type Bus, type BusMessage, type SubscribeOptions, type Subscription } from "./bus";
 
 export interface KafkaBusOptions {
@@ -6,6 +6,12 @@ export interface KafkaBusOptions {
   clientId: string;
   /** Partitions for topics this bus creates. */
   partitions?: number;
+  /** Replication factor of the topics this bus creates (1 on a single broker; 3 on a production cluster). */
+  replicationFactor?: number;
+  /** TLS to the brokers (the system's certificate authorities). */
+  ssl?: boolean;
+  /** SASL authentication to the brokers. */
+  sasl?: { mechanism: "plain" | "scram-sha-256" | "scram-sha-512"; username: string; password: string };
   onHandlerError?: (err: unknown, topic: string, attempt: number) => void;
   log?: (level: "error" | "warn", message: string) => void;
 }
@@ -29,6 +35,8 @@ export class KafkaBus implements Bus {
     this.kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,
+      ...(opts.ssl ? { ssl: true } : {}),
+      ...(opts.sasl ? { sasl: opts.sasl as SASLOptions } : {}),
       connectionTimeout: 3_000,
       retry: { retries: 8, initialRetryTime: 100 },
       logLevel: logLevel.WARN,
@@ -123,7 +131,7 @@ export class KafkaBus implements Bus {
     try {
       await admin.createTopics({
         waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic, numPartitions: this.partitions, replicationFactor: 1 })),
+        topics: missing.map((topic) => ({ topic, numPartitions: this.partitions, replicationFactor: this.opts.replicationFactor ?? 1 })),
       });
     } catch (err) {
       // Another process may have created them meanwhile; only a topic still missing is an error.

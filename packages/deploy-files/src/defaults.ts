@@ -2,7 +2,7 @@ import { defaultOf, type Setting } from "@c402/config";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
 import { paymentsConfigSpec } from "@c402/payments";
-import { distributedInfraSpec } from "@c402/runtime";
+import { distributedInfraSpec, kafkaSpec } from "@c402/runtime";
 
 /** A variable as a deploy file sets it: name and text value. */
 export type Variable = readonly [name: string, value: string];
@@ -24,6 +24,13 @@ export function serviceDefaults() {
     gatewaySettings: [atDefault(gatewayConfigSpec.serviceName), atDefault(gatewayConfigSpec.authRateLimitPerMinute)],
     /** identity settings published in the ConfigMap at their defaults. */
     identitySettings: [atDefault(identityConfigSpec.challengeTtlSeconds), atDefault(identityConfigSpec.mailFrom)],
+    /** Kafka's connection and the shape of the topics created, at their defaults (the production overlay sets 3 replicas). */
+    kafkaSettings: [
+      atDefault(kafkaSpec.kafkaTls),
+      atDefault(kafkaSpec.kafkaSaslMechanism),
+      atDefault(kafkaSpec.kafkaTopicPartitions),
+      atDefault(kafkaSpec.kafkaTopicReplicationFactor),
+    ],
     /** payments' chain settings published in the ConfigMap at their defaults. */
     paymentsSettings: [atDefault(paymentsConfigSpec.confirmations), atDefault(paymentsConfigSpec.rpcTimeoutMs), atDefault(paymentsConfigSpec.settleTimeoutMs)],
   };

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { GATEWAY, SERVICES, topologyProblems } from "@c402/topology";
 import { dockerCompose } from "./compose";
 import { serviceDefaults } from "./defaults";
-import { configMapYaml, gatewayYaml, grpcServicesYaml, secretYaml } from "./kubernetes";
+import { configMapYaml, gatewayYaml, grpcServicesYaml, jobsYaml, secretYaml } from "./kubernetes";
 import { configurationDoc } from "./configuration";
 import { networkPoliciesYaml } from "./network-policies";
 import { provisionSql } from "./provision-sql";
@@ -33,6 +33,7 @@ export function deployFiles(): DeployFile[] {
     { path: "k8s/base/secret.yaml", content: secretYaml(SERVICES) },
     { path: "k8s/base/grpc-services.yaml", content: grpcServicesYaml(SERVICES) },
     { path: "k8s/base/gateway.yaml", content: gatewayYaml(defaults, GATEWAY) },
+    { path: "k8s/base/jobs.yaml", content: jobsYaml() },
     { path: "k8s/base/network-policies.yaml", content: networkPoliciesYaml(SERVICES, GATEWAY, defaults) },
     { path: "docs/configuration.md", content: configurationDoc() },
   ];

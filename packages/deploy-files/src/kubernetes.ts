@@ -90,7 +90,12 @@ spec:
     rollingUpdate:
       maxSurge: 1
       maxUnavailable: 0
-  template:
+${podTemplate(name, component, pod)}`;
+}
+
+/** The pod template of a workload: its labels, its own ServiceAccount, the shared pod security, then `pod` (the rest of the pod spec). */
+function podTemplate(name: string, component: string, pod: string): string {
+  return `  template:
     metadata:
       labels:
 ${labels(name, component, "        ")}
@@ -100,6 +105,15 @@ ${POD_SECURITY}
 ${pod}`;
 }
 
+/** A workload's own ServiceAccount, with no token: no process of ours calls the Kubernetes API. */
+function serviceAccount(name: string, component: string): string {
+  return `apiVersion: v1
+kind: ServiceAccount
+${objectMeta(name, component)}
+automountServiceAccountToken: false
+`;
+}
+
 /**
  * What every workload has beside its Deployment: its own ServiceAccount (no
  * token: no service calls the Kubernetes API, so a compromised pod has no
@@ -107,11 +121,7 @@ ${pod}`;
  * minAvailable, so a one-replica install never blocks a node drain).
  */
 function identityAndBudget(name: string, component: string): string {
-  return `apiVersion: v1
-kind: ServiceAccount
-${objectMeta(name, component)}
-automountServiceAccountToken: false
----
+  return `${serviceAccount(name, component)}---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 ${objectMeta(name, component)}
@@ -287,6 +297,44 @@ spec:
 `;
 }
 
+/** The topics job: its name, and the entry file it runs. */
+export const TOPICS_JOB = { name: "create-topics", entry: "packages/runtime/src/create-topics.ts" } as const;
+
+/**
+ * k8s/base/jobs.yaml: the topics job, which creates every topic of the contract
+ * with the ConfigMap's partitions and replication factor. Apply it before (or
+ * with) the services; a Job's pod template cannot change in place, so a finished
+ * one is deleted after an hour and the next apply runs it afresh (it leaves
+ * existing topics alone, so running it again is harmless).
+ */
+export function jobsYaml(): string {
+  const { name, entry } = TOPICS_JOB;
+  const component = "job";
+  return `${header("The topics job (packages/runtime/src/create-topics.ts): every topic of the contract, created with", `KAFKA_TOPIC_PARTITIONS and KAFKA_TOPIC_REPLICATION_FACTOR from ${CONFIG_MAP}.`)}
+apiVersion: batch/v1
+kind: Job
+${objectMeta(name, component)}
+spec:
+  backoffLimit: 6
+  ttlSecondsAfterFinished: 3600
+${podTemplate(
+  name,
+  component,
+  `      restartPolicy: OnFailure
+      containers:
+        - name: ${name}
+          image: c402
+          args: ["${entry}"]
+          envFrom:
+            - configMapRef:
+                name: ${CONFIG_MAP}
+${resources({ requests: { cpu: "50m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } })}
+${CONTAINER_SECURITY}`,
+)}
+---
+${serviceAccount(name, component)}`;
+}
+
 /** k8s/base/configmap.yaml: non-secret settings of every service, defaults taken from the services' config modules. */
 export function configMapYaml(services: readonly ServiceEntry[], defaults: ServiceDefaults): string {
   const addresses = addressVariables(
@@ -302,9 +350,13 @@ kind: ConfigMap
 metadata:
   name: ${CONFIG_MAP}
 data:
-  # Managed Kafka bootstrap brokers, comma-separated host:port (PLAINTEXT: the
-  # bus has no TLS/SASL settings yet). Placeholder: set it in your overlay.
+  # Managed Kafka bootstrap brokers, comma-separated host:port. Placeholder: set it in
+  # your overlay. KAFKA_TLS and KAFKA_SASL_MECHANISM (plain, scram-sha-256, scram-sha-512)
+  # secure the connection; with SASL, add KAFKA_SASL_USERNAME here and KAFKA_SASL_PASSWORD to
+  # the Secret. The topics job creates every topic with the partitions and replication
+  # factor below (the production overlay sets 3 replicas); a service creates a missing one alike.
   KAFKA_BROKERS: kafka.example.internal:9092
+${mapping(defaults.kafkaSettings, "  ")}
 ${mapping([defaults.logLevel], "  ")}
   KAFKAJS_NO_PARTITIONER_WARNING: "1"
 

@@ -1,4 +1,5 @@
 import { GRPC_CONTAINER_PORT, type GatewayEntry, type OutsideTarget, type ServiceEntry } from "@c402/topology";
+import { TOPICS_JOB } from "./kubernetes";
 import type { ServiceDefaults } from "./defaults";
 import { comment, GENERATED } from "./text";
 
@@ -140,5 +141,13 @@ ${tcp([GRPC_CONTAINER_PORT], "        ")}`,
   [...callsOut(s.calls), ...dependencies, ...s.reachesOut.map((o) => OUTSIDE[o])],
 )}`,
     )
-    .join("")}`;
+    .join("")}---
+# The topics job: nothing comes in; out to Kafka only.
+${meta(TOPICS_JOB.name)}
+spec:
+  ${pods(TOPICS_JOB.name)}
+  policyTypes: [Ingress, Egress]
+  egress:
+${dependencies[1]}
+`;
 }

@@ -24,7 +24,7 @@ interface Pod {
 type Destination = { pod: Pod } | { ip: string };
 
 const podsOfWorkloads: Pod[] = objects
-  .filter((o) => o.kind === "Deployment")
+  .filter((o) => o.kind === "Deployment" || o.kind === "Job")
   .map((d, i) => ({ name: d.metadata.name, namespace: "c402", labels: d.spec.template.metadata.labels, ip: `10.244.0.${i + 10}` }));
 const pod = (name: string) => podsOfWorkloads.find((p) => p.name === name)!;
 /** A pod of this namespace that no workload of ours runs (a debug shell, a compromised sidecar). */
@@ -124,6 +124,9 @@ describe("the NetworkPolicies (k8s/overlays/production)", () => {
       expect(canConnect(pod(s.name), { ip: PRIVATE }, 9092)).toBe(true);
       expect(canConnect(pod(s.name), { ip: PRIVATE }, 6379)).toBe(false);
     }
+    expect(canConnect(pod("create-topics"), { ip: PRIVATE }, 9092)).toBe(true);
+    expect(canConnect(pod("create-topics"), { ip: PRIVATE }, 5432)).toBe(false);
+    for (const s of SERVICES) expect(canConnect(pod("create-topics"), { pod: pod(s.name) }, GRPC)).toBe(false);
     expect(canConnect(pod("gateway"), { ip: PRIVATE }, 6379)).toBe(true);
     expect(canConnect(pod("gateway"), { ip: PRIVATE }, 5432)).toBe(false);
     expect(canConnect(intruder, { ip: PRIVATE }, 5432)).toBe(false);

@@ -72,10 +72,12 @@ describe("the rendered Kubernetes overlays", () => {
     const objects = render(overlay);
     const of = (kind: string) => objects.filter((o) => o.kind === kind);
     const deployments = of("Deployment");
+    /** Everything that runs pods: the Deployments and the Jobs. */
+    const workloads = [...deployments, ...of("Job")];
 
     it("runs every pod as non-root (UID ≥ 10000), with seccomp RuntimeDefault, no host namespaces and no service account token", () => {
-      expect(deployments.length).toBeGreaterThan(0);
-      for (const d of deployments) {
+      expect(of("Job").map((j) => j.metadata.name)).toEqual(["create-topics"]);
+      for (const d of workloads) {
         const pod = d.spec.template.spec;
         expect({ name: d.metadata.name, automount: pod.automountServiceAccountToken }).toEqual({ name: d.metadata.name, automount: false });
         expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
@@ -91,7 +93,7 @@ describe("the rendered Kubernetes overlays", () => {
     });
 
     it("locks every container down: read-only root, no privilege escalation, every capability dropped, none added", () => {
-      for (const d of deployments) {
+      for (const d of workloads) {
         for (const c of d.spec.template.spec.containers) {
           expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
           expect(c.securityContext.privileged).not.toBe(true);
@@ -101,11 +103,14 @@ describe("the rendered Kubernetes overlays", () => {
     });
 
     it("gives every container requests and limits for CPU and memory, three probes, and an image pinned to a tag that is not latest", () => {
-      for (const d of deployments) {
+      for (const d of workloads) {
         for (const c of d.spec.template.spec.containers) {
           for (const bound of ["requests", "limits"]) expect(Object.keys(c.resources[bound]).sort()).toEqual(["cpu", "memory"]);
-          for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"])
-            expect({ name: d.metadata.name, probe, set: c[probe] !== undefined }).toEqual({ name: d.metadata.name, probe, set: true });
+          // A Job runs to completion: nothing to probe.
+          if (d.kind === "Job") expect(c.startupProbe ?? c.readinessProbe ?? c.livenessProbe).toBeUndefined();
+          else
+            for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"])
+              expect({ name: d.metadata.name, probe, set: c[probe] !== undefined }).toEqual({ name: d.metadata.name, probe, set: true });
           const tag = /:([^/:]+)$/.exec(c.image)?.[1];
           expect({ image: c.image, tagged: tag !== undefined && tag !== "latest" }).toEqual({ image: c.image, tagged: true });
         }
@@ -143,7 +148,7 @@ describe("the rendered Kubernetes overlays", () => {
       const configMaps = of("ConfigMap").map((c) => c.metadata.name);
       const secrets = of("Secret");
       if (overlay === "production") expect(secrets).toEqual([]);
-      for (const d of deployments) {
+      for (const d of workloads) {
         for (const c of d.spec.template.spec.containers) {
           for (const from of c.envFrom ?? []) expect(configMaps).toContain(from.configMapRef.name);
           for (const e of c.env ?? []) {
@@ -158,6 +163,13 @@ describe("the rendered Kubernetes overlays", () => {
     if (overlay === "production") {
       it("runs at least two replicas of everything, so a disruption budget of one keeps the service up", () => {
         for (const d of deployments) expect({ name: d.metadata.name, replicas: d.spec.replicas >= 2 }).toEqual({ name: d.metadata.name, replicas: true });
+      });
+
+      it("creates the topics with three replicas", () => {
+        expect(of("ConfigMap")[0]!.data).toMatchObject({ KAFKA_TOPIC_REPLICATION_FACTOR: "3", KAFKA_TOPIC_PARTITIONS: "3" });
+        const job = of("Job")[0]!.spec.template.spec;
+        expect(job.containers[0].args).toEqual(["packages/runtime/src/create-topics.ts"]);
+        expect(job.restartPolicy).toBe("OnFailure");
       });
     }
   });

@@ -1,4 +1,4 @@
-import { KafkaBus, OutboxRelay, type Bus } from "@c402/bus";
+import { KafkaBus, OutboxRelay, type Bus, type KafkaBusOptions } from "@c402/bus";
 import { env, loadConfig, describeConfig, type ConfigOf, type ConfigSpec } from "@c402/config";
 import { healthV1 } from "@c402/contracts";
 import { openPostgres, type ServiceDatabase } from "@c402/db";
@@ -92,13 +92,60 @@ export function startPeriodic(opts: { name: string; intervalMs: number; round: (
   };
 }
 
+export const logLevelSpec = {
+  logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
+} satisfies ConfigSpec;
+
+/** How a process reaches Kafka, and what the topics it creates look like. */
+export const kafkaSpec = {
+  kafkaBrokers: env.list("KAFKA_BROKERS", "comma-separated Kafka bootstrap brokers"),
+  kafkaTls: env.bool("KAFKA_TLS", "connect to the brokers over TLS, trusting the system's certificate authorities", { default: false }),
+  kafkaSaslMechanism: env.oneOf("KAFKA_SASL_MECHANISM", "SASL authentication to the brokers", ["none", "plain", "scram-sha-256", "scram-sha-512"] as const, {
+    default: "none",
+  }),
+  kafkaSaslUsername: env.optionalString("KAFKA_SASL_USERNAME", "SASL user (with KAFKA_SASL_MECHANISM)"),
+  kafkaSaslPassword: env.optionalString("KAFKA_SASL_PASSWORD", "SASL password (with KAFKA_SASL_MECHANISM)", { secret: true }),
+  kafkaTopicPartitions: env.int("KAFKA_TOPIC_PARTITIONS", "partitions of each topic a process creates (an existing topic is left as it is)", {
+    default: 3,
+    min: 1,
+    max: 1000,
+  }),
+  kafkaTopicReplicationFactor: env.int(
+    "KAFKA_TOPIC_REPLICATION_FACTOR",
+    "replication factor of each topic a process creates: 1 on a single broker, 3 on a production cluster",
+    {
+      default: 1,
+      min: 1,
+      max: 7,
+    },
+  ),
+} satisfies ConfigSpec;
+
+/** KafkaBus settings from the Kafka settings; a SASL mechanism without its user and password is refused. */
+export function kafkaBusOptions(config: ConfigOf<typeof kafkaSpec>): Pick<KafkaBusOptions, "brokers" | "partitions" | "replicationFactor" | "ssl" | "sasl"> {
+  const { kafkaSaslMechanism: mechanism, kafkaSaslUsername: username, kafkaSaslPassword: password } = config;
+  if (mechanism !== "none" && (!username || !password)) {
+    throw new Error(`KAFKA_SASL_MECHANISM=${mechanism} needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD`);
+  }
+  return {
+    brokers: config.kafkaBrokers,
+    partitions: config.kafkaTopicPartitions,
+    replicationFactor: config.kafkaTopicReplicationFactor,
+    ssl: config.kafkaTls,
+    ...(mechanism !== "none" ? { sasl: { mechanism, username: username as string, password: password as string } } : {}),
+  };
+}
+
+/** What the topics job reads (packages/runtime/src/create-topics.ts). */
+export const createTopicsSpec = { ...kafkaSpec, ...logLevelSpec } satisfies ConfigSpec;
+
 /** Settings every distributed-mode service process reads. */
 export const distributedInfraSpec = {
   databaseUrl: env.string("DATABASE_URL", "PostgreSQL URL of this service's role", { secret: true }),
-  kafkaBrokers: env.list("KAFKA_BROKERS", "comma-separated Kafka bootstrap brokers"),
+  ...kafkaSpec,
   grpcHost: env.string("GRPC_HOST", "address the gRPC server binds", { default: "127.0.0.1" }),
   grpcPort: env.int("GRPC_PORT", "gRPC port of this service", { min: 0, max: 65535 }),
-  logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
+  ...logLevelSpec,
 } satisfies ConfigSpec;
 
 /**
@@ -119,7 +166,7 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
   logger.info({ config: describeConfig(spec, all) }, "starting");
   const database = openPostgres({ url: config.databaseUrl, schema: opts.schema });
   const bus = new KafkaBus({
-    brokers: config.kafkaBrokers,
+    ...kafkaBusOptions(config),
     clientId: opts.name,
     log: (level, message) => logger[level](message),
     onHandlerError: (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),
