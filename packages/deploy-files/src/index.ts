@@ -33,7 +33,7 @@ export function deployFiles(): DeployFile[] {
     { path: "k8s/base/secret.yaml", content: secretYaml(SERVICES) },
     { path: "k8s/base/grpc-services.yaml", content: grpcServicesYaml(SERVICES) },
     { path: "k8s/base/gateway.yaml", content: gatewayYaml(defaults, GATEWAY) },
-    { path: "k8s/base/jobs.yaml", content: jobsYaml() },
+    { path: "k8s/base/jobs.yaml", content: jobsYaml(SERVICES) },
     { path: "k8s/base/network-policies.yaml", content: networkPoliciesYaml(SERVICES, GATEWAY, defaults) },
     { path: "docs/configuration.md", content: configurationDoc() },
   ];

@@ -1,3 +1,4 @@
+import { MIGRATE_ONLY_FLAG } from "@c402/runtime";
 import {
   addressVariables,
   DATABASE,
@@ -297,42 +298,69 @@ spec:
 `;
 }
 
-/** The topics job: its name, and the entry file it runs. */
-export const TOPICS_JOB = { name: "create-topics", entry: "packages/runtime/src/create-topics.ts" } as const;
+/** A Job of the base: what it runs, the secrets it is given, and what it reaches (its NetworkPolicy). */
+export interface JobEntry {
+  name: string;
+  args: readonly string[];
+  /** Secret keys given as variables: [variable, key of ${SECRET}]. */
+  secrets: readonly (readonly [string, string])[];
+  reaches: "kafka" | "postgres";
+  purpose: string;
+}
 
 /**
- * k8s/base/jobs.yaml: the topics job, which creates every topic of the contract
- * with the ConfigMap's partitions and replication factor. Apply it before (or
- * with) the services; a Job's pod template cannot change in place, so a finished
- * one is deleted after an hour and the next apply runs it afresh (it leaves
- * existing topics alone, so running it again is harmless).
+ * The Jobs: the topics job, which creates every topic of the contract with the
+ * ConfigMap's partitions and replication factor, and one migration Job per
+ * service (its entry file with `--migrate`: its schema brought up to date,
+ * reading nothing but DATABASE_URL).
  */
-export function jobsYaml(): string {
-  const { name, entry } = TOPICS_JOB;
+export function jobs(services: readonly ServiceEntry[]): JobEntry[] {
+  return [
+    { name: "create-topics", args: ["packages/runtime/src/create-topics.ts"], secrets: [], reaches: "kafka", purpose: "every topic of the contract" },
+    ...services.map((s): JobEntry => ({
+      name: `migrate-${s.name}`,
+      args: [entryFile(s.name), MIGRATE_ONLY_FLAG],
+      secrets: [["DATABASE_URL", databaseSecretKey(s)]],
+      reaches: "postgres",
+      purpose: `${s.name}'s schema brought up to date`,
+    })),
+  ];
+}
+
+/**
+ * k8s/base/jobs.yaml. Apply with (or before) the services: each service also
+ * migrates at its start and creates a missing topic alike, so the Jobs set the
+ * order rather than being required. A Job's pod template cannot change in place,
+ * so a finished one is deleted after an hour and the next apply after a new image
+ * runs it afresh (every Job is safe to run again).
+ */
+export function jobsYaml(services: readonly ServiceEntry[]): string {
   const component = "job";
-  return `${header("The topics job (packages/runtime/src/create-topics.ts): every topic of the contract, created with", `KAFKA_TOPIC_PARTITIONS and KAFKA_TOPIC_REPLICATION_FACTOR from ${CONFIG_MAP}.`)}
+  const one = (j: JobEntry) => `# ${j.name}: ${j.purpose}.
 apiVersion: batch/v1
 kind: Job
-${objectMeta(name, component)}
+${objectMeta(j.name, component)}
 spec:
   backoffLimit: 6
   ttlSecondsAfterFinished: 3600
 ${podTemplate(
-  name,
+  j.name,
   component,
   `      restartPolicy: OnFailure
       containers:
-        - name: ${name}
+        - name: ${j.name}
           image: c402
-          args: ["${entry}"]
+          args: [${j.args.map((a) => JSON.stringify(a)).join(", ")}]
           envFrom:
             - configMapRef:
-                name: ${CONFIG_MAP}
+                name: ${CONFIG_MAP}${j.secrets.length > 0 ? `\n          env:\n${j.secrets.map(([v, key]) => secretEnv(v, key)).join("\n")}` : ""}
 ${resources({ requests: { cpu: "50m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } })}
 ${CONTAINER_SECURITY}`,
 )}
 ---
-${serviceAccount(name, component)}`;
+${serviceAccount(j.name, component)}`;
+  return `${header("The Jobs: the topics job (packages/runtime/src/create-topics.ts) and one migration Job per", "service (its entry file with --migrate). Generated from the service list.")}
+${jobs(services).map(one).join("---\n")}`;
 }
 
 /** k8s/base/configmap.yaml: non-secret settings of every service, defaults taken from the services' config modules. */

@@ -1,5 +1,5 @@
 import { GRPC_CONTAINER_PORT, type GatewayEntry, type OutsideTarget, type ServiceEntry } from "@c402/topology";
-import { TOPICS_JOB } from "./kubernetes";
+import { jobs } from "./kubernetes";
 import type { ServiceDefaults } from "./defaults";
 import { comment, GENERATED } from "./text";
 
@@ -141,13 +141,17 @@ ${tcp([GRPC_CONTAINER_PORT], "        ")}`,
   [...callsOut(s.calls), ...dependencies, ...s.reachesOut.map((o) => OUTSIDE[o])],
 )}`,
     )
-    .join("")}---
-# The topics job: nothing comes in; out to Kafka only.
-${meta(TOPICS_JOB.name)}
+    .join("")}${jobs(services)
+    .map(
+      (j) => `---
+# ${j.name} (a Job): nothing comes in; out to ${j.reaches === "kafka" ? "Kafka" : "PostgreSQL"} only.
+${meta(j.name)}
 spec:
-  ${pods(TOPICS_JOB.name)}
+  ${pods(j.name)}
   policyTypes: [Ingress, Egress]
   egress:
-${dependencies[1]}
-`;
+${j.reaches === "kafka" ? dependencies[1] : dependencies[0]}
+`,
+    )
+    .join("")}`;
 }

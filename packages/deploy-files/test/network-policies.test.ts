@@ -126,7 +126,12 @@ describe("the NetworkPolicies (k8s/overlays/production)", () => {
     }
     expect(canConnect(pod("create-topics"), { ip: PRIVATE }, 9092)).toBe(true);
     expect(canConnect(pod("create-topics"), { ip: PRIVATE }, 5432)).toBe(false);
-    for (const s of SERVICES) expect(canConnect(pod("create-topics"), { pod: pod(s.name) }, GRPC)).toBe(false);
+    for (const s of SERVICES) {
+      expect(canConnect(pod("create-topics"), { pod: pod(s.name) }, GRPC)).toBe(false);
+      expect(canConnect(pod(`migrate-${s.name}`), { ip: PRIVATE }, 5432)).toBe(true);
+      expect(canConnect(pod(`migrate-${s.name}`), { ip: PRIVATE }, 9092)).toBe(false);
+      expect(canConnect(pod(`migrate-${s.name}`), { pod: pod(s.name) }, GRPC)).toBe(false);
+    }
     expect(canConnect(pod("gateway"), { ip: PRIVATE }, 6379)).toBe(true);
     expect(canConnect(pod("gateway"), { ip: PRIVATE }, 5432)).toBe(false);
     expect(canConnect(intruder, { ip: PRIVATE }, 5432)).toBe(false);

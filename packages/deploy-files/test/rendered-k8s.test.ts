@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
+import { SERVICES } from "@c402/topology";
 import { loadAll } from "js-yaml";
 
 /**
@@ -76,7 +77,11 @@ describe("the rendered Kubernetes overlays", () => {
     const workloads = [...deployments, ...of("Job")];
 
     it("runs every pod as non-root (UID ≥ 10000), with seccomp RuntimeDefault, no host namespaces and no service account token", () => {
-      expect(of("Job").map((j) => j.metadata.name)).toEqual(["create-topics"]);
+      expect(
+        of("Job")
+          .map((j) => j.metadata.name)
+          .sort(),
+      ).toEqual(["create-topics", ...SERVICES.map((s) => `migrate-${s.name}`)].sort());
       for (const d of workloads) {
         const pod = d.spec.template.spec;
         expect({ name: d.metadata.name, automount: pod.automountServiceAccountToken }).toEqual({ name: d.metadata.name, automount: false });
@@ -167,7 +172,7 @@ describe("the rendered Kubernetes overlays", () => {
 
       it("creates the topics with three replicas", () => {
         expect(of("ConfigMap")[0]!.data).toMatchObject({ KAFKA_TOPIC_REPLICATION_FACTOR: "3", KAFKA_TOPIC_PARTITIONS: "3" });
-        const job = of("Job")[0]!.spec.template.spec;
+        const job = of("Job").find((j) => j.metadata.name === "create-topics")!.spec.template.spec;
         expect(job.containers[0].args).toEqual(["packages/runtime/src/create-topics.ts"]);
         expect(job.restartPolicy).toBe("OnFailure");
       });

@@ -1,7 +1,7 @@
 import { KafkaBus, OutboxRelay, type Bus, type KafkaBusOptions } from "@c402/bus";
 import { env, loadConfig, describeConfig, type ConfigOf, type ConfigSpec } from "@c402/config";
 import { healthV1 } from "@c402/contracts";
-import { openPostgres, type ServiceDatabase } from "@c402/db";
+import { migrate, openPostgres, type MigrationSet, type ServiceDatabase } from "@c402/db";
 import { createLogger, type Logger } from "@c402/logging";
 import { isOwnFailure, ProblemError } from "@c402/problems";
 import { RpcServer, type ServiceImplementation } from "@c402/rpc";
@@ -139,25 +139,38 @@ export function kafkaBusOptions(config: ConfigOf<typeof kafkaSpec>): Pick<KafkaB
 /** What the topics job reads (packages/runtime/src/create-topics.ts). */
 export const createTopicsSpec = { ...kafkaSpec, ...logLevelSpec } satisfies ConfigSpec;
 
+/** What a service reads to migrate only (`--migrate`): its database and the log level, nothing else. */
+export const migrateOnlySpec = {
+  databaseUrl: env.string("DATABASE_URL", "PostgreSQL URL of this service's role", { secret: true }),
+  ...logLevelSpec,
+} satisfies ConfigSpec;
+
 /** Settings every distributed-mode service process reads. */
 export const distributedInfraSpec = {
-  databaseUrl: env.string("DATABASE_URL", "PostgreSQL URL of this service's role", { secret: true }),
+  ...migrateOnlySpec,
   ...kafkaSpec,
   grpcHost: env.string("GRPC_HOST", "address the gRPC server binds", { default: "127.0.0.1" }),
   grpcPort: env.int("GRPC_PORT", "gRPC port of this service", { min: 0, max: 65535 }),
-  ...logLevelSpec,
 } satisfies ConfigSpec;
+
+/** The argument that makes a service's entry file migrate its schema and exit (its migration Job in Kubernetes). */
+export const MIGRATE_ONLY_FLAG = "--migrate";
 
 /**
  * Boots one service as its own process (distributed mode): config, logger,
  * PostgreSQL in the service's schema, Kafka, gRPC server, signal handling.
+ * With `--migrate` it only brings its schema up to date and exits (0, or 1
+ * saying why), reading nothing but DATABASE_URL and LOG_LEVEL; the service
+ * migrates at every start anyway, so the Job is an order, not a requirement.
  */
 export async function runDistributedService<S extends ConfigSpec>(opts: {
   name: string;
   schema: string;
   spec: S;
+  migrations: MigrationSet;
   build: (deps: ServiceDeps, config: ConfigOf<S>) => Promise<ServiceModule>;
 }): Promise<void> {
+  if (process.argv.includes(MIGRATE_ONLY_FLAG)) return migrateOnly(opts);
   const spec = { ...distributedInfraSpec, ...opts.spec };
   // One load, so every problem of both parts is reported together.
   const all = loadConfig(spec);
@@ -184,6 +197,22 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
     await bus.close();
     await database.close();
   });
+}
+
+async function migrateOnly(opts: { name: string; schema: string; migrations: MigrationSet }): Promise<void> {
+  const config = loadConfig(migrateOnlySpec);
+  const logger = createLogger({ service: opts.name, level: config.logLevel });
+  const database = openPostgres({ url: config.databaseUrl, schema: opts.schema });
+  try {
+    await migrate(database, opts.migrations);
+    logger.info({ schema: opts.schema, migrations: Object.keys(opts.migrations).length }, "schema up to date");
+    await database.close();
+    process.exit(0);
+  } catch (err) {
+    logger.error({ err }, "migration failed");
+    await database.close().catch(() => undefined);
+    process.exit(1);
+  }
 }
 
 /** Runs `stop` once on SIGTERM or SIGINT, then exits. */

@@ -1,12 +1,13 @@
 import { fulfillmentV1, identityV1 } from "@c402/contracts";
 import { createClient } from "@c402/rpc";
 import { runDistributedService } from "@c402/runtime";
-import { catalogConfigSpec, CATALOG_SCHEMA, createCatalogService } from "./index";
+import { catalogConfigSpec, catalogMigrations, CATALOG_SCHEMA, createCatalogService } from "./index";
 
 void runDistributedService({
   name: "catalog",
   schema: CATALOG_SCHEMA,
   spec: catalogConfigSpec,
+  migrations: catalogMigrations,
   build: (deps, config) =>
     createCatalogService(deps, {
       identity: createClient(identityV1.IdentityService, config.identityAddress),

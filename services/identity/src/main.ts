@@ -1,4 +1,10 @@
 import { runDistributedService } from "@c402/runtime";
-import { createIdentityService, identityConfigSpec, IDENTITY_SCHEMA } from "./index";
+import { createIdentityService, identityConfigSpec, identityMigrations, IDENTITY_SCHEMA } from "./index";
 
-void runDistributedService({ name: "identity", schema: IDENTITY_SCHEMA, spec: identityConfigSpec, build: createIdentityService });
+void runDistributedService({
+  name: "identity",
+  schema: IDENTITY_SCHEMA,
+  spec: identityConfigSpec,
+  migrations: identityMigrations,
+  build: createIdentityService,
+});

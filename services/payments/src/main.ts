@@ -2,12 +2,13 @@ import { catalogV1, fulfillmentV1 } from "@c402/contracts";
 import { createClient } from "@c402/rpc";
 import { runDistributedService } from "@c402/runtime";
 import { EVM_NETWORKS, isEvmNetwork } from "@c402/x402";
-import { createPaymentsService, paymentsConfigSpec, PAYMENTS_SCHEMA, type LiveChainSettings } from "./index";
+import { createPaymentsService, paymentsConfigSpec, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings } from "./index";
 
 void runDistributedService({
   name: "payments",
   schema: PAYMENTS_SCHEMA,
   spec: paymentsConfigSpec,
+  migrations: paymentsMigrations,
   build: (deps, config) => {
     const liveChains: LiveChainSettings[] = [];
     if (config.evmNetwork) {
