@@ -1,4 +1,5 @@
 import { Writable } from "node:stream";
+import { currentContext, traceIdOf } from "@c402/request-context";
 import pino, { type Logger } from "pino";
 
 export type { Logger };
@@ -37,6 +38,12 @@ export function createLogger(opts: LoggerOptions): Logger {
       base: { service: opts.service },
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // Every line written while a request is served names it, in whichever service writes it.
+      mixin: () => {
+        const context = currentContext();
+        if (!context) return {};
+        return { request_id: context.requestId, ...(context.traceparent ? { trace_id: traceIdOf(context.traceparent) } : {}) };
+      },
     },
     opts.destination,
   );

@@ -1,5 +1,5 @@
 import type { Logger } from "@c402/logging";
-import { isTraceparent, newRequestId, runWithContext } from "@c402/rpc";
+import { isTraceparent, newRequestId, newTraceparent, runWithContext, traceIdOf } from "@c402/rpc";
 import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 
@@ -19,12 +19,20 @@ export function requestIdOf(incoming: string | undefined): string {
   return incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
 }
 
+/** The request's trace context: a valid incoming traceparent is continued, else a trace starts here. */
+export function traceparentOf(incoming: string | undefined): string {
+  return isTraceparent(incoming) ? incoming : newTraceparent();
+}
+
 /** The one structured log line per request, written when the answer is sent. */
-export function logWhenFinished(logger: Logger, res: ServerResponse, requestId: string, method: string | undefined, path: string): void {
+export function logWhenFinished(logger: Logger, res: ServerResponse, requestId: string, traceparent: string, method: string | undefined, path: string): void {
   const started = process.hrtime.bigint();
   res.on("finish", () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    logger.info({ request_id: requestId, method, path, status: res.statusCode, duration_ms: Math.round(ms * 10) / 10 }, "request");
+    logger.info(
+      { request_id: requestId, trace_id: traceIdOf(traceparent), method, path, status: res.statusCode, duration_ms: Math.round(ms * 10) / 10 },
+      "request",
+    );
   });
 }
 
@@ -51,8 +59,9 @@ export function requestContext(logger: Logger) {
     req.requestId = requestIdOf(req.get("x-request-id"));
     res.setHeader("X-Request-Id", req.requestId);
     res.setHeader(...NOSNIFF);
-    const traceparent = req.get("traceparent");
-    logWhenFinished(logger, res, req.requestId, req.method, req.path);
-    runWithContext({ requestId: req.requestId, ...(isTraceparent(traceparent) ? { traceparent } : {}) }, () => next());
+    // A request that comes without a (valid) trace context starts one, so every request is one trace.
+    const traceparent = traceparentOf(req.get("traceparent"));
+    logWhenFinished(logger, res, req.requestId, traceparent, req.method, req.path);
+    runWithContext({ requestId: req.requestId, traceparent }, () => next());
   };
 }
