@@ -31,7 +31,7 @@ import { ORIGIN_PATH, type OriginInfo } from "./servers/origin";
 import type { OursInfo } from "./servers/ours";
 import type { FloorInfo } from "./servers/floor";
 import type { ProxyInfo } from "./servers/proxy";
-import { f0, f1, log, num, percentile } from "./lib/report";
+import { f0, f1, log, num, percentile, runBenchmark } from "./lib/report";
 import { call, JSON_ACCEPT, signIn } from "./lib/http";
 
 const config = {
@@ -609,10 +609,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

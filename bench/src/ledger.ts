@@ -21,7 +21,7 @@ import { receiptMessage } from "@c402/payments/src/domain/payment-wire";
 import { paymentsStore, type PaymentsDb } from "@c402/payments/src/store/payments-store";
 import pg from "pg";
 import { receiptCsvLine } from "@c402/gateway/src/views/receipts-csv";
-import { log, percentile, QUICK } from "./lib/report";
+import { log, percentile, QUICK, runBenchmark } from "./lib/report";
 
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? (QUICK ? 100_000 : 1_000_000));
 const PAGES = Number(process.env.BENCH_LEDGER_PAGES ?? (QUICK ? 100 : 500));
@@ -145,10 +145,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

@@ -32,7 +32,7 @@ import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../deploy/local/src/ports";
 import type { ReceiverInfo, ReceiverMessage } from "./servers/receiver";
-import { f0, f1, log, num, percentile } from "./lib/report";
+import { f0, f1, log, num, percentile, runBenchmark } from "./lib/report";
 import { call, JSON_ACCEPT, signIn } from "./lib/http";
 
 const config = {
@@ -596,10 +596,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

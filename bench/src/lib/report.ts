@@ -25,3 +25,14 @@ export function percentile(sorted: number[], p: number): number {
 
 export const f0 = (n: number) => Math.round(n).toLocaleString("en-US");
 export const f1 = (n: number) => n.toFixed(1);
+
+/** Runs a benchmark script's main: exit 0 when it completes (the figures are a report, not a gate), 1 with the stack when it fails. */
+export function runBenchmark(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+      process.exit(1);
+    },
+  );
+}
