@@ -396,18 +396,23 @@ describeOnEachDatabase("webhook delivery", "webhooks", (open) => {
     rig.clock.at = undefined; // real time: both sweepers run on their own
     const account = newAccount();
     await register(account, "/replicas");
-    const second = new Dispatcher({
-      db,
-      sealer: rig.sealer,
-      keys: rig.keys,
-      fetch: rig.fetch,
-      baseUrl: BASE_URL,
-      timeoutMs: 400,
-      concurrency: 8,
-      logger: createCapturingLogger({ service: "webhooks" }).logger,
-    });
+    // Two replicas of their own. The lease is a second plus twice the timeout: with the rig's
+    // 400 ms, a loaded CI machine stalled a claimed batch past its 1.8 s lease and the other
+    // sweeper took it again (83 sends for 60), so these take the timeout 2 s.
+    const replica = () =>
+      new Dispatcher({
+        db,
+        sealer: rig.sealer,
+        keys: rig.keys,
+        fetch: rig.fetch,
+        baseUrl: BASE_URL,
+        timeoutMs: 2_000,
+        concurrency: 8,
+        logger: createCapturingLogger({ service: "webhooks" }).logger,
+      });
+    const [first, second] = [replica(), replica()];
     for (let i = 0; i < 60; i++) await rig.dispatcher.fanOut(paid, paymentSettledEnvelope(account));
-    rig.dispatcher.start();
+    first.start();
     second.start();
     try {
       const got = await receiver.waitFor(60, 30_000);
@@ -415,7 +420,7 @@ describeOnEachDatabase("webhook delivery", "webhooks", (open) => {
       expect(receiver.received).toHaveLength(60);
       expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(60);
     } finally {
-      await Promise.all([rig.dispatcher.stop(), second.stop()]);
+      await Promise.all([first.stop(), second.stop()]);
     }
     const attempts = await db.selectFrom("deliveries").select("attempts").where("account_id", "=", account).execute();
     expect(attempts.every((a) => a.attempts === 1)).toBe(true);
