@@ -13,4 +13,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.E2E_DATA_DIR = target.dataDir;
   process.env.E2E_LOGS_DIR = target.logsDir;
   process.env.E2E_RUN_MODE = mode;
+  process.env.E2E_METRICS_URLS = JSON.stringify(target.metricsUrls);
 }

@@ -26,6 +26,8 @@ export interface Target {
    * the database's files too). The secret-leak scan (G25) reads all of it.
    */
   logsDir: string;
+  /** Where each process serves its Prometheus metrics: "embedded", or each service and "gateway" (distributed). */
+  metricsUrls: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -51,10 +53,10 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: nu
  * it meanwhile: a target that exits before it is healthy is started again on
  * another port, up to three times.
  */
-export async function startTarget(mode: Mode): Promise<Target> {
+export async function startTarget(mode: Mode, extraEnv: Record<string, string> = {}): Promise<Target> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startTargetOnce(mode, attempt === 3);
+      return await startTargetOnce(mode, attempt === 3, extraEnv);
     } catch (err) {
       if (attempt === 3 || !(err instanceof TargetExited)) throw err;
       process.stderr.write(`e2e target exited before it was healthy (attempt ${attempt}); starting it again on another port\n`);
@@ -64,8 +66,9 @@ export async function startTarget(mode: Mode): Promise<Target> {
 
 class TargetExited extends Error {}
 
-async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target> {
+async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Record<string, string>): Promise<Target> {
   const port = await freePort();
+  const metricsUrls: Record<string, string> = {};
   const baseUrl = `http://127.0.0.1:${port}`;
   const tsx = join(root, "node_modules/.bin/tsx");
   const logs = mkdtempSync(join(tmpdir(), `c402-e2e-${mode}-`));
@@ -74,8 +77,19 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
   let child: ChildProcess;
   let cleanup = async () => {};
   if (mode === "embedded") {
+    const metricsPort = await freePort();
+    metricsUrls.embedded = `http://127.0.0.1:${metricsPort}`;
     child = spawn(tsx, [join(root, "deploy/embedded/src/main.ts")], {
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", AUTH_RATE_LIMIT_PER_MINUTE: "1000", ...SEALED_OUTBOUND },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+        ...SEALED_OUTBOUND,
+        ...extraEnv,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
   } else {
@@ -94,9 +108,20 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
         DATA_DIR: dataDir,
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
         ...SEALED_OUTBOUND,
+        ...extraEnv,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // The runner names each process's metrics port in its first line.
+    let firstLines = "";
+    const readPorts = (chunk: Buffer) => {
+      firstLines += chunk.toString("utf8");
+      const match = /metrics (\{[^\n]*\})/.exec(firstLines);
+      if (!match) return;
+      child.stdout?.off("data", readPorts);
+      for (const [name, p] of Object.entries(JSON.parse(match[1] as string) as Record<string, number>)) metricsUrls[name] = `http://127.0.0.1:${p}`;
+    };
+    child.stdout?.on("data", readPorts);
     cleanup = async () => {
       const { dropDatabase } = await import("../../deploy/local/src/provision");
       await dropDatabase(adminUrl, database).catch(() => undefined);
@@ -138,5 +163,5 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean): Promise<Target
     await stop(keep).catch(() => undefined);
     throw err;
   }
-  return { baseUrl, dataDir, logsDir: logs, stop: () => stop() };
+  return { baseUrl, dataDir, logsDir: logs, metricsUrls, stop: () => stop() };
 }

@@ -1,6 +1,7 @@
 import { env } from "@c402/config";
 import { gatewayConfigSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
+import { observabilitySpec } from "@c402/runtime";
 
 /** What `npm start` (every service in one process) reads: the gateway's settings and these. */
 export const embeddedConfigSpec = {
@@ -13,5 +14,6 @@ export const embeddedConfigSpec = {
   outboundAllowLoopback: env.bool("OUTBOUND_ALLOW_LOOPBACK", "let sellers' origins, MCP servers and webhook receivers be on loopback (this machine)", {
     default: true,
   }),
+  ...observabilitySpec,
   outboundResolveNames: env.bool("OUTBOUND_RESOLVE_NAMES", "look up names in sellers' URLs in DNS (false: IP-literal URLs only)", { default: true }),
 };

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { describeConfig, loadConfig } from "@c402/config";
 import { createLogger } from "@c402/logging";
-import { onShutdown } from "@c402/runtime";
+import { onShutdown, startObservability } from "@c402/runtime";
 import { embeddedConfigSpec } from "./config";
 import { startEmbeddedSystem } from "./system";
 
@@ -11,6 +11,7 @@ async function main() {
   const config = loadConfig(spec);
   const logger = createLogger({ service: "embedded", level: config.logLevel });
   logger.info({ config: describeConfig(spec, config) }, "starting every service in one process");
+  const observability = await startObservability("embedded", config, logger);
   const system = await startEmbeddedSystem({
     host: config.host,
     port: config.port,
@@ -33,7 +34,10 @@ async function main() {
   process.stdout.write(
     `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.mail}; ${system.origins})\n\n`,
   );
-  onShutdown(logger, () => system.stop());
+  onShutdown(logger, async () => {
+    await system.stop();
+    await observability.stop();
+  });
 }
 
 void main().catch((err) => {

@@ -25,6 +25,7 @@ function startProcess(port: number, dataDir: string): ChildProcess {
     env: {
       ...process.env,
       PORT: String(port),
+      METRICS_PORT: "0",
       DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       AUTH_RATE_LIMIT_PER_MINUTE: "1000",

@@ -10,7 +10,7 @@
  * Environment: POSTGRES_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * C402_DATABASE (default c402), KAFKA_BROKERS (default 127.0.0.1:19092),
  * REDIS_URL (default redis://127.0.0.1:6379), PORT (gateway, default its PORT default, 4020),
- * LOG_DIR (child logs; default: inherit the terminal). A service secret (SUBJECT_SECRET) not set
+ * LOG_DIR (child logs; default: inherit the terminal). Each process gets a free METRICS_PORT (printed at start). A service secret (SUBJECT_SECRET) not set
  * here is generated for the run. Every child inherits this environment, so
  * the gateway's own settings (TRUST_PROXY, AUTH_RATE_LIMIT_PER_MINUTE, AUTH_FAILURE_LIMIT_PER_MINUTE,
  * SERVICE_NAME, ...) reach it unchanged.
@@ -56,6 +56,10 @@ async function main() {
   await provision(adminUrl, database, passwords);
 
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s.name, await freePort()] as const)));
+  // Each process serves its Prometheus metrics on a port of its own (one machine here; each pod its own 9464 in Kubernetes).
+  const metricsPorts = Object.fromEntries(
+    await Promise.all([...SERVICES.map((s) => s.name), GATEWAY.name].map(async (name) => [name, await freePort()] as const)),
+  );
   const address = (s: { name: string }) => `127.0.0.1:${ports[s.name]}`;
   // LOG_LEVEL and the rest of this environment reach every child as they are (unset: each process's own default).
   const common = { KAFKA_BROKERS: kafka, KAFKAJS_NO_PARTITIONER_WARNING: "1" };
@@ -95,6 +99,7 @@ async function main() {
       ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env, x.developmentValue)])),
       ...(s.settlesOnChain ? chainEnv : {}),
       GRPC_PORT: String(ports[s.name]),
+      METRICS_PORT: String(metricsPorts[s.name]),
       DATABASE_URL: serviceDatabaseUrl(adminUrl, database, s.name, passwords[s.name] as string),
     });
   }
@@ -103,12 +108,13 @@ async function main() {
   await Promise.all(SERVICES.map((s) => waitUntilServing(address(s), SERVICE_START_TIMEOUT_MS)));
   start(GATEWAY.name, entryFile(GATEWAY.name), {
     PORT: port,
+    METRICS_PORT: String(metricsPorts[GATEWAY.name]),
     REDIS_URL: redis,
     ...addressVariables(GATEWAY.calls, address),
     ...(devchain ? { DEVCHAIN_URL: devchain.url } : {}),
     ...(process.env.BASE_URL ? { BASE_URL: process.env.BASE_URL } : {}),
   });
-  process.stdout.write(`distributed: gateway on http://127.0.0.1:${port}, services ${JSON.stringify(ports)}\n`);
+  process.stdout.write(`distributed: gateway on http://127.0.0.1:${port}, services ${JSON.stringify(ports)}, metrics ${JSON.stringify(metricsPorts)}\n`);
   process.once("SIGTERM", () => stopAll(0));
   process.once("SIGINT", () => stopAll(0));
 }

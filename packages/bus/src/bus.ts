@@ -1,3 +1,7 @@
+import { consumerFailures } from "@c402/metrics";
+import { isTraceparent, newRequestId, runWithContext, type RequestContext } from "@c402/request-context";
+import { openSpan, SpanKind } from "@c402/tracing";
+
 /**
  * The message bus as every service sees it: publish/subscribe with
  * at-least-once delivery and per-key order. A handler that throws is retried
@@ -46,22 +50,47 @@ export function backoffDelay(attempt: number): number {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Record headers that carry the request context from the outbox to the consumers. */
+export const TRACE_HEADERS = { traceparent: "traceparent", requestId: "x-request-id" } as const;
+
+/** The request context a message carries in its headers (a fresh request id when it carries none). */
+export function contextOfHeaders(headers: Record<string, string> | undefined): RequestContext {
+  const requestId = headers?.[TRACE_HEADERS.requestId];
+  const traceparent = headers?.[TRACE_HEADERS.traceparent];
+  return {
+    requestId: typeof requestId === "string" && requestId.length > 0 && requestId.length <= 128 ? requestId : newRequestId(),
+    ...(isTraceparent(traceparent) ? { traceparent } : {}),
+  };
+}
+
 /**
  * Runs the handler until it succeeds or the subscription stops. Returns false
- * when stopped before success (the message stays unacknowledged).
+ * when stopped before success (the message stays unacknowledged). Each
+ * attempt runs in the request context the message carries (so its log lines
+ * name the request that caused the event), inside a consumer span.
  */
 export async function deliverUntilHandled(
   message: Omit<DeliveredMessage, "attempt">,
   handler: MessageHandler,
   isStopped: () => boolean,
   onError: (err: unknown, attempt: number) => void,
+  group: string,
 ): Promise<boolean> {
+  const carried = contextOfHeaders(message.headers);
   for (let attempt = 1; ; attempt++) {
     if (isStopped()) return false;
+    const span = openSpan(`${message.topic} process`, {
+      kind: SpanKind.CONSUMER,
+      parent: carried,
+      attributes: { "messaging.system": "kafka", "messaging.destination.name": message.topic, "messaging.consumer.group.name": group, attempt },
+    });
     try {
-      await handler({ ...message, attempt });
+      await runWithContext(span.context ?? carried, () => handler({ ...message, attempt }));
+      span.end();
       return true;
     } catch (err) {
+      span.end(err);
+      consumerFailures.inc({ topic: message.topic, group });
       onError(err, attempt);
       await sleep(backoffDelay(attempt));
     }

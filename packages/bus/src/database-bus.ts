@@ -175,6 +175,7 @@ export class DatabaseBus implements Bus {
           handler,
           () => !active(),
           (err, attempt) => this.onHandlerError(err, g.topic, attempt),
+          g.name,
         );
         if (!handled) return false;
         offset = BigInt(m.seq);

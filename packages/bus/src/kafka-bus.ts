@@ -1,4 +1,5 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type Admin, type SASLOptions } from "kafkajs";
+import { consumerLag } from "@c402/metrics";
 import { deliverUntilHandled, type Bus, type BusMessage, type SubscribeOptions, type Subscription } from "./bus";
 
 export interface KafkaBusOptions {
@@ -100,10 +101,16 @@ export class KafkaBus implements Bus {
               handler,
               () => stopped,
               (err, attempt) => this.opts.onHandlerError?.(err, topic, attempt),
+              group,
             );
             if (!handled) break; // stopping: the rest is fetched again by whoever consumes next
             resolveOffset(message.offset);
             handledUpTo = message.offset;
+            // What is left of the partition after this message, as of the fetch.
+            consumerLag.set(
+              { topic, group, partition: String(batch.partition) },
+              Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(message.offset) - 1n)),
+            );
             await heartbeat();
           }
         } finally {

@@ -4,7 +4,10 @@ import { eventsV1 } from "@c402/contracts";
 import { sql, type ExpressionBuilder, type Kysely, type Migration, type QueryCreator } from "@c402/db";
 import { failpoint } from "@c402/failpoints";
 import { newId } from "@c402/ids";
-import type { Bus } from "./bus";
+import { outboxOldestAge, outboxUnpublished } from "@c402/metrics";
+import { currentContext, withoutContext, type RequestContext } from "@c402/request-context";
+import { openSpan, SpanKind, type OpenSpan } from "@c402/tracing";
+import { TRACE_HEADERS, type Bus, type BusMessage } from "./bus";
 
 /**
  * Transactional outbox. An emitting service writes the event row in the same
@@ -56,7 +59,11 @@ export interface OutboxRow {
 
 export function outboxRow(event: OutboxEvent): OutboxRow {
   const eventId = newId("event");
+  // The request that caused the event travels with it, for the consumers' traces and log lines.
+  const cause = currentContext();
   const envelope = create(eventsV1.EventEnvelopeSchema, {
+    traceparent: cause?.traceparent ?? "",
+    requestId: cause?.requestId ?? "",
     eventId,
     type: event.type,
     occurredAt: timestampFromDate(event.occurredAt ?? new Date()),
@@ -108,6 +115,27 @@ export function decodeEnvelope(value: Uint8Array): eventsV1.EventEnvelope {
   return fromBinary(eventsV1.EventEnvelopeSchema, value);
 }
 
+/** The producer span of one event, in the trace of the request that caused it. */
+function publishSpan(topic: string, value: Uint8Array): OpenSpan {
+  let cause: RequestContext | undefined;
+  try {
+    const envelope = decodeEnvelope(value);
+    if (envelope.requestId) cause = { requestId: envelope.requestId, ...(envelope.traceparent ? { traceparent: envelope.traceparent } : {}) };
+  } catch {
+    // Not an envelope this relay can read: published as it is, without context.
+  }
+  return openSpan(`${topic} publish`, {
+    kind: SpanKind.PRODUCER,
+    ...(cause ? { parent: cause } : {}),
+    attributes: { "messaging.system": "kafka", "messaging.destination.name": topic },
+  });
+}
+
+function headersOf(context: RequestContext | undefined): Record<string, string> | undefined {
+  if (!context?.requestId) return undefined;
+  return { [TRACE_HEADERS.requestId]: context.requestId, ...(context.traceparent ? { [TRACE_HEADERS.traceparent]: context.traceparent } : {}) };
+}
+
 export interface OutboxRelayOptions {
   db: Kysely<any>;
   bus: Bus;
@@ -116,6 +144,8 @@ export interface OutboxRelayOptions {
   intervalMs?: number;
   /** How long a claimed batch stays reserved for this relay before another may take it. */
   leaseSeconds?: number;
+  /** The service whose outbox this is: names its lag in the metrics while the relay runs. */
+  service?: string;
   onError?: (err: unknown) => void;
 }
 
@@ -125,12 +155,30 @@ export class OutboxRelay {
   private again = false;
   private stopped = true;
   private idle: Promise<void> = Promise.resolve();
+  private unregister: (() => void)[] = [];
 
   constructor(private readonly opts: OutboxRelayOptions) {}
 
   start(): void {
     this.stopped = false;
+    const service = this.opts.service;
+    if (service) {
+      this.unregister = [
+        outboxUnpublished.source(async () => [{ labels: { service }, value: (await this.lag()).waiting }]),
+        outboxOldestAge.source(async () => [{ labels: { service }, value: (await this.lag()).oldestSeconds }]),
+      ];
+    }
     this.poke();
+  }
+
+  /** Events not yet on the bus, and the age of the oldest in seconds: the outbox's lag. */
+  async lag(): Promise<{ waiting: number; oldestSeconds: number }> {
+    const row = await this.opts.db
+      .selectFrom("outbox")
+      .select([sql<bigint | number>`count(*)`.as("waiting"), sql<string | null>`extract(epoch from now() - min(created_at))`.as("oldest")])
+      .where("published_at", "is", null)
+      .executeTakeFirst();
+    return { waiting: Number(row?.waiting ?? 0), oldestSeconds: Math.max(0, Number(row?.oldest ?? 0)) };
   }
 
   /** Asks for a publish round soon (after a commit that enqueued events). */
@@ -142,7 +190,8 @@ export class OutboxRelay {
     }
     clearTimeout(this.timer);
     this.running = true;
-    this.idle = this.drain().finally(() => {
+    // The round serves every request's events, not the one whose commit poked it.
+    this.idle = withoutContext(() => this.drain()).finally(() => {
       this.running = false;
       if (this.stopped) return;
       if (this.again) {
@@ -187,15 +236,21 @@ export class OutboxRelay {
       .execute();
     if (leased.length === 0) return 0;
     const rows = leased.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+    const spans: OpenSpan[] = [];
     try {
-      const byTopic = new Map<string, { key: string; value: Uint8Array }[]>();
+      const byTopic = new Map<string, BusMessage[]>();
       for (const r of rows) {
         const list = byTopic.get(r.topic) ?? [];
-        list.push({ key: r.key, value: new Uint8Array(r.payload) });
+        const value = new Uint8Array(r.payload);
+        const span = publishSpan(r.topic, value);
+        spans.push(span);
+        list.push({ key: r.key, value, headers: headersOf(span.context) });
         byTopic.set(r.topic, list);
       }
       for (const [topic, messages] of byTopic) await this.opts.bus.publish(topic, messages);
+      for (const span of spans) span.end();
     } catch (err) {
+      for (const span of spans) span.end(err);
       // Give the rows back at once so the next round retries them.
       await this.opts.db
         .updateTable("outbox")
@@ -223,6 +278,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const remove of this.unregister) remove();
+    this.unregister = [];
     clearTimeout(this.timer);
     await this.idle;
   }

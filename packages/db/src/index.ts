@@ -1,5 +1,7 @@
 import { mkdirSync } from "node:fs";
-import { Kysely, PostgresDialect, sql, type Migration } from "kysely";
+import { currentContext } from "@c402/request-context";
+import { recordSpan, SpanKind, tracingEnabled } from "@c402/tracing";
+import { Kysely, PostgresDialect, sql, type LogEvent, type Migration } from "kysely";
 import { Migrator } from "kysely";
 import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect";
@@ -26,6 +28,31 @@ function assertSchema(schema: string): void {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
 }
 
+/**
+ * Each statement as a span of the request (or background round) it serves,
+ * when tracing is on: kysely reports it once it finished. Statements outside
+ * any trace (an outbox relay or bus polling an empty table) are not recorded,
+ * or every poll would be a trace of its own.
+ */
+function querySpans(event: LogEvent): void {
+  if (!tracingEnabled() || !currentContext()?.traceparent) return;
+  const endTime = Date.now();
+  const text = event.query.sql;
+  recordSpan(operationOf(text), {
+    kind: SpanKind.CLIENT,
+    startTime: endTime - event.queryDurationMillis,
+    endTime,
+    // The statement with its placeholders, never its parameters (they carry payloads and addresses).
+    attributes: { "db.system.name": "postgresql", "db.query.text": text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text },
+    ...(event.level === "error" ? { error: event.error } : {}),
+  });
+}
+
+/** The span name of a statement: its leading keyword (select, insert, update, delete, with, …). */
+function operationOf(text: string): string {
+  return /^\s*([a-zA-Z]+)/.exec(text)?.[1]?.toLowerCase() ?? "query";
+}
+
 // int8 → bigint, numeric stays text: money never passes through a float.
 pg.types.setTypeParser(20, (v: string) => BigInt(v));
 
@@ -39,7 +66,7 @@ export function openPostgres<DB = any>(opts: { url: string; schema: string; maxC
   });
   // An idle client's error (a restarted server) must not crash the process.
   pool.on("error", () => {});
-  const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: querySpans });
   const db = root.withSchema(opts.schema);
   return {
     db,
@@ -69,7 +96,7 @@ export class EmbeddedPostgres {
       parsers: { [types.INT8]: (v: string) => BigInt(v) },
     });
     const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
-    const root = new Kysely<any>({ dialect: new PGliteDialect(statements) });
+    const root = new Kysely<any>({ dialect: new PGliteDialect(statements), log: querySpans });
     return new EmbeddedPostgres(pglite, root);
   }
 

@@ -48,6 +48,7 @@ function gateway(g: GatewayEntry, defaults: ServiceDefaults, publicUrl: string):
     ["BASE_URL", publicUrl],
     ["SITE_URL", publicUrl],
     defaults.gatewayLogLevel,
+    ...defaults.metricsSettings,
     ["REDIS_URL", "redis://redis:6379"],
     ...Object.entries(addressVariables(g.calls, address)),
   ];
@@ -110,7 +111,7 @@ x-grpc-env: &grpc-env
   KAFKA_BROKERS: kafka:9092
   GRPC_HOST: 0.0.0.0
   GRPC_PORT: "${GRPC_CONTAINER_PORT}"
-${mapping([defaults.logLevel], "  ")}
+${mapping([defaults.logLevel, ...defaults.metricsSettings], "  ")}
   KAFKAJS_NO_PARTITIONER_WARNING: "1"
 
 x-grpc-healthcheck: &grpc-healthcheck # grpc.health.v1 Check: SERVING once migrated and started, NOT_SERVING while stopping.

@@ -2,7 +2,7 @@ import { defaultOf, type Setting } from "@c402/config";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
 import { paymentsConfigSpec } from "@c402/payments";
-import { distributedInfraSpec, kafkaSpec } from "@c402/runtime";
+import { distributedInfraSpec, kafkaSpec, observabilitySpec } from "@c402/runtime";
 
 /** A variable as a deploy file sets it: name and text value. */
 export type Variable = readonly [name: string, value: string];
@@ -31,6 +31,10 @@ export function serviceDefaults() {
       atDefault(kafkaSpec.kafkaTopicPartitions),
       atDefault(kafkaSpec.kafkaTopicReplicationFactor),
     ],
+    /** Every process serves its Prometheus metrics on this port of the pod (METRICS_PORT). */
+    metricsPort: defaultOf(observabilitySpec.metricsPort),
+    /** The metrics endpoint listens on the pod's address (the default is loopback, for a developer's machine). */
+    metricsSettings: [[observabilitySpec.metricsHost.env, "0.0.0.0"] as Variable, atDefault(observabilitySpec.metricsPort)],
     /** payments' chain settings published in the ConfigMap at their defaults. */
     paymentsSettings: [atDefault(paymentsConfigSpec.confirmations), atDefault(paymentsConfigSpec.rpcTimeoutMs), atDefault(paymentsConfigSpec.settleTimeoutMs)],
   };

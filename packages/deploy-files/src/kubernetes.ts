@@ -1,4 +1,5 @@
-import { MIGRATE_ONLY_FLAG } from "@c402/runtime";
+import { defaultOf } from "@c402/config";
+import { MIGRATE_ONLY_FLAG, observabilitySpec } from "@c402/runtime";
 import {
   addressVariables,
   DATABASE,
@@ -91,15 +92,27 @@ spec:
     rollingUpdate:
       maxSurge: 1
       maxUnavailable: 0
-${podTemplate(name, component, pod)}`;
+${podTemplate(name, component, pod, SCRAPE_ANNOTATIONS)}`;
+}
+
+/** Where every process serves its Prometheus metrics in its pod (METRICS_PORT at its default). */
+const METRICS_PORT = defaultOf(observabilitySpec.metricsPort);
+/** The annotations Prometheus' Kubernetes service discovery conventionally reads. */
+const SCRAPE_ANNOTATIONS = ['prometheus.io/scrape: "true"', `prometheus.io/port: "${METRICS_PORT}"`, "prometheus.io/path: /metrics"];
+
+/** A container's metrics port entry. */
+function metricsPort(): string {
+  return `            - name: metrics
+              containerPort: ${METRICS_PORT}
+              protocol: TCP`;
 }
 
 /** The pod template of a workload: its labels, its own ServiceAccount, the shared pod security, then `pod` (the rest of the pod spec). */
-function podTemplate(name: string, component: string, pod: string): string {
+function podTemplate(name: string, component: string, pod: string, annotations: string[] = []): string {
   return `  template:
     metadata:
       labels:
-${labels(name, component, "        ")}
+${labels(name, component, "        ")}${annotations.length > 0 ? `\n      annotations:\n${annotations.map((a) => `        ${a}`).join("\n")}` : ""}
     spec:
       serviceAccountName: ${name}
 ${POD_SECURITY}
@@ -168,6 +181,7 @@ ${deployment(
             - name: grpc
               containerPort: ${GRPC_CONTAINER_PORT}
               protocol: TCP
+${metricsPort()}
           envFrom:
             - configMapRef:
                 name: ${CONFIG_MAP}
@@ -250,6 +264,7 @@ ${deployment(
             - name: http
               containerPort: ${defaults.gatewayPort}
               protocol: TCP
+${metricsPort()}
           envFrom:
             - configMapRef:
                 name: ${CONFIG_MAP}
@@ -393,6 +408,13 @@ ${mapping([defaults.logLevel], "  ")}
   GRPC_PORT: "${GRPC_CONTAINER_PORT}"
   # Service-to-service addresses: cluster DNS names of the Services in this namespace.
 ${mapping(Object.entries(addresses), "  ")}
+
+  # Every process serves Prometheus metrics (GET /metrics) on its own port, never on the
+  # gateway's public one; pods carry prometheus.io/* annotations, and the NetworkPolicies let
+  # the monitoring namespace scrape it. Spans are exported over OTLP/HTTP once
+  # OTEL_EXPORTER_OTLP_ENDPOINT names your collector (e.g. http://otel-collector.monitoring:4318);
+  # OTEL_EXPORTER_OTLP_HEADERS, if your collector wants a key, belongs in the Secret.
+${mapping(defaults.metricsSettings, "  ")}
 
   # Gateway HTTP server.
   HOST: 0.0.0.0

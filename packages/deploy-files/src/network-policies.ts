@@ -48,6 +48,27 @@ const publicOn = (what: string, ports: readonly number[]) => `    # ${what}
             cidr: "::/0"
             except: [${NOT_PUBLIC_V6.map((c) => JSON.stringify(c)).join(", ")}]${ports.length > 0 ? `\n      ports:\n${tcp(ports, "        ")}` : ""}`;
 
+/**
+ * The namespace Prometheus and the OpenTelemetry collector run in (patch the
+ * selector in your overlay if yours differ): it may scrape each workload's
+ * metrics port, and receives their spans over OTLP/HTTP.
+ */
+export const MONITORING_NAMESPACE = "monitoring";
+const OTLP_HTTP_PORT = 4318;
+const monitoringPeer = `        - namespaceSelector:
+            matchLabels:
+              kubernetes.io/metadata.name: ${MONITORING_NAMESPACE}`;
+const scrapedOn = (port: number) => `    # Prometheus (namespace ${MONITORING_NAMESPACE}) scrapes the metrics port
+    - from:
+${monitoringPeer}
+      ports:
+${tcp([port], "        ")}`;
+const EXPORTS_SPANS = `    # the OpenTelemetry collector (namespace ${MONITORING_NAMESPACE}), OTLP/HTTP, when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    - to:
+${monitoringPeer}
+      ports:
+${tcp([OTLP_HTTP_PORT], "        ")}`;
+
 const OUTSIDE: Record<OutsideTarget, string> = {
   "mail-relay": publicOn("the mail relay (SMTP_URL)", SMTP_PORTS),
   "chain-rpc": publicOn("the chain's RPC endpoint (EVM_RPC_URL, HTTPS)", RPC_PORTS),
@@ -126,7 +147,11 @@ spec:
 ---
 # The gateway: the public entry (the Ingress controller, in its own namespace, and any
 # client of the Service) on its HTTP port; out to the services it calls and Redis.
-${policy(gateway.name, `    - ports:\n${tcp([defaults.gatewayPort], "        ")}`, [...callsOut(gateway.calls), anywhereOn("Redis (REDIS_URL)", [DEPENDENCY_PORTS.redis])])}${services
+${policy(gateway.name, `    - ports:\n${tcp([defaults.gatewayPort], "        ")}\n${scrapedOn(defaults.metricsPort)}`, [
+  ...callsOut(gateway.calls),
+  anywhereOn("Redis (REDIS_URL)", [DEPENDENCY_PORTS.redis]),
+  EXPORTS_SPANS,
+])}${services
     .map(
       (s) => `---
 # ${s.name}: called by ${callers(s.name).join(", ") || "nobody"}.
@@ -137,8 +162,9 @@ ${callers(s.name)
   .map((c) => `        - ${pods(c).replace(/\n/g, "\n        ")}`)
   .join("\n")}
       ports:
-${tcp([GRPC_CONTAINER_PORT], "        ")}`,
-  [...callsOut(s.calls), ...dependencies, ...s.reachesOut.map((o) => OUTSIDE[o])],
+${tcp([GRPC_CONTAINER_PORT], "        ")}
+${scrapedOn(defaults.metricsPort)}`,
+  [...callsOut(s.calls), ...dependencies, ...s.reachesOut.map((o) => OUTSIDE[o]), EXPORTS_SPANS],
 )}`,
     )
     .join("")}${jobs(services)

@@ -17,7 +17,7 @@ const policies = objects.filter((o) => o.kind === "NetworkPolicy");
 
 interface Pod {
   name: string;
-  namespace: "c402" | "kube-system";
+  namespace: "c402" | "kube-system" | "monitoring" | "default";
   labels: Record<string, string>;
   ip: string;
 }
@@ -116,6 +116,21 @@ describe("the NetworkPolicies (k8s/overlays/production)", () => {
     }
     expect(allowedBy(pod("gateway"), "Ingress", { ip: PUBLIC }, 4020, "TCP")).toBe(true);
     expect(allowedBy(pod("gateway"), "Ingress", { ip: PUBLIC }, 4021, "TCP")).toBe(false);
+  });
+
+  it("let the monitoring namespace scrape every process's metrics port (and nothing else of theirs), and every process export spans to it; no pod of the namespace scrapes", () => {
+    const prometheus: Pod = { name: "prometheus", namespace: "monitoring", labels: { "app.kubernetes.io/name": "prometheus" }, ip: "10.9.0.1" };
+    const collector: Pod = { name: "otel-collector", namespace: "monitoring", labels: { "app.kubernetes.io/name": "otel-collector" }, ip: "10.9.0.2" };
+    for (const name of processes) {
+      expect({ name, scraped: canConnect(prometheus, { pod: pod(name) }, 9464) }).toEqual({ name, scraped: true });
+      expect({ name, grpc: allowedBy(pod(name), "Ingress", { pod: prometheus }, GRPC, "TCP") }).toEqual({ name, grpc: false });
+      expect({ name, exports: canConnect(pod(name), { pod: collector }, 4318) }).toEqual({ name, exports: true });
+      expect({ name, other: canConnect(pod(name), { pod: collector }, 4317) }).toEqual({ name, other: false });
+      for (const from of [...podsOfWorkloads, intruder])
+        expect({ from: from.name, name, scrape: canConnect(from, { pod: pod(name) }, 9464) }).toEqual({ from: from.name, name, scrape: false });
+    }
+    // Another namespace is not the monitoring one.
+    expect(allowedBy(pod("payments"), "Ingress", { pod: { ...prometheus, namespace: "default" } }, 9464, "TCP")).toBe(false);
   });
 
   it("let the services reach PostgreSQL and Kafka and the gateway Redis, wherever they are, and nobody else", () => {

@@ -2,6 +2,8 @@ import { channel } from "node:diagnostics_channel";
 import http from "node:http";
 import https from "node:https";
 import { performance } from "node:perf_hooks";
+import { chainRpcDuration, chainRpcErrors } from "@c402/metrics";
+import { recordSpan, SpanKind } from "@c402/tracing";
 import { createTransport, HttpRequestError, RpcRequestError, TimeoutError, type EIP1193RequestFn, type Transport } from "viem";
 
 /**
@@ -87,6 +89,7 @@ export function jsonRpcTransport(url: string, opts: { timeoutMs: number; maxSock
       request: (async ({ method, params }: { method: string; params?: unknown }) => {
         const body = { method, params };
         const started = performance.now();
+        const startedAt = Date.now();
         let ok = false;
         try {
           let answer: Awaited<ReturnType<typeof post>>;
@@ -104,7 +107,18 @@ export function jsonRpcTransport(url: string, opts: { timeoutMs: number; maxSock
           ok = true;
           return json.result;
         } finally {
-          if (calls.hasSubscribers) calls.publish({ method, ms: performance.now() - started, ok });
+          const ms = performance.now() - started;
+          if (calls.hasSubscribers) calls.publish({ method, ms, ok });
+          chainRpcDuration.observe({ method, outcome: ok ? "ok" : "error" }, ms / 1000);
+          if (!ok) chainRpcErrors.inc({ method });
+          // The node by its origin only: providers put API keys in the path.
+          recordSpan(method, {
+            kind: SpanKind.CLIENT,
+            startTime: startedAt,
+            endTime: startedAt + ms,
+            attributes: { "rpc.system.name": "jsonrpc", "rpc.method": method, "server.address": target.hostname },
+            ...(ok ? {} : { error: new Error("chain call failed") }),
+          });
         }
       }) as EIP1193RequestFn,
     });

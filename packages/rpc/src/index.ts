@@ -14,6 +14,8 @@ import { createValidator } from "@bufbuild/protovalidate";
 import { ProblemError } from "@c402/problems";
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation, type ServingStatus } from "grpc-health-check";
+import { rpcClientDuration, rpcServerDuration } from "@c402/metrics";
+import { openSpan, SpanKind } from "@c402/tracing";
 import { currentContext, isTraceparent, newRequestId, runWithContext, type RequestContext } from "./context";
 import { fromServiceError, toServiceError } from "./errors";
 
@@ -121,16 +123,29 @@ export class RpcServer {
     for (const m of unaryMethods(service)) {
       const impl = (implementation as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[m.localName];
       if (!impl) throw new Error(`${service.typeName}.${m.name} has no implementation`);
+      const method = `${service.typeName}/${m.name}`;
       handlers[m.localName] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        const started = process.hrtime.bigint();
         const ctx = contextFrom(call);
-        runWithContext({ requestId: ctx.requestId, traceparent: ctx.traceparent }, async () => {
+        const incoming: RequestContext = { requestId: ctx.requestId, traceparent: ctx.traceparent };
+        const span = openSpan(method, { kind: SpanKind.SERVER, parent: incoming, attributes: { "rpc.system.name": "grpc", "rpc.method": method } });
+        runWithContext(span.context ?? incoming, async () => {
           assertValidRequest(m.input, call.request as Message);
           return impl(call.request, ctx);
         }).then(
-          (res) => callback(null, create(m.output, res as MessageInitShape<DescMessage>)),
+          (res) => {
+            callback(null, create(m.output, res as MessageInitShape<DescMessage>));
+            span.end();
+            rpcServerDuration.observe({ method, code: "OK" }, secondsSince(started));
+          },
           (err: unknown) => {
-            this.opts.onError?.(err, `${service.typeName}/${m.name}`);
-            callback(toServiceError(err) as grpc.ServiceError);
+            this.opts.onError?.(err, method);
+            const failure = toServiceError(err);
+            const code = failure.code ?? grpc.status.UNKNOWN;
+            callback(failure as grpc.ServiceError);
+            // A refusal the caller caused is the call working as designed: the span fails only for this service's own faults.
+            span.end(code === grpc.status.INTERNAL || code === grpc.status.UNAVAILABLE || code === grpc.status.UNKNOWN ? err : undefined);
+            rpcServerDuration.observe({ method, code: grpc.status[code] ?? String(code) }, secondsSince(started));
           },
         );
       };
@@ -193,19 +208,33 @@ export function createClient<S extends DescService>(service: S, address: string,
   const out: Record<string, unknown> = { close: () => client.close() };
   for (const m of unaryMethods(service)) {
     const fn = (client as unknown as Record<string, Function>)[m.localName] as Function;
+    const method = `${service.typeName}/${m.name}`;
     out[m.localName] = (request: MessageInitShape<DescMessage>, options: CallOptions = {}) =>
       new Promise((resolve, reject) => {
+        const started = process.hrtime.bigint();
+        const span = openSpan(method, { kind: SpanKind.CLIENT, attributes: { "rpc.system.name": "grpc", "rpc.method": method } });
         const metadata = new grpc.Metadata();
-        const ctx: RequestContext | undefined = currentContext();
+        const ctx: RequestContext | undefined = span.context ?? currentContext();
         metadata.set(REQUEST_ID, ctx?.requestId ?? newRequestId());
         if (ctx?.traceparent) metadata.set(TRACEPARENT, ctx.traceparent);
         const deadline = new Date(Date.now() + (options.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS));
-        fn.call(client, create(m.input, request), metadata, { deadline }, (err: grpc.ServiceError | null, res: unknown) =>
-          err ? reject(fromServiceError(err)) : resolve(res),
-        );
+        fn.call(client, create(m.input, request), metadata, { deadline }, (err: grpc.ServiceError | null, res: unknown) => {
+          rpcClientDuration.observe({ method, code: grpc.status[err?.code ?? grpc.status.OK] ?? String(err?.code) }, secondsSince(started));
+          if (err) {
+            span.end(err.code === grpc.status.INTERNAL || err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED ? err : undefined);
+            reject(fromServiceError(err));
+          } else {
+            span.end();
+            resolve(res);
+          }
+        });
       });
   }
   return out as ServiceClient<S>;
+}
+
+function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 /**

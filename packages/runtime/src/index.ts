@@ -1,4 +1,7 @@
 import { KafkaBus, OutboxRelay, type Bus, type KafkaBusOptions } from "@c402/bus";
+import { metricsSpec, startMetricsServer } from "@c402/metrics";
+import { newRequestId, newTraceparent, runWithContext } from "@c402/request-context";
+import { openSpan, startTracing, tracingEnabled, tracingSpec } from "@c402/tracing";
 import { env, loadConfig, describeConfig, type ConfigOf, type ConfigSpec } from "@c402/config";
 import { healthV1 } from "@c402/contracts";
 import { migrate, openPostgres, type MigrationSet, type ServiceDatabase } from "@c402/db";
@@ -61,8 +64,8 @@ export function standardHealth(deps: ServiceDeps, service: string) {
 }
 
 /** The relay of the service's outbox (its schema's `outbox` table to its bus); a failed round is logged and retried. */
-export function serviceOutboxRelay(deps: ServiceDeps): OutboxRelay {
-  return new OutboxRelay({ db: deps.database.db, bus: deps.bus, onError: (err) => deps.logger.warn({ err }, "outbox relay round failed") });
+export function serviceOutboxRelay(deps: ServiceDeps, service: string): OutboxRelay {
+  return new OutboxRelay({ db: deps.database.db, bus: deps.bus, service, onError: (err) => deps.logger.warn({ err }, "outbox relay round failed") });
 }
 
 /** A task a service repeats in the background (a sweep): one round at a time, stopped with the service. */
@@ -79,9 +82,18 @@ export function startPeriodic(opts: { name: string; intervalMs: number; round: (
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = opts
-      .round()
-      .catch((err) => opts.logger.warn({ err }, `${opts.name} round failed`))
+    // Each round is its own trace, named by a fresh request id in its log lines.
+    const root = { requestId: newRequestId() };
+    const span = openSpan(`${opts.name} round`, { parent: root });
+    const context = span.context?.traceparent ? span.context : { ...root, traceparent: newTraceparent() };
+    running = runWithContext(context, () => opts.round())
+      .then(
+        () => span.end(),
+        (err: unknown) => {
+          span.end(err);
+          runWithContext(context, () => opts.logger.warn({ err }, `${opts.name} round failed`));
+        },
+      )
       .finally(() => (running = undefined));
   }, opts.intervalMs);
   return {
@@ -145,10 +157,30 @@ export const migrateOnlySpec = {
   ...logLevelSpec,
 } satisfies ConfigSpec;
 
+/** Where a process serves its Prometheus metrics, and where (if anywhere) it exports its spans. */
+export const observabilitySpec = { ...metricsSpec, ...tracingSpec } satisfies ConfigSpec;
+
+/**
+ * Starts a process's metrics endpoint and, when the OTEL_* settings ask for it,
+ * its span export. Stop it last, so the spans of the shutdown are exported too.
+ */
+export async function startObservability(service: string, config: ConfigOf<typeof observabilitySpec>, logger: Logger): Promise<{ stop(): Promise<void> }> {
+  const tracing = startTracing({ service, config });
+  const metrics = await startMetricsServer({ host: config.metricsHost, port: config.metricsPort });
+  logger.info({ port: metrics.port, tracing: tracingEnabled() ? config.otelProtocol : "off" }, "serving metrics");
+  return {
+    async stop() {
+      await metrics.close();
+      await tracing.shutdown().catch((err: unknown) => logger.warn({ err }, "the last spans could not be exported"));
+    },
+  };
+}
+
 /** Settings every distributed-mode service process reads. */
 export const distributedInfraSpec = {
   ...migrateOnlySpec,
   ...kafkaSpec,
+  ...observabilitySpec,
   grpcHost: env.string("GRPC_HOST", "address the gRPC server binds", { default: "127.0.0.1" }),
   grpcPort: env.int("GRPC_PORT", "gRPC port of this service", { min: 0, max: 65535 }),
 } satisfies ConfigSpec;
@@ -177,6 +209,7 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
   const config = all as unknown as ConfigOf<typeof distributedInfraSpec>;
   const logger = createLogger({ service: opts.name, level: config.logLevel });
   logger.info({ config: describeConfig(spec, all) }, "starting");
+  const observability = await startObservability(opts.name, config, logger);
   const database = openPostgres({ url: config.databaseUrl, schema: opts.schema });
   const bus = new KafkaBus({
     ...kafkaBusOptions(config),
@@ -196,6 +229,7 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
     await module.stop();
     await bus.close();
     await database.close();
+    await observability.stop();
   });
 }
 

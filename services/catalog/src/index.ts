@@ -62,7 +62,7 @@ export async function createCatalogService(deps: ServiceDeps, clients: CatalogCl
   let subscription: Subscription | undefined;
   let expirySweep: PeriodicTask | undefined;
   let keyReaper: PeriodicTask | undefined;
-  const relay = serviceOutboxRelay(deps);
+  const relay = serviceOutboxRelay(deps, "catalog");
   const catalog = new Catalog({
     db: deps.database.db,
     payoutWallets: async (accountId) => (await clients.identity.getPayoutWallets({ accountId })).wallets,

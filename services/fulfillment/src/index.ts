@@ -38,7 +38,7 @@ export interface FulfillmentSettings {
 
 export async function createFulfillmentService(deps: ServiceDeps, settings: FulfillmentSettings): Promise<ServiceModule> {
   await migrate(deps.database, fulfillmentMigrations);
-  const relay = serviceOutboxRelay(deps);
+  const relay = serviceOutboxRelay(deps, "fulfillment");
   const sealer = new SecretSealer(settings.keyring);
   const originKeys = new OriginKeys({ db: deps.database.db, sealer, onCommitted: () => relay.poke() });
   const outboundFetch = createGuardedFetch(outboundPolicyOf(settings.outbound));

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { ConfigError, env, type Setting } from "@c402/config";
+import { observabilitySpec } from "@c402/runtime";
 
 /**
  * Which proxies may set the client address through X-Forwarded-For (Express's
@@ -92,6 +93,7 @@ export const gatewayDistributedSpec = {
   webhooksAddress: env.string("WEBHOOKS_GRPC_ADDRESS", "host:port of webhooks"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   devchainUrl: env.optionalString("DEVCHAIN_URL", "local EVM chain URL to show in the deep health report (local runs only)"),
+  ...observabilitySpec,
 };
 
 export interface GatewaySettings {

@@ -3,7 +3,7 @@ import { describeConfig, loadConfig } from "@c402/config";
 import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { createLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
-import { onShutdown } from "@c402/runtime";
+import { onShutdown, startObservability } from "@c402/runtime";
 import { gatewayConfigSpec, gatewayDistributedSpec, SERVICE_VERSION, startGateway } from "./index";
 
 /** Distributed-mode composition root: the gateway as its own process. */
@@ -12,6 +12,7 @@ async function main() {
   const config = loadConfig(spec);
   const logger = createLogger({ service: "gateway", level: config.logLevel });
   logger.info({ config: describeConfig(spec, config) }, "starting");
+  const observability = await startObservability("gateway", config, logger);
   const addresses = {
     identity: config.identityAddress,
     catalog: config.catalogAddress,
@@ -51,6 +52,7 @@ async function main() {
   onShutdown(logger, async () => {
     await gateway.close();
     await cache.close();
+    await observability.stop();
   });
 }
 

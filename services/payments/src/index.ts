@@ -18,6 +18,8 @@ import { RehearsalSettlement } from "./domain/settlement/rehearsal";
 import type { Settlement } from "./domain/settlement/settlement";
 import { paymentsRpc } from "./rpc/payments-rpc";
 import { paymentsMigrations } from "./store/migrations";
+import { paymentsStore, type PaymentsDb } from "./store/payments-store";
+import { sagaOldestAge, sagaSettlements } from "@c402/metrics";
 
 export { paymentsConfigSpec, type LiveChainSettings } from "./config";
 export { paymentsMigrations } from "./store/migrations";
@@ -92,9 +94,28 @@ function relayOriginOf(origin: catalogV1.Origin, settings: catalogV1.CheckoutSet
   };
 }
 
+/** The saga's unfinished states in the metrics, read at each scrape (every state and kind shown, at 0 when empty). */
+function sagaGauges(db: PaymentsDb): () => void {
+  const read = async () => {
+    const counts = await paymentsStore.unfinishedCounts(db);
+    return (["claimed", "delivered", "settling"] as const).flatMap((state) =>
+      [false, true].map((testMode) => ({
+        state,
+        mode: testMode ? "rehearsal" : "live",
+        row: counts.find((c) => c.state === state && c.testMode === testMode),
+      })),
+    );
+  };
+  const removals = [
+    sagaSettlements.source(async () => (await read()).map(({ state, mode, row }) => ({ labels: { state, mode }, value: row?.count ?? 0 }))),
+    sagaOldestAge.source(async () => (await read()).map(({ state, mode, row }) => ({ labels: { state, mode }, value: row?.oldestSeconds ?? 0 }))),
+  ];
+  return () => removals.forEach((remove) => remove());
+}
+
 export async function createPaymentsService(deps: ServiceDeps, clients: PaymentsClients, settings: PaymentsSettings): Promise<ServiceModule> {
   await migrate(deps.database, paymentsMigrations);
-  const relay = serviceOutboxRelay(deps);
+  const relay = serviceOutboxRelay(deps, "payments");
   const checkouts = async (checkoutId: string): Promise<CheckoutForPayment> => {
     const { checkout } = await clients.catalog.getCheckout({ checkoutId });
     if (!checkout) throw new Error("catalog answered without a checkout");
@@ -148,6 +169,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: PeriodicTask | undefined;
+  let unregisterGauges = () => {};
   const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));
   return {
     name: "payments",
@@ -158,10 +180,12 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     async start() {
       await deps.bus.ensureTopics([TOPICS.paymentSettled, TOPICS.accountActivity]);
       relay.start();
+      unregisterGauges = sagaGauges(db);
       // Live payments, and relay rehearsals, can be left unfinished by a crash: the sweep resumes them.
       sweeper = startPeriodic({ name: "sweep", intervalMs: settings.sweepIntervalMs ?? 5_000, round: () => payments.sweep(), logger: deps.logger });
     },
     async stop() {
+      unregisterGauges();
       await sweeper?.stop();
       await relay.stop();
     },

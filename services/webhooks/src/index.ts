@@ -44,7 +44,7 @@ const KEY_AGE_CHECK_MS = 3_600_000;
 export async function createWebhooksService(deps: ServiceDeps, settings: WebhooksSettings): Promise<ServiceModule> {
   await migrate(deps.database, webhooksMigrations);
   const db = deps.database.db;
-  const relay = serviceOutboxRelay(deps);
+  const relay = serviceOutboxRelay(deps, "webhooks");
   const sealer = new SecretSealer(settings.keyring);
   const timeoutMs = settings.timeoutMs ?? 10_000;
   // Redirects are answers, never followed; a receiver's reply body is not read past 64 KiB.

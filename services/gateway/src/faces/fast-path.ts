@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@c402/logging";
 import { paymentRefused, PROBLEM_CONTENT_TYPE } from "@c402/problems";
 import { decodeHeader, HEADERS, parsePaymentPayload, PaymentHeaderError } from "@c402/x402";
-import { logWhenFinished, requestIdOf, traceparentOf } from "../http/request-context";
+import { observeRequest, requestIdOf } from "../http/request-context";
 import { packageKeyIn } from "../http/face-requests";
 import { FACE_HEADERS, refusalAnswer, variantOf, type FaceQuotes } from "./answers";
 
@@ -64,8 +64,11 @@ export function faceFastPath(quotes: FaceQuotes, logger: Logger, urls: { baseUrl
   function answerDirectly(req: IncomingMessage, res: ServerResponse, headers: [string, string][], contentType: string, body: string): void {
     const requestId = requestIdOf(typeof req.headers["x-request-id"] === "string" ? req.headers["x-request-id"] : undefined);
     // Only GETs with a URL reach here (see faceFastPath).
-    const traceparent = traceparentOf(typeof req.headers.traceparent === "string" ? req.headers.traceparent : undefined);
-    logWhenFinished(logger, res, requestId, traceparent, req.method ?? "GET", (req.url ?? "").split("?")[0] as string);
+    const path = (req.url ?? "").split("?")[0] as string;
+    const traceparent = typeof req.headers.traceparent === "string" ? req.headers.traceparent : undefined;
+    // The route template express would have matched, so both count as one route.
+    const route = path.endsWith("/test") ? "/c/:id/test" : "/c/:id";
+    observeRequest(logger, res, { requestId, traceparent, method: req.method ?? "GET", path }, () => route);
     res.statusCode = 402;
     res.setHeader("X-Request-Id", requestId);
     res.setHeader("X-Content-Type-Options", "nosniff");

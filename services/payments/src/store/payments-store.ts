@@ -279,6 +279,17 @@ export const paymentsStore = {
       .selectAll()
       .executeTakeFirst(),
 
+  /** How many payments wait in each unfinished saga state, per kind, and how long the quietest has not moved (seconds). */
+  unfinishedCounts: async (db: PaymentsDb) => {
+    const rows = await db
+      .selectFrom("payments")
+      .select(["status", "test_mode", sql<bigint | number>`count(*)`.as("count"), sql<string>`extract(epoch from now() - min(updated_at))`.as("oldest")])
+      .where("status", "in", ["claimed", "delivered", "settling"])
+      .groupBy(["status", "test_mode"])
+      .execute();
+    return rows.map((r) => ({ state: r.status, testMode: r.test_mode, count: Number(r.count), oldestSeconds: Math.max(0, Number(r.oldest)) }));
+  },
+
   /** Payments of one kind (live or rehearsal) left unfinished (a crash, a timeout) and quiet for a while. */
   unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number) =>
     db

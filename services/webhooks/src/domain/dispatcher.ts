@@ -3,6 +3,7 @@ import { accountActivityRow } from "@c402/account-events";
 import { enqueueOutboxRow } from "@c402/bus";
 import type { eventsV1 } from "@c402/contracts";
 import { newId } from "@c402/ids";
+import { webhookDeliveries } from "@c402/metrics";
 import type { Logger } from "@c402/logging";
 import { OutboundRefused, type GuardedFetch } from "@c402/outbound-http";
 import type { SecretSealer } from "@c402/sealed-secrets";
@@ -219,6 +220,7 @@ export class Dispatcher {
     }
     if (outcome === "disabled") error = "HTTP 410: the receiver is gone; it is disabled until registered again";
     const attempt = { number: d.attempts, startedAt, statusCode: status, latencyMs, error, outcome, nextAttemptAt: next };
+    webhookDeliveries.inc({ outcome });
     // One statement records it (a lease lost to another sweeper moves nothing: the rest is the holder's to record);
     // a 410 also disables the receiver, in the same transaction.
     if (outcome !== "disabled") {

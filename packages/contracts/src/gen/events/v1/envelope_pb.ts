@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file events/v1/envelope.proto.
  */
 export const file_events_v1_envelope: GenFile = /*@__PURE__*/
-  fileDesc("ChhldmVudHMvdjEvZW52ZWxvcGUucHJvdG8SCWV2ZW50cy52MSKuAQoNRXZlbnRFbnZlbG9wZRIQCghldmVudF9pZBgBIAEoCRIMCgR0eXBlGAIgASgJEi8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgphY2NvdW50X2lkGAQgASgJEhEKCXRlc3RfbW9kZRgFIAEoCBIUCgxhZ2dyZWdhdGVfaWQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChhldmVudHMvdjEvZW52ZWxvcGUucHJvdG8SCWV2ZW50cy52MSLXAQoNRXZlbnRFbnZlbG9wZRIQCghldmVudF9pZBgBIAEoCRIMCgR0eXBlGAIgASgJEi8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgphY2NvdW50X2lkGAQgASgJEhEKCXRlc3RfbW9kZRgFIAEoCBIUCgxhZ2dyZWdhdGVfaWQYBiABKAkSDwoHcGF5bG9hZBgHIAEoDBITCgt0cmFjZXBhcmVudBgIIAEoCRISCgpyZXF1ZXN0X2lkGAkgASgJYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * EventEnvelope wraps every domain event on the bus. The payload is the
@@ -59,6 +59,22 @@ export type EventEnvelope = Message<"events.v1.EventEnvelope"> & {
    * @generated from field: bytes payload = 7;
    */
   payload: Uint8Array;
+
+  /**
+   * traceparent is the W3C trace context of the request that caused the
+   * event (empty when none): the outbox relay continues it in the record
+   * headers, so a consumer works inside the same trace.
+   *
+   * @generated from field: string traceparent = 8;
+   */
+  traceparent: string;
+
+  /**
+   * request_id names that request in the consumers' log lines.
+   *
+   * @generated from field: string request_id = 9;
+   */
+  requestId: string;
 };
 
 /**
