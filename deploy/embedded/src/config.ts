@@ -1,7 +1,7 @@
 import { env } from "@c402/config";
 import { gatewayConfigSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
-import { observabilitySpec } from "@c402/runtime";
+import { busSpec, observabilitySpec } from "@c402/runtime";
 
 /** What `npm start` (every service in one process) reads: the gateway's settings and these. */
 export const embeddedConfigSpec = {
@@ -15,5 +15,6 @@ export const embeddedConfigSpec = {
     default: true,
   }),
   ...observabilitySpec,
+  ...busSpec,
   outboundResolveNames: env.bool("OUTBOUND_RESOLVE_NAMES", "look up names in sellers' URLs in DNS (false: IP-literal URLs only)", { default: true }),
 };

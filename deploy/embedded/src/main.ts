@@ -28,6 +28,7 @@ async function main() {
     mailFrom: config.mailFrom,
     outboundAllowLoopback: config.outboundAllowLoopback,
     outboundResolveNames: config.outboundResolveNames,
+    deadLetterAfterAttempts: config.deadLetterAfterAttempts,
     logger,
   });
   logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");

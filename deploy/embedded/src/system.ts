@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
-import { loadConfig } from "@c402/config";
+import { defaultOf, loadConfig } from "@c402/config";
 import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
 import { createClient, RpcServer, type ServiceClient } from "@c402/rpc";
-import { rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { busSpec, deadLetterPolicy, rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createCatalogService } from "@c402/catalog";
 import { createFulfillmentService } from "@c402/fulfillment";
 import { gatewayConfigSpec, SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
@@ -45,6 +45,8 @@ export interface EmbeddedOptions {
   outboundAllowLoopback?: boolean;
   /** Whether names in sellers' URLs are looked up in DNS (default true; the e2e suite turns it off so nothing leaves the machine). */
   outboundResolveNames?: boolean;
+  /** BUS_DEAD_LETTER_AFTER_ATTEMPTS. */
+  deadLetterAfterAttempts?: number;
 }
 
 export interface EmbeddedSystem {
@@ -129,6 +131,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
     pg.forSchema("bus"),
     (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),
     (err, topic) => logger.error({ err, topic }, "event bus round failed; retrying"),
+    deadLetterPolicy(opts.deadLetterAfterAttempts ?? defaultOf(busSpec.deadLetterAfterAttempts), pg.forSchema("bus"), logger),
   );
   const cache = new MemoryCache();
   const servers: RpcServer[] = [];

@@ -1,4 +1,4 @@
-import { consumerFailures } from "@c402/metrics";
+import { consumerFailures, deadLetterCount } from "@c402/metrics";
 import { isTraceparent, newRequestId, runWithContext, type RequestContext } from "@c402/request-context";
 import { openSpan, SpanKind } from "@c402/tracing";
 
@@ -64,10 +64,73 @@ export function contextOfHeaders(headers: Record<string, string> | undefined): R
 }
 
 /**
- * Runs the handler until it succeeds or the subscription stops. Returns false
- * when stopped before success (the message stays unacknowledged). Each
- * attempt runs in the request context the message carries (so its log lines
- * name the request that caused the event), inside a consumer span.
+ * When a message that keeps failing stops blocking its partition: after
+ * `afterAttempts` failed attempts it goes to its group's dead-letter topic,
+ * but only while the consumer's own dependencies answer. A failure while they
+ * do not is an outage, not a poison message: it is retried without limit, so
+ * an outage never empties a partition into the dead-letter topic.
+ */
+export interface DeadLetterPolicy {
+  afterAttempts: number;
+  dependenciesHealthy: () => Promise<boolean>;
+  /** Hears of each message sent to the dead-letter topic (an alert: someone must look at it). */
+  onDeadLetter?: (topic: string, group: string, err: unknown) => void;
+}
+
+/** The dead-letter topic of a consumer group: every message of any topic the group gave up on. */
+export function deadLetterTopicOf(group: string): string {
+  return `dead-letter.${group}`;
+}
+
+/** Headers a dead letter carries beside the original ones: where it came from and why it failed. */
+export const DEAD_LETTER_HEADERS = {
+  topic: "x-dead-letter-topic",
+  group: "x-dead-letter-group",
+  attempts: "x-dead-letter-attempts",
+  error: "x-dead-letter-error",
+} as const;
+
+/** How a bus sends a dead letter: to the group's dead-letter topic, on the same bus. */
+export interface DeadLetters {
+  policy: DeadLetterPolicy;
+  send(topic: string, message: BusMessage): Promise<void>;
+}
+
+function deadLetterOf(message: Omit<DeliveredMessage, "attempt">, group: string, attempts: number, err: unknown): BusMessage {
+  const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return {
+    key: message.key,
+    value: message.value,
+    headers: {
+      ...message.headers,
+      [DEAD_LETTER_HEADERS.topic]: message.topic,
+      [DEAD_LETTER_HEADERS.group]: group,
+      [DEAD_LETTER_HEADERS.attempts]: String(attempts),
+      [DEAD_LETTER_HEADERS.error]: error.length > 500 ? `${error.slice(0, 500)}…` : error,
+    },
+  };
+}
+
+/** Whether a message that failed `attempt` times now goes to the dead-letter topic (sent there when so). */
+async function deadLettered(deadLetters: DeadLetters | undefined, message: Omit<DeliveredMessage, "attempt">, group: string, attempt: number, err: unknown) {
+  if (!deadLetters || attempt < deadLetters.policy.afterAttempts) return false;
+  if (!(await deadLetters.policy.dependenciesHealthy().catch(() => false))) return false;
+  try {
+    await deadLetters.send(deadLetterTopicOf(group), deadLetterOf(message, group, attempt, err));
+  } catch {
+    return false; // the bus is down too: retried like any failure
+  }
+  deadLetterCount.inc({ topic: message.topic, group });
+  deadLetters.policy.onDeadLetter?.(message.topic, group, err);
+  return true;
+}
+
+/**
+ * Runs the handler until it succeeds, the message is dead-lettered (see
+ * DeadLetterPolicy) or the subscription stops. Returns false when stopped
+ * before either (the message stays unacknowledged). Each attempt runs in the
+ * request context the message carries (so its log lines name the request
+ * that caused the event), inside a consumer span.
  */
 export async function deliverUntilHandled(
   message: Omit<DeliveredMessage, "attempt">,
@@ -75,6 +138,7 @@ export async function deliverUntilHandled(
   isStopped: () => boolean,
   onError: (err: unknown, attempt: number) => void,
   group: string,
+  deadLetters?: DeadLetters,
 ): Promise<boolean> {
   const carried = contextOfHeaders(message.headers);
   for (let attempt = 1; ; attempt++) {
@@ -92,6 +156,7 @@ export async function deliverUntilHandled(
       span.end(err);
       consumerFailures.inc({ topic: message.topic, group });
       onError(err, attempt);
+      if (await deadLettered(deadLetters, message, group, attempt, err)) return true;
       await sleep(backoffDelay(attempt));
     }
   }

@@ -1,5 +1,5 @@
 import { migrate, sql, type Kysely, type MigrationSet, type ServiceDatabase } from "@c402/db";
-import { deliverUntilHandled, sleep, type Bus, type BusMessage, type SubscribeOptions, type Subscription } from "./bus";
+import { deliverUntilHandled, sleep, type Bus, type BusMessage, type DeadLetterPolicy, type SubscribeOptions, type Subscription } from "./bus";
 
 /**
  * The embedded bus: a durable log in the embedded database (schema `bus`),
@@ -63,6 +63,7 @@ export class DatabaseBus implements Bus {
     private readonly db: Kysely<any>,
     private readonly onHandlerError: (err: unknown, topic: string, attempt: number) => void,
     private readonly onRoundError: (err: unknown, topic: string) => void,
+    private readonly deadLetter: DeadLetterPolicy | undefined,
   ) {}
 
   /**
@@ -74,9 +75,10 @@ export class DatabaseBus implements Bus {
     database: ServiceDatabase,
     onHandlerError: (err: unknown, topic: string, attempt: number) => void = () => {},
     onRoundError: (err: unknown, topic: string) => void = () => {},
+    deadLetter?: DeadLetterPolicy,
   ): Promise<DatabaseBus> {
     await migrate(database, databaseBusMigrations);
-    return new DatabaseBus(database.db, onHandlerError, onRoundError);
+    return new DatabaseBus(database.db, onHandlerError, onRoundError, deadLetter);
   }
 
   async publish(topic: string, messages: BusMessage[]): Promise<void> {
@@ -176,6 +178,7 @@ export class DatabaseBus implements Bus {
           () => !active(),
           (err, attempt) => this.onHandlerError(err, g.topic, attempt),
           g.name,
+          this.deadLetter ? { policy: this.deadLetter, send: (topic, message) => this.publish(topic, [message]) } : undefined,
         );
         if (!handled) return false;
         offset = BigInt(m.seq);

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type Admin, type SASLOptions } from "kafkajs";
 import { consumerLag } from "@c402/metrics";
-import { deliverUntilHandled, type Bus, type BusMessage, type SubscribeOptions, type Subscription } from "./bus";
+import { deliverUntilHandled, type Bus, type BusMessage, type DeadLetterPolicy, type DeadLetters, type SubscribeOptions, type Subscription } from "./bus";
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -14,6 +14,8 @@ export interface KafkaBusOptions {
   /** SASL authentication to the brokers. */
   sasl?: { mechanism: "plain" | "scram-sha-256" | "scram-sha-512"; username: string; password: string };
   onHandlerError?: (err: unknown, topic: string, attempt: number) => void;
+  /** When a message that keeps failing goes to its group's dead-letter topic (unset: retried for ever). */
+  deadLetter?: DeadLetterPolicy;
   log?: (level: "error" | "warn", message: string) => void;
 }
 
@@ -102,6 +104,7 @@ export class KafkaBus implements Bus {
               () => stopped,
               (err, attempt) => this.opts.onHandlerError?.(err, topic, attempt),
               group,
+              this.deadLetters,
             );
             if (!handled) break; // stopping: the rest is fetched again by whoever consumes next
             resolveOffset(message.offset);
@@ -126,6 +129,18 @@ export class KafkaBus implements Bus {
         stopped = true;
         this.consumers.delete(consumer);
         await consumer.disconnect();
+      },
+    };
+  }
+
+  private get deadLetters(): DeadLetters | undefined {
+    const policy = this.opts.deadLetter;
+    if (!policy) return undefined;
+    return {
+      policy,
+      send: async (topic, message) => {
+        await this.ensureTopics([topic]);
+        await this.publish(topic, [message]);
       },
     };
   }

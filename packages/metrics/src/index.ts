@@ -66,6 +66,13 @@ export const consumerFailures = new Counter({
   registers: [registry],
 });
 
+export const deadLetterCount = new Counter({
+  name: "c402_bus_dead_letters_total",
+  help: "messages a consumer group gave up on and sent to its dead-letter topic (dead-letter.<group>): alert on any",
+  labelNames: ["topic", "group"] as const,
+  registers: [registry],
+});
+
 export const webhookDeliveries = new Counter({
   name: "c402_webhook_deliveries_total",
   help: "webhook delivery attempts by outcome: delivered, retry (another attempt is scheduled), failed (out of attempts), disabled (410 Gone)",

@@ -1,4 +1,4 @@
-import { KafkaBus, OutboxRelay, type Bus, type KafkaBusOptions } from "@c402/bus";
+import { deadLetterTopicOf, KafkaBus, OutboxRelay, type Bus, type DeadLetterPolicy, type KafkaBusOptions } from "@c402/bus";
 import { metricsSpec, startMetricsServer } from "@c402/metrics";
 import { newRequestId, newTraceparent, runWithContext } from "@c402/request-context";
 import { openSpan, startTracing, tracingEnabled, tracingSpec } from "@c402/tracing";
@@ -148,6 +148,36 @@ export function kafkaBusOptions(config: ConfigOf<typeof kafkaSpec>): Pick<KafkaB
   };
 }
 
+/** How consumers treat an event that keeps failing (either bus). */
+export const busSpec = {
+  deadLetterAfterAttempts: env.int(
+    "BUS_DEAD_LETTER_AFTER_ATTEMPTS",
+    "failed attempts (about 16 s of backoff at 10) after which an event that keeps failing while the database answers goes to its consumer group's dead-letter topic, dead-letter.<group>, instead of blocking its partition; during an outage events are retried without limit",
+    { default: 10, min: 1, max: 100_000 },
+  ),
+} satisfies ConfigSpec;
+
+/**
+ * The dead-letter policy of a process's consumers: a message that failed
+ * `afterAttempts` times is a poison message only if the database (what every
+ * consumer writes to) answers; each one is logged as an error and counted.
+ */
+export function deadLetterPolicy(afterAttempts: number, database: { ping(): Promise<void> }, logger: Logger): DeadLetterPolicy {
+  return {
+    afterAttempts,
+    dependenciesHealthy: () =>
+      database.ping().then(
+        () => true,
+        () => false,
+      ),
+    onDeadLetter: (topic, group, err) =>
+      logger.error(
+        { err, topic, group, dead_letter_topic: deadLetterTopicOf(group) },
+        "event sent to the dead-letter topic: it kept failing while the database answered",
+      ),
+  };
+}
+
 /** What the topics job reads (packages/runtime/src/create-topics.ts). */
 export const createTopicsSpec = { ...kafkaSpec, ...logLevelSpec } satisfies ConfigSpec;
 
@@ -180,6 +210,7 @@ export async function startObservability(service: string, config: ConfigOf<typeo
 export const distributedInfraSpec = {
   ...migrateOnlySpec,
   ...kafkaSpec,
+  ...busSpec,
   ...observabilitySpec,
   grpcHost: env.string("GRPC_HOST", "address the gRPC server binds", { default: "127.0.0.1" }),
   grpcPort: env.int("GRPC_PORT", "gRPC port of this service", { min: 0, max: 65535 }),
@@ -216,6 +247,7 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
     clientId: opts.name,
     log: (level, message) => logger[level](message),
     onHandlerError: (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),
+    deadLetter: deadLetterPolicy(config.deadLetterAfterAttempts, database, logger),
   });
   const module = await opts.build({ database, bus, logger }, all as unknown as ConfigOf<S>);
   const server = new RpcServer({ onError: rpcFailureLog(logger) });
