@@ -14,4 +14,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.E2E_LOGS_DIR = target.logsDir;
   process.env.E2E_RUN_MODE = mode;
   process.env.E2E_METRICS_URLS = JSON.stringify(target.metricsUrls);
+  process.env.E2E_GRPC = JSON.stringify(target.grpc);
 }

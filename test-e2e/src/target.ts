@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { callingProcesses, rpcTokenKey } from "@c402/topology";
 import { freePort } from "../../deploy/local/src/ports";
 
 const root = resolve(__dirname, "../..");
@@ -28,6 +29,8 @@ export interface Target {
   logsDir: string;
   /** Where each process serves its Prometheus metrics: "embedded", or each service and "gateway" (distributed). */
   metricsUrls: Record<string, string>;
+  /** Distributed mode: each gRPC service's host:port, and the RPC token of each process that calls others (given to the runner). */
+  grpc: { addresses: Record<string, string>; tokens: Record<string, string> };
   stop(): Promise<void>;
 }
 
@@ -69,6 +72,7 @@ class TargetExited extends Error {}
 async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Record<string, string>): Promise<Target> {
   const port = await freePort();
   const metricsUrls: Record<string, string> = {};
+  const grpc: Target["grpc"] = { addresses: {}, tokens: {} };
   const baseUrl = `http://127.0.0.1:${port}`;
   const tsx = join(root, "node_modules/.bin/tsx");
   const logs = mkdtempSync(join(tmpdir(), `c402-e2e-${mode}-`));
@@ -94,6 +98,8 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
     });
   } else {
     const database = `c402_e2e_${randomBytes(4).toString("hex")}`;
+    // The runner takes each process's RPC token from <NAME>_RPC_TOKEN: known here, so a test can call a service as one of them.
+    for (const name of callingProcesses()) grpc.tokens[name] = randomBytes(32).toString("hex");
     const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
     child = spawn(tsx, [join(root, "deploy/local/src/run.ts")], {
       env: {
@@ -108,6 +114,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
         DATA_DIR: dataDir,
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
         ...SEALED_OUTBOUND,
+        ...Object.fromEntries(Object.entries(grpc.tokens).map(([name, token]) => [rpcTokenKey(name), token])),
         ...extraEnv,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -119,6 +126,8 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
       const match = /metrics (\{[^\n]*\})/.exec(firstLines);
       if (!match) return;
       child.stdout?.off("data", readPorts);
+      const services = /services (\{[^}]*\})/.exec(firstLines);
+      for (const [name, p] of Object.entries(JSON.parse(services?.[1] ?? "{}") as Record<string, number>)) grpc.addresses[name] = `127.0.0.1:${p}`;
       for (const [name, p] of Object.entries(JSON.parse(match[1] as string) as Record<string, number>)) metricsUrls[name] = `http://127.0.0.1:${p}`;
     };
     child.stdout?.on("data", readPorts);
@@ -163,5 +172,5 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
     await stop(keep).catch(() => undefined);
     throw err;
   }
-  return { baseUrl, dataDir, logsDir: logs, metricsUrls, stop: () => stop() };
+  return { baseUrl, dataDir, logsDir: logs, metricsUrls, grpc, stop: () => stop() };
 }

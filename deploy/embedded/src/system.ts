@@ -9,7 +9,7 @@ import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
-import { createClient, RpcServer, type ServiceClient } from "@c402/rpc";
+import { createClient, formatCallers, parseCallers, RpcServer, type ServiceClient } from "@c402/rpc";
 import { busSpec, deadLetterPolicy, rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createCatalogService } from "@c402/catalog";
 import { createFulfillmentService } from "@c402/fulfillment";
@@ -53,6 +53,8 @@ export interface EmbeddedSystem {
   gateway: StartedGateway;
   devchain: RunningDevchain;
   grpcAddresses: Record<string, string>;
+  /** The token its services accept (made at start, never stored): for tools and tests that call them directly. */
+  rpcToken: string;
   /** Where sign-in mails go (SMTP, or the directory of .eml files), for the start line. */
   mail: string;
   /** Which origins sellers' checkouts may call, for the start line. */
@@ -148,7 +150,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
     dataDir: opts.dataDir === ":memory:" ? mkdtempSync(join(tmpdir(), "c402-mail-")) : opts.dataDir,
   });
   async function serve(module: ServiceModule): Promise<string> {
-    const server = new RpcServer({ onError: rpcFailureLog(logger) });
+    const server = new RpcServer({ onError: rpcFailureLog(logger), callers });
     module.register(server);
     const grpcPort = await server.listen("127.0.0.1", 0);
     servers.push(server);
@@ -179,6 +181,9 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
         outbound,
       }),
   };
+  // One process, one caller: its services still refuse a call without its token, as in distributed mode.
+  const token = randomBytes(32).toString("hex");
+  const callers = parseCallers(formatCallers({ embedded: token }));
   const serviceClients = {} as Clients;
   const health: Record<string, ServiceClient<typeof healthV1.HealthService>> = {};
   const started: ServiceModule[] = [];
@@ -196,14 +201,14 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
     for (const s of SERVICES) {
       const deps: ServiceDeps = { database: pg.forSchema(s.database.schema), bus, logger: logger.child({ component: s.name }) };
       const address = await serve(await build[s.name](deps, serviceClients));
-      (serviceClients as Record<ServiceName, unknown>)[s.name] = createClient(CONTRACTS[s.name], address);
+      (serviceClients as Record<ServiceName, unknown>)[s.name] = createClient(CONTRACTS[s.name], address, { token });
     }
     for (const m of modules) {
       await m.start();
       started.push(m);
     }
     for (const server of servers) server.serving();
-    for (const [name, address] of Object.entries(addresses)) health[name] = createClient(healthV1.HealthService, address);
+    for (const [name, address] of Object.entries(addresses)) health[name] = createClient(healthV1.HealthService, address, { token });
     gateway = await startGateway({
       host,
       port,
@@ -232,6 +237,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
     gateway,
     devchain,
     grpcAddresses: addresses,
+    rpcToken: token,
     mail: mailer.describe(),
     origins: allowLoopback ? "loopback origins allowed" : "loopback origins refused",
     async stop() {

@@ -41,7 +41,14 @@ describe("the embedded system", () => {
     expect(paid.status).toBe(200);
     expect(paid.body.fulfillment.payload).toBe("goods");
 
-    const webhooks = createClient(webhooksV1.WebhooksService, system.grpcAddresses.webhooks as string);
+    // Its services refuse a caller without the process's token (an internal error to that caller, never a 401).
+    const stranger = createClient(webhooksV1.WebhooksService, system.grpcAddresses.webhooks as string);
+    await expect(stranger.listRecordedEvents({ accountId: seller.account.id })).rejects.toMatchObject({ slug: "internal" });
+    const forged = createClient(webhooksV1.WebhooksService, system.grpcAddresses.webhooks as string, { token: "f".repeat(64) });
+    await expect(forged.listRecordedEvents({ accountId: seller.account.id })).rejects.toMatchObject({ slug: "internal" });
+    stranger.close();
+    forged.close();
+    const webhooks = createClient(webhooksV1.WebhooksService, system.grpcAddresses.webhooks as string, { token: system.rpcToken });
     let events: webhooksV1.RecordedEvent[] = [];
     for (let i = 0; i < 100 && events.length === 0; i++) {
       events = (await webhooks.listRecordedEvents({ accountId: seller.account.id })).events;

@@ -22,8 +22,8 @@ import { join, resolve } from "node:path";
 import { loadConfig } from "@c402/config";
 import { devchainSettlement, startDevchain } from "@c402/devchain";
 import { gatewayConfigSpec } from "@c402/gateway";
-import { waitUntilServing } from "@c402/rpc";
-import { addressVariables, DATABASE, developmentSecrets, entryFile, GATEWAY, SERVICES } from "@c402/topology";
+import { formatCallers, waitUntilServing } from "@c402/rpc";
+import { addressVariables, callersOf, DATABASE, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl } from "./provision";
 
@@ -92,8 +92,18 @@ async function main() {
     });
     children.push(child);
   };
+  // Each process its own RPC token (from this environment as <NAME>_RPC_TOKEN, else random); each service lists its callers' digests.
+  const rpcTokens = Object.fromEntries([...SERVICES.map((s) => s.name), GATEWAY.name].map((name) => [name, secret(rpcTokenKey(name))]));
+  const rpcIdentity = (name: string): Record<string, string> => {
+    const callers = callersOf(name);
+    return {
+      ...(name === GATEWAY.name || (SERVICES.find((s) => s.name === name)?.calls.length ?? 0) > 0 ? { RPC_TOKEN: rpcTokens[name] as string } : {}),
+      ...(callers.length > 0 ? { RPC_CALLERS: formatCallers(Object.fromEntries(callers.map((c) => [c, rpcTokens[c] as string]))) } : {}),
+    };
+  };
   for (const s of SERVICES) {
     start(s.name, entryFile(s.name), {
+      ...rpcIdentity(s.name),
       ...(s.readsBaseUrl ? { BASE_URL: baseUrl } : {}),
       ...addressVariables(s.calls, address),
       ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env, x.developmentValue)])),
@@ -108,6 +118,7 @@ async function main() {
   await Promise.all(SERVICES.map((s) => waitUntilServing(address(s), SERVICE_START_TIMEOUT_MS)));
   start(GATEWAY.name, entryFile(GATEWAY.name), {
     PORT: port,
+    ...rpcIdentity(GATEWAY.name),
     METRICS_PORT: String(metricsPorts[GATEWAY.name]),
     REDIS_URL: redis,
     ...addressVariables(GATEWAY.calls, address),

@@ -1,4 +1,17 @@
-import { addressVariables, DATABASE, developmentSecrets, entryFile, GATEWAY, GRPC_CONTAINER_PORT, type GatewayEntry, type ServiceEntry } from "@c402/topology";
+import { formatCallers } from "@c402/rpc";
+import {
+  addressVariables,
+  callersOf,
+  callingProcesses,
+  DATABASE,
+  developmentSecrets,
+  entryFile,
+  GATEWAY,
+  GRPC_CONTAINER_PORT,
+  rpcTokenKey,
+  type GatewayEntry,
+  type ServiceEntry,
+} from "@c402/topology";
 import type { ServiceDefaults } from "./defaults";
 import { devPassword } from "./provision-sql";
 import { comment, GENERATED, mapping } from "./text";
@@ -17,6 +30,16 @@ const COMPOSE_SETTINGS: Record<string, [string, string][]> = { identity: [["DATA
 
 const address = (s: ServiceEntry) => `${s.name}:${GRPC_CONTAINER_PORT}`;
 
+/** A process's development RPC_TOKEN (if it calls others) and, a gRPC service, the digests of its callers' (RPC_CALLERS). */
+function rpcIdentity(name: string): [string, string][] {
+  const token = (process: string) => devSecret(rpcTokenKey(process));
+  const callers = callersOf(name);
+  return [
+    ...(callingProcesses().includes(name) ? ([["RPC_TOKEN", token(name)]] as [string, string][]) : []),
+    ...(callers.length > 0 ? ([["RPC_CALLERS", formatCallers(Object.fromEntries(callers.map((c) => [c, token(c)])))]] as [string, string][]) : []),
+  ];
+}
+
 function grpcService(s: ServiceEntry, publicUrl: string): string {
   const env: [string, string][] = [
     ["DATABASE_URL", `postgres://${s.database.role}:${devPassword(s)}@postgres:5432/${DATABASE}`],
@@ -24,6 +47,7 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
     ...Object.entries(addressVariables(s.calls, address)),
     ...developmentSecrets(s).map((secret): [string, string] => [secret.env, secret.developmentValue ?? devSecret(secret.env)]),
     ...(COMPOSE_SETTINGS[s.name] ?? []),
+    ...rpcIdentity(s.name),
   ];
   const dependsOn =
     s.calls.length === 0
@@ -50,6 +74,7 @@ function gateway(g: GatewayEntry, defaults: ServiceDefaults, publicUrl: string):
     defaults.gatewayLogLevel,
     ...defaults.metricsSettings,
     ["REDIS_URL", "redis://redis:6379"],
+    ...rpcIdentity(g.name),
     ...Object.entries(addressVariables(g.calls, address)),
   ];
   return `  ${g.name}:

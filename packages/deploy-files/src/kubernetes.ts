@@ -2,6 +2,9 @@ import { defaultOf } from "@c402/config";
 import { MIGRATE_ONLY_FLAG, observabilitySpec } from "@c402/runtime";
 import {
   addressVariables,
+  callersOf,
+  callingProcesses,
+  rpcTokenKey,
   DATABASE,
   databaseSecretKey,
   entryFile,
@@ -34,6 +37,26 @@ function secretEnv(env: string, key: string): string {
                 secretKeyRef:
                   name: ${SECRET}
                   key: ${key}`;
+}
+
+/**
+ * A process's RPC_TOKEN (its own Secret key, if it calls others) and, for a gRPC
+ * service, RPC_CALLERS: the digests of its callers' tokens. The digests are
+ * placeholders the service refuses to start with, until set from the Secret's
+ * tokens (printf %s "$TOKEN" | sha256sum).
+ */
+function rpcIdentityEnv(name: string): string[] {
+  const callers = callersOf(name);
+  return [
+    ...(callingProcesses().includes(name) ? [secretEnv("RPC_TOKEN", rpcTokenKey(name))] : []),
+    ...(callers.length > 0
+      ? [
+          `            # Who may call it: <caller>:<sha256 hex of that caller's RPC_TOKEN> (placeholders: set them).
+            - name: RPC_CALLERS
+              value: "${callers.map((c) => `${c}:replace-with-the-sha256-of-${rpcTokenKey(c)}`).join(",")}"`,
+        ]
+      : []),
+  ];
 }
 
 /** Pod and container settings every workload shares: non-root, read-only root, no privileges, /tmp as an emptyDir. */
@@ -186,7 +209,7 @@ ${metricsPort()}
             - configMapRef:
                 name: ${CONFIG_MAP}
           env:
-${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env))].join("\n")}
+${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env)), ...rpcIdentityEnv(s.name)].join("\n")}
           # Kubernetes' native gRPC probes ask the standard grpc.health.v1 service:
           # NOT_SERVING until migrations ran and the service started, and again
           # from the moment it starts to stop (a gRPC probe takes a port number only).
@@ -269,7 +292,7 @@ ${metricsPort()}
             - configMapRef:
                 name: ${CONFIG_MAP}
           env:
-${secretEnv("REDIS_URL", "REDIS_URL")}
+${[secretEnv("REDIS_URL", "REDIS_URL"), ...rpcIdentityEnv(g.name)].join("\n")}
           # GET ${g.healthPath} (without ?deep=true) answers from the process alone, so a
           # slow downstream never restarts or unreadies the gateway.
           startupProbe:
@@ -472,6 +495,12 @@ ${comment(
     "Append ?sslmode=... as your managed Postgres requires.",
   ),
   ...own.flatMap((x) => key(`  ${x.env}`, x.describe)),
+  ...key(
+    "  <PROCESS>_RPC_TOKEN",
+    "the token that process presents on its gRPC calls (its pod gets it",
+    "as RPC_TOKEN; openssl rand -hex 32); the services it calls list",
+    "its sha256 in RPC_CALLERS.",
+  ),
   ...key("  REDIS_URL", "gateway: caches and rate limits (redis:// or rediss://)."),
 )}
 # ---------------------------------------------------------------------------
@@ -485,6 +514,7 @@ ${mapping(
   [
     ...services.map((s): [string, string] => [databaseSecretKey(s), `postgres://${s.database.role}:change-me@postgres.example.internal:5432/${DATABASE}`]),
     ...own.map((x): [string, string] => [x.env, x.placeholder]),
+    ...callingProcesses(services).map((p): [string, string] => [rpcTokenKey(p), "change-me-to-64-random-hex-characters"]),
     ["REDIS_URL", "redis://:change-me@redis.example.internal:6379"],
   ],
   "  ",

@@ -1,4 +1,4 @@
-import { GRPC_CONTAINER_PORT, type GatewayEntry, type OutsideTarget, type ServiceEntry } from "@c402/topology";
+import { callersOf, GRPC_CONTAINER_PORT, type GatewayEntry, type OutsideTarget, type ServiceEntry } from "@c402/topology";
 import { jobs } from "./kubernetes";
 import type { ServiceDefaults } from "./defaults";
 import { comment, GENERATED } from "./text";
@@ -106,10 +106,7 @@ ${egress.join("\n")}
  * callees, PostgreSQL and Kafka, and whatever it reaches outside.
  */
 export function networkPoliciesYaml(services: readonly ServiceEntry[], gateway: GatewayEntry, defaults: ServiceDefaults): string {
-  const callers = (name: string) => [
-    ...(gateway.calls.includes(name as never) ? [gateway.name] : []),
-    ...services.filter((s) => s.calls.includes(name)).map((s) => s.name),
-  ];
+  const callers = (name: string) => callersOf(name, services, gateway);
   const header = comment(
     "#",
     GENERATED,

@@ -6,7 +6,7 @@ import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { IDENTITY_SCHEMA, identityConfigSpec } from "@c402/identity";
 import { PAYMENTS_SCHEMA } from "@c402/payments";
 import { distributedInfraSpec } from "@c402/runtime";
-import { GATEWAY, GRPC_CONTAINER_PORT, SERVICES, type ServiceName } from "@c402/topology";
+import { callersOf, callingProcesses, GATEWAY, GRPC_CONTAINER_PORT, rpcTokenKey, SERVICES, type ServiceName } from "@c402/topology";
 import { WEBHOOKS_SCHEMA } from "@c402/webhooks";
 import { FULFILLMENT_SCHEMA } from "@c402/fulfillment";
 import { load, loadAll } from "js-yaml";
@@ -118,8 +118,13 @@ describe("the generated deploy files", () => {
       expect(container.resources.requests && container.resources.limits).toBeTruthy();
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
       expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
-      const env: { name: string; valueFrom: { secretKeyRef: { key: string } } }[] = container.env;
-      for (const e of env) expect(secret[e.valueFrom.secretKeyRef.key]).toBeDefined();
+      const env: { name: string; value?: string; valueFrom?: { secretKeyRef: { key: string } } }[] = container.env;
+      for (const e of env) if (e.valueFrom) expect(secret[e.valueFrom.secretKeyRef.key]).toBeDefined();
+      // Its own RPC token from its own Secret key when it calls others; a gRPC service lists exactly its callers.
+      const token = env.find((e) => e.name === "RPC_TOKEN");
+      expect({ name, token: token?.valueFrom?.secretKeyRef.key }).toEqual({ name, token: callingProcesses().includes(name) ? rpcTokenKey(name) : undefined });
+      const callers = env.find((e) => e.name === "RPC_CALLERS")?.value;
+      expect({ name, callers: callers?.split(",").map((c) => c.split(":")[0]) }).toEqual({ name, callers: name === "gateway" ? undefined : callersOf(name) });
       const given = [...Object.keys(config), ...env.map((e) => e.name)];
       const spec = processSpecs[name as keyof typeof processSpecs];
       expect({ name, missing: requiredOf(spec).filter((v) => !given.includes(v)) }).toEqual({ name, missing: [] });

@@ -156,7 +156,7 @@ describe("the rendered Kubernetes overlays", () => {
       for (const d of workloads) {
         for (const c of d.spec.template.spec.containers) {
           for (const from of c.envFrom ?? []) expect(configMaps).toContain(from.configMapRef.name);
-          for (const e of c.env ?? []) {
+          for (const e of (c.env ?? []).filter((x: { valueFrom?: unknown }) => x.valueFrom)) {
             const ref = e.valueFrom.secretKeyRef;
             expect(ref.name).toBe("c402-secrets");
             if (overlay === "local") expect(Object.keys(secrets[0]!.stringData)).toContain(ref.key);

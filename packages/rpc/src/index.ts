@@ -17,9 +17,11 @@ import { HealthImplementation, type ServingStatus } from "grpc-health-check";
 import { rpcClientDuration, rpcServerDuration } from "@c402/metrics";
 import { openSpan, SpanKind } from "@c402/tracing";
 import { currentContext, isTraceparent, newRequestId, runWithContext, type RequestContext } from "./context";
+import { callerOf, type Callers } from "./caller-auth";
 import { fromServiceError, toServiceError } from "./errors";
 
 export * from "./context";
+export { callerDigest, formatCallers, parseCallers, MIN_TOKEN_LENGTH, type Callers } from "./caller-auth";
 export * from "./health";
 export { grpcStatusFor, toServiceError, fromServiceError } from "./errors";
 
@@ -35,6 +37,8 @@ type Out<M> = M extends { output: infer O extends DescMessage } ? O : never;
 
 export interface CallContext {
   requestId: string;
+  /** The caller the call's token names, on a server that checks callers. */
+  caller?: string;
   traceparent?: string;
   /** Absolute deadline of the call, when the caller set one. */
   deadline?: Date;
@@ -49,6 +53,11 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+export interface ClientOptions extends CallOptions {
+  /** This process's RPC_TOKEN, sent on every call (servers that check callers refuse calls without one they know). */
+  token?: string;
+}
+
 export type ServiceClient<S extends DescService> = {
   [K in keyof MethodsOf<S>]: (request: MessageInitShape<In<MethodsOf<S>[K]>>, options?: CallOptions) => Promise<MessageShape<Out<MethodsOf<S>[K]>>>;
 } & { close(): void };
@@ -56,6 +65,7 @@ export type ServiceClient<S extends DescService> = {
 const DEFAULT_TIMEOUT_MS = 5_000;
 const REQUEST_ID = "x-request-id";
 const TRACEPARENT = "traceparent";
+const AUTHORIZATION = "authorization";
 
 function unaryMethods(service: DescService): DescMethod[] {
   const methods = service.methods.filter((m) => m.methodKind === "unary");
@@ -100,6 +110,13 @@ export function assertValidRequest(schema: DescMessage, message: Message): void 
 
 export interface RpcServerOptions {
   onError?: (err: unknown, method: string) => void;
+  /**
+   * The callers allowed (RPC_CALLERS, parsed): a call without the token of one
+   * of them is refused with UNAUTHENTICATED before anything else runs. Unset:
+   * every caller is served (tests; the process's composition root sets it).
+   * grpc.health.v1 (the probes') never asks.
+   */
+  callers?: Callers;
 }
 
 export class RpcServer {
@@ -127,6 +144,16 @@ export class RpcServer {
       handlers[m.localName] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
         const started = process.hrtime.bigint();
         const ctx = contextFrom(call);
+        if (this.opts.callers) {
+          const caller = callerOf(this.opts.callers, call.metadata.get(AUTHORIZATION)[0]);
+          if (!caller) {
+            // No problem document: to the caller this is a fault of the deployment (an internal error), never a user's 401.
+            callback({ code: grpc.status.UNAUTHENTICATED, details: "this caller is not allowed to call this service" } as grpc.ServiceError);
+            rpcServerDuration.observe({ method, code: "UNAUTHENTICATED" }, secondsSince(started));
+            return;
+          }
+          ctx.caller = caller;
+        }
         const incoming: RequestContext = { requestId: ctx.requestId, traceparent: ctx.traceparent };
         const span = openSpan(method, { kind: SpanKind.SERVER, parent: incoming, attributes: { "rpc.system.name": "grpc", "rpc.method": method } });
         runWithContext(span.context ?? incoming, async () => {
@@ -198,7 +225,8 @@ function contextFrom(call: grpc.ServerUnaryCall<unknown, unknown>): CallContext 
   };
 }
 
-export function createClient<S extends DescService>(service: S, address: string, defaults: CallOptions = {}): ServiceClient<S> {
+export function createClient<S extends DescService>(service: S, address: string, defaults: ClientOptions = {}): ServiceClient<S> {
+  const authorization = defaults.token ? `Bearer ${defaults.token}` : undefined;
   const Ctor = grpc.makeGenericClientConstructor(definitionFor(service), service.typeName);
   const client = new Ctor(address, grpc.credentials.createInsecure(), {
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
@@ -217,6 +245,7 @@ export function createClient<S extends DescService>(service: S, address: string,
         const ctx: RequestContext | undefined = span.context ?? currentContext();
         metadata.set(REQUEST_ID, ctx?.requestId ?? newRequestId());
         if (ctx?.traceparent) metadata.set(TRACEPARENT, ctx.traceparent);
+        if (authorization) metadata.set(AUTHORIZATION, authorization);
         const deadline = new Date(Date.now() + (options.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS));
         fn.call(client, create(m.input, request), metadata, { deadline }, (err: grpc.ServiceError | null, res: unknown) => {
           rpcClientDuration.observe({ method, code: grpc.status[err?.code ?? grpc.status.OK] ?? String(err?.code) }, secondsSince(started));

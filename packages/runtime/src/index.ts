@@ -7,7 +7,8 @@ import { healthV1 } from "@c402/contracts";
 import { migrate, openPostgres, type MigrationSet, type ServiceDatabase } from "@c402/db";
 import { createLogger, type Logger } from "@c402/logging";
 import { isOwnFailure, ProblemError } from "@c402/problems";
-import { RpcServer, type ServiceImplementation } from "@c402/rpc";
+import type { DescService } from "@bufbuild/protobuf";
+import { createClient, MIN_TOKEN_LENGTH, parseCallers, RpcServer, type ServiceClient, type ServiceImplementation } from "@c402/rpc";
 
 /**
  * What every service shares at its composition root: the service module
@@ -206,8 +207,32 @@ export async function startObservability(service: string, config: ConfigOf<typeo
   };
 }
 
+/** Who this process is to the services it calls, and (a gRPC service) who may call it. See @c402/rpc caller-auth. */
+export const rpcIdentitySpec = {
+  rpcToken: env.optionalString(
+    "RPC_TOKEN",
+    `this process's own token, sent on every gRPC call it makes (at least ${MIN_TOKEN_LENGTH} characters; only processes that call others need one)`,
+    {
+      secret: true,
+    },
+  ),
+  rpcCallers: env.string("RPC_CALLERS", 'who may call this service: <caller>:<sha256 hex of its RPC_TOKEN>, comma-separated (printf %s "$TOKEN" | sha256sum)'),
+} satisfies ConfigSpec;
+
+/** A client of another service, presenting this process's RPC_TOKEN. */
+export type Connect = <S extends DescService>(service: S, address: string) => ServiceClient<S>;
+
+/** This process's RPC_TOKEN, for a process that calls other services: refused at start when missing or short. */
+export function callerToken(config: { rpcToken?: string | undefined }): string {
+  const token = config.rpcToken;
+  if (!token || token.length < MIN_TOKEN_LENGTH)
+    throw new Error(`RPC_TOKEN is required (at least ${MIN_TOKEN_LENGTH} characters): this process calls other services`);
+  return token;
+}
+
 /** Settings every distributed-mode service process reads. */
 export const distributedInfraSpec = {
+  ...rpcIdentitySpec,
   ...migrateOnlySpec,
   ...kafkaSpec,
   ...busSpec,
@@ -231,13 +256,15 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
   schema: string;
   spec: S;
   migrations: MigrationSet;
-  build: (deps: ServiceDeps, config: ConfigOf<S>) => Promise<ServiceModule>;
+  /** Builds the service; `connect` makes a client of another service that presents this process's RPC_TOKEN. */
+  build: (deps: ServiceDeps, config: ConfigOf<S>, connect: Connect) => Promise<ServiceModule>;
 }): Promise<void> {
   if (process.argv.includes(MIGRATE_ONLY_FLAG)) return migrateOnly(opts);
   const spec = { ...distributedInfraSpec, ...opts.spec };
   // One load, so every problem of both parts is reported together.
   const all = loadConfig(spec);
   const config = all as unknown as ConfigOf<typeof distributedInfraSpec>;
+  const callers = parseCallers(config.rpcCallers);
   const logger = createLogger({ service: opts.name, level: config.logLevel });
   logger.info({ config: describeConfig(spec, all) }, "starting");
   const observability = await startObservability(opts.name, config, logger);
@@ -249,13 +276,14 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
     onHandlerError: (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),
     deadLetter: deadLetterPolicy(config.deadLetterAfterAttempts, database, logger),
   });
-  const module = await opts.build({ database, bus, logger }, all as unknown as ConfigOf<S>);
-  const server = new RpcServer({ onError: rpcFailureLog(logger) });
+  const connect: Connect = (service, address) => createClient(service, address, { token: callerToken(config) });
+  const module = await opts.build({ database, bus, logger }, all as unknown as ConfigOf<S>, connect);
+  const server = new RpcServer({ onError: rpcFailureLog(logger), callers });
   module.register(server);
   const port = await server.listen(config.grpcHost, config.grpcPort);
   await module.start();
   server.serving();
-  logger.info({ port }, "serving gRPC");
+  logger.info({ port, callers: [...callers.values()] }, "serving gRPC");
   onShutdown(logger, async () => {
     await server.stop();
     await module.stop();

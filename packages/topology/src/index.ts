@@ -209,6 +209,21 @@ export const GATEWAY = {
 } as const satisfies GatewayEntry;
 
 /** The entry of a gRPC service; throws for a name not in the list. */
+/** The processes that call service `name` (the gateway first): who its RPC_CALLERS lists, and its NetworkPolicy lets in. */
+export function callersOf(name: string, services: readonly ServiceEntry[] = SERVICES, gateway: GatewayEntry = GATEWAY): string[] {
+  return [...(gateway.calls.includes(name as never) ? [gateway.name] : []), ...services.filter((s) => s.calls.includes(name)).map((s) => s.name)];
+}
+
+/** The processes that call others, so hold an RPC_TOKEN of their own: the gateway, then each service with calls. */
+export function callingProcesses(services: readonly ServiceEntry[] = SERVICES, gateway: GatewayEntry = GATEWAY): string[] {
+  return [gateway.name, ...services.filter((s) => s.calls.length > 0).map((s) => s.name)];
+}
+
+/** The variable of the Secret key holding a process's RPC_TOKEN (each pod gets its own as RPC_TOKEN). */
+export function rpcTokenKey(processName: string): string {
+  return `${processName.toUpperCase()}_RPC_TOKEN`;
+}
+
 export function serviceNamed(name: string): ServiceEntry {
   const found = (SERVICES as readonly ServiceEntry[]).find((s) => s.name === name);
   if (!found) throw new Error(`no service named ${name} in @c402/topology`);

@@ -1,5 +1,4 @@
 import { fulfillmentV1, identityV1 } from "@c402/contracts";
-import { createClient } from "@c402/rpc";
 import { runDistributedService } from "@c402/runtime";
 import { catalogConfigSpec, catalogMigrations, CATALOG_SCHEMA, createCatalogService } from "./index";
 
@@ -8,9 +7,9 @@ void runDistributedService({
   schema: CATALOG_SCHEMA,
   spec: catalogConfigSpec,
   migrations: catalogMigrations,
-  build: (deps, config) =>
+  build: (deps, config, connect) =>
     createCatalogService(deps, {
-      identity: createClient(identityV1.IdentityService, config.identityAddress),
-      fulfillment: createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
+      identity: connect(identityV1.IdentityService, config.identityAddress),
+      fulfillment: connect(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
     }),
 });

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { ConfigError, env, type Setting } from "@c402/config";
-import { observabilitySpec } from "@c402/runtime";
+import { observabilitySpec, rpcIdentitySpec } from "@c402/runtime";
 
 /**
  * Which proxies may set the client address through X-Forwarded-For (Express's
@@ -94,6 +94,7 @@ export const gatewayDistributedSpec = {
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   devchainUrl: env.optionalString("DEVCHAIN_URL", "local EVM chain URL to show in the deep health report (local runs only)"),
   ...observabilitySpec,
+  rpcToken: rpcIdentitySpec.rpcToken,
 };
 
 export interface GatewaySettings {

@@ -3,7 +3,7 @@ import { describeConfig, loadConfig } from "@c402/config";
 import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { createLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
-import { onShutdown, startObservability } from "@c402/runtime";
+import { callerToken, onShutdown, startObservability } from "@c402/runtime";
 import { gatewayConfigSpec, gatewayDistributedSpec, SERVICE_VERSION, startGateway } from "./index";
 
 /** Distributed-mode composition root: the gateway as its own process. */
@@ -20,13 +20,15 @@ async function main() {
     fulfillment: config.fulfillmentAddress,
     webhooks: config.webhooksAddress,
   };
+  // Every call presents the gateway's RPC_TOKEN: the services refuse callers they do not list.
+  const as = { token: callerToken(config) };
   const clients = {
-    identity: createClient(identityV1.IdentityService, addresses.identity),
-    catalog: createClient(catalogV1.CatalogService, addresses.catalog),
-    payments: createClient(paymentsV1.PaymentsService, addresses.payments),
-    fulfillment: createClient(fulfillmentV1.FulfillmentService, addresses.fulfillment),
-    webhooks: createClient(webhooksV1.WebhooksService, addresses.webhooks),
-    health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address)])),
+    identity: createClient(identityV1.IdentityService, addresses.identity, as),
+    catalog: createClient(catalogV1.CatalogService, addresses.catalog, as),
+    payments: createClient(paymentsV1.PaymentsService, addresses.payments, as),
+    fulfillment: createClient(fulfillmentV1.FulfillmentService, addresses.fulfillment, as),
+    webhooks: createClient(webhooksV1.WebhooksService, addresses.webhooks, as),
+    health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address, as)])),
   };
   const cache = new RedisCache(config.redisUrl);
   const gateway = await startGateway({

@@ -6,5 +6,5 @@ void runDistributedService({
   schema: IDENTITY_SCHEMA,
   spec: identityConfigSpec,
   migrations: identityMigrations,
-  build: createIdentityService,
+  build: (deps, config) => createIdentityService(deps, config),
 });

@@ -1,5 +1,4 @@
 import { catalogV1, fulfillmentV1 } from "@c402/contracts";
-import { createClient } from "@c402/rpc";
 import { runDistributedService } from "@c402/runtime";
 import { EVM_NETWORKS, isEvmNetwork } from "@c402/x402";
 import { createPaymentsService, paymentsConfigSpec, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings } from "./index";
@@ -9,7 +8,7 @@ void runDistributedService({
   schema: PAYMENTS_SCHEMA,
   spec: paymentsConfigSpec,
   migrations: paymentsMigrations,
-  build: (deps, config) => {
+  build: (deps, config, connect) => {
     const liveChains: LiveChainSettings[] = [];
     if (config.evmNetwork) {
       const known = isEvmNetwork(config.evmNetwork) ? EVM_NETWORKS[config.evmNetwork] : undefined;
@@ -31,8 +30,8 @@ void runDistributedService({
     return createPaymentsService(
       deps,
       {
-        catalog: createClient(catalogV1.CatalogService, config.catalogAddress),
-        fulfillment: createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
+        catalog: connect(catalogV1.CatalogService, config.catalogAddress),
+        fulfillment: connect(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
       },
       { subjectSecret: config.subjectSecret, liveChains, settleTimeoutMs: config.settleTimeoutMs },
     );

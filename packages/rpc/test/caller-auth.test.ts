@@ -1,0 +1,70 @@
+import { healthV1 } from "@c402/contracts";
+import { callerDigest, createClient, formatCallers, grpcHealth, parseCallers, RpcServer, type CallContext } from "../src";
+
+/**
+ * Only the callers a server lists get past it: each presents its own
+ * RPC_TOKEN, the server holds only the tokens' digests. So a pod that is not
+ * the gateway cannot call payments (FacilitatorSettle included), and a
+ * compromised server learns no token it could present elsewhere.
+ */
+const GATEWAY_TOKEN = "a".repeat(20) + "gateway-token-0123456789";
+const CATALOG_TOKEN = "c".repeat(20) + "catalog-token-0123456789";
+
+describe("gRPC callers: per-process tokens checked against the server's list", () => {
+  let server: RpcServer;
+  let address: string;
+  const seen: CallContext[] = [];
+
+  beforeAll(async () => {
+    // payments-like: only the gateway may call it.
+    server = new RpcServer({ callers: parseCallers(formatCallers({ gateway: GATEWAY_TOKEN })) });
+    server.add(healthV1.HealthService, {
+      check: async (_req, ctx) => {
+        seen.push(ctx);
+        return { service: "payments", components: [] };
+      },
+    });
+    address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
+    server.serving();
+  });
+  afterAll(() => server.stop(200));
+
+  const ask = async (token?: string) => {
+    const client = createClient(healthV1.HealthService, address, token === undefined ? {} : { token });
+    try {
+      return await client.check({});
+    } finally {
+      client.close();
+    }
+  };
+
+  it("serves a listed caller and names it in the call context", async () => {
+    await expect(ask(GATEWAY_TOKEN)).resolves.toMatchObject({ service: "payments" });
+    expect(seen.at(-1)?.caller).toBe("gateway");
+  });
+
+  it("refuses, before the handler runs, a call without a token, with another process's token, a forged or a short one: UNAUTHENTICATED, an internal error to the caller", async () => {
+    const before = seen.length;
+    for (const token of [undefined, CATALOG_TOKEN, "f".repeat(64), GATEWAY_TOKEN.slice(0, 31), `${GATEWAY_TOKEN}x`]) {
+      await expect(ask(token)).rejects.toMatchObject({ slug: "internal" });
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  it("leaves grpc.health.v1 open: the kubelet's probes carry no token", async () => {
+    expect(await grpcHealth(address, "")).toBe("SERVING");
+  });
+
+  it("reads RPC_CALLERS as name:sha256 pairs, refusing anything else by name", () => {
+    const callers = parseCallers(` gateway:${callerDigest(GATEWAY_TOKEN)}, catalog:${callerDigest(CATALOG_TOKEN)} `);
+    expect([...callers.values()]).toEqual(["gateway", "catalog"]);
+    expect(callerDigest("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"); // sha256("abc"), as sha256sum prints it
+    // A rotation lists the old and the new token of one caller side by side.
+    expect([...parseCallers(`gateway:${callerDigest(GATEWAY_TOKEN)},gateway:${callerDigest(CATALOG_TOKEN)}`).values()]).toEqual(["gateway", "gateway"]);
+    expect(() => parseCallers("")).toThrow("RPC_CALLERS lists no caller");
+    expect(() => parseCallers("gateway:replace-with-the-sha256-of-its-token")).toThrow(/is not <caller name>:<sha256 hex of its RPC_TOKEN>/);
+    expect(() => parseCallers(`gateway:${callerDigest(GATEWAY_TOKEN)},catalog:${callerDigest(GATEWAY_TOKEN)}`)).toThrow(
+      "catalog and gateway have the same token",
+    );
+  });
+});
