@@ -14,6 +14,7 @@ export default tseslint.config(
         Buffer: "readonly",
         URL: "readonly",
         fetch: "readonly",
+        AbortSignal: "readonly",
         crypto: "readonly",
         setTimeout: "readonly",
         setImmediate: "readonly",

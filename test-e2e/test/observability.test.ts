@@ -1,51 +1,35 @@
-import { randomBytes } from "node:crypto";
 import { TOPICS } from "@c402/contracts";
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "@c402/testkit/otlp-receiver";
+import type { ReceivedSpan } from "@c402/testkit/otlp-receiver";
 import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { devchainWallets } from "../src/devchain";
 import { baseUrl, call, newCheckout, newSeller } from "../src/http";
-import { startTarget, type Mode, type Target } from "../src/target";
+import { keptTrace, waitForTrace } from "../src/tracing";
 
 /**
  * One live paid request is one trace, across every process it touches, and
- * its metrics are visible on each process's own metrics port. This suite
- * starts a target of its own (same mode as the suite) exporting spans to a
- * loopback OTLP receiver, so the rest of the suite runs with tracing off.
+ * its metrics are visible on each process's own metrics port. The suite's
+ * target exports its spans to the loopback OTLP collector of the global setup
+ * (test-e2e/src/global-setup.ts), which keeps the traces tests start on purpose.
  */
 const SPAN_KIND = { server: 2, client: 3, producer: 4, consumer: 5 };
 
 describe("observability: one paid request is one trace, with its metrics", () => {
-  const mode = (process.env.E2E_RUN_MODE ?? "embedded") as Mode;
-  const suiteBaseUrl = process.env.E2E_BASE_URL;
-  let collector: OtlpReceiver;
+  const mode = process.env.E2E_RUN_MODE ?? "embedded";
+  const metricsUrls = JSON.parse(process.env.E2E_METRICS_URLS ?? "{}") as Record<string, string>;
   let hooks: WebhookReceiver;
-  let target: Target;
 
   beforeAll(async () => {
-    collector = await startOtlpReceiver();
     hooks = await startWebhookReceiver();
-    target = await startTarget(mode, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_BSP_SCHEDULE_DELAY: "200",
-    });
-    process.env.E2E_BASE_URL = target.baseUrl;
-  }, 240_000);
-
-  afterAll(async () => {
-    process.env.E2E_BASE_URL = suiteBaseUrl;
-    await target?.stop();
-    await hooks?.close();
-    await collector?.close();
   });
+  afterAll(() => hooks?.close());
 
   /** The metrics one process serves, as text. */
-  async function scrape(process: string): Promise<string> {
-    const url = target.metricsUrls[mode === "embedded" ? "embedded" : process];
-    if (!url) throw new Error(`no metrics port for ${process}: ${JSON.stringify(target.metricsUrls)}`);
+  async function scrape(name: string): Promise<string> {
+    const url = metricsUrls[mode === "embedded" ? "embedded" : name];
+    if (!url) throw new Error(`no metrics port for ${name}: ${JSON.stringify(metricsUrls)}`);
     const res = await fetch(`${url}/metrics`);
     expect(res.status).toBe(200);
     return res.text();
@@ -54,7 +38,7 @@ describe("observability: one paid request is one trace, with its metrics", () =>
   const serviceOf = (name: string) => (mode === "embedded" ? "c402-embedded" : `c402-${name}`);
 
   it("a live payment by the official client: gateway, payments, the chain calls, the outbox and the webhooks consumer share one trace id, each span's parent inside it", async () => {
-    const chain = await devchainWallets(7);
+    const chain = await devchainWallets(17);
     const seller = await newSeller();
     const hook = await call("POST", "/v1/webhooks", { key: seller.key, body: { url: `${hooks.url}/hook`, events: ["checkout.paid"] } });
     expect(hook.status).toBe(201);
@@ -62,12 +46,11 @@ describe("observability: one paid request is one trace, with its metrics", () =>
     const buyer = await chain.fundedBuyer();
 
     // The buyer's agent starts the trace; the service continues it.
-    const traceId = randomBytes(16).toString("hex");
-    const incomingSpan = randomBytes(8).toString("hex");
+    const { traceparent, traceId, spanId: incomingSpan } = keptTrace();
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: buyer });
     const res = await wrapFetchWithPayment(fetch, client)(`${baseUrl()}/c/${checkout.id}`, {
-      headers: { accept: "application/json", traceparent: `00-${traceId}-${incomingSpan}-01` },
+      headers: { accept: "application/json", traceparent },
     });
     expect(res.status).toBe(200);
     await hooks.waitFor(1, 30_000);
@@ -78,7 +61,7 @@ describe("observability: one paid request is one trace, with its metrics", () =>
       s.attributes["messaging.consumer.group.name"] === "webhooks.payment-settled";
     const isPaidAnswer = (s: ReceivedSpan) => s.kind === SPAN_KIND.server && s.attributes["http.response.status_code"] === 200;
     // Spans arrive as each process exports them (in batches), in no particular order.
-    const spans = await collector.waitForTrace(
+    const spans = await waitForTrace(
       traceId,
       (found) => found.some(isWebhooksConsumer) && found.some((s) => s.name === "eth_sendRawTransaction") && found.some(isPaidAnswer),
       60_000,

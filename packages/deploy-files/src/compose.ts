@@ -12,6 +12,7 @@ import {
   type GatewayEntry,
   type ServiceEntry,
 } from "@c402/topology";
+import { devchainSettlementAt } from "@c402/devchain";
 import type { ServiceDefaults } from "./defaults";
 import { devPassword } from "./provision-sql";
 import { comment, GENERATED, mapping } from "./text";
@@ -29,6 +30,46 @@ export function devSecret(env: string): string {
 const COMPOSE_SETTINGS: Record<string, [string, string][]> = { identity: [["DATA_DIR", "/tmp/c402"]] };
 
 const address = (s: ServiceEntry) => `${s.name}:${GRPC_CONTAINER_PORT}`;
+
+const DEVCHAIN = "devchain";
+const DEVCHAIN_PORT = 8545;
+
+/**
+ * The live network of a service that settles on a chain: the devchain
+ * container, whose layout is fixed (the test USDC, the split factory, the
+ * demo accounts of the public Hardhat mnemonic), so compose settles live
+ * payments out of the box. Every key here is public: never for a real chain.
+ */
+function liveChainSettings(): [string, string][] {
+  const chain = devchainSettlementAt(`http://${DEVCHAIN}:${DEVCHAIN_PORT}`);
+  return [
+    ["EVM_NETWORK", chain.network],
+    ["EVM_RPC_URL", chain.rpcUrl],
+    ["EVM_USDC_ADDRESS", chain.usdc],
+    ["SPLIT_FACTORY_ADDRESS", chain.splitFactory],
+    ["FEE_WALLET_ADDRESS", chain.feeWallet],
+    ["FACILITATOR_PRIVATE_KEY", chain.facilitatorKey],
+  ];
+}
+
+/** The local EVM chain as a container of the same image (Hardhat's EDR from npm), published on loopback for buyers' scripts. */
+function devchainService(): string {
+  return `  ${DEVCHAIN}:
+    <<: *c402-image
+    command: ["packages/devchain/bin/devchain.mjs"]
+    environment:
+      DEVCHAIN_HOST: 0.0.0.0
+      DEVCHAIN_PORT: "${DEVCHAIN_PORT}"
+    ports:
+      - "127.0.0.1:${DEVCHAIN_PORT}:${DEVCHAIN_PORT}"
+    healthcheck:
+      test: ["CMD", "node", "packages/devchain/bin/devchain-probe.cjs", "http://127.0.0.1:${DEVCHAIN_PORT}"]
+      interval: 5s
+      timeout: 5s
+      retries: 3
+      start_period: 60s
+`;
+}
 
 /** A process's development RPC_TOKEN (if it calls others) and, a gRPC service, the digests of its callers' (RPC_CALLERS). */
 function rpcIdentity(name: string): [string, string][] {
@@ -48,11 +89,13 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
     ...developmentSecrets(s).map((secret): [string, string] => [secret.env, secret.developmentValue ?? devSecret(secret.env)]),
     ...(COMPOSE_SETTINGS[s.name] ?? []),
     ...rpcIdentity(s.name),
+    ...(s.settlesOnChain ? liveChainSettings() : []),
   ];
+  const waitsFor = [...s.calls.map((c) => [c, "service_started"] as const), ...(s.settlesOnChain ? ([[DEVCHAIN, "service_healthy"]] as const) : [])];
   const dependsOn =
-    s.calls.length === 0
+    waitsFor.length === 0
       ? "    depends_on: *infra-ready"
-      : ["    depends_on:", "      <<: *infra-ready", ...s.calls.flatMap((c) => [`      ${c}:`, "        condition: service_started"])].join("\n");
+      : ["    depends_on:", "      <<: *infra-ready", ...waitsFor.flatMap(([c, condition]) => [`      ${c}:`, `        condition: ${condition}`])].join("\n");
   return `  ${s.name}:
     <<: *c402-image
     command: ["${entryFile(s.name)}"]
@@ -215,6 +258,7 @@ services:
       retries: 12
       start_period: 20s
 
+${devchainService()}
 ${services.map((s) => grpcService(s, publicUrl)).join("\n")}
 ${gateway(g, defaults, publicUrl)}
 volumes:

@@ -3,7 +3,12 @@
 /** A YAML scalar: quoted when YAML would otherwise read it as a number, boolean or null, or misparse it. */
 export function scalar(value: string | number): string {
   const s = String(value);
-  const plain = /^[A-Za-z0-9_./:@,+-][^#]*$/.test(s) && !/: |\s$/.test(s) && !/^(-?\d+(\.\d+)?|true|false|yes|no|on|off|null|~)$/i.test(s);
+  const plain =
+    /^[A-Za-z0-9_./:@,+-][^#]*$/.test(s) &&
+    !/: |\s$/.test(s) &&
+    !/^(true|false|yes|no|on|off|null|~)$/i.test(s) &&
+    // Every number YAML knows: decimal, exponent, hex (an address or a key!), octal, binary, infinities.
+    !/^[-+]?(0x[0-9a-f_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*(\.[0-9_]*)?(e[-+]?[0-9]+)?|\.[0-9]+(e[-+]?[0-9]+)?|\.inf|\.nan)$/i.test(s);
   return plain ? s : JSON.stringify(s);
 }
 

@@ -1,7 +1,9 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CATALOG_SCHEMA } from "@c402/catalog";
 import type { ConfigSpec } from "@c402/config";
+import { devchainSettlement, startDevchain } from "@c402/devchain";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { IDENTITY_SCHEMA, identityConfigSpec } from "@c402/identity";
 import { PAYMENTS_SCHEMA } from "@c402/payments";
@@ -12,6 +14,7 @@ import { FULFILLMENT_SCHEMA } from "@c402/fulfillment";
 import { load, loadAll } from "js-yaml";
 import { defaultOf } from "@c402/config";
 import { configurationDoc, deployFiles, PROCESS_CONFIG_SPECS, staleDeployFiles } from "../src";
+import { mapping } from "../src/text";
 
 const root = resolve(__dirname, "../../..");
 const read = (path: string) => readFileSync(join(root, path), "utf8");
@@ -81,9 +84,70 @@ describe("the generated deploy files", () => {
     expect(gatewayAddresses.sort()).toEqual(GATEWAY.calls.map((c) => SERVICES.find((s) => s.name === c)!.addressEnv).sort());
   });
 
+  it("writes every value YAML would read as anything but that string quoted: numbers of every base, booleans, null", () => {
+    const values = [
+      "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      "0xac09",
+      "1e5",
+      "0o17",
+      "0b101",
+      ".inf",
+      "-.5",
+      "12",
+      "3.14",
+      "yes",
+      "null",
+      "~",
+      "a: b",
+      "#x",
+      "plain-text",
+      "eip155:84532",
+      "http://devchain:8545",
+    ];
+    const parsed = load(
+      mapping(
+        values.map((v, i) => [`K${i}`, v] as const),
+        "",
+      ),
+    ) as Record<string, unknown>;
+    expect(Object.values(parsed)).toEqual(values);
+  });
+
+  it("compose: payments settles live on the devchain container, with exactly the addresses and key a real devchain has", async () => {
+    const compose = load(read("deploy/docker/docker-compose.yml")) as {
+      services: Record<string, { command: string[]; environment: Record<string, unknown>; depends_on?: Record<string, unknown> }>;
+    };
+    const devchain = compose.services.devchain!;
+    expect(devchain.command).toEqual(["packages/devchain/bin/devchain.mjs"]);
+    expect(devchain.environment).toEqual({ DEVCHAIN_HOST: "0.0.0.0", DEVCHAIN_PORT: "8545" });
+    const payments = compose.services.payments!;
+    expect(payments.depends_on).toMatchObject({ devchain: { condition: "service_healthy" } });
+    const chain = await startDevchain({ port: 0 });
+    try {
+      const real = devchainSettlement(chain);
+      expect(payments.environment).toMatchObject({
+        EVM_NETWORK: real.network,
+        EVM_RPC_URL: "http://devchain:8545",
+        EVM_USDC_ADDRESS: real.usdc,
+        SPLIT_FACTORY_ADDRESS: real.splitFactory,
+        FACILITATOR_PRIVATE_KEY: real.facilitatorKey,
+      });
+      // The chain names its accounts in lower case; compose carries the checksummed form.
+      expect(String(payments.environment.FEE_WALLET_ADDRESS).toLowerCase()).toBe(real.feeWallet.toLowerCase());
+      // Its healthcheck passes on the running chain, and fails where no chain answers.
+      const probe = (url: string) => spawnSync(process.execPath, [join(root, "packages/devchain/bin/devchain-probe.cjs"), url]).status;
+      expect(probe(chain.url)).toBe(0);
+      expect(probe("http://127.0.0.1:9")).toBe(1);
+      // Nothing else settles on a chain: only payments gets them.
+      for (const name of processes.filter((p) => p !== "payments")) expect(compose.services[name]!.environment.EVM_NETWORK).toBeUndefined();
+    } finally {
+      await chain.stop();
+    }
+  }, 90_000);
+
   it("compose: one container per process, each given every setting it requires and nothing it does not read", () => {
     const compose = load(read("deploy/docker/docker-compose.yml")) as { services: Record<string, { command: string[]; environment: Record<string, unknown> }> };
-    expect(Object.keys(compose.services)).toEqual(["postgres", "redis", "kafka", ...processes]);
+    expect(Object.keys(compose.services)).toEqual(["postgres", "redis", "kafka", "devchain", ...processes]);
     for (const name of processes) {
       const spec = processSpecs[name as keyof typeof processSpecs];
       const given = Object.keys(compose.services[name]!.environment);

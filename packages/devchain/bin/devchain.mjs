@@ -6,7 +6,8 @@
 // factory at a fixed address, and demo accounts funded. Prints one line
 // `DEVCHAIN_READY {json}` when it serves; stops on SIGTERM/SIGINT.
 //
-// Environment: DEVCHAIN_PORT (default 8545; 0: the OS picks a free one),
+// Environment: DEVCHAIN_PORT (default 8545; 0: the OS picks a free one), DEVCHAIN_HOST (the
+// address it binds, default 127.0.0.1; 0.0.0.0 in a container other containers call),
 // DEVCHAIN_CHAIN_ID (default 84532), DEVCHAIN_MINT_USDC (atomic units minted
 // to each demo account, default 1000 USDC).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -67,11 +68,11 @@ let announceListening;
 const listening = new Promise((resolve) => (announceListening = resolve));
 console.log = (...args) => {
   const line = args.join(" ");
-  const bound = /JSON-RPC server at http:\/\/127\.0\.0\.1:(\d+)\//.exec(line);
+  const bound = /JSON-RPC server at http:\/\/[^/]+:(\d+)\//.exec(line);
   if (bound) announceListening(Number(bound[1]));
   process.stderr.write(`${line}\n`);
 };
-const serving = hre.tasks.getTask("node").run({ port, hostname: "127.0.0.1" });
+const serving = hre.tasks.getTask("node").run({ port, hostname: process.env.DEVCHAIN_HOST || "127.0.0.1" });
 serving.catch((err) => {
   process.stderr.write(`devchain: ${err?.stack ?? err}\n`);
   process.exit(1);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { mnemonicToAccount } from "viem/accounts";
+import layout from "../layout.json";
 
 /** Private key of a devchain account (publicly known keys: devchain only). */
 export function devchainKey(mnemonic: string, index: number): `0x${string}` {
@@ -66,6 +67,28 @@ export function startDevchain(opts: { port?: number; timeoutMs?: number; onLog?:
       clearTimeout(timer);
       reject(new Error(`devchain exited (${code}):\n${log.slice(-20).join("\n")}`));
     });
+  });
+}
+
+/**
+ * The same settings for a devchain known only by its URL (a compose container):
+ * its layout is fixed (packages/devchain/layout.json), so every address and
+ * key follows from it without asking the chain.
+ */
+export function devchainSettlementAt(rpcUrl: string): ReturnType<typeof devchainSettlement> {
+  const feeWallet = mnemonicToAccount(layout.mnemonic, { addressIndex: layout.demoAccounts - 1 }).address;
+  return devchainSettlement({
+    url: rpcUrl,
+    chainId: layout.chainId,
+    network: `eip155:${layout.chainId}`,
+    usdc: layout.usdc as `0x${string}`,
+    usdcName: layout.usdcName,
+    usdcVersion: layout.usdcVersion,
+    multicall3: layout.multicall3 as `0x${string}`,
+    splitFactory: layout.splitFactory as `0x${string}`,
+    mnemonic: layout.mnemonic,
+    demoAccounts: [],
+    feeWallet,
   });
 }
 

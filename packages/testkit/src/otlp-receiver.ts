@@ -71,11 +71,12 @@ function flatten(body: unknown): ReceivedSpan[] {
 
 /**
  * A loopback OpenTelemetry collector for tests: accepts OTLP/HTTP exports on
- * POST /v1/traces, keeps the spans of JSON exports, and lets other processes
+ * POST /v1/traces, keeps the spans of JSON exports (only the traces `keepTrace`
+ * accepts, when given: a long suite exports far more than a test reads), and lets other processes
  * read them (GET /spans?trace_id=…, JSON), so a test worker can query the
  * spans a target sent to a receiver its global setup started.
  */
-export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(opts: { port?: number; keepTrace?: (traceId: string) => boolean } = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const otherBodies: OtlpReceiver["otherBodies"] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -97,7 +98,8 @@ export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
       const contentType = String(req.headers["content-type"] ?? "");
       if (contentType.startsWith("application/json")) {
         try {
-          spans.push(...flatten(JSON.parse(body.toString("utf8"))));
+          const received = flatten(JSON.parse(body.toString("utf8")));
+          spans.push(...(opts.keepTrace ? received.filter((s) => opts.keepTrace?.(s.traceId)) : received));
         } catch {
           res.writeHead(400).end();
           return;
@@ -110,7 +112,7 @@ export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
         .end(contentType.startsWith("application/json") ? "{}" : undefined);
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
