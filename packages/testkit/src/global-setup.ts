@@ -1,4 +1,6 @@
 import net from "node:net";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { INFRA_ENV } from "./infra";
 
 /**
@@ -41,6 +43,16 @@ export default async function globalSetup(): Promise<void> {
   else if (process.env.C402_KAFKA_UNAVAILABLE_REASON) {
     console.warn(`\n!!! Kafka suites will not run: ${process.env.C402_KAFKA_UNAVAILABLE_REASON}\n`);
   } else missing.push(kafka ? `Kafka at ${kafka}` : "Kafka (set TEST_KAFKA_BROKERS)");
+  // deploy/kafka/kafka.sh also serves SASL_SSL two ports up, with its certificate under its data dir.
+  if (process.env[INFRA_ENV.kafka] && firstBroker) {
+    const [host, port] = hostPort(`kafka://${firstBroker}`, 9092);
+    const secure = process.env.TEST_KAFKA_SECURE_BROKER ?? `${host}:${port + 2}`;
+    const caFile = process.env.TEST_KAFKA_CA_FILE ?? join(process.env.KAFKA_DATA_DIR ?? `/tmp/c402-kafka-${port}`, "secure", "ca.pem");
+    if (existsSync(caFile) && (await reachable(...hostPort(`kafka://${secure}`, 9094)))) {
+      process.env[INFRA_ENV.kafkaSecure] = secure;
+      process.env.C402_TEST_KAFKA_CA_FILE = caFile;
+    } else missing.push(`Kafka's SASL_SSL listener at ${secure} with its certificate ${caFile} (deploy/kafka/kafka.sh start)`);
+  }
 
   if (missing.length > 0) {
     const text = `infrastructure not reachable: ${missing.join("; ")}`;

@@ -11,6 +11,8 @@ export const INFRA_ENV = {
   postgres: "C402_TEST_POSTGRES_URL",
   redis: "C402_TEST_REDIS_URL",
   kafka: "C402_TEST_KAFKA_BROKERS",
+  /** The same broker's SASL_SSL listener (its CA certificate in C402_TEST_KAFKA_CA_FILE). */
+  kafkaSecure: "C402_TEST_KAFKA_SECURE_BROKER",
 } as const;
 
 export type InfraKind = keyof typeof INFRA_ENV;
