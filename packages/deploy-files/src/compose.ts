@@ -5,7 +5,7 @@ import {
   callingProcesses,
   DATABASE,
   developmentSecrets,
-  entryFile,
+  builtFile,
   GATEWAY,
   GRPC_CONTAINER_PORT,
   rpcTokenKey,
@@ -55,8 +55,18 @@ function liveChainSettings(): [string, string][] {
 /** The local EVM chain as a container of the same image (Hardhat's EDR from npm), published on loopback for buyers' scripts. */
 function devchainService(): string {
   return `  ${DEVCHAIN}:
-    <<: *c402-image
-    command: ["packages/devchain/bin/devchain.mjs"]
+    image: c402-devchain:dev
+    build:
+      context: ../..
+      dockerfile: deploy/docker/Dockerfile
+      target: devchain
+    init: true
+    restart: unless-stopped
+    read_only: true
+    tmpfs:
+      - /tmp # Hardhat's scratch project
+    cap_drop: [ALL]
+    security_opt: ["no-new-privileges:true"]
     environment:
       DEVCHAIN_HOST: 0.0.0.0
       DEVCHAIN_PORT: "${DEVCHAIN_PORT}"
@@ -98,7 +108,7 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
       : ["    depends_on:", "      <<: *infra-ready", ...waitsFor.flatMap(([c, condition]) => [`      ${c}:`, `        condition: ${condition}`])].join("\n");
   return `  ${s.name}:
     <<: *c402-image
-    command: ["${entryFile(s.name)}"]
+    command: ["${builtFile(s.name)}"]
     environment:
       <<: *grpc-env
 ${mapping(env, "      ")}
@@ -122,7 +132,7 @@ function gateway(g: GatewayEntry, defaults: ServiceDefaults, publicUrl: string):
   ];
   return `  ${g.name}:
     <<: *c402-image
-    command: ["${entryFile(g.name)}"]
+    command: ["${builtFile(g.name)}"]
     environment:
 ${mapping(env, "      ")}
     ports:
@@ -170,7 +180,7 @@ x-c402-image: &c402-image
   restart: unless-stopped
   read_only: true
   tmpfs:
-    - /tmp # tsx transform cache and IPC socket
+    - /tmp # the only writable path
   cap_drop: [ALL]
   security_opt: ["no-new-privileges:true"]
 

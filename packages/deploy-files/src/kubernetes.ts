@@ -7,7 +7,7 @@ import {
   rpcTokenKey,
   DATABASE,
   databaseSecretKey,
-  entryFile,
+  builtFile,
   GATEWAY,
   GRPC_CONTAINER_PORT,
   type GatewayEntry,
@@ -199,7 +199,7 @@ ${deployment(
   `      containers:
         - name: ${s.name}
           image: c402
-          args: ["${entryFile(s.name)}"]
+          args: ["${builtFile(s.name)}"]
           ports:
             - name: grpc
               containerPort: ${GRPC_CONTAINER_PORT}
@@ -282,7 +282,7 @@ ${deployment(
       containers:
         - name: ${g.name}
           image: c402
-          args: ["${entryFile(g.name)}"]
+          args: ["${builtFile(g.name)}"]
           ports:
             - name: http
               containerPort: ${defaults.gatewayPort}
@@ -354,10 +354,10 @@ export interface JobEntry {
  */
 export function jobs(services: readonly ServiceEntry[]): JobEntry[] {
   return [
-    { name: "create-topics", args: ["packages/runtime/src/create-topics.ts"], secrets: [], reaches: "kafka", purpose: "every topic of the contract" },
+    { name: "create-topics", args: [builtFile("create-topics")], secrets: [], reaches: "kafka", purpose: "every topic of the contract" },
     ...services.map((s): JobEntry => ({
       name: `migrate-${s.name}`,
-      args: [entryFile(s.name), MIGRATE_ONLY_FLAG],
+      args: [builtFile(s.name), MIGRATE_ONLY_FLAG],
       secrets: [["DATABASE_URL", databaseSecretKey(s)]],
       reaches: "postgres",
       purpose: `${s.name}'s schema brought up to date`,
@@ -397,7 +397,7 @@ ${CONTAINER_SECURITY}`,
 )}
 ---
 ${serviceAccount(j.name, component)}`;
-  return `${header("The Jobs: the topics job (packages/runtime/src/create-topics.ts) and one migration Job per", "service (its entry file with --migrate). Generated from the service list.")}
+  return `${header("The Jobs: the topics job (dist/create-topics.cjs, built from packages/runtime/src/create-topics.ts) and one", "migration Job per service (its built file with --migrate). Generated from the service list.")}
 ${jobs(services).map(one).join("---\n")}`;
 }
 

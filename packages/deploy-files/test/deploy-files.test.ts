@@ -118,7 +118,9 @@ describe("the generated deploy files", () => {
       services: Record<string, { command: string[]; environment: Record<string, unknown>; depends_on?: Record<string, unknown> }>;
     };
     const devchain = compose.services.devchain!;
-    expect(devchain.command).toEqual(["packages/devchain/bin/devchain.mjs"]);
+    // The image's devchain stage (the whole workspace; its own entrypoint runs the chain).
+    expect((devchain as unknown as { build: { target: string } }).build.target).toBe("devchain");
+    expect(devchain.command).toBeUndefined();
     expect(devchain.environment).toEqual({ DEVCHAIN_HOST: "0.0.0.0", DEVCHAIN_PORT: "8545" });
     const payments = compose.services.payments!;
     expect(payments.depends_on).toMatchObject({ devchain: { condition: "service_healthy" } });
@@ -151,7 +153,7 @@ describe("the generated deploy files", () => {
     for (const name of processes) {
       const spec = processSpecs[name as keyof typeof processSpecs];
       const given = Object.keys(compose.services[name]!.environment);
-      expect(compose.services[name]!.command).toEqual([`services/${name}/src/main.ts`]);
+      expect(compose.services[name]!.command).toEqual([`dist/${name}.cjs`]);
       expect({ name, missing: requiredOf(spec).filter((v) => !given.includes(v)) }).toEqual({ name, missing: [] });
       expect({ name, unread: given.filter((v) => !variablesOf(spec).includes(v) && !LIBRARY_VARIABLES.includes(v)) }).toEqual({ name, unread: [] });
     }
@@ -177,7 +179,7 @@ describe("the generated deploy files", () => {
       expect(deployment && service).toBeTruthy();
       const pod = deployment!.spec.template.spec;
       const container = pod.containers[0];
-      expect(container.args).toEqual([`services/${name}/src/main.ts`]);
+      expect(container.args).toEqual([`dist/${name}.cjs`]);
       for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) expect(container[probe]).toBeDefined();
       expect(container.resources.requests && container.resources.limits).toBeTruthy();
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });

@@ -173,7 +173,7 @@ describe("the rendered Kubernetes overlays", () => {
       it("creates the topics with three replicas", () => {
         expect(of("ConfigMap")[0]!.data).toMatchObject({ KAFKA_TOPIC_REPLICATION_FACTOR: "3", KAFKA_TOPIC_PARTITIONS: "3" });
         const job = of("Job").find((j) => j.metadata.name === "create-topics")!.spec.template.spec;
-        expect(job.containers[0].args).toEqual(["packages/runtime/src/create-topics.ts"]);
+        expect(job.containers[0].args).toEqual(["dist/create-topics.cjs"]);
         expect(job.restartPolicy).toBe("OnFailure");
       });
     }

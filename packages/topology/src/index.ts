@@ -235,6 +235,22 @@ export function entryFile(name: string): string {
   return `services/${name}/src/main.ts`;
 }
 
+/** The topics job's entry file (creates every topic of the contract, then exits). */
+export const CREATE_TOPICS_ENTRY = "packages/runtime/src/create-topics.ts";
+
+/**
+ * Every program the image runs, by the name of its built file: each service, the
+ * gateway and the topics job (`npm run build` bundles them into dist/<name>.cjs).
+ */
+export function programs(services: readonly ServiceEntry[] = SERVICES, gateway: GatewayEntry = GATEWAY): Record<string, string> {
+  return { ...Object.fromEntries([...services.map((s) => s.name), gateway.name].map((n) => [n, entryFile(n)])), "create-topics": CREATE_TOPICS_ENTRY };
+}
+
+/** A program's built file in the image, relative to its working directory (/app). */
+export function builtFile(program: string): string {
+  return `dist/${program}.cjs`;
+}
+
 /** The secrets a development run (compose, the local runner) gives the service a throwaway value of. */
 export function developmentSecrets(s: ServiceEntry): readonly SecretSetting[] {
   return s.secrets.filter((x) => !x.unsetInDevelopment);
