@@ -5,7 +5,7 @@ import { sql, type ExpressionBuilder, type Kysely, type Migration, type QueryCre
 import { failpoint } from "@c402/failpoints";
 import { newId } from "@c402/ids";
 import { outboxOldestAge, outboxUnpublished } from "@c402/metrics";
-import { currentContext, withoutContext, type RequestContext } from "@c402/request-context";
+import { currentContext, newRequestId, runWithContext, type RequestContext } from "@c402/request-context";
 import { openSpan, SpanKind, type OpenSpan } from "@c402/tracing";
 import { TRACE_HEADERS, type Bus, type BusMessage } from "./bus";
 
@@ -190,8 +190,8 @@ export class OutboxRelay {
     }
     clearTimeout(this.timer);
     this.running = true;
-    // The round serves every request's events, not the one whose commit poked it.
-    this.idle = withoutContext(() => this.drain()).finally(() => {
+    // The round serves every request's events, not the one whose commit poked it: its log lines get an id of their own.
+    this.idle = runWithContext({ requestId: newRequestId() }, () => this.drain()).finally(() => {
       this.running = false;
       if (this.stopped) return;
       if (this.again) {

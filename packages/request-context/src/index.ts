@@ -21,11 +21,6 @@ export function currentContext(): RequestContext | undefined {
   return storage.getStore();
 }
 
-/** Runs background work started from a request (a relay round it poked) outside that request's context. */
-export function withoutContext<T>(fn: () => T): T {
-  return storage.exit(fn);
-}
-
 export function newRequestId(): string {
   return `req_${randomUUID().replace(/-/g, "")}`;
 }
