@@ -170,8 +170,7 @@ export class RpcServer {
             const failure = toServiceError(err);
             const code = failure.code ?? grpc.status.UNKNOWN;
             callback(failure as grpc.ServiceError);
-            // A refusal the caller caused is the call working as designed: the span fails only for this service's own faults.
-            span.end(code === grpc.status.INTERNAL || code === grpc.status.UNAVAILABLE || code === grpc.status.UNKNOWN ? err : undefined);
+            span.end(isFault(code) ? err : undefined);
             rpcServerDuration.observe({ method, code: grpc.status[code] ?? String(code) }, secondsSince(started));
           },
         );
@@ -250,7 +249,7 @@ export function createClient<S extends DescService>(service: S, address: string,
         fn.call(client, create(m.input, request), metadata, { deadline }, (err: grpc.ServiceError | null, res: unknown) => {
           rpcClientDuration.observe({ method, code: grpc.status[err?.code ?? grpc.status.OK] ?? String(err?.code) }, secondsSince(started));
           if (err) {
-            span.end(err.code === grpc.status.INTERNAL || err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED ? err : undefined);
+            span.end(isFault(err.code) ? err : undefined);
             reject(fromServiceError(err));
           } else {
             span.end();
@@ -260,6 +259,14 @@ export function createClient<S extends DescService>(service: S, address: string,
       });
   }
   return out as ServiceClient<S>;
+}
+
+/**
+ * Whether a call's status is a fault (its span is marked failed): a refusal the
+ * caller caused (a 4xx problem) is the call working as designed.
+ */
+function isFault(code: grpc.status): boolean {
+  return [grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED, grpc.status.UNAUTHENTICATED].includes(code);
 }
 
 function secondsSince(started: bigint): number {
