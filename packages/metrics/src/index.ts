@@ -137,17 +137,26 @@ export const sagaOldestAge = new ScrapedGauge(
 /** Where a process serves its metrics. */
 export const metricsSpec = {
   metricsHost: env.string("METRICS_HOST", "address the Prometheus metrics endpoint binds (GET /metrics)", { default: "127.0.0.1" }),
-  metricsPort: env.int("METRICS_PORT", "port of the Prometheus metrics endpoint, never the public one (0: any free port, logged at start)", {
-    default: 9464,
-    min: 0,
-    max: 65535,
-  }),
+  metricsPort: env.int(
+    "METRICS_PORT",
+    "port of the Prometheus metrics endpoint, never the public one (0: any free port; unset and 9464 taken: a free one; either logged at start)",
+    {
+      default: 9464,
+      min: 0,
+      max: 65535,
+    },
+  ),
 } satisfies ConfigSpec;
 
 let defaultsCollected = false;
 
-/** Serves `GET /metrics` (the Prometheus text format) on its own port; resolves once listening. */
-export async function startMetricsServer(opts: { host: string; port: number }): Promise<{ port: number; close(): Promise<void> }> {
+/**
+ * Serves `GET /metrics` (the Prometheus text format) on its own port; resolves
+ * once listening. With `orFreePort`, a port already taken gives way to a free
+ * one (the default port on a developer's machine running two instances), which
+ * the caller logs; otherwise a taken port is an error.
+ */
+export async function startMetricsServer(opts: { host: string; port: number; orFreePort?: boolean }): Promise<{ port: number; close(): Promise<void> }> {
   if (!defaultsCollected) {
     // Process metrics (CPU, memory, event-loop lag, GC), once per process.
     collectDefaultMetrics({ register: registry, prefix: "c402_" });
@@ -168,13 +177,20 @@ export async function startMetricsServer(opts: { host: string; port: number }): 
       () => res.writeHead(500, { "Content-Type": "text/plain" }).end("metrics unavailable\n"),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off("error", reject);
-      resolve();
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, opts.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  try {
+    await listen(opts.port);
+  } catch (err) {
+    if (!opts.orFreePort || (err as { code?: string }).code !== "EADDRINUSE") throw err;
+    await listen(0);
+  }
   const address = server.address();
   return {
     port: typeof address === "object" && address ? address.port : opts.port,

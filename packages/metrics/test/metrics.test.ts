@@ -55,6 +55,17 @@ describe("metrics endpoint", () => {
     expect(await head.text()).toBe("");
   });
 
+  it("on a taken port: refuses to start, or takes a free port when told it may", async () => {
+    await expect(startMetricsServer({ host: "127.0.0.1", port: server.port })).rejects.toMatchObject({ code: "EADDRINUSE" });
+    const second = await startMetricsServer({ host: "127.0.0.1", port: server.port, orFreePort: true });
+    try {
+      expect(second.port).not.toBe(server.port);
+      expect((await fetch(`http://127.0.0.1:${second.port}/metrics`)).status).toBe(200);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("listens on loopback at 9464 unless told otherwise, and refuses a port out of range", () => {
     expect(loadConfig(metricsSpec, {})).toEqual({ metricsHost: "127.0.0.1", metricsPort: 9464 });
     expect(() => loadConfig(metricsSpec, { METRICS_PORT: "70000" })).toThrow(/METRICS_PORT must be at most 65535/);

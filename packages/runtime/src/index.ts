@@ -197,7 +197,12 @@ export const observabilitySpec = { ...metricsSpec, ...tracingSpec } satisfies Co
  */
 export async function startObservability(service: string, config: ConfigOf<typeof observabilitySpec>, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const tracing = startTracing({ service, config });
-  const metrics = await startMetricsServer({ host: config.metricsHost, port: config.metricsPort });
+  // The default port, unasked for, gives way when taken (a second `npm start`); a port someone set does not.
+  const metrics = await startMetricsServer({
+    host: config.metricsHost,
+    port: config.metricsPort,
+    orFreePort: process.env[metricsSpec.metricsPort.env] === undefined,
+  });
   logger.info({ port: metrics.port, tracing: tracingEnabled() ? config.otelProtocol : "off" }, "serving metrics");
   return {
     async stop() {
