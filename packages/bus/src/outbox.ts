@@ -4,7 +4,7 @@ import { eventsV1 } from "@c402/contracts";
 import { sql, type ExpressionBuilder, type Kysely, type Migration, type QueryCreator } from "@c402/db";
 import { failpoint } from "@c402/failpoints";
 import { newId } from "@c402/ids";
-import { outboxOldestAge, outboxUnpublished } from "@c402/metrics";
+import { oncePerScrape, outboxOldestAge, outboxUnpublished } from "@c402/metrics";
 import { currentContext, newRequestId, runWithContext, type RequestContext } from "@c402/request-context";
 import { openSpan, SpanKind, type OpenSpan } from "@c402/tracing";
 import { TRACE_HEADERS, type Bus, type BusMessage } from "./bus";
@@ -163,9 +163,10 @@ export class OutboxRelay {
     this.stopped = false;
     const service = this.opts.service;
     if (service) {
+      const lag = oncePerScrape(() => this.lag());
       this.unregister = [
-        outboxUnpublished.source(async () => [{ labels: { service }, value: (await this.lag()).waiting }]),
-        outboxOldestAge.source(async () => [{ labels: { service }, value: (await this.lag()).oldestSeconds }]),
+        outboxUnpublished.source(async () => [{ labels: { service }, value: (await lag()).waiting }]),
+        outboxOldestAge.source(async () => [{ labels: { service }, value: (await lag()).oldestSeconds }]),
       ];
     }
     this.poke();

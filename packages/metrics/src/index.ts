@@ -117,6 +117,18 @@ class ScrapedGauge {
   }
 }
 
+/**
+ * One read shared by the gauges of one scrape (two gauges from one query): a
+ * read is reused while it runs and for `ms` after, then made afresh.
+ */
+export function oncePerScrape<T>(read: () => Promise<T>, ms = 1_000): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: read() };
+    return last.value;
+  };
+}
+
 export const outboxUnpublished = new ScrapedGauge("c402_outbox_unpublished_events", "events written to a service's outbox and not yet on the bus", ["service"]);
 export const outboxOldestAge = new ScrapedGauge(
   "c402_outbox_oldest_unpublished_age_seconds",

@@ -1,5 +1,5 @@
 import { loadConfig } from "@c402/config";
-import { httpRequestDuration, metricsSpec, outboxUnpublished, startMetricsServer, webhookDeliveries } from "../src";
+import { httpRequestDuration, metricsSpec, oncePerScrape, outboxUnpublished, startMetricsServer, webhookDeliveries } from "../src";
 
 describe("metrics endpoint", () => {
   let server: Awaited<ReturnType<typeof startMetricsServer>>;
@@ -53,6 +53,14 @@ describe("metrics endpoint", () => {
     const head = await fetch(`${url}/metrics`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
+  });
+
+  it("shares one read among the gauges of one scrape, and reads afresh for the next", async () => {
+    let reads = 0;
+    const read = oncePerScrape(async () => ++reads, 50);
+    expect(await Promise.all([read(), read()])).toEqual([1, 1]);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await read()).toBe(2);
   });
 
   it("on a taken port: refuses to start, or takes a free port when told it may", async () => {

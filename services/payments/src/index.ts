@@ -19,7 +19,7 @@ import type { Settlement } from "./domain/settlement/settlement";
 import { paymentsRpc } from "./rpc/payments-rpc";
 import { paymentsMigrations } from "./store/migrations";
 import { paymentsStore, type PaymentsDb } from "./store/payments-store";
-import { sagaOldestAge, sagaSettlements } from "@c402/metrics";
+import { oncePerScrape, sagaOldestAge, sagaSettlements } from "@c402/metrics";
 
 export { paymentsConfigSpec, type LiveChainSettings } from "./config";
 export { paymentsMigrations } from "./store/migrations";
@@ -96,7 +96,7 @@ function relayOriginOf(origin: catalogV1.Origin, settings: catalogV1.CheckoutSet
 
 /** The saga's unfinished states in the metrics, read at each scrape (every state and kind shown, at 0 when empty). */
 function sagaGauges(db: PaymentsDb): () => void {
-  const read = async () => {
+  const read = oncePerScrape(async () => {
     const counts = await paymentsStore.unfinishedCounts(db);
     return (["claimed", "delivered", "settling"] as const).flatMap((state) =>
       [false, true].map((testMode) => ({
@@ -105,7 +105,7 @@ function sagaGauges(db: PaymentsDb): () => void {
         row: counts.find((c) => c.state === state && c.testMode === testMode),
       })),
     );
-  };
+  });
   const removals = [
     sagaSettlements.source(async () => (await read()).map(({ state, mode, row }) => ({ labels: { state, mode }, value: row?.count ?? 0 }))),
     sagaOldestAge.source(async () => (await read()).map(({ state, mode, row }) => ({ labels: { state, mode }, value: row?.oldestSeconds ?? 0 }))),
