@@ -1,5 +1,5 @@
 import { PaySplit, SplitFactory, TestUSDC } from "@c402/evm-contracts";
-import { TransactionSender } from "@c402/evm-sender";
+import { TransactionSender, type NonceReservation, type SignedTransaction } from "@c402/evm-sender";
 import {
   createPublicClient,
   encodeAbiParameters,
@@ -95,7 +95,7 @@ export class EvmChain {
   readonly facilitator: PrivateKeyAccount;
   private readonly client: PublicClient;
   private readonly chain: Chain;
-  /** The facilitator key's nonce queue: one per adapter, so one per key in this process. */
+  /** The facilitator key's signer: its own nonce queue for `signSettle`, a shared count for `signSettleReserved`. */
   private readonly sender: TransactionSender;
   private readonly splitAddresses = new Map<string, Address>();
 
@@ -210,8 +210,17 @@ export class EvmChain {
    * a crash after broadcast can be resolved from the chain. `gas`: the
    * simulation's figure, reused.
    */
-  signSettle(r: SplitRecipients, a: Authorization, signature: Hex, gas?: bigint): Promise<{ raw: Hex; txHash: Hex }> {
+  signSettle(r: SplitRecipients, a: Authorization, signature: Hex, gas?: bigint): Promise<SignedTransaction> {
     return this.sender.sign({ to: this.config.splitFactory, data: this.settleData(r, a, signature), gas });
+  }
+
+  /**
+   * Signs the settle transaction as `signSettle` does, with a nonce `reserve`
+   * takes from the count every process signing with this key shares (the
+   * replicas of a service), and answers what `reserve` answers.
+   */
+  signSettleReserved<T>(r: SplitRecipients, a: Authorization, signature: Hex, gas: bigint | undefined, reserve: NonceReservation<T>): Promise<T> {
+    return this.sender.signReserved({ to: this.config.splitFactory, data: this.settleData(r, a, signature), gas }, reserve);
   }
 
   /** Sends a transaction signed here, in nonce order; sending the same one again is not an error. */

@@ -1,6 +1,6 @@
 import { keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { TransactionSender, type SenderRpc } from "../src";
+import { TransactionSender, type NonceReservation, type SenderRpc } from "../src";
 
 const TO: Address = "0x1111111111111111111111111111111111111111";
 
@@ -14,6 +14,8 @@ class FakeNode implements SenderRpc {
   readonly known = new Set<Hex>();
   /** The next send fails with this message (and is not kept). */
   failNextSend?: string;
+  /** As a node that cannot queue a transaction ahead of the next nonce (the devchain when automining). */
+  refuseGaps = false;
 
   async estimateGas(args: { data: Hex }): Promise<bigint> {
     if (args.data === "0xdead") throw new Error("execution reverted");
@@ -31,6 +33,9 @@ class FakeNode implements SenderRpc {
     const failure = this.failNextSend;
     this.failNextSend = undefined;
     if (failure) throw new Error(failure);
+    const nonce = Number(parseTransaction(serializedTransaction).nonce);
+    const expected = this.sent.length === 0 ? this.pendingCount : Math.max(...this.sent) + 1;
+    if (this.refuseGaps && nonce > expected) throw new Error(`Nonce too high. Expected nonce to be ${expected} but got ${nonce}.`);
     const hash = keccak256(serializedTransaction);
     if (this.known.has(hash)) throw new Error("already known");
     this.known.add(hash);
@@ -113,5 +118,95 @@ describe("TransactionSender", () => {
     await expect(sender.broadcast(b.raw)).rejects.toThrow("nonce too low");
     expect(nonceOf((await sender.sign({ to: TO, data: "0x04" })).raw)).toBe(20);
     expect(node.countReads).toBe(2);
+  });
+
+  describe("signReserved: a nonce count shared by every process signing with the key", () => {
+    /** The shared count as payments keeps it (a row under a lock), here in memory; `fails` makes the record step roll back. */
+    function sharedCount() {
+      let next: number | undefined;
+      let lock = Promise.resolve();
+      const reservations: { behind: boolean }[] = [];
+      const reserve =
+        (record: (nonce: number) => boolean = () => true): NonceReservation<{ nonce: number; raw: Hex } | undefined> =>
+        async (key, sign) => {
+          reservations.push({ behind: key.behind });
+          const floor = next === undefined || key.behind ? await key.chainCount() : undefined;
+          const turn = lock.then(async () => {
+            if (floor !== undefined) next = Math.max(next ?? 0, floor);
+            const nonce = next as number;
+            const signed = await sign(nonce);
+            if (!record(nonce)) return undefined;
+            next = nonce + 1;
+            return { nonce, raw: signed.raw };
+          });
+          lock = turn.then(
+            () => undefined,
+            () => undefined,
+          );
+          return turn;
+        };
+      return { reserve, reservations, next: () => next };
+    }
+
+    it("two senders on one key (two processes) sign distinct consecutive nonces, and what each signed goes out", async () => {
+      const count = sharedCount();
+      const other = new TransactionSender({ rpc: node, account, chainId: 84532, sendOrderWaitMs: 200 });
+      const signed = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => (i % 2 ? sender : other).signReserved({ to: TO, data: `0x0${i % 10}` }, count.reserve())),
+      );
+      expect(signed.map((s) => s!.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => 7 + i));
+      expect(count.next()).toBe(19);
+    });
+
+    it("a reservation that recorded nothing counts no nonce", async () => {
+      const count = sharedCount();
+      expect(
+        await sender.signReserved(
+          { to: TO, data: "0x01" },
+          count.reserve(() => false),
+        ),
+      ).toBeUndefined();
+      expect((await sender.signReserved({ to: TO, data: "0x02" }, count.reserve()))!.nonce).toBe(7);
+    });
+
+    it("a failed preparation reserves nothing", async () => {
+      const count = sharedCount();
+      await expect(sender.signReserved({ to: TO, data: "0xdead" }, count.reserve())).rejects.toThrow("execution reverted");
+      expect(count.reservations).toEqual([]);
+    });
+
+    it("after the node says a nonce was too low, the next reservation says the count is behind, once", async () => {
+      const count = sharedCount();
+      const a = await sender.signReserved({ to: TO, data: "0x01" }, count.reserve());
+      node.failNextSend = "nonce too low: next nonce 20, tx nonce 7";
+      await expect(sender.broadcast(a!.raw)).rejects.toThrow("nonce too low");
+      node.pendingCount = 20;
+      expect((await sender.signReserved({ to: TO, data: "0x02" }, count.reserve()))!.nonce).toBe(20);
+      await sender.signReserved({ to: TO, data: "0x03" }, count.reserve());
+      expect(count.reservations.map((r) => r.behind)).toEqual([false, true, false]);
+    });
+
+    it("a transaction the node finds ahead of another process's, not yet sent, is offered again until that one arrives", async () => {
+      node.refuseGaps = true;
+      const count = sharedCount();
+      const other = new TransactionSender({ rpc: node, account, chainId: 84532, sendOrderWaitMs: 1_000 });
+      const first = await other.signReserved({ to: TO, data: "0x01" }, count.reserve());
+      const second = await sender.signReserved({ to: TO, data: "0x02" }, count.reserve());
+      const sentSecond = sender.broadcast(second!.raw);
+      await new Promise((r) => setTimeout(r, 100));
+      await other.broadcast(first!.raw);
+      await sentSecond;
+      expect(node.sent).toEqual([7, 8]);
+    });
+
+    it("gives up on a gap that stays past sendOrderWaitMs (the sweep sends it later)", async () => {
+      node.refuseGaps = true;
+      const count = sharedCount();
+      await sender.signReserved({ to: TO, data: "0x01" }, count.reserve()); // another process's, never sent
+      const second = await sender.signReserved({ to: TO, data: "0x02" }, count.reserve());
+      const started = Date.now();
+      await expect(sender.broadcast(second!.raw)).rejects.toThrow("Nonce too high");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    });
   });
 });

@@ -205,10 +205,11 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
         expect(new Set(ids)).toEqual(new Set([events[0]!.event_id]));
 
         // The buyer presenting the payment again gets the same receipt and no new transaction.
-        const block = await usdc.client.getBlockNumber();
+        // cacheTime 0: viem serves a block number up to 4 s old by default (a loaded machine read a stale one here).
+        const block = await usdc.client.getBlockNumber({ cacheTime: 0 });
         const again = await saga().submit(s.checkout, s.payload, s.requirement);
         expect(again).toMatchObject({ kind: "settled", redelivered: true, row: { id: row.id, tx_hash: row.tx_hash } });
-        expect(await usdc.client.getBlockNumber()).toBe(block);
+        expect(await usdc.client.getBlockNumber({ cacheTime: 0 })).toBe(block);
         expect(await usdc.balance(s.buyer.address)).toBe(s.minted - row.total);
 
         finished.push({ paymentId: row.id, failpoint, recoveryMs: recovery.ms });

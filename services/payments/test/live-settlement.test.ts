@@ -62,7 +62,7 @@ describe("live settlement saga on the devchain", () => {
   }
 
   /** A failpoint: `step` throws Crash (the process "dies") once. */
-  function crashingAt(step: "signSettle" | "broadcast" | "waitForReceipt"): LiveChain {
+  function crashingAt(step: "signSettleReserved" | "broadcast" | "waitForReceipt"): LiveChain {
     let armed = true;
     const original = (live.chain[step] as (...args: never[]) => Promise<unknown>).bind(live.chain);
     return withChain({
@@ -76,38 +76,41 @@ describe("live settlement saga on the devchain", () => {
     });
   }
 
-  it.each(["signSettle", "broadcast", "waitForReceipt"] as const)("a crash at %s is resumed by the sweep: one charge, one receipt, one event", async (step) => {
-    const c = checkout();
-    const buyer = await buyerWith(1_000_000n);
-    const { payload, requirement } = await pay(c, buyer);
-    // A failed broadcast is ambiguous by design (it may have reached the chain): the buyer is told "pending".
-    const first = await saga(crashingAt(step))
-      .submit(c, payload, requirement)
-      .catch((e: unknown) => e);
-    if (step === "broadcast") expect(first).toMatchObject({ kind: "pending" });
-    else expect(first).toBeInstanceOf(Crash);
-    const [before] = await rows(c.id);
-    expect(before?.status).toMatch(/claimed|settling/);
+  it.each(["signSettleReserved", "broadcast", "waitForReceipt"] as const)(
+    "a crash at %s is resumed by the sweep: one charge, one receipt, one event",
+    async (step) => {
+      const c = checkout();
+      const buyer = await buyerWith(1_000_000n);
+      const { payload, requirement } = await pay(c, buyer);
+      // A failed broadcast is ambiguous by design (it may have reached the chain): the buyer is told "pending".
+      const first = await saga(crashingAt(step))
+        .submit(c, payload, requirement)
+        .catch((e: unknown) => e);
+      if (step === "broadcast") expect(first).toMatchObject({ kind: "pending" });
+      else expect(first).toBeInstanceOf(Crash);
+      const [before] = await rows(c.id);
+      expect(before?.status).toMatch(/claimed|settling/);
 
-    // Restart: a new saga (as after a process restart) sweeps what was left.
-    await saga().sweep(0);
-    const [after] = await rows(c.id);
-    expect(after?.status).toBe("settled");
-    const b = breakdown(100_000n);
-    expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
-    expect(await balance(c.payTo)).toBe(b.providerAmount);
-    expect(await events(after!.id)).toBe(1);
-    expect(await settledEventOf(database.db, after!.id)).toMatchObject({
-      paymentId: after!.id,
-      testMode: false,
-      reusableCheckout: true,
-      txHash: after!.tx_hash,
-    });
-    // The buyer re-presenting the payment gets the same receipt, no second charge.
-    const again = await saga().submit(c, payload, requirement);
-    expect(again).toMatchObject({ kind: "settled", redelivered: true, row: { id: after!.id } });
-    expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
-  });
+      // Restart: a new saga (as after a process restart) sweeps what was left.
+      await saga().sweep(0);
+      const [after] = await rows(c.id);
+      expect(after?.status).toBe("settled");
+      const b = breakdown(100_000n);
+      expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
+      expect(await balance(c.payTo)).toBe(b.providerAmount);
+      expect(await events(after!.id)).toBe(1);
+      expect(await settledEventOf(database.db, after!.id)).toMatchObject({
+        paymentId: after!.id,
+        testMode: false,
+        reusableCheckout: true,
+        txHash: after!.tx_hash,
+      });
+      // The buyer re-presenting the payment gets the same receipt, no second charge.
+      const again = await saga().submit(c, payload, requirement);
+      expect(again).toMatchObject({ kind: "settled", redelivered: true, row: { id: after!.id } });
+      expect(await balance(buyer.address)).toBe(1_000_000n - b.total);
+    },
+  );
 
   it("a single-shot sale says in its event that the checkout stops selling", async () => {
     const c = liveCheckout({ reusable: false });
@@ -173,7 +176,7 @@ describe("live settlement saga on the devchain", () => {
     const c = checkout();
     const buyer = await buyerWith(200_000n);
     const { payload, requirement } = await pay(c, buyer);
-    const drainThenSign = async (...args: Parameters<LiveChain["chain"]["signSettle"]>) => {
+    const drainThenSign = async (...args: Parameters<LiveChain["chain"]["signSettleReserved"]>) => {
       await rpc("hardhat_setBalance", [buyer.address, "0xDE0B6B3A7640000"]);
       const w = createWalletClient({ account: buyer, transport: http(devchain.url) });
       await pub().waitForTransactionReceipt({
@@ -185,10 +188,10 @@ describe("live settlement saga on the devchain", () => {
           chain: null,
         }),
       });
-      return live.chain.signSettle(...args);
+      return live.chain.signSettleReserved(...args);
     };
     // The signature reuses the simulation's gas figure, so the transaction goes out and reverts on-chain.
-    await expect(saga(withChain({ signSettle: drainThenSign as never })).submit(c, payload, requirement)).rejects.toMatchObject({
+    await expect(saga(withChain({ signSettleReserved: drainThenSign as never })).submit(c, payload, requirement)).rejects.toMatchObject({
       slug: "payment-required",
       extensions: { reason: "settlement_failed", settlement: { transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: devchain.network } },
     });

@@ -100,3 +100,5 @@ export async function openCrashRig(facilitatorIndex: number) {
     },
   };
 }
+
+export type CrashRig = Awaited<ReturnType<typeof openCrashRig>>;

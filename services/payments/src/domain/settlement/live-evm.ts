@@ -167,9 +167,20 @@ export class LiveEvmSettlement implements Settlement {
     const split = claimed.split_address as Hex;
     const already = onChain === undefined ? await live.chain.findSettlement(split, auth.from, auth.nonce) : onChain;
     if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
-    let signed: { raw: Hex; txHash: Hex };
+    let settling: PaymentRow | undefined;
     try {
-      signed = await live.chain.signSettle(live.recipients(splitPartiesOfRow(claimed)), auth, claimed.authorization.signature as Hex, gas);
+      // Every replica signs with the facilitator key: the nonce comes from the count they share,
+      // and is counted in the commit that records the signed transaction (ADR 11).
+      settling = await live.chain.signSettleReserved(
+        live.recipients(splitPartiesOfRow(claimed)),
+        auth,
+        claimed.authorization.signature as Hex,
+        gas,
+        (key, sign) =>
+          store.recordSigned(this.db, key, sign, (trx, signed) =>
+            store.advance(trx, claimed.id, SETTLEABLE, { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw }),
+          ),
+      );
     } catch (err) {
       // Gas estimation runs the settle call: if it cannot succeed any more (funds moved away,
       // authorization cancelled), nothing was sent and the payment fails cleanly.
@@ -189,8 +200,8 @@ export class LiveEvmSettlement implements Settlement {
       }
       throw err;
     }
-    const settling = await store.advance(this.db, claimed.id, SETTLEABLE, { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw });
     if (!settling) return this.current(claimed.id);
+    const signed = { raw: settling.raw_tx as Hex, txHash: settling.tx_hash as Hex };
     failpoint("after-sign");
     try {
       await live.chain.broadcast(signed.raw);

@@ -9,6 +9,7 @@ import { paymentPlatformCut } from "./0006_platform_cut";
 import { paidOnDelivery } from "./0008_paid_on_delivery";
 import { webhookFulfilment } from "./0009_webhook_fulfilment";
 import { receiptsLedger } from "./0010_ledger";
+import { senderNonces } from "./0011_sender_nonces";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -22,4 +23,5 @@ export const paymentsMigrations: MigrationSet = {
   "0008_paid_on_delivery": paidOnDelivery,
   "0009_webhook_fulfilment": webhookFulfilment,
   "0010_ledger": receiptsLedger,
+  "0011_sender_nonces": senderNonces,
 };
