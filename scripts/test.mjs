@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs every suite: the unit and integration tests (PostgreSQL, Redis and
-// Kafka suites run when reachable; with CI=true they must be), then the
-// black-box e2e suite against embedded mode and, when PostgreSQL, Redis and
+// Kafka suites run when reachable; with CI=true they must be), the rolling
+// restart of two replicas of every distributed process under load (alone: it
+// runs a dozen processes, and other suites' timings must not share the
+// machine with it), then the black-box e2e suite against embedded mode and, when PostgreSQL, Redis and
 // Kafka are all reachable, against distributed mode. Prints one summary line.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
@@ -37,6 +39,7 @@ env.TEST_KAFKA_BROKERS ??= "127.0.0.1:19092"; // deploy/kafka/kafka.sh's default
 const { modes } = await e2eModes(env);
 
 let ok = runJest("unit-and-integration", [], env);
+ok = runJest("rollout", ["--runInBand", "--testMatch", "<rootDir>/deploy/local/test/**/*.test.ts"], env) && ok;
 for (const mode of modes) ok = runJest(`e2e-${mode}`, ["-c", "test-e2e/jest.config.js"], { ...env, E2E_MODE: mode }) && ok;
 
 const summary = `tests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`;

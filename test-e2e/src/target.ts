@@ -80,6 +80,8 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
   const dataDir = join(logs, "data");
   let child: ChildProcess;
   let cleanup = async () => {};
+  // Distributed mode: resolved once the runner printed its processes' ports (it does once all are healthy).
+  let portsKnown: Promise<void> = Promise.resolve();
   if (mode === "embedded") {
     const metricsPort = await freePort();
     metricsUrls.embedded = `http://127.0.0.1:${metricsPort}`;
@@ -121,6 +123,8 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
     });
     // The runner names each process's metrics port in its first line.
     let firstLines = "";
+    let portsRead!: () => void;
+    portsKnown = new Promise((r) => (portsRead = r));
     const readPorts = (chunk: Buffer) => {
       firstLines += chunk.toString("utf8");
       const match = /metrics (\{[^\n]*\})/.exec(firstLines);
@@ -129,6 +133,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
       const services = /services (\{[^}]*\})/.exec(firstLines);
       for (const [name, p] of Object.entries(JSON.parse(services?.[1] ?? "{}") as Record<string, number>)) grpc.addresses[name] = `127.0.0.1:${p}`;
       for (const [name, p] of Object.entries(JSON.parse(match[1] as string) as Record<string, number>)) metricsUrls[name] = `http://127.0.0.1:${p}`;
+      portsRead();
     };
     child.stdout?.on("data", readPorts);
     cleanup = async () => {
@@ -166,6 +171,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
   };
   try {
     await waitForHealth(baseUrl, child, 120_000);
+    await Promise.race([portsKnown, new Promise((_, reject) => setTimeout(() => reject(new Error("the runner never printed its ports")), 30_000).unref())]);
   } catch (err) {
     const keep = lastAttempt || !(err instanceof TargetExited);
     if (keep) process.stderr.write(`e2e target logs kept in ${logs}\n`);

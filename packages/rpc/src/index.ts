@@ -231,6 +231,10 @@ export function createClient<S extends DescService>(service: S, address: string,
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
     // Spread calls over every address the name resolves to (headless Services in Kubernetes).
     "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    // A replica restarted by a rollout takes calls again within seconds (the default backoff grows to 120 s), so the
+    // rollout's next pod, stopping, never leaves a caller with no ready replica (G36).
+    "grpc.initial_reconnect_backoff_ms": 250,
+    "grpc.max_reconnect_backoff_ms": 2_000,
   });
   const out: Record<string, unknown> = { close: () => client.close() };
   for (const m of unaryMethods(service)) {

@@ -1,0 +1,253 @@
+/**
+ * Distributed mode on one machine, as a library: provisions PostgreSQL (one
+ * schema and role per service), then starts every service as its own process
+ * (`replicas` of each, as a Deployment would) with real gRPC between them,
+ * Kafka as the bus and Redis for the gateway. `run.ts` is its command line;
+ * the rolling-restart test (G36) drives it directly.
+ *
+ * Which services run, with which schema, role, addresses and secrets, comes
+ * from the service list (packages/topology). A caller reaches a service's
+ * replicas at one address, `ipv4:127.0.0.1:a,127.0.0.1:b`, as a headless
+ * Service's DNS name resolves to its pods; the gRPC client spreads calls over
+ * them and leaves out one that is stopping.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { formatCallers, waitUntilServing } from "@c402/rpc";
+import { addressVariables, callersOf, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
+import { freePort } from "./ports";
+import { provision, serviceDatabaseUrl } from "./provision";
+
+const root = resolve(__dirname, "../../..");
+/** How long a service may take to migrate and start (compose allows 90 s before its health checks count). */
+const SERVICE_START_TIMEOUT_MS = 120_000;
+
+export interface LocalClusterOptions {
+  adminUrl: string;
+  database: string;
+  kafkaBrokers: string;
+  redisUrl: string;
+  /** The first gateway's port; further gateways take free ports. */
+  gatewayPort: number;
+  /** Processes of each service and of the gateway (default 1). */
+  replicas?: number;
+  /** Where each process writes its output (`<name>.log`, `<name>.<replica>.log`); unset: this process's terminal. */
+  logDir?: string;
+  /** The environment every process starts from (default this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** A process stopped that nobody stopped (not `restart`, not `stop`). */
+  onUnexpectedExit?: (process: ClusterProcess, code: number | null, signal: NodeJS.Signals | null) => void;
+}
+
+export interface ClusterProcess {
+  /** A service's name, or the gateway's. */
+  name: string;
+  replica: number;
+  /** A service's gRPC port, or the gateway's HTTP port. */
+  port: number;
+  metricsPort: number;
+  child: ChildProcess;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** SIGTERM to exit. */
+  stopMs: number;
+}
+
+export interface LocalCluster {
+  /** Every process, as running now (a restart replaces its entry's child). */
+  readonly processes: readonly ClusterProcess[];
+  gatewayUrls: string[];
+  /** Each service's address as its callers get it (all its replicas). */
+  addresses: Record<string, string>;
+  /** Each process's RPC token (from the environment as <NAME>_RPC_TOKEN, else random). */
+  rpcTokens: Record<string, string>;
+  devchain?: RunningDevchain;
+  /**
+   * What a Kubernetes rollout does to one pod: SIGTERM, wait for the exit (a
+   * process that outlives `graceMs` is killed, as the kubelet would), start it
+   * again on the same port and wait until it serves.
+   */
+  restart(process: ClusterProcess, graceMs?: number): Promise<ProcessExit>;
+  /** SIGTERM to every process (and the devchain), and wait. */
+  stop(): Promise<void>;
+}
+
+export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
+  const env = opts.env ?? process.env;
+  const replicas = opts.replicas ?? 1;
+  // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere.
+  const devchain = env.EVM_RPC_URL ? undefined : await startDevchain({ port: Number(env.DEVCHAIN_PORT ?? 0) });
+  const settlement = devchain && devchainSettlement(devchain);
+  const chainEnv: Record<string, string> = settlement
+    ? {
+        EVM_NETWORK: settlement.network,
+        EVM_RPC_URL: settlement.rpcUrl,
+        EVM_USDC_ADDRESS: settlement.usdc,
+        SPLIT_FACTORY_ADDRESS: settlement.splitFactory,
+        FACILITATOR_PRIVATE_KEY: settlement.facilitatorKey,
+        FEE_WALLET_ADDRESS: settlement.feeWallet,
+      }
+    : {};
+  const passwords = Object.fromEntries(SERVICES.map((s) => [s.name, randomBytes(12).toString("hex")]));
+  await provision(opts.adminUrl, opts.database, passwords);
+
+  const ports = async (name: string) => Promise.all(Array.from({ length: replicas }, () => freePort())).then((p) => [name, p] as const);
+  const grpcPorts = Object.fromEntries(await Promise.all(SERVICES.map((s) => ports(s.name))));
+  const gatewayPorts = [opts.gatewayPort, ...(await Promise.all(Array.from({ length: replicas - 1 }, () => freePort())))];
+  const addresses = Object.fromEntries(
+    SERVICES.map((s) => {
+      const list = (grpcPorts[s.name] as number[]).map((p) => `127.0.0.1:${p}`);
+      return [s.name, list.length === 1 ? (list[0] as string) : `ipv4:${list.join(",")}`];
+    }),
+  );
+  const address = (s: { name: string }) => addresses[s.name] as string;
+  // LOG_LEVEL and the rest of this environment reach every child as they are (unset: each process's own default).
+  const common = { KAFKA_BROKERS: opts.kafkaBrokers, KAFKAJS_NO_PARTITIONER_WARNING: "1" };
+  // A secret with a format of its own has a fixed development value; the rest are random per run.
+  const secret = (name: string, development?: string) => env[name] ?? development ?? randomBytes(32).toString("hex");
+  const baseUrl = env.BASE_URL ?? `http://127.0.0.1:${opts.gatewayPort}`;
+  // Each process its own RPC token (from this environment as <NAME>_RPC_TOKEN, else random); each service lists its callers' digests.
+  const rpcTokens = Object.fromEntries([...SERVICES.map((s) => s.name), GATEWAY.name].map((name) => [name, secret(rpcTokenKey(name))]));
+  const rpcIdentity = (name: string): Record<string, string> => {
+    const callers = callersOf(name);
+    return {
+      ...(name === GATEWAY.name || (SERVICES.find((s) => s.name === name)?.calls.length ?? 0) > 0 ? { RPC_TOKEN: rpcTokens[name] as string } : {}),
+      ...(callers.length > 0 ? { RPC_CALLERS: formatCallers(Object.fromEntries(callers.map((c) => [c, rpcTokens[c] as string]))) } : {}),
+    };
+  };
+
+  const processes: ClusterProcess[] = [];
+  const expectedExits = new Set<ChildProcess>();
+  let stopping = false;
+  const spawnChild = (p: Omit<ClusterProcess, "child">, vars: Record<string, string>): ChildProcess => {
+    // `node --import tsx` rather than the tsx CLI, so a signal reaches the service itself (as the kubelet's does).
+    const child = spawn(process.execPath, ["--import", "tsx", join(root, entryFile(p.name))], {
+      cwd: root,
+      env: { ...env, ...common, ...vars, METRICS_PORT: String(p.metricsPort) },
+      stdio: opts.logDir ? ["ignore", "pipe", "pipe"] : "inherit",
+    });
+    if (opts.logDir) {
+      mkdirSync(opts.logDir, { recursive: true });
+      const out = createWriteStream(join(opts.logDir, p.replica === 0 ? `${p.name}.log` : `${p.name}.${p.replica}.log`), { flags: "a" });
+      child.stdout?.pipe(out);
+      child.stderr?.pipe(out);
+    }
+    child.once("exit", (code, signal) => {
+      if (stopping || expectedExits.delete(child)) return;
+      const entry = processes.find((e) => e.child === child);
+      if (entry) opts.onUnexpectedExit?.(entry, code, signal);
+    });
+    return child;
+  };
+  const launchers = new Map<ClusterProcess, () => ChildProcess>();
+  const launch = (name: string, replica: number, port: number, vars: Record<string, string>, metricsPort: number) => {
+    const entry = { name, replica, port, metricsPort } as ClusterProcess;
+    const start = () => spawnChild(entry, vars);
+    entry.child = start();
+    launchers.set(entry, start);
+    processes.push(entry);
+    return entry;
+  };
+  const ready = (entry: ClusterProcess) =>
+    entry.name === GATEWAY.name
+      ? waitUntilHealthy(`http://127.0.0.1:${entry.port}`, entry.child, SERVICE_START_TIMEOUT_MS)
+      : waitUntilServing(`127.0.0.1:${entry.port}`, SERVICE_START_TIMEOUT_MS);
+
+  try {
+    await startAll();
+  } catch (err) {
+    // Nothing half-started is left behind.
+    stopping = true;
+    for (const p of processes) p.child.kill("SIGKILL");
+    await devchain?.stop();
+    throw err;
+  }
+  async function startAll() {
+    for (const s of SERVICES) {
+      const vars = {
+        ...rpcIdentity(s.name),
+        ...(s.readsBaseUrl ? { BASE_URL: baseUrl } : {}),
+        ...addressVariables(s.calls, address),
+        ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env, x.developmentValue)])),
+        ...(s.settlesOnChain ? chainEnv : {}),
+        DATABASE_URL: serviceDatabaseUrl(opts.adminUrl, opts.database, s.name, passwords[s.name] as string),
+      };
+      for (const [replica, port] of (grpcPorts[s.name] as number[]).entries())
+        launch(s.name, replica, port, { ...vars, GRPC_PORT: String(port) }, await freePort());
+    }
+    // As compose's depends_on (service_healthy) and Kubernetes' readiness: the gateway starts once every
+    // service reports SERVING on grpc.health.v1 (migrated, started).
+    await Promise.all(processes.map(ready));
+    for (const [replica, port] of gatewayPorts.entries()) {
+      launch(
+        GATEWAY.name,
+        replica,
+        port,
+        {
+          PORT: String(port),
+          ...rpcIdentity(GATEWAY.name),
+          REDIS_URL: opts.redisUrl,
+          ...addressVariables(GATEWAY.calls, address),
+          ...(devchain ? { DEVCHAIN_URL: devchain.url } : {}),
+          ...(env.BASE_URL ? { BASE_URL: env.BASE_URL } : {}),
+        },
+        await freePort(),
+      );
+    }
+    await Promise.all(processes.filter((p) => p.name === GATEWAY.name).map(ready));
+  }
+
+  const exitOf = (child: ChildProcess) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? r({ code: child.exitCode, signal: child.signalCode })
+        : child.once("exit", (code, signal) => r({ code, signal })),
+    );
+  return {
+    processes,
+    gatewayUrls: gatewayPorts.map((p) => `http://127.0.0.1:${p}`),
+    addresses,
+    rpcTokens,
+    devchain,
+    async restart(entry, graceMs = 30_000) {
+      const started = Date.now();
+      expectedExits.add(entry.child);
+      entry.child.kill("SIGTERM");
+      const killer = setTimeout(() => entry.child.kill("SIGKILL"), graceMs);
+      const exit = await exitOf(entry.child);
+      clearTimeout(killer);
+      const stopMs = Date.now() - started;
+      entry.child = (launchers.get(entry) as () => ChildProcess)();
+      await ready(entry);
+      return { ...exit, stopMs };
+    },
+    async stop() {
+      stopping = true;
+      for (const p of processes) p.child.kill("SIGTERM");
+      const killer = setTimeout(() => processes.forEach((p) => p.child.kill("SIGKILL")), 10_000);
+      await Promise.all(processes.map((p) => exitOf(p.child)));
+      clearTimeout(killer);
+      await devchain?.stop();
+    },
+  };
+}
+
+async function waitUntilHealthy(base: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${base}: exited with ${child.exitCode} before it was healthy`);
+    const ok = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`${base} is not healthy after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
