@@ -60,13 +60,12 @@ describe("the discovery documents name only what this run serves", () => {
     expect(rehearsal.accepts.map((a: { network: string }) => a.network)).toEqual([root.buying.rehearsal_network]);
   });
 
-  it("every route the root map, the well-known document and llms.txt name answers (none is 404); MCP, not served, is not linked", async () => {
+  it("every route the root map, the well-known document and llms.txt name answers (none is 404), POST /mcp among them", async () => {
     const root = (await call("GET", "/")).body;
     const wellKnown = (await call("GET", "/.well-known/c402")).body;
     const llms = (await call("GET", "/llms.txt")).text;
-    expect(root.links.mcp).toBeNull();
-    // The MCP endpoint (POST /mcp) is not built; /v1/mcp/tools (listing a seller's server) is.
-    expect(llms).not.toMatch(/(?<![\w/])\/mcp\b/);
+    expect(root.links.mcp).toBe(`${baseUrl()}/mcp`);
+    expect(llms).toContain("POST /mcp");
 
     const urls = [JSON.stringify(root), JSON.stringify(wellKnown)].flatMap((t) => [...t.matchAll(/"(https?:\/\/[^"]+)"/g)].map((m) => m[1]!));
     // Only the site link may point elsewhere (SITE_URL); nothing outside this run is called.

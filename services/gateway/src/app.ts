@@ -36,6 +36,9 @@ import { fulfilmentRoutes } from "./http/routes/fulfilment";
 import { sellerCatalogueRoutes } from "./http/routes/seller-catalogue";
 import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
+import { mcpRoutes } from "./mcp/endpoint";
+import { mcpTools } from "./mcp/tools";
+import { CheckoutOperations } from "./operations/checkouts";
 
 /** Largest JSON body accepted (a checkout with its inline goods). */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -78,6 +81,10 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.set("json replacer", bigintAsString);
   app.use(requestContext(deps.logger));
   app.use(["/c", "/r"], faceCors);
+  const checkouts = new CheckoutOperations(deps, quotes);
+  const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
+  // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, unpaid })));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(boundedJsonBodies);
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
@@ -93,13 +100,13 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(webhookRoutes(deps));
   app.use(mcpToolRoutes(deps));
   app.use(accountRoutes(deps));
-  app.use(checkoutRoutes(deps, quotes));
+  app.use(checkoutRoutes(deps, quotes, checkouts));
   app.use(payoutRoutes(deps, quotes));
   app.use(reportRoutes(deps));
   app.use(fulfilmentRoutes(deps));
   app.use(ledgerRoutes(deps));
   app.use(analyticsRoutes(deps));
-  app.use(faceRoutes(deps, new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes)));
+  app.use(faceRoutes(deps, unpaid));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));

@@ -67,15 +67,20 @@ export function requireScope(clients: ServiceClients, needed: ScopeName): Reques
   return async (req: Request, res: Response, next: NextFunction) => {
     const cred = await authenticate(clients, req, res);
     req.credential = cred;
-    if (RANK[cred.scope] < RANK[needed]) {
-      throw new ProblemError("forbidden", {
-        message: `This endpoint needs a key with scope \`${needed}\`; this key has \`${cred.scope}\`.`,
-        help: { fix: `Create a key with scope ${needed} (POST /v1/keys with a full key) and use it here.`, retry_is_safe: false, needed_scope: needed },
-        extensions: { needed_scope: needed },
-      });
-    }
+    ensureScope(cred, needed);
     next();
   };
+}
+
+/** 403 naming the scope needed when the credential's is below it (REST routes and MCP tools alike). */
+export function ensureScope(cred: Credential, needed: ScopeName): void {
+  if (RANK[cred.scope] < RANK[needed]) {
+    throw new ProblemError("forbidden", {
+      message: `This endpoint needs a key with scope \`${needed}\`; this key has \`${cred.scope}\`.`,
+      help: { fix: `Create a key with scope ${needed} (POST /v1/keys with a full key) and use it here.`, retry_is_safe: false, needed_scope: needed },
+      extensions: { needed_scope: needed },
+    });
+  }
 }
 
 /** The bearer token of the Authorization header, when it has the Bearer form. */
@@ -89,10 +94,11 @@ export function bearerTokenOf(req: Request): string | undefined {
  * wins whenever it is present, else the session cookie. A request the cookie
  * authenticates is a browser's: a write must come from this site (CSRF),
  * checked before anything is resolved, and only a session token counts.
+ * `doors.cookie` false: the header alone (/mcp takes no cookie).
  */
-async function authenticate(clients: ServiceClients, req: Request, res: Response): Promise<Credential> {
+export async function authenticate(clients: ServiceClients, req: Request, res: Response, doors: { cookie: boolean } = { cookie: true }): Promise<Credential> {
   const header = req.get("authorization");
-  const cookie = header === undefined ? sessionCookieOf(req) : undefined;
+  const cookie = header === undefined && doors.cookie ? sessionCookieOf(req) : undefined;
   if (cookie !== undefined) sessionCookiesOf(req).refuseCrossSite(req);
   const token = header === undefined ? cookie : BEARER.exec(header)?.[1];
   const attempt: AuthAttempt = { ip: req.ip ?? "unknown", keyPrefix: header === undefined ? undefined : token?.match(KEY_PREFIX)?.[0] };

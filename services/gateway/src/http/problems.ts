@@ -93,7 +93,7 @@ function problemOfLibraryError(err: unknown): ProblemError | undefined {
 }
 
 /** The 401 challenge (RFC 9110 §11.6.1, RFC 6750 §3); `invalid_token` when a credential was sent and refused. */
-function bearerChallenge(realm: string, credentialSent: boolean): string {
+export function bearerChallenge(realm: string, credentialSent: boolean): string {
   const quoted = realm.replace(/["\\]/g, "\\$&");
   return `Bearer realm="${quoted}"${credentialSent ? ', error="invalid_token"' : ""}`;
 }

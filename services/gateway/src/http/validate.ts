@@ -80,3 +80,17 @@ export function validateBodyWithholding<N extends SchemaName>(name: N, raw: unkn
   const errors = fields.filter((field) => field in raw).map((field) => ({ field, reason }));
   return validateBody(name, Object.fromEntries(Object.entries(raw).filter(([k]) => !withheld.has(k))), errors);
 }
+
+/**
+ * Validates a JSON object against a schema that is not a REST body's (an MCP
+ * tool's arguments), compiled once under `id`, with the same rules and the
+ * same 422 as validateBody.
+ */
+export function validateObject<T>(id: string, schema: object, value: unknown): T {
+  if (!ajv.getSchema(id)) ajv.addSchema(schema, id);
+  const validate = ajv.getSchema(id) as ValidateFunction<T>;
+  const v = value === undefined ? {} : value;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw invalid([{ field: "(arguments)", reason: "must be a JSON object" }]);
+  if (validate(v)) return v;
+  throw invalid(fieldErrorsOf(validate.errors ?? []));
+}

@@ -39,8 +39,7 @@ export function rootView({ baseUrl, siteUrl, serviceName, version }: Service, ra
       create_checkout: `${baseUrl}/v1/checkouts`,
       join_challenge: `${baseUrl}/auth/wallet/challenge`,
       join_verify: `${baseUrl}/auth/wallet/verify`,
-      // Not served by this deployment yet: null rather than a link that answers 404.
-      mcp: null,
+      mcp: `${baseUrl}/mcp`,
       site: siteUrl,
     },
     buying: {
@@ -72,7 +71,7 @@ export function llmsText(serviceName: string, rails: Rails): string {
   return [
     `# ${serviceName}`,
     "",
-    "> Hosted pay-per-request checkouts on the x402 protocol. A buyer (often an agent) requests a checkout URL, gets HTTP 402 with the price, signs a USDC payment and retries the same URL: the goods and a receipt come back in one round trip. Sellers create and manage checkouts over a JSON API.",
+    "> Hosted pay-per-request checkouts on the x402 protocol. A buyer (often an agent) requests a checkout URL, gets HTTP 402 with the price, signs a USDC payment and retries the same URL: the goods and a receipt come back in one round trip. Sellers create and manage checkouts over a JSON API, or as tools over MCP (POST /mcp).",
     "",
     `Machine-readable schema: /openapi.json (browsable at /docs). Service map: GET / . Capabilities and rails: /.well-known/${serviceName}`,
     "",
@@ -103,6 +102,7 @@ export function llmsText(serviceName: string, rails: Rails): string {
     "8. History: GET /v1/account/events lists every change and who made it. POST /auth/logout ends a session.",
     "9. Selling for others (platform mode): PUT /v1/account/platform {platform_account, platform_fee_bps, platform_fee_to} (scope full); GET /v1/account/platform reads it. Checkouts created afterwards name the sub-seller's pay_to and take the cut (a create's own platform_fee_bps wins), paid on-chain to platform_fee_to in the same settlement.",
     "10. Credentials for your own API or MCP server: POST /v1/origin-keys {auth_type: bearer|basic|api_key|custom, value, header_name?, name?} stores one sealed (the value is never shown again); GET /v1/origin-keys; PATCH /v1/origin-keys/{secret_id} {value} rotates; DELETE revokes. POST /v1/mcp/tools {origin_url, origin_auth_secret_id | origin_auth_type + origin_auth_value} lists an MCP server's tools (nothing stored).",
+    "11. From an agent: POST /mcp is an MCP server (JSON-RPC, Streamable HTTP, JSON answers, no session). tools/list needs no key; whoami, create_checkout (the create fields, calls for a package), go_live, list_checkouts and get_checkout take Authorization: Bearer <API_KEY>; quote_checkout takes none.",
     "Fees: 0.5% of the price plus $0.01, added on top and paid by the buyer.",
     "GET /v1/platform/quote?price_usd=0.10&platform_fee_bps=250 -> buyer_pays, seller_receives, platform_cut, protocol_fee (no key).",
     "",

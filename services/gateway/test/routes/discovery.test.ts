@@ -70,17 +70,18 @@ describe("the discovery documents", () => {
     expect(called()).toEqual(["payments.facilitatorSupported", "payments.facilitatorSupported", "payments.facilitatorSupported"]);
   });
 
-  it("link no route that answers 404: MCP is null, the new routes are linked", async () => {
+  it("link no route that answers 404: MCP is linked now that /mcp answers, and so are the new routes", async () => {
     const { fakes } = recorded({ payments: { facilitatorSupported: supported(["eip155:84532"]) } });
     const { url } = await serve.app(fakes);
     const { root, wellKnown, llms } = await documents(url);
-    expect(root.links.mcp).toBeNull();
+    expect(root.links.mcp).toBe(`${BASE_URL}/mcp`);
     expect(Object.keys(root.links).sort()).toEqual(["create", "create_checkout", "join_challenge", "join_verify", "llms", "mcp", "openapi", "site"]);
     expect(root.selling.platform_quote).toBe(`${BASE_URL}/v1/platform/quote`);
     expect(root.health).toEqual({ service: `${BASE_URL}/health`, facilitator: `${BASE_URL}/health/facilitator` });
     expect(wellKnown.links).toMatchObject({ facilitator_health: `${BASE_URL}/health/facilitator`, platform_quote: `${BASE_URL}/v1/platform/quote` });
-    // The MCP endpoint (POST /mcp) is not built; /v1/mcp/tools (listing a seller's server) is.
-    expect(llms).not.toMatch(/(?<![\w/])\/mcp\b/);
+    // Both MCP routes: the endpoint (POST /mcp) and the listing of a seller's own server (/v1/mcp/tools).
+    expect(llms).toContain("POST /mcp");
+    expect(llms).toContain("POST /v1/mcp/tools");
     expect(llms).toContain("GET /v1/platform/quote?price_usd=0.10&platform_fee_bps=250");
     expect(llms).toContain("GET /health/facilitator");
     // Every URL of the map and of the well-known document is a route of this app (the faces with an id of their kind).

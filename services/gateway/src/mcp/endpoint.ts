@@ -1,0 +1,176 @@
+import { ProblemError, toProblemDocument } from "@c402/problems";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import express, { Router, type NextFunction, type Request, type Response } from "express";
+import { bigintAsString } from "../http/json";
+import { authenticate, type Credential } from "../http/auth";
+import type { GatewayDeps } from "../http/deps";
+import { jsonBoundsViolation } from "../http/json-bounds";
+import { bearerChallenge } from "../http/problems";
+import { OneShotTransport } from "./one-shot-transport";
+import type { McpTool } from "./tools";
+
+/**
+ * POST /mcp: JSON-RPC 2.0 over HTTP, one request object in and one JSON
+ * object out; no SSE stream, no GET, no session header, and the Accept header
+ * changes nothing (docs/decisions.md "MCP endpoint"). The official MCP SDK's
+ * server dispatches (initialize, ping, tools/list, tools/call) through a
+ * one-shot transport; the HTTP rules are ours:
+ *  - a notification (no id) or a client's response: 202, empty;
+ *  - malformed JSON: 400 with -32700; a batch (array) or a non-request: 400 with -32600;
+ *  - an unsupported MCP-Protocol-Version header: 400;
+ *  - a seller tool without a valid credential (Authorization: Bearer, never a
+ *    cookie): HTTP 401 with WWW-Authenticate, so a client can start its sign-in;
+ *  - every other failure of a tool: a JSON-RPC error whose data is the problem
+ *    document REST would have answered (-32602 for invalid arguments, -32000 otherwise).
+ */
+
+/** Bodies up to the REST limit (a create_checkout carries its goods). */
+const MCP_BODY_BYTES = 512 * 1024;
+/** JSON-RPC's own codes, and ours (-32000 to -32099 are the implementation's). */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+const SERVER_ERROR = -32000;
+const UNAUTHORIZED = -32001;
+
+type RequestId = string | number;
+
+function rpcError(id: RequestId | null, code: number, message: string, data?: unknown) {
+  return { jsonrpc: "2.0" as const, id, error: { code, message, ...(data !== undefined ? { data } : {}) } };
+}
+
+/** A tool's failure as the SDK sends it: its own code and the problem document as data. */
+class ToolError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly data: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clients" | "settings" | "logger">, tools: readonly McpTool[]): Router {
+  const router = Router();
+  const siteUrl = settings.siteUrl;
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }));
+  /** Plain JSON of an answer (bigints as strings, as REST sends them). */
+  const plain = (value: object) => JSON.parse(JSON.stringify(value, bigintAsString)) as Record<string, unknown>;
+
+  const problemOf = (err: unknown, req: Request): ProblemError => {
+    if (err instanceof ProblemError) return err;
+    logger.error({ err, request_id: req.requestId, path: req.path }, "an MCP tool failed");
+    return new ProblemError("internal", "The service failed to handle this request.");
+  };
+
+  /** The SDK server of one request: tools/list open to all, tools/call running the named tool for `credential`. */
+  const serverFor = (req: Request, credential: Credential | undefined) => {
+    const server = new Server({ name: settings.serviceName, version: "1.0.0" }, { capabilities: { tools: { listChanged: false } } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) throw new ToolError(`Unknown tool: ${request.params.name}. tools/list names every tool.`, INVALID_PARAMS, undefined);
+      try {
+        const result = plain(await tool.run(request.params.arguments ?? {}, credential));
+        return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };
+      } catch (err) {
+        const problem = problemOf(err, req);
+        const code = problem.slug === "invalid-request" || problem.slug === "bad-request" ? INVALID_PARAMS : SERVER_ERROR;
+        throw new ToolError(problem.message, code, toProblemDocument(problem, siteUrl));
+      }
+    });
+    return server;
+  };
+
+  const answer = async (req: Request, request: JSONRPCRequest, credential: Credential | undefined): Promise<JSONRPCMessage> => {
+    const transport = new OneShotTransport();
+    const server = serverFor(req, credential);
+    await server.connect(transport);
+    try {
+      transport.deliver(request, {
+        requestInfo: { headers: {} },
+        ...(credential ? { authInfo: { token: "", clientId: credential.actor, scopes: [credential.scope], extra: { accountId: credential.accountId } } } : {}),
+      });
+      return await transport.answered;
+    } finally {
+      await server.close();
+    }
+  };
+
+  // Anything but POST: 405 (the SDK client takes it as "no stream here").
+  router.all("/mcp", (req, res, next) => {
+    if (req.method === "POST") return next();
+    res.setHeader("Allow", "POST");
+    res.status(405).json(rpcError(null, INVALID_REQUEST, "Method not allowed: send JSON-RPC requests with POST."));
+  });
+
+  router.post(
+    "/mcp",
+    // Whatever the Content-Type says, the body is JSON-RPC.
+    express.json({ limit: MCP_BODY_BYTES, type: () => true, strict: false }),
+    async (req: Request, res: Response) => {
+      res.setHeader("Cache-Control", "no-store");
+      const body: unknown = req.body;
+      if (Array.isArray(body))
+        return void res.status(400).json(rpcError(null, INVALID_REQUEST, "Batches are not supported: send one JSON-RPC object per request."));
+      const message = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : undefined;
+      const id = message && isRequestId(message.id) ? message.id : null;
+      if (!message || message.jsonrpc !== "2.0")
+        return void res.status(400).json(rpcError(id, INVALID_REQUEST, 'Not a JSON-RPC 2.0 message: send {"jsonrpc":"2.0","id":…,"method":…}.'));
+      const bounds = jsonBoundsViolation(message);
+      if (bounds) return void res.status(400).json(rpcError(id, INVALID_REQUEST, `The request is too large: ${bounds.field} ${bounds.reason}.`));
+      // A client's notification or its answer to a server request: nothing to answer.
+      if (!("id" in message) || "result" in message || "error" in message) return void res.status(202).end();
+      if (id === null || typeof message.method !== "string")
+        return void res.status(400).json(rpcError(id, INVALID_REQUEST, "A request needs an id (string or number) and a method."));
+      const version = req.get("mcp-protocol-version");
+      if (version !== undefined && message.method !== "initialize" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        return void res
+          .status(400)
+          .json(
+            rpcError(id, SERVER_ERROR, `Bad Request: Unsupported protocol version ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}).`),
+          );
+      }
+      const request = message as unknown as JSONRPCRequest;
+      let credential: Credential | undefined;
+      const params = message.params as { name?: unknown } | undefined;
+      const tool = message.method === "tools/call" && typeof params?.name === "string" ? byName.get(params.name) : undefined;
+      if (tool?.scope !== undefined) {
+        try {
+          credential = await authenticate(clients, req, res, { cookie: false });
+        } catch (err) {
+          const problem = problemOf(err, req);
+          if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(settings.serviceName, req.get("authorization") !== undefined));
+          if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
+          const code = problem.status === 401 ? UNAUTHORIZED : SERVER_ERROR;
+          return void res.status(problem.status).json(rpcError(id, code, problem.message, toProblemDocument(problem, siteUrl)));
+        }
+      }
+      res.json(await answer(req, request, credential));
+    },
+  );
+
+  // The body parser's failures, as JSON-RPC errors (never the REST problem documents).
+  router.use("/mcp", (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const type = (err as { type?: unknown } | null)?.type;
+    if (type === "entity.too.large") return void res.status(413).json(rpcError(null, INVALID_REQUEST, `The request is larger than ${MCP_BODY_BYTES} bytes.`));
+    if (type === "entity.parse.failed" || type === "charset.unsupported" || type === "encoding.unsupported") {
+      return void res.status(400).json(rpcError(null, PARSE_ERROR, "Parse error: the body is not JSON."));
+    }
+    next(err);
+  });
+
+  return router;
+}

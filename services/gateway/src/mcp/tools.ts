@@ -1,0 +1,171 @@
+import { invalid, ProblemError } from "@c402/problems";
+import { isId } from "@c402/ids";
+import { answered } from "@c402/rpc";
+import type { ScopeName } from "@c402/contracts";
+import type { UnpaidAnswers } from "../faces/unpaid";
+import type { Credential } from "../http/auth";
+import type { GatewayDeps } from "../http/deps";
+import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, schemas } from "../http/request-schemas";
+import { validateObject } from "../http/validate";
+import type { CheckoutOperations } from "../operations/checkouts";
+import { profileView } from "../views/profile";
+
+/**
+ * The tools of POST /mcp. A seller tool runs the same operation as its REST
+ * route (same scope, same validation, same object answered); its arguments'
+ * schema is the REST body's, adapted where the spec says so. A buyer tool
+ * needs no credential. Only tools whose feature works are listed: schedule,
+ * escrow, gated content and spending tools come with those features.
+ */
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  /** JSON Schema of `arguments` (what tools/list publishes and tools/call validates). */
+  inputSchema: { type: "object"; properties: Record<string, unknown>; required?: readonly string[]; additionalProperties: false };
+  /** The scope a seller credential needs; absent: a buyer tool, open to anyone. */
+  scope?: ScopeName;
+  run(args: Record<string, unknown>, credential: Credential | undefined): Promise<object>;
+}
+
+export interface McpToolDeps {
+  deps: Pick<GatewayDeps, "clients" | "settings">;
+  checkouts: CheckoutOperations;
+  unpaid: UnpaidAnswers;
+}
+
+const CHECKOUT_ID = { type: "string", minLength: 1, maxLength: 64, description: "The checkout's id (chk_…)." } as const;
+const checkoutRef = { type: "object", additionalProperties: false, required: ["checkout_id"], properties: { checkout_id: CHECKOUT_ID } } as const;
+const noArguments = { type: "object", additionalProperties: false, properties: {} } as const;
+
+/**
+ * create_checkout's arguments: the REST create body's, but `calls` for
+ * `max_deliveries` (still accepted by its older name), `reusable` true unless
+ * said otherwise, no `test_mode` (the credential decides the mode), and none of
+ * the fields whose feature is not built yet.
+ */
+function createCheckoutSchema(): McpTool["inputSchema"] {
+  const left = new Set<string>(["test_mode", "max_deliveries", ...CHECKOUT_VALIDATED_NOT_YET_FIELDS]);
+  const rest = schemas.CheckoutCreate.properties;
+  const properties: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([name]) => !left.has(name)));
+  properties.reusable = { type: "boolean", description: "true (the default here): a payment link anyone may pay again; false: single-shot." };
+  properties.calls = { ...rest.max_deliveries, description: rest.max_deliveries.description };
+  properties.max_deliveries = { ...rest.max_deliveries, description: "The older name of calls." };
+  return { type: "object", additionalProperties: false, required: [...schemas.CheckoutCreate.required], properties };
+}
+
+/** A checkout named by its id or by a face URL (…/c/<id>, …/c/<id>/test): the id and which face. */
+function checkoutNamed(reference: string): { id: string; face: "live" | "test" } {
+  const match = /^(?:(?:https?:\/\/[^/]+)?\/c\/)?([A-Za-z0-9_]+)(\/test)?\/?(?:[?#].*)?$/.exec(reference.trim());
+  const id = match?.[1];
+  if (!match || id === undefined || !isId("checkout", id)) {
+    throw invalid([{ field: "checkout", reason: "must be a checkout id (chk_…) or its URL (…/c/<id> or …/c/<id>/test)" }]);
+  }
+  return { id, face: match[2] ? "test" : "live" };
+}
+
+export function mcpTools({ deps, checkouts, unpaid }: McpToolDeps): readonly McpTool[] {
+  const seller = (credential: Credential | undefined): Credential => {
+    if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY>.");
+    return credential;
+  };
+  const createSchema = createCheckoutSchema();
+  return [
+    {
+      name: "whoami",
+      title: "Who am I",
+      description: "The signed-in seller's profile (as GET /auth/me), and the credential in use: its kind, scope and mode.",
+      inputSchema: noArguments,
+      scope: "read_only",
+      async run(_args, credential) {
+        const cred = seller(credential);
+        const r = await deps.clients.identity.getProfile({ accountId: cred.accountId });
+        return { ...profileView(answered(r.profile, "profile")), credential: { kind: cred.kind, scope: cred.scope, mode: cred.mode } };
+      },
+    },
+    {
+      name: "create_checkout",
+      title: "Create a checkout",
+      description:
+        "Creates a checkout (as POST /v1/checkouts) and answers it, with url (the live face) and test_url (the rehearsal face). " +
+        "A test key's checkouts rehearse until go_live; a live key's are armed. For an mcp checkout, call list_mcp_tools first so mcp_tool names a tool the server has.",
+      inputSchema: createSchema,
+      scope: "payments",
+      async run(args, credential) {
+        const { calls, max_deliveries: olderName, ...rest } = validateObject<Record<string, unknown>>("mcp.create_checkout", createSchema, args);
+        if (calls !== undefined && olderName !== undefined) {
+          throw invalid([{ field: "calls", reason: "is max_deliveries by its newer name: send one of the two" }]);
+        }
+        const packageCalls = calls ?? olderName;
+        const body = { ...rest, reusable: rest.reusable ?? true, ...(packageCalls !== undefined ? { max_deliveries: packageCalls } : {}) };
+        return (await checkouts.create(seller(credential), body)).checkout;
+      },
+    },
+    {
+      name: "go_live",
+      title: "Go live",
+      description: "Arms a checkout's live face (as POST /v1/checkouts/{id}/go-live): from then on it settles real payments on-chain.",
+      inputSchema: checkoutRef,
+      scope: "payments",
+      async run(args, credential) {
+        const { checkout_id } = validateObject<{ checkout_id: string }>("mcp.checkout_ref", checkoutRef, args);
+        return checkouts.goLive(seller(credential), checkout_id);
+      },
+    },
+    {
+      name: "list_checkouts",
+      title: "List checkouts",
+      description: "A page of the seller's checkouts, newest first (as GET /v1/checkouts); pass next_cursor as cursor for the next page.",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          limit: { type: "integer", minimum: 1, maximum: 200, description: "Items per page (default 50)." },
+          cursor: { type: "string", maxLength: 512, description: "next_cursor of the previous page." },
+          include_voided: { type: "boolean", description: "Include voided checkouts (default false)." },
+        },
+      },
+      scope: "read_only",
+      async run(args, credential) {
+        const q = validateObject<{ limit?: number; cursor?: string; include_voided?: boolean }>("mcp.list_checkouts", this.inputSchema, args);
+        return checkouts.list(seller(credential), {
+          ...(q.limit !== undefined ? { limit: String(q.limit) } : {}),
+          ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+          ...(q.include_voided !== undefined ? { include_voided: String(q.include_voided) } : {}),
+        });
+      },
+    },
+    {
+      name: "get_checkout",
+      title: "Get a checkout",
+      description: "One of the seller's checkouts (as GET /v1/checkouts/{id}).",
+      inputSchema: checkoutRef,
+      scope: "read_only",
+      async run(args, credential) {
+        const { checkout_id } = validateObject<{ checkout_id: string }>("mcp.checkout_ref", checkoutRef, args);
+        return checkouts.get(seller(credential), checkout_id);
+      },
+    },
+    {
+      name: "quote_checkout",
+      title: "Quote a checkout",
+      description:
+        "What a checkout costs before paying: its offer (price, fee, total, offer card), the x402 requirements to sign (accepts) and how to pay (endpoint). " +
+        "Takes the checkout's id or URL; a …/test URL quotes the rehearsal face. No credential needed.",
+      inputSchema: {
+        type: "object",
+        additionalProperties: false,
+        required: ["checkout"],
+        properties: {
+          checkout: { type: "string", minLength: 1, maxLength: 2048, description: "A checkout id (chk_…) or a face URL (…/c/<id>, …/c/<id>/test)." },
+        },
+      },
+      async run(args) {
+        const { checkout } = validateObject<{ checkout: string }>("mcp.quote_checkout", this.inputSchema, args);
+        const { id, face } = checkoutNamed(checkout);
+        const answer = await unpaid.of(id, face, 2);
+        return { checkout_id: id, face, ...answer.body };
+      },
+    },
+  ];
+}

@@ -1,0 +1,239 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import fc from "fast-check";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { baseUrl, call, newCheckout, newSeller } from "../src/http";
+
+/**
+ * POST /mcp (spec "MCP endpoint"): the official MCP SDK client (Streamable
+ * HTTP transport) lists and calls the tools against the running service with
+ * an API key; the endpoint's own HTTP rules are checked with raw requests.
+ */
+
+/** An official SDK client connected to /mcp, with `key` as its bearer credential (none: a buyer). */
+async function sdkClient(key?: string): Promise<Client> {
+  const client = new Client({ name: "c402-e2e", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl()}/mcp`), {
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** One JSON-RPC message posted as is, with the headers given (none by default: Accept changes nothing). */
+async function rpc(body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${baseUrl()}/mcp`, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: text ? (JSON.parse(text) as any) : undefined };
+}
+
+const structured = (result: unknown) => (result as { structuredContent: any }).structuredContent;
+
+describe("the MCP endpoint", () => {
+  it("the official SDK client lists the tools without a credential, each with a JSON Schema of its arguments", async () => {
+    const client = await sdkClient();
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name).sort();
+      expect(names).toEqual(["create_checkout", "get_checkout", "go_live", "list_checkouts", "quote_checkout", "whoami"]);
+      const create = tools.find((t) => t.name === "create_checkout")!;
+      expect(create.inputSchema).toMatchObject({ type: "object", required: ["title", "price_usd"], additionalProperties: false });
+      const props = Object.keys(create.inputSchema.properties ?? {});
+      expect(props).toEqual(expect.arrayContaining(["title", "price_usd", "calls", "max_deliveries", "reusable", "payload", "origin_url", "mcp_tool"]));
+      // The mode is the credential's, and features not built yet are not offered.
+      expect(props).not.toEqual(expect.arrayContaining(["test_mode"]));
+      for (const f of ["test_mode", "content", "escrow_offer", "schedule_periods"]) expect(props).not.toContain(f);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a seller creates, reads, lists and arms a checkout through tools: the same objects REST answers", async () => {
+    const seller = await newSeller();
+    const client = await sdkClient(seller.key);
+    try {
+      const me = structured(await client.callTool({ name: "whoami", arguments: {} }));
+      const rest = await call("GET", "/auth/me", { key: seller.key });
+      expect(me).toMatchObject({ ...rest.body, credential: { kind: expect.any(String), scope: "full", mode: "test" } });
+
+      const created = structured(
+        await client.callTool({ name: "create_checkout", arguments: { title: "Tide table", price_usd: "0.25", payload: { tide: "high" } } }),
+      );
+      expect(created).toMatchObject({
+        title: "Tide table",
+        reusable: true,
+        url: `${baseUrl()}/c/${created.id}`,
+        test_url: `${baseUrl()}/c/${created.id}/test`,
+      });
+      expect((await call("GET", `/v1/checkouts/${created.id}`, { key: seller.key })).body).toEqual(
+        structured(await client.callTool({ name: "get_checkout", arguments: { checkout_id: created.id } })),
+      );
+      const listed = structured(await client.callTool({ name: "list_checkouts", arguments: { limit: 5 } }));
+      expect(listed).toEqual((await call("GET", "/v1/checkouts?limit=5", { key: seller.key })).body);
+      expect(listed.checkouts.map((c: { id: string }) => c.id)).toContain(created.id);
+
+      // The text content carries the same object, for clients that read only text.
+      const text = (await client.callTool({ name: "get_checkout", arguments: { checkout_id: created.id } })) as { content: { type: string; text: string }[] };
+      expect(JSON.parse(text.content[0]!.text)).toMatchObject({ id: created.id });
+
+      const armed = structured(await client.callTool({ name: "go_live", arguments: { checkout_id: created.id } }));
+      expect(armed).toMatchObject({ id: created.id, test_mode: false, already_live: false });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("create_checkout takes calls (and max_deliveries by its older name), never both", async () => {
+    const seller = await newSeller();
+    const client = await sdkClient(seller.key);
+    try {
+      const origin = "http://127.0.0.1:9/forecast";
+      const pkg = structured(
+        await client.callTool({ name: "create_checkout", arguments: { title: "Ten calls", price_usd: "1.00", origin_url: origin, calls: 10 } }),
+      );
+      expect(pkg).toMatchObject({ fulfillment: "relay", max_deliveries: 10 });
+      const older = structured(
+        await client.callTool({ name: "create_checkout", arguments: { title: "Five calls", price_usd: "1.00", origin_url: origin, max_deliveries: 5 } }),
+      );
+      expect(older).toMatchObject({ max_deliveries: 5 });
+      await expect(
+        client.callTool({ name: "create_checkout", arguments: { title: "Both", price_usd: "1.00", origin_url: origin, calls: 2, max_deliveries: 2 } }),
+      ).rejects.toMatchObject({
+        code: -32602,
+        data: { status: 422, errors: [{ field: "calls", reason: expect.stringContaining("one of the two") }] },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("errors are JSON-RPC errors carrying the problem document: invalid arguments, another account's checkout, a scope too low", async () => {
+    const seller = await newSeller();
+    const other = await newSeller();
+    const theirs = await newCheckout(other.key);
+    const client = await sdkClient(seller.key);
+    try {
+      await expect(client.callTool({ name: "create_checkout", arguments: { title: "No price" } })).rejects.toMatchObject({
+        code: -32602,
+        data: { status: 422, errors: expect.arrayContaining([{ field: "price_usd", reason: "is required" }]) },
+      });
+      await expect(client.callTool({ name: "create_checkout", arguments: { title: "Mode", price_usd: "0.10", test_mode: false } })).rejects.toMatchObject({
+        code: -32602,
+        data: { errors: [{ field: "test_mode", reason: "is not a known field" }] },
+      });
+      await expect(client.callTool({ name: "get_checkout", arguments: { checkout_id: theirs.id } })).rejects.toMatchObject({
+        code: -32000,
+        data: { status: 404 },
+      });
+      await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    } finally {
+      await client.close();
+    }
+    const readOnly = await call("POST", "/v1/keys", { key: seller.key, body: { scope: "read_only" } });
+    expect(readOnly.status).toBe(201);
+    const reader = await sdkClient(readOnly.body.secret);
+    try {
+      expect(structured(await reader.callTool({ name: "list_checkouts", arguments: {} }))).toMatchObject({ checkouts: expect.any(Array) });
+      await expect(reader.callTool({ name: "create_checkout", arguments: { title: "Nope", price_usd: "0.10" } })).rejects.toMatchObject({
+        code: -32000,
+        data: { status: 403, needed_scope: "payments" },
+      });
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it("quote_checkout needs no credential and answers the face's offer and requirements, by id or URL", async () => {
+    const seller = await newSeller();
+    const checkout = await newCheckout(seller.key, { title: "Quoted", price_usd: "0.10" });
+    const client = await sdkClient();
+    try {
+      const byId = structured(await client.callTool({ name: "quote_checkout", arguments: { checkout: checkout.id } }));
+      const face = await call("GET", `/c/${checkout.id}`);
+      expect(face.status).toBe(402);
+      expect(byId).toMatchObject({ checkout_id: checkout.id, face: "live", offer: face.body.offer, accepts: face.body.accepts });
+      expect(byId.offer).toMatchObject({ price_usd: "0.100000", fee_usd: expect.any(String), total_usd: expect.any(String) });
+      const byUrl = structured(await client.callTool({ name: "quote_checkout", arguments: { checkout: `${baseUrl()}/c/${checkout.id}/test` } }));
+      expect(byUrl).toMatchObject({ face: "test", resource: { url: `${baseUrl()}/c/${checkout.id}/test` } });
+      await expect(client.callTool({ name: "quote_checkout", arguments: { checkout: "https://elsewhere.example/x" } })).rejects.toMatchObject({ code: -32602 });
+      // A seller tool without a credential: the client is told to authenticate (HTTP 401).
+      await expect(client.callTool({ name: "whoami", arguments: {} })).rejects.toThrow(/401/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("HTTP rules: Accept changes nothing; notifications get 202; GET is 405; batches, bad JSON and unknown versions are refused; no session header", async () => {
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    for (const accept of [undefined, "application/json", "text/event-stream", "*/*", "text/html"]) {
+      const r = await rpc(list, accept ? { accept } : {});
+      expect({ accept, status: r.status, tools: r.body?.result?.tools?.length }).toEqual({ accept, status: 200, tools: 6 });
+      expect(r.headers.get("mcp-session-id")).toBeNull();
+    }
+    const note = await rpc({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect({ status: note.status, text: note.text }).toEqual({ status: 202, text: "" });
+    const get = await fetch(`${baseUrl()}/mcp`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect((await rpc([list, list])).body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    const bad = await rpc("{not json", { "content-type": "application/json" });
+    expect({ status: bad.status, error: bad.body.error.code }).toEqual({ status: 400, error: -32700 });
+    expect((await rpc({ hello: 1 })).status).toBe(400);
+    const version = await rpc(list, { "mcp-protocol-version": "1999-01-01" });
+    expect({ status: version.status, code: version.body.error.code }).toEqual({ status: 400, code: -32000 });
+    const unknown = await rpc({ jsonrpc: "2.0", id: "x", method: "resources/list" });
+    expect(unknown.body).toMatchObject({ id: "x", error: { code: -32601 } });
+    const init = await rpc({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
+    expect(init.body.result).toMatchObject({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: expect.any(String) } });
+  });
+
+  it("a seller tool without a credential, or with a bad one, is HTTP 401 with WWW-Authenticate; the error carries the problem document", async () => {
+    const whoami = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami", arguments: {} } };
+    const none = await rpc(whoami);
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm=/);
+    expect(none.body).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32001, data: { status: 401 } } });
+    const wrong = await rpc(whoami, { authorization: "Bearer sk_test_notarealkeyatall0000000000" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    // A session cookie is not a credential here.
+    const seller = await newSeller();
+    const cookie = await rpc(whoami, { cookie: `session=${seller.key}` });
+    expect(cookie.status).toBe(401);
+  });
+
+  it("no input gets a 5xx: 300 fast-check bodies, and every tool called with fast-check arguments by a seller", async () => {
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
+        const r = await rpc(JSON.stringify(value), { "content-type": "application/json" });
+        statuses.add(r.status);
+        expect(r.status).toBeLessThan(500);
+      }),
+      { numRuns: 300, seed: 14 },
+    );
+    const seller = await newSeller();
+    const tools = ["whoami", "create_checkout", "go_live", "list_checkouts", "get_checkout", "quote_checkout", "no_such_tool"];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...tools),
+        fc.dictionary(
+          fc.constantFrom("title", "price_usd", "checkout_id", "checkout", "calls", "limit", "cursor", "payload", "x"),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        async (name, args) => {
+          const r = await rpc({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }, { authorization: `Bearer ${seller.key}` });
+          statuses.add(r.status);
+          expect({ name, args, status: r.status < 500 }).toEqual({ name, args, status: true });
+          if (r.body?.error) expect(r.body.error.code).not.toBe(-32603);
+        },
+      ),
+      { numRuns: 300, seed: 15 },
+    );
+    expect([...statuses].every((s) => [200, 202, 400, 413].includes(s))).toBe(true);
+  });
+});
