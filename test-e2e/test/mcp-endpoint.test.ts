@@ -1,7 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import fc from "fast-check";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { baseUrl, call, newCheckout, newSeller } from "../src/http";
+import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
+import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
+import { x402Client } from "@x402/core/client";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import fc from "fast-check";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { devchainWallets } from "../src/devchain";
+import { baseUrl, call, newCheckout, newSeller, payRehearsal } from "../src/http";
 
 /**
  * POST /mcp (spec "MCP endpoint"): the official MCP SDK client (Streamable
@@ -28,13 +35,27 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
 
 const structured = (result: unknown) => (result as { structuredContent: any }).structuredContent;
 
+/** Every tool listed today, sorted: the schedule, escrow, content and spending tools come with their features. */
+const ALL_TOOLS = [
+  "create_checkout",
+  "create_webhook",
+  "get_checkout",
+  "get_receipt",
+  "go_live",
+  "list_checkouts",
+  "list_mcp_tools",
+  "list_receipts",
+  "quote_checkout",
+  "whoami",
+];
+
 describe("the MCP endpoint", () => {
   it("the official SDK client lists the tools without a credential, each with a JSON Schema of its arguments", async () => {
     const client = await sdkClient();
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name).sort();
-      expect(names).toEqual(["create_checkout", "get_checkout", "go_live", "list_checkouts", "quote_checkout", "whoami"]);
+      expect(names).toEqual(ALL_TOOLS);
       const create = tools.find((t) => t.name === "create_checkout")!;
       expect(create.inputSchema).toMatchObject({ type: "object", required: ["title", "price_usd"], additionalProperties: false });
       const props = Object.keys(create.inputSchema.properties ?? {});
@@ -166,7 +187,7 @@ describe("the MCP endpoint", () => {
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     for (const accept of [undefined, "application/json", "text/event-stream", "*/*", "text/html"]) {
       const r = await rpc(list, accept ? { accept } : {});
-      expect({ accept, status: r.status, tools: r.body?.result?.tools?.length }).toEqual({ accept, status: 200, tools: 6 });
+      expect({ accept, status: r.status, tools: r.body?.result?.tools?.length }).toEqual({ accept, status: 200, tools: ALL_TOOLS.length });
       expect(r.headers.get("mcp-session-id")).toBeNull();
     }
     const note = await rpc({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -217,12 +238,12 @@ describe("the MCP endpoint", () => {
       { numRuns: 300, seed: 14 },
     );
     const seller = await newSeller();
-    const tools = ["whoami", "create_checkout", "go_live", "list_checkouts", "get_checkout", "quote_checkout", "no_such_tool"];
+    const tools = [...ALL_TOOLS.filter((t) => t !== "list_mcp_tools" && t !== "create_webhook"), "no_such_tool"];
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...tools),
         fc.dictionary(
-          fc.constantFrom("title", "price_usd", "checkout_id", "checkout", "calls", "limit", "cursor", "payload", "x"),
+          fc.constantFrom("title", "price_usd", "checkout_id", "checkout", "receipt_id", "calls", "limit", "cursor", "test_mode", "from", "payload", "x"),
           fc.jsonValue({ maxDepth: 2 }),
         ),
         async (name, args) => {
@@ -235,5 +256,103 @@ describe("the MCP endpoint", () => {
       { numRuns: 300, seed: 15 },
     );
     expect([...statuses].every((s) => [200, 202, 400, 413].includes(s))).toBe(true);
+  });
+
+  describe("the ledger, webhooks and a seller's own MCP server, through tools", () => {
+    let server: FakeMcpServer;
+    let receiver: WebhookReceiver;
+    beforeAll(async () => {
+      server = await startFakeMcpServer({ tools: [{ name: "forecast", description: "Tomorrow's weather", inputSchema: { type: "object", properties: {} } }] });
+      receiver = await startWebhookReceiver();
+    });
+    afterAll(async () => {
+      await server.close();
+      await receiver.close();
+    });
+
+    it("list_receipts and get_receipt answer what GET /v1/receipts and /v1/receipts/{id} answer", async () => {
+      const seller = await newSeller();
+      const checkout = await newCheckout(seller.key, { title: "Sold", price_usd: "0.10", reusable: true });
+      const paid = await payRehearsal(checkout.id);
+      const client = await sdkClient(seller.key);
+      try {
+        const listed = structured(await client.callTool({ name: "list_receipts", arguments: { test_mode: true, limit: 10 } }));
+        expect(listed).toEqual((await call("GET", "/v1/receipts?test_mode=true&limit=10", { key: seller.key })).body);
+        expect(listed.receipts.map((r: { id: string }) => r.id)).toEqual([paid.body.receipt.id]);
+        expect(structured(await client.callTool({ name: "list_receipts", arguments: {} })).receipts).toEqual([]);
+        const one = structured(await client.callTool({ name: "get_receipt", arguments: { receipt_id: paid.body.receipt.id } }));
+        expect(one).toEqual((await call("GET", `/v1/receipts/${paid.body.receipt.id}`, { key: seller.key })).body);
+        await expect(client.callTool({ name: "list_receipts", arguments: { from: "yesterday" } })).rejects.toMatchObject({
+          code: -32602,
+          data: { errors: [{ field: "from", reason: expect.stringContaining("ISO 8601") }] },
+        });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("create_webhook registers a receiver with a full key (its secret shown once), and list_mcp_tools asks the seller's server", async () => {
+      const seller = await newSeller();
+      const client = await sdkClient(seller.key);
+      try {
+        const hook = structured(await client.callTool({ name: "create_webhook", arguments: { url: `${receiver.url}/hook` } }));
+        expect(hook).toMatchObject({ url: `${receiver.url}/hook`, events: ["checkout.paid"], secret: expect.stringMatching(/^whsec_/), rekeyed: false });
+        expect((await call("GET", "/v1/webhooks", { key: seller.key })).body.webhooks.map((w: { id: string }) => w.id)).toEqual([hook.id]);
+        const tools = structured(await client.callTool({ name: "list_mcp_tools", arguments: { origin_url: server.url } }));
+        expect(tools).toEqual((await call("POST", "/v1/mcp/tools", { key: seller.key, body: { origin_url: server.url } })).body);
+        expect(tools.tools.map((t: { name: string }) => t.name)).toEqual(["forecast"]);
+      } finally {
+        await client.close();
+      }
+      const payments = await call("POST", "/v1/keys", { key: seller.key, body: { scope: "payments" } });
+      const lower = await sdkClient(payments.body.secret);
+      try {
+        await expect(lower.callTool({ name: "create_webhook", arguments: { url: `${receiver.url}/other` } })).rejects.toMatchObject({
+          code: -32000,
+          data: { status: 403, needed_scope: "full" },
+        });
+      } finally {
+        await lower.close();
+      }
+    });
+  });
+
+  it("an agent with only a wallet goes from nothing to a live, paid checkout: wallet sign-in, then tools create, arm and quote it, and the official x402 client pays it", async () => {
+    const chain = await devchainWallets(18);
+    // Sign in with the wallet (no email, no dashboard): the first key, a test key.
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const challenge = await call("POST", "/auth/wallet/challenge", { body: { address: wallet.address, network: "eip155:8453" } });
+    const signedIn = await call("POST", "/auth/wallet/verify", {
+      body: { message: challenge.body.message, signature: await wallet.signMessage({ message: challenge.body.message }) },
+    });
+    expect(signedIn.status).toBe(201);
+    const agent = await sdkClient(signedIn.body.api_key.secret);
+    try {
+      // A test key's checkout rehearses until go_live arms it.
+      const created = structured(
+        await agent.callTool({ name: "create_checkout", arguments: { title: "Agent forecast", price_usd: "0.10", payload: { temp_c: 19 } } }),
+      );
+      expect(created).toMatchObject({ test_mode: true, reusable: true, pay_to: wallet.address });
+      expect(structured(await agent.callTool({ name: "quote_checkout", arguments: { checkout: created.url } })).endpoint).toMatchObject({
+        settlement: "simulated",
+      });
+      expect(structured(await agent.callTool({ name: "go_live", arguments: { checkout_id: created.id } }))).toMatchObject({ test_mode: false });
+      const quote = structured(await agent.callTool({ name: "quote_checkout", arguments: { checkout: created.url } }));
+      expect(quote).toMatchObject({ face: "live", endpoint: { settlement: "onchain" }, offer: { total_usd: "0.110500" } });
+
+      // A buyer's agent pays the live face with the official client; the seller's agent sees the receipt.
+      const buyer = await chain.fundedBuyer(1_000_000n);
+      const client = new x402Client();
+      registerExactEvmScheme(client, { signer: buyer });
+      const res = await wrapFetchWithPayment(fetch, client)(created.url, { headers: { accept: "application/json" } });
+      expect(res.status).toBe(200);
+      const bought = (await res.json()) as { fulfillment: { payload: unknown }; receipt: { id: string; tx_hash: string } };
+      expect(bought.fulfillment.payload).toEqual({ temp_c: 19 });
+      expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
+      const receipt = structured(await agent.callTool({ name: "get_receipt", arguments: { receipt_id: bought.receipt.id } }));
+      expect(receipt).toMatchObject({ id: bought.receipt.id, test_mode: false, tx_hash: bought.receipt.tx_hash, total: 110500 });
+    } finally {
+      await agent.close();
+    }
   });
 });

@@ -39,6 +39,7 @@ import { walletAuthRoutes } from "./http/routes/wallet-auth";
 import { mcpRoutes } from "./mcp/endpoint";
 import { mcpTools } from "./mcp/tools";
 import { CheckoutOperations } from "./operations/checkouts";
+import { ReceiptOperations } from "./operations/receipts";
 
 /** Largest JSON body accepted (a checkout with its inline goods). */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -82,9 +83,10 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(requestContext(deps.logger));
   app.use(["/c", "/r"], faceCors);
   const checkouts = new CheckoutOperations(deps, quotes);
+  const receipts = new ReceiptOperations(deps);
   const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, unpaid })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid })));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(boundedJsonBodies);
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
@@ -104,7 +106,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(payoutRoutes(deps, quotes));
   app.use(reportRoutes(deps));
   app.use(fulfilmentRoutes(deps));
-  app.use(ledgerRoutes(deps));
+  app.use(ledgerRoutes(deps, receipts));
   app.use(analyticsRoutes(deps));
   app.use(faceRoutes(deps, unpaid));
   app.use(handoffRoutes(deps));

@@ -8,6 +8,9 @@ import type { GatewayDeps } from "../http/deps";
 import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, schemas } from "../http/request-schemas";
 import { validateObject } from "../http/validate";
 import type { CheckoutOperations } from "../operations/checkouts";
+import { listMcpTools } from "../operations/mcp-servers";
+import type { ReceiptOperations } from "../operations/receipts";
+import { createWebhook } from "../operations/webhooks";
 import { profileView } from "../views/profile";
 
 /**
@@ -31,12 +34,34 @@ export interface McpTool {
 export interface McpToolDeps {
   deps: Pick<GatewayDeps, "clients" | "settings">;
   checkouts: CheckoutOperations;
+  receipts: ReceiptOperations;
   unpaid: UnpaidAnswers;
 }
 
 const CHECKOUT_ID = { type: "string", minLength: 1, maxLength: 64, description: "The checkout's id (chk_…)." } as const;
 const checkoutRef = { type: "object", additionalProperties: false, required: ["checkout_id"], properties: { checkout_id: CHECKOUT_ID } } as const;
 const noArguments = { type: "object", additionalProperties: false, properties: {} } as const;
+const receiptRef = {
+  type: "object",
+  additionalProperties: false,
+  required: ["receipt_id"],
+  properties: { receipt_id: { type: "string", minLength: 1, maxLength: 64, description: "The receipt's id: its payment's (pay_…)." } },
+} as const;
+const listReceiptsArguments = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    limit: { type: "integer", minimum: 1, maximum: 200, description: "Items per page (default 50)." },
+    cursor: { type: "string", maxLength: 512, description: "next_cursor of the previous page." },
+    test_mode: { type: "boolean", description: "true: the rehearsal ledger; false (default): real payments." },
+    sold_by: { type: "string", minLength: 1, maxLength: 200, description: "Only sales a platform made for this sub-seller." },
+    from: { type: "string", maxLength: 40, description: "Settled at or after (ISO 8601)." },
+    to: { type: "string", maxLength: 40, description: "Settled before (ISO 8601)." },
+  },
+} as const;
+
+/** Tool arguments as the REST query strings they stand for (numbers and booleans as text). */
+const asQuery = (args: Record<string, unknown>): Record<string, string> => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
 
 /**
  * create_checkout's arguments: the REST create body's, but `calls` for
@@ -64,7 +89,7 @@ function checkoutNamed(reference: string): { id: string; face: "live" | "test" }
   return { id, face: match[2] ? "test" : "live" };
 }
 
-export function mcpTools({ deps, checkouts, unpaid }: McpToolDeps): readonly McpTool[] {
+export function mcpTools({ deps, checkouts, receipts, unpaid }: McpToolDeps): readonly McpTool[] {
   const seller = (credential: Credential | undefined): Credential => {
     if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY>.");
     return credential;
@@ -144,6 +169,49 @@ export function mcpTools({ deps, checkouts, unpaid }: McpToolDeps): readonly Mcp
       async run(args, credential) {
         const { checkout_id } = validateObject<{ checkout_id: string }>("mcp.checkout_ref", checkoutRef, args);
         return checkouts.get(seller(credential), checkout_id);
+      },
+    },
+    {
+      name: "list_receipts",
+      title: "List receipts",
+      description: "A page of the seller's receipts ledger, newest first (as GET /v1/receipts): real payments, or the rehearsal ledger with test_mode true.",
+      inputSchema: listReceiptsArguments,
+      scope: "read_only",
+      async run(args, credential) {
+        return receipts.list(seller(credential), asQuery(validateObject<Record<string, unknown>>("mcp.list_receipts", listReceiptsArguments, args)));
+      },
+    },
+    {
+      name: "get_receipt",
+      title: "Get a receipt",
+      description: "One of the seller's receipts (as GET /v1/receipts/{id}); a payment still settling answers status pending and its transaction hash.",
+      inputSchema: receiptRef,
+      scope: "read_only",
+      async run(args, credential) {
+        const { receipt_id } = validateObject<{ receipt_id: string }>("mcp.receipt_ref", receiptRef, args);
+        return (await receipts.get(seller(credential), receipt_id)).receipt;
+      },
+    },
+    {
+      name: "create_webhook",
+      title: "Create a webhook",
+      description:
+        "Registers a receiver for the seller's events (as POST /v1/webhooks; default checkout.paid) and answers its signing secret, shown this once. The same url again re-keys it. Needs a full key.",
+      inputSchema: schemas.WebhookCreate,
+      scope: "full",
+      async run(args, credential) {
+        return createWebhook(deps, seller(credential), args);
+      },
+    },
+    {
+      name: "list_mcp_tools",
+      title: "List an MCP server's tools",
+      description:
+        "What the seller's own MCP server at origin_url offers (as POST /v1/mcp/tools), with the credential it needs; call it before creating an mcp checkout so mcp_tool names a tool the server has. Nothing is stored.",
+      inputSchema: schemas.McpToolsRequest,
+      scope: "payments",
+      async run(args, credential) {
+        return listMcpTools(deps, seller(credential), args);
       },
     },
     {

@@ -1,13 +1,12 @@
-import { DEFAULT_WEBHOOK_EVENTS } from "@c402/contracts";
 import { answered } from "@c402/rpc";
 import { invalid, ProblemError } from "@c402/problems";
 import { Router, type NextFunction, type Request, type Response } from "express";
-import { attemptView, deliveryView, NEW_SECRET_NOTE, REKEYED_NOTE, verificationKeyView, webhookView } from "../../views/webhooks";
+import { createWebhook } from "../../operations/webhooks";
+import { attemptView, deliveryView, verificationKeyView, webhookView } from "../../views/webhooks";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
 import { noStore } from "../request-context";
-import { validateBody } from "../validate";
 
 const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
@@ -15,7 +14,8 @@ const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 const VERIFICATION_KEY_MAX_AGE_SECONDS = 300;
 
 /** /v1/webhooks: sellers' receivers (run by the webhooks service), their deliveries and attempts, and the service's verification keys. */
-export function webhookRoutes({ clients }: GatewayDeps): Router {
+export function webhookRoutes(deps: GatewayDeps): Router {
+  const { clients } = deps;
   const router = Router();
   const change = (req: Request) => {
     const cred = credentialOf(req);
@@ -34,15 +34,7 @@ export function webhookRoutes({ clients }: GatewayDeps): Router {
   });
 
   router.post("/v1/webhooks", requireScope(clients, "full"), noStore, async (req, res) => {
-    const body = validateBody("WebhookCreate", req.body);
-    const events = Array.isArray(body.events) ? (body.events as string[]) : [...DEFAULT_WEBHOOK_EVENTS];
-    const r = await clients.webhooks.registerEndpoint({ ...change(req), url: body.url as string, events });
-    res.status(201).json({
-      ...webhookView(answered(r.endpoint, "endpoint")),
-      secret: r.secret,
-      rekeyed: r.rekeyed,
-      note: r.rekeyed ? REKEYED_NOTE : NEW_SECRET_NOTE,
-    });
+    res.status(201).json(await createWebhook(deps, credentialOf(req), req.body));
   });
 
   router.get("/v1/webhooks", requireScope(clients, "read_only"), async (req, res) => {
