@@ -39,12 +39,15 @@ const structured = (result: unknown) => (result as { structuredContent: any }).s
 const ALL_TOOLS = [
   "create_checkout",
   "create_webhook",
+  "get_analytics",
   "get_checkout",
   "get_receipt",
   "go_live",
+  "list_awaiting_fulfilment",
   "list_checkouts",
   "list_mcp_tools",
   "list_receipts",
+  "mark_fulfilled",
   "quote_checkout",
   "whoami",
 ];
@@ -243,7 +246,21 @@ describe("the MCP endpoint", () => {
       fc.asyncProperty(
         fc.constantFrom(...tools),
         fc.dictionary(
-          fc.constantFrom("title", "price_usd", "checkout_id", "checkout", "receipt_id", "calls", "limit", "cursor", "test_mode", "from", "payload", "x"),
+          fc.constantFrom(
+            "title",
+            "price_usd",
+            "checkout_id",
+            "checkout",
+            "receipt_id",
+            "calls",
+            "limit",
+            "cursor",
+            "test_mode",
+            "from",
+            "days",
+            "payload",
+            "x",
+          ),
           fc.jsonValue({ maxDepth: 2 }),
         ),
         async (name, args) => {
@@ -286,6 +303,29 @@ describe("the MCP endpoint", () => {
           code: -32602,
           data: { errors: [{ field: "from", reason: expect.stringContaining("ISO 8601") }] },
         });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("a webhook sale: list_awaiting_fulfilment shows it until mark_fulfilled closes it; get_analytics sums it as GET /v1/analytics does", async () => {
+      const seller = await newSeller();
+      const checkout = await newCheckout(seller.key, { title: "Hand-made map", fulfillment: "webhook", payload: undefined, reusable: true });
+      const paid = await payRehearsal(checkout.id);
+      const id = paid.body.receipt.id as string;
+      const client = await sdkClient(seller.key);
+      try {
+        const awaiting = structured(await client.callTool({ name: "list_awaiting_fulfilment", arguments: { limit: 5 } }));
+        expect(awaiting).toEqual((await call("GET", "/v1/receipts/awaiting-fulfilment?limit=5", { key: seller.key })).body);
+        expect(awaiting.receipts.map((r: { id: string }) => r.id)).toEqual([id]);
+        expect(structured(await client.callTool({ name: "mark_fulfilled", arguments: { receipt_id: id } }))).toMatchObject({ id, already_fulfilled: false });
+        expect(structured(await client.callTool({ name: "mark_fulfilled", arguments: { receipt_id: id } }))).toMatchObject({ id, already_fulfilled: true });
+        expect(structured(await client.callTool({ name: "list_awaiting_fulfilment", arguments: {} })).receipts).toEqual([]);
+        const analytics = structured(await client.callTool({ name: "get_analytics", arguments: { days: 7, test_mode: true } }));
+        const { until: _until, ...rest } = (await call("GET", "/v1/analytics?days=7&test_mode=true", { key: seller.key })).body;
+        expect(analytics).toMatchObject(rest);
+        expect(analytics.earnings.per_checkout).toEqual([expect.objectContaining({ checkout_id: checkout.id })]);
+        await expect(client.callTool({ name: "get_analytics", arguments: { days: 400 } })).rejects.toMatchObject({ code: -32602 });
       } finally {
         await client.close();
       }

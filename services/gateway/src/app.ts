@@ -105,7 +105,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(checkoutRoutes(deps, quotes, checkouts));
   app.use(payoutRoutes(deps, quotes));
   app.use(reportRoutes(deps));
-  app.use(fulfilmentRoutes(deps));
+  app.use(fulfilmentRoutes(deps, receipts));
   app.use(ledgerRoutes(deps, receipts));
   app.use(analyticsRoutes(deps));
   app.use(faceRoutes(deps, unpaid));

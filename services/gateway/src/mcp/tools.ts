@@ -8,6 +8,7 @@ import type { GatewayDeps } from "../http/deps";
 import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, schemas } from "../http/request-schemas";
 import { validateObject } from "../http/validate";
 import type { CheckoutOperations } from "../operations/checkouts";
+import { sellerAnalytics } from "../operations/analytics";
 import { listMcpTools } from "../operations/mcp-servers";
 import type { ReceiptOperations } from "../operations/receipts";
 import { createWebhook } from "../operations/webhooks";
@@ -57,6 +58,23 @@ const listReceiptsArguments = {
     sold_by: { type: "string", minLength: 1, maxLength: 200, description: "Only sales a platform made for this sub-seller." },
     from: { type: "string", maxLength: 40, description: "Settled at or after (ISO 8601)." },
     to: { type: "string", maxLength: 40, description: "Settled before (ISO 8601)." },
+  },
+} as const;
+
+const pageArguments = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    limit: { type: "integer", minimum: 1, maximum: 200, description: "Items per page (default 50)." },
+    cursor: { type: "string", maxLength: 512, description: "next_cursor of the previous page." },
+  },
+} as const;
+const analyticsArguments = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    days: { type: "integer", minimum: 1, maximum: 366, description: "The window: the last this many UTC days, today included (default 30)." },
+    test_mode: { type: "boolean", description: "true: rehearsals; false (default): real payments." },
   },
 } as const;
 
@@ -190,6 +208,37 @@ export function mcpTools({ deps, checkouts, receipts, unpaid }: McpToolDeps): re
       async run(args, credential) {
         const { receipt_id } = validateObject<{ receipt_id: string }>("mcp.receipt_ref", receiptRef, args);
         return (await receipts.get(seller(credential), receipt_id)).receipt;
+      },
+    },
+    {
+      name: "list_awaiting_fulfilment",
+      title: "List sales awaiting fulfilment",
+      description: "Webhook sales the seller has not marked fulfilled yet, newest first (as GET /v1/receipts/awaiting-fulfilment).",
+      inputSchema: pageArguments,
+      scope: "read_only",
+      async run(args, credential) {
+        return receipts.awaitingFulfilment(seller(credential), asQuery(validateObject<Record<string, unknown>>("mcp.page", pageArguments, args)));
+      },
+    },
+    {
+      name: "mark_fulfilled",
+      title: "Mark a sale fulfilled",
+      description: "Closes a webhook sale out once its goods were delivered (as POST /v1/receipts/{id}/fulfilled); again is harmless (already_fulfilled).",
+      inputSchema: receiptRef,
+      scope: "payments",
+      async run(args, credential) {
+        const { receipt_id } = validateObject<{ receipt_id: string }>("mcp.receipt_ref", receiptRef, args);
+        return receipts.markFulfilled(seller(credential), receipt_id);
+      },
+    },
+    {
+      name: "get_analytics",
+      title: "Get analytics",
+      description: "Earnings, buyers, failed deliveries and liabilities over the last days (as GET /v1/analytics).",
+      inputSchema: analyticsArguments,
+      scope: "read_only",
+      async run(args, credential) {
+        return sellerAnalytics(deps, seller(credential), asQuery(validateObject<Record<string, unknown>>("mcp.get_analytics", analyticsArguments, args)));
       },
     },
     {

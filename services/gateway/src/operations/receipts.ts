@@ -73,4 +73,20 @@ export class ReceiptOperations {
     if (!r.receipt) return { pending: true, receipt: pendingReceiptView(paymentId, r.txHash) };
     return { pending: false, receipt: receiptView(r.receipt, this.deps.settings.baseUrl) };
   }
+
+  /** GET /v1/receipts/awaiting-fulfilment, list_awaiting_fulfilment: webhook sales not marked fulfilled, newest first. */
+  async awaitingFulfilment(cred: Credential, query: Record<string, unknown>) {
+    ensureScope(cred, "read_only");
+    const page = pageRequestOf(query);
+    const r = await this.deps.clients.payments.listAwaitingFulfilment({ accountId: cred.accountId, pageSize: page.limit + 1, ...afterOf(page.after) });
+    const { items, ...more } = pageOf(r.receipts, page.limit, keyOf);
+    return { receipts: items.map((receipt) => receiptView(receipt, this.deps.settings.baseUrl)), ...more };
+  }
+
+  /** POST /v1/receipts/{id}/fulfilled, mark_fulfilled: closes a webhook sale out (again: already_fulfilled). */
+  async markFulfilled(cred: Credential, paymentId: string) {
+    ensureScope(cred, "payments");
+    const r = await this.deps.clients.payments.markFulfilled({ accountId: cred.accountId, paymentId, actor: cred.actor });
+    return { ...receiptView(answered(r.receipt, "receipt"), this.deps.settings.baseUrl), already_fulfilled: r.alreadyFulfilled };
+  }
 }

@@ -1,39 +1,14 @@
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { invalid, type FieldError } from "@c402/problems";
 import { Router } from "express";
-import { analyticsView, windowStart } from "../../views/analytics";
+import { sellerAnalytics } from "../../operations/analytics";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 
-/** The longest window GET /v1/analytics sums (a year and a day). */
-export const ANALYTICS_DAYS_MAX = 366;
-
-function queryOf(query: Record<string, unknown>): { days: number; testMode: boolean } {
-  const errors: FieldError[] = [];
-  const days = query.days ?? "30";
-  if (typeof days !== "string" || !/^\d{1,3}$/.test(days) || Number(days) < 1 || Number(days) > ANALYTICS_DAYS_MAX) {
-    errors.push({ field: "days", reason: `must be an integer from 1 to ${ANALYTICS_DAYS_MAX}` });
-  }
-  const mode = query.test_mode ?? "false";
-  if (mode !== "true" && mode !== "false") errors.push({ field: "test_mode", reason: "must be true or false" });
-  if (errors.length) throw invalid(errors);
-  return { days: Number(days), testMode: mode === "true" };
-}
-
 /** GET /v1/analytics: the seller's earnings, buyers, failed deliveries and liabilities over the last `days` UTC days. */
-export function analyticsRoutes({ clients }: GatewayDeps): Router {
+export function analyticsRoutes(deps: GatewayDeps): Router {
   const router = Router();
-  router.get("/v1/analytics", requireScope(clients, "read_only"), async (req, res) => {
-    const { days, testMode } = queryOf(req.query);
-    const accountId = credentialOf(req).accountId;
-    const now = new Date();
-    const since = windowStart(now, days);
-    const [sales, fulfillment] = await Promise.all([
-      clients.payments.salesAnalytics({ accountId, since: timestampFromDate(since), testMode }),
-      clients.fulfillment.accountFulfillment({ accountId, since: timestampFromDate(since), testMode }),
-    ]);
+  router.get("/v1/analytics", requireScope(deps.clients, "read_only"), async (req, res) => {
     res.setHeader("Cache-Control", "no-store");
-    res.json(analyticsView({ days, since, now, testMode, sales, fulfillment }));
+    res.json(await sellerAnalytics(deps, credentialOf(req), req.query));
   });
   return router;
 }
