@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
+import { startFakeOrigin } from "@c402/testkit/fake-origin";
 import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -48,6 +49,7 @@ const ALL_TOOLS = [
   "list_mcp_tools",
   "list_receipts",
   "mark_fulfilled",
+  "pay_test_checkout",
   "quote_checkout",
   "whoami",
 ];
@@ -183,6 +185,33 @@ describe("the MCP endpoint", () => {
       await expect(client.callTool({ name: "whoami", arguments: {} })).rejects.toThrow(/401/);
     } finally {
       await client.close();
+    }
+  });
+
+  it("pay_test_checkout buys from the rehearsal face with no wallet and no credential: the goods and a rehearsal receipt, never a live payment", async () => {
+    const seller = await newSeller();
+    const origin = await startFakeOrigin();
+    const client = await sdkClient();
+    try {
+      const inline = await newCheckout(seller.key, { title: "Rehearsed", price_usd: "0.10", payload: { ok: true }, reusable: true });
+      const live = await call("POST", `/v1/checkouts/${inline.id}/go-live`, { key: seller.key });
+      expect(live.status).toBe(200);
+      // The live URL of an armed checkout: still a rehearsal.
+      const bought = structured(await client.callTool({ name: "pay_test_checkout", arguments: { checkout: inline.url } }));
+      expect(bought).toMatchObject({ http_status: 200, fulfillment: { payload: { ok: true } }, receipt: { test_mode: true, network: expect.any(String) } });
+      const ledger = (await call("GET", "/v1/receipts?test_mode=true", { key: seller.key })).body.receipts.map((r: { id: string }) => r.id);
+      expect(ledger).toEqual([bought.receipt.id]);
+      expect((await call("GET", "/v1/receipts", { key: seller.key })).body.receipts).toEqual([]);
+
+      const relay = await newCheckout(seller.key, { title: "Echo", price_usd: "0.10", origin_url: `${origin.url}/echo`, payload: undefined, reusable: true });
+      const echoed = structured(await client.callTool({ name: "pay_test_checkout", arguments: { checkout: relay.id, params: { city: "Oslo" } } }));
+      expect(echoed).toMatchObject({ http_status: 200, fulfillment: { payload: { query: { city: "Oslo" } } }, receipt: { test_mode: true } });
+      await expect(client.callTool({ name: "pay_test_checkout", arguments: { checkout: relay.id, params: { city: 7 } } })).rejects.toMatchObject({
+        code: -32602,
+      });
+    } finally {
+      await client.close();
+      await origin.close();
     }
   });
 

@@ -1,6 +1,7 @@
 import express, { type Express } from "express";
 import { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./config";
 import { newFaceQuotes, type FaceQuotes } from "./faces/answers";
+import { FacePayments } from "./faces/face-payments";
 import { UnpaidAnswers } from "./faces/unpaid";
 import { faceCors } from "./http/cors";
 import type { GatewayDeps } from "./http/deps";
@@ -85,8 +86,9 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const checkouts = new CheckoutOperations(deps, quotes);
   const receipts = new ReceiptOperations(deps);
   const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
+  const payments = new FacePayments(deps, unpaid);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments })));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(boundedJsonBodies);
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
@@ -108,7 +110,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(fulfilmentRoutes(deps, receipts));
   app.use(ledgerRoutes(deps, receipts));
   app.use(analyticsRoutes(deps));
-  app.use(faceRoutes(deps, unpaid));
+  app.use(faceRoutes(deps, unpaid, payments));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));

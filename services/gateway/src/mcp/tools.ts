@@ -2,6 +2,9 @@ import { invalid, ProblemError } from "@c402/problems";
 import { isId } from "@c402/ids";
 import { answered } from "@c402/rpc";
 import type { ScopeName } from "@c402/contracts";
+import { encodeHeader, signExactEvmPayment } from "@c402/x402";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { FacePayments } from "../faces/face-payments";
 import type { UnpaidAnswers } from "../faces/unpaid";
 import type { Credential } from "../http/auth";
 import type { GatewayDeps } from "../http/deps";
@@ -37,6 +40,7 @@ export interface McpToolDeps {
   checkouts: CheckoutOperations;
   receipts: ReceiptOperations;
   unpaid: UnpaidAnswers;
+  payments: FacePayments;
 }
 
 const CHECKOUT_ID = { type: "string", minLength: 1, maxLength: 64, description: "The checkout's id (chk_…)." } as const;
@@ -78,6 +82,27 @@ const analyticsArguments = {
   },
 } as const;
 
+const CHECKOUT_REFERENCE = {
+  type: "string",
+  minLength: 1,
+  maxLength: 2048,
+  description: "A checkout id (chk_…) or a face URL (…/c/<id>, …/c/<id>/test).",
+} as const;
+const payTestArguments = {
+  type: "object",
+  additionalProperties: false,
+  required: ["checkout"],
+  properties: {
+    checkout: CHECKOUT_REFERENCE,
+    params: {
+      type: "object",
+      maxProperties: 50,
+      additionalProperties: { type: "string", maxLength: 2000 },
+      description: "The call's parameters for a relay or mcp checkout (what a buyer sends as query parameters).",
+    },
+  },
+} as const;
+
 /** Tool arguments as the REST query strings they stand for (numbers and booleans as text). */
 const asQuery = (args: Record<string, unknown>): Record<string, string> => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
 
@@ -107,7 +132,7 @@ function checkoutNamed(reference: string): { id: string; face: "live" | "test" }
   return { id, face: match[2] ? "test" : "live" };
 }
 
-export function mcpTools({ deps, checkouts, receipts, unpaid }: McpToolDeps): readonly McpTool[] {
+export function mcpTools({ deps, checkouts, receipts, unpaid, payments }: McpToolDeps): readonly McpTool[] {
   const seller = (credential: Credential | undefined): Credential => {
     if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY>.");
     return credential;
@@ -261,6 +286,29 @@ export function mcpTools({ deps, checkouts, receipts, unpaid }: McpToolDeps): re
       scope: "payments",
       async run(args, credential) {
         return listMcpTools(deps, seller(credential), args);
+      },
+    },
+    {
+      name: "pay_test_checkout",
+      title: "Pay a checkout's rehearsal",
+      description:
+        "Buys from a checkout's rehearsal face (/c/<id>/test) with a simulated payment, signed here by a throwaway key: no wallet, no funds, nothing moves. " +
+        "Answers what the face answers a paid request: the goods (fulfillment) and the receipt. A live URL is rehearsed too: this tool never pays for real. No credential needed.",
+      inputSchema: payTestArguments,
+      async run(args) {
+        const { checkout, params } = validateObject<{ checkout: string; params?: Record<string, string> }>("mcp.pay_test_checkout", payTestArguments, args);
+        const { id } = checkoutNamed(checkout);
+        const quote = await unpaid.of(id, "test", 2);
+        const requirement = quote.required.accepts[0];
+        if (!requirement) throw new ProblemError("unavailable", "This checkout's rehearsal face offers no way to pay right now.");
+        const payment = await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement, { resourceUrl: quote.required.resource.url });
+        const answer = await payments.pay({ checkoutId: id, face: "test", header: encodeHeader(payment), legacy: false, params: params ?? {} });
+        if (answer.contentType) {
+          const refusal = JSON.parse(String(answer.body)) as { detail?: { message?: string } | string };
+          const message = typeof refusal.detail === "string" ? refusal.detail : (refusal.detail?.message ?? "The rehearsal payment was refused.");
+          throw new ProblemError("payment-required", message);
+        }
+        return { http_status: answer.status, ...(answer.body as object) };
       },
     },
     {

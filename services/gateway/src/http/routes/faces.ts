@@ -1,21 +1,17 @@
-import { paymentsV1, settleResponseFromMessage } from "@c402/contracts";
-import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
-import { answered } from "@c402/rpc";
-import { encodeHeader, HEADERS } from "@c402/x402";
+import { ProblemError } from "@c402/problems";
+import { HEADERS } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { CallUrls, isSlug } from "../../faces/call-urls";
 import { isId } from "@c402/ids";
-import { refusalAnswer } from "../../faces/answers";
-import { FACE_PROTO, type Face } from "../../faces/face";
-import { goodsOf, type UnpaidAnswers } from "../../faces/unpaid";
+import type { Face } from "../../faces/face";
+import { FacePayments } from "../../faces/face-payments";
+import type { UnpaidAnswers } from "../../faces/unpaid";
 import { payPage } from "../../views/pay-page";
-import { paidView, pendingPaymentView, relayPaidView, reportHelp } from "../../views/payments";
-import { faceUrl } from "../../views/checkouts";
 import type { GatewayDeps } from "../deps";
 import { validateBodyWithholding } from "../validate";
 import { setRateLimitHeaders } from "../rate-limit";
 import { callParamsOf, checkoutIdOf, handoffOf, packageKeyOf, paymentOf, usagePageOf, wantsHtml, wireVersionOf } from "../face-requests";
-import { packageCallView, packagePurchaseFields, packageUsageView } from "../../views/packages";
+import { packageCallView, packageUsageView } from "../../views/packages";
 import { DEFAULT_PACKAGE_CALLS_PER_MINUTE } from "../../config";
 import { spendFrom } from "../rate-limit";
 import { createHash } from "node:crypto";
@@ -32,7 +28,8 @@ const PAY_NOT_YET_FIELDS = ["schedule"] as const;
  * POST /c/{id}/pay and /c/{id}/test/pay are the POST twins (the payment in
  * the same header; always JSON; a `schedule` body is for series, not built).
  */
-export function faceRoutes({ clients, settings, cache }: GatewayDeps, unpaid: UnpaidAnswers): Router {
+export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments = new FacePayments(deps, unpaid)): Router {
+  const { clients, settings, cache } = deps;
   const router = Router();
   const callUrls = new CallUrls(clients, cache);
   const packageCalls = cache.limiter({ name: "package-key", limit: settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE, windowSeconds: 60 });
@@ -66,48 +63,11 @@ export function faceRoutes({ clients, settings, cache }: GatewayDeps, unpaid: Un
   // requirements were at hand; here, payments judges it.
   async function pay(req: Request, res: Response, id: string, face: Face, payment: { header: string; legacy: boolean }) {
     const handoff = handoffOf(req);
-    let r: paymentsV1.SubmitPaymentResponse;
-    try {
-      r = await clients.payments.submitPayment({
-        checkoutId: id,
-        face: FACE_PROTO[face],
-        paymentHeader: payment.header,
-        ...(handoff !== undefined ? { handoffId: handoff } : {}),
-        params: callParamsOf(req),
-      });
-    } catch (err) {
-      if (err instanceof ProblemError) withBuyerHints(err, id);
-      if (!(err instanceof ProblemError) || err.slug !== "payment-required") throw err;
-      // A refused payment: the problem document, plus fresh requirements naming the reason.
-      const refusal = refusalAnswer({ current: await unpaid.current(id, face), checkoutId: id, face, legacy: payment.legacy, err, urls: settings });
-      for (const [name, value] of refusal.headers) res.setHeader(name, value);
-      res.status(402).type(PROBLEM_CONTENT_TYPE).send(refusal.json);
-      return;
-    }
-    // Payments read the checkout for this sale and hands it back with the receipt: the goods, without asking catalog.
-    // Everything the answer needs is checked before a header is set, so a settled payment is never answered half.
-    const checkout = r.status === paymentsV1.PaymentStatus.PENDING ? undefined : answered(r.checkout, "checkout");
-    const settled = checkout && { checkout, goods: goodsOf(checkout), receipt: answered(r.receipt, "receipt") };
-    const settle = encodeHeader(settleResponseFromMessage(r.settleResponse));
-    res.setHeader(HEADERS.paymentResponse, settle);
-    if (payment.legacy) res.setHeader(HEADERS.legacyPaymentResponse, settle);
-    if (!settled) {
-      res.status(202).json(pendingPaymentView(r, settings.baseUrl));
-      return;
-    }
-    if (!r.redelivered) unpaid.sold(id, settled.goods);
-    if (r.delivery) {
-      const { testDeliveriesLeft, testDeliveriesResetSeconds } = r.delivery;
-      if (testDeliveriesLeft !== undefined && testDeliveriesResetSeconds !== undefined) {
-        const cap = settled.checkout.settings?.testDeliveryDailyCap ?? 0;
-        setRateLimitHeaders(res, { limit: cap, remaining: testDeliveriesLeft, resetSeconds: testDeliveriesResetSeconds });
-      }
-      const relayed = relayPaidView(settled.goods.mode === "mcp" ? "mcp" : "relay", r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
-      const bought = r.package ? packagePurchaseFields(r.package, r.packageKey, settings.baseUrl) : {};
-      res.status(relayed.status).json({ ...relayed.body, ...bought });
-      return;
-    }
-    res.status(200).json(paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl));
+    const answer = await payments.pay({ checkoutId: id, face, ...payment, ...(handoff !== undefined ? { handoff } : {}), params: callParamsOf(req) });
+    for (const [name, value] of answer.headers) res.setHeader(name, value);
+    if (answer.rateLimit) setRateLimitHeaders(res, answer.rateLimit);
+    if (answer.contentType) res.status(answer.status).type(answer.contentType).send(answer.body);
+    else res.status(answer.status).json(answer.body);
   }
 
   /**
@@ -121,19 +81,11 @@ export function faceRoutes({ clients, settings, cache }: GatewayDeps, unpaid: Un
     try {
       r = await clients.fulfillment.spendPackageCall({ checkoutId: id, packageKey: key, params: callParamsOf(req) });
     } catch (err) {
-      if (err instanceof ProblemError) withBuyerHints(err, id);
+      if (err instanceof ProblemError) payments.withBuyerHints(err, id);
       throw err;
     }
     const view = packageCallView(r, settings.baseUrl);
     res.status(view.status).json(view.body);
-  }
-
-  /** The hints a buyer's failure answer carries: where to report a delivery that failed, and the live face past the rehearsal cap. */
-  function withBuyerHints(err: ProblemError, id: string): void {
-    if (err.slug === "upstream-failed") err.help.report = reportHelp(settings.baseUrl, id);
-    if (err.slug === "rate-limited" && err.extensions.reason === "test_delivery_daily_cap") {
-      err.extensions.live_url = faceUrl(settings.baseUrl, id, "live");
-    }
   }
 
   const payByPost = (face: Face) => {

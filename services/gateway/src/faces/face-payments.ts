@@ -1,0 +1,98 @@
+import { paymentsV1, settleResponseFromMessage } from "@c402/contracts";
+import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
+import { answered } from "@c402/rpc";
+import { encodeHeader, HEADERS } from "@c402/x402";
+import type { GatewayDeps } from "../http/deps";
+import { faceUrl } from "../views/checkouts";
+import { packagePurchaseFields } from "../views/packages";
+import { paidView, pendingPaymentView, relayPaidView, reportHelp } from "../views/payments";
+import { refusalAnswer } from "./answers";
+import { FACE_PROTO, type Face } from "./face";
+import { goodsOf, type UnpaidAnswers } from "./unpaid";
+
+/** A payment presented to a face, as the buyer sent it. */
+export interface FacePayment {
+  checkoutId: string;
+  face: Face;
+  /** The PAYMENT-SIGNATURE (or X-PAYMENT) header's value. */
+  header: string;
+  /** Sent as X-PAYMENT, the v1 header: the answer carries X-PAYMENT-RESPONSE too. */
+  legacy: boolean;
+  handoff?: string;
+  /** The buyer's call parameters (relay and mcp checkouts). */
+  params: Record<string, string>;
+}
+
+/** What a face answers a payment: status, headers and JSON body (a refusal is a problem document). */
+export interface FacePaymentAnswer {
+  status: number;
+  headers: [string, string][];
+  /** A JSON value, or (a refusal) the problem document's text. */
+  body: unknown;
+  contentType?: string;
+  /** The test deliveries left, for X-RateLimit-* (relay and mcp rehearsals). */
+  rateLimit?: { limit: number; remaining: number; resetSeconds: number };
+}
+
+/**
+ * A paid request to a face (GET /c/{id} with a payment, its /test twin, the
+ * POST twins, and the MCP tool pay_test_checkout): what payments makes of the
+ * payment, as the face answers it. 200 with the goods and the receipt, 202
+ * pending, or a 402 refusal with fresh requirements.
+ */
+export class FacePayments {
+  constructor(
+    private readonly deps: Pick<GatewayDeps, "clients" | "settings">,
+    private readonly unpaid: UnpaidAnswers,
+  ) {}
+
+  async pay(payment: FacePayment): Promise<FacePaymentAnswer> {
+    const { clients, settings } = this.deps;
+    const { checkoutId: id, face } = payment;
+    let r: paymentsV1.SubmitPaymentResponse;
+    try {
+      r = await clients.payments.submitPayment({
+        checkoutId: id,
+        face: FACE_PROTO[face],
+        paymentHeader: payment.header,
+        ...(payment.handoff !== undefined ? { handoffId: payment.handoff } : {}),
+        params: payment.params,
+      });
+    } catch (err) {
+      if (err instanceof ProblemError) this.withBuyerHints(err, id);
+      if (!(err instanceof ProblemError) || err.slug !== "payment-required") throw err;
+      // A refused payment: the problem document, plus fresh requirements naming the reason.
+      const refusal = refusalAnswer({ current: await this.unpaid.current(id, face), checkoutId: id, face, legacy: payment.legacy, err, urls: settings });
+      return { status: 402, headers: [...refusal.headers], body: refusal.json, contentType: PROBLEM_CONTENT_TYPE };
+    }
+    // Payments read the checkout for this sale and hands it back with the receipt: the goods, without asking catalog.
+    // Everything the answer needs is checked before it is built, so a settled payment is never answered half.
+    const checkout = r.status === paymentsV1.PaymentStatus.PENDING ? undefined : answered(r.checkout, "checkout");
+    const settled = checkout && { checkout, goods: goodsOf(checkout), receipt: answered(r.receipt, "receipt") };
+    const settle = encodeHeader(settleResponseFromMessage(r.settleResponse));
+    const headers: [string, string][] = [
+      [HEADERS.paymentResponse, settle],
+      ...(payment.legacy ? [[HEADERS.legacyPaymentResponse, settle] as [string, string]] : []),
+    ];
+    if (!settled) return { status: 202, headers, body: pendingPaymentView(r, settings.baseUrl) };
+    if (!r.redelivered) this.unpaid.sold(id, settled.goods);
+    if (r.delivery) {
+      const { testDeliveriesLeft, testDeliveriesResetSeconds } = r.delivery;
+      const rateLimit =
+        testDeliveriesLeft !== undefined && testDeliveriesResetSeconds !== undefined
+          ? { limit: settled.checkout.settings?.testDeliveryDailyCap ?? 0, remaining: testDeliveriesLeft, resetSeconds: testDeliveriesResetSeconds }
+          : undefined;
+      const relayed = relayPaidView(settled.goods.mode === "mcp" ? "mcp" : "relay", r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
+      const bought = r.package ? packagePurchaseFields(r.package, r.packageKey, settings.baseUrl) : {};
+      return { status: relayed.status, headers, body: { ...relayed.body, ...bought }, ...(rateLimit ? { rateLimit } : {}) };
+    }
+    return { status: 200, headers, body: paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl) };
+  }
+
+  /** The hints a buyer's failure answer carries: where to report a delivery that failed, and the live face past the rehearsal cap. */
+  withBuyerHints(err: ProblemError, id: string): void {
+    const { baseUrl } = this.deps.settings;
+    if (err.slug === "upstream-failed") err.help.report = reportHelp(baseUrl, id);
+    if (err.slug === "rate-limited" && err.extensions.reason === "test_delivery_daily_cap") err.extensions.live_url = faceUrl(baseUrl, id, "live");
+  }
+}
