@@ -224,6 +224,19 @@ describe("the MCP endpoint", () => {
     }
     const note = await rpc({ jsonrpc: "2.0", method: "notifications/initialized" });
     expect({ status: note.status, text: note.text }).toEqual({ status: 202, text: "" });
+    // A browser-based client may call it: CORS is open (Bearer only, no cookie), WWW-Authenticate readable.
+    const preflight = await fetch(`${baseUrl()}/mcp`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://inspector.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toMatch(/Authorization/);
+    expect((await rpc(list, { origin: "https://inspector.example" })).headers.get("access-control-expose-headers")).toBe("WWW-Authenticate");
     const get = await fetch(`${baseUrl()}/mcp`);
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");

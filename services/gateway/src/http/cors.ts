@@ -13,3 +13,21 @@ export function faceCors(req: Request, res: Response, next: NextFunction): void 
   }
   next();
 }
+
+/**
+ * CORS for /mcp, open to every origin: a browser-based MCP client may call it.
+ * That is safe because /mcp authenticates by the Authorization header alone,
+ * never by a cookie a browser would attach on its own.
+ */
+export function mcpCors(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.setHeader("Access-Control-Expose-Headers", "WWW-Authenticate");
+  if (req.method === "OPTIONS") {
+    res.setHeader("Access-Control-Allow-Methods", "POST, OPTIONS");
+    res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID");
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+    return;
+  }
+  next();
+}

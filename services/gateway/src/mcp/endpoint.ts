@@ -10,6 +10,7 @@ import {
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { bigintAsString } from "../http/json";
 import { authenticate, type Credential } from "../http/auth";
+import { mcpCors } from "../http/cors";
 import type { GatewayDeps } from "../http/deps";
 import { jsonBoundsViolation } from "../http/json-bounds";
 import { bearerChallenge } from "../http/problems";
@@ -23,6 +24,7 @@ import type { McpTool } from "./tools";
  * server dispatches (initialize, ping, tools/list, tools/call) through a
  * one-shot transport; the HTTP rules are ours:
  *  - a notification (no id) or a client's response: 202, empty;
+ *  - CORS open to every origin (Bearer only, so no cookie rides along);
  *  - malformed JSON: 400 with -32700; a batch (array) or a non-request: 400 with -32600;
  *  - an unsupported MCP-Protocol-Version header: 400;
  *  - a seller tool without a valid credential (Authorization: Bearer, never a
@@ -109,7 +111,8 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
     }
   };
 
-  // Anything but POST: 405 (the SDK client takes it as "no stream here").
+  router.use("/mcp", mcpCors);
+  // Anything but POST (and a CORS preflight): 405 (the SDK client takes it as "no stream here").
   router.all("/mcp", (req, res, next) => {
     if (req.method === "POST") return next();
     res.setHeader("Allow", "POST");
