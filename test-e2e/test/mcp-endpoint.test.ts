@@ -51,6 +51,7 @@ const ALL_TOOLS = [
   "mark_fulfilled",
   "pay_test_checkout",
   "quote_checkout",
+  "report_checkout",
   "whoami",
 ];
 
@@ -212,6 +213,37 @@ describe("the MCP endpoint", () => {
     } finally {
       await client.close();
       await origin.close();
+    }
+  });
+
+  it("report_checkout files a report with no credential, anonymous or naming the receipt; the seller sees it", async () => {
+    const seller = await newSeller();
+    const checkout = await newCheckout(seller.key, { title: "Stale data", price_usd: "0.10", reusable: true });
+    const paid = await payRehearsal(checkout.id);
+    const client = await sdkClient();
+    try {
+      const anonymous = structured(await client.callTool({ name: "report_checkout", arguments: { checkout: checkout.url, category: "stale_data" } }));
+      const buyer = structured(
+        await client.callTool({
+          name: "report_checkout",
+          arguments: { checkout: checkout.id, category: "not_delivered", detail: "Nothing came back.", receipt_id: paid.body.receipt.id },
+        }),
+      );
+      expect(anonymous).toMatchObject({ id: expect.stringMatching(/^rpt_/) });
+      expect(buyer).toMatchObject({ id: expect.stringMatching(/^rpt_/) });
+      const seen = (await call("GET", `/v1/checkouts/${checkout.id}/reports`, { key: seller.key })).body.reports;
+      expect(seen.map((r: { id: string; category: string }) => [r.id, r.category]).sort()).toEqual(
+        [
+          [anonymous.id, "stale_data"],
+          [buyer.id, "not_delivered"],
+        ].sort(),
+      );
+      await expect(client.callTool({ name: "report_checkout", arguments: { checkout: checkout.id, category: "bored" } })).rejects.toMatchObject({
+        code: -32602,
+        data: { errors: [{ field: "category", reason: expect.any(String) }] },
+      });
+    } finally {
+      await client.close();
     }
   });
 

@@ -41,6 +41,7 @@ import { mcpRoutes } from "./mcp/endpoint";
 import { mcpTools } from "./mcp/tools";
 import { CheckoutOperations } from "./operations/checkouts";
 import { ReceiptOperations } from "./operations/receipts";
+import { ReportFiling } from "./operations/reports";
 
 /** Largest JSON body accepted (a checkout with its inline goods). */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -87,8 +88,9 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const receipts = new ReceiptOperations(deps);
   const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
   const payments = new FacePayments(deps, unpaid);
+  const reports = new ReportFiling(deps);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports })));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(boundedJsonBodies);
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
@@ -106,7 +108,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(accountRoutes(deps));
   app.use(checkoutRoutes(deps, quotes, checkouts));
   app.use(payoutRoutes(deps, quotes));
-  app.use(reportRoutes(deps));
+  app.use(reportRoutes(deps, reports));
   app.use(fulfilmentRoutes(deps, receipts));
   app.use(ledgerRoutes(deps, receipts));
   app.use(analyticsRoutes(deps));

@@ -78,14 +78,14 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
   };
 
   /** The SDK server of one request: tools/list open to all, tools/call running the named tool for `credential`. */
-  const serverFor = (req: Request, credential: Credential | undefined) => {
+  const serverFor = (req: Request, res: Response, credential: Credential | undefined) => {
     const server = new Server({ name: settings.serviceName, version: "1.0.0" }, { capabilities: { tools: { listChanged: false } } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const tool = byName.get(request.params.name);
       if (!tool) throw new ToolError(`Unknown tool: ${request.params.name}. tools/list names every tool.`, INVALID_PARAMS, undefined);
       try {
-        const result = plain(await tool.run(request.params.arguments ?? {}, credential));
+        const result = plain(await tool.run(request.params.arguments ?? {}, credential, { req, res }));
         return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };
       } catch (err) {
         const problem = problemOf(err, req);
@@ -96,9 +96,9 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
     return server;
   };
 
-  const answer = async (req: Request, request: JSONRPCRequest, credential: Credential | undefined): Promise<JSONRPCMessage> => {
+  const answer = async (req: Request, res: Response, request: JSONRPCRequest, credential: Credential | undefined): Promise<JSONRPCMessage> => {
     const transport = new OneShotTransport();
-    const server = serverFor(req, credential);
+    const server = serverFor(req, res, credential);
     await server.connect(transport);
     try {
       transport.deliver(request, {
@@ -161,7 +161,7 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
           return void res.status(problem.status).json(rpcError(id, code, problem.message, toProblemDocument(problem, siteUrl)));
         }
       }
-      res.json(await answer(req, request, credential));
+      res.json(await answer(req, res, request, credential));
     },
   );
 

@@ -4,6 +4,7 @@ import { answered } from "@c402/rpc";
 import type { ScopeName } from "@c402/contracts";
 import { encodeHeader, signExactEvmPayment } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { Request, Response } from "express";
 import type { FacePayments } from "../faces/face-payments";
 import type { UnpaidAnswers } from "../faces/unpaid";
 import type { Credential } from "../http/auth";
@@ -14,6 +15,7 @@ import type { CheckoutOperations } from "../operations/checkouts";
 import { sellerAnalytics } from "../operations/analytics";
 import { listMcpTools } from "../operations/mcp-servers";
 import type { ReceiptOperations } from "../operations/receipts";
+import type { ReportFiling } from "../operations/reports";
 import { createWebhook } from "../operations/webhooks";
 import { profileView } from "../views/profile";
 
@@ -32,7 +34,8 @@ export interface McpTool {
   inputSchema: { type: "object"; properties: Record<string, unknown>; required?: readonly string[]; additionalProperties: false };
   /** The scope a seller credential needs; absent: a buyer tool, open to anyone. */
   scope?: ScopeName;
-  run(args: Record<string, unknown>, credential: Credential | undefined): Promise<object>;
+  /** `http`: the /mcp request the call came in (a buyer tool's limits count its client address). */
+  run(args: Record<string, unknown>, credential: Credential | undefined, http: { req: Request; res: Response }): Promise<object>;
 }
 
 export interface McpToolDeps {
@@ -41,6 +44,7 @@ export interface McpToolDeps {
   receipts: ReceiptOperations;
   unpaid: UnpaidAnswers;
   payments: FacePayments;
+  reports: ReportFiling;
 }
 
 const CHECKOUT_ID = { type: "string", minLength: 1, maxLength: 64, description: "The checkout's id (chk_…)." } as const;
@@ -103,6 +107,14 @@ const payTestArguments = {
   },
 } as const;
 
+const { receipt_id: reportReceipt, ...reportFields } = schemas.ReportCreate.properties;
+const reportArguments = {
+  type: "object",
+  additionalProperties: false,
+  required: ["checkout", ...schemas.ReportCreate.required],
+  properties: { checkout: CHECKOUT_REFERENCE, ...reportFields, receipt_id: reportReceipt },
+} as const;
+
 /** Tool arguments as the REST query strings they stand for (numbers and booleans as text). */
 const asQuery = (args: Record<string, unknown>): Record<string, string> => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
 
@@ -132,7 +144,7 @@ function checkoutNamed(reference: string): { id: string; face: "live" | "test" }
   return { id, face: match[2] ? "test" : "live" };
 }
 
-export function mcpTools({ deps, checkouts, receipts, unpaid, payments }: McpToolDeps): readonly McpTool[] {
+export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports }: McpToolDeps): readonly McpTool[] {
   const seller = (credential: Credential | undefined): Credential => {
     if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY>.");
     return credential;
@@ -309,6 +321,18 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments }: McpToo
           throw new ProblemError("payment-required", message);
         }
         return { http_status: answer.status, ...(answer.body as object) };
+      },
+    },
+    {
+      name: "report_checkout",
+      title: "Report a checkout",
+      description:
+        "Tells the seller something went wrong with a checkout (as POST /v1/checkouts/{id}/reports): a category from the closed set, the buyer's words, and the receipt_id of the purchase when there is one. " +
+        "A report never refunds; the seller sees it. No credential needed; rate limited per client address (and per receipt).",
+      inputSchema: reportArguments,
+      async run(args, _credential, http) {
+        const { checkout, ...report } = validateObject<{ checkout: string } & Record<string, unknown>>("mcp.report_checkout", reportArguments, args);
+        return reports.file(http.req, http.res, checkoutNamed(checkout).id, report);
       },
     },
     {

@@ -1,14 +1,10 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { catalogReportsV1 } from "@c402/contracts";
-import { isId } from "@c402/ids";
-import { ProblemError, invalid } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { Router, type Request, type Response } from "express";
-import { filedReportView, reportView } from "../../views/reports";
+import { ReportFiling } from "../../operations/reports";
+import { reportView } from "../../views/reports";
 import { credentialOf, requireScope } from "../auth";
-import type { GatewayDeps, ServiceClients } from "../deps";
+import type { GatewayDeps } from "../deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../pagination";
-import { ReportLimits, type ReportLimitSettings } from "../report-limits";
 import { validateBody } from "../validate";
 import { packageKeyOf } from "../face-requests";
 
@@ -23,67 +19,12 @@ import { packageKeyOf } from "../face-requests";
  * There is no DELETE (the router answers 405). A report never moves money.
  */
 
-const NOT_THIS_CHECKOUTS = "is not a receipt of this checkout";
-
-/**
- * The payment a report names, from its receipt (payments is the authority).
- * A receipt that does not exist, is not settled, or belongs to another
- * checkout is refused alike (422 naming receipt_id), so the answer never
- * tells whether a receipt exists elsewhere; the checkout itself is looked up
- * first in that case, so an unknown checkout is still 404.
- */
-async function paymentOfReceipt(
-  clients: ServiceClients,
-  checkoutId: string,
-  receiptId: string,
-): Promise<MessageInitShape<typeof catalogReportsV1.ReportPaymentSchema>> {
-  let receipt;
-  try {
-    receipt = (await clients.payments.getReceipt({ paymentId: receiptId })).receipt;
-  } catch (err) {
-    if (!(err instanceof ProblemError && err.slug === "not-found")) throw err;
-  }
-  if (!receipt || receipt.checkoutId !== checkoutId) {
-    await clients.catalog.getCheckout({ checkoutId });
-    throw invalid([{ field: "receipt_id", reason: NOT_THIS_CHECKOUTS }], "The receipt named is not one of this checkout's.");
-  }
-  return {
-    paymentId: receipt.id,
-    amountUsd: receipt.amountUsd,
-    total: receipt.total,
-    network: receipt.network,
-    payer: receipt.payer,
-    subject: receipt.subject,
-    txHash: receipt.txHash,
-    testMode: receipt.testMode,
-    ...(receipt.settledAt ? { settledAt: receipt.settledAt } : {}),
-    deliveryOutcome: receipt.deliveryOutcome,
-  };
-}
-
-export function reportRoutes({ clients, cache, settings }: GatewayDeps, limitSettings?: ReportLimitSettings): Router {
+export function reportRoutes(deps: GatewayDeps, reports = new ReportFiling(deps)): Router {
+  const { clients, settings } = deps;
   const router = Router();
-  const limits = new ReportLimits(cache, limitSettings);
 
   router.post("/v1/checkouts/:id/reports", async (req, res) => {
-    const checkoutId = String(req.params.id);
-    if (!isId("checkout", checkoutId)) throw new ProblemError("not-found", "No such checkout.");
-    const body = validateBody("ReportCreate", req.body);
-    // A package key (Authorization: Bearer pk_…) names its purchase as receipt_id does; a key not of this checkout is 401.
-    const packageKey = body.receipt_id === undefined ? packageKeyOf(req) : undefined;
-    const receiptId =
-      packageKey === undefined
-        ? body.receipt_id
-        : answered((await clients.fulfillment.packageUsage({ checkoutId, packageKey, pageSize: 1 })).package, "package").paymentId;
-    await limits.admit(req, res, { checkoutId, receiptId });
-    const payment = receiptId === undefined ? undefined : await paymentOfReceipt(clients, checkoutId, receiptId);
-    const r = await clients.catalog.fileReport({
-      checkoutId,
-      category: body.category,
-      ...(body.detail !== undefined ? { detail: body.detail } : {}),
-      ...(payment ? { payment } : {}),
-    });
-    res.status(201).json(filedReportView(answered(r.report, "report")));
+    res.status(201).json(await reports.file(req, res, String(req.params.id), req.body, packageKeyOf(req)));
   });
 
   /** One page of the account's reports, of one checkout when the path names it. */
