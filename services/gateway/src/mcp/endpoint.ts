@@ -13,6 +13,7 @@ import { authenticate, type Credential } from "../http/auth";
 import { mcpCors } from "../http/cors";
 import type { GatewayDeps } from "../http/deps";
 import { jsonBoundsViolation } from "../http/json-bounds";
+import { validateObject } from "../http/validate";
 import { bearerChallenge } from "../http/problems";
 import { OneShotTransport } from "./one-shot-transport";
 import type { McpTool } from "./tools";
@@ -85,7 +86,9 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
       const tool = byName.get(request.params.name);
       if (!tool) throw new ToolError(`Unknown tool: ${request.params.name}. tools/list names every tool.`, INVALID_PARAMS, undefined);
       try {
-        const result = plain(await tool.run(request.params.arguments ?? {}, credential, { req, res }));
+        // Every tool's arguments are checked against the schema tools/list publishes, here, once.
+        const args = validateObject<Record<string, unknown>>(`mcp.${tool.name}`, tool.inputSchema, request.params.arguments ?? {});
+        const result = plain(await tool.run(args, credential, { req, res }));
         return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };
       } catch (err) {
         const problem = problemOf(err, req);

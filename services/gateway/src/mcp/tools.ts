@@ -10,7 +10,6 @@ import type { UnpaidAnswers } from "../faces/unpaid";
 import type { Credential } from "../http/auth";
 import type { GatewayDeps } from "../http/deps";
 import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, schemas } from "../http/request-schemas";
-import { validateObject } from "../http/validate";
 import type { CheckoutOperations } from "../operations/checkouts";
 import { sellerAnalytics } from "../operations/analytics";
 import { listMcpTools } from "../operations/mcp-servers";
@@ -30,7 +29,7 @@ export interface McpTool {
   name: string;
   title: string;
   description: string;
-  /** JSON Schema of `arguments` (what tools/list publishes and tools/call validates). */
+  /** JSON Schema of `arguments`: what tools/list publishes, and what the endpoint validates them against before `run`. */
   inputSchema: { type: "object"; properties: Record<string, unknown>; required?: readonly string[]; additionalProperties: false };
   /** The scope a seller credential needs; absent: a buyer tool, open to anyone. */
   scope?: ScopeName;
@@ -172,7 +171,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: createSchema,
       scope: "payments",
       async run(args, credential) {
-        const { calls, max_deliveries: olderName, ...rest } = validateObject<Record<string, unknown>>("mcp.create_checkout", createSchema, args);
+        const { calls, max_deliveries: olderName, ...rest } = args;
         if (calls !== undefined && olderName !== undefined) {
           throw invalid([{ field: "calls", reason: "is max_deliveries by its newer name: send one of the two" }]);
         }
@@ -188,7 +187,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: checkoutRef,
       scope: "payments",
       async run(args, credential) {
-        const { checkout_id } = validateObject<{ checkout_id: string }>("mcp.checkout_ref", checkoutRef, args);
+        const checkout_id = String(args.checkout_id);
         return checkouts.goLive(seller(credential), checkout_id);
       },
     },
@@ -207,12 +206,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       },
       scope: "read_only",
       async run(args, credential) {
-        const q = validateObject<{ limit?: number; cursor?: string; include_voided?: boolean }>("mcp.list_checkouts", this.inputSchema, args);
-        return checkouts.list(seller(credential), {
-          ...(q.limit !== undefined ? { limit: String(q.limit) } : {}),
-          ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
-          ...(q.include_voided !== undefined ? { include_voided: String(q.include_voided) } : {}),
-        });
+        return checkouts.list(seller(credential), asQuery(args));
       },
     },
     {
@@ -222,7 +216,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: checkoutRef,
       scope: "read_only",
       async run(args, credential) {
-        const { checkout_id } = validateObject<{ checkout_id: string }>("mcp.checkout_ref", checkoutRef, args);
+        const checkout_id = String(args.checkout_id);
         return checkouts.get(seller(credential), checkout_id);
       },
     },
@@ -233,7 +227,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: listReceiptsArguments,
       scope: "read_only",
       async run(args, credential) {
-        return receipts.list(seller(credential), asQuery(validateObject<Record<string, unknown>>("mcp.list_receipts", listReceiptsArguments, args)));
+        return receipts.list(seller(credential), asQuery(args));
       },
     },
     {
@@ -243,7 +237,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: receiptRef,
       scope: "read_only",
       async run(args, credential) {
-        const { receipt_id } = validateObject<{ receipt_id: string }>("mcp.receipt_ref", receiptRef, args);
+        const receipt_id = String(args.receipt_id);
         return (await receipts.get(seller(credential), receipt_id)).receipt;
       },
     },
@@ -254,7 +248,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: pageArguments,
       scope: "read_only",
       async run(args, credential) {
-        return receipts.awaitingFulfilment(seller(credential), asQuery(validateObject<Record<string, unknown>>("mcp.page", pageArguments, args)));
+        return receipts.awaitingFulfilment(seller(credential), asQuery(args));
       },
     },
     {
@@ -264,7 +258,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: receiptRef,
       scope: "payments",
       async run(args, credential) {
-        const { receipt_id } = validateObject<{ receipt_id: string }>("mcp.receipt_ref", receiptRef, args);
+        const receipt_id = String(args.receipt_id);
         return receipts.markFulfilled(seller(credential), receipt_id);
       },
     },
@@ -275,7 +269,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       inputSchema: analyticsArguments,
       scope: "read_only",
       async run(args, credential) {
-        return sellerAnalytics(deps, seller(credential), asQuery(validateObject<Record<string, unknown>>("mcp.get_analytics", analyticsArguments, args)));
+        return sellerAnalytics(deps, seller(credential), asQuery(args));
       },
     },
     {
@@ -308,7 +302,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
         "Answers what the face answers a paid request: the goods (fulfillment) and the receipt. A live URL is rehearsed too: this tool never pays for real. No credential needed.",
       inputSchema: payTestArguments,
       async run(args) {
-        const { checkout, params } = validateObject<{ checkout: string; params?: Record<string, string> }>("mcp.pay_test_checkout", payTestArguments, args);
+        const { checkout, params } = args as { checkout: string; params?: Record<string, string> };
         const { id } = checkoutNamed(checkout);
         const quote = await unpaid.of(id, "test", 2);
         const requirement = quote.required.accepts[0];
@@ -331,7 +325,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
         "A report never refunds; the seller sees it. No credential needed; rate limited per client address (and per receipt).",
       inputSchema: reportArguments,
       async run(args, _credential, http) {
-        const { checkout, ...report } = validateObject<{ checkout: string } & Record<string, unknown>>("mcp.report_checkout", reportArguments, args);
+        const { checkout, ...report } = args as { checkout: string } & Record<string, unknown>;
         return reports.file(http.req, http.res, checkoutNamed(checkout).id, report);
       },
     },
@@ -350,7 +344,7 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
         },
       },
       async run(args) {
-        const { checkout } = validateObject<{ checkout: string }>("mcp.quote_checkout", this.inputSchema, args);
+        const { checkout } = args as { checkout: string };
         const { id, face } = checkoutNamed(checkout);
         const answer = await unpaid.of(id, face, 2);
         return { checkout_id: id, face, ...answer.body };
