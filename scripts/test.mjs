@@ -4,10 +4,12 @@
 // restart of two replicas of every distributed process under load (alone: it
 // runs a dozen processes, and other suites' timings must not share the
 // machine with it), then the black-box e2e suite against embedded mode and, when PostgreSQL, Redis and
-// Kafka are all reachable, against distributed mode. Prints one summary line.
+// Kafka are all reachable, against distributed mode (Debian's chromium is
+// installed first when missing: one e2e test clicks through a real browser). Prints one summary line.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { e2eModes } from "./e2e-modes.mjs";
+import { ensureChromium } from "./ensure-chromium.mjs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -40,6 +42,8 @@ const { modes } = await e2eModes(env);
 
 let ok = runJest("unit-and-integration", [], env);
 ok = runJest("rollout", ["--runInBand", "--testMatch", "<rootDir>/deploy/local/test/**/*.test.ts"], env) && ok;
+// The e2e suite drives a real browser (the OAuth consent): Debian's chromium, installed here when missing.
+ensureChromium();
 for (const mode of modes) ok = runJest(`e2e-${mode}`, ["-c", "test-e2e/jest.config.js"], { ...env, E2E_MODE: mode }) && ok;
 
 const summary = `tests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`;

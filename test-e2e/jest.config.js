@@ -6,6 +6,8 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: "node",
   transform: { "^.+\\.(t|j)sx?$": swc },
+  // oauth4webapi ships ESM only: compile it with the tests.
+  transformIgnorePatterns: ["/node_modules/(?!\\.pnpm/oauth4webapi@|oauth4webapi/)"],
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   globalSetup: "<rootDir>/src/global-setup.ts",
   globalTeardown: "<rootDir>/src/global-teardown.ts",

@@ -40,6 +40,8 @@ export const ACCOUNT_ACTIONS = [
   "webhook.rekeyed",
   "webhook.deleted",
   "webhook.disabled",
+  "oauth.granted",
+  "oauth.revoked",
 ] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 

@@ -32,12 +32,16 @@ export function checkoutStatusName(status: CheckoutStatus): CheckoutStatusName |
 
 export type ScopeName = "read_only" | "payments" | "full";
 export type KeyModeName = "test" | "live";
-/** An API key, or a wallet session (a later wallet sign-in). */
-export type CredentialKindName = "api_key" | "session";
+/** An API key, a session (wallet or magic link), or an OAuth access token. */
+export type CredentialKindName = "api_key" | "session" | "oauth";
 
 const SCOPES: Record<ScopeName, Scope> = { read_only: Scope.READ_ONLY, payments: Scope.PAYMENTS, full: Scope.FULL };
 const KEY_MODES: Record<KeyModeName, KeyMode> = { test: KeyMode.TEST, live: KeyMode.LIVE };
-const CREDENTIAL_KINDS: Record<CredentialKindName, CredentialKind> = { api_key: CredentialKind.API_KEY, session: CredentialKind.SESSION };
+const CREDENTIAL_KINDS: Record<CredentialKindName, CredentialKind> = {
+  api_key: CredentialKind.API_KEY,
+  session: CredentialKind.SESSION,
+  oauth: CredentialKind.OAUTH,
+};
 
 export const scopeToProto = (name: ScopeName): Scope => SCOPES[name];
 export const scopeName = (scope: Scope): ScopeName | undefined => nameOf(SCOPES, scope);

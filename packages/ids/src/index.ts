@@ -24,6 +24,12 @@ export const ID_PREFIX = {
   webhookDelivery: "msg_",
   /** A service Ed25519 key that signs webhook deliveries. */
   signingKey: "whk_",
+  /** An OAuth client registered by dynamic registration (its public client_id). */
+  oauthClient: "ocl_",
+  /** What a user consented to for one OAuth client: every code and token of it hangs off the grant. */
+  oauthGrant: "ogr_",
+  /** An OAuth authorization request waiting for consent. */
+  oauthRequest: "oaq_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

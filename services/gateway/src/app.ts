@@ -37,6 +37,7 @@ import { fulfilmentRoutes } from "./http/routes/fulfilment";
 import { sellerCatalogueRoutes } from "./http/routes/seller-catalogue";
 import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
+import { oauthRoutes } from "./http/routes/oauth";
 import { mcpRoutes } from "./mcp/endpoint";
 import { mcpTools } from "./mcp/tools";
 import { CheckoutOperations } from "./operations/checkouts";
@@ -70,6 +71,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /x402/{family}/supported, /verify, /settle                     facilitator.ts
  *   /health/facilitator                                            facilitator.ts
  *   /v1/platform/quote                                             platform.ts
+ *   /oauth/*, /.well-known/oauth-*                                 oauth.ts
  *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
@@ -91,6 +93,8 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const reports = new ReportFiling(deps);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
   app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports })));
+  // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
+  app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(boundedJsonBodies);
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.

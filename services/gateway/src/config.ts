@@ -64,10 +64,14 @@ export const gatewayConfigSpec = {
   baseUrl: env.optionalString("BASE_URL", "public base URL (default http://HOST:PORT)"),
   siteUrl: env.optionalString("SITE_URL", "URL used in problem type URIs and links (default BASE_URL)"),
   serviceName: env.string("SERVICE_NAME", "service name used in /.well-known/<name> and the root map", { default: "c402" }),
-  authRateLimitPerMinute: env.int("AUTH_RATE_LIMIT_PER_MINUTE", "sign-in requests (wallet; magic link, counted apart) per minute per client address", {
-    default: 30,
-    min: 1,
-  }),
+  authRateLimitPerMinute: env.int(
+    "AUTH_RATE_LIMIT_PER_MINUTE",
+    "sign-in requests (wallet; magic link and OAuth registration and consent, each counted apart; the OAuth token endpoint ten times as many) per minute per client address",
+    {
+      default: 30,
+      min: 1,
+    },
+  ),
   authFailureLimitPerMinute: env.int(
     "AUTH_FAILURE_LIMIT_PER_MINUTE",
     "failed authentications per minute per client address and per key prefix before both are refused (429) until the minute ends",

@@ -10,6 +10,8 @@ import { MagicLinks } from "./domain/magic-link";
 import { subscribeAccountActivity } from "./events/account-activity-consumer";
 import { identityRpc } from "./rpc/identity-rpc";
 import { magicLinkRpc } from "./rpc/magic-link-rpc";
+import { oauthRpc } from "./rpc/oauth-rpc";
+import { OAuthServer } from "./domain/oauth";
 import { identityInitial } from "./store/migrations/0001_identity";
 import { identitySessions } from "./store/migrations/0002_sessions";
 import { apiKeysPageIndex } from "./store/migrations/0003_api_keys_page";
@@ -18,6 +20,7 @@ import { profiles } from "./store/migrations/0005_profiles";
 import { magicLinks } from "./store/migrations/0006_magic_links";
 import { payoutWalletDefaults } from "./store/migrations/0008_payout_wallets";
 import { platformSettings } from "./store/migrations/0009_platform_settings";
+import { oauth } from "./store/migrations/0010_oauth";
 
 export { identityConfigSpec } from "./config";
 export const IDENTITY_SCHEMA = "identity";
@@ -30,6 +33,7 @@ export const identityMigrations = {
   "0006_magic_links": magicLinks,
   "0008_payout_wallets": payoutWalletDefaults,
   "0009_platform_settings": platformSettings,
+  "0010_oauth": oauth,
 };
 
 /**
@@ -48,12 +52,17 @@ export async function createIdentityService(
   await migrate(deps.database, identityMigrations);
   const identity = new Identity(deps.database.db, config);
   const magicLinks = new MagicLinks(deps.database.db, mailer, config, deps.logger);
+  const oauthServer = new OAuthServer(deps.database.db, config);
   deps.logger.info(mailer.describe());
   let subscription: Subscription | undefined;
   return {
     name: "identity",
     register(server) {
-      server.add(identityV1.IdentityService, { ...identityRpc(identity, deps.database.db), ...magicLinkRpc(magicLinks) });
+      server.add(identityV1.IdentityService, {
+        ...identityRpc(identity, deps.database.db, oauthServer),
+        ...magicLinkRpc(magicLinks),
+        ...oauthRpc(oauthServer),
+      });
       server.add(healthV1.HealthService, standardHealth(deps, "identity"));
     },
     async start() {

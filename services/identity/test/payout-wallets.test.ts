@@ -11,6 +11,7 @@ import { PayoutWallets } from "../src/domain/payout-wallets";
 import { identityRpc } from "../src/rpc/identity-rpc";
 import { identityStore, type IdentityDb } from "../src/store/identity-store";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { OAuthServer } from "../src/domain/oauth";
 
 const OTHER_EVM = "0xAb8483F64d9C6d1EcF9b849Ae677dD3315835cb2";
 const SOLANA = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -201,7 +202,14 @@ function payoutWalletsContract(open: () => Promise<TestDatabase>) {
 
   it("over RPC: the changes per family, the dry run, and an actor no account event can name", async () => {
     const accountId = await signedUpAccount();
-    const rpc = identityRpc(new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }, () => clock), db, undefined, undefined, wallets);
+    const rpc = identityRpc(
+      new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }, () => clock),
+      db,
+      new OAuthServer(db, { baseUrl: "http://127.0.0.1:4020" }),
+      undefined,
+      undefined,
+      wallets,
+    );
     const call = {} as CallContext;
     const put = (wallets: Record<string, string>, dryRun = false, actor = "wallet") =>
       rpc.putPayoutWallets(create(identityV1.PutPayoutWalletsRequestSchema, { accountId, wallets, dryRun, actor }), call);

@@ -11,6 +11,7 @@ import { NOT_A_PLATFORM, Platforms, type PlatformSettings } from "../src/domain/
 import { Profiles } from "../src/domain/profile";
 import { identityRpc } from "../src/rpc/identity-rpc";
 import { identityStore, type IdentityDb } from "../src/store/identity-store";
+import { OAuthServer } from "../src/domain/oauth";
 
 const FEE_WALLET = "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4";
 
@@ -115,7 +116,13 @@ function platformContract(open: () => Promise<TestDatabase>) {
 
   it("over RPC: sold_by is the slug, else the account id, and only for a platform", async () => {
     const accountId = await newAccount();
-    const rpc = identityRpc(new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }), db, new Profiles(db, () => clock), platforms);
+    const rpc = identityRpc(
+      new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }),
+      db,
+      new OAuthServer(db, { baseUrl: "http://127.0.0.1:4020" }),
+      new Profiles(db, () => clock),
+      platforms,
+    );
     const call = {} as CallContext;
     const get = () => rpc.getPlatformSettings(create(identityV1.GetPlatformSettingsRequestSchema, { accountId }), call);
     const before = await get();

@@ -11,6 +11,7 @@ import { Identity } from "../src/domain/identity";
 import { PROFILE_LIMITS, Profiles, RESERVED_SLUGS, type ProfilePatch } from "../src/domain/profile";
 import { identityRpc } from "../src/rpc/identity-rpc";
 import { identityStore, type IdentityDb } from "../src/store/identity-store";
+import { OAuthServer } from "../src/domain/oauth";
 
 /** The seller profile (GET and PATCH /auth/me) on identity's domain and store, against a real database. */
 function profileContract(open: () => Promise<TestDatabase>) {
@@ -302,7 +303,12 @@ function profileContract(open: () => Promise<TestDatabase>) {
     const slug = uniqueSlug("public");
     await update(accountId, { set: { slug, name: "Ada's Weather" } });
     await update(other, { set: { name: "No slug" } });
-    const rpc = identityRpc(new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }), db, profiles);
+    const rpc = identityRpc(
+      new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }),
+      db,
+      new OAuthServer(db, { baseUrl: "http://127.0.0.1:4020" }),
+      profiles,
+    );
     const call = {} as CallContext;
     const found = await rpc.getPublicProfile(create(identityV1.GetPublicProfileRequestSchema, { slug }), call);
     expect(found.profile).toMatchObject({ accountId, slug, name: "Ada's Weather" });
@@ -322,7 +328,12 @@ function profileContract(open: () => Promise<TestDatabase>) {
 
   it("the RPC maps a patch both ways: set, clear, profile_type and social_links in; the whole profile and the changed fields out", async () => {
     const accountId = await newAccount();
-    const rpc = identityRpc(new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }), db, profiles);
+    const rpc = identityRpc(
+      new Identity(db, { baseUrl: "http://127.0.0.1:4020", challengeTtlSeconds: 600 }),
+      db,
+      new OAuthServer(db, { baseUrl: "http://127.0.0.1:4020" }),
+      profiles,
+    );
     const call = {} as CallContext;
     const slug = uniqueSlug();
     const req = create(identityV1.UpdateProfileRequestSchema, {

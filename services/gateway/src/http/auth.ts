@@ -72,9 +72,21 @@ export function requireScope(clients: ServiceClients, needed: ScopeName): Reques
   };
 }
 
+/** True when the credential's rung reaches `needed`. */
+export function scopeCovers(cred: Credential, needed: ScopeName): boolean {
+  return RANK[cred.scope] >= RANK[needed];
+}
+
 /** 403 naming the scope needed when the credential's is below it (REST routes and MCP tools alike). */
 export function ensureScope(cred: Credential, needed: ScopeName): void {
-  if (RANK[cred.scope] < RANK[needed]) {
+  if (cred.kind === "oauth" && !scopeCovers(cred, needed)) {
+    throw new ProblemError("forbidden", {
+      message: `This endpoint needs scope \`${needed}\`; an OAuth token reaches \`${cred.scope}\` here (checkouts.write is capped at the payments rung: wallets and keys are for the account's own keys and sessions).`,
+      help: { fix: "Use an API key with that scope, or sign in to the dashboard.", retry_is_safe: false, needed_scope: needed },
+      extensions: { needed_scope: needed },
+    });
+  }
+  if (!scopeCovers(cred, needed)) {
     throw new ProblemError("forbidden", {
       message: `This endpoint needs a key with scope \`${needed}\`; this key has \`${cred.scope}\`.`,
       help: { fix: `Create a key with scope ${needed} (POST /v1/keys with a full key) and use it here.`, retry_is_safe: false, needed_scope: needed },
@@ -89,14 +101,34 @@ export function bearerTokenOf(req: Request): string | undefined {
   return header === undefined ? undefined : BEARER.exec(header)?.[1];
 }
 
+/** 403 for an OAuth token on a route that manages the account's own credentials (spec, Errors: `forbidden`). */
+export function refuseOAuth(cred: Credential, what: string): void {
+  if (cred.kind !== "oauth") return;
+  throw new ProblemError("forbidden", {
+    message: `An OAuth token cannot manage ${what}: it acts for one application, at the payments rung at most.`,
+    help: { fix: "Use an API key with scope full, or sign in to the dashboard.", retry_is_safe: false },
+    extensions: { reason: "oauth_token_refused" },
+  });
+}
+
+/** Where a credential is presented: an OAuth token reaches only the audience its scopes name. */
+export type Audience = "rest" | "mcp";
+
 /**
  * The secret a request authenticates with: the Authorization header, which
  * wins whenever it is present, else the session cookie. A request the cookie
  * authenticates is a browser's: a write must come from this site (CSRF),
  * checked before anything is resolved, and only a session token counts.
- * `doors.cookie` false: the header alone (/mcp takes no cookie).
+ * `doors.cookie` false: the header alone (/mcp takes no cookie). `doors.audience`
+ * is where the secret is presented (default the REST API): an OAuth token
+ * that does not reach it is a 401.
  */
-export async function authenticate(clients: ServiceClients, req: Request, res: Response, doors: { cookie: boolean } = { cookie: true }): Promise<Credential> {
+export async function authenticate(
+  clients: ServiceClients,
+  req: Request,
+  res: Response,
+  doors: { cookie: boolean; audience?: Audience } = { cookie: true },
+): Promise<Credential> {
   const header = req.get("authorization");
   const cookie = header === undefined && doors.cookie ? sessionCookieOf(req) : undefined;
   if (cookie !== undefined) sessionCookiesOf(req).refuseCrossSite(req);
@@ -110,7 +142,8 @@ export async function authenticate(clients: ServiceClients, req: Request, res: R
   try {
     if (token === undefined) throw new ProblemError("unauthenticated", "The Authorization header must be `Bearer <API_KEY>`.");
     if (cookie !== undefined && !isSessionToken(cookie)) throw new ProblemError("unauthenticated", "The session cookie does not hold a session.");
-    const resolved = await clients.identity.resolveCredential({ secret: token });
+    const audience = doors.audience === "mcp" ? identityV1.Audience.MCP : identityV1.Audience.REST;
+    const resolved = await clients.identity.resolveCredential({ secret: token, audience });
     const scope = scopeName(resolved.scope);
     const kind = credentialKindName(resolved.kind);
     if (!scope || !kind) throw new ProblemError("unauthenticated", "The credential has no usable scope.");

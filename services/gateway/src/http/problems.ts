@@ -93,9 +93,13 @@ function problemOfLibraryError(err: unknown): ProblemError | undefined {
 }
 
 /** The 401 challenge (RFC 9110 §11.6.1, RFC 6750 §3); `invalid_token` when a credential was sent and refused. */
-export function bearerChallenge(realm: string, credentialSent: boolean): string {
-  const quoted = realm.replace(/["\\]/g, "\\$&");
-  return `Bearer realm="${quoted}"${credentialSent ? ', error="invalid_token"' : ""}`;
+export function bearerChallenge(realm: string, credentialSent: boolean, oauth?: { resourceMetadata: string; scope: string }): string {
+  const quote = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
+  const params = [`realm=${quote(realm)}`];
+  if (credentialSent) params.push('error="invalid_token"');
+  // RFC 9728 §5.1: where an OAuth client finds the authorization server, and the scopes to ask for.
+  if (oauth) params.push(`resource_metadata=${quote(oauth.resourceMetadata)}`, `scope=${quote(oauth.scope)}`);
+  return `Bearer ${params.join(", ")}`;
 }
 
 /** How long a client is told to wait after a 503 (an outage of a component, such as the cache that meters requests, is short). */

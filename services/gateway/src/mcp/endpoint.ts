@@ -9,7 +9,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { bigintAsString } from "../http/json";
-import { authenticate, type Credential } from "../http/auth";
+import { authenticate, scopeCovers, type Credential } from "../http/auth";
+import { MCP_SCOPES, protectedResourceMetadataUrl } from "../http/oauth-metadata";
 import { mcpCors } from "../http/cors";
 import type { GatewayDeps } from "../http/deps";
 import { jsonBoundsViolation } from "../http/json-bounds";
@@ -67,6 +68,8 @@ function isRequestId(value: unknown): value is RequestId {
 export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clients" | "settings" | "logger">, tools: readonly McpTool[]): Router {
   const router = Router();
   const siteUrl = settings.siteUrl;
+  // The 401's pointer to the OAuth server (RFC 9728), asking for both MCP scopes so one consent covers every tool.
+  const challenge = { resourceMetadata: protectedResourceMetadataUrl(settings.baseUrl, "/mcp"), scope: MCP_SCOPES };
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }));
   /** Plain JSON of an answer (bigints as strings, as REST sends them). */
@@ -155,14 +158,24 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
       const tool = message.method === "tools/call" && typeof params?.name === "string" ? byName.get(params.name) : undefined;
       if (tool?.scope !== undefined) {
         try {
-          credential = await authenticate(clients, req, res, { cookie: false });
+          credential = await authenticate(clients, req, res, { cookie: false, audience: "mcp" });
         } catch (err) {
           const problem = problemOf(err, req);
-          if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(settings.serviceName, req.get("authorization") !== undefined));
+          if (problem.status === 401)
+            res.setHeader("WWW-Authenticate", bearerChallenge(settings.serviceName, req.get("authorization") !== undefined, challenge));
           if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
           const code = problem.status === 401 ? UNAUTHORIZED : SERVER_ERROR;
           return void res.status(problem.status).json(rpcError(id, code, problem.message, toProblemDocument(problem, siteUrl)));
         }
+      }
+      // An OAuth token below the tool's rung (mcp.read calling a write tool): HTTP 403, so the client can ask for more (RFC 6750 §3.1).
+      if (tool?.scope !== undefined && credential?.kind === "oauth" && !scopeCovers(credential, tool.scope)) {
+        res.setHeader("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${MCP_SCOPES}", resource_metadata="${challenge.resourceMetadata}"`);
+        const problem = new ProblemError("forbidden", {
+          message: `The tool ${tool.name} needs the scope mcp.write; this token has mcp.read.`,
+          extensions: { needed_scope: "mcp.write" },
+        });
+        return void res.status(403).json(rpcError(id, SERVER_ERROR, problem.message, toProblemDocument(problem, siteUrl)));
       }
       res.json(await answer(req, res, request, credential));
     },

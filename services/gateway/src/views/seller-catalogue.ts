@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
 import { catalogV1 } from "@c402/contracts";
 import { breakdown, formatUsd } from "@c402/money";
 import type { CatalogueOffer, SellerCatalogue } from "../catalogue/seller-catalogue";
 import { faceUrls } from "./checkouts";
-import { escapeHtml } from "./html";
+import { cspHash, escapeHtml } from "./html";
 import { profileView } from "./profile";
 import { isoOrNull } from "./values";
 
@@ -98,9 +97,6 @@ function nextPageHref(base: string, c: SellerCatalogue): string {
   return `${base}?${query.toString()}`;
 }
 
-/** The `style-src` source that allows exactly one <style> element's text (CSP hash), so no other style can apply. */
-const styleHash = (css: string) => `'sha256-${createHash("sha256").update(css, "utf8").digest("base64")}'`;
-
 /** One offer's facts, for both HTML forms. */
 function priceHtml(o: OfferView): string {
   return `<strong>${escapeHtml(o.total_usd)} USDC</strong> <small>(price ${escapeHtml(o.price_usd)} + fee ${escapeHtml(o.fee_usd)})</small>`;
@@ -118,7 +114,7 @@ const PAGE_CSS =
 export const CATALOGUE_PAGE_HEADERS: readonly (readonly [string, string])[] = [
   [
     "Content-Security-Policy",
-    `default-src 'none'; style-src ${styleHash(PAGE_CSS)}; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    `default-src 'none'; style-src ${cspHash(PAGE_CSS)}; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   ],
   ["X-Frame-Options", "DENY"],
 ];
@@ -191,7 +187,7 @@ export function embedHeaders(serviceName: string): [string, string][] {
   return [
     [
       "Content-Security-Policy",
-      `default-src 'none'; style-src ${styleHash(embedCss(embedClass(serviceName)))}; img-src 'none'; base-uri 'none'; form-action 'none'`,
+      `default-src 'none'; style-src ${cspHash(embedCss(embedClass(serviceName)))}; img-src 'none'; base-uri 'none'; form-action 'none'`,
     ],
   ];
 }

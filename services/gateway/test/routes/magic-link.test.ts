@@ -240,9 +240,10 @@ describe("the session cookie as a credential", () => {
     const { fakes, of } = signInFakes();
     const { url } = await serve.app(fakes);
     expect((await fetch(`${url}/v1/keys`, { headers: cookie() })).status).toBe(200);
-    expect(of("resolveCredential")).toEqual([{ secret: SESSION_TOKEN }]);
+    // Presented at the REST API (identityV1.Audience.REST): where an OAuth token would have to reach.
+    expect(of("resolveCredential")).toEqual([{ secret: SESSION_TOKEN, audience: 1 }]);
     expect((await fetch(`${url}/v1/keys`, { headers: { ...cookie(), authorization: `Bearer ${SELLER_KEY}` } })).status).toBe(200);
-    expect(of("resolveCredential")[1]).toEqual({ secret: SELLER_KEY });
+    expect(of("resolveCredential")[1]).toEqual({ secret: SELLER_KEY, audience: 1 });
   });
 
   it("holds only a session: a key in the cookie is 401 without asking identity", async () => {

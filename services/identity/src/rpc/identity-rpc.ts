@@ -7,6 +7,8 @@ import type { KeyMode, MintingCredential, Scope } from "../domain/api-keys";
 import { listAccountEvents } from "../domain/account-events";
 import type { Identity } from "../domain/identity";
 import type { MagicLinkMethods } from "./magic-link-rpc";
+import type { OAuthMethods } from "./oauth-rpc";
+import { isWellFormedAccessToken, oauthActor, type OAuthServer } from "../domain/oauth";
 import { PayoutWallets } from "../domain/payout-wallets";
 import { Platforms, type PlatformSettings } from "../domain/platform";
 import { Profiles, type ProfilePatch, type ProfileTypeName } from "../domain/profile";
@@ -113,10 +115,11 @@ function mintingCredentialOf(m: identityV1.MintingCredential | undefined): Minti
 export function identityRpc(
   identity: Identity,
   db: IdentityDb,
+  oauth: OAuthServer,
   profiles = new Profiles(db),
   platforms = new Platforms(db),
   payoutWallets = new PayoutWallets(db),
-): Omit<ServiceImplementation<typeof identityV1.IdentityService>, keyof MagicLinkMethods> {
+): Omit<ServiceImplementation<typeof identityV1.IdentityService>, keyof MagicLinkMethods | keyof OAuthMethods> {
   return {
     async createWalletChallenge(req) {
       const c = await identity.createChallenge({ address: req.address, network: req.network });
@@ -134,6 +137,20 @@ export function identityRpc(
       };
     },
     async resolveCredential(req) {
+      if (isWellFormedAccessToken(req.secret)) {
+        const t = await oauth.resolve(req.secret, req.audience === identityV1.Audience.MCP ? "mcp" : "rest");
+        return {
+          accountId: t.accountId,
+          keyId: t.grantId,
+          keyPrefix: req.secret.slice(0, 12),
+          scope: scopeToProto(t.rung),
+          // What an OAuth token creates is unarmed (spec, Authentication 2): it is test here, as a session is.
+          mode: keyModeToProto("test"),
+          kind: credentialKindToProto("oauth"),
+          actor: oauthActor(t.clientId),
+          expiresAt: ts(t.expiresAt),
+        };
+      }
       const c = await identity.resolve(req.secret);
       return {
         accountId: c.accountId,

@@ -1,5 +1,6 @@
 import { sql, type Generated, type Kysely, type Selectable } from "kysely";
 import type { MagicLinksTable } from "./magic-link-store";
+import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from "./oauth-store";
 import type { PlatformSettingsTable } from "./platform-store";
 
 export interface AccountRow {
@@ -108,6 +109,11 @@ export interface IdentityTables {
   profiles: ProfilesTable;
   magic_links: MagicLinksTable;
   platform_settings: PlatformSettingsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_requests: OAuthRequestsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }
 
 export type IdentityDb = Kysely<IdentityTables>;

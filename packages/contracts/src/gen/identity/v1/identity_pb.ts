@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/identity.proto.
  */
 export const file_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIlcKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSGwoHYWRkcmVzcxgBIAEoCUIKukgHcgUQBBiAARIaCgduZXR3b3JrGAIgASgJQgm6SAZyBBADGEAiiwEKHUNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbm9uY2UYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgNIloKHFZlcmlmeVdhbGxldFNpZ25hdHVyZVJlcXVlc3QSGwoHbWVzc2FnZRgBIAEoCUIKukgHcgUQARigHxIdCglzaWduYXR1cmUYAiABKAlCCrpIB3IFEAEYgBAi/gEKHVZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEiUKB2FjY291bnQYASABKAsyFC5pZGVudGl0eS52MS5BY2NvdW50EhcKD2FjY291bnRfY3JlYXRlZBgCIAEoCBIkCgdhcGlfa2V5GAMgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5EhMKBnNlY3JldBgEIAEoCUgAiAEBEjAKDXBheW91dF93YWxsZXQYBSABKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQSJQoHc2Vzc2lvbhgGIAEoCzIULmlkZW50aXR5LnYxLlNlc3Npb25CCQoHX3NlY3JldCJiChdSZXF1ZXN0TWFnaWNMaW5rUmVxdWVzdBIXCgVlbWFpbBgBIAEoCUIIukgFcgMYgAgSIAoJcmV0dXJuX3RvGAIgASgJQgi6SAVyAxiAIEgAiAEBQgwKCl9yZXR1cm5fdG8idQoYUmVxdWVzdE1hZ2ljTGlua1Jlc3BvbnNlEg0KBWVtYWlsGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgDIAEoDSIxChZWZXJpZnlNYWdpY0xpbmtSZXF1ZXN0EhcKBXRva2VuGAEgASgJQgi6SAVyAxiAAiKmAQoXVmVyaWZ5TWFnaWNMaW5rUmVzcG9uc2USJQoHYWNjb3VudBgBIAEoCzIULmlkZW50aXR5LnYxLkFjY291bnQSFwoPYWNjb3VudF9jcmVhdGVkGAIgASgIEiUKB3Nlc3Npb24YAyABKAsyFC5pZGVudGl0eS52MS5TZXNzaW9uEhYKCXJldHVybl90bxgEIAEoCUgAiAEBQgwKCl9yZXR1cm5fdG8iSAoHU2Vzc2lvbhINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIqChhSZXNvbHZlQ3JlZGVudGlhbFJlcXVlc3QSDgoGc2VjcmV0GAEgASgJIpgCChlSZXNvbHZlQ3JlZGVudGlhbFJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhIKCmtleV9wcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIpCgRraW5kGAYgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSDQoFYWN0b3IYByABKAkSMwoKZXhwaXJlc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBAUINCgtfZXhwaXJlc19hdCL7AQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBG5hbWUYAiABKAlIAIgBARItCgVzY29wZRgDIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlQgq6SAeCAQQQASAAEi4KBG1vZGUYBCABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlQgq6SAeCAQQQASAAEjEKCW1pbnRlZF9ieRgFIAEoCzIeLmlkZW50aXR5LnYxLk1pbnRpbmdDcmVkZW50aWFsEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBQgcKBV9uYW1lIoUBChFNaW50aW5nQ3JlZGVudGlhbBIpCgRraW5kGAEgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSIQoFc2NvcGUYAiABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAMgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZSJMChRDcmVhdGVBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkiawoSTGlzdEFwaUtleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESEQoJcGFnZV9zaXplGAIgASgNEiUKBWFmdGVyGAMgASgLMhYuaWRlbnRpdHkudjEuUGFnZUFmdGVyIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5pZGVudGl0eS52MS5BcGlLZXkiZgoTUmV2b2tlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhcKBmtleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASI8ChRSZXZva2VBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjYKF0dldFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiRgoYR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEioKB3dhbGxldHMYASADKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQihAIKF1B1dFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEScAoHd2FsbGV0cxgCIAMoCzIxLmlkZW50aXR5LnYxLlB1dFBheW91dFdhbGxldHNSZXF1ZXN0LldhbGxldHNFbnRyeUIsukgpmgEmEAMiG3IZUgZlaXAxNTVSBnNvbGFuYVIHc3RlbGxhcioFcgMYgAESDwoHZHJ5X3J1bhgDIAEoCBIZCgVhY3RvchgEIAEoCUIKukgHcgUQARjIARouCgxXYWxsZXRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJoChJQYXlvdXRXYWxsZXRDaGFuZ2USFAoMY2hhaW5fZmFtaWx5GAEgASgJEhMKBmJlZm9yZRgCIAEoCUgAiAEBEhIKBWFmdGVyGAMgASgJSAGIAQFCCQoHX2JlZm9yZUIICgZfYWZ0ZXIiiQEKGFB1dFBheW91dFdhbGxldHNSZXNwb25zZRIqCgd3YWxsZXRzGAEgAygLMhkuaWRlbnRpdHkudjEuUGF5b3V0V2FsbGV0EjAKB2NoYW5nZXMYAiADKAsyHy5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXRDaGFuZ2USDwoHY2hhbmdlZBgDIAEoCCJoChFFbmRTZXNzaW9uUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhsKCnNlc3Npb25faWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiQgoSRW5kU2Vzc2lvblJlc3BvbnNlEiwKCGVuZGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKcAQoMQWNjb3VudEV2ZW50EgoKAmlkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIRCglvYmplY3RfaWQYAyABKAkSEwoLZGV0YWlsX2pzb24YBCABKAkSDQoFYWN0b3IYBSABKAkSEQoJdGVzdF9tb2RlGAYgASgIEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLsAQoYTGlzdEFjY291bnRFdmVudHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEiMKDWFjdGlvbl9wcmVmaXgYAyABKAlCB7pIBHICGGRIAYgBARIiCg9iZWZvcmVfZXZlbnRfaWQYBCABKAlCB7pIBHICGGRIABIvCgliZWZvcmVfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSABCCAoGYmVmb3JlQhAKDl9hY3Rpb25fcHJlZml4IkYKGUxpc3RBY2NvdW50RXZlbnRzUmVzcG9uc2USKQoGZXZlbnRzGAEgAygLMhkuaWRlbnRpdHkudjEuQWNjb3VudEV2ZW50Im8KC1NvY2lhbExpbmtzEjIKBWxpbmtzGAEgAygLMiMuaWRlbnRpdHkudjEuU29jaWFsTGlua3MuTGlua3NFbnRyeRosCgpMaW5rc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEikwMKB1Byb2ZpbGUSEgoKYWNjb3VudF9pZBgBIAEoCRIRCgRzbHVnGAIgASgJSACIAQESEQoEbmFtZRgDIAEoCUgBiAEBEi4KDHByb2ZpbGVfdHlwZRgEIAEoDjIYLmlkZW50aXR5LnYxLlByb2ZpbGVUeXBlEhAKA2JpbxgFIAEoCUgCiAEBEhcKCmF2YXRhcl91cmwYBiABKAlIA4gBARIYCgt3ZWJzaXRlX3VybBgHIAEoCUgEiAEBEi4KDHNvY2lhbF9saW5rcxgIIAEoCzIYLmlkZW50aXR5LnYxLlNvY2lhbExpbmtzEhAKCHZlcmlmaWVkGAkgASgIEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zbHVnQgcKBV9uYW1lQgYKBF9iaW9CDQoLX2F2YXRhcl91cmxCDgoMX3dlYnNpdGVfdXJsIjAKEUdldFByb2ZpbGVSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiOwoSR2V0UHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlIskDChRVcGRhdGVQcm9maWxlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBHNsdWcYAiABKAlIAIgBARIRCgRuYW1lGAMgASgJSAGIAQESPQoMcHJvZmlsZV90eXBlGAQgASgOMhguaWRlbnRpdHkudjEuUHJvZmlsZVR5cGVCCLpIBYIBAhABSAKIAQESEAoDYmlvGAUgASgJSAOIAQESFwoKYXZhdGFyX3VybBgGIAEoCUgEiAEBEhgKC3dlYnNpdGVfdXJsGAcgASgJSAWIAQESLgoMc29jaWFsX2xpbmtzGAggASgLMhguaWRlbnRpdHkudjEuU29jaWFsTGlua3MSVQoFY2xlYXIYCSADKAlCRrpIQ5IBQBAGGAEiOnI4UgRzbHVnUgRuYW1lUgxwcm9maWxlX3R5cGVSA2Jpb1IKYXZhdGFyX3VybFILd2Vic2l0ZV91cmwSGQoFYWN0b3IYCiABKAlCCrpIB3IFEAEYyAFCBwoFX3NsdWdCBwoFX25hbWVCDwoNX3Byb2ZpbGVfdHlwZUIGCgRfYmlvQg0KC19hdmF0YXJfdXJsQg4KDF93ZWJzaXRlX3VybCJPChVVcGRhdGVQcm9maWxlUmVzcG9uc2USJQoHcHJvZmlsZRgBIAEoCzIULmlkZW50aXR5LnYxLlByb2ZpbGUSDwoHY2hhbmdlZBgCIAMoCSIyChdHZXRQdWJsaWNQcm9maWxlUmVxdWVzdBIXCgRzbHVnGAEgASgJQgm6SAZyBBABGEAiQQoYR2V0UHVibGljUHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlIngKEFBsYXRmb3JtU2V0dGluZ3MSGAoQcGxhdGZvcm1fYWNjb3VudBgBIAEoCBIYChBwbGF0Zm9ybV9mZWVfYnBzGAIgASgNEhwKD3BsYXRmb3JtX2ZlZV90bxgDIAEoCUgAiAEBQhIKEF9wbGF0Zm9ybV9mZWVfdG8iOQoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQASJfChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5pZGVudGl0eS52MS5QbGF0Zm9ybVNldHRpbmdzEg8KB3NvbGRfYnkYAiABKAkixAEKGlB1dFBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESGAoQcGxhdGZvcm1fYWNjb3VudBgCIAEoCBIYChBwbGF0Zm9ybV9mZWVfYnBzGAMgASgNEiYKD3BsYXRmb3JtX2ZlZV90bxgEIAEoCUIIukgFcgMYgAFIAIgBARIZCgVhY3RvchgFIAEoCUIKukgHcgUQARjIAUISChBfcGxhdGZvcm1fZmVlX3RvIl8KG1B1dFBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmlkZW50aXR5LnYxLlBsYXRmb3JtU2V0dGluZ3MSDwoHY2hhbmdlZBgCIAEoCCpXCgVTY29wZRIVChFTQ09QRV9VTlNQRUNJRklFRBAAEhMKD1NDT1BFX1JFQURfT05MWRABEhIKDlNDT1BFX1BBWU1FTlRTEAISDgoKU0NPUEVfRlVMTBADKkkKB0tleU1vZGUSGAoUS0VZX01PREVfVU5TUEVDSUZJRUQQABIRCg1LRVlfTU9ERV9URVNUEAESEQoNS0VZX01PREVfTElWRRACKmsKDkNyZWRlbnRpYWxLaW5kEh8KG0NSRURFTlRJQUxfS0lORF9VTlNQRUNJRklFRBAAEhsKF0NSRURFTlRJQUxfS0lORF9BUElfS0VZEAESGwoXQ1JFREVOVElBTF9LSU5EX1NFU1NJT04QAip5CgtQcm9maWxlVHlwZRIcChhQUk9GSUxFX1RZUEVfVU5TUEVDSUZJRUQQABIbChdQUk9GSUxFX1RZUEVfSU5ESVZJRFVBTBABEhUKEVBST0ZJTEVfVFlQRV9URUFNEAISGAoUUFJPRklMRV9UWVBFX0NPTVBBTlkQAzLhDAoPSWRlbnRpdHlTZXJ2aWNlEm4KFUNyZWF0ZVdhbGxldENoYWxsZW5nZRIpLmlkZW50aXR5LnYxLkNyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QaKi5pZGVudGl0eS52MS5DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXNwb25zZRJuChVWZXJpZnlXYWxsZXRTaWduYXR1cmUSKS5pZGVudGl0eS52MS5WZXJpZnlXYWxsZXRTaWduYXR1cmVSZXF1ZXN0GiouaWRlbnRpdHkudjEuVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVzcG9uc2USXwoQUmVxdWVzdE1hZ2ljTGluaxIkLmlkZW50aXR5LnYxLlJlcXVlc3RNYWdpY0xpbmtSZXF1ZXN0GiUuaWRlbnRpdHkudjEuUmVxdWVzdE1hZ2ljTGlua1Jlc3BvbnNlElwKD1ZlcmlmeU1hZ2ljTGluaxIjLmlkZW50aXR5LnYxLlZlcmlmeU1hZ2ljTGlua1JlcXVlc3QaJC5pZGVudGl0eS52MS5WZXJpZnlNYWdpY0xpbmtSZXNwb25zZRJiChFSZXNvbHZlQ3JlZGVudGlhbBIlLmlkZW50aXR5LnYxLlJlc29sdmVDcmVkZW50aWFsUmVxdWVzdBomLmlkZW50aXR5LnYxLlJlc29sdmVDcmVkZW50aWFsUmVzcG9uc2USUwoMQ3JlYXRlQXBpS2V5EiAuaWRlbnRpdHkudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBohLmlkZW50aXR5LnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlElAKC0xpc3RBcGlLZXlzEh8uaWRlbnRpdHkudjEuTGlzdEFwaUtleXNSZXF1ZXN0GiAuaWRlbnRpdHkudjEuTGlzdEFwaUtleXNSZXNwb25zZRJTCgxSZXZva2VBcGlLZXkSIC5pZGVudGl0eS52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiEuaWRlbnRpdHkudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USXwoQR2V0UGF5b3V0V2FsbGV0cxIkLmlkZW50aXR5LnYxLkdldFBheW91dFdhbGxldHNSZXF1ZXN0GiUuaWRlbnRpdHkudjEuR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEl8KEFB1dFBheW91dFdhbGxldHMSJC5pZGVudGl0eS52MS5QdXRQYXlvdXRXYWxsZXRzUmVxdWVzdBolLmlkZW50aXR5LnYxLlB1dFBheW91dFdhbGxldHNSZXNwb25zZRJNCgpFbmRTZXNzaW9uEh4uaWRlbnRpdHkudjEuRW5kU2Vzc2lvblJlcXVlc3QaHy5pZGVudGl0eS52MS5FbmRTZXNzaW9uUmVzcG9uc2USYgoRTGlzdEFjY291bnRFdmVudHMSJS5pZGVudGl0eS52MS5MaXN0QWNjb3VudEV2ZW50c1JlcXVlc3QaJi5pZGVudGl0eS52MS5MaXN0QWNjb3VudEV2ZW50c1Jlc3BvbnNlEk0KCkdldFByb2ZpbGUSHi5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVxdWVzdBofLmlkZW50aXR5LnYxLkdldFByb2ZpbGVSZXNwb25zZRJWCg1VcGRhdGVQcm9maWxlEiEuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlcXVlc3QaIi5pZGVudGl0eS52MS5VcGRhdGVQcm9maWxlUmVzcG9uc2USXwoQR2V0UHVibGljUHJvZmlsZRIkLmlkZW50aXR5LnYxLkdldFB1YmxpY1Byb2ZpbGVSZXF1ZXN0GiUuaWRlbnRpdHkudjEuR2V0UHVibGljUHJvZmlsZVJlc3BvbnNlEmgKE0dldFBsYXRmb3JtU2V0dGluZ3MSJy5pZGVudGl0eS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBooLmlkZW50aXR5LnYxLkdldFBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRJoChNQdXRQbGF0Zm9ybVNldHRpbmdzEicuaWRlbnRpdHkudjEuUHV0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKC5pZGVudGl0eS52MS5QdXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChppZGVudGl0eS92MS9pZGVudGl0eS5wcm90bxILaWRlbnRpdHkudjEiRQoHQWNjb3VudBIKCgJpZBgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLDAgoGQXBpS2V5EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIOCgZwcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUIHCgVfbmFtZUINCgtfcmV2b2tlZF9hdEIPCg1fbGFzdF91c2VkX2F0IlsKDFBheW91dFdhbGxldBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCRIQCgh2ZXJpZmllZBgDIAEoCBISCgppc19kZWZhdWx0GAQgASgIIlcKHENyZWF0ZVdhbGxldENoYWxsZW5nZVJlcXVlc3QSGwoHYWRkcmVzcxgBIAEoCUIKukgHcgUQBBiAARIaCgduZXR3b3JrGAIgASgJQgm6SAZyBBADGEAiiwEKHUNyZWF0ZVdhbGxldENoYWxsZW5nZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSDQoFbm9uY2UYAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSZXhwaXJlc19pbl9zZWNvbmRzGAQgASgNIloKHFZlcmlmeVdhbGxldFNpZ25hdHVyZVJlcXVlc3QSGwoHbWVzc2FnZRgBIAEoCUIKukgHcgUQARigHxIdCglzaWduYXR1cmUYAiABKAlCCrpIB3IFEAEYgBAi/gEKHVZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEiUKB2FjY291bnQYASABKAsyFC5pZGVudGl0eS52MS5BY2NvdW50EhcKD2FjY291bnRfY3JlYXRlZBgCIAEoCBIkCgdhcGlfa2V5GAMgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5EhMKBnNlY3JldBgEIAEoCUgAiAEBEjAKDXBheW91dF93YWxsZXQYBSABKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQSJQoHc2Vzc2lvbhgGIAEoCzIULmlkZW50aXR5LnYxLlNlc3Npb25CCQoHX3NlY3JldCJiChdSZXF1ZXN0TWFnaWNMaW5rUmVxdWVzdBIXCgVlbWFpbBgBIAEoCUIIukgFcgMYgAgSIAoJcmV0dXJuX3RvGAIgASgJQgi6SAVyAxiAIEgAiAEBQgwKCl9yZXR1cm5fdG8idQoYUmVxdWVzdE1hZ2ljTGlua1Jlc3BvbnNlEg0KBWVtYWlsGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgDIAEoDSIxChZWZXJpZnlNYWdpY0xpbmtSZXF1ZXN0EhcKBXRva2VuGAEgASgJQgi6SAVyAxiAAiKmAQoXVmVyaWZ5TWFnaWNMaW5rUmVzcG9uc2USJQoHYWNjb3VudBgBIAEoCzIULmlkZW50aXR5LnYxLkFjY291bnQSFwoPYWNjb3VudF9jcmVhdGVkGAIgASgIEiUKB3Nlc3Npb24YAyABKAsyFC5pZGVudGl0eS52MS5TZXNzaW9uEhYKCXJldHVybl90bxgEIAEoCUgAiAEBQgwKCl9yZXR1cm5fdG8iSAoHU2Vzc2lvbhINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJdChhSZXNvbHZlQ3JlZGVudGlhbFJlcXVlc3QSDgoGc2VjcmV0GAEgASgJEjEKCGF1ZGllbmNlGAIgASgOMhUuaWRlbnRpdHkudjEuQXVkaWVuY2VCCLpIBYIBAhABIpgCChlSZXNvbHZlQ3JlZGVudGlhbFJlc3BvbnNlEhIKCmFjY291bnRfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEhIKCmtleV9wcmVmaXgYAyABKAkSIQoFc2NvcGUYBCABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAUgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZRIpCgRraW5kGAYgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSDQoFYWN0b3IYByABKAkSMwoKZXhwaXJlc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBAUINCgtfZXhwaXJlc19hdCL7AQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBG5hbWUYAiABKAlIAIgBARItCgVzY29wZRgDIAEoDjISLmlkZW50aXR5LnYxLlNjb3BlQgq6SAeCAQQQASAAEi4KBG1vZGUYBCABKA4yFC5pZGVudGl0eS52MS5LZXlNb2RlQgq6SAeCAQQQASAAEjEKCW1pbnRlZF9ieRgFIAEoCzIeLmlkZW50aXR5LnYxLk1pbnRpbmdDcmVkZW50aWFsEhkKBWFjdG9yGAYgASgJQgq6SAdyBRABGMgBQgcKBV9uYW1lIoUBChFNaW50aW5nQ3JlZGVudGlhbBIpCgRraW5kGAEgASgOMhsuaWRlbnRpdHkudjEuQ3JlZGVudGlhbEtpbmQSIQoFc2NvcGUYAiABKA4yEi5pZGVudGl0eS52MS5TY29wZRIiCgRtb2RlGAMgASgOMhQuaWRlbnRpdHkudjEuS2V5TW9kZSJMChRDcmVhdGVBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkiawoSTGlzdEFwaUtleXNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESEQoJcGFnZV9zaXplGAIgASgNEiUKBWFmdGVyGAMgASgLMhYuaWRlbnRpdHkudjEuUGFnZUFmdGVyIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5pZGVudGl0eS52MS5BcGlLZXkiZgoTUmV2b2tlQXBpS2V5UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhcKBmtleV9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASI8ChRSZXZva2VBcGlLZXlSZXNwb25zZRIkCgdhcGlfa2V5GAEgASgLMhMuaWRlbnRpdHkudjEuQXBpS2V5IjYKF0dldFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiRgoYR2V0UGF5b3V0V2FsbGV0c1Jlc3BvbnNlEioKB3dhbGxldHMYASADKAsyGS5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXQihAIKF1B1dFBheW91dFdhbGxldHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEScAoHd2FsbGV0cxgCIAMoCzIxLmlkZW50aXR5LnYxLlB1dFBheW91dFdhbGxldHNSZXF1ZXN0LldhbGxldHNFbnRyeUIsukgpmgEmEAMiG3IZUgZlaXAxNTVSBnNvbGFuYVIHc3RlbGxhcioFcgMYgAESDwoHZHJ5X3J1bhgDIAEoCBIZCgVhY3RvchgEIAEoCUIKukgHcgUQARjIARouCgxXYWxsZXRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJoChJQYXlvdXRXYWxsZXRDaGFuZ2USFAoMY2hhaW5fZmFtaWx5GAEgASgJEhMKBmJlZm9yZRgCIAEoCUgAiAEBEhIKBWFmdGVyGAMgASgJSAGIAQFCCQoHX2JlZm9yZUIICgZfYWZ0ZXIiiQEKGFB1dFBheW91dFdhbGxldHNSZXNwb25zZRIqCgd3YWxsZXRzGAEgAygLMhkuaWRlbnRpdHkudjEuUGF5b3V0V2FsbGV0EjAKB2NoYW5nZXMYAiADKAsyHy5pZGVudGl0eS52MS5QYXlvdXRXYWxsZXRDaGFuZ2USDwoHY2hhbmdlZBgDIAEoCCJoChFFbmRTZXNzaW9uUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhsKCnNlc3Npb25faWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiQgoSRW5kU2Vzc2lvblJlc3BvbnNlEiwKCGVuZGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKcAQoMQWNjb3VudEV2ZW50EgoKAmlkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIRCglvYmplY3RfaWQYAyABKAkSEwoLZGV0YWlsX2pzb24YBCABKAkSDQoFYWN0b3IYBSABKAkSEQoJdGVzdF9tb2RlGAYgASgIEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLsAQoYTGlzdEFjY291bnRFdmVudHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEiMKDWFjdGlvbl9wcmVmaXgYAyABKAlCB7pIBHICGGRIAYgBARIiCg9iZWZvcmVfZXZlbnRfaWQYBCABKAlCB7pIBHICGGRIABIvCgliZWZvcmVfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSABCCAoGYmVmb3JlQhAKDl9hY3Rpb25fcHJlZml4IkYKGUxpc3RBY2NvdW50RXZlbnRzUmVzcG9uc2USKQoGZXZlbnRzGAEgAygLMhkuaWRlbnRpdHkudjEuQWNjb3VudEV2ZW50Im8KC1NvY2lhbExpbmtzEjIKBWxpbmtzGAEgAygLMiMuaWRlbnRpdHkudjEuU29jaWFsTGlua3MuTGlua3NFbnRyeRosCgpMaW5rc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEikwMKB1Byb2ZpbGUSEgoKYWNjb3VudF9pZBgBIAEoCRIRCgRzbHVnGAIgASgJSACIAQESEQoEbmFtZRgDIAEoCUgBiAEBEi4KDHByb2ZpbGVfdHlwZRgEIAEoDjIYLmlkZW50aXR5LnYxLlByb2ZpbGVUeXBlEhAKA2JpbxgFIAEoCUgCiAEBEhcKCmF2YXRhcl91cmwYBiABKAlIA4gBARIYCgt3ZWJzaXRlX3VybBgHIAEoCUgEiAEBEi4KDHNvY2lhbF9saW5rcxgIIAEoCzIYLmlkZW50aXR5LnYxLlNvY2lhbExpbmtzEhAKCHZlcmlmaWVkGAkgASgIEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zbHVnQgcKBV9uYW1lQgYKBF9iaW9CDQoLX2F2YXRhcl91cmxCDgoMX3dlYnNpdGVfdXJsIjAKEUdldFByb2ZpbGVSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiOwoSR2V0UHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlIskDChRVcGRhdGVQcm9maWxlUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhEKBHNsdWcYAiABKAlIAIgBARIRCgRuYW1lGAMgASgJSAGIAQESPQoMcHJvZmlsZV90eXBlGAQgASgOMhguaWRlbnRpdHkudjEuUHJvZmlsZVR5cGVCCLpIBYIBAhABSAKIAQESEAoDYmlvGAUgASgJSAOIAQESFwoKYXZhdGFyX3VybBgGIAEoCUgEiAEBEhgKC3dlYnNpdGVfdXJsGAcgASgJSAWIAQESLgoMc29jaWFsX2xpbmtzGAggASgLMhguaWRlbnRpdHkudjEuU29jaWFsTGlua3MSVQoFY2xlYXIYCSADKAlCRrpIQ5IBQBAGGAEiOnI4UgRzbHVnUgRuYW1lUgxwcm9maWxlX3R5cGVSA2Jpb1IKYXZhdGFyX3VybFILd2Vic2l0ZV91cmwSGQoFYWN0b3IYCiABKAlCCrpIB3IFEAEYyAFCBwoFX3NsdWdCBwoFX25hbWVCDwoNX3Byb2ZpbGVfdHlwZUIGCgRfYmlvQg0KC19hdmF0YXJfdXJsQg4KDF93ZWJzaXRlX3VybCJPChVVcGRhdGVQcm9maWxlUmVzcG9uc2USJQoHcHJvZmlsZRgBIAEoCzIULmlkZW50aXR5LnYxLlByb2ZpbGUSDwoHY2hhbmdlZBgCIAMoCSIyChdHZXRQdWJsaWNQcm9maWxlUmVxdWVzdBIXCgRzbHVnGAEgASgJQgm6SAZyBBABGEAiQQoYR2V0UHVibGljUHJvZmlsZVJlc3BvbnNlEiUKB3Byb2ZpbGUYASABKAsyFC5pZGVudGl0eS52MS5Qcm9maWxlIngKEFBsYXRmb3JtU2V0dGluZ3MSGAoQcGxhdGZvcm1fYWNjb3VudBgBIAEoCBIYChBwbGF0Zm9ybV9mZWVfYnBzGAIgASgNEhwKD3BsYXRmb3JtX2ZlZV90bxgDIAEoCUgAiAEBQhIKEF9wbGF0Zm9ybV9mZWVfdG8iOQoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQASJfChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5pZGVudGl0eS52MS5QbGF0Zm9ybVNldHRpbmdzEg8KB3NvbGRfYnkYAiABKAkixAEKGlB1dFBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESGAoQcGxhdGZvcm1fYWNjb3VudBgCIAEoCBIYChBwbGF0Zm9ybV9mZWVfYnBzGAMgASgNEiYKD3BsYXRmb3JtX2ZlZV90bxgEIAEoCUIIukgFcgMYgAFIAIgBARIZCgVhY3RvchgFIAEoCUIKukgHcgUQARjIAUISChBfcGxhdGZvcm1fZmVlX3RvIl8KG1B1dFBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmlkZW50aXR5LnYxLlBsYXRmb3JtU2V0dGluZ3MSDwoHY2hhbmdlZBgCIAEoCCKaAgoLT0F1dGhDbGllbnQSEQoJY2xpZW50X2lkGAEgASgJEhgKC2NsaWVudF9uYW1lGAIgASgJSACIAQESFQoNcmVkaXJlY3RfdXJpcxgDIAMoCRITCgtncmFudF90eXBlcxgEIAMoCRIWCg5yZXNwb25zZV90eXBlcxgFIAMoCRIiChp0b2tlbl9lbmRwb2ludF9hdXRoX21ldGhvZBgGIAEoCRIYChBhcHBsaWNhdGlvbl90eXBlGAcgASgJEhIKBXNjb3BlGAggASgJSAGIAQESLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2NsaWVudF9uYW1lQggKBl9zY29wZSL/AgoaUmVnaXN0ZXJPQXV0aENsaWVudFJlcXVlc3QSIgoLY2xpZW50X25hbWUYASABKAlCCLpIBXIDGIAgSACIAQESJgoNcmVkaXJlY3RfdXJpcxgCIAMoCUIPukgMkgEJEGQiBXIDGIBAEiQKC2dyYW50X3R5cGVzGAMgAygJQg+6SAySAQkQZCIFcgMYgAgSJwoOcmVzcG9uc2VfdHlwZXMYBCADKAlCD7pIDJIBCRBkIgVyAxiACBIxChp0b2tlbl9lbmRwb2ludF9hdXRoX21ldGhvZBgFIAEoCUIIukgFcgMYgAhIAYgBARInChBhcHBsaWNhdGlvbl90eXBlGAYgASgJQgi6SAVyAxiACEgCiAEBEhwKBXNjb3BlGAcgASgJQgi6SAVyAxiAIEgDiAEBQg4KDF9jbGllbnRfbmFtZUIdChtfdG9rZW5fZW5kcG9pbnRfYXV0aF9tZXRob2RCEwoRX2FwcGxpY2F0aW9uX3R5cGVCCAoGX3Njb3BlInUKG1JlZ2lzdGVyT0F1dGhDbGllbnRSZXNwb25zZRIoCgZjbGllbnQYASABKAsyGC5pZGVudGl0eS52MS5PQXV0aENsaWVudBIaCg1jbGllbnRfc2VjcmV0GAIgASgJSACIAQFCEAoOX2NsaWVudF9zZWNyZXQiRAoIU2lnbmVkSW4SGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIbCgpzZXNzaW9uX2lkGAIgASgJQge6SARyAhABIqgDCh5TdGFydE9BdXRoQXV0aG9yaXphdGlvblJlcXVlc3QSGwoJY2xpZW50X2lkGAEgASgJQgi6SAVyAxiAIBIeCgxyZWRpcmVjdF91cmkYAiABKAlCCLpIBXIDGIBAEh8KDXJlc3BvbnNlX3R5cGUYAyABKAlCCLpIBXIDGIAgEhwKBXNjb3BlGAQgASgJQgi6SAVyAxiAIEgAiAEBEh8KCHJlc291cmNlGAUgASgJQgi6SAVyAxiAQEgBiAEBEiUKDmNvZGVfY2hhbGxlbmdlGAYgASgJQgi6SAVyAxiAIEgCiAEBEiwKFWNvZGVfY2hhbGxlbmdlX21ldGhvZBgHIAEoCUIIukgFcgMYgCBIA4gBARIcCgVzdGF0ZRgIIAEoCUIIukgFcgMYgEBIBIgBARIoCglzaWduZWRfaW4YCSABKAsyFS5pZGVudGl0eS52MS5TaWduZWRJbkIICgZfc2NvcGVCCwoJX3Jlc291cmNlQhEKD19jb2RlX2NoYWxsZW5nZUIYChZfY29kZV9jaGFsbGVuZ2VfbWV0aG9kQggKBl9zdGF0ZSKBAgofU3RhcnRPQXV0aEF1dGhvcml6YXRpb25SZXNwb25zZRIoCgZjbGllbnQYASABKAsyGC5pZGVudGl0eS52MS5PQXV0aENsaWVudBIOCgZzY29wZXMYAiADKAkSEAoIcmVzb3VyY2UYAyABKAkSFwoKcmVxdWVzdF9pZBgEIAEoCUgAiAEBEhcKCmNzcmZfdG9rZW4YBSABKAlIAYgBARIzCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBQg0KC19yZXF1ZXN0X2lkQg0KC19jc3JmX3Rva2VuQg0KC19leHBpcmVzX2F0IpgBChlEZWNpZGVPQXV0aENvbnNlbnRSZXF1ZXN0EhwKCnJlcXVlc3RfaWQYASABKAlCCLpIBXIDGMgBEhwKCmNzcmZfdG9rZW4YAiABKAlCCLpIBXIDGMgBEjAKCXNpZ25lZF9pbhgDIAEoCzIVLmlkZW50aXR5LnYxLlNpZ25lZEluQga6SAPIAQESDQoFYWxsb3cYBCABKAgiwAEKGkRlY2lkZU9BdXRoQ29uc2VudFJlc3BvbnNlEhQKDHJlZGlyZWN0X3VyaRgBIAEoCRISCgVzdGF0ZRgCIAEoCUgAiAEBEhEKBGNvZGUYAyABKAlIAYgBARISCgVlcnJvchgEIAEoCUgCiAEBEh4KEWVycm9yX2Rlc2NyaXB0aW9uGAUgASgJSAOIAQFCCAoGX3N0YXRlQgcKBV9jb2RlQggKBl9lcnJvckIUChJfZXJyb3JfZGVzY3JpcHRpb24iwwMKGUV4Y2hhbmdlT0F1dGhUb2tlblJlcXVlc3QSHAoKZ3JhbnRfdHlwZRgBIAEoCUIIukgFcgMYgCASGwoEY29kZRgCIAEoCUIIukgFcgMYgCBIAIgBARIkCg1jb2RlX3ZlcmlmaWVyGAMgASgJQgi6SAVyAxiAIEgBiAEBEiMKDHJlZGlyZWN0X3VyaRgEIAEoCUIIukgFcgMYgEBIAogBARIkCg1yZWZyZXNoX3Rva2VuGAUgASgJQgi6SAVyAxiAIEgDiAEBEh8KCHJlc291cmNlGAYgASgJQgi6SAVyAxiAQEgEiAEBEhwKBXNjb3BlGAcgASgJQgi6SAVyAxiAIEgFiAEBEiAKCWNsaWVudF9pZBgIIAEoCUIIukgFcgMYgCBIBogBARIkCg1jbGllbnRfc2VjcmV0GAkgASgJQgi6SAVyAxiAIEgHiAEBQgcKBV9jb2RlQhAKDl9jb2RlX3ZlcmlmaWVyQg8KDV9yZWRpcmVjdF91cmlCEAoOX3JlZnJlc2hfdG9rZW5CCwoJX3Jlc291cmNlQggKBl9zY29wZUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0ImwKGkV4Y2hhbmdlT0F1dGhUb2tlblJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKA0SDQoFc2NvcGUYBCABKAkimgEKF1Jldm9rZU9BdXRoVG9rZW5SZXF1ZXN0EhcKBXRva2VuGAEgASgJQgi6SAVyAxiAIBIgCgljbGllbnRfaWQYAiABKAlCCLpIBXIDGIAgSACIAQESJAoNY2xpZW50X3NlY3JldBgDIAEoCUIIukgFcgMYgCBIAYgBAUIMCgpfY2xpZW50X2lkQhAKDl9jbGllbnRfc2VjcmV0IhoKGFJldm9rZU9BdXRoVG9rZW5SZXNwb25zZSpJCghBdWRpZW5jZRIYChRBVURJRU5DRV9VTlNQRUNJRklFRBAAEhEKDUFVRElFTkNFX1JFU1QQARIQCgxBVURJRU5DRV9NQ1AQAipXCgVTY29wZRIVChFTQ09QRV9VTlNQRUNJRklFRBAAEhMKD1NDT1BFX1JFQURfT05MWRABEhIKDlNDT1BFX1BBWU1FTlRTEAISDgoKU0NPUEVfRlVMTBADKkkKB0tleU1vZGUSGAoUS0VZX01PREVfVU5TUEVDSUZJRUQQABIRCg1LRVlfTU9ERV9URVNUEAESEQoNS0VZX01PREVfTElWRRACKoYBCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIbChdDUkVERU5USUFMX0tJTkRfQVBJX0tFWRABEhsKF0NSRURFTlRJQUxfS0lORF9TRVNTSU9OEAISGQoVQ1JFREVOVElBTF9LSU5EX09BVVRIEAMqeQoLUHJvZmlsZVR5cGUSHAoYUFJPRklMRV9UWVBFX1VOU1BFQ0lGSUVEEAASGwoXUFJPRklMRV9UWVBFX0lORElWSURVQUwQARIVChFQUk9GSUxFX1RZUEVfVEVBTRACEhgKFFBST0ZJTEVfVFlQRV9DT01QQU5ZEAMy8BAKD0lkZW50aXR5U2VydmljZRJuChVDcmVhdGVXYWxsZXRDaGFsbGVuZ2USKS5pZGVudGl0eS52MS5DcmVhdGVXYWxsZXRDaGFsbGVuZ2VSZXF1ZXN0GiouaWRlbnRpdHkudjEuQ3JlYXRlV2FsbGV0Q2hhbGxlbmdlUmVzcG9uc2USbgoVVmVyaWZ5V2FsbGV0U2lnbmF0dXJlEikuaWRlbnRpdHkudjEuVmVyaWZ5V2FsbGV0U2lnbmF0dXJlUmVxdWVzdBoqLmlkZW50aXR5LnYxLlZlcmlmeVdhbGxldFNpZ25hdHVyZVJlc3BvbnNlEl8KEFJlcXVlc3RNYWdpY0xpbmsSJC5pZGVudGl0eS52MS5SZXF1ZXN0TWFnaWNMaW5rUmVxdWVzdBolLmlkZW50aXR5LnYxLlJlcXVlc3RNYWdpY0xpbmtSZXNwb25zZRJcCg9WZXJpZnlNYWdpY0xpbmsSIy5pZGVudGl0eS52MS5WZXJpZnlNYWdpY0xpbmtSZXF1ZXN0GiQuaWRlbnRpdHkudjEuVmVyaWZ5TWFnaWNMaW5rUmVzcG9uc2USYgoRUmVzb2x2ZUNyZWRlbnRpYWwSJS5pZGVudGl0eS52MS5SZXNvbHZlQ3JlZGVudGlhbFJlcXVlc3QaJi5pZGVudGl0eS52MS5SZXNvbHZlQ3JlZGVudGlhbFJlc3BvbnNlElMKDENyZWF0ZUFwaUtleRIgLmlkZW50aXR5LnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIS5pZGVudGl0eS52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJQCgtMaXN0QXBpS2V5cxIfLmlkZW50aXR5LnYxLkxpc3RBcGlLZXlzUmVxdWVzdBogLmlkZW50aXR5LnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USUwoMUmV2b2tlQXBpS2V5EiAuaWRlbnRpdHkudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBohLmlkZW50aXR5LnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEl8KEEdldFBheW91dFdhbGxldHMSJC5pZGVudGl0eS52MS5HZXRQYXlvdXRXYWxsZXRzUmVxdWVzdBolLmlkZW50aXR5LnYxLkdldFBheW91dFdhbGxldHNSZXNwb25zZRJfChBQdXRQYXlvdXRXYWxsZXRzEiQuaWRlbnRpdHkudjEuUHV0UGF5b3V0V2FsbGV0c1JlcXVlc3QaJS5pZGVudGl0eS52MS5QdXRQYXlvdXRXYWxsZXRzUmVzcG9uc2USTQoKRW5kU2Vzc2lvbhIeLmlkZW50aXR5LnYxLkVuZFNlc3Npb25SZXF1ZXN0Gh8uaWRlbnRpdHkudjEuRW5kU2Vzc2lvblJlc3BvbnNlEmIKEUxpc3RBY2NvdW50RXZlbnRzEiUuaWRlbnRpdHkudjEuTGlzdEFjY291bnRFdmVudHNSZXF1ZXN0GiYuaWRlbnRpdHkudjEuTGlzdEFjY291bnRFdmVudHNSZXNwb25zZRJNCgpHZXRQcm9maWxlEh4uaWRlbnRpdHkudjEuR2V0UHJvZmlsZVJlcXVlc3QaHy5pZGVudGl0eS52MS5HZXRQcm9maWxlUmVzcG9uc2USVgoNVXBkYXRlUHJvZmlsZRIhLmlkZW50aXR5LnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GiIuaWRlbnRpdHkudjEuVXBkYXRlUHJvZmlsZVJlc3BvbnNlEl8KEEdldFB1YmxpY1Byb2ZpbGUSJC5pZGVudGl0eS52MS5HZXRQdWJsaWNQcm9maWxlUmVxdWVzdBolLmlkZW50aXR5LnYxLkdldFB1YmxpY1Byb2ZpbGVSZXNwb25zZRJoChNHZXRQbGF0Zm9ybVNldHRpbmdzEicuaWRlbnRpdHkudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKC5pZGVudGl0eS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USaAoTUHV0UGxhdGZvcm1TZXR0aW5ncxInLmlkZW50aXR5LnYxLlB1dFBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0GiguaWRlbnRpdHkudjEuUHV0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEmgKE1JlZ2lzdGVyT0F1dGhDbGllbnQSJy5pZGVudGl0eS52MS5SZWdpc3Rlck9BdXRoQ2xpZW50UmVxdWVzdBooLmlkZW50aXR5LnYxLlJlZ2lzdGVyT0F1dGhDbGllbnRSZXNwb25zZRJ0ChdTdGFydE9BdXRoQXV0aG9yaXphdGlvbhIrLmlkZW50aXR5LnYxLlN0YXJ0T0F1dGhBdXRob3JpemF0aW9uUmVxdWVzdBosLmlkZW50aXR5LnYxLlN0YXJ0T0F1dGhBdXRob3JpemF0aW9uUmVzcG9uc2USZQoSRGVjaWRlT0F1dGhDb25zZW50EiYuaWRlbnRpdHkudjEuRGVjaWRlT0F1dGhDb25zZW50UmVxdWVzdBonLmlkZW50aXR5LnYxLkRlY2lkZU9BdXRoQ29uc2VudFJlc3BvbnNlEmUKEkV4Y2hhbmdlT0F1dGhUb2tlbhImLmlkZW50aXR5LnYxLkV4Y2hhbmdlT0F1dGhUb2tlblJlcXVlc3QaJy5pZGVudGl0eS52MS5FeGNoYW5nZU9BdXRoVG9rZW5SZXNwb25zZRJfChBSZXZva2VPQXV0aFRva2VuEiQuaWRlbnRpdHkudjEuUmV2b2tlT0F1dGhUb2tlblJlcXVlc3QaJS5pZGVudGl0eS52MS5SZXZva2VPQXV0aFRva2VuUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message identity.v1.Account
@@ -392,6 +392,13 @@ export type ResolveCredentialRequest = Message<"identity.v1.ResolveCredentialReq
    * @generated from field: string secret = 1;
    */
   secret: string;
+
+  /**
+   * audience is where the secret was presented; it matters to OAuth tokens only.
+   *
+   * @generated from field: identity.v1.Audience audience = 2;
+   */
+  audience: Audience;
 };
 
 /**
@@ -411,7 +418,10 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
   accountId: string;
 
   /**
-   * key_id and key_prefix name the key, or for a session its id and the opening of its token.
+   * key_id and key_prefix name the key, or for a session its id and the opening of its
+   * token, or for an OAuth token its grant and the opening of the token. An OAuth
+   * token's scope is its rung where it was presented (REST: payments; /mcp: full for
+   * mcp.write, read_only for mcp.read) and its mode is test (what it creates is unarmed).
    *
    * @generated from field: string key_id = 2;
    */
@@ -439,7 +449,8 @@ export type ResolveCredentialResponse = Message<"identity.v1.ResolveCredentialRe
 
   /**
    * actor is how account events name this credential: "key:<prefix>" for a
-   * key, "wallet" for a wallet session, "session" for a browser session.
+   * key, "wallet" for a wallet session, "session" for a browser session,
+   * "oauth:<client_id>" for an OAuth token.
    *
    * @generated from field: string actor = 7;
    */
@@ -1390,6 +1401,506 @@ export const PutPlatformSettingsResponseSchema: GenMessage<PutPlatformSettingsRe
   messageDesc(file_identity_v1_identity, 44);
 
 /**
+ * OAuthClient is a registered client's metadata (RFC 7591 §2), never its secret.
+ *
+ * @generated from message identity.v1.OAuthClient
+ */
+export type OAuthClient = Message<"identity.v1.OAuthClient"> & {
+  /**
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+
+  /**
+   * @generated from field: optional string client_name = 2;
+   */
+  clientName?: string | undefined;
+
+  /**
+   * @generated from field: repeated string redirect_uris = 3;
+   */
+  redirectUris: string[];
+
+  /**
+   * @generated from field: repeated string grant_types = 4;
+   */
+  grantTypes: string[];
+
+  /**
+   * @generated from field: repeated string response_types = 5;
+   */
+  responseTypes: string[];
+
+  /**
+   * token_endpoint_auth_method is none (a public client), client_secret_basic or client_secret_post.
+   *
+   * @generated from field: string token_endpoint_auth_method = 6;
+   */
+  tokenEndpointAuthMethod: string;
+
+  /**
+   * application_type is web or native.
+   *
+   * @generated from field: string application_type = 7;
+   */
+  applicationType: string;
+
+  /**
+   * @generated from field: optional string scope = 8;
+   */
+  scope?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message identity.v1.OAuthClient.
+ * Use `create(OAuthClientSchema)` to create a new message.
+ */
+export const OAuthClientSchema: GenMessage<OAuthClient> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 45);
+
+/**
+ * @generated from message identity.v1.RegisterOAuthClientRequest
+ */
+export type RegisterOAuthClientRequest = Message<"identity.v1.RegisterOAuthClientRequest"> & {
+  /**
+   * @generated from field: optional string client_name = 1;
+   */
+  clientName?: string | undefined;
+
+  /**
+   * @generated from field: repeated string redirect_uris = 2;
+   */
+  redirectUris: string[];
+
+  /**
+   * @generated from field: repeated string grant_types = 3;
+   */
+  grantTypes: string[];
+
+  /**
+   * @generated from field: repeated string response_types = 4;
+   */
+  responseTypes: string[];
+
+  /**
+   * @generated from field: optional string token_endpoint_auth_method = 5;
+   */
+  tokenEndpointAuthMethod?: string | undefined;
+
+  /**
+   * @generated from field: optional string application_type = 6;
+   */
+  applicationType?: string | undefined;
+
+  /**
+   * @generated from field: optional string scope = 7;
+   */
+  scope?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.RegisterOAuthClientRequest.
+ * Use `create(RegisterOAuthClientRequestSchema)` to create a new message.
+ */
+export const RegisterOAuthClientRequestSchema: GenMessage<RegisterOAuthClientRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 46);
+
+/**
+ * @generated from message identity.v1.RegisterOAuthClientResponse
+ */
+export type RegisterOAuthClientResponse = Message<"identity.v1.RegisterOAuthClientResponse"> & {
+  /**
+   * @generated from field: identity.v1.OAuthClient client = 1;
+   */
+  client?: OAuthClient | undefined;
+
+  /**
+   * client_secret is a confidential client's secret, returned exactly once; only its hash is stored.
+   *
+   * @generated from field: optional string client_secret = 2;
+   */
+  clientSecret?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.RegisterOAuthClientResponse.
+ * Use `create(RegisterOAuthClientResponseSchema)` to create a new message.
+ */
+export const RegisterOAuthClientResponseSchema: GenMessage<RegisterOAuthClientResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 47);
+
+/**
+ * SignedIn names the user at the consent: the account and the session that saw the screen.
+ *
+ * @generated from message identity.v1.SignedIn
+ */
+export type SignedIn = Message<"identity.v1.SignedIn"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message identity.v1.SignedIn.
+ * Use `create(SignedInSchema)` to create a new message.
+ */
+export const SignedInSchema: GenMessage<SignedIn> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 48);
+
+/**
+ * @generated from message identity.v1.StartOAuthAuthorizationRequest
+ */
+export type StartOAuthAuthorizationRequest = Message<"identity.v1.StartOAuthAuthorizationRequest"> & {
+  /**
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+
+  /**
+   * @generated from field: string redirect_uri = 2;
+   */
+  redirectUri: string;
+
+  /**
+   * @generated from field: string response_type = 3;
+   */
+  responseType: string;
+
+  /**
+   * @generated from field: optional string scope = 4;
+   */
+  scope?: string | undefined;
+
+  /**
+   * @generated from field: optional string resource = 5;
+   */
+  resource?: string | undefined;
+
+  /**
+   * @generated from field: optional string code_challenge = 6;
+   */
+  codeChallenge?: string | undefined;
+
+  /**
+   * @generated from field: optional string code_challenge_method = 7;
+   */
+  codeChallengeMethod?: string | undefined;
+
+  /**
+   * @generated from field: optional string state = 8;
+   */
+  state?: string | undefined;
+
+  /**
+   * signed_in, when set, stores the request for this user's consent; unset only checks it.
+   *
+   * @generated from field: identity.v1.SignedIn signed_in = 9;
+   */
+  signedIn?: SignedIn | undefined;
+};
+
+/**
+ * Describes the message identity.v1.StartOAuthAuthorizationRequest.
+ * Use `create(StartOAuthAuthorizationRequestSchema)` to create a new message.
+ */
+export const StartOAuthAuthorizationRequestSchema: GenMessage<StartOAuthAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 49);
+
+/**
+ * @generated from message identity.v1.StartOAuthAuthorizationResponse
+ */
+export type StartOAuthAuthorizationResponse = Message<"identity.v1.StartOAuthAuthorizationResponse"> & {
+  /**
+   * @generated from field: identity.v1.OAuthClient client = 1;
+   */
+  client?: OAuthClient | undefined;
+
+  /**
+   * scopes are what the consent grants (the request's, narrowed to its resource).
+   *
+   * @generated from field: repeated string scopes = 2;
+   */
+  scopes: string[];
+
+  /**
+   * resource is the resource the grant is bound to; empty: both of ours (the REST API and /mcp).
+   *
+   * @generated from field: string resource = 3;
+   */
+  resource: string;
+
+  /**
+   * request_id and csrf_token: set when signed_in was; the consent form carries both.
+   *
+   * @generated from field: optional string request_id = 4;
+   */
+  requestId?: string | undefined;
+
+  /**
+   * @generated from field: optional string csrf_token = 5;
+   */
+  csrfToken?: string | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 6;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message identity.v1.StartOAuthAuthorizationResponse.
+ * Use `create(StartOAuthAuthorizationResponseSchema)` to create a new message.
+ */
+export const StartOAuthAuthorizationResponseSchema: GenMessage<StartOAuthAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 50);
+
+/**
+ * @generated from message identity.v1.DecideOAuthConsentRequest
+ */
+export type DecideOAuthConsentRequest = Message<"identity.v1.DecideOAuthConsentRequest"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string csrf_token = 2;
+   */
+  csrfToken: string;
+
+  /**
+   * @generated from field: identity.v1.SignedIn signed_in = 3;
+   */
+  signedIn?: SignedIn | undefined;
+
+  /**
+   * @generated from field: bool allow = 4;
+   */
+  allow: boolean;
+};
+
+/**
+ * Describes the message identity.v1.DecideOAuthConsentRequest.
+ * Use `create(DecideOAuthConsentRequestSchema)` to create a new message.
+ */
+export const DecideOAuthConsentRequestSchema: GenMessage<DecideOAuthConsentRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 51);
+
+/**
+ * @generated from message identity.v1.DecideOAuthConsentResponse
+ */
+export type DecideOAuthConsentResponse = Message<"identity.v1.DecideOAuthConsentResponse"> & {
+  /**
+   * redirect_uri is where the browser goes next, with code (or error) and state added.
+   *
+   * @generated from field: string redirect_uri = 1;
+   */
+  redirectUri: string;
+
+  /**
+   * @generated from field: optional string state = 2;
+   */
+  state?: string | undefined;
+
+  /**
+   * @generated from field: optional string code = 3;
+   */
+  code?: string | undefined;
+
+  /**
+   * error is access_denied when the user declined.
+   *
+   * @generated from field: optional string error = 4;
+   */
+  error?: string | undefined;
+
+  /**
+   * @generated from field: optional string error_description = 5;
+   */
+  errorDescription?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.DecideOAuthConsentResponse.
+ * Use `create(DecideOAuthConsentResponseSchema)` to create a new message.
+ */
+export const DecideOAuthConsentResponseSchema: GenMessage<DecideOAuthConsentResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 52);
+
+/**
+ * @generated from message identity.v1.ExchangeOAuthTokenRequest
+ */
+export type ExchangeOAuthTokenRequest = Message<"identity.v1.ExchangeOAuthTokenRequest"> & {
+  /**
+   * @generated from field: string grant_type = 1;
+   */
+  grantType: string;
+
+  /**
+   * @generated from field: optional string code = 2;
+   */
+  code?: string | undefined;
+
+  /**
+   * @generated from field: optional string code_verifier = 3;
+   */
+  codeVerifier?: string | undefined;
+
+  /**
+   * @generated from field: optional string redirect_uri = 4;
+   */
+  redirectUri?: string | undefined;
+
+  /**
+   * @generated from field: optional string refresh_token = 5;
+   */
+  refreshToken?: string | undefined;
+
+  /**
+   * @generated from field: optional string resource = 6;
+   */
+  resource?: string | undefined;
+
+  /**
+   * @generated from field: optional string scope = 7;
+   */
+  scope?: string | undefined;
+
+  /**
+   * client_id and client_secret as the client authenticated (HTTP Basic or the body).
+   *
+   * @generated from field: optional string client_id = 8;
+   */
+  clientId?: string | undefined;
+
+  /**
+   * @generated from field: optional string client_secret = 9;
+   */
+  clientSecret?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.ExchangeOAuthTokenRequest.
+ * Use `create(ExchangeOAuthTokenRequestSchema)` to create a new message.
+ */
+export const ExchangeOAuthTokenRequestSchema: GenMessage<ExchangeOAuthTokenRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 53);
+
+/**
+ * @generated from message identity.v1.ExchangeOAuthTokenResponse
+ */
+export type ExchangeOAuthTokenResponse = Message<"identity.v1.ExchangeOAuthTokenResponse"> & {
+  /**
+   * @generated from field: string access_token = 1;
+   */
+  accessToken: string;
+
+  /**
+   * @generated from field: string refresh_token = 2;
+   */
+  refreshToken: string;
+
+  /**
+   * @generated from field: uint32 expires_in = 3;
+   */
+  expiresIn: number;
+
+  /**
+   * @generated from field: string scope = 4;
+   */
+  scope: string;
+};
+
+/**
+ * Describes the message identity.v1.ExchangeOAuthTokenResponse.
+ * Use `create(ExchangeOAuthTokenResponseSchema)` to create a new message.
+ */
+export const ExchangeOAuthTokenResponseSchema: GenMessage<ExchangeOAuthTokenResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 54);
+
+/**
+ * @generated from message identity.v1.RevokeOAuthTokenRequest
+ */
+export type RevokeOAuthTokenRequest = Message<"identity.v1.RevokeOAuthTokenRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: optional string client_id = 2;
+   */
+  clientId?: string | undefined;
+
+  /**
+   * @generated from field: optional string client_secret = 3;
+   */
+  clientSecret?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.RevokeOAuthTokenRequest.
+ * Use `create(RevokeOAuthTokenRequestSchema)` to create a new message.
+ */
+export const RevokeOAuthTokenRequestSchema: GenMessage<RevokeOAuthTokenRequest> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 55);
+
+/**
+ * @generated from message identity.v1.RevokeOAuthTokenResponse
+ */
+export type RevokeOAuthTokenResponse = Message<"identity.v1.RevokeOAuthTokenResponse"> & {
+};
+
+/**
+ * Describes the message identity.v1.RevokeOAuthTokenResponse.
+ * Use `create(RevokeOAuthTokenResponseSchema)` to create a new message.
+ */
+export const RevokeOAuthTokenResponseSchema: GenMessage<RevokeOAuthTokenResponse> = /*@__PURE__*/
+  messageDesc(file_identity_v1_identity, 56);
+
+/**
+ * Audience is where a credential is presented: an OAuth token reaches only the
+ * audience its scopes name (checkouts.write: REST; mcp.read, mcp.write: /mcp).
+ *
+ * @generated from enum identity.v1.Audience
+ */
+export enum Audience {
+  /**
+   * UNSPECIFIED is REST.
+   *
+   * @generated from enum value: AUDIENCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: AUDIENCE_REST = 1;
+   */
+  REST = 1,
+
+  /**
+   * @generated from enum value: AUDIENCE_MCP = 2;
+   */
+  MCP = 2,
+}
+
+/**
+ * Describes the enum identity.v1.Audience.
+ */
+export const AudienceSchema: GenEnum<Audience> = /*@__PURE__*/
+  enumDesc(file_identity_v1_identity, 0);
+
+/**
  * @generated from enum identity.v1.Scope
  */
 export enum Scope {
@@ -1418,7 +1929,7 @@ export enum Scope {
  * Describes the enum identity.v1.Scope.
  */
 export const ScopeSchema: GenEnum<Scope> = /*@__PURE__*/
-  enumDesc(file_identity_v1_identity, 0);
+  enumDesc(file_identity_v1_identity, 1);
 
 /**
  * @generated from enum identity.v1.KeyMode
@@ -1444,7 +1955,7 @@ export enum KeyMode {
  * Describes the enum identity.v1.KeyMode.
  */
 export const KeyModeSchema: GenEnum<KeyMode> = /*@__PURE__*/
-  enumDesc(file_identity_v1_identity, 1);
+  enumDesc(file_identity_v1_identity, 2);
 
 /**
  * @generated from enum identity.v1.CredentialKind
@@ -1466,13 +1977,20 @@ export enum CredentialKind {
    * @generated from enum value: CREDENTIAL_KIND_SESSION = 2;
    */
   SESSION = 2,
+
+  /**
+   * An OAuth access token, on a user's behalf for one client.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_OAUTH = 3;
+   */
+  OAUTH = 3,
 }
 
 /**
  * Describes the enum identity.v1.CredentialKind.
  */
 export const CredentialKindSchema: GenEnum<CredentialKind> = /*@__PURE__*/
-  enumDesc(file_identity_v1_identity, 2);
+  enumDesc(file_identity_v1_identity, 3);
 
 /**
  * @generated from enum identity.v1.ProfileType
@@ -1503,7 +2021,7 @@ export enum ProfileType {
  * Describes the enum identity.v1.ProfileType.
  */
 export const ProfileTypeSchema: GenEnum<ProfileType> = /*@__PURE__*/
-  enumDesc(file_identity_v1_identity, 3);
+  enumDesc(file_identity_v1_identity, 4);
 
 /**
  * IdentityService owns accounts, wallet sign-in, API keys and payout wallets.
@@ -1691,6 +2209,67 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof PutPlatformSettingsRequestSchema;
     output: typeof PutPlatformSettingsResponseSchema;
+  },
+  /**
+   * The OAuth 2.1 authorization server (the gateway serves its HTTP face under /oauth).
+   * Its protocol errors are problems whose extensions carry `oauth_error` (the RFC's
+   * error code) and, for an authorization request whose client and redirect URI were
+   * proven, `oauth_redirect: true` (the error may be sent back to the redirect URI).
+   *
+   * RegisterOAuthClient registers a client (RFC 7591): redirect URIs https or loopback;
+   * a confidential client gets a secret, shown once.
+   *
+   * @generated from rpc identity.v1.IdentityService.RegisterOAuthClient
+   */
+  registerOAuthClient: {
+    methodKind: "unary";
+    input: typeof RegisterOAuthClientRequestSchema;
+    output: typeof RegisterOAuthClientResponseSchema;
+  },
+  /**
+   * StartOAuthAuthorization checks an authorization request (PKCE S256 required) and,
+   * for a signed-in user, stores it for the consent and answers its id and CSRF token.
+   *
+   * @generated from rpc identity.v1.IdentityService.StartOAuthAuthorization
+   */
+  startOAuthAuthorization: {
+    methodKind: "unary";
+    input: typeof StartOAuthAuthorizationRequestSchema;
+    output: typeof StartOAuthAuthorizationResponseSchema;
+  },
+  /**
+   * DecideOAuthConsent answers a stored request once: allow creates the grant (an
+   * oauth.granted account event) and a code; deny answers access_denied.
+   *
+   * @generated from rpc identity.v1.IdentityService.DecideOAuthConsent
+   */
+  decideOAuthConsent: {
+    methodKind: "unary";
+    input: typeof DecideOAuthConsentRequestSchema;
+    output: typeof DecideOAuthConsentResponseSchema;
+  },
+  /**
+   * ExchangeOAuthToken is the token endpoint: an authorization code (with its PKCE
+   * verifier) or a refresh token, which is spent; a spent one presented again revokes
+   * the whole grant.
+   *
+   * @generated from rpc identity.v1.IdentityService.ExchangeOAuthToken
+   */
+  exchangeOAuthToken: {
+    methodKind: "unary";
+    input: typeof ExchangeOAuthTokenRequestSchema;
+    output: typeof ExchangeOAuthTokenResponseSchema;
+  },
+  /**
+   * RevokeOAuthToken (RFC 7009) ends the grant of a token the client holds; an unknown
+   * token changes nothing and is answered alike.
+   *
+   * @generated from rpc identity.v1.IdentityService.RevokeOAuthToken
+   */
+  revokeOAuthToken: {
+    methodKind: "unary";
+    input: typeof RevokeOAuthTokenRequestSchema;
+    output: typeof RevokeOAuthTokenResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_identity_v1_identity, 0);
