@@ -42,6 +42,7 @@ const ALL_TOOLS = [
   "create_webhook",
   "get_analytics",
   "get_checkout",
+  "get_payout_history",
   "get_receipt",
   "go_live",
   "list_awaiting_fulfilment",
@@ -465,6 +466,22 @@ describe("the MCP endpoint", () => {
       expect(await chain.balance(buyer.address)).toBe(1_000_000n - 110_500n);
       const receipt = structured(await agent.callTool({ name: "get_receipt", arguments: { receipt_id: bought.receipt.id } }));
       expect(receipt).toMatchObject({ id: bought.receipt.id, test_mode: false, tx_hash: bought.receipt.tx_hash, total: 110500 });
+      // The seller's share went straight to its wallet in that transaction: one payout. A rehearsal is never one.
+      expect((await payRehearsal(created.id)).status).toBe(200);
+      const history = structured(await agent.callTool({ name: "get_payout_history", arguments: { limit: 10 } }));
+      expect(history).toMatchObject({
+        payouts: [
+          {
+            receipt_id: bought.receipt.id,
+            checkout_id: created.id,
+            pay_to: wallet.address,
+            amount: 100000,
+            amount_usd: "0.100000",
+            tx_hash: bought.receipt.tx_hash,
+          },
+        ],
+        has_more: false,
+      });
     } finally {
       await agent.close();
     }

@@ -68,6 +68,18 @@ const listReceiptsArguments = {
   },
 } as const;
 
+const payoutHistoryArguments = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    limit: listReceiptsArguments.properties.limit,
+    cursor: listReceiptsArguments.properties.cursor,
+    sold_by: listReceiptsArguments.properties.sold_by,
+    from: listReceiptsArguments.properties.from,
+    to: listReceiptsArguments.properties.to,
+  },
+} as const;
+
 const pageArguments = {
   type: "object",
   additionalProperties: false,
@@ -239,6 +251,17 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       async run(args, credential) {
         const receipt_id = String(args.receipt_id);
         return (await receipts.get(seller(credential), receipt_id)).receipt;
+      },
+    },
+    {
+      name: "get_payout_history",
+      title: "Get payout history",
+      description:
+        "What reached the seller's payout wallets, newest first: every real sale pays the seller's share straight to pay_to in its own transaction (non-custodial), so each is one payout with its amount, network and tx_hash. Rehearsals are never payouts.",
+      inputSchema: payoutHistoryArguments,
+      scope: "read_only",
+      async run(args, credential) {
+        return receipts.payoutHistory(seller(credential), asQuery(args));
       },
     },
     {

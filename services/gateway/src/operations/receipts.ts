@@ -1,3 +1,4 @@
+import { formatUsd } from "@c402/money";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { paymentsV1 } from "@c402/contracts";
 import { invalid, ProblemError, type FieldError } from "@c402/problems";
@@ -62,6 +63,33 @@ export class ReceiptOperations {
     const r = await this.deps.clients.payments.listReceipts({ accountId: cred.accountId, pageSize: page.limit + 1, ...filter, ...afterOf(page.after) });
     const { items, ...more } = pageOf(r.receipts, page.limit, keyOf);
     return { receipts: items.map((receipt) => receiptView(receipt, this.deps.settings.baseUrl)), ...more };
+  }
+
+  /**
+   * get_payout_history (an MCP tool without a REST twin; docs/decisions.md): what
+   * reached the seller's payout wallets, newest first. Settlement is
+   * non-custodial, so every real sale is a payout of its own: the seller's share
+   * paid to `pay_to` in the sale's transaction. Rehearsals move no money and
+   * are never payouts.
+   */
+  async payoutHistory(cred: Credential, query: Record<string, unknown>) {
+    const { receipts, ...more } = await this.list(cred, { ...query, test_mode: "false" });
+    return {
+      payouts: receipts.map((r) => ({
+        receipt_id: r.id,
+        checkout_id: r.checkout_id,
+        title: r.title,
+        network: r.network,
+        asset: r.asset,
+        pay_to: r.pay_to,
+        amount: r.provider_amount,
+        amount_usd: formatUsd(BigInt(r.provider_amount)),
+        tx_hash: r.tx_hash,
+        settled_at: r.settled_at,
+        sold_by: r.sold_by,
+      })),
+      ...more,
+    };
   }
 
   /** GET /v1/receipts/{id}, get_receipt: one of the account's receipts, or a pending payment's hash (202 over REST). */
