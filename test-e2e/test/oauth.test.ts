@@ -5,6 +5,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import fc from "fast-check";
 import * as oauth from "oauth4webapi";
 import { chromium, type Browser } from "playwright-core";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseUrl, call, newSeller } from "../src/http";
 import { linksMailedTo } from "../src/mail";
 
@@ -430,7 +431,7 @@ describe("the consent in a real browser", () => {
     await browser?.close();
   });
 
-  it("signs in by magic link from the authorize page, clicks Allow, and the client completes with iss and state", async () => {
+  it("signs in by magic link from the authorize page, clicks Allow; the client exchanges the code, rotates the refresh token, and a replay revokes the grant", async () => {
     const as = await discover();
     const client = await registerPublic(as);
     const p = await pkce();
@@ -457,6 +458,54 @@ describe("the consent in a real browser", () => {
     const listed = await call("GET", "/v1/checkouts", { key: tokens.access_token });
     expect([listed.status, listed.body.checkouts]).toEqual([200, []]);
     await page.close();
+
+    // Rotation: each refresh spends the token it used. The spent one presented again ends the grant.
+    const rotated = await refresh(as, client, tokens.refresh_token!);
+    expect((await call("GET", "/v1/checkouts", { key: rotated.access_token })).status).toBe(200);
+    expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toEqual({ error: "invalid_grant", status: 400 });
+    expect((await call("GET", "/v1/checkouts", { key: rotated.access_token })).status).toBe(401);
+    expect(await oauthErrorOf(refresh(as, client, rotated.refresh_token!))).toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("signs in with a wallet from the authorize page (an EIP-1193 provider in the page), clicks Allow, and the token sells from that wallet's account", async () => {
+    const as = await discover();
+    const client = await registerPublic(as, { client_name: "wallet app" });
+    const p = await pkce();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const page = await browser.newPage();
+    let callback: string | undefined;
+    await page.route("http://127.0.0.1:9/**", (route) => {
+      callback = route.request().url();
+      return route.fulfill({ status: 200, contentType: "text/plain", body: "connected" });
+    });
+    // What a wallet extension injects: accounts, the chain, and personal_sign (here by a viem key outside the page).
+    await page.exposeFunction("__signWithWallet", (message: string) => wallet.signMessage({ message }));
+    await page.addInitScript((address: string) => {
+      const w = (globalThis as unknown as { window: unknown }).window as { ethereum: unknown; __signWithWallet: (m: string) => Promise<string> };
+      w.ethereum = {
+        request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+          if (method === "eth_requestAccounts") return [address];
+          if (method === "eth_chainId") return "0x2105";
+          if (method === "personal_sign") return w.__signWithWallet(String(params?.[0]));
+          throw new Error(`unsupported ${method}`);
+        },
+      };
+    }, wallet.address);
+    await page.goto(authorizeUrl(as, client, p).href);
+    await page.click("#wallet");
+    // Signed in: the page reloads as the consent.
+    await page.waitForSelector("button[value=allow]");
+    expect(await page.textContent("main")).toContain("wallet app");
+    await page.click("button[value=allow]");
+    await page.waitForURL(/^http:\/\/127\.0\.0\.1:9\/callback/);
+    const tokens = await exchange(as, client, new URL(callback!), p);
+    await page.close();
+    const created = await call("POST", "/v1/checkouts", {
+      key: tokens.access_token,
+      body: { title: "Signed in by wallet", price_usd: "0.10", payload: { ok: true } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ pay_to: wallet.address, test_mode: true });
   });
 });
 
