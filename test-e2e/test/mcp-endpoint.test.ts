@@ -42,6 +42,7 @@ const ALL_TOOLS = [
   "create_webhook",
   "get_analytics",
   "get_checkout",
+  "get_embed_settings",
   "get_payout_history",
   "get_receipt",
   "go_live",
@@ -53,6 +54,7 @@ const ALL_TOOLS = [
   "pay_test_checkout",
   "quote_checkout",
   "report_checkout",
+  "set_embed_settings",
   "whoami",
 ];
 

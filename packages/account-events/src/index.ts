@@ -22,6 +22,7 @@ export const ACCOUNT_ACTIONS = [
   "profile.updated",
   "wallets.updated",
   "platform.updated",
+  "embed.updated",
   "checkout.created",
   "checkout.live",
   "checkout.updated",

@@ -37,6 +37,9 @@ import { fulfilmentRoutes } from "./http/routes/fulfilment";
 import { sellerCatalogueRoutes } from "./http/routes/seller-catalogue";
 import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
+import { embedRoutes } from "./http/routes/embed";
+import { EmbedOrigins } from "./http/embed-origins";
+import { EmbedOperations } from "./operations/embed";
 import { oauthRoutes } from "./http/routes/oauth";
 import { mcpRoutes } from "./mcp/endpoint";
 import { mcpTools } from "./mcp/tools";
@@ -72,6 +75,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /health/facilitator                                            facilitator.ts
  *   /v1/platform/quote                                             platform.ts
  *   /oauth/*, /.well-known/oauth-*                                 oauth.ts
+ *   /v1/account/embed                                              embed.ts
  *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
@@ -91,8 +95,10 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
   const payments = new FacePayments(deps, unpaid);
   const reports = new ReportFiling(deps);
+  const embedOrigins = new EmbedOrigins(deps.clients, deps.cache);
+  const embeds = new EmbedOperations(deps, embedOrigins);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds })));
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));
@@ -116,13 +122,14 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(fulfilmentRoutes(deps, receipts));
   app.use(ledgerRoutes(deps, receipts));
   app.use(analyticsRoutes(deps));
-  app.use(faceRoutes(deps, unpaid, payments));
+  app.use(faceRoutes(deps, unpaid, payments, embedOrigins));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));
-  app.use(receiptRoutes(deps));
+  app.use(receiptRoutes(deps, embedOrigins));
   app.use(facilitatorRoutes(deps, rails));
   app.use(platformRoutes(deps, rails));
+  app.use(embedRoutes(deps, embeds));
   app.use(notFound);
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));
   return app;

@@ -11,6 +11,8 @@ import { subscribeAccountActivity } from "./events/account-activity-consumer";
 import { identityRpc } from "./rpc/identity-rpc";
 import { magicLinkRpc } from "./rpc/magic-link-rpc";
 import { oauthRpc } from "./rpc/oauth-rpc";
+import { embedRpc } from "./rpc/embed-rpc";
+import { EmbedSettings } from "./domain/embed";
 import { OAuthServer } from "./domain/oauth";
 import { identityInitial } from "./store/migrations/0001_identity";
 import { identitySessions } from "./store/migrations/0002_sessions";
@@ -21,6 +23,7 @@ import { magicLinks } from "./store/migrations/0006_magic_links";
 import { payoutWalletDefaults } from "./store/migrations/0008_payout_wallets";
 import { platformSettings } from "./store/migrations/0009_platform_settings";
 import { oauth } from "./store/migrations/0010_oauth";
+import { embedSettings } from "./store/migrations/0011_embed_settings";
 
 export { identityConfigSpec } from "./config";
 export const IDENTITY_SCHEMA = "identity";
@@ -34,6 +37,7 @@ export const identityMigrations = {
   "0008_payout_wallets": payoutWalletDefaults,
   "0009_platform_settings": platformSettings,
   "0010_oauth": oauth,
+  "0011_embed_settings": embedSettings,
 };
 
 /**
@@ -62,6 +66,7 @@ export async function createIdentityService(
         ...identityRpc(identity, deps.database.db, oauthServer),
         ...magicLinkRpc(magicLinks),
         ...oauthRpc(oauthServer),
+        ...embedRpc(new EmbedSettings(deps.database.db)),
       });
       server.add(healthV1.HealthService, standardHealth(deps, "identity"));
     },

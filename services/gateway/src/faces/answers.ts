@@ -14,8 +14,8 @@ import { QuoteCache } from "./quote-cache";
 
 /**
  * Headers of every face and receipt answer. CORS for browser buyers: the x402
- * headers must cross, both ways. Nothing may frame a face or a receipt (no
- * embed origins are allowlisted yet).
+ * headers must cross, both ways. Nothing may frame a face or a receipt,
+ * except a page the seller's embed origins may frame (http/embed-origins.ts).
  */
 export const FACE_HEADERS: readonly (readonly [string, string])[] = [
   ["X-Frame-Options", "DENY"],
@@ -35,6 +35,8 @@ export interface Goods {
 /** The cached unpaid answer of one face in one wire version. */
 export interface UnpaidAnswer {
   title: string;
+  /** The seller's account: whose embed origins may frame the pay page. */
+  accountId: string;
   /** The goods and whether the checkout keeps selling after a sale, as of the quote. */
   goods: Goods;
   required: PaymentRequired;

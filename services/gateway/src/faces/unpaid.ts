@@ -32,6 +32,7 @@ export class UnpaidAnswers {
     const { required, body } = paymentRequiredBody({ checkout, quote, face, baseUrl: this.baseUrl, wireVersion });
     const answer = {
       title: checkout.title,
+      accountId: checkout.accountId,
       goods: goodsOf(checkout),
       required,
       header: encodeHeader(required),

@@ -188,6 +188,22 @@ export const schemas = {
       },
     },
   },
+  /** PUT /v1/account/embed: the whole list (the shape here; identity checks each origin). */
+  EmbedSettingsPut: {
+    type: "object",
+    additionalProperties: false,
+    required: ["embed_origins"],
+    description:
+      "Replaces the origins allowed to frame your pay pages and receipts ([] allows none). Each is an origin only (https://shop.example[:port]): https, or http on localhost or a loopback address; wildcards are refused.",
+    properties: {
+      embed_origins: {
+        type: "array",
+        maxItems: 20,
+        items: { type: "string", minLength: 1, maxLength: 200 },
+        description: "At most 20 origins; duplicates are kept once.",
+      },
+    },
+  },
   /** POST /auth/magic-link/request: identity normalises the address (trimmed, lowercased) and checks return_to. */
   MagicLinkRequest: {
     type: "object",

@@ -15,6 +15,7 @@ import { sellerAnalytics } from "../operations/analytics";
 import { listMcpTools } from "../operations/mcp-servers";
 import type { ReceiptOperations } from "../operations/receipts";
 import type { ReportFiling } from "../operations/reports";
+import type { EmbedOperations } from "../operations/embed";
 import { createWebhook } from "../operations/webhooks";
 import { profileView } from "../views/profile";
 
@@ -44,6 +45,7 @@ export interface McpToolDeps {
   unpaid: UnpaidAnswers;
   payments: FacePayments;
   reports: ReportFiling;
+  embeds: EmbedOperations;
 }
 
 const CHECKOUT_ID = { type: "string", minLength: 1, maxLength: 64, description: "The checkout's id (chk_…)." } as const;
@@ -155,9 +157,9 @@ function checkoutNamed(reference: string): { id: string; face: "live" | "test" }
   return { id, face: match[2] ? "test" : "live" };
 }
 
-export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports }: McpToolDeps): readonly McpTool[] {
+export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds }: McpToolDeps): readonly McpTool[] {
   const seller = (credential: Credential | undefined): Credential => {
-    if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY>.");
+    if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY or OAuth token>.");
     return credential;
   };
   const createSchema = createCheckoutSchema();
@@ -262,6 +264,27 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports 
       scope: "read_only",
       async run(args, credential) {
         return receipts.payoutHistory(seller(credential), asQuery(args));
+      },
+    },
+    {
+      name: "get_embed_settings",
+      title: "Get embed settings",
+      description: "The origins allowed to frame the seller's pay pages and receipts (as GET /v1/account/embed); none until the seller allowlists one.",
+      inputSchema: noArguments,
+      scope: "read_only",
+      async run(_args, credential) {
+        return embeds.get(seller(credential));
+      },
+    },
+    {
+      name: "set_embed_settings",
+      title: "Set embed settings",
+      description:
+        "Replaces the origins allowed to frame the seller's pay pages and receipts (as PUT /v1/account/embed): origins only (https://shop.example), https or http on localhost; no wildcards; [] allows none. Needs a full key (or mcp.write).",
+      inputSchema: schemas.EmbedSettingsPut,
+      scope: "full",
+      async run(args, credential) {
+        return embeds.put(seller(credential), args);
       },
     },
     {

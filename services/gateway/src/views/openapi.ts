@@ -762,6 +762,15 @@ const responseSchemas: Record<string, Schema> = {
     },
     { closed: true, description: "The account's platform mode and standing fee: the defaults a checkout copies at create" },
   ),
+  EmbedSettings: object(
+    {
+      object: { type: "string", const: "embed_settings" },
+      embed_origins: { type: "array", items: str, description: "The origins that may frame the account's pay pages and receipts; [] allows none" },
+      note: str,
+      changed: { type: "boolean", description: "PUT only: false when the list already was this one (nothing recorded)" },
+    },
+    { closed: true, optional: ["changed"], description: "The account's embed settings" },
+  ),
   PlatformQuote: object(
     {
       price_usd: usd6,
@@ -1765,6 +1774,29 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
               "A fee above 0 needs `platform_account: true` and `platform_fee_to`, an EVM address (EIP-55 checksum when mixed case; stored checksummed). Checkouts created afterwards copy the settings (a create's own `platform_fee_bps` wins); existing checkouts keep the fee they were created with. A change is recorded as one `platform.updated` account event.",
             requestBody: body("PlatformSettingsPut"),
             responses: { "200": json("The new settings", ref("PlatformSettings")) },
+          },
+          authenticated("full"),
+          bodyProblems,
+        ),
+      },
+      "/v1/account/embed": {
+        get: operation(
+          {
+            operationId: "getEmbedSettings",
+            summary: "The origins allowed to frame your pay pages and receipts",
+            description: "Any seller credential. Until an origin is allowlisted nothing may frame `/c/`, `/c/{id}/test` or `/r/` (`frame-ancestors 'none'`).",
+            responses: { "200": json("The embed settings", ref("EmbedSettings")) },
+          },
+          authenticated("read_only"),
+        ),
+        put: operation(
+          {
+            operationId: "putEmbedSettings",
+            summary: "Replace the origins allowed to frame your pay pages and receipts (scope full)",
+            description:
+              "The list replaces the one before. Origins only (https, or http on localhost or a loopback address; no path, no wildcard): 422 names each refused entry. The pay page (`Accept: text/html`) and the receipt page then answer `Content-Security-Policy: frame-ancestors <origins>` without `X-Frame-Options`; JSON answers stay unframeable. A change is recorded as one `embed.updated` account event.",
+            requestBody: body("EmbedSettingsPut"),
+            responses: { "200": json("The new settings", ref("EmbedSettings")) },
           },
           authenticated("full"),
           bodyProblems,

@@ -1,5 +1,5 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { catalogV1, paymentsV1, settleResponseMessage } from "@c402/contracts";
+import { catalogV1, paymentsV1, settleResponseMessage, identityV1 } from "@c402/contracts";
 import { paymentRefused, ProblemError } from "@c402/problems";
 import {
   BASE_URL,
@@ -38,6 +38,8 @@ function faceFakes(
   opts: { checkout?: MessageInitShape<typeof catalogV1.CheckoutSchema>; settlement?: paymentsV1.SettlementKind; quote?: Quote; submit?: Submit } = {},
 ) {
   return recorded({
+    // The seller allowlisted no embed origin: nothing may frame its pages.
+    identity: { getEmbedSettings: async () => create(identityV1.GetEmbedSettingsResponseSchema, { embedOrigins: [] }) },
     catalog: {
       getCheckout: async () =>
         create(catalogV1.GetCheckoutResponseSchema, { checkout: checkout({ title: "Catalog's own copy", payloadJson: JSON.stringify({ from: "catalog" }) }) }),
@@ -155,7 +157,9 @@ describe("the unpaid 402 of a face", () => {
     expect(page).toContain("<title>Weather for Paris</title>");
     expect(page).toContain("<strong>0.110500 USDC</strong>");
     expect(page).toContain("rehearsal: settles without real money");
-    expect(called()).toEqual(["payments.quotePayment"]);
+    // The page asks whose sites may frame it: none here, so nothing may.
+    expect(called()).toEqual(["payments.quotePayment", "identity.getEmbedSettings"]);
+    expect([res.headers.get("content-security-policy"), res.headers.get("x-frame-options")]).toEqual(["frame-ancestors 'none'", "DENY"]);
   });
 
   it("reuses the answer for the next request instead of asking payments again", async () => {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { paymentsV1 } from "@c402/contracts";
+import { identityV1, paymentsV1 } from "@c402/contracts";
 import { BASE_URL, CHECKOUT_ID, PAYER, PAYMENT_ID, receipt, recorded, servers, SITE_URL, TX_HASH, bodyOf } from "../support/fake-gateway";
 
 /** GET /r/{id}, /r/{id}/download and /r/by-tx/{hash} (routes/receipts.ts). */
@@ -8,6 +8,7 @@ const serve = servers();
 
 const receiptFakes = (settled = true) =>
   recorded({
+    identity: { getEmbedSettings: async () => create(identityV1.GetEmbedSettingsResponseSchema, { embedOrigins: [] }) },
     payments: {
       getReceipt: async () =>
         create(

@@ -1,4 +1,5 @@
 import { sql, type Generated, type Kysely, type Selectable } from "kysely";
+import type { EmbedSettingsTable } from "./embed-store";
 import type { MagicLinksTable } from "./magic-link-store";
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from "./oauth-store";
 import type { PlatformSettingsTable } from "./platform-store";
@@ -114,6 +115,7 @@ export interface IdentityTables {
   oauth_grants: OAuthGrantsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+  embed_settings: EmbedSettingsTable;
 }
 
 export type IdentityDb = Kysely<IdentityTables>;

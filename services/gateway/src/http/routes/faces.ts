@@ -1,3 +1,4 @@
+import { allowFraming, type EmbedOrigins } from "../embed-origins";
 import { ProblemError } from "@c402/problems";
 import { HEADERS } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
@@ -28,7 +29,7 @@ const PAY_NOT_YET_FIELDS = ["schedule"] as const;
  * POST /c/{id}/pay and /c/{id}/test/pay are the POST twins (the payment in
  * the same header; always JSON; a `schedule` body is for series, not built).
  */
-export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments = new FacePayments(deps, unpaid)): Router {
+export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: FacePayments, embedOrigins: EmbedOrigins): Router {
   const { clients, settings, cache } = deps;
   const router = Router();
   const callUrls = new CallUrls(clients, cache);
@@ -50,6 +51,8 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments = 
       const answer = await unpaid.of(id, face, wireVersionOf(req));
       res.setHeader(HEADERS.paymentRequired, answer.header);
       if (pages && wantsHtml(req)) {
+        // The page is what a seller's site frames: its allowlisted origins may (spec, Embedding).
+        allowFraming(res, await embedOrigins.of(answer.accountId));
         res
           .status(402)
           .type("html")

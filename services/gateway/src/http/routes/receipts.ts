@@ -1,3 +1,4 @@
+import { allowFraming, type EmbedOrigins } from "../embed-origins";
 import { isId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import { Router, type Request } from "express";
@@ -7,7 +8,7 @@ import type { GatewayDeps } from "../deps";
 import { wantsHtml } from "../face-requests";
 
 /** GET /r/{id} (JSON, or the page for a browser), /r/{id}/download (the page as a file) and /r/by-tx/{hash}. */
-export function receiptRoutes({ clients, settings }: GatewayDeps): Router {
+export function receiptRoutes({ clients, settings }: GatewayDeps, embedOrigins: EmbedOrigins): Router {
   const router = Router();
 
   async function receiptOf(req: Request) {
@@ -30,6 +31,7 @@ export function receiptRoutes({ clients, settings }: GatewayDeps): Router {
     }
     const view = receiptView(r.receipt, settings.baseUrl);
     if (wantsHtml(req)) {
+      allowFraming(res, await embedOrigins.of(r.receipt.accountId));
       res.type("html").send(receiptHtml(view));
       return;
     }
