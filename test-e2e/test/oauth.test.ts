@@ -6,7 +6,7 @@ import fc from "fast-check";
 import * as oauth from "oauth4webapi";
 import { chromium, type Browser } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { baseUrl, call, newSeller } from "../src/http";
+import { baseUrl, call, callFrom, newSeller, otherLoopbackAddress } from "../src/http";
 import { linksMailedTo } from "../src/mail";
 
 /**
@@ -20,6 +20,9 @@ import { linksMailedTo } from "../src/mail";
  */
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
+/** The applications' own requests with their tokens come from an address of their own: the 401s this file provokes count there, not against the rest of the suite. */
+const APP_ADDRESS = otherLoopbackAddress();
+const app = (method: string, path: string, opts: Parameters<typeof callFrom>[3] = {}) => callFrom(APP_ADDRESS, method, path, opts);
 const CALLBACK = "http://127.0.0.1:9/callback";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const COOKIE = "c402_session";
@@ -175,11 +178,7 @@ describe("OAuth discovery documents", () => {
   });
 
   it("/mcp's 401 points at its protected-resource document and asks for both MCP scopes", async () => {
-    const res = await fetch(`${baseUrl()}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } }),
-    });
+    const res = await app("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } } });
     expect(res.status).toBe(401);
     const header = res.headers.get("www-authenticate")!;
     expect(header).toMatch(/^Bearer /);
@@ -237,22 +236,21 @@ describe("authorization, consent and tokens", () => {
     expect(callback.searchParams.get("iss")).toBe(baseUrl());
     expect(tokens).toMatchObject({ token_type: "bearer", expires_in: 3600, scope: "checkouts.write", refresh_token: expect.stringMatching(/^ort_/) });
 
-    const created = await call("POST", "/v1/checkouts", { key: tokens.access_token, body: { title: "Via OAuth", price_usd: "0.10", payload: { ok: true } } });
+    const created = await app("POST", "/v1/checkouts", { key: tokens.access_token, body: { title: "Via OAuth", price_usd: "0.10", payload: { ok: true } } });
     expect(created.status).toBe(201);
     expect(created.body.test_mode).toBe(true);
-    const live = await call("POST", `/v1/checkouts/${created.body.id}/go-live`, { key: tokens.access_token });
+    const live = await app("POST", `/v1/checkouts/${created.body.id}/go-live`, { key: tokens.access_token });
     expect(live.status).toBe(200);
     expect(live.body.test_mode).toBe(false);
 
     // Capped at the payments rung: wallets and keys are refused.
-    expect((await call("PUT", "/v1/account/wallets", { key: tokens.access_token, body: { wallets: {} } })).status).toBe(403);
-    expect((await call("POST", "/v1/keys", { key: tokens.access_token, body: { scope: "payments" } })).status).toBe(403);
-    expect((await call("GET", "/v1/keys", { key: tokens.access_token })).status).toBe(403);
+    expect((await app("PUT", "/v1/account/wallets", { key: tokens.access_token, body: { wallets: {} } })).status).toBe(403);
+    expect((await app("POST", "/v1/keys", { key: tokens.access_token, body: { scope: "payments" } })).status).toBe(403);
+    expect((await app("GET", "/v1/keys", { key: tokens.access_token })).status).toBe(403);
     // A REST token is not one /mcp takes.
-    const mcp = await fetch(`${baseUrl()}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${tokens.access_token}` },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } }),
+    const mcp = await app("POST", "/mcp", {
+      key: tokens.access_token,
+      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } },
     });
     expect(mcp.status).toBe(401);
 
@@ -266,7 +264,7 @@ describe("authorization, consent and tokens", () => {
   it("a token with only MCP scopes gets 401 on REST", async () => {
     const { tokens } = await connected("mcp.read mcp.write", { resource: `${baseUrl()}/mcp` });
     expect(tokens.scope).toBe("mcp.read mcp.write");
-    const rest = await call("GET", "/v1/checkouts", { key: tokens.access_token });
+    const rest = await app("GET", "/v1/checkouts", { key: tokens.access_token });
     expect(rest.status).toBe(401);
     expect(rest.body.detail.message).toContain("checkouts.write");
   });
@@ -275,13 +273,13 @@ describe("authorization, consent and tokens", () => {
     const { as, client, tokens, seller } = await connected();
     const second = await refresh(as, client, tokens.refresh_token!);
     expect(second.refresh_token).not.toBe(tokens.refresh_token);
-    expect((await call("GET", "/v1/checkouts", { key: second.access_token })).status).toBe(200);
+    expect((await app("GET", "/v1/checkouts", { key: second.access_token })).status).toBe(200);
     const third = await refresh(as, client, second.refresh_token!);
 
     // The first refresh token again: a replay. The grant ends, with every token of it.
     expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toEqual({ error: "invalid_grant", status: 400 });
     expect(await oauthErrorOf(refresh(as, client, third.refresh_token!))).toEqual({ error: "invalid_grant", status: 400 });
-    expect((await call("GET", "/v1/checkouts", { key: third.access_token })).status).toBe(401);
+    expect((await app("GET", "/v1/checkouts", { key: third.access_token })).status).toBe(401);
     const events = (await call("GET", "/v1/account/events?action=oauth", { key: seller.key })).body.events as EventRow[];
     expect(events.map((e) => e.action)).toEqual(["oauth.revoked", "oauth.granted"]);
     expect(events[0]).toMatchObject({ actor: `oauth:${client.client_id}`, detail: { because: "refresh_token_reused" } });
@@ -292,7 +290,7 @@ describe("authorization, consent and tokens", () => {
     const params = oauth.validateAuthResponse(as, client, callback, p.state);
     const again = oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, CALLBACK, p.verifier, insecure);
     expect(await oauthErrorOf(again.then((res) => oauth.processAuthorizationCodeResponse(as, client, res)))).toEqual({ error: "invalid_grant", status: 400 });
-    expect((await call("GET", "/v1/checkouts", { key: tokens.access_token })).status).toBe(401);
+    expect((await app("GET", "/v1/checkouts", { key: tokens.access_token })).status).toBe(401);
     expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toMatchObject({ error: "invalid_grant" });
   });
 
@@ -415,7 +413,7 @@ describe("authorization, consent and tokens", () => {
     const { as, client, tokens, seller } = await connected();
     const res = await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
     await oauth.processRevocationResponse(res);
-    expect((await call("GET", "/v1/checkouts", { key: tokens.access_token })).status).toBe(401);
+    expect((await app("GET", "/v1/checkouts", { key: tokens.access_token })).status).toBe(401);
     expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toMatchObject({ error: "invalid_grant" });
     const events = (await call("GET", "/v1/account/events?action=oauth.revoked", { key: seller.key })).body.events;
     expect(events[0]).toMatchObject({ actor: `oauth:${client.client_id}`, detail: { because: "revoked_by_client" } });
@@ -455,15 +453,15 @@ describe("the consent in a real browser", () => {
     await page.waitForURL(/^http:\/\/127\.0\.0\.1:9\/callback/);
     const tokens = await exchange(as, client, new URL(callback!), p);
     // The account the mailed link opened (no payout wallet yet, so nothing to sell): the token reads it.
-    const listed = await call("GET", "/v1/checkouts", { key: tokens.access_token });
+    const listed = await app("GET", "/v1/checkouts", { key: tokens.access_token });
     expect([listed.status, listed.body.checkouts]).toEqual([200, []]);
     await page.close();
 
     // Rotation: each refresh spends the token it used. The spent one presented again ends the grant.
     const rotated = await refresh(as, client, tokens.refresh_token!);
-    expect((await call("GET", "/v1/checkouts", { key: rotated.access_token })).status).toBe(200);
+    expect((await app("GET", "/v1/checkouts", { key: rotated.access_token })).status).toBe(200);
     expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toEqual({ error: "invalid_grant", status: 400 });
-    expect((await call("GET", "/v1/checkouts", { key: rotated.access_token })).status).toBe(401);
+    expect((await app("GET", "/v1/checkouts", { key: rotated.access_token })).status).toBe(401);
     expect(await oauthErrorOf(refresh(as, client, rotated.refresh_token!))).toMatchObject({ error: "invalid_grant" });
   });
 

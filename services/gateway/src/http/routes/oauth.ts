@@ -238,12 +238,13 @@ export function oauthRoutes({ clients, cache, settings }: GatewayDeps): Router {
         ...(signedIn ? { signedIn } : {}),
       });
     } catch (err) {
-      if (!(err instanceof ProblemError)) throw err;
+      // An outage is the error handler's (logged, with Retry-After), not the client's.
+      if (!(err instanceof ProblemError) || err.status >= 500) throw err;
       // Errors go back to the client only once its redirect URI is proven and a user is signed in (RFC 9700 §4.11.2: no open redirector).
       if (err.extensions?.oauth_redirect === true && signedIn && params.redirect_uri !== undefined) {
         return void res.redirect(303, redirectTo(params.redirect_uri, { error: oauthCodeOf(err), error_description: err.message, state: params.state }));
       }
-      return sendPage(res, oauthErrorPage(err.status >= 500 || err.status === 429 ? err.status : 400, err.message));
+      return sendPage(res, oauthErrorPage(err.status === 429 ? 429 : 400, err.message));
     }
     const client = answered(started.client, "client");
     const facts = { name: client.clientName, clientId: client.clientId, redirectUri: params.redirect_uri ?? "" };
