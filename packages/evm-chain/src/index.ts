@@ -20,6 +20,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { jsonRpcTransport } from "./json-rpc-transport";
 
 export { RPC_CALL_CHANNEL, jsonRpcTransport } from "./json-rpc-transport";
+export { NonceSpentError } from "@c402/evm-sender";
 
 /**
  * The EVM side of settlement: where a checkout's money goes (the split

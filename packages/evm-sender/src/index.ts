@@ -223,9 +223,25 @@ export class TransactionSender {
       if (/nonce too low/i.test(messageOf(err))) {
         this.nextNonce = undefined;
         this.behind = true;
+        throw new NonceSpentError(parseTransaction(raw).nonce, err);
       }
       throw err;
     }
+  }
+}
+
+/**
+ * The chain passed this transaction's nonce with another transaction (the key
+ * was used elsewhere) and the node does not know this one: it can never be
+ * mined. Whoever recorded it must sign its work again, with a fresh nonce.
+ */
+export class NonceSpentError extends Error {
+  constructor(
+    readonly nonce: number | undefined,
+    cause: unknown,
+  ) {
+    super(`nonce ${nonce ?? "?"} was used by another transaction: this one can never be mined`, { cause });
+    this.name = "NonceSpentError";
   }
 }
 

@@ -1,6 +1,6 @@
 import { keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { TransactionSender, type NonceReservation, type SenderRpc } from "../src";
+import { NonceSpentError, TransactionSender, type NonceReservation, type SenderRpc } from "../src";
 
 const TO: Address = "0x1111111111111111111111111111111111111111";
 
@@ -115,7 +115,12 @@ describe("TransactionSender", () => {
     const b = await sender.sign({ to: TO, data: "0x03" });
     node.failNextSend = "nonce too low: next nonce 20, tx nonce 9";
     node.pendingCount = 20;
-    await expect(sender.broadcast(b.raw)).rejects.toThrow("nonce too low");
+    // The transaction can never be mined: the caller is told so, with the node's words as the cause.
+    await expect(sender.broadcast(b.raw)).rejects.toMatchObject({
+      name: "NonceSpentError",
+      nonce: 9,
+      cause: expect.objectContaining({ message: expect.stringContaining("nonce too low") }),
+    });
     expect(nonceOf((await sender.sign({ to: TO, data: "0x04" })).raw)).toBe(20);
     expect(node.countReads).toBe(2);
   });
@@ -179,7 +184,7 @@ describe("TransactionSender", () => {
       const count = sharedCount();
       const a = await sender.signReserved({ to: TO, data: "0x01" }, count.reserve());
       node.failNextSend = "nonce too low: next nonce 20, tx nonce 7";
-      await expect(sender.broadcast(a!.raw)).rejects.toThrow("nonce too low");
+      await expect(sender.broadcast(a!.raw)).rejects.toBeInstanceOf(NonceSpentError);
       node.pendingCount = 20;
       expect((await sender.signReserved({ to: TO, data: "0x02" }, count.reserve()))!.nonce).toBe(20);
       await sender.signReserved({ to: TO, data: "0x03" }, count.reserve());

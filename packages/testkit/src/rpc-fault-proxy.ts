@@ -13,6 +13,8 @@ export interface RpcFaultProxy {
   url: string;
   /** From the next `eth_sendRawTransaction` on (that one included), lose every answer this way. */
   loseAnswersAfterBroadcast(fault: AnswerFault): void;
+  /** From now on, never forward an `eth_sendRawTransaction`: the connection is dropped, the transaction never reaches the node. */
+  dropBroadcasts(): void;
   /** Answer normally again (withheld answers are dropped). */
   heal(): void;
   /** Requests forwarded and answers lost since the start. */
@@ -29,6 +31,7 @@ export async function startRpcFaultProxy(upstreamUrl: string): Promise<RpcFaultP
   const upstream = new URL(upstreamUrl);
   let armed: AnswerFault | undefined;
   let losing: AnswerFault | undefined;
+  let dropping = false;
   const withheld = new Set<ServerResponse>();
   const counts = { forwarded: 0, lost: 0 };
 
@@ -37,6 +40,11 @@ export async function startRpcFaultProxy(upstreamUrl: string): Promise<RpcFaultP
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
+      if (dropping && body.includes('"eth_sendRawTransaction"')) {
+        counts.lost++;
+        res.socket?.destroy();
+        return;
+      }
       if (armed && body.includes('"eth_sendRawTransaction"')) {
         losing = armed;
         armed = undefined;
@@ -76,6 +84,7 @@ export async function startRpcFaultProxy(upstreamUrl: string): Promise<RpcFaultP
   const { port } = server.address() as AddressInfo;
 
   const heal = () => {
+    dropping = false;
     armed = undefined;
     losing = undefined;
     for (const res of withheld) res.socket?.destroy();
@@ -86,6 +95,9 @@ export async function startRpcFaultProxy(upstreamUrl: string): Promise<RpcFaultP
     counts,
     loseAnswersAfterBroadcast(fault) {
       armed = fault;
+    },
+    dropBroadcasts() {
+      dropping = true;
     },
     heal,
     async close() {

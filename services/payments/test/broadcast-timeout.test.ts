@@ -1,13 +1,11 @@
-import { devchainSettlement } from "@c402/devchain";
 import { breakdown } from "@c402/money";
 import { ProblemError } from "@c402/problems";
-import { startRpcFaultProxy, type AnswerFault, type RpcFaultProxy } from "@c402/testkit";
+import type { AnswerFault, RpcFaultProxy } from "@c402/testkit";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { createLiveChain } from "../src";
 import type { LiveChain } from "../src/domain/settlement/live-evm";
 import type { SettlementOutcome } from "../src/domain/settlement/settlement";
 import type { CheckoutForPayment } from "../src/domain/requirements";
-import { liveCheckout, openSagaFixture, signedLivePayment, type SagaFixture } from "./support/devchain-payments";
+import { liveCheckout, openProxiedSagaFixture, signedLivePayment } from "./support/devchain-payments";
 import { liveSaga } from "./support/live-saga";
 
 /**
@@ -23,19 +21,15 @@ const RUNS = Number(process.env.C402_G7_RUNS ?? 10);
 const SETTLE_TIMEOUT_MS = 300;
 
 describe("G7: answers lost after broadcast never re-prompt the buyer", () => {
-  let fixture: SagaFixture;
+  let fixture: Awaited<ReturnType<typeof openProxiedSagaFixture>>;
   let proxy: RpcFaultProxy;
   let live: LiveChain;
 
   beforeAll(async () => {
-    fixture = await openSagaFixture();
-    proxy = await startRpcFaultProxy(fixture.devchain.url);
-    live = createLiveChain({ ...devchainSettlement(fixture.devchain), rpcUrl: proxy.url, rpcTimeoutMs: 250 });
+    fixture = await openProxiedSagaFixture(250);
+    ({ proxy, live } = fixture);
   }, 120_000);
-  afterAll(async () => {
-    await proxy?.close();
-    await fixture?.close();
-  });
+  afterAll(() => fixture?.close());
 
   const saga = () => liveSaga(fixture.database.db, live, { settleTimeoutMs: SETTLE_TIMEOUT_MS });
 

@@ -1,6 +1,6 @@
 import { EmbeddedPostgres, migrate, openPostgres } from "@c402/db";
 import { devchainKey, devchainSettlement, startDevchain, type DevchainInfo } from "@c402/devchain";
-import { freshPostgresDatabase } from "@c402/testkit";
+import { freshPostgresDatabase, startRpcFaultProxy } from "@c402/testkit";
 import { TestUSDC } from "@c402/evm-contracts";
 import { decodeHeader, encodeHeader, parsePaymentPayload, signExactEvmPayment, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { createPublicClient, createWalletClient, getAddress, http, type LocalAccount } from "viem";
@@ -73,6 +73,26 @@ export async function openSagaFixture() {
 }
 
 export type SagaFixture = Awaited<ReturnType<typeof openSagaFixture>>;
+
+/**
+ * A saga fixture whose settlement reaches the node through a fault proxy on
+ * loopback (G7 and the nonce suites break the path to the chain on purpose).
+ */
+export async function openProxiedSagaFixture(rpcTimeoutMs: number) {
+  const fixture = await openSagaFixture();
+  const proxy = await startRpcFaultProxy(fixture.devchain.url);
+  const live = createLiveChain({ ...devchainSettlement(fixture.devchain), rpcUrl: proxy.url, rpcTimeoutMs });
+  return {
+    ...fixture,
+    proxy,
+    /** The chain as the saga sees it: through the proxy. */
+    live,
+    async close(): Promise<void> {
+      await proxy.close();
+      await fixture.close();
+    },
+  };
+}
 
 /**
  * What the kill -9 suites stand on: a devchain of their own, a fresh

@@ -1,6 +1,6 @@
 import { failpoint } from "@c402/failpoints";
 import { ProblemError } from "@c402/problems";
-import type { Authorization, EvmChain, SettledEvent, SplitRecipients } from "@c402/evm-chain";
+import { NonceSpentError, type Authorization, type EvmChain, type SettledEvent, type SplitRecipients } from "@c402/evm-chain";
 import type { ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
 import { paymentSettledEvent } from "../../events/payment-settled";
@@ -284,7 +284,8 @@ export class LiveEvmSettlement implements Settlement {
    * Resumes live payments left unfinished by a crash or a timeout, using the
    * chain as the truth: a mined transaction is concluded; a used authorization
    * is looked up (and a front-run payment split); an unused one is
-   * rebroadcast while valid, or failed once it expired.
+   * rebroadcast while valid (signed again when another transaction took its
+   * nonce), or failed once it expired.
    */
   async sweep(quietMs = 30_000, limit = 50): Promise<number> {
     const rows = await store.unfinished(this.db, false, new Date(this.opts.now().getTime() - quietMs), limit);
@@ -334,7 +335,16 @@ export class LiveEvmSettlement implements Settlement {
       return;
     }
     if (row.raw_tx && row.tx_hash) {
-      await live.chain.broadcast(row.raw_tx as Hex);
+      try {
+        await live.chain.broadcast(row.raw_tx as Hex);
+      } catch (err) {
+        if (!(err instanceof NonceSpentError)) throw err;
+        // Another transaction took this one's nonce: it can never be mined, and the authorization is
+        // still unused (checked above). Sign the settlement again with a nonce of our count; the
+        // authorization's own nonce makes a second transfer impossible whatever happens to the first.
+        await this.drive(row, live);
+        return;
+      }
       await store.advance(this.db, row.id, ["settling"], {});
       const receipt = await live.chain.waitForReceipt(row.tx_hash as Hex, this.opts.settleTimeoutMs);
       if (receipt) await this.conclude(row, live, receipt).catch(() => undefined);
