@@ -2,7 +2,14 @@ import { createHash } from "node:crypto";
 import { EmbeddedPostgres, migrate } from "@c402/db";
 import { newId } from "@c402/ids";
 import { identityMigrations } from "../src";
-import { ACCESS_TOKEN_TTL_SECONDS, CODE_TTL_SECONDS, OAuthServer, REFRESH_IDLE_SECONDS, REQUEST_TTL_SECONDS } from "../src/domain/oauth";
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  CODE_TTL_SECONDS,
+  OAuthServer,
+  REFRESH_IDLE_SECONDS,
+  REQUEST_TTL_SECONDS,
+  UNUSED_CLIENT_TTL_SECONDS,
+} from "../src/domain/oauth";
 import { grantedScopes, OAuthResources, pkceVerifies, redirectUriMatches, redirectUriRefusal, rungAt } from "../src/domain/oauth-rules";
 import type { IdentityDb } from "../src/store/identity-store";
 
@@ -211,6 +218,18 @@ describe("OAuth server lifetimes, rotation and replay", () => {
     await server.revoke({ token: tokens.accessToken, clientId: a.clientId });
     await expect(server.resolve(tokens.accessToken, "rest")).rejects.toMatchObject({ slug: "unauthenticated" });
     expect((await eventsOf(a.accountId)).map((e) => e.action)).toEqual(["oauth.granted", "oauth.revoked"]);
+  });
+
+  it("open registration stays bounded: a client that never connected is deleted after thirty days; one that did stays", async () => {
+    const { client: unused } = await server.register({ redirectUris: [CALLBACK], grantTypes: [], responseTypes: [], tokenEndpointAuthMethod: "none" });
+    const used = await consented();
+    later(UNUSED_CLIENT_TTL_SECONDS - 60);
+    await server.register({ redirectUris: [CALLBACK], grantTypes: [], responseTypes: [], tokenEndpointAuthMethod: "none" });
+    expect(await db.selectFrom("oauth_clients").select("id").where("id", "=", unused.id).executeTakeFirst()).toBeDefined();
+    later(120);
+    await server.register({ redirectUris: [CALLBACK], grantTypes: [], responseTypes: [], tokenEndpointAuthMethod: "none" });
+    expect(await db.selectFrom("oauth_clients").select("id").where("id", "=", unused.id).executeTakeFirst()).toBeUndefined();
+    expect(await db.selectFrom("oauth_clients").select("id").where("id", "=", used.clientId).executeTakeFirst()).toBeDefined();
   });
 
   it("stores hashes only: no code, token or secret appears in any row", async () => {

@@ -30,6 +30,8 @@ export const REQUEST_TTL_SECONDS = 10 * 60;
 /** A connection idle this long (no refresh) must be authorized again: six months (spec, OAuth server; RFC 9700 §4.14.2). */
 export const REFRESH_IDLE_SECONDS = 183 * 24 * 60 * 60;
 const PURGE_BATCH = 100;
+/** A registered client that has not connected within this long is deleted (it can register again). */
+export const UNUSED_CLIENT_TTL_SECONDS = 30 * 24 * 60 * 60;
 const MAX_STATE_LENGTH = 1024;
 
 const ACCESS_TOKEN = /^oat_[0-9A-Za-z]{32}$/;
@@ -130,6 +132,8 @@ export class OAuthServer {
   async register(input: ClientMetadataInput): Promise<RegisteredClient> {
     const metadata = validateClientMetadata(input);
     const secret = metadata.tokenEndpointAuthMethod === "none" ? undefined : `ocs_${randomBase62(32)}`;
+    const at = this.now();
+    await store.deleteAbandonedClients(this.db, new Date(at.getTime() - UNUSED_CLIENT_TTL_SECONDS * 1000), PURGE_BATCH);
     const client = await store.insertClient(this.db, {
       id: newId("oauthClient"),
       name: metadata.name,
@@ -140,7 +144,7 @@ export class OAuthServer {
       application_type: metadata.applicationType,
       scope: metadata.scope,
       secret_hash: secret === undefined ? null : sha256Hex(secret),
-      created_at: this.now(),
+      created_at: at,
     });
     return { client, ...(secret !== undefined ? { secret } : {}) };
   }

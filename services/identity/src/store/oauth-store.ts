@@ -91,6 +91,27 @@ export const oauthStore = {
       .returningAll()
       .executeTakeFirstOrThrow(),
 
+  /**
+   * Deletes at most `limit` clients registered before `before` that never got
+   * a grant and have no consent waiting: open registration must not grow the
+   * table without bound. A client that ever connected stays.
+   */
+  deleteAbandonedClients: async (db: IdentityDb, before: Date, limit: number) => {
+    const r = await db
+      .deleteFrom("oauth_clients")
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("oauth_clients as c")
+          .select("c.id")
+          .where("c.created_at", "<", before)
+          .where((w) => w.not(w.exists(w.selectFrom("oauth_grants as g").select("g.id").whereRef("g.client_id", "=", "c.id"))))
+          .where((w) => w.not(w.exists(w.selectFrom("oauth_requests as r").select("r.id").whereRef("r.client_id", "=", "c.id"))))
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
   findClient: (db: IdentityDb, id: string) => db.selectFrom("oauth_clients").selectAll().where("id", "=", id).executeTakeFirst(),
 
   insertRequest: (db: IdentityDb, row: OAuthRequestRow) =>
