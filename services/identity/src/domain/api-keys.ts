@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./stored-secrets";
 import type { CredentialKindName, KeyModeName, ScopeName } from "@c402/contracts";
 import { randomBase62 } from "@c402/ids";
 
@@ -22,7 +22,7 @@ export function mintApiKey(mode: KeyMode): { secret: string; prefix: string; has
 }
 
 export function hashApiKey(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return sha256Hex(secret);
 }
 
 export function isWellFormedApiKey(secret: string): boolean {

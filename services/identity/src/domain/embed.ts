@@ -3,6 +3,7 @@ import { invalid, ProblemError, type FieldError } from "@c402/problems";
 import { embedStore as store } from "../store/embed-store";
 import { identityStore, type IdentityDb } from "../store/identity-store";
 import { recordActivity } from "./account-events";
+import { LOOPBACK_HOSTS } from "./stored-secrets";
 
 /**
  * Embed settings (spec, Embedding): the origins allowed to frame the
@@ -14,7 +15,6 @@ import { recordActivity } from "./account-events";
  */
 export const MAX_EMBED_ORIGINS = 20;
 const MAX_ORIGIN_LENGTH = 200;
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** The origin an entry names, normalised (`new URL().origin`), or why it is refused. */
 export function embedOriginOf(value: string): { origin: string } | { refusal: string } {

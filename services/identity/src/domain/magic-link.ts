@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./stored-secrets";
 import { domainToASCII } from "node:url";
 import { newId, randomBase62 } from "@c402/ids";
 import type { Logger } from "@c402/logging";
@@ -38,7 +38,7 @@ export function mintMagicLinkToken(): { token: string; hash: string } {
 }
 
 export function hashMagicLinkToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }
 
 const EMAIL_REASON = "must be one email address like user@example.com";

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { LOOPBACK_HOSTS } from "./stored-secrets";
 import { ProblemError } from "@c402/problems";
 
 /**
@@ -151,7 +152,6 @@ export function resourceFits(resource: string | undefined, grantResource: string
   return grantResource === "" || grantResource === resources.resourceOf(audience);
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 export const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
 
@@ -202,17 +202,6 @@ export function pkceVerifies(verifier: string, challenge: string): boolean {
   const computed = Buffer.from(createHash("sha256").update(verifier, "ascii").digest("base64url"));
   const expected = Buffer.from(challenge);
   return computed.length === expected.length && timingSafeEqual(computed, expected);
-}
-
-export function sha256Hex(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
-}
-
-/** Compares a presented secret with a stored SHA-256 hash in constant time. */
-export function secretMatches(presented: string, storedHash: string): boolean {
-  const a = Buffer.from(sha256Hex(presented), "hex");
-  const b = Buffer.from(storedHash, "hex");
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export type TokenEndpointAuthMethod = "none" | "client_secret_basic" | "client_secret_post";

@@ -4,6 +4,7 @@ import { ProblemError } from "@c402/problems";
 import type { IdentityDb } from "../store/identity-store";
 import { oauthStore as store, type OAuthClientRow, type OAuthGrantRow } from "../store/oauth-store";
 import { recordActivity } from "./account-events";
+import { secretMatches, sha256Hex } from "./stored-secrets";
 import {
   grantedScopes,
   isPkceValue,
@@ -13,8 +14,6 @@ import {
   redirectUriMatches,
   resourceFits,
   rungAt,
-  secretMatches,
-  sha256Hex,
   validateClientMetadata,
   type Audience,
   type ClientMetadataInput,

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./stored-secrets";
 import type { Actor } from "@c402/account-events";
 import { newId, randomBase62 } from "@c402/ids";
 import { identityStore as store, type IdentityDb, type SessionVia } from "../store/identity-store";
@@ -61,7 +61,7 @@ export function mintSessionToken(): { token: string; hash: string } {
 }
 
 export function hashSessionToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }
 
 export function isWellFormedSessionToken(token: string): boolean {
