@@ -14,7 +14,7 @@ import { busSpec, deadLetterPolicy, rpcFailureLog, type ServiceDeps, type Servic
 import { createCatalogService } from "@c402/catalog";
 import { createFulfillmentService } from "@c402/fulfillment";
 import { gatewayConfigSpec, SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
-import { createIdentityService, identityConfigSpec, identityMailer } from "@c402/identity";
+import { createIdentityService, identitySettingsSpec, identityMailer } from "@c402/identity";
 import { createPaymentsService } from "@c402/payments";
 import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { SERVICES, type ServiceName } from "@c402/topology";
@@ -68,12 +68,15 @@ interface Secrets {
   secretsKeyring: string;
   /** The keyring that seals webhook secrets and signing keys (WEBHOOK_SECRETS_KEYRING's format). */
   webhookSecretsKeyring: string;
+  /** The keys that sign gated-content passes (GRANT_KEYRING's format). */
+  grantKeyring: string;
 }
 
 const newSecrets = (): Secrets => ({
   subjectSecret: randomBytes(32).toString("hex"),
   secretsKeyring: generateKeyringText("k1"),
   webhookSecretsKeyring: generateKeyringText("w1"),
+  grantKeyring: generateKeyringText("g1"),
 });
 
 /** Secrets of an embedded install, generated on first start and kept beside the data (one added later is added to the file). */
@@ -102,7 +105,7 @@ type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
 
 /** The gateway's and identity's defaults, from their config modules (what distributed mode reads with nothing set). */
 const gatewayDefaults = loadConfig(gatewayConfigSpec, {});
-const identityDefaults = loadConfig(identityConfigSpec, {});
+const identityDefaults = loadConfig(identitySettingsSpec, {});
 
 /**
  * Every service in one process: PGlite (one schema per service), the
@@ -161,7 +164,12 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
 
   // How each service is built here; its clients are those of the services it calls, started before it.
   const build: { [N in ServiceName]: (deps: ServiceDeps, clients: Clients) => Promise<ServiceModule> } = {
-    identity: (deps) => createIdentityService(deps, { ...identityDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir }, mailer),
+    identity: (deps) =>
+      createIdentityService(
+        deps,
+        { ...identityDefaults, grantKeyring: secrets.grantKeyring, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir },
+        mailer,
+      ),
     catalog: (deps, c) => createCatalogService(deps, { identity: c.identity, fulfillment: c.fulfillment }),
     payments: (deps, c) =>
       createPaymentsService(

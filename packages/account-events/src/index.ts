@@ -43,6 +43,7 @@ export const ACCOUNT_ACTIONS = [
   "webhook.disabled",
   "oauth.granted",
   "oauth.revoked",
+  "pass.issued",
 ] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 

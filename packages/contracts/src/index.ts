@@ -14,5 +14,6 @@ export * from "./topics";
 export * from "./enums";
 export * from "./reports";
 export * from "./origin-keys";
+export * from "./content";
 export * from "./x402-messages";
 export * from "./webhook-events";

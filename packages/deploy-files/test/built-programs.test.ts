@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -93,6 +94,7 @@ describeWith("postgres")("the built programs (npm run build)", () => {
           RPC_CALLERS: `gateway:${callerDigest("t".repeat(40))}`,
           BASE_URL: "http://127.0.0.1:4020",
           DATA_DIR: join(dir, "identity-data"),
+          GRANT_KEYRING: `t1:${randomBytes(32).toString("base64")}`,
         }),
         stdio: "ignore",
       });

@@ -80,6 +80,15 @@ export function isId<K extends IdKind>(kind: K, value: string): value is Id<K> {
   return value.startsWith(ID_PREFIX[kind]) && ID_PATTERN.test(value);
 }
 
+/**
+ * True when `value` is the id of anything sold by a checkout face: an
+ * ordinary checkout (chk_, face /c/) or a gated article (cnt_, face /x/).
+ * The faces themselves are separate namespaces and check the prefix of their own.
+ */
+export function isCheckoutId(value: string): boolean {
+  return isId("checkout", value) || isId("contentCheckout", value);
+}
+
 /** True when `value` is a well-formed id of any kind (for example the item a list cursor names). */
 export function isAnyId(value: string): boolean {
   return ID_PATTERN.test(value) && Object.values(ID_PREFIX).some((prefix) => value.startsWith(prefix));

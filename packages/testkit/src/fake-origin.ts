@@ -23,6 +23,7 @@ export interface FakeOrigin {
  * A seller's HTTP API on loopback, for relay tests. Paths:
  *   /echo            200 JSON of what it received (method, query, body, the credential headers)
  *   /text            200 text/plain
+ *   /html            200 text/html naming the query it received (a relay article)
  *   /binary          200 application/octet-stream (bytes 0..255)
  *   /status/<code>   that status, with a JSON body naming it
  *   /slow/<ms>       200 JSON after <ms> milliseconds
@@ -60,6 +61,14 @@ export async function startFakeOrigin(): Promise<FakeOrigin> {
       if (first === "text") {
         res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
         return res.end("sunny, 21 °C");
+      }
+      if (first === "html") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        return res.end(
+          `<h2>From the origin</h2><p>${Object.entries(call.query)
+            .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+            .join("&")}</p>`,
+        );
       }
       if (first === "binary") {
         res.writeHead(200, { "content-type": "application/octet-stream" });

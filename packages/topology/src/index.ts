@@ -97,6 +97,13 @@ export const SERVICES = [
         placeholder: "smtps://c402:change-me@smtp.example.internal:465",
         unsetInDevelopment: true,
       },
+      {
+        env: "GRANT_KEYRING",
+        describe:
+          "keys that sign gated-content passes: id:base64 of 32 random bytes, comma-separated, the first signs (rotate by putting a new one first; drop the old one once its passes expired, up to a year).",
+        placeholder: "g1:replace-with-base64-of-32-random-bytes",
+        developmentValue: "dev:qO3pN0pQw7Hq3w0mJxkq2m7xV1cN4lq0b3YtZ2JkZ1U=",
+      },
     ],
     readsBaseUrl: true,
     settlesOnChain: false,

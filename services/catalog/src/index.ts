@@ -25,6 +25,7 @@ import { partiesAsSent } from "./store/migrations/0013_parties_as_sent";
 import { relayOrigin } from "./store/migrations/0014_relay_origin";
 import { mcpTool } from "./store/migrations/0015_mcp_tool";
 import { checkoutPackages } from "./store/migrations/0016_packages";
+import { checkoutContent } from "./store/migrations/0017_content";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -45,6 +46,7 @@ export const catalogMigrations = {
   "0014_relay_origin": relayOrigin,
   "0015_mcp_tool": mcpTool,
   "0016_packages": checkoutPackages,
+  "0017_content": checkoutContent,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */

@@ -118,6 +118,35 @@ describeOnEachDatabase("relay deliveries", "fulfillment", (open) => {
     expect(await relay.deliver(request(checkoutId, "/slow/2000", { deadlineMs: 200 }))).toMatchObject({ outcome: "origin_failed", reason: "timeout" });
   });
 
+  it("reads a relay article for a pass holder: its credential sent, nothing recorded; the seller's failure is a 502; only cnt_ ids", async () => {
+    const checkoutId = newId("contentCheckout");
+    await relay.register({ accountId: ACCOUNT, checkoutId, originUrl: `${origin.url}/html`, auth: { kind: "one_off", authType: "bearer", value: CANARY } });
+    const read = { checkoutId, accountId: ACCOUNT, originUrl: `${origin.url}/html`, method: "GET", oneOffCredential: true, params: { page: "2" } };
+    const deliveriesBefore = await database.db
+      .selectFrom("deliveries" as never)
+      .selectAll()
+      .execute();
+    const outcome = await relay.readArticle(read);
+    expect(outcome).toMatchObject({ kind: "delivered", status: 200, contentType: "text/html; charset=utf-8" });
+    expect(Buffer.from(outcome.body).toString("utf8")).toContain("<p>page=2</p>");
+    expect(origin.callsTo("/html").at(-1)?.headers.authorization).toBe(`Bearer ${CANARY}`);
+    expect(
+      await database.db
+        .selectFrom("deliveries" as never)
+        .selectAll()
+        .execute(),
+    ).toHaveLength(deliveriesBefore.length);
+    expect(await relay.readArticle({ ...read, originUrl: `${origin.url}/status/404`, oneOffCredential: false })).toMatchObject({
+      kind: "buyer_error",
+      status: 404,
+    });
+    await expect(relay.readArticle({ ...read, originUrl: `${origin.url}/status/503` })).rejects.toMatchObject({
+      slug: "upstream-failed",
+      extensions: { fault: "seller", charged: false },
+    });
+    await expect(relay.readArticle({ ...read, checkoutId: newId("checkout") })).rejects.toMatchObject({ slug: "invalid-request" });
+  });
+
   it("checks the buyer's parameters before anything is recorded", async () => {
     const req = request(newId("checkout"), "/echo", { params: { body: "{}" } });
     await expect(relay.deliver(req)).rejects.toMatchObject({

@@ -12,6 +12,9 @@ import { identityRpc } from "./rpc/identity-rpc";
 import { magicLinkRpc } from "./rpc/magic-link-rpc";
 import { oauthRpc } from "./rpc/oauth-rpc";
 import { embedRpc } from "./rpc/embed-rpc";
+import { passRpc } from "./rpc/pass-rpc";
+import { Passes } from "./domain/passes";
+import { parseKeyring, TokenTagger } from "@c402/sealed-secrets";
 import { EmbedSettings } from "./domain/embed";
 import { OAuthServer } from "./domain/oauth";
 import { identityInitial } from "./store/migrations/0001_identity";
@@ -24,8 +27,9 @@ import { payoutWalletDefaults } from "./store/migrations/0008_payout_wallets";
 import { platformSettings } from "./store/migrations/0009_platform_settings";
 import { oauth } from "./store/migrations/0010_oauth";
 import { embedSettings } from "./store/migrations/0011_embed_settings";
+import { passUses } from "./store/migrations/0012_pass_uses";
 
-export { identityConfigSpec } from "./config";
+export { identityConfigSpec, identitySettingsSpec } from "./config";
 export const IDENTITY_SCHEMA = "identity";
 export const identityMigrations = {
   "0001_identity": identityInitial,
@@ -38,6 +42,7 @@ export const identityMigrations = {
   "0009_platform_settings": platformSettings,
   "0010_oauth": oauth,
   "0011_embed_settings": embedSettings,
+  "0012_pass_uses": passUses,
 };
 
 /**
@@ -67,6 +72,7 @@ export async function createIdentityService(
         ...magicLinkRpc(magicLinks),
         ...oauthRpc(oauthServer),
         ...embedRpc(new EmbedSettings(deps.database.db)),
+        ...passRpc(new Passes(deps.database.db, new TokenTagger(parseKeyring(config.grantKeyring)))),
       });
       server.add(healthV1.HealthService, standardHealth(deps, "identity"));
     },

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Actor } from "@c402/account-events";
 import { enqueueOutboxRow } from "@c402/bus";
 import { failpoint } from "@c402/failpoints";
-import { isId, newId } from "@c402/ids";
+import { isCheckoutId, newId } from "@c402/ids";
 import { formatUsd } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import {
@@ -162,7 +162,7 @@ export class Catalog {
     // Never call another service inside a transaction: resolve the account's terms and payout wallet first.
     const terms = accountTermsOf(valid, await this.platform(req.accountId));
     const payouts = await this.payoutsOf(req.accountId, valid.payTo);
-    const id = newId("checkout");
+    const id = valid.content ? newId("contentCheckout") : newId("checkout");
     const relay = "origin" in valid.fulfillment ? valid.fulfillment.origin : undefined;
     // The origin and its credential are bound before the checkout exists, under the id it will have.
     const originUrl = relay ? await this.origins.register({ accountId: req.accountId, checkoutId: id, origin: relay }) : null;
@@ -220,6 +220,7 @@ export class Catalog {
       mcp_tool: relay?.mcp?.tool ?? null,
       max_deliveries: valid.package?.calls ?? null,
       package_ttl_days: valid.package?.ttlDays ?? null,
+      content_json: valid.content ? JSON.stringify(valid.content) : null,
     };
     await this.db.transaction().execute(async (trx) => {
       await store.insertCheckout(trx, row);
@@ -268,7 +269,7 @@ export class Catalog {
 
   async get(checkoutId: string, accountId?: string): Promise<CheckoutRow> {
     // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
-    const checkout = isId("checkout", checkoutId) ? await store.findCheckout(this.db, checkoutId) : undefined;
+    const checkout = isCheckoutId(checkoutId) ? await store.findCheckout(this.db, checkoutId) : undefined;
     if (!checkout || (accountId !== undefined && checkout.account_id !== accountId)) throw new ProblemError("not-found", "No such checkout.");
     return checkout;
   }
@@ -315,7 +316,7 @@ export class Catalog {
     checkoutId: string,
     change: (current: CheckoutRow, now: Date) => { set: Parameters<typeof store.updateCheckout>[2]; event: ChangeEvent; result?: T } | { result: T },
   ): Promise<{ checkout: CheckoutRow; changed: boolean; result: T | undefined }> {
-    if (!isId("checkout", checkoutId)) throw new ProblemError("not-found", "No such checkout.");
+    if (!isCheckoutId(checkoutId)) throw new ProblemError("not-found", "No such checkout.");
     const now = this.now();
     const out = await this.db.transaction().execute(async (trx) => {
       const current = await store.lockCheckout(trx, checkoutId);
@@ -335,7 +336,14 @@ export class Catalog {
     const valid = validatePatch(patch);
     const r = await this.change(accountId, checkoutId, (current) => {
       if (current.voided_at) throw new ProblemError("conflict", "A voided checkout cannot be changed; restore it first.");
+      const contentFields = [...(valid.payloadJson !== undefined ? ["payload"] : []), ...(valid.content ? ["content"] : [])];
+      if (current.content_json === null && contentFields.length) {
+        throw invalid(contentFields.map((field) => ({ field, reason: "can be changed on gated content (cnt_) only" })));
+      }
       const changed: string[] = [];
+      const contentJson = valid.content ? JSON.stringify(valid.content) : undefined;
+      if (valid.payloadJson !== undefined && valid.payloadJson !== current.payload_json) changed.push("payload");
+      if (contentJson !== undefined && contentJson !== current.content_json) changed.push("content");
       if (valid.title !== undefined && valid.title !== current.title) changed.push("title");
       if (valid.description !== undefined && valid.description !== current.description) changed.push("description");
       const offer = { ...current.offer };
@@ -348,6 +356,8 @@ export class Catalog {
         set: {
           ...(valid.title !== undefined ? { title: valid.title } : {}),
           ...(valid.description !== undefined ? { description: valid.description } : {}),
+          ...(valid.payloadJson !== undefined ? { payload_json: valid.payloadJson } : {}),
+          ...(contentJson !== undefined ? { content_json: contentJson } : {}),
           offer,
         },
         event: { action: "checkout.updated", actor, detail: { fields: changed } },

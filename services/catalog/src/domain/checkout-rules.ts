@@ -1,6 +1,7 @@
 import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice } from "@c402/money";
 import { invalid, type FieldError } from "@c402/problems";
 import { getAddress, isAddress } from "viem";
+import { contentDeclarationOf, contentSaleRefusals, type ContentDeclaration } from "./content-rules";
 import { fulfillmentOf, type Fulfillment, type RelayFieldsInput } from "./relay-rules";
 
 /**
@@ -59,6 +60,8 @@ export interface CreateCheckoutInput extends RelayFieldsInput {
   testDeliveryDailyCap?: number;
   maxDeliveries?: number;
   packageTtlDays?: number;
+  /** `content` as JSON text: makes the checkout a gated article (cnt_). */
+  contentJson?: string;
 }
 
 /** A package: one payment buys `calls` calls, spendable for `ttlDays` days after settlement. */
@@ -87,6 +90,8 @@ export interface ValidCheckout {
   walletButton: boolean;
   testDeliveryDailyCap: number;
   package: PackageTerms | null;
+  /** A gated article's declaration, normalized; null for every other checkout. */
+  content: ContentDeclaration | null;
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
@@ -227,6 +232,8 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   }
 
   const pkg = packageOf(input, fulfillment.mode, priceAtomic, errors);
+  const content = input.contentJson === undefined ? null : contentDeclarationOf(input.contentJson, errors);
+  if (input.contentJson !== undefined) errors.push(...contentSaleRefusals({ mode: fulfillment.mode, payloadJson: input.payloadJson ?? null, package: pkg }));
 
   if (errors.length) throw invalid(errors);
   return {
@@ -247,6 +254,7 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     walletButton: input.walletButton ?? false,
     testDeliveryDailyCap: cap,
     package: pkg,
+    content,
   };
 }
 
@@ -352,6 +360,8 @@ export function effectiveStatus(c: { status: StoredStatus; voided_at: Date | nul
 
 /** The offer-card fields a PATCH may change (the spec's CheckoutOfferPatch), by their REST names. */
 export const PATCHABLE_FIELDS = ["title", "description", ...OFFER_JSON_FIELDS, ...OFFER_TEXT_FIELDS] as const;
+/** What a PATCH may change on gated content only: the article and its whole declaration (neither can be null). */
+export const CONTENT_PATCHABLE_FIELDS = ["payload", "content"] as const;
 export type PatchableField = (typeof PATCHABLE_FIELDS)[number];
 
 export interface OfferPatchInput {
@@ -361,6 +371,9 @@ export interface OfferPatchInput {
   offer: CreateCheckoutInput["offer"];
   /** Fields to set to null. */
   clear: readonly string[];
+  /** Gated content only: the article (JSON text) and the whole declaration (JSON text) replacing the stored one. */
+  payloadJson?: string;
+  contentJson?: string;
 }
 
 /** The columns a valid patch sets: title/description, and the offer card's entries (null clears). */
@@ -368,6 +381,9 @@ export interface ValidPatch {
   title?: string;
   description?: string | null;
   offer: Record<string, string | null>;
+  /** Gated content only (Catalog.update refuses them on any other checkout). */
+  payloadJson?: string;
+  content?: ContentDeclaration;
 }
 
 /** Checks a PATCH against the create rules; 422 naming each field (a required title cannot be cleared). */
@@ -375,8 +391,19 @@ export function validatePatch(input: OfferPatchInput): ValidPatch {
   const errors: FieldError[] = [];
   const out: ValidPatch = { offer: {} };
   for (const field of input.clear) {
-    if (!(PATCHABLE_FIELDS as readonly string[]).includes(field)) errors.push({ field, reason: "is not a field a PATCH can change" });
+    if ((CONTENT_PATCHABLE_FIELDS as readonly string[]).includes(field)) errors.push({ field, reason: "is the article's: it can be replaced, not cleared" });
+    else if (!(PATCHABLE_FIELDS as readonly string[]).includes(field)) errors.push({ field, reason: "is not a field a PATCH can change" });
     else if (field === "title") errors.push({ field, reason: "is required and cannot be null" });
+  }
+  if (input.payloadJson !== undefined) {
+    if (bytes(input.payloadJson) > CHECKOUT_LIMITS.payloadMaxBytes)
+      errors.push({ field: "payload", reason: `must be at most ${CHECKOUT_LIMITS.payloadMaxBytes} bytes as JSON` });
+    else if (input.payloadJson === '""') errors.push({ field: "payload", reason: "is the article: it cannot be empty" });
+    else out.payloadJson = input.payloadJson;
+  }
+  if (input.contentJson !== undefined) {
+    const content = contentDeclarationOf(input.contentJson, errors);
+    if (content) out.content = content;
   }
   if (input.title !== undefined) {
     const title = input.title.trim();

@@ -1,6 +1,6 @@
 import type { Actor } from "@c402/account-events";
 import { enqueueOutboxRow } from "@c402/bus";
-import { isId, newId } from "@c402/ids";
+import { isId, newId, isCheckoutId } from "@c402/ids";
 import { ProblemError, invalid } from "@c402/problems";
 import { checkoutReportedRow, reportActivity } from "../events/report-events";
 import { catalogStore, type CatalogDb } from "../store/catalog-store";
@@ -47,7 +47,7 @@ export class Reports {
   /** Files a report on any existing checkout (void and expired ones included); 404 for an unknown checkout. */
   async file(req: FileReportRequest): Promise<ReportRow> {
     const valid = validateFile(req);
-    if (!isId("checkout", req.checkoutId)) throw noCheckout();
+    if (!isCheckoutId(req.checkoutId)) throw noCheckout();
     const now = this.now();
     const report = await this.db.transaction().execute(async (trx) => {
       const checkout = await catalogStore.findCheckout(trx as unknown as CatalogDb, req.checkoutId);
@@ -94,7 +94,7 @@ export class Reports {
       throw invalid([{ field: "page_size", reason: `must be from 1 to ${REPORT_PAGE_SIZE_MAX}` }]);
     }
     if (checkoutId !== undefined) {
-      const checkout = isId("checkout", checkoutId) ? await catalogStore.findCheckout(this.db as unknown as CatalogDb, checkoutId) : undefined;
+      const checkout = isCheckoutId(checkoutId) ? await catalogStore.findCheckout(this.db as unknown as CatalogDb, checkoutId) : undefined;
       if (!checkout || checkout.account_id !== accountId) throw noCheckout();
     }
     return reportStore.list(this.db, accountId, checkoutId, page);

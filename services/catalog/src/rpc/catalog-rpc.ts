@@ -55,6 +55,7 @@ function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
     $typeName: "catalog.v1.Checkout",
     ...summaryFields(c, now),
     ...(c.payload_json !== null ? { payloadJson: c.payload_json } : {}),
+    ...(c.content_json !== null ? { contentJson: c.content_json } : {}),
     offer,
     ...(c.origin_url !== null ? { origin: originMessage(c, c.origin_url) } : {}),
     settings: {
@@ -154,6 +155,7 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         ...(req.mcpTool !== undefined ? { mcpTool: req.mcpTool } : {}),
         ...(req.maxDeliveries !== undefined ? { maxDeliveries: req.maxDeliveries } : {}),
         ...(req.packageTtlDays !== undefined ? { packageTtlDays: req.packageTtlDays } : {}),
+        ...(req.contentJson !== undefined ? { contentJson: req.contentJson } : {}),
       });
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },
@@ -190,6 +192,8 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
           ...(patch?.description !== undefined ? { description: patch.description } : {}),
           offer: offerInputOf(patch?.offer),
           clear: patch?.clear ?? [],
+          ...(patch?.payloadJson !== undefined ? { payloadJson: patch.payloadJson } : {}),
+          ...(patch?.contentJson !== undefined ? { contentJson: patch.contentJson } : {}),
         },
         actorOfRequest(req.actor),
       );

@@ -44,6 +44,8 @@ interface CheckoutsTable {
   /** A package checkout: calls one payment buys, and days a package stays spendable (both null otherwise). */
   max_deliveries: number | null;
   package_ttl_days: number | null;
+  /** A gated article's declaration (JSON text, normalized by content-rules.ts); null for every other checkout. */
+  content_json: string | null;
 }
 
 interface IdempotencyKeysTable {
@@ -342,5 +344,7 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     // Snapshots taken before packages existed: no package.
     max_deliveries: (s.max_deliveries as number | null | undefined) ?? null,
     package_ttl_days: (s.package_ttl_days as number | null | undefined) ?? null,
+    // Snapshots taken before gated content existed: not an article.
+    content_json: (s.content_json as string | null | undefined) ?? null,
   };
 }

@@ -1,7 +1,7 @@
 import type { OriginAuthTypeName } from "@c402/contracts";
-import { isId } from "@c402/ids";
+import { isCheckoutId, isId } from "@c402/ids";
 import { NOT_CALLED_REASON, type GuardedFetch } from "@c402/outbound-http";
-import { invalid, ProblemError, type FieldError } from "@c402/problems";
+import { invalid, notChargedProblem, ProblemError, type FieldError } from "@c402/problems";
 import { callMcpTool, mcpRequestErrors } from "./mcp-call";
 import type { SecretSealer } from "@c402/sealed-secrets";
 import type { FulfillmentDb } from "../store/origin-keys-store";
@@ -11,7 +11,7 @@ import { assertValid } from "./origin-key-rules";
 import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginCredential, OriginKeys } from "./origin-keys";
 import { originUrlErrors } from "./origin-url";
-import { callOrigin, RELAY_METHODS, relayRequestErrors, type RelayOutcome } from "./relay-call";
+import { callOrigin, ORIGIN_TIMEOUT_MAX_MS, RELAY_METHODS, relayRequestErrors, type RelayOutcome } from "./relay-call";
 
 /** What decides the one call a delivery makes: the origin, how it is called, and the buyer's parameters. */
 type CallSpec = Pick<DeliverRequest, "originUrl" | "method" | "params" | "mcp">;
@@ -70,7 +70,7 @@ export class RelayDeliveries {
 
   /** Checks a new checkout's origin and binds its credential to it (a one-off one sealed for it alone). */
   async register(req: { accountId: string; checkoutId: string; originUrl: string; auth: OriginAuthRequest }): Promise<string> {
-    if (!isId("checkout", req.checkoutId)) throw invalid([{ field: "checkout_id", reason: "is not a checkout id" }]);
+    if (!isCheckoutId(req.checkoutId)) throw invalid([{ field: "checkout_id", reason: "is not a checkout id" }]);
     assertValid(originUrlErrors(req.originUrl, "origin_url"));
     if (this.deps.fetch.refusalOf(new URL(req.originUrl))) {
       assertValid([{ field: "origin_url", reason: NOT_CALLED_REASON }]);
@@ -141,6 +141,25 @@ export class RelayDeliveries {
   callFor(req: CallSpec & Pick<DeliverRequest, "deadlineMs" | "accountId" | "checkoutId" | "originKeyId" | "oneOffCredential">): () => Promise<RelayOutcome> {
     const call = this.callOf(req);
     return async () => call(await this.credentialFor(req));
+  }
+
+  /**
+   * One read of a relay article by a pass holder (the gateway checked the
+   * pass): a call as a delivery makes it, nothing recorded, nothing charged.
+   * A failure on the seller's side is a 502 upstream-failed.
+   */
+  async readArticle(
+    req: Pick<CallSpec, "originUrl" | "method" | "params"> & Pick<DeliverRequest, "accountId" | "checkoutId" | "originKeyId" | "oneOffCredential">,
+  ): Promise<Extract<RelayOutcome, { charged: true }>> {
+    if (!isId("contentCheckout", req.checkoutId)) throw invalid([{ field: "checkout_id", reason: "is not a gated article" }]);
+    const outcome = await this.callFor({ ...req, deadlineMs: ORIGIN_TIMEOUT_MAX_MS })();
+    if (!outcome.charged) {
+      throw notChargedProblem(
+        { reason: outcome.reason, status: outcome.status ?? 0 },
+        { retry: "reading again with your pass costs nothing.", fix: "Read again later, or report the problem to the seller." },
+      );
+    }
+    return outcome;
   }
 
   /** Checks a buyer's call parameters as a delivery would (422 naming one); calls and records nothing. */

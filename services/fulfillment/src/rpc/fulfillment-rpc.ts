@@ -1,6 +1,6 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { actorOfRequest } from "@c402/account-events";
-import { deliveryOutcomeToProto, fulfillmentV1, originAuthTypeName, originAuthTypeToProto } from "@c402/contracts";
+import { fulfillmentV1, originAuthTypeName, originAuthTypeToProto } from "@c402/contracts";
 import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { McpTools } from "../domain/mcp-tools";
@@ -8,26 +8,9 @@ import type { OriginAuthRequest } from "../domain/origin-auth";
 import type { OriginKeys } from "../domain/origin-keys";
 import type { OriginKeyPage, OriginKeyRow } from "../store/origin-keys-store";
 import type { RelayDeliveries } from "../domain/relay-deliveries";
-import type { CountedDelivery } from "../domain/relay-deliveries";
+import { answeredCallMessage, deliveryMessage } from "./delivery-messages";
 import type { Packages } from "../domain/packages";
 import { packageRpc } from "./packages-rpc";
-
-/** A recorded delivery on the wire; the body only with a charged outcome (nothing else is ever answered). */
-export function deliveryMessage(d: CountedDelivery): fulfillmentV1.Delivery {
-  return {
-    $typeName: "fulfillment.v1.Delivery",
-    outcome: d.outcome ? deliveryOutcomeToProto(d.outcome) : fulfillmentV1.DeliveryOutcome.UNSPECIFIED,
-    charged: d.charged,
-    status: d.status,
-    ...(d.content_type !== null ? { contentType: d.content_type } : {}),
-    body: d.charged && d.body ? new Uint8Array(d.body) : new Uint8Array(),
-    latencyMs: d.latency_ms,
-    bytes: d.bytes,
-    reason: d.reason,
-    ...(d.testDeliveriesLeft !== undefined ? { testDeliveriesLeft: d.testDeliveriesLeft } : {}),
-    ...(d.testDeliveriesResetSeconds !== undefined ? { testDeliveriesResetSeconds: d.testDeliveriesResetSeconds } : {}),
-  };
-}
 
 export function originKeyMessage(k: OriginKeyRow): fulfillmentV1.OriginKey {
   return {
@@ -47,6 +30,19 @@ function pageOf(req: fulfillmentV1.ListOriginKeysRequest): OriginKeyPage {
   if (!req.after) return { size: req.pageSize };
   if (!req.after.createdAt || !req.after.id) throw invalid([{ field: "after", reason: "needs created_at and id" }]);
   return { size: req.pageSize, after: { createdAt: timestampDate(req.after.createdAt), id: req.after.id } };
+}
+
+/** The origin call a request names (Deliver and ReadArticle name it alike). */
+function originCallOf(req: fulfillmentV1.DeliverRequest | fulfillmentV1.ReadArticleRequest) {
+  return {
+    checkoutId: req.checkoutId,
+    accountId: req.accountId,
+    originUrl: req.originUrl,
+    method: req.originMethod,
+    ...(req.originKeyId !== undefined ? { originKeyId: req.originKeyId } : {}),
+    oneOffCredential: req.oneOffCredential,
+    params: req.params,
+  };
 }
 
 function originAuthOf(auth: fulfillmentV1.OriginAuth | undefined): OriginAuthRequest {
@@ -74,16 +70,13 @@ export function fulfillmentRpc(
       await relay.forget(req.checkoutId);
       return {};
     },
+    async readArticle(req) {
+      return { delivery: answeredCallMessage(await relay.readArticle(originCallOf(req))) };
+    },
     async deliver(req) {
       const delivery = await relay.deliver({
         paymentId: req.paymentId,
-        checkoutId: req.checkoutId,
-        accountId: req.accountId,
-        originUrl: req.originUrl,
-        method: req.originMethod,
-        ...(req.originKeyId !== undefined ? { originKeyId: req.originKeyId } : {}),
-        oneOffCredential: req.oneOffCredential,
-        params: req.params,
+        ...originCallOf(req),
         deadlineMs: req.deadlineMs,
         testMode: req.testMode,
         testDeliveryDailyCap: req.testDeliveryDailyCap,

@@ -1,9 +1,10 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { deliveryOutcomeToProto, fulfillmentV1 } from "@c402/contracts";
+import { fulfillmentV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import { callsRemaining, type Burn, type Packages, type SpentCall } from "../domain/packages";
 import type { PackageCallRow, PackageRow } from "../store/packages-store";
+import { answeredCallMessage } from "./delivery-messages";
 
 type PackageHandlers = Pick<
   ServiceImplementation<typeof fulfillmentV1.FulfillmentService>,
@@ -28,17 +29,8 @@ export function packageStateMessage(p: PackageRow): fulfillmentV1.PackageState {
 
 /** A charged call's answer as a delivery on the wire (what a purchase's delivery answers too). */
 function spentDeliveryMessage(s: SpentCall): fulfillmentV1.Delivery {
-  const o = s.outcome;
   return {
-    $typeName: "fulfillment.v1.Delivery",
-    outcome: deliveryOutcomeToProto(o.kind),
-    charged: true,
-    status: o.status,
-    ...(o.contentType !== null ? { contentType: o.contentType } : {}),
-    body: new Uint8Array(o.body),
-    latencyMs: o.latencyMs,
-    bytes: o.bytes,
-    reason: "",
+    ...answeredCallMessage(s.outcome),
     ...(s.testDeliveriesLeft !== undefined ? { testDeliveriesLeft: s.testDeliveriesLeft } : {}),
     ...(s.testDeliveriesResetSeconds !== undefined ? { testDeliveriesResetSeconds: s.testDeliveriesResetSeconds } : {}),
   };

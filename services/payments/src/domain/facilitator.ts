@@ -1,5 +1,5 @@
 import type { SupportedKinds } from "@c402/contracts";
-import { isId } from "@c402/ids";
+import { isCheckoutId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import {
   acceptedMatches,
@@ -120,7 +120,7 @@ export class Facilitator {
     if (claimed.network !== network) return { reason: "invalid_network", message: "The requirement names another network.", payer };
 
     const checkoutId = claimed.extra.checkoutId;
-    if (typeof checkoutId !== "string" || !isId("checkout", checkoutId)) return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
+    if (typeof checkoutId !== "string" || !isCheckoutId(checkoutId)) return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
     let checkout: CheckoutForPayment;
     try {
       checkout = await this.checkouts(checkoutId);

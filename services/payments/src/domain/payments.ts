@@ -1,5 +1,5 @@
 import { accountActivityRow, type Actor } from "@c402/account-events";
-import { HANDOFF_NONCE, isId } from "@c402/ids";
+import { HANDOFF_NONCE, isId, isCheckoutId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
 import { randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
@@ -265,7 +265,7 @@ export class Payments {
 
   /** The settled payment that arrived with a handoff nonce; a wrong nonce looks exactly like no payment yet. */
   async handoff(checkoutId: string, handoffId: string): Promise<PaymentRow> {
-    const row = HANDOFF_NONCE.test(handoffId) && isId("checkout", checkoutId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
+    const row = HANDOFF_NONCE.test(handoffId) && isCheckoutId(checkoutId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
     if (!row) throw new ProblemError("not-found", "No settled payment carries this handoff nonce (yet).");
     return row;
   }

@@ -1,0 +1,17 @@
+import type { Migration } from "@c402/db";
+
+/**
+ * Gated-content passes are signed strings, never rows; only a pass with a
+ * use limit gets a row here, counting its reads, kept until it expires.
+ */
+export const passUses: Migration = {
+  async up(db) {
+    await db.schema
+      .createTable("pass_uses")
+      .addColumn("pass_id", "text", (c) => c.primaryKey())
+      .addColumn("used", "integer", (c) => c.notNull())
+      .addColumn("expires_at", "timestamptz(3)", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("pass_uses_expiry").on("pass_uses").column("expires_at").execute();
+  },
+};
