@@ -66,12 +66,14 @@ export function otherLoopbackAddress(): string {
 
 /** Pays a checkout's rehearsal face once, as a fresh buyer (simulated: nothing moves); answers the paid reply (its receipt in `body.receipt`). */
 export async function payRehearsal(checkoutId: string): Promise<Reply> {
-  const unpaid = await call("GET", `/c/${checkoutId}/test`);
+  // A gated article (cnt_) is sold at /x/, everything else at /c/.
+  const face = `/${checkoutId.startsWith("cnt_") ? "x" : "c"}/${checkoutId}/test`;
+  const unpaid = await call("GET", face);
   const required = decoded(unpaid.headers.get("payment-required"));
   const payment = await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), required.accepts[0] as PaymentRequirements, {
     resourceUrl: required.resource.url,
   });
-  const paid = await call("GET", `/c/${checkoutId}/test`, { headers: { "PAYMENT-SIGNATURE": encodeHeader(payment) } });
+  const paid = await call("GET", face, { headers: { "PAYMENT-SIGNATURE": encodeHeader(payment) } });
   if (paid.status !== 200) throw new Error(`rehearsal payment answered ${paid.status}: ${paid.text}`);
   return paid;
 }

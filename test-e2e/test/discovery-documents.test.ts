@@ -15,6 +15,7 @@ const DEVCHAIN = "eip155:84532";
 
 let unarmed: { id: string };
 let armed: { id: string };
+let article: { id: string };
 let paymentId: string;
 let slug: string;
 
@@ -25,12 +26,17 @@ beforeAll(async () => {
   if ((await call("PATCH", "/auth/me", { key: seller.key, body: { slug } })).status !== 200) throw new Error("could not take a slug");
   unarmed = await newCheckout(seller.key, { reusable: true });
   armed = await newCheckout(seller.key, { test_mode: false });
+  article = await newCheckout(seller.key, { payload: "<p>An article.</p>", content: {} });
   // A rehearsal payment, for a receipt id to fill /r/{payment_id} with (simulated: nothing moves).
   paymentId = (await payRehearsal(unarmed.id)).body.receipt.id;
 });
 
-/** A path a document names, with its placeholders filled with real ids of this run. */
-const filled = (path: string) => path.replaceAll("{id}", unarmed.id).replaceAll("{payment_id}", paymentId).replaceAll("{slug}", slug);
+/** A path a document names, with its placeholders filled with real ids of this run (a gated article's under /x/). */
+const filled = (path: string) =>
+  path
+    .replaceAll("{id}", path.startsWith("/x/") ? article.id : unarmed.id)
+    .replaceAll("{payment_id}", paymentId)
+    .replaceAll("{slug}", slug);
 
 describe("the discovery documents name only what this run serves", () => {
   it("they list the devchain network the faces quote and the facilitator settles, and never Base mainnet", async () => {

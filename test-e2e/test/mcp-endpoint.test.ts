@@ -36,16 +36,19 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
 
 const structured = (result: unknown) => (result as { structuredContent: any }).structuredContent;
 
-/** Every tool listed today, sorted: the schedule, escrow, content and spending tools come with their features. */
+/** Every tool listed today, sorted: the schedule, escrow and spending tools come with their features. */
 const ALL_TOOLS = [
   "create_checkout",
   "create_webhook",
   "get_analytics",
   "get_checkout",
+  "get_content",
+  "get_content_snippet",
   "get_embed_settings",
   "get_payout_history",
   "get_receipt",
   "go_live",
+  "issue_content_grant",
   "list_awaiting_fulfilment",
   "list_checkouts",
   "list_mcp_tools",
@@ -55,6 +58,7 @@ const ALL_TOOLS = [
   "quote_checkout",
   "report_checkout",
   "set_embed_settings",
+  "update_content",
   "whoami",
 ];
 
@@ -68,10 +72,12 @@ describe("the MCP endpoint", () => {
       const create = tools.find((t) => t.name === "create_checkout")!;
       expect(create.inputSchema).toMatchObject({ type: "object", required: ["title", "price_usd"], additionalProperties: false });
       const props = Object.keys(create.inputSchema.properties ?? {});
-      expect(props).toEqual(expect.arrayContaining(["title", "price_usd", "calls", "max_deliveries", "reusable", "payload", "origin_url", "mcp_tool"]));
+      expect(props).toEqual(
+        expect.arrayContaining(["title", "price_usd", "calls", "max_deliveries", "reusable", "payload", "origin_url", "mcp_tool", "content"]),
+      );
       // The mode is the credential's, and features not built yet are not offered.
       expect(props).not.toEqual(expect.arrayContaining(["test_mode"]));
-      for (const f of ["test_mode", "content", "escrow_offer", "schedule_periods"]) expect(props).not.toContain(f);
+      for (const f of ["test_mode", "escrow_offer", "schedule_periods"]) expect(props).not.toContain(f);
     } finally {
       await client.close();
     }

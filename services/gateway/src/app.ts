@@ -39,6 +39,8 @@ import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
 import { embedRoutes } from "./http/routes/embed";
 import { EmbedOrigins } from "./http/embed-origins";
+import { ContentOperations } from "./operations/content";
+import { contentRoutes } from "./http/routes/content";
 import { EmbedOperations } from "./operations/embed";
 import { oauthRoutes } from "./http/routes/oauth";
 import { mcpRoutes } from "./mcp/endpoint";
@@ -89,7 +91,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.locals.sessionCookies = new SessionCookies(deps.settings.baseUrl);
   app.set("json replacer", bigintAsString);
   app.use(requestContext(deps.logger));
-  app.use(["/c", "/r"], faceCors);
+  app.use(["/c", "/x", "/r"], faceCors);
   const checkouts = new CheckoutOperations(deps, quotes);
   const receipts = new ReceiptOperations(deps);
   const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
@@ -97,8 +99,9 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const reports = new ReportFiling(deps);
   const embedOrigins = new EmbedOrigins(deps.clients, deps.cache);
   const embeds = new EmbedOperations(deps, embedOrigins);
+  const content = new ContentOperations(deps, checkouts);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content })));
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));
@@ -123,6 +126,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(ledgerRoutes(deps, receipts));
   app.use(analyticsRoutes(deps));
   app.use(faceRoutes(deps, unpaid, payments, embedOrigins));
+  app.use(contentRoutes(deps, unpaid, payments, embedOrigins, content));
   app.use(handoffRoutes(deps));
   app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));

@@ -12,6 +12,18 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 const assertType = <T extends true>(): T | undefined => undefined;
 
 type Goods = Record<string, unknown> | unknown[] | string | null;
+type ContentDeclaration = {
+  teaser?: string | null;
+  author?: string | null;
+  published?: string | null;
+  canonical_url?: string | null;
+  keywords?: unknown[] | null;
+  section?: string | null;
+  language?: string | null;
+  license_url?: string | null;
+  pass_scope?: "seller" | "content";
+  pass_hours?: number;
+};
 
 assertType<
   Equal<
@@ -52,12 +64,14 @@ assertType<
       schedule_interval_days?: number;
       schedule_periods?: number;
       escrow_offer?: "optional" | "required";
-      content?: Record<string, unknown>;
+      content?: ContentDeclaration;
       max_deliveries?: number | null;
       package_ttl_days?: number;
     }
   >
 >();
+assertType<Equal<BodyOf<"ContentGrantCreate">, { subject: string; scope?: "seller" | "content"; ttl_seconds?: number; uses?: number }>>();
+assertType<Equal<BodyOf<"GrantCreate">, { subject: string; ttl_seconds?: number; uses?: number }>>();
 assertType<Equal<BodyOf<"ApiKeyCreate">, { name?: string | null; scope?: "read_only" | "payments" | "full"; mode?: "test" | "live" }>>();
 assertType<Equal<BodyOf<"WalletChallenge">, { address: string; network: string }>>();
 assertType<Equal<BodyOf<"WalletVerify">, { message: string; signature: string }>>();

@@ -21,7 +21,10 @@ export const FACE_HEADERS: readonly (readonly [string, string])[] = [
   ["X-Frame-Options", "DENY"],
   ["Content-Security-Policy", "frame-ancestors 'none'"],
   ["Access-Control-Allow-Origin", "*"],
-  ["Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id"],
+  [
+    "Access-Control-Expose-Headers",
+    "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, X-Request-Id, X-Service-Grant-Uses-Left, X-Service-Grant-Expires-In, X-Service-Grant-Refused",
+  ],
 ];
 
 /** The goods of a checkout and whether it keeps selling after a sale. */

@@ -6,7 +6,9 @@ import type { GatewayDeps } from "../http/deps";
 import { faceUrl } from "../views/checkouts";
 import { packagePurchaseFields } from "../views/packages";
 import { paidView, pendingPaymentView, relayPaidView, reportHelp } from "../views/payments";
+import { declarationOf } from "../views/content";
 import { refusalAnswer } from "./answers";
+import { ArticlePasses } from "./article-passes";
 import { FACE_PROTO, type Face } from "./face";
 import { goodsOf, type UnpaidAnswers } from "./unpaid";
 
@@ -41,10 +43,14 @@ export interface FacePaymentAnswer {
  * pending, or a 402 refusal with fresh requirements.
  */
 export class FacePayments {
+  private readonly passes: ArticlePasses;
+
   constructor(
     private readonly deps: Pick<GatewayDeps, "clients" | "settings">,
     private readonly unpaid: UnpaidAnswers,
-  ) {}
+  ) {
+    this.passes = new ArticlePasses(deps.clients);
+  }
 
   async pay(payment: FacePayment): Promise<FacePaymentAnswer> {
     const { clients, settings } = this.deps;
@@ -76,6 +82,9 @@ export class FacePayments {
     ];
     if (!settled) return { status: 202, headers, body: pendingPaymentView(r, settings.baseUrl) };
     if (!r.redelivered) this.unpaid.sold(id, settled.goods);
+    const content = declarationOf(settled.checkout);
+    // A gated article's purchase also answers its pass (spec: pay adds grant, grant_scope, grant_expires_in).
+    const pass = content ? await this.passes.ofPurchase(settled.checkout, content, settled.receipt) : {};
     if (r.delivery) {
       const { testDeliveriesLeft, testDeliveriesResetSeconds } = r.delivery;
       const rateLimit =
@@ -84,9 +93,9 @@ export class FacePayments {
           : undefined;
       const relayed = relayPaidView(settled.goods.mode === "mcp" ? "mcp" : "relay", r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
       const bought = r.package ? packagePurchaseFields(r.package, r.packageKey, settings.baseUrl) : {};
-      return { status: relayed.status, headers, body: { ...relayed.body, ...bought }, ...(rateLimit ? { rateLimit } : {}) };
+      return { status: relayed.status, headers, body: { ...relayed.body, ...bought, ...pass }, ...(rateLimit ? { rateLimit } : {}) };
     }
-    return { status: 200, headers, body: paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl) };
+    return { status: 200, headers, body: { ...paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl), ...pass } };
   }
 
   /** The hints a buyer's failure answer carries: where to report a delivery that failed, and the live face past the rehearsal cap. */

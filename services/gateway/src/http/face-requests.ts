@@ -14,6 +14,26 @@ export function checkoutIdOf(req: Request): string {
   return id;
 }
 
+/** The gated article a /x/ path names; 404 for anything but a cnt_ id (an ordinary checkout lives under /c/ only). */
+export function articleIdOf(req: Request): string {
+  const id = String(req.params.id);
+  if (!isId("contentCheckout", id)) throw new ProblemError("not-found", "No such article.");
+  return id;
+}
+
+/** A gated article's call parameters (a relay article's origin gets them): the buyer's, never the pass. */
+export function articleParamsOf(req: Request): Record<string, string> {
+  const { grant: _pass, ...params } = callParamsOf(req);
+  return params;
+}
+
+/** The pass a reader presents: the X-Service-Grant header, else the `grant` query parameter. */
+export function passOf(req: Request): string | undefined {
+  const header = req.get("x-service-grant");
+  if (header !== undefined) return header.trim();
+  return typeof req.query.grant === "string" ? req.query.grant : undefined;
+}
+
 /** Which x402 body the buyer asked for: v2 unless the URL says `x402_version=1`. */
 export function wireVersionOf(req: Request): WireVersion {
   const asked = req.query[WIRE_VERSION_PARAM];
@@ -77,7 +97,7 @@ export function handoffOf(req: Request): string | undefined {
   return typeof req.query.h === "string" ? req.query.h : undefined;
 }
 
-/** Query parameters a face reads itself; every other one is the buyer's call parameter. */
+/** Query parameters a face reads itself; every other one is the buyer's call parameter (inline articles take none). */
 const FACE_PARAMS: ReadonlySet<string> = new Set(["h", WIRE_VERSION_PARAM]);
 
 /**

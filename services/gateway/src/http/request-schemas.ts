@@ -1,3 +1,4 @@
+import { CONTENT_LIMITS } from "@c402/contracts";
 import { originKeySchemas } from "./origin-key-schemas";
 import { webhookSchemas } from "./webhook-schemas";
 import { payoutSchemas } from "./payout-schemas";
@@ -30,7 +31,43 @@ const offerCard = {
  * Create fields validated as the spec says (so a mistake is named first), then
  * refused because their feature (series, escrow, gated content) is not built yet.
  */
-export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods", "escrow_offer", "content"] as const;
+export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods", "escrow_offer"] as const;
+
+/** A gated article's declaration (the spec's `content`): its shape here; catalog checks dates, URLs and tags. */
+const contentDeclaration = {
+  type: "object",
+  additionalProperties: false,
+  description:
+    "Makes the checkout a gated article (id cnt_…, face /x/{id}): the payload is the article (a string of text or HTML, or any JSON value), and a purchase answers a pass that opens it again.",
+  properties: {
+    teaser: {
+      ...nullable({ type: "string", maxLength: CONTENT_LIMITS.teaserMax }),
+      description: "The free part; falls back to description, then the opening of the body.",
+    },
+    author: nullable({ type: "string", maxLength: CONTENT_LIMITS.textMax }),
+    published: { ...nullable({ type: "string", maxLength: CONTENT_LIMITS.publishedMax }), description: "ISO 8601 date or date-time." },
+    canonical_url: {
+      ...nullable({ type: "string", maxLength: CONTENT_LIMITS.urlMax }),
+      description: "The seller's URL of the article (https; http only on localhost): its origin may frame the article.",
+    },
+    keywords: {
+      ...nullable({ type: "array", maxItems: CONTENT_LIMITS.keywordsMax, items: { type: "string", minLength: 1, maxLength: CONTENT_LIMITS.keywordMax } }),
+      description: "Seller tags.",
+    },
+    section: nullable({ type: "string", maxLength: CONTENT_LIMITS.textMax }),
+    language: { ...nullable({ type: "string", maxLength: CONTENT_LIMITS.languageMax }), description: "BCP 47 tag (en, pt-BR)." },
+    license_url: nullable({ type: "string", maxLength: CONTENT_LIMITS.urlMax }),
+    pass_scope: { type: "string", enum: ["seller", "content"], description: "seller (default): a pass opens every article of the account; content: this one." },
+    pass_hours: { type: "integer", minimum: 1, maximum: CONTENT_LIMITS.passHoursMax, description: "Lifetime of a purchase's pass (default 24)." },
+  },
+} as const;
+
+/** A pass's lifetime and uses, as the seller API bounds them (spec, Gated content). */
+const passFields = {
+  subject: { type: "string", minLength: 1, maxLength: 200, description: "Whom the pass is for: recorded (pass.issued), never interpreted." },
+  ttl_seconds: { type: "integer", minimum: 1, maximum: 2_678_400, description: "Lifetime in seconds, at most 31 days." },
+  uses: { type: "integer", minimum: 1, maximum: 1_000_000, description: "Reads the pass opens (default: no limit)." },
+} as const;
 
 const partyText = nullable({ type: "string", maxLength: 200 });
 
@@ -102,7 +139,7 @@ export const schemas = {
       schedule_interval_days: { type: "integer", minimum: 1, maximum: 366 },
       schedule_periods: { type: "integer", minimum: 2, maximum: 24 },
       escrow_offer: { type: "string", enum: ["optional", "required"] },
-      content: { type: "object", description: "A gated article's declaration" },
+      content: contentDeclaration,
       max_deliveries: {
         ...nullable({ type: "integer", minimum: 1, maximum: 1_000_000 }),
         description: "Sell a package: one payment buys this many calls (relay and mcp only; price at least 1.00), spent with the package key.",
@@ -123,6 +160,31 @@ export const schemas = {
       title: nullable({ type: "string" }),
       description: text,
       ...offerCard,
+      payload: { ...goods, description: "Gated content only: the article, replaced whole (live for the next read)." },
+      content: { ...contentDeclaration, description: "Gated content only: the whole declaration, replacing the stored one." },
+    },
+  },
+  /** POST /v1/content/{id}/grants: a pass to one article, or (scope seller, the default) to all of the account's. */
+  ContentGrantCreate: {
+    type: "object",
+    additionalProperties: false,
+    required: ["subject"],
+    properties: {
+      subject: passFields.subject,
+      scope: { type: "string", enum: ["seller", "content"], description: "seller (default): every article of the account; content: this one." },
+      ttl_seconds: { ...passFields.ttl_seconds, description: "Lifetime in seconds (default: the article's pass_hours), at most 31 days." },
+      uses: passFields.uses,
+    },
+  },
+  /** POST /v1/grants: a pass to every article the account gates. */
+  GrantCreate: {
+    type: "object",
+    additionalProperties: false,
+    required: ["subject"],
+    properties: {
+      subject: passFields.subject,
+      ttl_seconds: { ...passFields.ttl_seconds, description: "Lifetime in seconds (default 86400, 24 hours), at most 31 days." },
+      uses: passFields.uses,
     },
   },
   /** POST /v1/checkouts/{id}/extend: the new deadline from now, or null for none. */

@@ -1,5 +1,5 @@
 import { invalid, ProblemError } from "@c402/problems";
-import { isId } from "@c402/ids";
+import { isCheckoutId, isId } from "@c402/ids";
 import { answered } from "@c402/rpc";
 import type { ScopeName } from "@c402/contracts";
 import { encodeHeader, signExactEvmPayment } from "@c402/x402";
@@ -16,6 +16,7 @@ import { listMcpTools } from "../operations/mcp-servers";
 import type { ReceiptOperations } from "../operations/receipts";
 import type { ReportFiling } from "../operations/reports";
 import type { EmbedOperations } from "../operations/embed";
+import type { ContentOperations } from "../operations/content";
 import { createWebhook } from "../operations/webhooks";
 import { profileView } from "../views/profile";
 
@@ -24,7 +25,7 @@ import { profileView } from "../views/profile";
  * route (same scope, same validation, same object answered); its arguments'
  * schema is the REST body's, adapted where the spec says so. A buyer tool
  * needs no credential. Only tools whose feature works are listed: schedule,
- * escrow, gated content and spending tools come with those features.
+ * escrow and spending tools come with those features.
  */
 export interface McpTool {
   name: string;
@@ -46,6 +47,7 @@ export interface McpToolDeps {
   payments: FacePayments;
   reports: ReportFiling;
   embeds: EmbedOperations;
+  content: ContentOperations;
 }
 
 const CHECKOUT_ID = { type: "string", minLength: 1, maxLength: 64, description: "The checkout's id (chk_…)." } as const;
@@ -103,7 +105,7 @@ const CHECKOUT_REFERENCE = {
   type: "string",
   minLength: 1,
   maxLength: 2048,
-  description: "A checkout id (chk_…) or a face URL (…/c/<id>, …/c/<id>/test).",
+  description: "A checkout id (chk_…, or cnt_… for a gated article) or a face URL (…/c/<id>, …/c/<id>/test, …/x/<id>, …/x/<id>/test).",
 } as const;
 const payTestArguments = {
   type: "object",
@@ -147,17 +149,37 @@ function createCheckoutSchema(): McpTool["inputSchema"] {
   return { type: "object", additionalProperties: false, required: [...schemas.CheckoutCreate.required], properties };
 }
 
-/** A checkout named by its id or by a face URL (…/c/<id>, …/c/<id>/test): the id and which face. */
+/**
+ * A checkout named by its id or by a face URL (…/c/<id>, …/x/<id>, either
+ * with /test): the id and which face. Faces are separate namespaces: a
+ * /c/ URL names a chk_ id, a /x/ URL a gated article's cnt_ id.
+ */
 function checkoutNamed(reference: string): { id: string; face: "live" | "test" } {
-  const match = /^(?:(?:https?:\/\/[^/]+)?\/c\/)?([A-Za-z0-9_]+)(\/test)?\/?(?:[?#].*)?$/.exec(reference.trim());
-  const id = match?.[1];
-  if (!match || id === undefined || !isId("checkout", id)) {
-    throw invalid([{ field: "checkout", reason: "must be a checkout id (chk_…) or its URL (…/c/<id> or …/c/<id>/test)" }]);
+  const match = /^(?:(?:https?:\/\/[^/]+)?\/([cx])\/)?([A-Za-z0-9_]+)(\/test)?\/?(?:[?#].*)?$/.exec(reference.trim());
+  const [namespace, id] = [match?.[1], match?.[2]];
+  const known = id !== undefined && (namespace === "c" ? isId("checkout", id) : namespace === "x" ? isId("contentCheckout", id) : isCheckoutId(id));
+  if (!match || id === undefined || !known) {
+    throw invalid([{ field: "checkout", reason: "must be a checkout id (chk_…, cnt_…) or its URL (…/c/<id>, …/x/<id>, each optionally with /test)" }]);
   }
-  return { id, face: match[2] ? "test" : "live" };
+  return { id, face: match[3] ? "test" : "live" };
 }
 
-export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds }: McpToolDeps): readonly McpTool[] {
+const CONTENT_ID = { type: "string", minLength: 1, maxLength: 64, description: "The gated article's id (cnt_…)." } as const;
+const contentRef = { type: "object", additionalProperties: false, required: ["checkout_id"], properties: { checkout_id: CONTENT_ID } } as const;
+const updateContentArguments = {
+  type: "object",
+  additionalProperties: false,
+  required: ["checkout_id"],
+  properties: { checkout_id: CONTENT_ID, ...schemas.CheckoutOfferPatch.properties },
+} as const;
+const contentGrantArguments = {
+  type: "object",
+  additionalProperties: false,
+  required: ["checkout_id", ...schemas.ContentGrantCreate.required],
+  properties: { checkout_id: CONTENT_ID, ...schemas.ContentGrantCreate.properties },
+} as const;
+
+export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content }: McpToolDeps): readonly McpTool[] {
   const seller = (credential: Credential | undefined): Credential => {
     if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY or OAuth token>.");
     return credential;
@@ -203,6 +225,54 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports,
       async run(args, credential) {
         const checkout_id = String(args.checkout_id);
         return checkouts.goLive(seller(credential), checkout_id);
+      },
+    },
+    {
+      name: "get_content",
+      title: "Get a gated article",
+      description:
+        "One of the seller's gated articles (as GET /v1/content/{id}): the body as written, the full declaration (teaser, byline, pass terms) and its URLs.",
+      inputSchema: contentRef,
+      scope: "read_only",
+      async run(args, credential) {
+        return content.get(seller(credential), String(args.checkout_id));
+      },
+    },
+    {
+      name: "update_content",
+      title: "Update a gated article",
+      description:
+        "Changes a gated article (as PATCH /v1/checkouts/{id}): payload replaces the body, content replaces the whole declaration, and any offer-card field; live for the next read, pass holders included. Answers as get_content.",
+      inputSchema: updateContentArguments,
+      scope: "payments",
+      async run(args, credential) {
+        const { checkout_id, ...patch } = args;
+        return content.update(seller(credential), String(checkout_id), patch);
+      },
+    },
+    {
+      name: "get_content_snippet",
+      title: "Get a gated article's snippet",
+      description:
+        "What to paste into the seller's own page for a gated article (as GET /x/{id}/snippet): the HTML snippet (teaser and an unlock link), gate_url, teaser, schema.org JSON-LD marking the paid part, and the price.",
+      inputSchema: contentRef,
+      scope: "read_only",
+      async run(args, credential) {
+        seller(credential);
+        return content.snippet(String(args.checkout_id));
+      },
+    },
+    {
+      name: "issue_content_grant",
+      title: "Issue a pass",
+      description:
+        "Issues a pass (as POST /v1/content/{id}/grants) a reader presents as X-Service-Grant (or ?grant=): scope seller (default) opens every article of the account, content this one; ttl_seconds defaults to the article's pass_hours (at most 31 days); uses limits reads. " +
+        "subject is recorded (pass.issued), never interpreted. A test key's pass opens rehearsal faces only.",
+      inputSchema: contentGrantArguments,
+      scope: "payments",
+      async run(args, credential) {
+        const { checkout_id, ...grant } = args;
+        return content.grantForContent(seller(credential), String(checkout_id), grant);
       },
     },
     {
@@ -344,8 +414,8 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports,
       name: "pay_test_checkout",
       title: "Pay a checkout's rehearsal",
       description:
-        "Buys from a checkout's rehearsal face (/c/<id>/test) with a simulated payment, signed here by a throwaway key: no wallet, no funds, nothing moves. " +
-        "Answers what the face answers a paid request: the goods (fulfillment) and the receipt. A live URL is rehearsed too: this tool never pays for real. No credential needed.",
+        "Buys from a checkout's rehearsal face (/c/<id>/test, or /x/<id>/test for a gated article) with a simulated payment, signed here by a throwaway key: no wallet, no funds, nothing moves. " +
+        "Answers what the face answers a paid request: the goods (fulfillment) and the receipt; for a gated article also grant, grant_scope and grant_expires_in (a pass that opens rehearsal faces). A live URL is rehearsed too: this tool never pays for real. No credential needed.",
       inputSchema: payTestArguments,
       async run(args) {
         const { checkout, params } = args as { checkout: string; params?: Record<string, string> };
@@ -380,13 +450,13 @@ export function mcpTools({ deps, checkouts, receipts, unpaid, payments, reports,
       title: "Quote a checkout",
       description:
         "What a checkout costs before paying: its offer (price, fee, total, offer card), the x402 requirements to sign (accepts) and how to pay (endpoint). " +
-        "Takes the checkout's id or URL; a …/test URL quotes the rehearsal face. No credential needed.",
+        "Takes the checkout's id or URL; a …/test URL quotes the rehearsal face. A gated article's (/x/<id>) also carries endpoint.article: teaser, byline, tags and pass terms. No credential needed.",
       inputSchema: {
         type: "object",
         additionalProperties: false,
         required: ["checkout"],
         properties: {
-          checkout: { type: "string", minLength: 1, maxLength: 2048, description: "A checkout id (chk_…) or a face URL (…/c/<id>, …/c/<id>/test)." },
+          checkout: CHECKOUT_REFERENCE,
         },
       },
       async run(args) {

@@ -6,7 +6,7 @@ import { ensureScope, type Credential } from "../http/auth";
 import type { GatewayDeps } from "../http/deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../http/pagination";
 import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, type BodyOf } from "../http/request-schemas";
-import { NOT_AVAILABLE_YET, validateBody } from "../http/validate";
+import { NOT_AVAILABLE_YET, validateBody, validateBodyWithholding } from "../http/validate";
 import { checkoutSummaryView, checkoutView, goLiveView } from "../views/checkouts";
 
 /**
@@ -35,6 +35,14 @@ function canonical(value: unknown): string {
 /** The body, validated; a field the spec names but this deployment does not offer yet is refused by name. */
 function checkoutBodyOf(raw: unknown): CheckoutCreate {
   const body = validateBody("CheckoutCreate", raw);
+  if (body.content !== undefined && body.escrow_offer !== undefined) {
+    // The spec's one 400: an article is opened by a pass, an escrow holds funds until the buyer accepts.
+    throw new ProblemError("bad-request", {
+      message: "Escrow and gated content cannot be combined.",
+      errors: [{ field: "escrow_offer", reason: "cannot be combined with content" }],
+      help: { fix: "Send content (a gated article) or escrow_offer, not both.", retry_is_safe: false },
+    });
+  }
   // Valid as the spec says, but their feature is not built yet: refused by name.
   const errors = CHECKOUT_VALIDATED_NOT_YET_FIELDS.filter((f) => body[f] !== undefined && body[f] !== null).map((field) => ({
     field,
@@ -77,7 +85,28 @@ function checkoutFieldsOf(body: CheckoutCreate) {
     ...(body.mcp_tool !== undefined ? { mcpTool: body.mcp_tool } : {}),
     ...(typeof body.max_deliveries === "number" ? { maxDeliveries: body.max_deliveries } : {}),
     ...(body.package_ttl_days !== undefined ? { packageTtlDays: body.package_ttl_days } : {}),
+    ...(body.content !== undefined ? { contentJson: JSON.stringify(body.content) } : {}),
     offer: offerCardOf(body),
+  };
+}
+
+/** Fields fixed at create: a PATCH naming one is refused with this reason (not as an unknown field). */
+const IMMUTABLE_FIELDS = ["price_usd", "pay_to"] as const;
+
+/** catalog's OfferPatch from a PATCH body: a value sets the field, null clears it, an absent field stays. */
+function offerPatchOf(raw: unknown) {
+  const body = validateBodyWithholding("CheckoutOfferPatch", raw, IMMUTABLE_FIELDS, "cannot be changed after create");
+  const clear = Object.entries(body)
+    .filter(([, v]) => v === null)
+    .map(([k]) => k);
+  return {
+    ...(typeof body.title === "string" ? { title: body.title } : {}),
+    ...(typeof body.description === "string" ? { description: body.description } : {}),
+    offer: offerCardOf(body),
+    clear,
+    // Gated content: the article and the whole declaration (catalog refuses them on any other checkout).
+    ...(body.payload !== undefined && body.payload !== null ? { payloadJson: JSON.stringify(body.payload) } : {}),
+    ...(body.content !== undefined ? { contentJson: JSON.stringify(body.content) } : {}),
   };
 }
 
@@ -145,6 +174,15 @@ export class CheckoutOperations {
     ensureScope(cred, "read_only");
     const r = await this.deps.clients.catalog.getCheckout({ checkoutId, accountId: cred.accountId });
     return checkoutView(answered(r.checkout, "checkout"), this.deps.settings.baseUrl);
+  }
+
+  /** PATCH /v1/checkouts/{id}: the offer card (and a gated article's body and declaration); its faces' cached 402s are dropped at once. */
+  async update(cred: Credential, checkoutId: string, raw: unknown) {
+    ensureScope(cred, "payments");
+    const patch = offerPatchOf(raw);
+    const r = await this.deps.clients.catalog.updateCheckout({ accountId: cred.accountId, actor: cred.actor, checkoutId, patch });
+    forgetFaces(this.quotes, checkoutId);
+    return answered(r.checkout, "checkout");
   }
 
   /** POST /v1/checkouts/{id}/go-live, go_live: arms the live face (its cached 402s are dropped at once). */

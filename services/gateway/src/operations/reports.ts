@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { catalogReportsV1 } from "@c402/contracts";
-import { isId } from "@c402/ids";
+import { isCheckoutId } from "@c402/ids";
 import { invalid, ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import type { Request, Response } from "express";
@@ -68,7 +68,7 @@ export class ReportFiling {
   /** Files one report; `req` and `res` are the HTTP request it came in (its client address is counted, the limit headers set). */
   async file(req: Request, res: Response, checkoutId: string, raw: unknown, packageKey?: string) {
     const { clients } = this.deps;
-    if (!isId("checkout", checkoutId)) throw new ProblemError("not-found", "No such checkout.");
+    if (!isCheckoutId(checkoutId)) throw new ProblemError("not-found", "No such checkout.");
     const body = validateBody("ReportCreate", raw);
     // A package key (Authorization: Bearer pk_…) names its purchase as receipt_id does; a key not of this checkout is 401.
     const key = body.receipt_id === undefined ? packageKey : undefined;

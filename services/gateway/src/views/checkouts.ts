@@ -1,4 +1,5 @@
 import { catalogV1, checkoutStatusName } from "@c402/contracts";
+import { isId } from "@c402/ids";
 import { formatUsd } from "@c402/money";
 import type { Face } from "../faces/face";
 import { payoutRailsView } from "./payouts";
@@ -6,8 +7,9 @@ import { isoOrNull, jsonOrNull } from "./values";
 
 /** The public JSON shapes of checkouts, and the URLs of their faces. */
 
+/** The faces of a checkout: /c/{id} for an ordinary one, /x/{id} for a gated article (separate namespaces). */
 export function faceUrls(baseUrl: string, checkoutId: string) {
-  const url = `${baseUrl}/c/${checkoutId}`;
+  const url = `${baseUrl}/${isId("contentCheckout", checkoutId) ? "x" : "c"}/${checkoutId}`;
   return { url, test_url: `${url}/test` };
 }
 
@@ -110,6 +112,7 @@ export function checkoutView(c: catalogV1.Checkout, baseUrl: string) {
   return {
     ...checkoutSummaryView(c, baseUrl),
     payload: jsonOrNull(c.payloadJson),
+    content: jsonOrNull(c.contentJson),
     ...originView(c),
     ...offerCardView(c),
     ...checkoutSettingsView(c),

@@ -3,6 +3,7 @@ import { formatUsd } from "@c402/money";
 import { toPaymentRequiredV1, type PaymentRequired } from "@c402/x402";
 import type { Face, WireVersion } from "../faces/face";
 import { faceUrl, faceUrls, offerCardView } from "./checkouts";
+import { articleBlock, declarationOf } from "./content";
 
 /**
  * The query parameter a buyer adds to a face URL to get the x402 v1 body the
@@ -30,6 +31,7 @@ export function paymentRequiredBody(opts: {
   const resourceUrl = faceUrl(baseUrl, checkout.id, face);
   const simulated = quote.settlement === paymentsV1.SettlementKind.SIMULATED;
   const price = quote.price;
+  const content = declarationOf(checkout);
   const required: PaymentRequired = {
     x402Version: 2,
     error: "Payment required",
@@ -47,6 +49,7 @@ export function paymentRequiredBody(opts: {
       how: "Sign one of accepts[] (EIP-3009 transferWithAuthorization), then retry this URL with the base64 payload in PAYMENT-SIGNATURE (or X-PAYMENT).",
     },
     settlement: simulated ? "simulated" : "onchain",
+    ...(content ? { article: articleBlock(checkout, content) } : {}),
     ...(checkout.package
       ? {
           package: {

@@ -2,11 +2,11 @@ import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { Router, type Request } from "express";
 import { forgetFaces, type FaceQuotes } from "../../faces/answers";
-import { CheckoutOperations, offerCardOf } from "../../operations/checkouts";
+import { CheckoutOperations } from "../../operations/checkouts";
 import { checkoutView, voidView } from "../../views/checkouts";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
-import { validateBody, validateBodyWithholding } from "../validate";
+import { validateBody } from "../validate";
 
 /** /v1/checkouts: a seller creates, lists, reads, arms, changes, voids, restores and extends checkouts. */
 
@@ -21,23 +21,6 @@ function idempotencyKeyOf(req: Request): string | undefined {
     });
   }
   return key;
-}
-
-/** Fields fixed at create: a PATCH naming one is refused with this reason (not as an unknown field). */
-const IMMUTABLE_FIELDS = ["price_usd", "pay_to"] as const;
-
-/** catalog's OfferPatch from a PATCH body: a value sets the field, null clears it, an absent field stays. */
-function offerPatchOf(raw: unknown) {
-  const body = validateBodyWithholding("CheckoutOfferPatch", raw, IMMUTABLE_FIELDS, "cannot be changed after create");
-  const clear = Object.entries(body)
-    .filter(([, v]) => v === null)
-    .map(([k]) => k);
-  return {
-    ...(typeof body.title === "string" ? { title: body.title } : {}),
-    ...(typeof body.description === "string" ? { description: body.description } : {}),
-    offer: offerCardOf(body),
-    clear,
-  };
 }
 
 export function checkoutRoutes(deps: GatewayDeps, quotes: FaceQuotes, checkouts = new CheckoutOperations(deps, quotes)): Router {
@@ -65,11 +48,8 @@ export function checkoutRoutes(deps: GatewayDeps, quotes: FaceQuotes, checkouts 
 
   // Every change below can change what a face answers: its cached 402s are dropped at once.
   router.patch("/v1/checkouts/:id", requireScope(clients, "payments"), async (req, res) => {
-    const patch = offerPatchOf(req.body ?? {});
-    const cred = credentialOf(req);
-    const r = await clients.catalog.updateCheckout({ accountId: cred.accountId, actor: cred.actor, checkoutId: String(req.params.id), patch });
-    forgetFaces(quotes, String(req.params.id));
-    res.json(checkoutView(answered(r.checkout, "checkout"), settings.baseUrl));
+    const checkout = await checkouts.update(credentialOf(req), String(req.params.id), req.body ?? {});
+    res.json(checkoutView(checkout, settings.baseUrl));
   });
 
   router.delete("/v1/checkouts/:id", requireScope(clients, "payments"), async (req, res) => {

@@ -18,9 +18,6 @@ import { spendFrom } from "../rate-limit";
 import { createHash } from "node:crypto";
 import { fulfillmentV1 } from "@c402/contracts";
 
-/** Fields of the pay body the spec names for features not built yet (series). */
-const PAY_NOT_YET_FIELDS = ["schedule"] as const;
-
 /**
  * GET /c/{id} (the live face) and GET /c/{id}/test (the rehearsal face):
  * without a payment, the 402 with the face's requirements (JSON, or a page
@@ -44,7 +41,7 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
       const id = checkoutIdOf(req);
       res.setHeader("Cache-Control", "no-store");
       const payment = paymentOf(req);
-      if (payment) return pay(req, res, id, face, payment);
+      if (payment) return sendPaymentAnswer(req, res, payments, { id, face, payment });
       // A HEAD spends nothing: it is answered as the unpaid face.
       const packageKey = req.method === "HEAD" ? undefined : packageKeyOf(req);
       if (packageKey !== undefined) return spend(req, res, id, packageKey);
@@ -61,17 +58,6 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
       }
       res.status(402).type("json").send(answer.json);
     };
-
-  // A header that is not a payment at all was refused at the edge (faces/fast-path.ts) when this face's
-  // requirements were at hand; here, payments judges it.
-  async function pay(req: Request, res: Response, id: string, face: Face, payment: { header: string; legacy: boolean }) {
-    const handoff = handoffOf(req);
-    const answer = await payments.pay({ checkoutId: id, face, ...payment, ...(handoff !== undefined ? { handoff } : {}), params: callParamsOf(req) });
-    for (const [name, value] of answer.headers) res.setHeader(name, value);
-    if (answer.rateLimit) setRateLimitHeaders(res, answer.rateLimit);
-    if (answer.contentType) res.status(answer.status).type(answer.contentType).send(answer.body);
-    else res.status(answer.status).json(answer.body);
-  }
 
   /**
    * A package call (`Authorization: Bearer <package_key>`): counted against
@@ -91,13 +77,7 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
     res.status(view.status).json(view.body);
   }
 
-  const payByPost = (face: Face) => {
-    const answer = show(face, false);
-    return async (req: Request, res: Response) => {
-      validateBodyWithholding("FacePay", req.body, PAY_NOT_YET_FIELDS);
-      return answer(req, res);
-    };
-  };
+  const payByPost = (face: Face) => paidByPost(show(face, false));
 
   /** The usage record of a package (free): its key in Authorization, like a call; 401 without one. */
   router.get("/c/:id/usage", async (req, res) => {
@@ -138,4 +118,35 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
   router.post("/c/:id/pay", payByPost("live"));
   router.post("/c/:id/test/pay", payByPost("test"));
   return router;
+}
+
+/**
+ * Answers a payment presented to a face (/c/ or /x/). A header that is not a
+ * payment at all was refused at the edge (faces/fast-path.ts) when the face's
+ * requirements were at hand; here, payments judges it.
+ */
+export async function sendPaymentAnswer(
+  req: Request,
+  res: Response,
+  payments: FacePayments,
+  p: { id: string; face: Face; payment: { header: string; legacy: boolean }; params?: Record<string, string> },
+): Promise<void> {
+  const handoff = handoffOf(req);
+  const params = p.params ?? callParamsOf(req);
+  const answer = await payments.pay({ checkoutId: p.id, face: p.face, ...p.payment, ...(handoff !== undefined ? { handoff } : {}), params });
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  if (answer.rateLimit) setRateLimitHeaders(res, answer.rateLimit);
+  if (answer.contentType) res.status(answer.status).type(answer.contentType).send(answer.body);
+  else res.status(answer.status).json(answer.body);
+}
+
+/** Fields of the pay body the spec names for features not built yet (series). */
+const PAY_NOT_YET_FIELDS = ["schedule"] as const;
+
+/** POST …/pay: the GET face's answer to the payment in the header (always JSON), once the body is checked. */
+export function paidByPost(answer: (req: Request, res: Response) => Promise<void>) {
+  return async (req: Request, res: Response) => {
+    validateBodyWithholding("FacePay", req.body, PAY_NOT_YET_FIELDS);
+    return answer(req, res);
+  };
 }
