@@ -39,6 +39,11 @@ function expectStatus(r: HttpResponse, status: number, what: string): void {
   if (r.status !== status) throw new Error(`setup: ${what} answered ${r.status}, not ${status}: ${r.text.slice(0, 500)}`);
 }
 
+/** The first way to pay of a face's unpaid 402 (its PAYMENT-REQUIRED header). */
+const requirementOf = (unpaid: HttpResponse) => (decodeHeader(unpaid.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
+/** A payment of `requirement` signed by a fresh wallet, as PAYMENT-SIGNATURE carries it (the faces paid here settle simulated: nothing moves). */
+const paymentFor = async (requirement: PaymentRequirements) => encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement));
+
 async function signIn(wallet: PrivateKeyAccount): Promise<HttpResponse> {
   const challenge = await fuzzer.scripted("POST /auth/wallet/challenge", {
     path: "/auth/wallet/challenge",
@@ -56,7 +61,8 @@ async function signIn(wallet: PrivateKeyAccount): Promise<HttpResponse> {
  * One seller with keys of each scope (and a live key when the service mints
  * one), sacrificial keys for DELETE, a revoked key, checkouts (single-shot,
  * reusable with an offer card, armed), another seller's checkout, a rehearsal
- * payment with a handoff nonce (simulated: no funds move), its receipt.
+ * payment with a handoff nonce (simulated: no funds move), its receipt;
+ * gated articles bought on both faces, and the pass the purchase answered.
  */
 /** The fake MCP server setUp starts (closed after the suite). */
 let mcpServer: FakeMcpServer | undefined;
@@ -264,8 +270,7 @@ async function setUp(): Promise<Fixtures> {
   // A rehearsal payment: simulated settlement, nothing moves on-chain.
   const unpaid = await scripted("GET /c/{id}/test", { path: `/c/${reusable}/test` });
   captured.rehearsal = unpaid;
-  const requirement = (decodeHeader(unpaid.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
-  const payment = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement));
+  const payment = await paymentFor(requirementOf(unpaid));
   const nonce = `fuzz${SEED}handoff${Date.now()}`.slice(0, 40);
   const paid = await scripted("GET /c/{id}/test", { path: `/c/${reusable}/test?h=${nonce}`, headers: { "payment-signature": payment } });
   expectStatus(paid, 200, "rehearsal payment");
@@ -273,9 +278,9 @@ async function setUp(): Promise<Fixtures> {
   await scripted("GET /c/{id}/test", { path: `/c/${reusable}/test`, headers: { "x-payment": payment } }); // redelivery
   // The live face of a checkout that has not gone live settles simulated too.
   const liveUnpaid = await scripted("GET /c/{id}", { path: `/c/${reusable}` });
-  const liveRequirement = (decodeHeader(liveUnpaid.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
+  const liveRequirement = requirementOf(liveUnpaid);
   if (liveRequirement.extra.rehearsal !== true) throw new Error("setup: the live face of an unarmed checkout must settle simulated");
-  const livePayment = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), liveRequirement));
+  const livePayment = await paymentFor(liveRequirement);
   expectStatus(
     await scripted("GET /c/{id}", { path: `/c/${reusable}`, headers: { "payment-signature": livePayment } }),
     200,
@@ -378,10 +383,9 @@ async function setUp(): Promise<Fixtures> {
   // an inline sale has nothing to close out (409).
   const webhookCheckout = await create(full, { title: "Made to order", price_usd: "0.20", fulfillment: "webhook", reusable: true });
   const webhookQuote = await scripted("GET /c/{id}/test", { path: `/c/${webhookCheckout}/test` });
-  const webhookRequirement = (decodeHeader(webhookQuote.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
   const webhookSale = await scripted("GET /c/{id}/test", {
     path: `/c/${webhookCheckout}/test`,
-    headers: { "payment-signature": encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), webhookRequirement)) },
+    headers: { "payment-signature": await paymentFor(requirementOf(webhookQuote)) },
   });
   expectStatus(webhookSale, 200, "a webhook sale");
   // Its checkout.paid reaches the kept receiver (at least once); the delivery and its attempts are readable.
@@ -432,10 +436,9 @@ async function setUp(): Promise<Fixtures> {
     reusable: true,
   });
   const packageQuote = await scripted("GET /c/{id}/test", { path: `/c/${packageCheckout}/test` });
-  const packageRequirement = (decodeHeader(packageQuote.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
   const packageSale = await scripted("GET /c/{id}/test", {
     path: `/c/${packageCheckout}/test?city=Oslo`,
-    headers: { "payment-signature": encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), packageRequirement)) },
+    headers: { "payment-signature": await paymentFor(requirementOf(packageQuote)) },
   });
   expectStatus(packageSale, 200, "a package purchase");
   const packageKey = { authorization: `Bearer ${parsed(packageSale).package_key as string}` };
@@ -449,6 +452,94 @@ async function setUp(): Promise<Fixtures> {
     expectStatus(await scripted(op, { path: `/r/${ownSlug}/${packageCheckout}${face}` }), 402, `the 402 at ${op}`);
     expectStatus(await scripted(op, { path: `/r/${slug}/${packageCheckout}${face}` }), 404, `another seller's handle at ${op}`);
   }
+
+  // Gated content: articles (cnt_, faces under /x/) of the reusable kind, left unarmed so both faces settle simulated.
+  const articleSpec = { price_usd: "0.25", reusable: true, content: { author: "A. Writer", published: "2026-11-01", keywords: ["mystery"] } };
+  const article = await create(payments, { ...articleSpec, title: "The manor mystery", payload: "<p>A dark and stormy night.</p><p>The butler did it.</p>" });
+  const jsonArticle = await create(payments, { ...articleSpec, title: "Tide data", payload: { port: "Brest", high: "06:12" }, content: {} });
+  expectStatus(await scripted("GET /v1/checkouts/{id}", { path: `/v1/checkouts/${article}`, headers: auth(readOnly) }), 200, "an article as a checkout");
+  expectStatus(
+    await scripted("PATCH /v1/checkouts/{id}", {
+      path: `/v1/checkouts/${article}`,
+      headers: auth(payments),
+      body: body({ payload: "<p>A dark and stormy night.</p><p>The gardener did it.</p>", content: { ...articleSpec.content, pass_hours: 48 } }),
+    }),
+    200,
+    "an article's body and declaration changed",
+  );
+  expectStatus(
+    await scripted("POST /v1/checkouts", {
+      path: "/v1/checkouts",
+      headers: auth(payments),
+      body: body({ title: "Held article", price_usd: "0.10", payload: "text", content: {}, escrow_offer: "optional" }),
+    }),
+    400,
+    "escrow with content",
+  );
+  // Both faces of the article: the 402 (v2, v1, the wall), then a purchase answering a pass (the live face settles simulated until go-live).
+  const articlePayments: Record<string, string> = {};
+  for (const face of ["/test", ""]) {
+    const op = `GET /x/{id}${face}`;
+    const path = `/x/${article}${face}`;
+    const unpaidArticle = await scripted(op, { path });
+    expectStatus(unpaidArticle, 402, `${op} unpaid`);
+    if (face) captured.articleRequired = unpaidArticle;
+    expectStatus(await scripted(op, { path: `${path}?x402_version=1` }), 402, `${op} unpaid, v1`);
+    expectStatus(await scripted(op, { path, headers: { accept: "text/html" } }), 402, `${op} wall`);
+    const articleRequirement = requirementOf(unpaidArticle);
+    if (articleRequirement.extra.rehearsal !== true) throw new Error(`setup: ${op} of an unarmed article must settle simulated`);
+    articlePayments[face] = await paymentFor(articleRequirement);
+    const bought = await scripted(op, { path, headers: { "payment-signature": articlePayments[face]! } });
+    expectStatus(bought, 200, `${op} bought`);
+    if (face) captured.articlePurchase = bought;
+    expectStatus(await scripted(`POST /x/{id}${face}/prepare`, { path: `${path}/prepare`, body: body({ payer: wallet.address }) }), 200, `${op} prepare`);
+  }
+  const grant = parsed(captured.articlePurchase!).grant as string;
+  // The POST twins: the same payments presented again (redelivered), the unpaid 402, and a read with the pass.
+  for (const face of ["/test", ""]) {
+    const op = `POST /x/{id}${face}/pay`;
+    const path = `/x/${article}${face}/pay`;
+    expectStatus(await scripted(op, { path, headers: { "payment-signature": articlePayments[face]! } }), 200, `${op} paid`);
+    expectStatus(await scripted(op, { path, body: body({}) }), 402, `${op} unpaid`);
+    expectStatus(await scripted(op, { path, headers: { "x-service-grant": grant } }), 200, `${op} with a pass`);
+  }
+  // Reads with the pass: by header, by query (the live face of an unarmed article is a rehearsal face), a JSON article (the pass is
+  // seller-wide), a browser; a pass refused; a limited pass used up; a withdrawn article (410).
+  const read = (op: string, path: string, pass: string, status: number, what: string, headers: Record<string, string> = {}) =>
+    scripted(op, { path, headers: { "x-service-grant": pass, ...headers } }).then((r) => expectStatus(r, status, what));
+  await read("GET /x/{id}/test", `/x/${article}/test`, grant, 200, "an article read with its pass");
+  await read("GET /x/{id}/test", `/x/${article}/test`, grant, 200, "an article read with its pass, by a browser", { accept: "text/html" });
+  await read("GET /x/{id}/test", `/x/${jsonArticle}/test`, grant, 200, "a JSON article read with a seller-wide pass");
+  await read("GET /x/{id}/test", `/x/${article}/test`, "gp1.none.e30.AAAA", 402, "a pass refused");
+  expectStatus(await scripted("GET /x/{id}", { path: `/x/${article}?grant=${grant}` }), 200, "an article read with its pass in the query");
+  // Passes the seller issues: with a test key they open rehearsal faces only, which the unarmed live face is.
+  const issue = async (op: string, path: string, spec: Record<string, unknown>, what: string) => {
+    const r = await scripted(op, { path, headers: auth(payments), body: body(spec) });
+    expectStatus(r, 201, what);
+    return parsed(r).grant as string;
+  };
+  const contentGrant = { subject: "reviewer", scope: "content", uses: 1 };
+  const limited = await issue("POST /v1/content/{id}/grants", `/v1/content/${article}/grants`, contentGrant, "a pass to one article, for one read");
+  await read("GET /x/{id}/test", `/x/${article}/test`, limited, 200, "a limited pass's read");
+  await read("GET /x/{id}/test", `/x/${article}/test`, limited, 402, "a limited pass used up");
+  const sellerPass = await issue("POST /v1/grants", "/v1/grants", { subject: "subscriber" }, "a seller-wide pass");
+  await read("GET /x/{id}", `/x/${jsonArticle}`, sellerPass, 200, "a JSON article read with the seller's pass");
+  // A relay article: its origin (the package's loopback one) answers the purchase and each read with a pass.
+  const relayArticle = await create(payments, { ...articleSpec, title: "From the origin", origin_url: `${packageOrigin.url}/html` });
+  const relayQuote = await scripted("GET /x/{id}/test", { path: `/x/${relayArticle}/test` });
+  const relayPurchase = await scripted("GET /x/{id}/test", {
+    path: `/x/${relayArticle}/test?lang=fr`,
+    headers: { "payment-signature": await paymentFor(requirementOf(relayQuote)) },
+  });
+  expectStatus(relayPurchase, 200, "a relay article bought");
+  await read("GET /x/{id}/test", `/x/${relayArticle}/test?lang=fr`, grant, 200, "a relay article read with a pass");
+  expectStatus(await scripted("GET /x/{id}/snippet", { path: `/x/${article}/snippet` }), 200, "the snippet");
+  expectStatus(await scripted("GET /v1/content/{id}", { path: `/v1/content/${article}`, headers: auth(readOnly) }), 200, "an article read back");
+  expectStatus(await scripted("GET /v1/content/{id}", { path: `/v1/content/${single}`, headers: auth(readOnly) }), 404, "a checkout that is no article");
+  const withdrawn = await create(payments, { ...articleSpec, title: "Withdrawn", payload: "<p>Gone.</p>" });
+  expectStatus(await scripted("DELETE /v1/checkouts/{id}", { path: `/v1/checkouts/${withdrawn}`, headers: auth(payments) }), 200, "an article withdrawn");
+  expectStatus(await scripted("GET /x/{id}/snippet", { path: `/x/${withdrawn}/snippet` }), 410, "a withdrawn article's snippet");
+  await read("GET /x/{id}/test", `/x/${withdrawn}/test`, grant, 410, "a withdrawn article read with a pass");
 
   const example = doc.paths["/x402/{family}/verify"].post.requestBody.content["application/json"].example;
   for (const family of ["base", "stellar", "solana"]) {
@@ -477,13 +568,21 @@ async function setUp(): Promise<Fixtures> {
       nonce: [nonce],
       family: ["base", "stellar", "solana"],
       slug: [ownSlug, slug],
+      // The article faces, its snippet, its read-back and its passes name the articles.
+      ...Object.fromEntries(fuzzer.ops.filter((o) => /^\/(x|v1\/content)\//.test(o.template)).map((o) => [`${o.id} id`, [article, jsonArticle, relayArticle]])),
     },
-    query: { cursor: cursors, price_usd: ["0.10", "0.000001", "1000000"] },
+    // A pass that opens every article on both faces (a rehearsal's, seller-wide, no read limit): a read with it answers 200.
+    query: { cursor: cursors, price_usd: ["0.10", "0.000001", "1000000"], grant: [grant] },
+    passQuery: ["grant"],
     payments: [
       { template: "/c/{id}/test", params: { id: reusable }, header: payment },
       { template: "/c/{id}", params: { id: reusable }, header: livePayment },
       { template: "/c/{id}/test/pay", params: { id: reusable }, header: payment },
       { template: "/c/{id}/pay", params: { id: reusable }, header: livePayment },
+      { template: "/x/{id}/test", params: { id: article }, header: articlePayments["/test"]! },
+      { template: "/x/{id}", params: { id: article }, header: articlePayments[""]! },
+      { template: "/x/{id}/test/pay", params: { id: article }, header: articlePayments["/test"]! },
+      { template: "/x/{id}/pay", params: { id: article }, header: articlePayments[""]! },
     ],
   };
 }
@@ -580,6 +679,11 @@ describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per o
     expect(violations("GET /v1/platform/quote", captured.quote!)).toBe("");
     expect(violations("GET /health/facilitator", captured.facilitatorHealth!)).toBe("");
     expect(violations("GET /v1/reports", captured.reports!)).toBe("");
+    expect(violations("GET /x/{id}/test", captured.articleRequired!)).toBe("");
+    expect(violations("GET /x/{id}/test", captured.articlePurchase!)).toBe("");
+    // An article face's 200 JSON may be a JSON article verbatim (any value): the purchase is held to ArticlePurchase here.
+    const articlePurchase = (r: HttpResponse) => fuzzer.validator.errors("/components/schemas/ArticlePurchase", parsed(r));
+    expect(articlePurchase(captured.articlePurchase!)).toBe("");
     // Drift in shapes.
     expect(
       violations(
@@ -617,6 +721,20 @@ describe(`the REST API conforms to its OpenAPI document (G22, ${RUNS} runs per o
         drifted(captured.paid!, (b) => (b.receipt.total = "110500")),
       ),
     ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /x/{id}/test",
+        drifted(captured.articleRequired!, (b) => delete b.endpoint.article),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(
+      violations(
+        "GET /x/{id}/test",
+        drifted(captured.articleRequired!, (b) => (b.endpoint.article.pass.header = "Authorization")),
+      ),
+    ).toMatch(/does not match its schema/);
+    expect(articlePurchase(drifted(captured.articlePurchase!, (b) => (b.grant_scope = "everything")))).not.toBe("");
+    expect(articlePurchase(drifted(captured.articlePurchase!, (b) => delete b.grant_expires_in))).not.toBe("");
     expect(
       violations(
         "GET /v1/platform/quote",

@@ -32,6 +32,8 @@ interface Account {
   live: string;
   session: string;
   checkoutId: string;
+  /** A gated article (cnt_), for /v1/content/{id}. */
+  articleId: string;
   /** A report filed on the checkout (anonymously, as any buyer may). */
   reportId: string;
   originKeyId: string;
@@ -58,6 +60,7 @@ async function newAccount(): Promise<Account> {
   };
   const live = (await mintKey(session, "full", "live")).secret;
   const checkout = await newCheckout(seller.key, { reusable: true });
+  const article = await newCheckout(seller.key, { payload: "<p>matrix</p>", content: {} });
   const report = await call("POST", `/v1/checkouts/${checkout.id}/reports`, { body: { category: "other", detail: "permission matrix" } });
   if (report.status !== 201) throw new Error(`report: ${report.status} ${report.text}`);
   const originKey = await call("POST", "/v1/origin-keys", { key: seller.key, body: { auth_type: "bearer", value: "matrix-origin-secret" } });
@@ -77,6 +80,7 @@ async function newAccount(): Promise<Account> {
     live,
     session,
     checkoutId: checkout.id,
+    articleId: article.id,
     reportId: report.body.id,
     originKeyId: originKey.body.id,
     webhookSaleId: sale.body.receipt.id,
@@ -109,6 +113,7 @@ describe("the permission matrix (G28), generated from the route table", () => {
       let value: string;
       if (name === "id" && op.template.startsWith("/v1/checkouts/")) value = account.checkoutId;
       else if (name === "id" && op.template.startsWith("/v1/webhooks/")) value = account.webhookId;
+      else if (name === "id" && op.template.startsWith("/v1/content/")) value = account.articleId;
       else if (name === "delivery_id") value = account.deliveryId;
       else if (name === "report_id") value = account.reportId;
       else if (name === "secret_id") value = account.originKeyId;
@@ -126,6 +131,8 @@ describe("the permission matrix (G28), generated from the route table", () => {
     "POST /v1/checkouts/{id}/extend": { expires_in_minutes: 60 },
     "PATCH /v1/reports/{report_id}": { status: "acknowledged" },
     "PATCH /v1/origin-keys/{secret_id}": { value: "rotated-origin-secret" },
+    "POST /v1/content/{id}/grants": { subject: "permission matrix" },
+    "POST /v1/grants": { subject: "permission matrix" },
     "POST /v1/checkouts/{id}/payouts": { chain: "stellar", address: "GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H" },
   };
   const send = async (op: Operation, path: string, key?: string): Promise<Reply> =>

@@ -1,5 +1,5 @@
 import { SELLER_SLUG } from "@c402/ids";
-import { bool, idOf, object, ref, str, strOrNull, timestamp, timestampOrNull, url, usd6, type Schema } from "./openapi-schema";
+import { bool, checkoutOrArticleId, object, ref, str, strOrNull, timestamp, timestampOrNull, url, usd6, type Schema } from "./openapi-schema";
 
 /**
  * The seller catalogue's operations and shapes (/v1/sellers/{slug}/offers,
@@ -40,7 +40,7 @@ export function catalogueResponseSchemas(): Record<string, Schema> {
     ),
     CatalogueOffer: object(
       {
-        id: idOf("chk"),
+        id: checkoutOrArticleId,
         object: { const: "offer" },
         title: str,
         description: strOrNull,

@@ -1,5 +1,5 @@
 import { REPORT_CATEGORIES, REPORT_KINDS, REPORT_STATUSES } from "@c402/contracts";
-import { bool, idOf, object, ref, str, strOrNull, timestamp, timestampOrNull, url, usd, type Schema } from "./openapi-schema";
+import { bool, checkoutOrArticleId, idOf, object, ref, str, strOrNull, timestamp, timestampOrNull, url, usd, type Schema } from "./openapi-schema";
 
 /**
  * The report operations and shapes of the OpenAPI document (openapi.ts
@@ -39,7 +39,7 @@ export function reportResponseSchemas(): Record<string, Schema> {
       {
         id: idOf("rpt"),
         object: { const: "report" },
-        checkout_id: idOf("chk"),
+        checkout_id: checkoutOrArticleId,
         category,
         kind,
         receipt_id: { anyOf: [idOf("pay"), { type: "null" }] },
@@ -70,7 +70,7 @@ export function reportResponseSchemas(): Record<string, Schema> {
       {
         id: idOf("rpt"),
         object: { const: "report" },
-        checkout_id: idOf("chk"),
+        checkout_id: checkoutOrArticleId,
         category,
         detail: strOrNull,
         kind,

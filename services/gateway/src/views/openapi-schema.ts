@@ -14,6 +14,8 @@ export const timestamp: Schema = { type: "string", format: "date-time" };
 export const timestampOrNull: Schema = { type: ["string", "null"], format: "date-time" };
 export const url: Schema = { type: "string", format: "uri" };
 export const idOf = (prefix: string): Schema => ({ type: "string", pattern: `^${prefix}_[0-9A-Za-z]{24}$` });
+/** Anything a checkout face sells: an ordinary checkout (chk_…, faces under /c/) or a gated article (cnt_…, faces under /x/). */
+export const checkoutOrArticleId: Schema = { ...idOf("(chk|cnt)"), description: "chk_… for a checkout, cnt_… for a gated article" };
 /** A decimal USD amount as the service prints it ("0.100000"). */
 export const usd: Schema = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$" };
 /** A decimal USD amount with exactly six decimals (a whole number of USDC atomic units). */

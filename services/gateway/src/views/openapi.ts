@@ -7,6 +7,7 @@ import { WEBHOOK_EXAMPLES, webhookPaths, webhookResponseSchemas } from "./openap
 import { RECEIPT_CSV_COLUMNS } from "./receipts-csv";
 import { PACKAGE_PURCHASE_FIELDS, packageExhaustedExtra, packageKeyHeader, packagePurchaseProperties, packageResponseSchemas } from "./openapi-packages";
 import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
+import { CONTENT_EXAMPLES, contentPaths, contentResponseSchemas } from "./openapi-content";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
 
 /**
@@ -30,6 +31,7 @@ import {
   atomic,
   bool,
   caip2,
+  checkoutOrArticleId,
   idOf,
   object,
   orNull,
@@ -187,11 +189,11 @@ const apiKeyProperties = {
 };
 
 const checkoutSummaryProperties = {
-  id: idOf("chk"),
+  id: checkoutOrArticleId,
   object: { const: "checkout" },
-  url,
+  url: { ...url, description: "The live face: /c/{id}, or /x/{id} for a gated article" },
   test_url: url,
-  status: { enum: ["open", "paid", "expired", "void"] },
+  status: ref("CheckoutStatus"),
   title: str,
   description: strOrNull,
   price_usd: usd,
@@ -203,7 +205,7 @@ const checkoutSummaryProperties = {
   created_at: timestamp,
   expires_at: timestampOrNull,
   armed_at: timestampOrNull,
-  test: object({ id: idOf("chk"), url }, { description: "The rehearsal face" }),
+  test: object({ id: checkoutOrArticleId, url }, { description: "The rehearsal face" }),
   max_deliveries: {
     type: ["integer", "null"],
     minimum: 1,
@@ -323,6 +325,9 @@ const payBlock = object({
 /** A package checkout's endpoint block names the package: its calls and how long it stays spendable. */
 const packageBlock = object({ calls: { type: "integer", minimum: 1 }, expires_in_days: { type: "integer", minimum: 1 }, how: str, usage_url: url });
 
+/** A gated article's endpoint block names the article (never its body): see ArticleBlock. */
+const articleBlock = { ...ref("ArticleBlock"), description: "A gated article (faces under /x/): what a reader gets before paying, and the pass terms" };
+
 const liveEndpoint = object(
   {
     url,
@@ -332,8 +337,9 @@ const liveEndpoint = object(
     rehearsal: object({ test_url: url, note: str }),
     note: str,
     package: packageBlock,
+    article: articleBlock,
   },
-  { optional: ["note", "package"], description: "How to call and pay the live face" },
+  { optional: ["note", "package", "article"], description: "How to call and pay the live face" },
 );
 
 const rehearsalEndpoint = object(
@@ -344,8 +350,9 @@ const rehearsalEndpoint = object(
     settlement: { const: "simulated" },
     rehearsal: object({ test_mode: { const: true }, note: str, live_url: { type: ["string", "null"], format: "uri" }, live_status: str }),
     package: packageBlock,
+    article: articleBlock,
   },
-  { optional: ["package"], description: "How to call and pay the rehearsal face" },
+  { optional: ["package", "article"], description: "How to call and pay the rehearsal face" },
 );
 
 /** The unpaid 402 body of a face in x402 v2 (v1 with `?x402_version=1`). */
@@ -379,7 +386,7 @@ const receipt = object(
   {
     id: idOf("pay"),
     object: { const: "receipt" },
-    checkout_id: idOf("chk"),
+    checkout_id: checkoutOrArticleId,
     title: str,
     network: caip2,
     asset: str,
@@ -642,7 +649,11 @@ const responseSchemas: Record<string, Schema> = {
   Checkout: object(
     {
       ...checkoutSummaryProperties,
-      payload: { ...anyJson, description: "The goods (inline)" },
+      payload: { ...anyJson, description: "The goods (inline); a gated article's body" },
+      content: {
+        ...orNull(ref("ContentDeclaration")),
+        description: "A gated article's declaration, normalized (every field present, defaults filled in); null for any other checkout",
+      },
       ...originProperties,
       ...offerCardProperties,
       ...checkoutSettingsProperties,
@@ -651,9 +662,10 @@ const responseSchemas: Record<string, Schema> = {
   ),
   CheckoutSummary: object(checkoutSummaryProperties, { closed: true, description: "A checkout as lists show it: no goods, no offer-card JSON" }),
   CheckoutList: object({ checkouts: { type: "array", items: ref("CheckoutSummary") }, has_more: bool, next_cursor: strOrNull }),
+  CheckoutStatus: { enum: ["open", "paid", "expired", "void"] },
   VoidAnswer: object(
     {
-      voided: { type: "array", items: idOf("chk"), minItems: 1 },
+      voided: { type: "array", items: checkoutOrArticleId, minItems: 1 },
       already_void: bool,
       liabilities: object({
         live_keys: { type: "integer", minimum: 0 },
@@ -828,6 +840,7 @@ const responseSchemas: Record<string, Schema> = {
   ...originKeyResponseSchemas(),
   ...webhookResponseSchemas(),
   ...catalogueResponseSchemas(),
+  ...contentResponseSchemas(),
 };
 
 // ---- Operations -----------------------------------------------------------
@@ -901,6 +914,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
   ...PAYOUT_EXAMPLES,
   ...ORIGIN_KEY_EXAMPLES,
   ...WEBHOOK_EXAMPLES,
+  ...CONTENT_EXAMPLES,
 };
 const body = (name: keyof typeof schemas) => ({
   required: true,
@@ -943,7 +957,10 @@ const pathParam = (name: string, schema: Schema, description?: string) => ({
   schema,
   ...(description ? { description } : {}),
 });
+/** A face's checkout (/c/{id}: chk_… only; gated articles have their own faces under /x/). */
 const checkoutId = pathParam("id", idOf("chk"), "Checkout id");
+/** A checkout as the seller's routes name it: a gated article (cnt_…) is a checkout there too. */
+const sellerCheckoutId = pathParam("id", checkoutOrArticleId, "Checkout id (cnt_… for a gated article)");
 const pageQuery = [
   { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 200, default: 50 }, description: "Page size" },
   {
@@ -994,7 +1011,7 @@ function analyticsSchema(): Schema {
         },
         per_checkout: {
           type: "array",
-          items: object({ checkout_id: idOf("chk"), title: str, ...sums }),
+          items: object({ checkout_id: checkoutOrArticleId, title: str, ...sums }),
           description: "By seller_amount, largest first (at most 100)",
         },
       }),
@@ -1170,11 +1187,12 @@ function callUrlOperation(face: "live" | "rehearsal") {
   };
 }
 
-function prepareOperation(face: "live" | "rehearsal") {
+/** POST …/prepare of a face: of a checkout (/c/), or of a gated article (/x/, `id` its cnt_ parameter). */
+function prepareOperation(face: "live" | "rehearsal", id: unknown = checkoutId) {
   return operation(
     {
       summary: `Typed data to sign for the ${face} face`,
-      parameters: [checkoutId],
+      parameters: [id],
       requestBody: body("PaymentPrepare"),
       responses: {
         "200": json("typed_data, payload_stub, network", ref(face === "live" ? "PrepareAnswer" : "RehearsalPrepareAnswer")),
@@ -1484,6 +1502,8 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         post: operation(
           {
             summary: "Create a checkout",
+            description:
+              "With `content` (the declaration) the checkout is a gated article: its id is cnt_…, its faces are /x/{id} and /x/{id}/test, and a purchase answers a pass that opens it again. The article is the `payload` (a string of text or HTML, or any JSON value), or, with origin_url instead, what the seller's origin answers (a relay article: called for each purchase and each read with a pass).",
             parameters: [
               {
                 name: "Idempotency-Key",
@@ -1499,6 +1519,10 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
               "201": json("Checkout with url and test_url", ref("Checkout"), {
                 "Idempotency-Replayed": header("true when this is the original answer to the same Idempotency-Key", { const: "true" }, false),
               }),
+              "400": problemResponse(
+                "Malformed request (invalid JSON, a corrupt compressed body, a malformed percent-escape in the path); or escrow_offer and content together (an article is opened by a pass, an escrow holds funds until the buyer accepts): `errors` names escrow_offer",
+                400,
+              ),
               "409": use("Conflict"),
             },
           },
@@ -1516,13 +1540,15 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       "/v1/checkouts/{id}": {
         get: operation(
-          { summary: "Get a checkout", parameters: [checkoutId], responses: { "200": json("Checkout", ref("Checkout")), "404": use("NotFound") } },
+          { summary: "Get a checkout", parameters: [sellerCheckoutId], responses: { "200": json("Checkout", ref("Checkout")), "404": use("NotFound") } },
           authenticated("read_only"),
         ),
         patch: operation(
           {
             summary: "Change offer-card fields (null clears one; price_usd and pay_to never change)",
-            parameters: [checkoutId],
+            description:
+              "A gated article (cnt_…) also takes `payload` (the article, replaced whole) and `content` (the whole declaration, replacing the stored one): both are live for the next read. Any other checkout refuses them (422).",
+            parameters: [sellerCheckoutId],
             requestBody: body("CheckoutOfferPatch"),
             responses: { "200": json("The updated checkout", ref("Checkout")), "404": use("NotFound"), "409": use("Conflict") },
           },
@@ -1532,7 +1558,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         delete: operation(
           {
             summary: "Void the checkout: its faces answer 410, receipts still resolve (never blocked by liabilities)",
-            parameters: [checkoutId],
+            parameters: [sellerCheckoutId],
             responses: { "200": json("What was voided, and the liabilities still held", ref("VoidAnswer")), "404": use("NotFound") },
           },
           authenticated("payments"),
@@ -1542,7 +1568,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         post: operation(
           {
             summary: "Undo a void; the status is recomputed (a sold single-shot comes back paid)",
-            parameters: [checkoutId],
+            parameters: [sellerCheckoutId],
             responses: { "200": json("The checkout", ref("RestoreAnswer")), "404": use("NotFound") },
           },
           authenticated("payments"),
@@ -1552,7 +1578,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         post: operation(
           {
             summary: "Move or clear the deadline: an expired checkout sells again under the same URL (refused for void and paid)",
-            parameters: [checkoutId],
+            parameters: [sellerCheckoutId],
             requestBody: body("CheckoutExtend"),
             responses: { "200": json("The checkout", ref("Checkout")), "404": use("NotFound"), "409": use("Conflict") },
           },
@@ -1564,7 +1590,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         post: operation(
           {
             summary: "Arm the live face (idempotent)",
-            parameters: [checkoutId],
+            parameters: [sellerCheckoutId],
             responses: {
               "200": json("Checkout plus rehearsal block", ref("GoLiveAnswer")),
               "404": use("NotFound"),
@@ -1818,8 +1844,24 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           },
         }),
       },
-      ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId, pageQuery, rateLimitHeaders }),
-      ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId }),
+      ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId: sellerCheckoutId, pageQuery, rateLimitHeaders }),
+      ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId: sellerCheckoutId }),
+      ...contentPaths({
+        operation,
+        authenticated,
+        bodyProblems,
+        use,
+        problem: problemResponse,
+        shared: (name) => responses[name],
+        json,
+        header,
+        body,
+        pathParam,
+        faceOperation,
+        prepareOperation,
+        base64,
+        wholeNumber,
+      }),
       ...originKeyPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
       ...webhookPaths({ operation, authenticated, bodyProblems, use, json, header, body, pathParam, pageQuery }),
       ...cataloguePaths({ operation, use, json, pathParam, pageQuery }),
