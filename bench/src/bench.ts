@@ -33,6 +33,7 @@ import type { FloorInfo } from "./servers/floor";
 import type { ProxyInfo } from "./servers/proxy";
 import { f0, f1, log, num, percentile, runBenchmark } from "./lib/report";
 import { call, JSON_ACCEPT, signIn } from "./lib/http";
+import { roundTripsPer, scrapeRoundTrips } from "./lib/round-trips";
 
 const config = {
   /** Measured seconds of each quote and package-calls run (after the warm-up). */
@@ -460,7 +461,9 @@ async function main() {
     const rehearsalPayments = await presign(rehearsalRequired, rehearsalBuyers, config.rehearsalPayments);
     warmedUp("rehearsal", await closedLoop(`${oursUrl}/test`, rehearsalWarm, config.workers));
     log(`rehearsal: ${config.rehearsalPayments} payments, ${config.workers} workers…`);
+    const countsBefore = await scrapeRoundTrips(ours.info.metricsUrl);
     const rehearsal = await closedLoop(`${oursUrl}/test`, rehearsalPayments, config.workers);
+    const rehearsalRoundTrips = roundTripsPer(countsBefore, await scrapeRoundTrips(ours.info.metricsUrl), rehearsal.total);
 
     // 4. A paid relay purchase (the origin called, then the simulated settlement) against a paid
     // inline one, on the rehearsal faces of two reusable checkouts at the same price.
@@ -568,6 +571,7 @@ async function main() {
         .reduce((n, [, c]) => n + c, 0)})`,
       `paid rehearsal ours  ${f1(rehearsal.perSecond)} payments/s (p50 ${f1(rehearsal.p50)} ms, p99 ${f1(rehearsal.p99)} ms)`,
       `               (${rehearsal.ok}/${rehearsal.total} paid in ${rehearsal.seconds.toFixed(2)} s, ${config.workers} workers; statuses ${statusList(rehearsal.statuses)})`,
+      `               round trips per payment: ${rehearsalRoundTrips}`,
       `relay purchase ours  one at a time: p50 ${f1(relayUnloaded.p50)} ms, p99 ${f1(relayUnloaded.p99)} ms | inline purchase p50 ${f1(inlineUnloaded.p50)} ms, p99 ${f1(inlineUnloaded.p99)} ms | p50 ${signed(relayExtra)} ms (target ≤${TARGET_RELAY_P50_MS} ms) ${relayExtra <= TARGET_RELAY_P50_MS ? "PASS" : "ABOVE TARGET"}`,
       `               (rehearsal faces, ${relayUnloaded.total} of each alternating; relay [${statusList(relayUnloaded.statuses)}], inline [${statusList(inlineUnloaded.statuses)}])`,
       `               at ${config.workers} workers: relay p50 ${f1(relayPurchase.p50)} ms, p99 ${f1(relayPurchase.p99)} ms | inline p50 ${f1(inlinePurchase.p50)} ms, p99 ${f1(inlinePurchase.p99)} ms | p50 ${signed(relayExtraLoaded)} ms (reported: a queue multiplies the CPU each takes)`,

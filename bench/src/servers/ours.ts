@@ -4,10 +4,13 @@
  * Logs are quiet (LOG_LEVEL, set by the parent) so they cost nothing.
  */
 import { startEmbeddedSystem } from "@c402/embedded";
+import { startMetricsServer } from "@c402/metrics";
 import { freePort, serveChild } from "../lib/child";
 
 export interface OursInfo {
   baseUrl: string;
+  /** GET /metrics of the system (every service in this one process): the round trips per request. */
+  metricsUrl: string;
   devchain: { url: string; usdc: `0x${string}`; mnemonic: string; splitFactory: `0x${string}`; feeWallet: `0x${string}` };
 }
 
@@ -23,12 +26,17 @@ serveChild<OursInfo>(async () => {
     // minute per key would turn almost every call into a 429, so the bench lifts it out of the way.
     packageCallsPerMinute: 10_000_000,
   });
+  const metrics = await startMetricsServer({ host: "127.0.0.1", port: 0 });
   const d = system.devchain;
   return {
     info: {
       baseUrl: system.gateway.baseUrl,
+      metricsUrl: `http://127.0.0.1:${metrics.port}/metrics`,
       devchain: { url: d.url, usdc: d.usdc, mnemonic: d.mnemonic, splitFactory: d.splitFactory, feeWallet: d.feeWallet },
     },
-    stop: () => system.stop(),
+    stop: async () => {
+      await metrics.close();
+      await system.stop();
+    },
   };
 });

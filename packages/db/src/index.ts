@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { dbStatements } from "@c402/metrics";
 import { currentContext } from "@c402/request-context";
 import { recordSpan, SpanKind, tracingEnabled } from "@c402/tracing";
 import { Kysely, PostgresDialect, sql, type LogEvent, type Migration } from "kysely";
@@ -29,15 +30,18 @@ function assertSchema(schema: string): void {
 }
 
 /**
- * Each statement as a span of the request (or background round) it serves,
- * when tracing is on: kysely reports it once it finished. Statements outside
- * any trace (an outbox relay or bus polling an empty table) are not recorded,
- * or every poll would be a trace of its own.
+ * Each statement, once kysely reports it finished: counted (c402_db_statements_total,
+ * what the benchmark divides by the payments it made), and a span of the request
+ * (or background round) it serves when tracing is on. Statements outside any
+ * trace (an outbox relay or bus polling an empty table) are not spans, or
+ * every poll would be a trace of its own.
  */
-function querySpans(event: LogEvent): void {
-  if (!tracingEnabled() || !currentContext()?.traceparent) return;
-  const endTime = Date.now();
+function observeStatement(event: LogEvent): void {
   const text = event.query.sql;
+  const context = currentContext();
+  dbStatements.inc({ schema: schemaOf(text), operation: operationOf(text), origin: context?.requestId ? "request" : "background" });
+  if (!tracingEnabled() || !context?.traceparent) return;
+  const endTime = Date.now();
   recordSpan(operationOf(text), {
     kind: SpanKind.CLIENT,
     startTime: endTime - event.queryDurationMillis,
@@ -46,6 +50,11 @@ function querySpans(event: LogEvent): void {
     attributes: { "db.system.name": "postgresql", "db.query.text": text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text },
     ...(event.level === "error" ? { error: event.error } : {}),
   });
+}
+
+/** The schema a statement names first (kysely writes `"schema"."table"`), or `other`. */
+function schemaOf(text: string): string {
+  return /"([a-z][a-z0-9_]{0,62})"\."/.exec(text)?.[1] ?? "other";
 }
 
 /** The span name of a statement: its leading keyword (select, insert, update, delete, with, …). */
@@ -66,7 +75,7 @@ export function openPostgres<DB = any>(opts: { url: string; schema: string; maxC
   });
   // An idle client's error (a restarted server) must not crash the process.
   pool.on("error", () => {});
-  const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: querySpans });
+  const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observeStatement });
   const db = root.withSchema(opts.schema);
   return {
     db,
@@ -96,7 +105,7 @@ export class EmbeddedPostgres {
       parsers: { [types.INT8]: (v: string) => BigInt(v) },
     });
     const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
-    const root = new Kysely<any>({ dialect: new PGliteDialect(statements), log: querySpans });
+    const root = new Kysely<any>({ dialect: new PGliteDialect(statements), log: observeStatement });
     return new EmbeddedPostgres(pglite, root);
   }
 

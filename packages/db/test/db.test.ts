@@ -1,3 +1,5 @@
+import { dbStatements } from "@c402/metrics";
+import { runWithContext } from "@c402/request-context";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
 import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { EmbeddedPostgres, migrate, openPostgres, sql, type MigrationSet, type ServiceDatabase } from "../src";
@@ -135,6 +137,16 @@ function behavesLikeAServiceDatabase(open: () => Promise<{ a: ServiceDatabase; b
 
   it("answers ping", async () => {
     await expect(ctx.a.ping()).resolves.toBeUndefined();
+  });
+
+  it("counts each statement by the schema it names, its keyword and whether a request ran it", async () => {
+    const count = async (labels: Record<"schema" | "operation" | "origin", string>) =>
+      (await dbStatements.get()).values.find((v) => (Object.keys(labels) as (keyof typeof labels)[]).every((k) => v.labels[k] === labels[k]))?.value ?? 0;
+    const labels = { schema: ctx.a.schema, operation: "select" };
+    const [request, background] = [await count({ ...labels, origin: "request" }), await count({ ...labels, origin: "background" })];
+    await ctx.a.db.selectFrom("items").selectAll().execute();
+    await runWithContext({ requestId: "req_counted" }, () => ctx.a.db.selectFrom("items").selectAll().execute());
+    expect([await count({ ...labels, origin: "request" }), await count({ ...labels, origin: "background" })]).toEqual([request + 1, background + 1]);
   });
 }
 

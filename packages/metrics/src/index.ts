@@ -37,6 +37,13 @@ export const rpcClientDuration = new Histogram({
   registers: [registry],
 });
 
+export const dbStatements = new Counter({
+  name: "c402_db_statements_total",
+  help: "SQL statements run, by schema (as the statement names it), leading keyword and origin (request: serving a request; background: sweeps, relays, consumers)",
+  labelNames: ["schema", "operation", "origin"] as const,
+  registers: [registry],
+});
+
 export const chainRpcDuration = new Histogram({
   name: "c402_chain_rpc_duration_seconds",
   help: "JSON-RPC calls to the chain's node, by method and outcome (ok or error)",

@@ -85,6 +85,8 @@ export const MAX_BODY_BYTES = 512 * 1024;
 export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFaceQuotes()): Express {
   const app = express();
   app.disable("x-powered-by");
+  // No ETag: faces and payments answer no-store (a SHA-1 of every body for nothing), and a 304 must never stand in for a paid answer.
+  app.set("etag", false);
   // X-Forwarded-For names the client only when sent by a trusted proxy (TRUST_PROXY; default: none).
   app.set("trust proxy", deps.settings.trustProxy ?? false);
   app.locals.authFailures = new AuthFailureLimit(deps.cache, deps.settings.authFailureLimitPerMinute ?? DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE);

@@ -39,6 +39,8 @@ describe("payments: rehearsal purchase flow", () => {
   let rehearsal: RehearsalSettlement;
   let db: EmbeddedPostgres extends never ? never : any;
   let commits = 0;
+  /** How far the service's clock runs ahead (an authorization's window passes without waiting). */
+  let skewMs = 0;
   const buyer = privateKeyToAccount(generatePrivateKey());
 
   beforeAll(async () => {
@@ -46,7 +48,7 @@ describe("payments: rehearsal purchase flow", () => {
     const database = pg.forSchema("payments");
     await migrate(database, paymentsMigrations);
     db = database.db;
-    const now = () => new Date();
+    const now = () => new Date(Date.now() + skewMs);
     rehearsal = new RehearsalSettlement({ db: database.db, subjectSecret: "test-secret", onCommitted: () => commits++, now });
     payments = new Payments({
       db: database.db,
@@ -165,6 +167,23 @@ describe("payments: rehearsal purchase flow", () => {
     expect(again.redelivered).toBe(true);
     expect(again.receipt.id).toBe(first.receipt.id);
     expect({ rows: await rows(), outbox: await outbox() }).toEqual(before);
+  });
+
+  it("redelivers a recorded payment whose authorization has expired since, recording nothing; an expired new one is refused", async () => {
+    const c = addCheckout();
+    const { header } = await pay(c, "test");
+    const expiredUnused = (await pay(c, "test")).header;
+    const first = await payments.submit(c.id, "test", header);
+    const before = { rows: await rows(), outbox: await outbox() };
+    skewMs = 2 * 3_600_000;
+    try {
+      const again = await payments.submit(c.id, "test", header);
+      expect([again.redelivered, again.receipt.id]).toEqual([true, first.receipt.id]);
+      await expect(payments.submit(c.id, "test", expiredUnused)).rejects.toMatchObject({ slug: "payment-required" });
+      expect({ rows: await rows(), outbox: await outbox() }).toEqual(before);
+    } finally {
+      skewMs = 0;
+    }
   });
 
   it("still redelivers a recorded payment once the checkout stopped selling; a new payment gets 410", async () => {

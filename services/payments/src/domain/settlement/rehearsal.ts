@@ -63,10 +63,17 @@ export class RehearsalSettlement implements Settlement {
   async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call: PurchaseCall = {}): Promise<SettlementOutcome> {
     const { db } = this.opts;
     const key = authorizationKey(true, requirement, payload);
-    const existing = await store.findByAuthorization(db, key);
-    if (existing) return this.redeliver(existing, checkout.id, payload);
-
-    const verified = await this.check(payload, requirement);
+    // Verified first: a fresh payment (the common case) is then one statement, its record and event
+    // together. A payment already recorded is found by the insert's conflict, or here when its
+    // authorization no longer verifies (it expired since): either way it is redelivered, never twice charged.
+    let verified: VerifiedPayment;
+    try {
+      verified = await this.check(payload, requirement);
+    } catch (err) {
+      const existing = await store.findByAuthorization(db, key);
+      if (existing) return this.redeliver(existing, checkout.id, payload);
+      throw err;
+    }
     if (checkout.relay) return this.deliverThenSettle(checkout, payload, requirement, verified, call);
     const handoffId = call.handoffId ?? null;
     const settledAt = this.opts.now();
