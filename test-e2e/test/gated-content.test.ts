@@ -361,6 +361,10 @@ describe("gated content", () => {
       expect(last.query).toEqual({ lang: "fr" });
       expect(last.headers.authorization).toBe("Bearer origin-secret");
       expect(JSON.stringify(origin.calls)).not.toContain(paid.grant);
+      // Its body is the origin's: there is no payload to change, only the declaration.
+      const patched = await call("PATCH", `/v1/checkouts/${a.id}`, { key: seller.key, body: { payload: "<p>x</p>" } });
+      expect([patched.status, patched.body.errors?.[0]?.field]).toEqual([422, "payload"]);
+      expect((await call("PATCH", `/v1/checkouts/${a.id}`, { key: seller.key, body: { content: { pass_scope: "content" } } })).status).toBe(200);
 
       // A reader's request error is the origin's own answer; the origin failing is a 502 (nothing charged).
       const broken = await newCheckout(seller.key, {

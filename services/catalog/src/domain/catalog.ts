@@ -340,6 +340,9 @@ export class Catalog {
       if (current.content_json === null && contentFields.length) {
         throw invalid(contentFields.map((field) => ({ field, reason: "can be changed on gated content (cnt_) only" })));
       }
+      if (valid.payloadJson !== undefined && current.fulfillment !== "inline") {
+        throw invalid([{ field: "payload", reason: "a relay article is what its origin answers: it has no payload to change" }]);
+      }
       const changed: string[] = [];
       const contentJson = valid.content ? JSON.stringify(valid.content) : undefined;
       if (valid.payloadJson !== undefined && valid.payloadJson !== current.payload_json) changed.push("payload");
