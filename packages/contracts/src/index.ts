@@ -15,5 +15,6 @@ export * from "./enums";
 export * from "./reports";
 export * from "./origin-keys";
 export * from "./content";
+export * from "./web-origins";
 export * from "./x402-messages";
 export * from "./webhook-events";

@@ -1,4 +1,4 @@
-import { CONTENT_LIMITS, type ContentDeclaration } from "@c402/contracts";
+import { CONTENT_LIMITS, LOOPBACK_HOSTS, type ContentDeclaration } from "@c402/contracts";
 import type { FieldError } from "@c402/problems";
 
 /**
@@ -14,7 +14,6 @@ const TEXT_FIELDS = ["author", "section"] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 /** A BCP 47 language tag's common shape (language, then up to three subtags). */
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$/;
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const KNOWN_FIELDS = new Set<string>([
   "teaser",
   "author",

@@ -86,11 +86,12 @@ export function articleBlock(c: catalogV1.Checkout, d: ContentDeclaration) {
 /** GET /v1/content/{id} and get_content: the article as written plus the full declaration. */
 export function contentView(c: catalogV1.Checkout, baseUrl: string) {
   const d = articleDeclarationOf(c);
+  const urls = faceUrls(baseUrl, c.id);
   return {
     id: c.id,
     object: "content",
-    ...faceUrls(baseUrl, c.id),
-    snippet_url: `${faceUrls(baseUrl, c.id).url}/snippet`,
+    ...urls,
+    snippet_url: `${urls.url}/snippet`,
     status: checkoutStatus(c),
     test_mode: !c.armed,
     title: c.title,

@@ -3,7 +3,7 @@ import { invalid, ProblemError, type FieldError } from "@c402/problems";
 import { embedStore as store } from "../store/embed-store";
 import { identityStore, type IdentityDb } from "../store/identity-store";
 import { recordActivity } from "./account-events";
-import { LOOPBACK_HOSTS } from "./stored-secrets";
+import { LOOPBACK_HOSTS } from "@c402/contracts";
 
 /**
  * Embed settings (spec, Embedding): the origins allowed to frame the

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { LOOPBACK_HOSTS } from "./stored-secrets";
+import { LOOPBACK_HOSTS } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 
 /**

@@ -15,6 +15,3 @@ export function secretMatches(presented: string, storedHash: string): boolean {
   const b = Buffer.from(storedHash, "hex");
   return a.length === b.length && timingSafeEqual(a, b);
 }
-
-/** The hosts a plain-http URL may name (a developer's machine): redirect URIs and embed origins alike. */
-export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
