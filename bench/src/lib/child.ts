@@ -1,4 +1,7 @@
 import { fork } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
+import { dirname } from "node:path";
 import type { Server } from "node:http";
 import { freePort as freePortOf } from "../../../deploy/local/src/ports";
 import { instrumentRpc, rpcStats, type RpcStats } from "./rpc-stats";
@@ -16,10 +19,20 @@ export interface Child<T> {
   pid: number;
   /** The child's chain RPC accounting since the last reset (empty unless BENCH_RPC_STATS=1). */
   rpcStats(reset: boolean): Promise<RpcStats>;
+  /** The CPU time the child's process has used so far, in milliseconds (user + system). */
+  cpuMs(): Promise<number>;
+  /** Starts a V8 CPU profile of the child's main thread; the returned function stops it and writes it to `file`. */
+  profile(file: string): Promise<() => Promise<void>>;
   stop(): Promise<void>;
 }
 
-type Message<T> = { type: "ready"; info: T } | { type: "failed"; error: string } | { type: "rpc-stats"; stats: RpcStats };
+type Message<T> =
+  | { type: "ready"; info: T }
+  | { type: "failed"; error: string }
+  | { type: "rpc-stats"; stats: RpcStats }
+  | { type: "profiling" }
+  | { type: "profiled" }
+  | { type: "cpu"; ms: number };
 
 /** Starts a child script (TypeScript, through the tsx loader this process runs under). */
 export function startChild<T>(file: string, env: Record<string, string>, opts: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<Child<T>> {
@@ -45,17 +58,24 @@ export function startChild<T>(file: string, env: Record<string, string>, opts: {
     child.on("message", (m: Message<T>) => {
       if (m.type === "ready") {
         clearTimeout(timer);
-        const rpc = (reset: boolean) =>
-          new Promise<RpcStats>((answer) => {
+        // One request, and the child's first answer of the given type, over the IPC channel.
+        const ask = <K extends Message<T>["type"]>(request: object, answer: K) =>
+          new Promise<Extract<Message<T>, { type: K }>>((done) => {
             const onMessage = (r: Message<T>) => {
-              if (r.type !== "rpc-stats") return;
+              if (r.type !== answer) return;
               child.off("message", onMessage);
-              answer(r.stats);
+              done(r as Extract<Message<T>, { type: K }>);
             };
             child.on("message", onMessage);
-            child.send({ type: "rpc-stats", reset });
+            child.send(request);
           });
-        resolve({ info: m.info, pid: child.pid!, rpcStats: rpc, stop });
+        const rpc = async (reset: boolean) => (await ask({ type: "rpc-stats", reset }, "rpc-stats")).stats;
+        const cpuMs = async () => (await ask({ type: "cpu" }, "cpu")).ms;
+        const profile = async (file: string) => {
+          await ask({ type: "profile-start" }, "profiling");
+          return async () => void (await ask({ type: "profile-stop", file }, "profiled"));
+        };
+        resolve({ info: m.info, pid: child.pid!, rpcStats: rpc, cpuMs, profile, stop });
       } else if (m.type === "failed") {
         clearTimeout(timer);
         void stop();
@@ -68,6 +88,28 @@ export function startChild<T>(file: string, env: Record<string, string>, opts: {
     });
   });
 }
+
+/** A CPU profile of a window of the child's life (the timed part of a run), through the inspector. */
+const profiler = {
+  session: undefined as Session | undefined,
+  start(done: () => void): void {
+    const session = (this.session ??= new Session());
+    session.connect();
+    session.post("Profiler.enable", () => session.post("Profiler.start", () => done()));
+  },
+  stop(file: string, done: () => void): void {
+    const session = this.session;
+    if (!session) return done();
+    session.post("Profiler.stop", (err, result) => {
+      if (!err) {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify(result.profile));
+      }
+      session.disconnect();
+      done();
+    });
+  },
+};
 
 /** The child side: start, report ready, stop on request or when the parent disappears. */
 export function serveChild<T>(start: () => Promise<{ info: T; stop(): Promise<void> }>): void {
@@ -85,9 +127,15 @@ export function serveChild<T>(start: () => Promise<{ info: T; stop(): Promise<vo
       process.exit(code);
     }
   };
-  process.on("message", (m: { type?: string; reset?: boolean }) => {
+  process.on("message", (m: { type?: string; reset?: boolean; file?: string }) => {
     if (m?.type === "stop") void shutdown(0);
     if (m?.type === "rpc-stats") process.send?.({ type: "rpc-stats", stats: rpcStats(m.reset === true) });
+    if (m?.type === "cpu") {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ type: "cpu", ms: (user + system) / 1000 });
+    }
+    if (m?.type === "profile-start") profiler.start(() => process.send?.({ type: "profiling" }));
+    if (m?.type === "profile-stop" && m.file) profiler.stop(m.file, () => process.send?.({ type: "profiled" }));
   });
   process.on("disconnect", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));

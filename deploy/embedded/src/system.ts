@@ -9,7 +9,7 @@ import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
-import { createClient, formatCallers, parseCallers, RpcServer, type ServiceClient } from "@c402/rpc";
+import { createClient, formatCallers, parseCallers, RpcServer, type InProcessChannel, type ServiceClient } from "@c402/rpc";
 import { busSpec, deadLetterPolicy, rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createCatalogService } from "@c402/catalog";
 import { createFulfillmentService } from "@c402/fulfillment";
@@ -109,8 +109,10 @@ const identityDefaults = loadConfig(identitySettingsSpec, {});
 
 /**
  * Every service in one process: PGlite (one schema per service), the
- * durable embedded bus, the in-memory cache, and real gRPC between the services over loopback
- * on ports the OS picks, so two instances can run side by side.
+ * durable embedded bus, the in-memory cache. Each service's gRPC server listens on a loopback
+ * port the OS picks (so two instances can run side by side, and tools can call a service), and
+ * the services call each other in process, through the same server pipeline (token, contract
+ * rules, problems, deadlines, metrics) with their messages encoded as on the wire.
  */
 export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<EmbeddedSystem> {
   const logger = opts.logger ?? createLogger({ service: "embedded" });
@@ -142,6 +144,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
   const servers: RpcServer[] = [];
   const modules: ServiceModule[] = [];
   const addresses: Record<string, string> = {};
+  const channels: Record<string, InProcessChannel> = {};
 
   const port = opts.port ?? gatewayDefaults.port;
   const allowLoopback = opts.outboundAllowLoopback ?? true;
@@ -152,14 +155,16 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
     mailFrom: opts.mailFrom ?? identityDefaults.mailFrom,
     dataDir: opts.dataDir === ":memory:" ? mkdtempSync(join(tmpdir(), "c402-mail-")) : opts.dataDir,
   });
-  async function serve(module: ServiceModule): Promise<string> {
+  /** Serves a service on a loopback port (for callers outside this process) and answers its channel for those inside. */
+  async function serve(module: ServiceModule): Promise<InProcessChannel> {
     const server = new RpcServer({ onError: rpcFailureLog(logger), callers });
     module.register(server);
     const grpcPort = await server.listen("127.0.0.1", 0);
     servers.push(server);
     modules.push(module);
+    channels[module.name] = server.inProcess();
     addresses[module.name] = `127.0.0.1:${grpcPort}`;
-    return addresses[module.name] as string;
+    return channels[module.name] as InProcessChannel;
   }
 
   // How each service is built here; its clients are those of the services it calls, started before it.
@@ -208,15 +213,15 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
   try {
     for (const s of SERVICES) {
       const deps: ServiceDeps = { database: pg.forSchema(s.database.schema), bus, logger: logger.child({ component: s.name }) };
-      const address = await serve(await build[s.name](deps, serviceClients));
-      (serviceClients as Record<ServiceName, unknown>)[s.name] = createClient(CONTRACTS[s.name], address, { token });
+      const channel = await serve(await build[s.name](deps, serviceClients));
+      (serviceClients as Record<ServiceName, unknown>)[s.name] = createClient(CONTRACTS[s.name], channel, { token });
     }
     for (const m of modules) {
       await m.start();
       started.push(m);
     }
     for (const server of servers) server.serving();
-    for (const [name, address] of Object.entries(addresses)) health[name] = createClient(healthV1.HealthService, address, { token });
+    for (const [name, channel] of Object.entries(channels)) health[name] = createClient(healthV1.HealthService, channel, { token });
     gateway = await startGateway({
       host,
       port,

@@ -128,6 +128,9 @@ export class RpcServer {
    */
   private readonly health = new HealthImplementation({ "": "NOT_SERVING" });
   private readonly serviceNames: string[] = [""];
+  private readonly local = new Map<string, LocalMethod>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopping = false;
 
   constructor(private readonly opts: RpcServerOptions = {}) {
     this.health.addToServer(this.server);
@@ -141,43 +144,82 @@ export class RpcServer {
       const impl = (implementation as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[m.localName];
       if (!impl) throw new Error(`${service.typeName}.${m.name} has no implementation`);
       const method = `${service.typeName}/${m.name}`;
+      const serve = this.pipeline(m, method, impl);
       handlers[m.localName] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-        const started = process.hrtime.bigint();
-        const ctx = contextFrom(call);
-        if (this.opts.callers) {
-          const caller = callerOf(this.opts.callers, call.metadata.get(AUTHORIZATION)[0]);
-          if (!caller) {
-            // No problem document: to the caller this is a fault of the deployment (an internal error), never a user's 401.
-            callback({ code: grpc.status.UNAUTHENTICATED, details: "this caller is not allowed to call this service" } as grpc.ServiceError);
-            rpcServerDuration.observe({ method, code: "UNAUTHENTICATED" }, secondsSince(started));
-            return;
-          }
-          ctx.caller = caller;
-        }
-        const incoming: RequestContext = { requestId: ctx.requestId, traceparent: ctx.traceparent };
-        const span = openSpan(method, { kind: SpanKind.SERVER, parent: incoming, attributes: { "rpc.system.name": "grpc", "rpc.method": method } });
-        runWithContext(span.context ?? incoming, async () => {
-          assertValidRequest(m.input, call.request as Message);
-          return impl(call.request, ctx);
+        const deadline = call.getDeadline();
+        serve(call.request as Message, {
+          authorization: call.metadata.get(AUTHORIZATION)[0],
+          requestId: call.metadata.get(REQUEST_ID)[0],
+          traceparent: call.metadata.get(TRACEPARENT)[0],
+          deadline: deadline instanceof Date ? deadline : typeof deadline === "number" && Number.isFinite(deadline) ? new Date(deadline) : undefined,
         }).then(
-          (res) => {
-            callback(null, create(m.output, res as MessageInitShape<DescMessage>));
-            span.end();
-            rpcServerDuration.observe({ method, code: "OK" }, secondsSince(started));
-          },
-          (err: unknown) => {
-            this.opts.onError?.(err, method);
-            const failure = toServiceError(err);
-            const code = failure.code ?? grpc.status.UNKNOWN;
-            callback(failure as grpc.ServiceError);
-            span.end(isFault(code) ? err : undefined);
-            rpcServerDuration.observe({ method, code: grpc.status[code] ?? String(code) }, secondsSince(started));
-          },
+          (res) => callback(null, res),
+          (failure: Partial<grpc.ServiceError>) => callback(failure as grpc.ServiceError),
         );
       };
+      this.local.set(method, (request, meta) => {
+        if (this.stopping) return Promise.reject(UNAVAILABLE);
+        const call = serve(fromBinary(m.input, request), meta).then((res) => toBinary(m.output, res));
+        this.inFlight.add(call);
+        void call.catch(() => undefined).finally(() => this.inFlight.delete(call));
+        return call;
+      });
     }
     this.server.addService(definitionFor(service), handlers);
     return this;
+  }
+
+  /**
+   * What every call of a method goes through, whichever way it came: the
+   * caller's token, the call context, the span, the contract's rules, the
+   * implementation, the metrics. Rejects with the failure as the wire carries it.
+   */
+  private pipeline(m: DescMethod, method: string, impl: (req: unknown, ctx: CallContext) => Promise<unknown>) {
+    return (request: Message, meta: CallMeta): Promise<Message> => {
+      const started = process.hrtime.bigint();
+      const ctx = contextFrom(meta);
+      if (this.opts.callers) {
+        const caller = callerOf(this.opts.callers, meta.authorization);
+        if (!caller) {
+          rpcServerDuration.observe({ method, code: "UNAUTHENTICATED" }, secondsSince(started));
+          // No problem document: to the caller this is a fault of the deployment (an internal error), never a user's 401.
+          return Promise.reject({ code: grpc.status.UNAUTHENTICATED, details: "this caller is not allowed to call this service" });
+        }
+        ctx.caller = caller;
+      }
+      const incoming: RequestContext = { requestId: ctx.requestId, traceparent: ctx.traceparent };
+      const span = openSpan(method, { kind: SpanKind.SERVER, parent: incoming, attributes: { "rpc.system.name": "grpc", "rpc.method": method } });
+      return runWithContext(span.context ?? incoming, async () => {
+        assertValidRequest(m.input, request);
+        return impl(request, ctx);
+      }).then(
+        (res) => {
+          const answer = create(m.output, res as MessageInitShape<DescMessage>);
+          span.end();
+          rpcServerDuration.observe({ method, code: "OK" }, secondsSince(started));
+          return answer;
+        },
+        (err: unknown) => {
+          this.opts.onError?.(err, method);
+          const failure = toServiceError(err);
+          const code = failure.code ?? grpc.status.UNKNOWN;
+          span.end(isFault(code) ? err : undefined);
+          rpcServerDuration.observe({ method, code: grpc.status[code] ?? String(code) }, secondsSince(started));
+          throw failure;
+        },
+      );
+    };
+  }
+
+  /**
+   * This server's services, for clients in the same process (createClient with
+   * the channel for an address): each call goes through the same pipeline as
+   * one over the network (token, context, span, the contract's rules, errors as
+   * problem types, deadline, metrics), its messages encoded and decoded as on
+   * the wire, without HTTP/2 between two halves of one event loop.
+   */
+  inProcess(): InProcessChannel {
+    return new InProcessChannel(this.local);
   }
 
   /** Binds to host:port (0 picks a free port) and returns the bound port. */
@@ -196,14 +238,18 @@ export class RpcServer {
   /** Reports NOT_SERVING, finishes in-flight calls (up to graceMs), then cuts the rest. */
   stop(graceMs = 5_000): Promise<void> {
     this.report("NOT_SERVING");
+    this.stopping = true;
+    const inProcess = Promise.allSettled([...this.inFlight]);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
         resolve();
       }, graceMs);
       this.server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
+        void inProcess.then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     });
   }
@@ -213,19 +259,37 @@ export class RpcServer {
   }
 }
 
-function contextFrom(call: grpc.ServerUnaryCall<unknown, unknown>): CallContext {
-  const requestId = call.metadata.get(REQUEST_ID)[0];
-  const traceparent = call.metadata.get(TRACEPARENT)[0];
-  const deadline = call.getDeadline();
+function contextFrom(meta: CallMeta): CallContext {
+  const { requestId, traceparent, deadline } = meta;
   return {
     requestId: typeof requestId === "string" && requestId.length <= 128 ? requestId : newRequestId(),
     ...(isTraceparent(traceparent) ? { traceparent } : {}),
-    ...(deadline instanceof Date ? { deadline } : typeof deadline === "number" && Number.isFinite(deadline) ? { deadline: new Date(deadline) } : {}),
+    ...(deadline ? { deadline } : {}),
   };
 }
 
-export function createClient<S extends DescService>(service: S, address: string, defaults: ClientOptions = {}): ServiceClient<S> {
-  const authorization = defaults.token ? `Bearer ${defaults.token}` : undefined;
+/** A call's metadata, as the caller sent it (unchecked). */
+interface CallMeta {
+  authorization?: unknown;
+  requestId?: unknown;
+  traceparent?: unknown;
+  deadline?: Date | undefined;
+}
+
+/** One method of a server, called in process: the request's bytes in, the answer's bytes out (or the failure, as the wire carries it). */
+type LocalMethod = (request: Uint8Array, meta: CallMeta) => Promise<Uint8Array>;
+
+/** A server's services for callers in its own process (RpcServer.inProcess). */
+export class InProcessChannel {
+  constructor(readonly methods: ReadonlyMap<string, LocalMethod>) {}
+}
+
+const UNAVAILABLE: Partial<grpc.ServiceError> = { code: grpc.status.UNAVAILABLE, details: "the server is stopping" };
+
+/** How a client's call reaches the server: it resolves with the answer, or rejects with the failure as the wire carries it. */
+type Send = (request: Message, meta: CallMeta & { deadline: Date }) => Promise<unknown>;
+
+function grpcTransport<S extends DescService>(service: S, address: string) {
   const Ctor = grpc.makeGenericClientConstructor(definitionFor(service), service.typeName);
   const client = new Ctor(address, grpc.credentials.createInsecure(), {
     "grpc.max_receive_message_length": 8 * 1024 * 1024,
@@ -236,31 +300,87 @@ export function createClient<S extends DescService>(service: S, address: string,
     "grpc.initial_reconnect_backoff_ms": 250,
     "grpc.max_reconnect_backoff_ms": 2_000,
   });
-  const out: Record<string, unknown> = { close: () => client.close() };
-  for (const m of unaryMethods(service)) {
-    const fn = (client as unknown as Record<string, Function>)[m.localName] as Function;
-    const method = `${service.typeName}/${m.name}`;
-    out[m.localName] = (request: MessageInitShape<DescMessage>, options: CallOptions = {}) =>
-      new Promise((resolve, reject) => {
-        const started = process.hrtime.bigint();
-        const span = openSpan(method, { kind: SpanKind.CLIENT, attributes: { "rpc.system.name": "grpc", "rpc.method": method } });
-        const metadata = new grpc.Metadata();
-        const ctx: RequestContext | undefined = span.context ?? currentContext();
-        metadata.set(REQUEST_ID, ctx?.requestId ?? newRequestId());
-        if (ctx?.traceparent) metadata.set(TRACEPARENT, ctx.traceparent);
-        if (authorization) metadata.set(AUTHORIZATION, authorization);
-        const deadline = new Date(Date.now() + (options.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS));
-        fn.call(client, create(m.input, request), metadata, { deadline }, (err: grpc.ServiceError | null, res: unknown) => {
-          rpcClientDuration.observe({ method, code: grpc.status[err?.code ?? grpc.status.OK] ?? String(err?.code) }, secondsSince(started));
-          if (err) {
-            span.end(isFault(err.code) ? err : undefined);
-            reject(fromServiceError(err));
-          } else {
-            span.end();
-            resolve(res);
-          }
+  return {
+    close: () => client.close(),
+    send(m: DescMethod): Send {
+      const fn = (client as unknown as Record<string, Function>)[m.localName] as Function;
+      return (request, meta) =>
+        new Promise((resolve, reject) => {
+          const metadata = new grpc.Metadata();
+          metadata.set(REQUEST_ID, meta.requestId as string);
+          if (typeof meta.traceparent === "string") metadata.set(TRACEPARENT, meta.traceparent);
+          if (typeof meta.authorization === "string") metadata.set(AUTHORIZATION, meta.authorization);
+          fn.call(client, request, metadata, { deadline: meta.deadline }, (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)));
         });
-      });
+    },
+  };
+}
+
+function inProcessTransport(channel: InProcessChannel) {
+  let closed = false;
+  return {
+    close: () => void (closed = true),
+    send(m: DescMethod, method: string): Send {
+      return (request, meta) =>
+        new Promise((resolve, reject) => {
+          const serve = channel.methods.get(method);
+          if (closed || !serve) return reject(closed ? UNAVAILABLE : { code: grpc.status.UNIMPLEMENTED, details: `${method} is not served here` });
+          // As over the wire: the caller stops waiting at its deadline, the server's work goes on.
+          const timer = setTimeout(() => reject({ code: grpc.status.DEADLINE_EXCEEDED, details: "Deadline exceeded" }), meta.deadline.getTime() - Date.now());
+          const bytes = toBinary(m.input, request);
+          // The call starts after the I/O waiting meanwhile (other requests' sockets) has had its turn, as a call
+          // over the network would: without it, a chain of in-process calls on PGlite (synchronous underneath)
+          // could run a whole request in microtasks while the requests that arrived with it wait unread.
+          setImmediate(() =>
+            serve(bytes, meta).then(
+              (answer) => {
+                clearTimeout(timer);
+                resolve(fromBinary(m.output, answer));
+              },
+              (failure: unknown) => {
+                clearTimeout(timer);
+                reject(failure);
+              },
+            ),
+          );
+        });
+    },
+  };
+}
+
+/**
+ * A typed client of a service: at an address (gRPC over HTTP/2), or through a
+ * server's InProcessChannel when both run in one process (embedded mode).
+ */
+export function createClient<S extends DescService>(service: S, target: string | InProcessChannel, defaults: ClientOptions = {}): ServiceClient<S> {
+  const authorization = defaults.token ? `Bearer ${defaults.token}` : undefined;
+  const transport = typeof target === "string" ? grpcTransport(service, target) : inProcessTransport(target);
+  const out: Record<string, unknown> = { close: transport.close };
+  for (const m of unaryMethods(service)) {
+    const method = `${service.typeName}/${m.name}`;
+    const send = transport.send(m, method);
+    out[m.localName] = async (request: MessageInitShape<DescMessage>, options: CallOptions = {}) => {
+      const started = process.hrtime.bigint();
+      const span = openSpan(method, { kind: SpanKind.CLIENT, attributes: { "rpc.system.name": "grpc", "rpc.method": method } });
+      const ctx: RequestContext | undefined = span.context ?? currentContext();
+      const deadline = new Date(Date.now() + (options.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+      try {
+        const res = await send(create(m.input, request), {
+          requestId: ctx?.requestId ?? newRequestId(),
+          traceparent: ctx?.traceparent,
+          authorization,
+          deadline,
+        });
+        rpcClientDuration.observe({ method, code: "OK" }, secondsSince(started));
+        span.end();
+        return res;
+      } catch (failure) {
+        const err = failure as grpc.ServiceError;
+        rpcClientDuration.observe({ method, code: grpc.status[err.code] ?? String(err.code) }, secondsSince(started));
+        span.end(isFault(err.code) ? err : undefined);
+        throw fromServiceError(err);
+      }
+    };
   }
   return out as ServiceClient<S>;
 }

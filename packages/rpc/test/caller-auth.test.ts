@@ -29,8 +29,8 @@ describe("gRPC callers: per-process tokens checked against the server's list", (
   });
   afterAll(() => server.stop(200));
 
-  const ask = async (token?: string) => {
-    const client = createClient(healthV1.HealthService, address, token === undefined ? {} : { token });
+  const ask = async (token?: string, inProcess = false) => {
+    const client = createClient(healthV1.HealthService, inProcess ? server.inProcess() : address, token === undefined ? {} : { token });
     try {
       return await client.check({});
     } finally {
@@ -38,18 +38,22 @@ describe("gRPC callers: per-process tokens checked against the server's list", (
     }
   };
 
-  it("serves a listed caller and names it in the call context", async () => {
-    await expect(ask(GATEWAY_TOKEN)).resolves.toMatchObject({ service: "payments" });
+  // In process (embedded mode) as over the network: the token is checked all the same.
+  it.each([false, true])("serves a listed caller and names it in the call context (in process: %s)", async (inProcess) => {
+    await expect(ask(GATEWAY_TOKEN, inProcess)).resolves.toMatchObject({ service: "payments" });
     expect(seen.at(-1)?.caller).toBe("gateway");
   });
 
-  it("refuses, before the handler runs, a call without a token, with another process's token, a forged or a short one: UNAUTHENTICATED, an internal error to the caller", async () => {
-    const before = seen.length;
-    for (const token of [undefined, CATALOG_TOKEN, "f".repeat(64), GATEWAY_TOKEN.slice(0, 31), `${GATEWAY_TOKEN}x`]) {
-      await expect(ask(token)).rejects.toMatchObject({ slug: "internal" });
-    }
-    expect(seen.length).toBe(before);
-  });
+  it.each([false, true])(
+    "refuses, before the handler runs, a call without a token, with another process's token, a forged or a short one: UNAUTHENTICATED, an internal error to the caller (in process: %s)",
+    async (inProcess) => {
+      const before = seen.length;
+      for (const token of [undefined, CATALOG_TOKEN, "f".repeat(64), GATEWAY_TOKEN.slice(0, 31), `${GATEWAY_TOKEN}x`]) {
+        await expect(ask(token, inProcess)).rejects.toMatchObject({ slug: "internal" });
+      }
+      expect(seen.length).toBe(before);
+    },
+  );
 
   it("leaves grpc.health.v1 open: the kubelet's probes carry no token", async () => {
     expect(await grpcHealth(address, "")).toBe("SERVING");

@@ -1,8 +1,24 @@
 import { webhooksV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
-import { createClient, currentContext, runWithContext, RpcServer, type CallContext, type ServiceClient } from "../src";
+import { createClient, currentContext, runWithContext, RpcServer, type CallContext, type ServiceClient, type ServiceImplementation } from "../src";
 
-describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
+const unused = () => Promise.reject(new Error("not called by this test"));
+const UNUSED: ServiceImplementation<typeof webhooksV1.WebhooksService> = {
+  registerEndpoint: unused,
+  listEndpoints: unused,
+  deleteEndpoint: unused,
+  listDeliveries: unused,
+  getDelivery: unused,
+  verificationKeys: unused,
+  rotateSigningKey: unused,
+  listRecordedEvents: unused,
+};
+
+// Every promise of the adapter holds on both transports: gRPC over loopback, and in process (embedded mode).
+describe.each([
+  ["over @grpc/grpc-js", (_server: RpcServer, port: number) => `127.0.0.1:${port}`],
+  ["in process", (server: RpcServer) => server.inProcess()],
+] as const)("rpc adapter (protobuf-es descriptors) %s", (_transport, targetOf) => {
   let server: RpcServer;
   let client: ServiceClient<typeof webhooksV1.WebhooksService>;
   const seen: CallContext[] = [];
@@ -10,15 +26,8 @@ describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
 
   beforeAll(async () => {
     server = new RpcServer({ onError: (_e, method) => errors.push(method) });
-    const unused = () => Promise.reject(new Error("not called by this test"));
     server.add(webhooksV1.WebhooksService, {
-      registerEndpoint: unused,
-      listEndpoints: unused,
-      deleteEndpoint: unused,
-      listDeliveries: unused,
-      getDelivery: unused,
-      verificationKeys: unused,
-      rotateSigningKey: unused,
+      ...UNUSED,
       async listRecordedEvents(req, ctx) {
         seen.push(ctx);
         expect(currentContext()?.requestId).toBe(ctx.requestId);
@@ -31,7 +40,7 @@ describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
       },
     });
     const port = await server.listen("127.0.0.1", 0);
-    client = createClient(webhooksV1.WebhooksService, `127.0.0.1:${port}`);
+    client = createClient(webhooksV1.WebhooksService, targetOf(server, port));
   });
 
   afterAll(async () => {
@@ -78,9 +87,39 @@ describe("rpc adapter (protobuf-es descriptors over @grpc/grpc-js)", () => {
     await expect(client.listRecordedEvents({ accountId: "slow" }, { timeoutMs: 50 })).rejects.toMatchObject({ slug: "unavailable" });
   });
 
-  it("fails with unavailable when nothing listens", async () => {
+  it("fails with unavailable when nothing listens, or the server has stopped", async () => {
     const dead = createClient(webhooksV1.WebhooksService, "127.0.0.1:1", { timeoutMs: 300 });
     await expect(dead.listRecordedEvents({ accountId: "x" })).rejects.toMatchObject({ slug: "unavailable" });
     dead.close();
+    const stopped = new RpcServer();
+    stopped.add(webhooksV1.WebhooksService, UNUSED);
+    const late = createClient(webhooksV1.WebhooksService, stopped.inProcess());
+    await stopped.stop(100);
+    await expect(late.listRecordedEvents({ accountId: "x" })).rejects.toMatchObject({ slug: "unavailable" });
+  });
+
+  it("lets a call in flight finish before its server stops", async () => {
+    const other = new RpcServer();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let finished = false;
+    other.add(webhooksV1.WebhooksService, {
+      ...UNUSED,
+      listRecordedEvents: async () => {
+        await held;
+        finished = true;
+        return { events: [] };
+      },
+    });
+    const port = await other.listen("127.0.0.1", 0);
+    const c = createClient(webhooksV1.WebhooksService, targetOf(other, port));
+    const call = c.listRecordedEvents({ accountId: "a" });
+    await new Promise((r) => setTimeout(r, 50));
+    const stopped = other.stop(2_000);
+    setTimeout(release, 100);
+    await stopped;
+    expect(finished).toBe(true);
+    await expect(call).resolves.toMatchObject({ events: [] });
+    c.close();
   });
 });

@@ -1,0 +1,67 @@
+/**
+ * Where a V8 CPU profile's time went (`--cpu-prof`), for the per-stage tables
+ * of bench/README.md: self time summed by where the code lives (a package of
+ * node_modules, one of our packages or services, node's own internals, the
+ * garbage collector, idle), and the heaviest functions.
+ *
+ *   npx tsx bench/src/lib/profile-summary.ts <file.cpuprofile> [top]
+ */
+import { readFileSync } from "node:fs";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** Where a frame's code lives: `pkg <name>`, `ours <dir>`, `node <module>`, or V8's own bucket. */
+export function placeOf(url: string, functionName: string): string {
+  if (!url) return functionName.startsWith("(") ? functionName : "(native)";
+  const modules = url.lastIndexOf("/node_modules/");
+  if (modules >= 0) {
+    const rest = url.slice(modules + "/node_modules/".length).split("/");
+    return `pkg ${rest[0]!.startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]}`;
+  }
+  if (url.startsWith("node:")) return `node ${url.slice(5).split("/")[0]}`;
+  const ours = /\/(services|packages|deploy|bench)\/([^/]+)\//.exec(url);
+  if (ours) return `ours ${ours[1]}/${ours[2]}`;
+  return url;
+}
+
+export function summarize(profile: Profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = (profile.endTime - profile.startTime) / 1000;
+  const places = new Map<string, number>();
+  const functions = new Map<string, number>();
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const place = placeOf(url, functionName);
+    places.set(place, (places.get(place) ?? 0) + us / 1000);
+    const fn = `${functionName || "(anonymous)"} ${url ? `${url.replace(/^.*\/(node_modules|services|packages)\//, "$1/")}:${lineNumber + 1}` : ""}`;
+    functions.set(fn, (functions.get(fn) ?? 0) + us / 1000);
+  }
+  const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]);
+  return { totalMs: total, places: sorted(places), functions: sorted(functions) };
+}
+
+if (require.main === module) {
+  const [file, top = "40"] = process.argv.slice(2);
+  if (!file) throw new Error("usage: profile-summary <file.cpuprofile> [top]");
+  const s = summarize(JSON.parse(readFileSync(file, "utf8")) as Profile);
+  const busy = s.places.filter(([p]) => p !== "(idle)").reduce((n, [, ms]) => n + ms, 0);
+  console.log(`profile ${(s.totalMs / 1000).toFixed(1)} s, busy ${(busy / 1000).toFixed(1)} s`);
+  for (const [place, ms] of s.places.slice(0, Number(top)))
+    console.log(`${((100 * ms) / busy).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(7)} ms  ${place}`);
+  console.log("");
+  for (const [fn, ms] of s.functions.slice(0, Number(top)))
+    console.log(`${((100 * ms) / busy).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(7)} ms  ${fn}`);
+}
