@@ -153,6 +153,33 @@ describeOnEachDatabase("webhook delivery", "webhooks", (open) => {
     expect(reportsOnly.rekeyed).toBe(false);
   });
 
+  it("records an event no receiver asked for once, in the one statement that found none: no receiver, another event's receiver, a disabled one", async () => {
+    const recordedRows = (eventId: string) =>
+      db.selectFrom("recorded_events").select(["event_id", "type", "test_mode"]).where("event_id", "=", eventId).execute();
+    const none = newAccount();
+    const first = paymentSettledEnvelope(none, { at: rig.now() });
+    expect(await rig.dispatcher.fanOut(paid, first)).toBe(0);
+    expect(await rig.dispatcher.fanOut(paid, first)).toBe(0); // redelivered: still one row
+    expect(await recordedRows(first.eventId)).toEqual([{ event_id: first.eventId, type: first.type, test_mode: first.testMode }]);
+
+    const others = newAccount();
+    const reportsOnly = await register(others, "/reports-only", ["checkout.reported"]);
+    const disabled = await register(others, "/disabled");
+    await db.updateTable("endpoints").set({ active: false, disabled_reason: "gone", disabled_at: rig.now() }).where("id", "=", disabled.endpoint.id).execute();
+    const second = paymentSettledEnvelope(others, { at: rig.now() });
+    expect(await rig.dispatcher.fanOut(paid, second)).toBe(0);
+    expect(await recordedRows(second.eventId)).toHaveLength(1);
+    expect([...(await deliveriesOf(reportsOnly.endpoint.id)), ...(await deliveriesOf(disabled.endpoint.id))]).toEqual([]);
+
+    // The same account with a receiver of the event: recorded with its delivery (nothing was written by the look).
+    const paidToo = await register(others, "/paid");
+    const third = paymentSettledEnvelope(others, { at: rig.now() });
+    expect(await rig.dispatcher.fanOut(paid, third)).toBe(1);
+    expect(await recordedRows(third.eventId)).toHaveLength(1);
+    expect((await deliveriesOf(paidToo.endpoint.id)).map((d) => d.event_id)).toEqual([third.eventId]);
+    await rig.dispatcher.drain();
+  });
+
   it("retries a failing receiver under the same webhook-id with a fresh timestamp and signature, and records every attempt", async () => {
     const account = newAccount();
     const { endpoint, secret } = await register(account);

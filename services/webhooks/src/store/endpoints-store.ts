@@ -82,8 +82,6 @@ export const endpointsStore = {
     return q.orderBy("e.created_at", "desc").orderBy("e.id", "desc").limit(page.limit).execute();
   },
   /** The active receivers of an account, with their subscriptions (the fan-out of one event). */
-  activeForAccount: (db: WebhooksDb, accountId: string) =>
-    db.selectFrom("endpoints").select(["id", "events"]).where("account_id", "=", accountId).where("active", "=", true).execute(),
   delete: (db: WebhooksDb, id: string) => db.deleteFrom("endpoints").where("id", "=", id).execute(),
   disable: (db: WebhooksDb, id: string, reason: string, at: Date) =>
     db

@@ -1,3 +1,4 @@
+import { sql } from "@c402/db";
 import type { Generated, Kysely, Selectable } from "kysely";
 
 interface RecordedEventsTable {
@@ -98,14 +99,45 @@ export interface PageQuery {
 
 export const webhooksStore = {
   /** Records an event unless its id is already recorded; true when it was new. */
-  async recordOnce(db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">): Promise<boolean> {
-    const inserted = await db
-      .insertInto("recorded_events")
-      .values({ ...row, payload: Buffer.from(row.payload) })
-      .onConflict((oc) => oc.column("event_id").doNothing())
-      .returning("event_id")
-      .executeTakeFirst();
-    return inserted !== undefined;
+  /**
+   * The account's active receivers of `event`; when it has none, the event is
+   * recorded in the same statement (there is nothing to deliver, so nothing
+   * else to write). With receivers, nothing is written: the caller records the
+   * event with its deliveries (deliveriesStore.recordWithDeliveries).
+   */
+  async receiversOrRecord(db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">, event: string): Promise<string[]> {
+    const receivers = await db
+      .with("receivers", (qb) =>
+        qb
+          .selectFrom("endpoints")
+          .select("id")
+          .where("account_id", "=", row.account_id)
+          .where("active", "=", true)
+          .where(sql<boolean>`events @> ${JSON.stringify([event])}::jsonb`),
+      )
+      .with("recorded", (qb) =>
+        qb
+          .insertInto("recorded_events")
+          .columns(["event_id", "type", "account_id", "aggregate_id", "test_mode", "payload", "occurred_at"])
+          .expression(
+            qb
+              .selectNoFrom([
+                sql<string>`${row.event_id}::text`.as("event_id"),
+                sql<string>`${row.type}::text`.as("type"),
+                sql<string>`${row.account_id}::text`.as("account_id"),
+                sql<string>`${row.aggregate_id}::text`.as("aggregate_id"),
+                sql<boolean>`${row.test_mode}::boolean`.as("test_mode"),
+                sql<Buffer>`${Buffer.from(row.payload)}::bytea`.as("payload"),
+                sql<Date>`${row.occurred_at}::timestamptz`.as("occurred_at"),
+              ])
+              .where(({ not, exists, selectFrom }) => not(exists(selectFrom("receivers").select("id")))),
+          )
+          .onConflict((oc) => oc.column("event_id").doNothing()),
+      )
+      .selectFrom("receivers")
+      .select("id")
+      .execute();
+    return receivers.map((r) => r.id);
   },
   listForAccount: (db: WebhooksDb, accountId: string) =>
     db.selectFrom("recorded_events").selectAll().where("account_id", "=", accountId).orderBy("occurred_at", "desc").orderBy("event_id").execute(),
