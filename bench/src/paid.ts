@@ -1,17 +1,27 @@
 /**
- * The paid path (issue 16): paid rehearsals per second on our /c/{id}/test
- * face at BENCH_PAID_BUYERS closed-loop buyers, embedded mode (every service
- * and PGlite in one process).
+ * The paid path (issue 16), side by side in one run:
+ *  1. paid rehearsals per second on our /c/{id}/test face at BENCH_PAID_BUYERS
+ *     closed-loop buyers, embedded mode (every service and PGlite in one
+ *     process): the payment verified, recorded with its event, the event
+ *     published and recorded by webhooks, the goods and receipt answered;
+ *  2. the official stack doing less: @x402/express with its in-process
+ *     facilitator whose settle is simulated (verify real, settle answers
+ *     success without the chain, nothing persisted), same buyers, same load.
+ * Each server runs in its own child process; this process only generates load.
  */
+import { devchainKey } from "@c402/devchain";
+import { TestUSDC } from "@c402/evm-contracts";
+import { decodeHeader, type PaymentRequired } from "@c402/x402";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { createPublicClient, createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { decodeHeader, type PaymentRequired } from "@c402/x402";
 import { startChild } from "./lib/child";
 import { call, signIn } from "./lib/http";
-import { closedLoop, presign } from "./lib/paid-load";
+import { closedLoop, presign, type PaidFigures } from "./lib/paid-load";
 import { f1, log, num, runBenchmark } from "./lib/report";
 import { roundTripsPer, scrapeRoundTrips } from "./lib/round-trips";
+import type { OfficialInfo } from "./servers/official";
 import type { OursInfo } from "./servers/ours";
 
 const config = {
@@ -20,10 +30,30 @@ const config = {
   warmup: num("BENCH_PAID_WARMUP", 400, 100),
 };
 
+/** Issue 16's targets: payments per second embedded, its p99, and ours against the official stack with a simulated settle. */
+const TARGET_EMBEDDED_PER_SECOND = 500;
+const TARGET_EMBEDDED_P99_MS = 50;
+const TARGET_AGAINST_OFFICIAL = 1.0;
+/** Devchain account that mints the official run's buyers their (never spent) test USDC; the official facilitator signs with 11. */
+const FUNDER_INDEX = 12;
+const OFFICIAL_FACILITATOR_INDEX = 11;
+
 function profileArgs(name: string): string[] {
   const dir = process.env.BENCH_CPU_PROF_DIR;
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, name)}`] : [];
 }
+
+async function requiredOf(url: string): Promise<PaymentRequired> {
+  const quoted = await call(url);
+  const header = quoted.headers.get("payment-required");
+  if (quoted.status !== 402 || !header) throw new Error(`GET ${url}: expected 402 with PAYMENT-REQUIRED, got ${quoted.status}`);
+  return decodeHeader(header) as unknown as PaymentRequired;
+}
+
+const statuses = (r: PaidFigures) =>
+  `${r.ok}/${r.total} paid in ${r.seconds.toFixed(2)} s [${Object.entries(r.statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(" ")}]${r.failures.length ? `; ${r.failures.join(" | ")}` : ""}`;
 
 async function main() {
   const loadAtStart = loadavg()[0]!;
@@ -33,8 +63,9 @@ async function main() {
     { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn" },
     { execArgv: profileArgs("ours") },
   );
+  const children = [ours];
   try {
-    const { baseUrl } = ours.info;
+    const { baseUrl, devchain } = ours.info;
     const seller = await signIn(baseUrl);
     const created = await call(`${baseUrl}/v1/checkouts`, {
       method: "POST",
@@ -43,33 +74,81 @@ async function main() {
     });
     if (created.status !== 201) throw new Error(`create checkout: ${created.status} ${created.text}`);
     const url = `${baseUrl}/c/${created.body.id as string}/test`;
-    const quoted = await call(url);
-    const required = decodeHeader(quoted.headers.get("payment-required") ?? "") as unknown as PaymentRequired;
+    const required = await requiredOf(url);
+    const live = (await requiredOf(`${baseUrl}/c/${created.body.id as string}`)).accepts[0]!;
     const buyers = Array.from({ length: config.buyers }, () => privateKeyToAccount(generatePrivateKey()));
-    log(`pre-signing ${config.warmup + config.payments} payments…`);
+    log(`ours: pre-signing ${config.warmup + config.payments} payments…`);
     const warm = await presign(required, buyers, config.warmup);
     const payments = await presign(required, buyers, config.payments);
     await closedLoop(url, warm, config.buyers);
-    log(`paid rehearsal: ${config.payments} payments, ${config.buyers} buyers…`);
+    log(`ours: ${config.payments} paid rehearsals, ${config.buyers} buyers…`);
     const before = await scrapeRoundTrips(ours.info.metricsUrl);
     const profileDir = process.env.BENCH_PROFILE_WINDOW_DIR;
     const stopProfile = profileDir ? await ours.profile(join(profileDir, "ours-paid.cpuprofile")) : undefined;
     const cpuBefore = await ours.cpuMs();
-    const r = await closedLoop(url, payments, config.buyers);
-    const cpuPerPayment = ((await ours.cpuMs()) - cpuBefore) / r.total;
+    const rehearsal = await closedLoop(url, payments, config.buyers);
+    const cpuPerPayment = ((await ours.cpuMs()) - cpuBefore) / rehearsal.total;
     await stopProfile?.();
-    const trips = roundTripsPer(before, await scrapeRoundTrips(ours.info.metricsUrl), r.total);
+    const trips = roundTripsPer(before, await scrapeRoundTrips(ours.info.metricsUrl), rehearsal.total);
+
+    // The official stack on the same devchain, same offer, settle simulated. Its verify reads the buyer's balance, so
+    // the buyers hold the price once (a simulated settle never spends it).
+    log("starting the official @x402/express server (in-process facilitator, simulated settle) in a child process…");
+    const official = await startChild<OfficialInfo>(
+      join(__dirname, "servers/official.ts"),
+      {
+        BENCH_RPC_URL: devchain.url,
+        BENCH_FACILITATOR_KEY: devchainKey(devchain.mnemonic, OFFICIAL_FACILITATOR_INDEX),
+        BENCH_PAY_TO: seller.seller,
+        BENCH_AMOUNT: live.amount,
+        BENCH_ASSET: live.asset,
+        BENCH_SIMULATED_SETTLE: "1",
+      },
+      { execArgv: profileArgs("official") },
+    );
+    children.push(official as never);
+    const pub = createPublicClient({ transport: http(devchain.url) });
+    const funder = createWalletClient({ account: privateKeyToAccount(devchainKey(devchain.mnemonic, FUNDER_INDEX)), transport: http(devchain.url) });
+    for (const b of buyers) {
+      const hash = await funder.writeContract({
+        address: devchain.usdc,
+        abi: TestUSDC.abi,
+        functionName: "mint",
+        args: [b.address, BigInt(live.amount)],
+        chain: null,
+      });
+      await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    }
+    const officialRequired = await requiredOf(official.info.url);
+    log(`official: pre-signing ${config.warmup + config.payments} payments…`);
+    const officialWarm = await presign(officialRequired, buyers, config.warmup);
+    const officialPayments = await presign(officialRequired, buyers, config.payments);
+    await closedLoop(official.info.url, officialWarm, config.buyers);
+    log(`official: ${config.payments} paid requests, ${config.buyers} buyers…`);
+    const officialCpuBefore = await official.cpuMs();
+    const simulated = await closedLoop(official.info.url, officialPayments, config.buyers);
+    const officialCpuPerPayment = ((await official.cpuMs()) - officialCpuBefore) / simulated.total;
+
+    const ratio = rehearsal.perSecond / simulated.perSecond;
+    const rateVerdict = rehearsal.perSecond >= TARGET_EMBEDDED_PER_SECOND ? "PASS" : "BELOW TARGET";
+    const p99Verdict = rehearsal.p99 <= TARGET_EMBEDDED_P99_MS ? "PASS" : "ABOVE TARGET";
     process.stdout.write(
       [
         "",
-        `paid path (${cpus().length} cores, node ${process.version}); 1-min load ${loadAtStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end`,
-        `paid rehearsal embedded  ${f1(r.perSecond)} payments/s (p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms) ${r.ok}/${r.total} ${JSON.stringify(r.statuses)} ${r.failures.join(" | ")}`,
-        `               server CPU per payment ${cpuPerPayment.toFixed(2)} ms; round trips per payment: ${trips}`,
+        `paid-path benchmark (${cpus().length} cores, node ${process.version}; ${cpus()[0]?.model.trim() ?? "unknown cpu"})`,
+        `  1-min load average ${loadAtStart.toFixed(2)} at start, ${loadavg()[0]!.toFixed(2)} at end; ${config.buyers} closed-loop buyers, each payment a fresh pre-signed authorization`,
+        "",
+        `paid rehearsal  embedded  ${f1(rehearsal.perSecond)} payments/s (target ≥${TARGET_EMBEDDED_PER_SECOND}) ${rateVerdict} | p50 ${f1(rehearsal.p50)} ms, p99 ${f1(rehearsal.p99)} ms (target ≤${TARGET_EMBEDDED_P99_MS}) ${p99Verdict}`,
+        `                (${statuses(rehearsal)}; server CPU ${cpuPerPayment.toFixed(2)} ms per payment)`,
+        `                round trips per payment: ${trips}`,
+        `against official @x402/express, in-process facilitator, settle simulated  ${f1(simulated.perSecond)} payments/s (p50 ${f1(simulated.p50)} ms, p99 ${f1(simulated.p99)} ms) | ours ${ratio.toFixed(2)}× (target ≥${TARGET_AGAINST_OFFICIAL}×) ${ratio >= TARGET_AGAINST_OFFICIAL ? "PASS" : "BELOW TARGET"}`,
+        `                (${statuses(simulated)}; server CPU ${officialCpuPerPayment.toFixed(2)} ms per payment; it verifies on the devchain and keeps no record)`,
         "",
       ].join("\n"),
     );
   } finally {
-    await ours.stop();
+    log("stopping servers…");
+    for (const c of children.reverse()) await c.stop().catch(() => undefined);
   }
 }
 

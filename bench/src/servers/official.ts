@@ -4,7 +4,8 @@
  * FacilitatorClient is an in-process official facilitator (`x402Facilitator`
  * with the EVM `exact` facilitator scheme) signing with one devchain account.
  * The protected route sells the same thing as our checkout: the same atomic
- * amount of the same USDC on eip155:84532.
+ * amount of the same USDC on eip155:84532. With BENCH_SIMULATED_SETTLE=1 its
+ * settle is simulated (see below).
  */
 import { x402Facilitator } from "@x402/core/facilitator";
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
@@ -13,7 +14,7 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme as registerFacilitatorScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware } from "@x402/express";
-import { createPublicClient, createWalletClient, http, nonceManager, type Chain, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, keccak256, nonceManager, toHex, type Chain, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort, serveChild } from "../lib/child";
 import { express } from "../lib/untyped";
@@ -68,9 +69,20 @@ serveChild<OfficialInfo>(async () => {
   });
   const facilitator = new x402Facilitator();
   registerFacilitatorScheme(facilitator, { signer, networks: network });
+  // BENCH_SIMULATED_SETTLE=1: the official stack doing less than ours on the paid path (issue 16): verify
+  // is real (the signature, the buyer's balance on the devchain), settle answers success without the chain,
+  // and nothing is persisted anywhere.
+  const simulated = process.env.BENCH_SIMULATED_SETTLE === "1";
   const facilitatorClient: FacilitatorClient = {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    settle: simulated
+      ? async (payload, requirements) => ({
+          success: true,
+          transaction: keccak256(toHex(JSON.stringify(payload.payload))),
+          network: requirements.network,
+          payer: (payload.payload as { authorization: { from: string } }).authorization.from,
+        })
+      : (payload, requirements) => facilitator.settle(payload, requirements),
     getSupported: async () => facilitator.getSupported() as SupportedResponse,
   };
 
