@@ -6,17 +6,23 @@
  *     published and recorded by webhooks, the goods and receipt answered;
  *  2. the official stack doing less: @x402/express with its in-process
  *     facilitator whose settle is simulated (verify real, settle answers
- *     success without the chain, nothing persisted), same buyers, same load.
+ *     success without the chain, nothing persisted), same buyers, same load;
+ *  3. the same paid rehearsals in distributed mode (every service its own
+ *     process, PostgreSQL, Kafka, Redis: deploy/local/src/run.ts), with one
+ *     process of each service and gateway, then two (the load spread over both
+ *     gateways). BENCH_PAID_DISTRIBUTED=0 leaves it out.
  * Each server runs in its own child process; this process only generates load.
  */
 import { devchainKey } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
 import { decodeHeader, type PaymentRequired } from "@c402/x402";
-import { cpus, loadavg } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { startChild } from "./lib/child";
+import { startChild, type Child } from "./lib/child";
+import { dropDatabase, startSystem, type System } from "./lib/distributed-system";
 import { call, signIn } from "./lib/http";
 import { closedLoop, presign, type PaidFigures } from "./lib/paid-load";
 import { f1, log, num, runBenchmark } from "./lib/report";
@@ -28,12 +34,22 @@ const config = {
   buyers: num("BENCH_PAID_BUYERS", 16, 16),
   payments: num("BENCH_PAID_PAYMENTS", 3_000, 600),
   warmup: num("BENCH_PAID_WARMUP", 400, 100),
+  distributed: process.env.BENCH_PAID_DISTRIBUTED !== "0",
+  system: {
+    postgres: process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    kafka: process.env.BENCH_KAFKA_BROKERS ?? "127.0.0.1:19092",
+    redis: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
+    logLevel: process.env.BENCH_LOG_LEVEL ?? "warn",
+    cpuProfDir: process.env.BENCH_CPU_PROF_DIR,
+    databasePrefix: "c402_bench_paid",
+  },
 };
 
 /** Issue 16's targets: payments per second embedded, its p99, and ours against the official stack with a simulated settle. */
 const TARGET_EMBEDDED_PER_SECOND = 500;
 const TARGET_EMBEDDED_P99_MS = 50;
 const TARGET_AGAINST_OFFICIAL = 1.0;
+const TARGET_DISTRIBUTED_PER_SECOND = 1_000;
 /** Devchain account that mints the official run's buyers their (never spent) test USDC; the official facilitator signs with 11. */
 const FUNDER_INDEX = 12;
 const OFFICIAL_FACILITATOR_INDEX = 11;
@@ -55,6 +71,36 @@ const statuses = (r: PaidFigures) =>
     .map(([s, n]) => `${s}×${n}`)
     .join(" ")}]${r.failures.length ? `; ${r.failures.join(" | ")}` : ""}`;
 
+/** Paid rehearsals on the distributed system with `replicas` processes of each service and gateway. */
+async function distributedRun(replicas: number): Promise<PaidFigures> {
+  const logDir = mkdtempSync(join(tmpdir(), "c402-bench-paid-"));
+  const databases: string[] = [];
+  let system: System | undefined;
+  try {
+    log(`distributed, ${replicas} of each process: starting the system (Kafka ${config.system.kafka}, Redis, PostgreSQL)…`);
+    system = await startSystem({ ...config.system, replicas }, logDir, databases);
+    const { key } = await signIn(system.baseUrl);
+    const created = await call(`${system.baseUrl}/v1/checkouts`, {
+      method: "POST",
+      key,
+      body: { title: "Live weather", price_usd: "0.10", payload: { temp_c: 22 }, test_mode: false, reusable: true },
+    });
+    if (created.status !== 201) throw new Error(`create checkout: ${created.status} ${created.text}`);
+    const faces = system.gatewayUrls.map((gateway) => `${gateway}/c/${created.body.id as string}/test`);
+    const required = await requiredOf(faces[0]!);
+    const buyers = Array.from({ length: config.buyers }, () => privateKeyToAccount(generatePrivateKey()));
+    const warm = await presign(required, buyers, config.warmup);
+    const payments = await presign(required, buyers, config.payments);
+    await closedLoop(faces, warm, config.buyers);
+    log(`distributed, ${replicas} of each process: ${config.payments} paid rehearsals, ${config.buyers} buyers over ${faces.length} gateway(s)…`);
+    return await closedLoop(faces, payments, config.buyers);
+  } finally {
+    await system?.stop().catch(() => undefined);
+    for (const d of databases) await dropDatabase(config.system.postgres, d).catch((err: unknown) => log(`could not drop database ${d}: ${String(err)}`));
+    rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   const loadAtStart = loadavg()[0]!;
   log("starting c402 (embedded system + devchain) in a child process…");
@@ -63,7 +109,7 @@ async function main() {
     { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn" },
     { execArgv: profileArgs("ours") },
   );
-  const children = [ours];
+  const children: Child<unknown>[] = [ours];
   try {
     const { baseUrl, devchain } = ours.info;
     const seller = await signIn(baseUrl);
@@ -106,7 +152,7 @@ async function main() {
       },
       { execArgv: profileArgs("official") },
     );
-    children.push(official as never);
+    children.push(official);
     const pub = createPublicClient({ transport: http(devchain.url) });
     const funder = createWalletClient({ account: privateKeyToAccount(devchainKey(devchain.mnemonic, FUNDER_INDEX)), transport: http(devchain.url) });
     for (const b of buyers) {
@@ -129,6 +175,13 @@ async function main() {
     const simulated = await closedLoop(official.info.url, officialPayments, config.buyers);
     const officialCpuPerPayment = ((await official.cpuMs()) - officialCpuBefore) / simulated.total;
 
+    await official.stop();
+    await ours.stop();
+    children.length = 0;
+
+    const distributed: [number, PaidFigures][] = [];
+    if (config.distributed) for (const replicas of [1, 2]) distributed.push([replicas, await distributedRun(replicas)]);
+
     const ratio = rehearsal.perSecond / simulated.perSecond;
     const rateVerdict = rehearsal.perSecond >= TARGET_EMBEDDED_PER_SECOND ? "PASS" : "BELOW TARGET";
     const p99Verdict = rehearsal.p99 <= TARGET_EMBEDDED_P99_MS ? "PASS" : "ABOVE TARGET";
@@ -143,6 +196,13 @@ async function main() {
         `                round trips per payment: ${trips}`,
         `against official @x402/express, in-process facilitator, settle simulated  ${f1(simulated.perSecond)} payments/s (p50 ${f1(simulated.p50)} ms, p99 ${f1(simulated.p99)} ms) | ours ${ratio.toFixed(2)}× (target ≥${TARGET_AGAINST_OFFICIAL}×) ${ratio >= TARGET_AGAINST_OFFICIAL ? "PASS" : "BELOW TARGET"}`,
         `                (${statuses(simulated)}; server CPU ${officialCpuPerPayment.toFixed(2)} ms per payment; it verifies on the devchain and keeps no record)`,
+        ...distributed.flatMap(([replicas, r]) => [
+          `paid rehearsal  distributed, ${replicas} of each process  ${f1(r.perSecond)} payments/s (target ≥${TARGET_DISTRIBUTED_PER_SECOND}) ${r.perSecond >= TARGET_DISTRIBUTED_PER_SECOND ? "PASS" : "BELOW TARGET"} | p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms`,
+          `                (${statuses(r)})`,
+        ]),
+        ...(distributed.length === 2
+          ? [`                two of each against one: ${(distributed[1]![1].perSecond / distributed[0]![1].perSecond).toFixed(2)}×`]
+          : []),
         "",
       ].join("\n"),
     );

@@ -19,21 +19,19 @@
  * stopped. Targets are reported, never enforced: the exit code is 0 whenever
  * the run completes.
  */
-import { fork, spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { fork } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { connect } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired, type PaymentRequirements } from "@c402/x402";
 import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { freePort } from "../../deploy/local/src/ports";
 import type { ReceiverInfo, ReceiverMessage } from "./servers/receiver";
 import { f0, f1, log, num, percentile, runBenchmark } from "./lib/report";
 import { call, JSON_ACCEPT, signIn } from "./lib/http";
+import { dropDatabase, reachable, startSystem, type System } from "./lib/distributed-system";
 
 const config = {
   /** Timed seconds of the steady run (after the warm-up). */
@@ -60,7 +58,6 @@ const STEADY_WAIT_MS = 120_000;
 /** What the retry schedule says (services/webhooks/src/domain/retry-schedule.ts), for the report. */
 const SCHEDULE =
   "the first retry due after it came back (30 s ±20% after a failure, then 60 s, 120 s, … ±20%: services/webhooks/src/domain/retry-schedule.ts) gets through, and the rest of the receiver's backlog goes at once";
-const root = resolve(__dirname, "../..");
 
 /** Wall-clock milliseconds with a fraction; the receiver stamps arrivals on the same basis. */
 const clock = () => performance.timeOrigin + performance.now();
@@ -150,130 +147,6 @@ async function waitForArrivals(receiver: Receiver, ids: string[], deadline: numb
 }
 
 // ---------------------------------------------------------------- the distributed system (child process group)
-
-interface System {
-  baseUrl: string;
-  database: string;
-  stop(): Promise<void>;
-}
-
-function reachable(hostPort: string): Promise<boolean> {
-  const [host, port] = [hostPort.slice(0, hostPort.lastIndexOf(":")), Number(hostPort.slice(hostPort.lastIndexOf(":") + 1))];
-  return new Promise((r) => {
-    const s = connect(port, host);
-    const done = (ok: boolean) => {
-      s.destroy();
-      r(ok);
-    };
-    s.setTimeout(2_000, () => done(false));
-    s.once("connect", () => done(true));
-    s.once("error", () => done(false));
-  });
-}
-
-class SystemExited extends Error {}
-
-/**
- * Starts deploy/local/src/run.ts (which provisions a fresh database and starts every service and the gateway)
- * as a process group of its own, so the stop can make sure none of its processes outlives the run.
- */
-async function startSystemOnce(logDir: string, databases: string[]): Promise<System> {
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const database = `c402_bench_webhooks_${randomBytes(4).toString("hex")}`;
-  databases.push(database);
-  const out = openSync(join(logDir, "run.log"), "a");
-  const child: ChildProcess = spawn(join(root, "node_modules/.bin/tsx"), [join(root, "deploy/local/src/run.ts")], {
-    cwd: root,
-    detached: true,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      POSTGRES_ADMIN_URL: config.postgres,
-      C402_DATABASE: database,
-      KAFKA_BROKERS: config.kafka,
-      REDIS_URL: config.redis,
-      LOG_LEVEL: config.logLevel,
-      LOG_DIR: logDir,
-      DATA_DIR: join(logDir, "data"),
-      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-      OUTBOUND_ALLOW_LOOPBACK: "true",
-      OUTBOUND_RESOLVE_NAMES: "false",
-      ...(config.cpuProfDir
-        ? {
-            BENCH_CPU_PROF_DIR: resolve(config.cpuProfDir),
-            NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(__dirname, "lib/cpu-profile.cjs")}`.trim(),
-          }
-        : {}),
-    },
-    stdio: ["ignore", out, out],
-  });
-  closeSync(out);
-  const group = child.pid!;
-  const alive = () => {
-    try {
-      process.kill(-group, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    const deadline = Date.now() + 20_000;
-    while (alive() && Date.now() < deadline) await sleep(200);
-    if (alive()) {
-      log("some processes of the system outlived its stop: killing its process group");
-      try {
-        process.kill(-group, "SIGKILL");
-      } catch {
-        // gone meanwhile
-      }
-      await sleep(500);
-    }
-  };
-  const start = Date.now();
-  try {
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new SystemExited(`run.ts exited (${child.exitCode ?? child.signalCode}) before it was healthy`);
-      try {
-        const res = await fetch(`${baseUrl}/health?deep=true`);
-        if (res.ok && ((await res.json()) as { status?: string }).status === "ok") break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() - start > 240_000) throw new Error(`the system at ${baseUrl} was not healthy after 240 s`);
-      await sleep(250);
-    }
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { baseUrl, database, stop };
-}
-
-/** The gateway's port is picked free and bound seconds later: a system that exits before it is healthy is started again (up to three times). */
-async function startSystem(logDir: string, databases: string[]): Promise<System> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startSystemOnce(logDir, databases);
-    } catch (err) {
-      if (attempt === 3 || !(err instanceof SystemExited)) throw err;
-      log(`the system exited before it was healthy (attempt ${attempt}); starting it again on another port`);
-    }
-  }
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const c = new pg.Client({ connectionString: config.postgres });
-  await c.connect();
-  try {
-    await c.query(`drop database if exists ${name} with (force)`);
-  } finally {
-    await c.end();
-  }
-}
 
 /** One query on the run's database, as the admin (every service's schema is readable). */
 async function query<T>(database: string, text: string, values: unknown[]): Promise<T[]> {
@@ -399,7 +272,7 @@ async function main() {
     (stopping ??= (async () => {
       await system?.stop().catch(() => undefined);
       await receiver?.stop().catch(() => undefined);
-      for (const d of databases) await dropDatabase(d).catch((err: unknown) => log(`could not drop database ${d}: ${String(err)}`));
+      for (const d of databases) await dropDatabase(config.postgres, d).catch((err: unknown) => log(`could not drop database ${d}: ${String(err)}`));
       if (keepLogs) log(`the system's logs are kept in ${logDir}`);
       else rmSync(logDir, { recursive: true, force: true });
     })());
@@ -422,7 +295,7 @@ async function main() {
     log(`starting the distributed system (every service its own process; Kafka ${config.kafka}, Redis, PostgreSQL)…`);
     const systemStart = performance.now();
     keepLogs = true;
-    system = await startSystem(logDir, databases);
+    system = await startSystem({ ...config, databasePrefix: "c402_bench_webhooks" }, logDir, databases);
     keepLogs = false;
     log(`healthy in ${((performance.now() - systemStart) / 1000).toFixed(1)} s at ${system.baseUrl}`);
     const { baseUrl, database } = system;

@@ -93,12 +93,15 @@ export class PaidTally {
 }
 
 /** `workers` clients, each sending its next pre-signed payment as soon as the previous one answered. */
-export async function closedLoop(url: string, payments: string[], workers: number): Promise<PaidFigures> {
+export async function closedLoop(url: string | string[], payments: string[], workers: number): Promise<PaidFigures> {
+  // Several URLs (one face behind each gateway replica): the workers are spread over them.
+  const urls = typeof url === "string" ? [url] : url;
   let next = 0;
   const tally = new PaidTally();
   await Promise.all(
-    Array.from({ length: workers }, async () => {
-      for (let i = next++; i < payments.length; i = next++) await tally.pay(url, payments[i]!);
+    Array.from({ length: workers }, async (_, worker) => {
+      const target = urls[worker % urls.length]!;
+      for (let i = next++; i < payments.length; i = next++) await tally.pay(target, payments[i]!);
     }),
   );
   return tally.figures(tally.elapsedSeconds());

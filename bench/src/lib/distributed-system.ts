@@ -1,0 +1,150 @@
+/**
+ * The distributed system for a benchmark (webhooks.ts, paid.ts): deploy/local/src/run.ts
+ * (every service its own process, PostgreSQL, Kafka, Redis) on a fresh database, started as a
+ * process group of its own so that none of its processes outlives the run, and that database
+ * dropped afterwards.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join, resolve } from "node:path";
+import { freePort } from "../../../deploy/local/src/ports";
+export { dropDatabase } from "../../../deploy/local/src/provision";
+import { log } from "./report";
+
+const root = resolve(__dirname, "../../..");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface SystemSettings {
+  postgres: string;
+  kafka: string;
+  redis: string;
+  logLevel: string;
+  /** Every process writes a V8 CPU profile there when it stops (through ./cpu-profile.cjs). */
+  cpuProfDir?: string | undefined;
+  /** Processes of each service and of the gateway (run.ts's REPLICAS), default 1. */
+  replicas?: number;
+  /** The run's database is named <prefix>_<random>. */
+  databasePrefix: string;
+}
+
+export interface System {
+  baseUrl: string;
+  /** Every gateway's base URL (one per replica), the first being baseUrl. */
+  gatewayUrls: string[];
+  database: string;
+  stop(): Promise<void>;
+}
+
+export function reachable(hostPort: string): Promise<boolean> {
+  const [host, port] = [hostPort.slice(0, hostPort.lastIndexOf(":")), Number(hostPort.slice(hostPort.lastIndexOf(":") + 1))];
+  return new Promise((r) => {
+    const s = connect(port, host);
+    const done = (ok: boolean) => {
+      s.destroy();
+      r(ok);
+    };
+    s.setTimeout(2_000, () => done(false));
+    s.once("connect", () => done(true));
+    s.once("error", () => done(false));
+  });
+}
+
+class SystemExited extends Error {}
+
+/**
+ * Starts deploy/local/src/run.ts (which provisions a fresh database and starts every service and the gateway)
+ * as a process group of its own, so the stop can make sure none of its processes outlives the run.
+ */
+async function startSystemOnce(settings: SystemSettings, logDir: string, databases: string[]): Promise<System> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const database = `${settings.databasePrefix}_${randomBytes(4).toString("hex")}`;
+  databases.push(database);
+  const out = openSync(join(logDir, "run.log"), "a");
+  const child: ChildProcess = spawn(join(root, "node_modules/.bin/tsx"), [join(root, "deploy/local/src/run.ts")], {
+    cwd: root,
+    detached: true,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      POSTGRES_ADMIN_URL: settings.postgres,
+      C402_DATABASE: database,
+      KAFKA_BROKERS: settings.kafka,
+      REDIS_URL: settings.redis,
+      LOG_LEVEL: settings.logLevel,
+      REPLICAS: String(settings.replicas ?? 1),
+      LOG_DIR: logDir,
+      DATA_DIR: join(logDir, "data"),
+      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+      OUTBOUND_ALLOW_LOOPBACK: "true",
+      OUTBOUND_RESOLVE_NAMES: "false",
+      ...(settings.cpuProfDir
+        ? {
+            BENCH_CPU_PROF_DIR: resolve(settings.cpuProfDir),
+            NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(__dirname, "cpu-profile.cjs")}`.trim(),
+          }
+        : {}),
+    },
+    stdio: ["ignore", out, out],
+  });
+  closeSync(out);
+  const group = child.pid!;
+  const alive = () => {
+    try {
+      process.kill(-group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    const deadline = Date.now() + 20_000;
+    while (alive() && Date.now() < deadline) await sleep(200);
+    if (alive()) {
+      log("some processes of the system outlived its stop: killing its process group");
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+      await sleep(500);
+    }
+  };
+  const start = Date.now();
+  try {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new SystemExited(`run.ts exited (${child.exitCode ?? child.signalCode}) before it was healthy`);
+      try {
+        const res = await fetch(`${baseUrl}/health?deep=true`);
+        if (res.ok && ((await res.json()) as { status?: string }).status === "ok") break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() - start > 240_000) throw new Error(`the system at ${baseUrl} was not healthy after 240 s`);
+      await sleep(250);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  // run.ts names every gateway once it is up: "distributed: gateway on <url>, <url>, services …".
+  const named = /distributed: gateway on (.*?), services /.exec(readFileSync(join(logDir, "run.log"), "utf8"))?.[1];
+  const gatewayUrls = named ? named.split(", ") : [baseUrl];
+  return { baseUrl, gatewayUrls, database, stop };
+}
+
+/** The gateway's port is picked free and bound seconds later: a system that exits before it is healthy is started again (up to three times). */
+export async function startSystem(settings: SystemSettings, logDir: string, databases: string[]): Promise<System> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSystemOnce(settings, logDir, databases);
+    } catch (err) {
+      if (attempt === 3 || !(err instanceof SystemExited)) throw err;
+      log(`the system exited before it was healthy (attempt ${attempt}); starting it again on another port`);
+    }
+  }
+}
