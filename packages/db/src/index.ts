@@ -10,6 +10,7 @@ import { PGliteStatements } from "./pglite-statements";
 
 export { sql, type ExpressionBuilder, type Kysely, type Migration, type QueryCreator } from "kysely";
 export { PGliteDialect } from "./pglite-dialect";
+export { reusableStatement } from "./reusable-statement";
 
 /**
  * The database a service sees: a kysely instance whose every table reference is

@@ -2,7 +2,7 @@ import { dbStatements } from "@c402/metrics";
 import { runWithContext } from "@c402/request-context";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
 import { PGlite, parse, protocol } from "@electric-sql/pglite";
-import { EmbeddedPostgres, migrate, openPostgres, sql, type MigrationSet, type ServiceDatabase } from "../src";
+import { EmbeddedPostgres, migrate, openPostgres, reusableStatement, sql, type MigrationSet, type ServiceDatabase } from "../src";
 import { PGliteStatements } from "../src/pglite-statements";
 
 const migrations: MigrationSet = {
@@ -95,6 +95,51 @@ function behavesLikeAServiceDatabase(open: () => Promise<{ a: ServiceDatabase; b
       { id: "nulls", doc: null, raw: null, at: null, flag: null, big: null },
     ]);
     expect(Buffer.from(rows[0]!.raw as Uint8Array)).toEqual(thing.raw);
+  });
+
+  it("runs a reusable statement built once per database and shape, each call with its own values, in its own schema", async () => {
+    let builds = 0;
+    const upsert = reusableStatement(
+      (db, v: { thing: { id: string; doc?: string | null; raw: Buffer; at: Date; flag: boolean; big: bigint }; note: string }) => {
+        builds++;
+        return db
+          .with("written", (q) =>
+            q
+              .insertInto("things")
+              .values(v.thing)
+              .onConflict((oc) => oc.column("id").doNothing())
+              .returning(["id", "doc"]),
+          )
+          .selectFrom("written")
+          .select(["id", "doc", sql<string>`${v.note}::text`.as("note")]);
+      },
+    );
+    const thing = (id: string, doc?: string | null) => ({
+      id,
+      ...(doc === undefined ? {} : { doc }),
+      raw: Buffer.from(id),
+      at: new Date("2026-11-27T10:00:00Z"),
+      flag: id.length % 2 === 0,
+      big: BigInt(id.length) * 2n ** 60n,
+    });
+    expect((await upsert(ctx.a.db, { thing: thing("r1", JSON.stringify({ n: 1 })), note: "first" })).rows).toEqual([
+      { id: "r1", doc: { n: 1 }, note: "first" },
+    ]);
+    expect((await upsert(ctx.a.db, { thing: thing("r22", null), note: "second" })).rows).toEqual([{ id: "r22", doc: null, note: "second" }]);
+    expect((await upsert(ctx.a.db, { thing: thing("r1", "{}"), note: "again" })).rows).toEqual([]); // the conflict: nothing written
+    expect(builds).toBe(1);
+    // Another shape (doc left out): built apart, the column left to its default.
+    expect((await upsert(ctx.a.db, { thing: thing("r333"), note: "third" })).rows).toEqual([{ id: "r333", doc: null, note: "third" }]);
+    // Another service's database: its own schema.
+    expect((await upsert(ctx.b.db, { thing: thing("r1", "[]"), note: "b" })).rows).toEqual([{ id: "r1", doc: [], note: "b" }]);
+    expect(builds).toBe(3);
+    const rows = await ctx.a.db.selectFrom("things").selectAll().where("id", "in", ["r1", "r22", "r333"]).orderBy("id").execute();
+    expect(rows.map((r) => [r.id, r.doc, Buffer.from(r.raw as Uint8Array).toString(), r.flag, r.big])).toEqual([
+      ["r1", { n: 1 }, "r1", true, 2n * 2n ** 60n],
+      ["r22", null, "r22", false, 3n * 2n ** 60n],
+      ["r333", null, "r333", true, 4n * 2n ** 60n],
+    ]);
+    expect(await ctx.b.db.selectFrom("things").select("doc").where("id", "=", "r1").executeTakeFirst()).toEqual({ doc: [] });
   });
 
   it("reports the server's error code and stays usable after it, inside a transaction too", async () => {

@@ -1,4 +1,5 @@
-import { getAddress, hexToBytes, keccak256, stringToBytes, toHex, type Hex, type LocalAccount } from "viem";
+import { bytesToHex, getAddress, hexToBytes, keccak256, stringToBytes, toHex, type Hex, type LocalAccount } from "viem";
+import { keccak256Bytes } from "./keccak";
 import { recoverSigner } from "./recover-signer";
 import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements } from "./wire";
 
@@ -132,8 +133,8 @@ export function authorizationDigest(requirement: PaymentRequirements, authorizat
   const digest = new Uint8Array(2 + 32 + 32);
   digest.set([0x19, 0x01], 0);
   digest.set(domainSeparator(requirement), 2);
-  digest.set(keccak256(words, "bytes"), 34);
-  return keccak256(digest);
+  digest.set(keccak256Bytes(words), 34);
+  return bytesToHex(keccak256Bytes(digest));
 }
 
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
@@ -219,5 +220,5 @@ export async function signExactEvmPayment(
 
 /** A deterministic, clearly synthetic transaction hash for a simulated settlement. */
 export function syntheticTxHash(network: string, payer: string, nonce: string): Hex {
-  return keccak256(toHex(`c402-rehearsal:${network}:${payer.toLowerCase()}:${nonce.toLowerCase()}`));
+  return bytesToHex(keccak256Bytes(stringToBytes(`c402-rehearsal:${network}:${payer.toLowerCase()}:${nonce.toLowerCase()}`)));
 }

@@ -1,5 +1,6 @@
 import secp256k1 from "secp256k1";
-import { getAddress, hexToBytes, keccak256, type Address, type Hex } from "viem";
+import { bytesToHex, getAddress, hexToBytes, type Address, type Hex } from "viem";
+import { keccak256Bytes } from "./keccak";
 
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 
@@ -18,7 +19,7 @@ export function recoverSigner(digest: Hex, signature: string): Address | undefin
   if (recovery === undefined) return undefined;
   try {
     const publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), recovery, hexToBytes(digest), false);
-    return getAddress(`0x${keccak256(publicKey.subarray(1)).slice(-40)}`);
+    return getAddress(bytesToHex(keccak256Bytes(publicKey.subarray(1)).subarray(12)));
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
+import { reusableStatement } from "@c402/db";
 import type { KeyMode, Parties, StoredStatus } from "../domain/checkout-rules";
 
 interface CheckoutsTable {
@@ -110,6 +111,9 @@ export interface IdempotencyScope {
 const inScope = (eb: ExpressionBuilder<CatalogTables, "idempotency_keys">, s: IdempotencyScope) =>
   eb.and({ account_id: s.accountId, mode: s.mode, key: s.key });
 
+/** Every payment and quote reads its checkout: built once (see reusableStatement). */
+const findCheckout = reusableStatement((db: CatalogDb, v: { id: string }) => db.selectFrom("checkouts").selectAll().where("id", "=", v.id));
+
 export const catalogStore = {
   insertCheckout: (db: CatalogDb, row: CheckoutRow) =>
     db
@@ -122,7 +126,7 @@ export const catalogStore = {
       })
       .execute(),
 
-  findCheckout: (db: CatalogDb, id: string) => db.selectFrom("checkouts").selectAll().where("id", "=", id).executeTakeFirst(),
+  findCheckout: async (db: CatalogDb, id: string) => (await findCheckout(db, { id })).rows[0],
 
   /** A keyset page (index checkouts_account_page), summary columns only. */
   listCheckouts: (db: CatalogDb, accountId: string, includeVoided: boolean, page: CheckoutPage): Promise<CheckoutSummaryRow[]> => {

@@ -1,4 +1,5 @@
 import { eventAfter, type OutboxRow } from "@c402/bus";
+import { reusableStatement } from "@c402/db";
 import { sql, type Kysely, type QueryCreator, type Selectable, type SelectQueryBuilder } from "kysely";
 
 interface PaymentsTable {
@@ -104,16 +105,21 @@ export interface LedgerFilter {
 
 export type AuthorizationKey = Pick<PaymentRow, "test_mode" | "network" | "asset" | "payer" | "nonce">;
 
-/** The insert of a payment row that does nothing when its authorization was already used; returns its id. */
-function insertUnlessUsed(db: QueryCreator<PaymentsTables>, row: PaymentRow) {
+/** A payment row as its insert writes it: the JSON columns as their text. */
+function columnsOf(row: PaymentRow): PaymentRow {
+  return {
+    ...row,
+    authorization: JSON.stringify(row.authorization) as unknown as Record<string, string>,
+    parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as Record<string, unknown>,
+  };
+}
+
+/** The insert of a payment row (its columns, see columnsOf) that does nothing when its authorization was already used; returns its id. */
+function insertUnlessUsed(db: QueryCreator<PaymentsTables>, columns: PaymentRow) {
   return (
     db
       .insertInto("payments")
-      .values({
-        ...row,
-        authorization: JSON.stringify(row.authorization) as unknown as Record<string, string>,
-        parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as Record<string, unknown>,
-      })
+      .values(columns)
       // No conflict target: every unique index is an arbiter. With only the authorization as target, a
       // duplicate racing the first insert could trip "one sale per single-shot checkout" first and fail
       // instead of finding the first; the caller tells the two apart by looking the authorization up.
@@ -122,24 +128,28 @@ function insertUnlessUsed(db: QueryCreator<PaymentsTables>, row: PaymentRow) {
   );
 }
 
+/** Every paid rehearsal runs it: built once (see reusableStatement). */
+const insertSettledWithEvent = reusableStatement((db: PaymentsDb, v: { columns: PaymentRow; event: OutboxRow }) =>
+  db
+    .with("inserted", (q) => insertUnlessUsed(q, v.columns))
+    .with("event", eventAfter("inserted", v.event))
+    .selectFrom("inserted")
+    .select("id"),
+);
+
 export const paymentsStore = {
   /**
    * Inserts the payment unless its authorization was already used or, for a
    * live single-shot checkout, a sale is already recorded; true when inserted.
    */
-  insertIfNew: async (db: PaymentsDb, row: PaymentRow) => (await insertUnlessUsed(db, row).executeTakeFirst()) !== undefined,
+  insertIfNew: async (db: PaymentsDb, row: PaymentRow) => (await insertUnlessUsed(db, columnsOf(row)).executeTakeFirst()) !== undefined,
 
   /**
    * Records a rehearsal payment settled and its event in one statement, unless
    * its authorization was already used; true when recorded.
    */
   insertSettledWithEvent: async (db: PaymentsDb, row: PaymentRow, event: OutboxRow) =>
-    (await db
-      .with("inserted", (q) => insertUnlessUsed(q, row))
-      .with("event", eventAfter("inserted", event))
-      .selectFrom("inserted")
-      .select("id")
-      .executeTakeFirst()) !== undefined,
+    (await insertSettledWithEvent(db, { columns: columnsOf(row), event })).rows.length > 0,
 
   findByAuthorization: (db: PaymentsDb, key: AuthorizationKey) =>
     db

@@ -1,4 +1,4 @@
-import { sql } from "@c402/db";
+import { reusableStatement, sql } from "@c402/db";
 import type { Generated, Kysely, Selectable } from "kysely";
 
 interface RecordedEventsTable {
@@ -97,6 +97,40 @@ export interface PageQuery {
   after?: { createdAt: Date; id: string };
 }
 
+/** Every event a webhook could be for runs it: built once (see reusableStatement). */
+const receiversOrRecord = reusableStatement((db: WebhooksDb, v: { row: Omit<RecordedEventRow, "recorded_at">; events: string }) =>
+  db
+    .with("receivers", (qb) =>
+      qb
+        .selectFrom("endpoints")
+        .select("id")
+        .where("account_id", "=", v.row.account_id)
+        .where("active", "=", true)
+        .where(sql<boolean>`events @> ${v.events}::jsonb`),
+    )
+    .with("recorded", (qb) =>
+      qb
+        .insertInto("recorded_events")
+        .columns(["event_id", "type", "account_id", "aggregate_id", "test_mode", "payload", "occurred_at"])
+        .expression(
+          qb
+            .selectNoFrom([
+              sql<string>`${v.row.event_id}::text`.as("event_id"),
+              sql<string>`${v.row.type}::text`.as("type"),
+              sql<string>`${v.row.account_id}::text`.as("account_id"),
+              sql<string>`${v.row.aggregate_id}::text`.as("aggregate_id"),
+              sql<boolean>`${v.row.test_mode}::boolean`.as("test_mode"),
+              sql<Buffer>`${v.row.payload}::bytea`.as("payload"),
+              sql<Date>`${v.row.occurred_at}::timestamptz`.as("occurred_at"),
+            ])
+            .where(({ not, exists, selectFrom }) => not(exists(selectFrom("receivers").select("id")))),
+        )
+        .onConflict((oc) => oc.column("event_id").doNothing()),
+    )
+    .selectFrom("receivers")
+    .select("id"),
+);
+
 export const webhooksStore = {
   /** Records an event unless its id is already recorded; true when it was new. */
   /**
@@ -106,38 +140,8 @@ export const webhooksStore = {
    * event with its deliveries (deliveriesStore.recordWithDeliveries).
    */
   async receiversOrRecord(db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">, event: string): Promise<string[]> {
-    const receivers = await db
-      .with("receivers", (qb) =>
-        qb
-          .selectFrom("endpoints")
-          .select("id")
-          .where("account_id", "=", row.account_id)
-          .where("active", "=", true)
-          .where(sql<boolean>`events @> ${JSON.stringify([event])}::jsonb`),
-      )
-      .with("recorded", (qb) =>
-        qb
-          .insertInto("recorded_events")
-          .columns(["event_id", "type", "account_id", "aggregate_id", "test_mode", "payload", "occurred_at"])
-          .expression(
-            qb
-              .selectNoFrom([
-                sql<string>`${row.event_id}::text`.as("event_id"),
-                sql<string>`${row.type}::text`.as("type"),
-                sql<string>`${row.account_id}::text`.as("account_id"),
-                sql<string>`${row.aggregate_id}::text`.as("aggregate_id"),
-                sql<boolean>`${row.test_mode}::boolean`.as("test_mode"),
-                sql<Buffer>`${Buffer.from(row.payload)}::bytea`.as("payload"),
-                sql<Date>`${row.occurred_at}::timestamptz`.as("occurred_at"),
-              ])
-              .where(({ not, exists, selectFrom }) => not(exists(selectFrom("receivers").select("id")))),
-          )
-          .onConflict((oc) => oc.column("event_id").doNothing()),
-      )
-      .selectFrom("receivers")
-      .select("id")
-      .execute();
-    return receivers.map((r) => r.id);
+    const receivers = await receiversOrRecord(db, { row: { ...row, payload: Buffer.from(row.payload) }, events: JSON.stringify([event]) });
+    return receivers.rows.map((r) => r.id);
   },
   listForAccount: (db: WebhooksDb, accountId: string) =>
     db.selectFrom("recorded_events").selectAll().where("account_id", "=", accountId).orderBy("occurred_at", "desc").orderBy("event_id").execute(),
