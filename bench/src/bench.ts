@@ -17,22 +17,21 @@
  */
 import { devchainKey } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
-import { decodeHeader, type PaymentRequired } from "@c402/x402";
 import { Agent, request } from "node:http";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createPublicClient, createWalletClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { startChild, type Child } from "./lib/child";
+import { profileArgs, startChild, type Child } from "./lib/child";
 import { autocannon } from "./lib/untyped";
 import type { OfficialInfo } from "./servers/official";
 import { ORIGIN_PATH, type OriginInfo } from "./servers/origin";
 import type { OursInfo } from "./servers/ours";
 import type { FloorInfo } from "./servers/floor";
 import type { ProxyInfo } from "./servers/proxy";
-import { f0, f1, log, num, percentile, runBenchmark } from "./lib/report";
-import { call, JSON_ACCEPT, signIn } from "./lib/http";
+import { f0, f1, log, num, percentile, runBenchmark, statusList } from "./lib/report";
+import { call, createCheckout, JSON_ACCEPT, paymentRequired, signIn } from "./lib/http";
 import { roundTripsPer, scrapeRoundTrips } from "./lib/round-trips";
 import { closedLoop, failureReason, PaidTally, presign, type PaidFigures } from "./lib/paid-load";
 
@@ -71,28 +70,7 @@ const PROVIDER_ATOMIC = 100_000n;
 const OFFICIAL_FACILITATOR_INDEX = 11;
 const FUNDER_INDEX = 12;
 
-/** BENCH_CPU_PROF_DIR=dir writes V8 CPU profiles of each server process (one per thread) to dir/ours and dir/official (open it in Chrome DevTools). */
-function profileArgs(name: string): string[] {
-  const dir = process.env.BENCH_CPU_PROF_DIR;
-  return dir ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, name)}`] : [];
-}
-
 // ---------------------------------------------------------------- HTTP helpers
-
-/** The decoded PAYMENT-REQUIRED of an unpaid GET, which must be a 402. */
-async function paymentRequired(url: string): Promise<PaymentRequired> {
-  const r = await call(url);
-  const header = r.headers.get("payment-required");
-  if (r.status !== 402 || !header) throw new Error(`GET ${url}: expected 402 with PAYMENT-REQUIRED, got ${r.status} ${r.text.slice(0, 300)}`);
-  return decodeHeader(header) as unknown as PaymentRequired;
-}
-
-/** Creates a checkout with the seller's key; `test_mode: false` arms it, without it the checkout only rehearses. */
-async function createCheckout(baseUrl: string, key: string, body: Record<string, unknown>): Promise<string> {
-  const created = await call(`${baseUrl}/v1/checkouts`, { method: "POST", key, body });
-  if (created.status !== 201) throw new Error(`create checkout "${String(body.title)}": ${created.status} ${created.text}`);
-  return created.body.id as string;
-}
 
 /** Buys a package on the rehearsal face (one signed payment, simulated settlement): its key and the calls left. */
 async function buyPackage(testUrl: string) {
@@ -232,10 +210,6 @@ function warmedUp(name: string, r: PaidFigures) {
 
 const verdict = (ratio: number, target: number) => (ratio >= target ? "PASS" : "BELOW TARGET");
 const signed = (ms: number) => `${ms >= 0 ? "+" : ""}${f1(ms)}`;
-const statusList = (s: Record<string, number>) =>
-  Object.entries(s)
-    .map(([k, v]) => `${k}×${v}`)
-    .join(" ");
 
 async function main() {
   const here = __dirname;

@@ -15,17 +15,16 @@
  */
 import { devchainKey } from "@c402/devchain";
 import { TestUSDC } from "@c402/evm-contracts";
-import { decodeHeader, type PaymentRequired } from "@c402/x402";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { startChild, type Child } from "./lib/child";
+import { profileArgs, startChild, type Child } from "./lib/child";
 import { dropDatabase, startSystem, type System } from "./lib/distributed-system";
-import { call, signIn } from "./lib/http";
+import { createCheckout, paymentRequired, signIn } from "./lib/http";
 import { closedLoop, presign, type PaidFigures } from "./lib/paid-load";
-import { f1, log, num, runBenchmark } from "./lib/report";
+import { f1, log, num, runBenchmark, statusList } from "./lib/report";
 import { roundTripsPer, scrapeRoundTrips } from "./lib/round-trips";
 import type { OfficialInfo } from "./servers/official";
 import type { OursInfo } from "./servers/ours";
@@ -54,22 +53,11 @@ const TARGET_DISTRIBUTED_PER_SECOND = 1_000;
 const FUNDER_INDEX = 12;
 const OFFICIAL_FACILITATOR_INDEX = 11;
 
-function profileArgs(name: string): string[] {
-  const dir = process.env.BENCH_CPU_PROF_DIR;
-  return dir ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, name)}`] : [];
-}
-
-async function requiredOf(url: string): Promise<PaymentRequired> {
-  const quoted = await call(url);
-  const header = quoted.headers.get("payment-required");
-  if (quoted.status !== 402 || !header) throw new Error(`GET ${url}: expected 402 with PAYMENT-REQUIRED, got ${quoted.status}`);
-  return decodeHeader(header) as unknown as PaymentRequired;
-}
-
 const statuses = (r: PaidFigures) =>
-  `${r.ok}/${r.total} paid in ${r.seconds.toFixed(2)} s [${Object.entries(r.statuses)
-    .map(([s, n]) => `${s}×${n}`)
-    .join(" ")}]${r.failures.length ? `; ${r.failures.join(" | ")}` : ""}`;
+  `${r.ok}/${r.total} paid in ${r.seconds.toFixed(2)} s [${statusList(r.statuses)}]${r.failures.length ? `; ${r.failures.join(" | ")}` : ""}`;
+
+/** The checkout both modes sell: reusable, armed (its /test face rehearses), at $0.10. */
+const CHECKOUT = { title: "Live weather", price_usd: "0.10", payload: { temp_c: 22 }, test_mode: false, reusable: true };
 
 /** Paid rehearsals on the distributed system with `replicas` processes of each service and gateway. */
 async function distributedRun(replicas: number): Promise<PaidFigures> {
@@ -80,14 +68,9 @@ async function distributedRun(replicas: number): Promise<PaidFigures> {
     log(`distributed, ${replicas} of each process: starting the system (Kafka ${config.system.kafka}, Redis, PostgreSQL)…`);
     system = await startSystem({ ...config.system, replicas }, logDir, databases);
     const { key } = await signIn(system.baseUrl);
-    const created = await call(`${system.baseUrl}/v1/checkouts`, {
-      method: "POST",
-      key,
-      body: { title: "Live weather", price_usd: "0.10", payload: { temp_c: 22 }, test_mode: false, reusable: true },
-    });
-    if (created.status !== 201) throw new Error(`create checkout: ${created.status} ${created.text}`);
-    const faces = system.gatewayUrls.map((gateway) => `${gateway}/c/${created.body.id as string}/test`);
-    const required = await requiredOf(faces[0]!);
+    const id = await createCheckout(system.baseUrl, key, CHECKOUT);
+    const faces = system.gatewayUrls.map((gateway) => `${gateway}/c/${id}/test`);
+    const required = await paymentRequired(faces[0]!);
     const buyers = Array.from({ length: config.buyers }, () => privateKeyToAccount(generatePrivateKey()));
     const warm = await presign(required, buyers, config.warmup);
     const payments = await presign(required, buyers, config.payments);
@@ -113,15 +96,10 @@ async function main() {
   try {
     const { baseUrl, devchain } = ours.info;
     const seller = await signIn(baseUrl);
-    const created = await call(`${baseUrl}/v1/checkouts`, {
-      method: "POST",
-      key: seller.key,
-      body: { title: "Live weather", price_usd: "0.10", payload: { temp_c: 22 }, test_mode: false, reusable: true },
-    });
-    if (created.status !== 201) throw new Error(`create checkout: ${created.status} ${created.text}`);
-    const url = `${baseUrl}/c/${created.body.id as string}/test`;
-    const required = await requiredOf(url);
-    const live = (await requiredOf(`${baseUrl}/c/${created.body.id as string}`)).accepts[0]!;
+    const id = await createCheckout(baseUrl, seller.key, CHECKOUT);
+    const url = `${baseUrl}/c/${id}/test`;
+    const required = await paymentRequired(url);
+    const live = (await paymentRequired(`${baseUrl}/c/${id}`)).accepts[0]!;
     const buyers = Array.from({ length: config.buyers }, () => privateKeyToAccount(generatePrivateKey()));
     log(`ours: pre-signing ${config.warmup + config.payments} payments…`);
     const warm = await presign(required, buyers, config.warmup);
@@ -165,7 +143,7 @@ async function main() {
       });
       await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     }
-    const officialRequired = await requiredOf(official.info.url);
+    const officialRequired = await paymentRequired(official.info.url);
     log(`official: pre-signing ${config.warmup + config.payments} payments…`);
     const officialWarm = await presign(officialRequired, buyers, config.warmup);
     const officialPayments = await presign(officialRequired, buyers, config.payments);

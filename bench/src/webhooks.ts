@@ -29,7 +29,7 @@ import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired, 
 import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { ReceiverInfo, ReceiverMessage } from "./servers/receiver";
-import { f0, f1, log, num, percentile, runBenchmark } from "./lib/report";
+import { f0, f1, log, num, percentile, runBenchmark, statusList } from "./lib/report";
 import { call, JSON_ACCEPT, signIn } from "./lib/http";
 import { dropDatabase, reachable, startSystem, type System } from "./lib/distributed-system";
 
@@ -62,11 +62,6 @@ const SCHEDULE =
 /** Wall-clock milliseconds with a fraction; the receiver stamps arrivals on the same basis. */
 const clock = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const statusList = (s: Record<string, number>) =>
-  Object.entries(s)
-    .map(([k, v]) => `${k}×${v}`)
-    .join(" ");
 
 /** The largest of many figures (no spread: a long array would overflow the call stack). */
 const maxOf = (values: number[]) => values.reduce((m, v) => (v > m ? v : m), -Infinity);

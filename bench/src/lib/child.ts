@@ -1,7 +1,7 @@
 import { fork } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { Server } from "node:http";
 import { freePort as freePortOf } from "../../../deploy/local/src/ports";
 import { instrumentRpc, rpcStats, type RpcStats } from "./rpc-stats";
@@ -33,6 +33,12 @@ type Message<T> =
   | { type: "profiling" }
   | { type: "profiled" }
   | { type: "cpu"; ms: number };
+
+/** BENCH_CPU_PROF_DIR=dir: the exec arguments that make a child write V8 CPU profiles (one per thread) to dir/<name> when it exits (open them in Chrome DevTools). */
+export function profileArgs(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${join(dir, name)}`] : [];
+}
 
 /** Starts a child script (TypeScript, through the tsx loader this process runs under). */
 export function startChild<T>(file: string, env: Record<string, string>, opts: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<Child<T>> {

@@ -1,3 +1,4 @@
+import { decodeHeader, type PaymentRequired } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 /** What the benchmarks send and read over HTTP to the system under test. */
@@ -30,4 +31,19 @@ export async function signIn(baseUrl: string) {
   const key = verified.body?.api_key?.secret as string | undefined;
   if (!key) throw new Error(`verify: ${verified.status} ${verified.text}`);
   return { seller: wallet.address, key };
+}
+
+/** The decoded PAYMENT-REQUIRED of an unpaid GET, which must be a 402. */
+export async function paymentRequired(url: string): Promise<PaymentRequired> {
+  const r = await call(url);
+  const header = r.headers.get("payment-required");
+  if (r.status !== 402 || !header) throw new Error(`GET ${url}: expected 402 with PAYMENT-REQUIRED, got ${r.status} ${r.text.slice(0, 300)}`);
+  return decodeHeader(header) as unknown as PaymentRequired;
+}
+
+/** Creates a checkout with the seller's key; `test_mode: false` arms it, without it the checkout only rehearses. Its id. */
+export async function createCheckout(baseUrl: string, key: string, body: Record<string, unknown>): Promise<string> {
+  const created = await call(`${baseUrl}/v1/checkouts`, { method: "POST", key, body });
+  if (created.status !== 201) throw new Error(`create checkout "${String(body.title)}": ${created.status} ${created.text}`);
+  return created.body.id as string;
 }

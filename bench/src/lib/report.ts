@@ -25,6 +25,11 @@ export function percentile(sorted: number[], p: number): number {
 
 export const f0 = (n: number) => Math.round(n).toLocaleString("en-US");
 export const f1 = (n: number) => n.toFixed(1);
+/** A status mix as `200×398 402×2`. */
+export const statusList = (s: Record<string, number>) =>
+  Object.entries(s)
+    .map(([k, v]) => `${k}×${v}`)
+    .join(" ");
 
 /** Runs a benchmark script's main: exit 0 when it completes (the figures are a report, not a gate), 1 with the stack when it fails. */
 export function runBenchmark(main: () => Promise<void>): void {

@@ -1,7 +1,7 @@
 import { bytesToHex, getAddress, hexToBytes, keccak256, stringToBytes, toHex, type Hex, type LocalAccount } from "viem";
 import { keccak256Bytes } from "./keccak";
 import { recoverSigner } from "./recover-signer";
-import type { ExactEvmAuthorization, PaymentPayload, PaymentRequirements } from "./wire";
+import { ADDRESS, MAX_UINT256, NONCE, type ExactEvmAuthorization, type PaymentPayload, type PaymentRequirements } from "./wire";
 
 /** USDC on the EVM networks this service serves, with its EIP-712 domain. */
 export const EVM_NETWORKS = {
@@ -128,7 +128,7 @@ export function authorizationDigest(requirement: PaymentRequirements, authorizat
   words.set(uint256Word(authorization.value), 96);
   words.set(uint256Word(authorization.validAfter), 128);
   words.set(uint256Word(authorization.validBefore), 160);
-  if (!BYTES32.test(authorization.nonce)) throw new Error("the authorization's nonce is not 32 bytes of hex");
+  if (!NONCE.test(authorization.nonce)) throw new Error("the authorization's nonce is not 32 bytes of hex");
   words.set(hexToBytes(authorization.nonce as Hex), 192);
   const digest = new Uint8Array(2 + 32 + 32);
   digest.set([0x19, 0x01], 0);
@@ -137,9 +137,6 @@ export function authorizationDigest(requirement: PaymentRequirements, authorizat
   return bytesToHex(keccak256Bytes(digest));
 }
 
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const ADDRESS_HEX = /^0x[0-9a-fA-F]{40}$/;
-const MAX_UINT256 = (1n << 256n) - 1n;
 const TRANSFER_TYPE_HASH = keccak256(
   stringToBytes("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"),
   "bytes",
@@ -168,7 +165,7 @@ function domainSeparator(requirement: PaymentRequirements): Uint8Array {
 
 /** An address as its ABI word: twelve zero bytes, then its twenty. */
 function addressWord(address: string): Uint8Array {
-  if (!ADDRESS_HEX.test(address)) throw new Error(`not an address: ${address.slice(0, 50)}`);
+  if (!ADDRESS.test(address)) throw new Error(`not an address: ${address.slice(0, 50)}`);
   const word = new Uint8Array(32);
   word.set(hexToBytes(address.toLowerCase() as Hex), 12);
   return word;

@@ -121,10 +121,11 @@ export function decodeHeader(value: string, maxBytes = MAX_PAYMENT_HEADER_BYTES)
   return parsed as Record<string, unknown>;
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const NONCE = /^0x[0-9a-fA-F]{64}$/;
+/** An EVM address (any case) and an EIP-3009 nonce (32 bytes), as 0x-hex: the payload parser and the digest (evm.ts) both hold to these. */
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const NONCE = /^0x[0-9a-fA-F]{64}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
-const MAX_UINT256 = (1n << 256n) - 1n;
+export const MAX_UINT256 = (1n << 256n) - 1n;
 
 /** A decimal uint256 as EIP-3009 takes it: no sign, no leading zeros, at most 2^256 - 1. */
 export function isUint256(value: string): boolean {
