@@ -391,7 +391,12 @@ async function main() {
     const sellerBefore = await balance(checkout.seller as Hex);
     log(`live: ours ${config.livePayments} payments, ${config.workers} workers…`);
     await ours.rpcStats(true);
+    const profileDir = process.env.BENCH_PROFILE_WINDOW_DIR;
+    const stopProfile = profileDir ? await ours.profile(join(profileDir, "ours-live.cpuprofile")) : undefined;
+    const oursCpuBefore = await ours.cpuMs();
     const liveOurs = await closedLoop(oursUrl, oursLivePayments, config.workers);
+    const oursCpuPerPayment = ((await ours.cpuMs()) - oursCpuBefore) / liveOurs.total;
+    await stopProfile?.();
     const rpcOurs = await ours.rpcStats(true);
     const sellerAfterOurs = await balance(checkout.seller as Hex);
 
@@ -399,7 +404,9 @@ async function main() {
     const payToBefore = await balance(checkout.seller as Hex);
     log(`live: official ${config.livePayments} payments, ${config.workers} workers…`);
     await official.rpcStats(true);
+    const officialCpuBefore = await official.cpuMs();
     const liveOfficial = await closedLoop(official.info.url, officialLivePayments, config.workers);
+    const officialCpuPerPayment = ((await official.cpuMs()) - officialCpuBefore) / liveOfficial.total;
     const rpcOfficial = await official.rpcStats(true);
     const payToAfter = await balance(checkout.seller as Hex);
 
@@ -446,6 +453,7 @@ async function main() {
       `               (${config.workers} workers; relay ${relayPurchase.ok}/${relayPurchase.total} paid in ${relayPurchase.seconds.toFixed(2)} s [${statusList(relayPurchase.statuses)}], inline ${inlinePurchase.ok}/${inlinePurchase.total} in ${inlinePurchase.seconds.toFixed(2)} s [${statusList(inlinePurchase.statuses)}]; ${f1(relayPurchase.perSecond)} / ${f1(inlinePurchase.perSecond)} payments/s)`,
       `paid live      ours  ${f1(liveOurs.perSecond)} payments/s (p99 ${f0(liveOurs.p99)} ms) | official (in-process facilitator) ${f1(liveOfficial.perSecond)} payments/s (p99 ${f0(liveOfficial.p99)} ms) | ratio ${liveRatio.toFixed(2)}× (target ≥${TARGET_LIVE}×) ${verdict(liveRatio, TARGET_LIVE)}`,
       `               (${config.workers} workers; ours ${liveOurs.ok}/${liveOurs.total} in ${liveOurs.seconds.toFixed(2)} s [${statusList(liveOurs.statuses)}], official ${liveOfficial.ok}/${liveOfficial.total} in ${liveOfficial.seconds.toFixed(2)} s [${statusList(liveOfficial.statuses)}])`,
+      `               server CPU per payment: ours ${oursCpuPerPayment.toFixed(2)} ms, official ${officialCpuPerPayment.toFixed(2)} ms (each server's process; the devchain is a process of its own)`,
       `               on-chain: seller +${sellerAfterOurs - sellerBefore} from ours (expected ${BigInt(liveOurs.ok) * PROVIDER_ATOMIC}: the split sends the fee apart), +${payToAfter - payToBefore} from official (expected ${BigInt(liveOfficial.ok) * price})`,
     ];
     for (const [name, r] of [

@@ -9,7 +9,9 @@
 // Environment: DEVCHAIN_PORT (default 8545; 0: the OS picks a free one), DEVCHAIN_HOST (the
 // address it binds, default 127.0.0.1; 0.0.0.0 in a container other containers call),
 // DEVCHAIN_CHAIN_ID (default 84532), DEVCHAIN_MINT_USDC (atomic units minted
-// to each demo account, default 1000 USDC).
+// to each demo account, default 1000 USDC), DEVCHAIN_LOG_CALLS=1 (log every JSON-RPC call and
+// transaction to stderr, as Hardhat's node does; off by default: the node decodes and prints
+// each one, which costs it more than many calls themselves).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -118,6 +120,8 @@ await rpc("hardhat_setCode", [layout.multicall3, artifact("Multicall3").deployed
 await rpc("hardhat_setCode", [layout.splitFactory, artifact("SplitFactory").deployedBytecode]);
 const demo = accounts.slice(0, layout.demoAccounts);
 for (const a of demo) await send(layout.usdc, encodeFunctionData({ abi: usdc.abi, functionName: "mint", args: [a, mintEach] }));
+
+if (process.env.DEVCHAIN_LOG_CALLS !== "1") await rpc("hardhat_setLoggingEnabled", [false]);
 
 print(`DEVCHAIN_READY ${JSON.stringify({ url, chainId, network: `eip155:${chainId}`, ...layout, demoAccounts: demo, feeWallet: demo[demo.length - 1] })}`);
 

@@ -11,6 +11,9 @@ export function devchainKey(mnemonic: string, index: number): `0x${string}` {
   return `0x${Buffer.from(key).toString("hex")}`;
 }
 
+/** How many of the devchain's last log lines are kept (a failed start shows them). */
+const LOG_LINES_KEPT = 20;
+
 /** What the devchain reports once it serves (see bin/devchain.mjs). */
 export interface DevchainInfo {
   url: string;
@@ -52,10 +55,11 @@ export function startDevchain(opts: { port?: number; timeoutMs?: number; onLog?:
     const log: string[] = [];
     const timer = setTimeout(() => {
       void stop();
-      reject(new Error(`devchain did not start in time:\n${log.slice(-20).join("\n")}`));
+      reject(new Error(`devchain did not start in time:\n${log.join("\n")}`));
     }, opts.timeoutMs ?? 60_000);
     createInterface({ input: child.stderr! }).on("line", (line) => {
-      log.push(line);
+      // The last lines only, for a failed start's message: the devchain may log for as long as it runs.
+      if (log.push(line) > LOG_LINES_KEPT) log.shift();
       opts.onLog?.(line);
     });
     createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -65,7 +69,7 @@ export function startDevchain(opts: { port?: number; timeoutMs?: number; onLog?:
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`devchain exited (${code}):\n${log.slice(-20).join("\n")}`));
+      reject(new Error(`devchain exited (${code}):\n${log.join("\n")}`));
     });
   });
 }

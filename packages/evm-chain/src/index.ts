@@ -2,6 +2,7 @@ import { PaySplit, SplitFactory, TestUSDC } from "@c402/evm-contracts";
 import { TransactionSender, type NonceReservation, type SignedTransaction } from "@c402/evm-sender";
 import {
   createPublicClient,
+  decodeFunctionData,
   encodeAbiParameters,
   encodeFunctionData,
   getAddress,
@@ -9,6 +10,7 @@ import {
   keccak256,
   parseAbi,
   parseEventLogs,
+  parseTransaction,
   TransactionReceiptNotFoundError,
   type Address,
   type Chain,
@@ -20,7 +22,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { jsonRpcTransport } from "./json-rpc-transport";
 
 export { RPC_CALL_CHANNEL, jsonRpcTransport } from "./json-rpc-transport";
-export { NonceSpentError } from "@c402/evm-sender";
+export { NonceSpentError, type NonceReservation } from "@c402/evm-sender";
 
 /**
  * The EVM side of settlement: where a checkout's money goes (the split
@@ -30,8 +32,32 @@ export { NonceSpentError } from "@c402/evm-sender";
  * the chain is the local devchain or Base.
  */
 
-/** How many split addresses are remembered. */
+/** How many split addresses are remembered (their addresses, and which are deployed). */
 const SPLIT_ADDRESS_MEMORY = 10_000;
+
+/**
+ * The gas a settlement transaction is given, from what the factory's
+ * `settleEach` spends rather than from an estimate: it gives each payment a
+ * fixed allowance (SETTLE_GAS_PER_PAYMENT) or reverts whole, so an estimate
+ * would search for the same bound by running the call a dozen times. Each
+ * figure is well above what it covers; too little would only revert the
+ * transaction, and its payments would be settled again (see LiveEvmSettlement).
+ */
+const SETTLEMENT_GAS = {
+  /** The transaction itself and the loop around the payments. */
+  transaction: 80_000n,
+  /** One payment: its allowance (the factory's SETTLE_GAS_PER_PAYMENT) with the 1/64 a call keeps back and the
+   * factory's check above it, plus the payment's calldata, the split's address and the call (about 40,000). */
+  payment: (500_000n * 64n) / 63n + 10_000n + 100_000n,
+  /** A split deployed by its first settlement (about 650,000: its code is 3 KB). */
+  splitDeployment: 1_000_000n,
+};
+
+/**
+ * The most gas one settlement transaction may be given: below the per-transaction cap some networks
+ * enforce (2^24, EIP-7825) and far below any block's limit.
+ */
+export const MOST_SETTLEMENT_GAS = 15_000_000n;
 
 const ERC1271_ABI = parseAbi(["function isValidSignature(bytes32 digest, bytes signature) view returns (bytes4)"]);
 const ERC1271_MAGIC_VALUE = "0x1626ba7e";
@@ -57,6 +83,13 @@ export interface Authorization {
   nonce: Hex;
 }
 
+/** One payment to settle: who its split pays, and the buyer's signed authorization. */
+export interface Settlement {
+  recipients: SplitRecipients;
+  authorization: Authorization;
+  signature: Hex;
+}
+
 export interface EvmChainConfig {
   /** CAIP-2 id, e.g. eip155:84532. */
   network: string;
@@ -78,8 +111,14 @@ export interface SettledEvent {
   feeAmount: bigint;
 }
 
-/** A dry run of a call: on success, the gas it needs (the estimate doubles as the simulation). */
-export type SimulationResult = { ok: true; gas: bigint } | { ok: false; reason: string };
+/** A dry run of a call against the chain's current state. */
+export type SimulationResult = { ok: true } | { ok: false; reason: string };
+
+/** A wait for one transaction's receipt, shared until `until` (epoch ms). */
+interface ReceiptWait {
+  until: number;
+  receipt: Promise<TransactionReceipt | undefined>;
+}
 
 const AUTHORIZATION_USED = {
   type: "event",
@@ -96,9 +135,13 @@ export class EvmChain {
   readonly facilitator: PrivateKeyAccount;
   private readonly client: PublicClient;
   private readonly chain: Chain;
-  /** The facilitator key's signer: its own nonce queue for `signSettle`, a shared count for `signSettleReserved`. */
+  /** The facilitator key's signer: its own nonce queue for `signSettlements`, a shared count for `signSettlementsReserved`. */
   private readonly sender: TransactionSender;
   private readonly splitAddresses = new Map<string, Address>();
+  /** Splits known to be deployed (one that has settled a payment has code, for good). */
+  private readonly deployedSplits = new Set<Address>();
+  /** Receipt waits under way, by transaction hash: the payments settled by one transaction share one. */
+  private readonly receiptWaits = new Map<Hex, ReceiptWait>();
 
   constructor(private readonly config: EvmChainConfig) {
     this.network = config.network;
@@ -158,16 +201,63 @@ export class EvmChain {
     });
   }
 
-  /** Runs the settle call against the current chain state without sending it. */
+  /** The calldata of the factory's `settleEach` of these payments: each settles, or is skipped, on its own. */
+  settleEachData(settlements: readonly Settlement[]): Hex {
+    return encodeFunctionData({
+      abi: SplitFactory.abi,
+      functionName: "settleEach",
+      args: [
+        this.config.usdc,
+        settlements.map(({ recipients: r, authorization: a, signature }) => ({
+          seller: getAddress(r.seller),
+          platform: getAddress(r.platform),
+          platformBps: r.platformBps,
+          feeWallet: getAddress(r.feeWallet),
+          feeRule: r.feeRule,
+          from: a.from,
+          value: a.value,
+          validAfter: a.validAfter,
+          validBefore: a.validBefore,
+          nonce: a.nonce,
+          signature,
+        })),
+      ],
+    });
+  }
+
+  /**
+   * The gas a transaction settling these payments is given (SETTLEMENT_GAS):
+   * a split not known to be deployed counts its deployment.
+   */
+  settlementGas(settlements: readonly Settlement[]): bigint {
+    const splits = new Set(settlements.map((s) => this.splitAddress(s.recipients)));
+    const deployments = [...splits].filter((split) => !this.deployedSplits.has(split)).length;
+    return SETTLEMENT_GAS.transaction + SETTLEMENT_GAS.payment * BigInt(settlements.length) + SETTLEMENT_GAS.splitDeployment * BigInt(deployments);
+  }
+
+  /** Whether a transaction signed here settles more than one payment (a `settleEach` of several). */
+  settlesSeveral(raw: Hex): boolean {
+    const data = parseTransaction(raw).data;
+    if (!data) return false;
+    try {
+      const call = decodeFunctionData({ abi: SplitFactory.abi, data });
+      return call.functionName === "settleEach" && call.args[1].length > 1;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Runs one payment's settle call against the current chain state without sending it. */
   async simulateSettle(r: SplitRecipients, a: Authorization, signature: Hex): Promise<SimulationResult> {
     return this.simulate(this.config.splitFactory, this.settleData(r, a, signature));
   }
 
   private async simulate(to: Address, data: Hex): Promise<SimulationResult> {
     try {
-      // eth_estimateGas executes the call like eth_call and reverts the same way; its figure then
-      // serves the signature, so a settlement runs the call on the node once before sending.
-      return { ok: true, gas: await this.client.estimateGas({ account: this.facilitator.address, to, data }) };
+      // eth_call: one execution. The gas of what is sent is estimated once per transaction, which
+      // may settle many payments.
+      await this.client.call({ account: this.facilitator.address, to, data });
+      return { ok: true };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       return {
@@ -206,22 +296,28 @@ export class EvmChain {
   }
 
   /**
-   * Signs the settle transaction with the facilitator key and returns it with
-   * its hash, before anything is sent: the caller records the hash first, so
-   * a crash after broadcast can be resolved from the chain. `gas`: the
-   * simulation's figure, reused.
+   * Signs one transaction that settles these payments (the factory's
+   * `settleEach`, given `settlementGas`), with the facilitator key, and
+   * returns it with its hash before anything is sent: the caller records the
+   * hash first, so a crash after broadcast can be resolved from the chain.
    */
-  signSettle(r: SplitRecipients, a: Authorization, signature: Hex, gas?: bigint): Promise<SignedTransaction> {
-    return this.sender.sign({ to: this.config.splitFactory, data: this.settleData(r, a, signature), gas });
+  async signSettlements(settlements: readonly Settlement[]): Promise<SignedTransaction> {
+    return this.sender.sign(this.settleEachCall(settlements));
+  }
+
+  private settleEachCall(settlements: readonly Settlement[]) {
+    const gas = this.settlementGas(settlements);
+    if (gas > MOST_SETTLEMENT_GAS) throw new Error(`${settlements.length} payments need more gas than one transaction may have`);
+    return { to: this.config.splitFactory, data: this.settleEachData(settlements), gas };
   }
 
   /**
-   * Signs the settle transaction as `signSettle` does, with a nonce `reserve`
-   * takes from the count every process signing with this key shares (the
-   * replicas of a service), and answers what `reserve` answers.
+   * Signs as `signSettlements` does, with a nonce `reserve` takes from the
+   * count every process signing with this key shares (the replicas of a
+   * service), and answers what `reserve` answers.
    */
-  signSettleReserved<T>(r: SplitRecipients, a: Authorization, signature: Hex, gas: bigint | undefined, reserve: NonceReservation<T>): Promise<T> {
-    return this.sender.signReserved({ to: this.config.splitFactory, data: this.settleData(r, a, signature), gas }, reserve);
+  async signSettlementsReserved<T>(settlements: readonly Settlement[], reserve: NonceReservation<T>): Promise<T> {
+    return this.sender.signReserved(this.settleEachCall(settlements), reserve);
   }
 
   /** Sends a transaction signed here, in nonce order; sending the same one again is not an error. */
@@ -229,17 +325,36 @@ export class EvmChain {
     return this.sender.broadcast(raw);
   }
 
-  /** The receipt once mined with the configured confirmations, or undefined on timeout. */
+  /**
+   * The receipt once mined with the configured confirmations, or undefined on
+   * timeout. Concurrent waits for one transaction (the payments it settles)
+   * share the chain's answers: each joins a wait that lasts at least as long
+   * as its own, and stops at its own timeout.
+   */
   async waitForReceipt(txHash: Hex, timeoutMs: number): Promise<TransactionReceipt | undefined> {
+    const key = txHash.toLowerCase() as Hex;
+    const until = Date.now() + timeoutMs;
+    let wait = this.receiptWaits.get(key);
+    if (!wait || wait.until < until) {
+      const started: ReceiptWait = {
+        until,
+        receipt: this.client
+          .waitForTransactionReceipt({ hash: txHash, timeout: timeoutMs, confirmations: this.config.confirmations ?? 1, pollingInterval: 100 })
+          .catch(() => undefined)
+          .finally(() => {
+            if (this.receiptWaits.get(key) === started) this.receiptWaits.delete(key);
+          }),
+      };
+      this.receiptWaits.set(key, started);
+      wait = started;
+    }
+    if (wait.until === until) return wait.receipt;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
     try {
-      return await this.client.waitForTransactionReceipt({
-        hash: txHash,
-        timeout: timeoutMs,
-        confirmations: this.config.confirmations ?? 1,
-        pollingInterval: 100,
-      });
-    } catch {
-      return undefined;
+      return await Promise.race([wait.receipt, timedOut]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -267,6 +382,7 @@ export class EvmChain {
       (l) => getAddress(l.address) === getAddress(split) && getAddress(l.args.from) === getAddress(from) && l.args.nonce.toLowerCase() === nonce.toLowerCase(),
     );
     if (!settled) return undefined;
+    this.rememberDeployed(getAddress(split));
     return {
       txHash: receipt.transactionHash,
       blockNumber: receipt.blockNumber,
@@ -274,6 +390,11 @@ export class EvmChain {
       platformAmount: settled.args.platformAmount,
       feeAmount: settled.args.feeAmount,
     };
+  }
+
+  private rememberDeployed(split: Address): void {
+    if (this.deployedSplits.size >= SPLIT_ADDRESS_MEMORY) this.deployedSplits.clear();
+    this.deployedSplits.add(split);
   }
 
   /** Finds an earlier settlement of (from, nonce) on the chain, whoever sent it. */

@@ -48,6 +48,42 @@ contract SplitFactory {
         PaySplit(split).settle(from, value, validAfter, validBefore, nonce, signature);
     }
 
+    /// @notice One payment for `settleEach`: its recipient set and the buyer's authorization, as `settle` takes them.
+    struct Settlement {
+        address seller;
+        address platform;
+        uint16 platformBps;
+        address feeWallet;
+        uint8 feeRule;
+        address from;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+        bytes signature;
+    }
+
+    /// @notice The gas each payment of `settleEach` may use for its split's `settle` (the split's
+    /// deployment is paid apart): a plain payment needs about a third of it, a contract wallet's
+    /// signature check the rest.
+    uint256 public constant SETTLE_GAS_PER_PAYMENT = 500_000;
+
+    /// @notice `settle` for each payment in one transaction: many payments cost the service one
+    /// transaction, one nonce and one receipt. A payment that cannot settle (its funds moved, its
+    /// authorization used or expired, its wallet refusing or using more than SETTLE_GAS_PER_PAYMENT)
+    /// is skipped and changes nothing, while the others settle: each one's outcome is its own
+    /// `Settled` event. Each payment is given its full allowance or the transaction reverts, so no
+    /// payment can starve the others of gas, and a gas estimate of this call covers every payment.
+    function settleEach(address token, Settlement[] calldata settlements) external {
+        for (uint256 i = 0; i < settlements.length; i++) {
+            Settlement calldata s = settlements[i];
+            address split = deploy(token, s.seller, s.platform, s.platformBps, s.feeWallet, s.feeRule);
+            // EIP-150 keeps 1/64 of the gas back from a call: ask for enough that the call gets it all.
+            require(gasleft() > (SETTLE_GAS_PER_PAYMENT * 64) / 63 + 10_000, "SplitFactory: out of gas");
+            try PaySplit(split).settle{gas: SETTLE_GAS_PER_PAYMENT}(s.from, s.value, s.validAfter, s.validBefore, s.nonce, s.signature) {} catch {}
+        }
+    }
+
     function _validate(address token, address seller, address platform, uint16 platformBps, address feeWallet, uint8 feeRule) private pure {
         require(token != address(0), "SplitFactory: token is zero");
         require(seller != address(0), "SplitFactory: seller is zero");

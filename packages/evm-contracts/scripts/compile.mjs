@@ -18,7 +18,7 @@ const artifactsDir = join(pkgDir, "artifacts");
 const tsOut = join(pkgDir, "src", "artifacts.ts");
 
 /** The contracts exported as artifacts (other contracts and libraries are build inputs only). */
-const EXPORTED = ["TestUSDC", "PaySplit", "SplitFactory", "Multicall3", "TestSmartWallet"];
+const EXPORTED = ["TestUSDC", "PaySplit", "SplitFactory", "Multicall3", "TestSmartWallet", "TestGasBurningWallet"];
 /** Placed on the devchain with `hardhat_setCode` (no constructor run): their runtime code must not hold immutables. */
 const SET_CODE = ["TestUSDC", "SplitFactory", "Multicall3"];
 

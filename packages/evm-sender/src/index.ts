@@ -38,7 +38,7 @@ export interface TransactionSenderOptions {
   sendOrderWaitMs?: number;
 }
 
-/** A call to sign: `gas` is an estimate the caller already has (a dry run), reused instead of asking again. */
+/** A call to sign: `gas` is the limit the caller settled on, used as it is; without it, the node's estimate and 20% more. */
 export interface Call {
   to: Address;
   data: Hex;
@@ -93,7 +93,7 @@ export class TransactionSender {
   }
 
   /**
-   * Signs a call (EIP-1559, 20% over the gas estimate) with the next nonce of
+   * Signs a call (EIP-1559; its gas, or 20% over the estimate) with the next nonce of
    * this key as counted in this process, without sending it. Gas and fees are
    * estimated before joining the queue, so the queue holds only the nonce and
    * the signature.
@@ -129,8 +129,9 @@ export class TransactionSender {
 
   private async prepare(call: Call): Promise<PreparedCall> {
     const { rpc, account } = this.opts;
-    const [gas, fees] = await Promise.all([call.gas ?? rpc.estimateGas({ account: account.address, to: call.to, data: call.data }), this.fees()]);
-    return { to: call.to, data: call.data, gas: (gas * 12n) / 10n, fees };
+    const estimate = async () => ((await rpc.estimateGas({ account: account.address, to: call.to, data: call.data })) * 12n) / 10n;
+    const [gas, fees] = await Promise.all([call.gas ?? estimate(), this.fees()]);
+    return { to: call.to, data: call.data, gas, fees };
   }
 
   private async signAt(prepared: PreparedCall, nonce: number): Promise<SignedTransaction> {

@@ -60,10 +60,12 @@ describe("TransactionSender", () => {
     sender = new TransactionSender({ rpc: node, account, chainId: 84532, sendOrderWaitMs: 200 });
   });
 
-  it("signs before sending: the hash is the signed bytes' hash, gas is 20% over the estimate, the chain id and key are its own", async () => {
-    const signed = await sender.sign({ to: TO, data: "0x01", gas: 50_000n });
+  it("signs before sending: the hash is the signed bytes' hash, the gas is the caller's, the chain id and key are its own", async () => {
+    const signed = await sender.sign({ to: TO, data: "0x01", gas: 60_000n });
     expect(signed.txHash).toBe(keccak256(signed.raw));
     expect(parseTransaction(signed.raw)).toMatchObject({ chainId: 84532, to: TO, data: "0x01", gas: 60_000n, nonce: 7, type: "eip1559" });
+    // Without a gas limit of its own, the call gets the node's estimate and 20% more.
+    expect(parseTransaction((await sender.sign({ to: TO, data: "0x02" })).raw)).toMatchObject({ gas: 120_000n, nonce: 8 });
     expect(node.sent).toEqual([]);
     expect(sender.address).toBe(account.address);
   });

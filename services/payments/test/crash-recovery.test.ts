@@ -154,6 +154,40 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
   /** The relay killed after publishing publishes again on recovery: the broker holds the event twice, under one id. */
   const expectedDeliveries = (failpoint: FailpointName) => (failpoint === "after-outbox-publish" ? 2 : 1);
 
+  /**
+   * After recovery: one row for the authorization, settled with the amounts its price implies; one use of the
+   * authorization on the chain, in the row's transaction, with balances moved by the row's amounts; one outbox
+   * event, published, that the broker delivered only under its own id. Answers the row.
+   */
+  async function expectSettledOnce(s: Scenario, failpoint: FailpointName): Promise<PaymentRow> {
+    const rows = await paymentsFor(s);
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    const price = breakdown(s.checkout.priceAtomic);
+    expect(row).toMatchObject({
+      status: "settled",
+      checkout_id: s.checkout.id,
+      total: price.total,
+      provider_amount: price.providerAmount,
+      fee_amount: price.feeAmount,
+    });
+    const used = await authorizationUsed(s.buyer.address, s.payload.payload.authorization.nonce as Hex);
+    expect(used.map((l) => l.transactionHash)).toEqual([row.tx_hash]);
+    expect(await usdc.balance(s.buyer.address)).toBe(s.minted - row.total);
+    expect(await usdc.balance(row.pay_to)).toBe(row.provider_amount);
+    expect(await usdc.balance(row.split_address!)).toBe(0n);
+    const events = await database.db.selectFrom("outbox").select(["event_id", "published_at"]).where("key", "=", row.id).execute();
+    expect(events).toHaveLength(1);
+    expect(events[0]!.published_at).not.toBeNull();
+    const ids = await eventually(
+      () => delivered.get(row.id) ?? [],
+      (d) => d.length >= expectedDeliveries(failpoint),
+      30_000,
+    );
+    expect(new Set(ids)).toEqual(new Set([events[0]!.event_id]));
+    return row;
+  }
+
   const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
 
   describe.each(SETTLE_FAILPOINTS)("killed %s", (failpoint) => {
@@ -172,37 +206,8 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
         // Before the ledger commit the sweep finishes the payment; the event is always left to the relay.
         expect({ swept: recovery.swept > 0, published: recovery.published }).toEqual({ swept: !COMMITTED_BEFORE_CRASH.has(failpoint), published: 1 });
 
-        // The ledger: one row for the authorization, settled, with the amounts the price implies.
-        const rows = await paymentsFor(s);
-        expect(rows).toHaveLength(1);
-        const row = rows[0]!;
-        const price = breakdown(s.checkout.priceAtomic);
-        expect(row).toMatchObject({
-          status: "settled",
-          checkout_id: s.checkout.id,
-          total: price.total,
-          provider_amount: price.providerAmount,
-          fee_amount: price.feeAmount,
-        });
-
-        // The chain: one use of the authorization, in the row's transaction; balances move by the row's amounts.
-        const used = await authorizationUsed(s.buyer.address, s.payload.payload.authorization.nonce as Hex);
-        expect(used.map((l) => l.transactionHash)).toEqual([row.tx_hash]);
-        expect(await usdc.balance(s.buyer.address)).toBe(s.minted - row.total);
-        expect(await usdc.balance(row.pay_to)).toBe(row.provider_amount);
+        const row = await expectSettledOnce(s, failpoint);
         expect((await usdc.balance(devchain.feeWallet)) - feeWalletBefore).toBe(row.fee_amount);
-        expect(await usdc.balance(row.split_address!)).toBe(0n);
-
-        // The outbox: one event, published; the broker delivered it only under that event id.
-        const events = await database.db.selectFrom("outbox").select(["event_id", "published_at"]).where("key", "=", row.id).execute();
-        expect(events).toHaveLength(1);
-        expect(events[0]!.published_at).not.toBeNull();
-        const ids = await eventually(
-          () => delivered.get(row.id) ?? [],
-          (d) => d.length >= expectedDeliveries(failpoint),
-          30_000,
-        );
-        expect(new Set(ids)).toEqual(new Set([events[0]!.event_id]));
 
         // The buyer presenting the payment again gets the same receipt and no new transaction.
         // cacheTime 0: viem serves a block number up to 4 s old by default (a loaded machine read a stale one here).
@@ -213,6 +218,53 @@ describeOnInfra("G6: kill -9 at every settle-saga step (PostgreSQL, Kafka, devch
         expect(await usdc.balance(s.buyer.address)).toBe(s.minted - row.total);
 
         finished.push({ paymentId: row.id, failpoint, recoveryMs: recovery.ms });
+      },
+      120_000,
+    );
+  });
+
+  // Payments settled by one transaction (SettlementBatches): three submitted at once by one process, which
+  // waits for all three before signing, then dies at the step.
+  const BATCHED = 3;
+  const batchSeeds = Array.from({ length: Math.max(1, Math.ceil(SEEDS / 5)) }, (_, i) => 1000 + i);
+
+  describe.each(SETTLE_FAILPOINTS)("killed %s with three payments in one transaction", (failpoint) => {
+    it.each(batchSeeds)(
+      "seed %i: each charged once, with one receipt and one event, after recovery",
+      async (seed) => {
+        const batch: Scenario[] = [];
+        for (let i = 0; i < BATCHED; i++) batch.push(await scenario(failpoint, seed * 10 + i));
+        const feeWalletBefore = await usdc.balance(devchain.feeWallet);
+        const input = batch.map((s) => ({
+          checkout: { ...s.checkout, priceAtomic: s.checkout.priceAtomic.toString() },
+          payload: s.payload,
+          requirement: s.requirement,
+        }));
+        const crashed = await runSagaProcess({ ...processConfig(), gatherMs: 10_000, mode: "pay", payments: input }, { failpoint });
+        expect(crashed).toMatchObject({ signal: "SIGKILL", stderr: expect.stringContaining(`failpoint ${failpoint}: SIGKILL`) });
+
+        const recovery = await restartAndRecover();
+        expect(recovery.ms).toBeLessThan(RECOVERY_LIMIT_MS);
+
+        const settled: PaymentRow[] = [];
+        for (const s of batch) {
+          if ((await paymentsFor(s)).length === 0) {
+            // Killed at the first claim, before this payment was claimed: nothing recorded, nothing charged.
+            expect(failpoint).toBe("after-claim");
+            expect(await authorizationUsed(s.buyer.address, s.payload.payload.authorization.nonce as Hex)).toEqual([]);
+            expect(await usdc.balance(s.buyer.address)).toBe(s.minted);
+            continue;
+          }
+          const row = await expectSettledOnce(s, failpoint);
+          settled.push(row);
+          finished.push({ paymentId: row.id, failpoint, recoveryMs: recovery.ms });
+        }
+        expect((await usdc.balance(devchain.feeWallet)) - feeWalletBefore).toBe(settled.reduce((sum, r) => sum + r.fee_amount, 0n));
+        // Signed once all three were claimed: one transaction recorded for the three, and it settled them.
+        if (failpoint !== "after-claim") {
+          expect(settled).toHaveLength(BATCHED);
+          expect(new Set(settled.map((r) => r.tx_hash)).size).toBe(1);
+        }
       },
       120_000,
     );

@@ -246,6 +246,16 @@ export const paymentsStore = {
       .returningAll()
       .executeTakeFirst(),
 
+  /** Moves several payments on together (as `advance` does each); answers those it moved. */
+  advanceEach: (db: PaymentsDb, ids: readonly string[], from: PaymentStatus[], set: Partial<PaymentRow>) =>
+    db
+      .updateTable("payments")
+      .set({ ...set, updated_at: new Date() })
+      .where("id", "in", ids)
+      .where("status", "in", from)
+      .returningAll()
+      .execute(),
+
   /**
    * Moves a payment to `settled` (as `advance` does) and writes its event in the
    * same statement; undefined when a concurrent step got there first.

@@ -25,13 +25,24 @@ export interface SagaProcessConfig {
   outboxLeaseSeconds: number;
   /** host:port of a fulfillment service: relay checkouts are paid only on delivery through it. */
   fulfillmentAddress?: string;
+  /** How long a settlement transaction waits for payments on their way to it (the service's default otherwise). */
+  gatherMs?: number;
 }
 
 /** The JSON argument of test/fixtures/saga-process.ts. */
 export interface SagaProcessInput extends SagaProcessConfig {
   mode: "pay" | "recover";
   /** pay: the one payment to submit. */
-  payment?: { checkout: Omit<CheckoutForPayment, "priceAtomic"> & { priceAtomic: string }; payload: PaymentPayload; requirement: PaymentRequirements };
+  payment?: SagaPayment;
+  /** pay: several payments submitted at once (they may share a settlement transaction). */
+  payments?: SagaPayment[];
+}
+
+/** A payment as the saga process is given it (JSON: the price as a string). */
+export interface SagaPayment {
+  checkout: Omit<CheckoutForPayment, "priceAtomic"> & { priceAtomic: string };
+  payload: PaymentPayload;
+  requirement: PaymentRequirements;
 }
 
 export interface Recovery {
@@ -78,6 +89,7 @@ export function openSagaProcess(config: SagaProcessConfig) {
       ? { paidOnDelivery: new PaidOnDelivery({ db: database.db, delivery: originDelivery(fulfillment), settleTimeoutMs: 15_000, now: () => new Date() }) }
       : {}),
     onSweepError: (err, paymentId) => process.stderr.write(`sweep could not resume ${paymentId}: ${String(err)}\n`),
+    ...(config.gatherMs !== undefined ? { gatherMs: config.gatherMs } : {}),
   });
   const count = async (query: RawBuilder<{ n: number }>) => (await query.execute(database.db)).rows[0]!.n;
 

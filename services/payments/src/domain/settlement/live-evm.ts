@@ -10,6 +10,7 @@ import { splitPartiesOf, type CheckoutForPayment, type LiveRail, type SplitParti
 import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
 import { releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
+import { SettlementBatches, type BatchedSettlement } from "./settlement-batches";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
 export interface LiveChain {
@@ -31,6 +32,8 @@ export interface LiveEvmSettlementOptions {
   onSweepError?: (err: unknown, paymentId: string) => void;
   /** The delivery step of relay sales (absent: relay checkouts cannot be paid here). */
   paidOnDelivery?: PaidOnDelivery;
+  /** How long a settlement transaction may wait for payments on their way to it (default GATHER_MS). */
+  gatherMs?: number;
 }
 
 /** Every saga state a payment can be settled from (a relay sale settles only once delivered). */
@@ -48,10 +51,13 @@ export class LiveEvmSettlement implements Settlement {
   readonly kind = "onchain" as const;
   private readonly db: PaymentsDb;
   private readonly chains: ReadonlyMap<string, LiveChain>;
+  /** Each chain's settlement transactions, shared by the payments ready at once. */
+  private readonly batches = new Map<LiveChain, SettlementBatches>();
 
   constructor(private readonly opts: LiveEvmSettlementOptions) {
     this.db = opts.db;
     this.chains = opts.chains;
+    for (const live of opts.chains.values()) this.batches.set(live, new SettlementBatches(opts.db, live, SETTLEABLE, opts.gatherMs));
   }
 
   settles(network: string): boolean {
@@ -100,11 +106,29 @@ export class LiveEvmSettlement implements Settlement {
   async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call: PurchaseCall = {}): Promise<SettlementOutcome> {
     const handoffId = call.handoffId ?? null;
     const live = this.live(requirement.network);
+    const existing = await store.findByAuthorization(this.db, authorizationKey(false, requirement, payload));
+    if (existing) return this.resume(existing, checkout.id, payload);
+    // An inline sale is on its way to a settlement transaction, which may wait a moment for it. A relay
+    // sale first waits for its origin, for as long as that takes: nothing waits for it.
+    const arrived = checkout.relay ? undefined : this.batchesOf(live).arriving();
+    try {
+      return await this.claimAndSettle(checkout, payload, requirement, live, handoffId, call, arrived);
+    } finally {
+      arrived?.();
+    }
+  }
+
+  private async claimAndSettle(
+    checkout: CheckoutForPayment,
+    payload: PaymentPayload,
+    requirement: PaymentRequirements,
+    live: LiveChain,
+    handoffId: string | null,
+    call: PurchaseCall,
+    arrived?: () => void,
+  ): Promise<SettlementOutcome> {
     const signature = payload.payload.signature as Hex;
     const key = authorizationKey(false, requirement, payload);
-    const existing = await store.findByAuthorization(this.db, key);
-    if (existing) return this.resume(existing, checkout.id, payload);
-
     const nowSeconds = Math.floor(this.opts.now().getTime() / 1000);
     await verifyPayment(payload, requirement, nowSeconds, this.contractSignatures(requirement.network));
     const auth = authorizationOf(payload);
@@ -144,12 +168,18 @@ export class LiveEvmSettlement implements Settlement {
       return this.resume(winner, checkout.id, payload);
     }
     failpoint("after-claim");
-    if (!checkout.relay) return this.drive(row, live, onChain, simulation.ok ? simulation.gas : undefined);
+    if (!checkout.relay) return this.drive(row, live, onChain, false, arrived);
     // Paid only on delivery (ADR 9): the origin answers first, and only a charged answer, recorded, is settled.
     const { row: delivered, delivery } = await this.paidOnDelivery().deliver(row, checkout, call.params ?? {});
     failpoint("after-delivery");
-    const outcome = await this.drive(delivered, live, onChain, simulation.ok ? simulation.gas : undefined);
+    const outcome = await this.drive(delivered, live, onChain);
     return outcome.kind === "settled" ? { ...outcome, delivery } : outcome;
+  }
+
+  private batchesOf(live: LiveChain): SettlementBatches {
+    const batches = this.batches.get(live);
+    if (!batches) throw new ProblemError("unavailable", "This network cannot settle right now.");
+    return batches;
   }
 
   private paidOnDelivery(): PaidOnDelivery {
@@ -160,33 +190,28 @@ export class LiveEvmSettlement implements Settlement {
   /**
    * Sign (hash recorded first), broadcast, wait; pending when the receipt does not come in time.
    * `onChain` is what the caller just learned about an earlier settlement (null: none), so a fresh
-   * payment skips the log search a resumed one needs.
+   * payment skips the log search a resumed one needs. The transaction may settle other payments
+   * too (see SettlementBatches); `alone`: one of its own.
    */
-  private async drive(claimed: PaymentRow, live: LiveChain, onChain?: SettledEvent | null, gas?: bigint): Promise<SettlementOutcome> {
+  private async drive(claimed: PaymentRow, live: LiveChain, onChain?: SettledEvent | null, alone = false, arrived?: () => void): Promise<SettlementOutcome> {
     const auth = authorizationOfRow(claimed);
     const split = claimed.split_address as Hex;
+    const signature = claimed.authorization.signature as Hex;
+    const recipients = live.recipients(splitPartiesOfRow(claimed));
     const already = onChain === undefined ? await live.chain.findSettlement(split, auth.from, auth.nonce) : onChain;
     if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
-    let settling: PaymentRow | undefined;
+    let batched: BatchedSettlement;
     try {
       // Every replica signs with the facilitator key: the nonce comes from the count they share,
       // and is counted in the commit that records the signed transaction (ADR 11).
-      settling = await live.chain.signSettleReserved(
-        live.recipients(splitPartiesOfRow(claimed)),
-        auth,
-        claimed.authorization.signature as Hex,
-        gas,
-        (key, sign) =>
-          store.recordSigned(this.db, key, sign, (trx, signed) =>
-            store.advance(trx, claimed.id, SETTLEABLE, { status: "settling", tx_hash: signed.txHash, raw_tx: signed.raw }),
-          ),
-      );
+      const settling = this.batchesOf(live).settle(claimed, { recipients, authorization: auth, signature }, alone);
+      arrived?.();
+      batched = await settling;
     } catch (err) {
-      // Gas estimation runs the settle call: if it cannot succeed any more (funds moved away,
-      // authorization cancelled), nothing was sent and the payment fails cleanly.
-      const simulation = await live.chain
-        .simulateSettle(live.recipients(splitPartiesOfRow(claimed)), auth, claimed.authorization.signature as Hex)
-        .catch(() => undefined);
+      // Nothing was signed (the chain or the database failed): if the settle call cannot succeed any
+      // more (funds moved away, authorization cancelled), the payment fails cleanly; else it stays
+      // claimed for the sweep.
+      const simulation = await live.chain.simulateSettle(recipients, auth, signature).catch(() => undefined);
       if (simulation && !simulation.ok) {
         // Someone may have settled it between our check and our estimate.
         const settledMeanwhile = await live.chain.findSettlement(split, auth.from, auth.nonce);
@@ -200,17 +225,15 @@ export class LiveEvmSettlement implements Settlement {
       }
       throw err;
     }
+    const settling = batched.settling;
     if (!settling) return this.current(claimed.id);
-    const signed = { raw: settling.raw_tx as Hex, txHash: settling.tx_hash as Hex };
-    failpoint("after-sign");
     try {
-      await live.chain.broadcast(signed.raw);
+      await batched.sent;
     } catch {
       // Unknown whether it reached the chain: the sweep rebroadcasts the same transaction.
       return { kind: "pending", row: settling };
     }
-    failpoint("after-broadcast");
-    const receipt = await live.chain.waitForReceipt(signed.txHash, this.opts.settleTimeoutMs);
+    const receipt = await live.chain.waitForReceipt(settling.tx_hash as Hex, this.opts.settleTimeoutMs);
     if (!receipt) return { kind: "pending", row: settling };
     failpoint("after-receipt");
     return this.conclude(settling, live, receipt);
@@ -222,6 +245,11 @@ export class LiveEvmSettlement implements Settlement {
     const split = row.split_address as Hex;
     const settled = live.chain.settledIn(receipt, split, from, nonce) ?? (await live.chain.findSettlement(split, from, nonce));
     if (settled) return { kind: "settled", row: await this.finalize(row, settled), redelivered: false };
+    if (receipt.status === "reverted" && row.raw_tx && live.chain.settlesSeveral(row.raw_tx as Hex) && !(await live.chain.authorizationUsed(from, nonce))) {
+      // The whole transaction reverted (a payment in it ran out of gas: see the factory's settleEach),
+      // not this payment's settlement: it is settled again, in a transaction of its own.
+      return this.drive(row, live, null, true);
+    }
     await store.advance(this.db, row.id, SETTLEABLE, { status: "failed", failure_reason: "settlement_failed" });
     throw settlementFailed("settlement_failed", "The settlement transaction failed; nothing was charged and no goods were delivered.", row);
   }
