@@ -254,8 +254,7 @@ export class EvmChain {
 
   private async simulate(to: Address, data: Hex): Promise<SimulationResult> {
     try {
-      // eth_call: one execution. The gas of what is sent is estimated once per transaction, which
-      // may settle many payments.
+      // eth_call: one execution, no gas figure needed (a transaction's gas is computed: settlementGas).
       await this.client.call({ account: this.facilitator.address, to, data });
       return { ok: true };
     } catch (err) {

@@ -103,6 +103,9 @@ export class SettlementBatches {
     this.running = true;
     try {
       while (this.waiting.length > 0) await this.sendNext();
+    } catch (err) {
+      // Never expected (sendNext answers its failures to its payments); no payment is left waiting on a loop that stopped.
+      for (const w of this.waiting.splice(0)) w.reject(err);
     } finally {
       this.running = false;
     }
