@@ -137,6 +137,17 @@ const insertSettledWithEvent = reusableStatement((db: PaymentsDb, v: { columns: 
     .select("id"),
 );
 
+/** Moves payments on in their saga, each only from a state in `from` (a concurrent step got there first otherwise); answers those it moved. */
+function advanceEach(db: PaymentsDb, ids: readonly string[], from: PaymentStatus[], set: Partial<PaymentRow>) {
+  return db
+    .updateTable("payments")
+    .set({ ...set, updated_at: new Date() })
+    .where("id", "in", ids)
+    .where("status", "in", from)
+    .returningAll()
+    .execute();
+}
+
 export const paymentsStore = {
   /**
    * Inserts the payment unless its authorization was already used or, for a
@@ -237,24 +248,10 @@ export const paymentsStore = {
   findById: (db: PaymentsDb, id: string) => db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst(),
 
   /** Moves a payment on in its saga; `from` guards against a concurrent step. */
-  advance: (db: PaymentsDb, id: string, from: PaymentStatus[], set: Partial<PaymentRow>) =>
-    db
-      .updateTable("payments")
-      .set({ ...set, updated_at: new Date() })
-      .where("id", "=", id)
-      .where("status", "in", from)
-      .returningAll()
-      .executeTakeFirst(),
+  advance: async (db: PaymentsDb, id: string, from: PaymentStatus[], set: Partial<PaymentRow>) => (await advanceEach(db, [id], from, set))[0],
 
   /** Moves several payments on together (as `advance` does each); answers those it moved. */
-  advanceEach: (db: PaymentsDb, ids: readonly string[], from: PaymentStatus[], set: Partial<PaymentRow>) =>
-    db
-      .updateTable("payments")
-      .set({ ...set, updated_at: new Date() })
-      .where("id", "in", ids)
-      .where("status", "in", from)
-      .returningAll()
-      .execute(),
+  advanceEach,
 
   /**
    * Moves a payment to `settled` (as `advance` does) and writes its event in the

@@ -213,7 +213,7 @@ export class LiveEvmSettlement implements Settlement {
       // claimed for the sweep.
       const simulation = await live.chain.simulateSettle(recipients, auth, signature).catch(() => undefined);
       if (simulation && !simulation.ok) {
-        // Someone may have settled it between our check and our estimate.
+        // Someone may have settled it since our check before the claim.
         const settledMeanwhile = await live.chain.findSettlement(split, auth.from, auth.nonce);
         if (settledMeanwhile) return { kind: "settled", row: await this.finalize(claimed, settledMeanwhile), redelivered: false };
         await store.advance(this.db, claimed.id, ["claimed", "delivered"], { status: "failed", failure_reason: simulation.reason });

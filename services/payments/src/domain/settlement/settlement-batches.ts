@@ -1,5 +1,6 @@
 import { MOST_SETTLEMENT_GAS, type Settlement } from "@c402/evm-chain";
 import { failpoint } from "@c402/failpoints";
+import type { Hex } from "viem";
 import { paymentsStore as store, type PaymentRow, type PaymentStatus, type PaymentsDb } from "../../store/payments-store";
 import type { LiveChain } from "./live-evm";
 
@@ -114,14 +115,10 @@ export class SettlementBatches {
   /** The next transaction's payments: the first alone, or those waiting together in front, as many as its gas allows. */
   private takeNext(): Waiting[] {
     if (this.waiting[0]?.alone) return this.waiting.splice(0, 1);
-    let count = 1;
-    while (
-      count < Math.min(this.waiting.length, MOST_PAYMENTS_PER_TRANSACTION) &&
-      this.waiting[count]?.alone === false &&
-      this.live.chain.settlementGas(this.waiting.slice(0, count + 1).map((w) => w.settlement)) <= MOST_SETTLEMENT_GAS
-    ) {
-      count++;
-    }
+    const together = this.waiting.findIndex((w) => w.alone);
+    let count = Math.min(together === -1 ? this.waiting.length : together, MOST_PAYMENTS_PER_TRANSACTION);
+    // Nearly always within the cap at once; only many splits not yet deployed need fewer payments.
+    while (count > 1 && this.live.chain.settlementGas(this.waiting.slice(0, count).map((w) => w.settlement)) > MOST_SETTLEMENT_GAS) count--;
     return this.waiting.splice(0, count);
   }
 
@@ -129,7 +126,7 @@ export class SettlementBatches {
     await this.gather();
     const batch = this.takeNext();
     let movedOn = new Set<string>();
-    let recorded: { rows: PaymentRow[]; raw: `0x${string}` } | undefined;
+    let recorded: { rows: PaymentRow[]; raw: Hex } | undefined;
     try {
       recorded = await this.live.chain.signSettlementsReserved(
         batch.map((w) => w.settlement),
