@@ -269,6 +269,8 @@ describe("gated content", () => {
     expect(patched.body.content).toMatchObject({ pass_scope: "content", author: null, keywords: [] });
     const again = await read(`/x/${a.id}/test`, grant);
     expect(again.text).toContain('<article class="c402-paid"><p>Second edition.</p></article>');
+    // A purchase after the edit delivers the new edition, not the one kept from the purchase before it (ADR 14).
+    expect((await payRehearsal(a.id)).body.fulfillment.payload).toBe("<p>Second edition.</p>");
     expect((await call("GET", `/x/${a.id}`)).body.endpoint.article.pass.scope).toBe("content");
 
     expect((await call("PATCH", `/v1/checkouts/${a.id}`, { key: seller.key, body: { payload: null } })).status).toBe(422);

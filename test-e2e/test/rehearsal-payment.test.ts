@@ -174,6 +174,23 @@ describe("buyer faces and the rehearsal payment", () => {
     expect(results.filter((r) => r.body.redelivered === false)).toHaveLength(1);
   });
 
+  it("sells a checkout as it is now, not as it was when payments and the gateway kept it (ADR 14): patched, then voided", async () => {
+    const c = await newCheckout(key, { title: "Tides", payload: { tide_m: 1.2 } });
+    const pay = async () => call("GET", `/c/${c.id}/test`, { headers: { "PAYMENT-SIGNATURE": await signedFor(`/c/${c.id}/test`) } });
+    // Two sales: the second is sold from what the first left kept.
+    for (const paid of [await pay(), await pay()]) {
+      expect([paid.status, paid.body.receipt.title, paid.body.fulfillment.payload]).toEqual([200, "Tides", { tide_m: 1.2 }]);
+    }
+    expect((await call("PATCH", `/v1/checkouts/${c.id}`, { key, body: { title: "Tides at Brest" } })).status).toBe(200);
+    const patched = await pay();
+    expect([patched.status, patched.body.receipt.title, patched.body.fulfillment.payload]).toEqual([200, "Tides at Brest", { tide_m: 1.2 }]);
+    const header = await signedFor(`/c/${c.id}/test`);
+    expect((await call("DELETE", `/v1/checkouts/${c.id}`, { key })).status).toBe(200);
+    const voided = await call("GET", `/c/${c.id}/test`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(voided.status).toBe(410);
+    expect(voided.body.receipt).toBeUndefined();
+  });
+
   it("the unarmed live face rehearses too (simulated, test_mode receipt)", async () => {
     const header = await signedFor(`/c/${checkout.id}`);
     const paid = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });

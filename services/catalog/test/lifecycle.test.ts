@@ -4,6 +4,7 @@ import { catalogMigrations } from "../src";
 import { Catalog, type CreateRequest } from "../src/domain/catalog";
 import { effectiveStatus } from "../src/domain/checkout-rules";
 import { catalogStore, type CatalogDb } from "../src/store/catalog-store";
+import { createRequest } from "./support/create-request";
 import { activityOf } from "./support/outbox-activity";
 
 /** PATCH, void, restore, extend and the expiry sweep, each with its account event, on real PostgreSQL. */
@@ -34,16 +35,7 @@ describeWith("postgres")("checkout lifecycle on PostgreSQL", () => {
     new Catalog({ db: database.db, payoutWallets: async () => [{ chainFamily: "eip155", address: WALLET, isDefault: true }], now: () => clock });
 
   async function created(over: Partial<CreateRequest> = {}) {
-    const { checkout } = await catalog.create({
-      accountId: "acct_a",
-      actor: ACTOR,
-      fingerprint: `fp_${Math.random()}`,
-      title: "Weather",
-      priceUsd: "0.10",
-      offer: { freshness: "hourly", input_schema_json: '{"type":"object"}' },
-      createdWithLiveKey: false,
-      ...over,
-    });
+    const { checkout } = await catalog.create(createRequest({ actor: ACTOR, offer: { freshness: "hourly", input_schema_json: '{"type":"object"}' }, ...over }));
     return checkout;
   }
   const actions = async (id: string) => (await activityOf(database.db, id)).map((e) => e.action);

@@ -1,4 +1,4 @@
-import { catalogV1, checkoutStatusName, fulfillmentV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
+import { catalogV1, fulfillmentV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { defaultOf } from "@c402/config";
 import type { ServiceClient } from "@c402/rpc";
@@ -9,8 +9,9 @@ import { getAddress, isAddress } from "viem";
 import { paymentsConfigSpec, type LiveChainSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
-import { splitPartiesOf, type CheckoutForPayment, type RelayOrigin, type SplitParties } from "./domain/requirements";
+import { splitPartiesOf, type SplitParties } from "./domain/requirements";
 import { PaidOnDelivery } from "./domain/settlement/paid-on-delivery";
+import { catalogCheckouts } from "./rpc/catalog-checkouts";
 import { originDelivery } from "./rpc/origin-delivery";
 import { packageIssuer } from "./rpc/package-issuer";
 import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
@@ -74,26 +75,6 @@ export function createLiveChain(settings: LiveChainSettings): LiveChain {
   };
 }
 
-/** The platform terms a checkout was created with, from catalog's record: the cut (none without a fee and its wallet), and sold_by. */
-function platformTermsOf(settings: catalogV1.CheckoutSettings | undefined): Pick<CheckoutForPayment, "platform" | "soldBy"> {
-  return {
-    ...(settings?.platformFeeBps && settings.platformFeeTo ? { platform: { feeBps: settings.platformFeeBps, feeTo: settings.platformFeeTo } } : {}),
-    ...(settings?.soldBy ? { soldBy: settings.soldBy } : {}),
-  };
-}
-
-/** How a relay checkout's origin is called, from catalog's record (the credential stays with fulfillment). */
-function relayOriginOf(origin: catalogV1.Origin, settings: catalogV1.CheckoutSettings | undefined): RelayOrigin {
-  return {
-    url: origin.url,
-    method: origin.method,
-    ...(origin.originKeyId !== undefined ? { originKeyId: origin.originKeyId } : {}),
-    oneOffCredential: origin.oneOffCredential,
-    testDeliveryDailyCap: settings?.testDeliveryDailyCap || 25,
-    ...(origin.mcp ? { mcp: origin.mcpTool !== undefined ? { tool: origin.mcpTool } : {} } : {}),
-  };
-}
-
 /** The saga's unfinished states in the metrics, read at each scrape (every state and kind shown, at 0 when empty). */
 function sagaGauges(db: PaymentsDb): () => void {
   const read = oncePerScrape(async () => {
@@ -116,26 +97,7 @@ function sagaGauges(db: PaymentsDb): () => void {
 export async function createPaymentsService(deps: ServiceDeps, clients: PaymentsClients, settings: PaymentsSettings): Promise<ServiceModule> {
   await migrate(deps.database, paymentsMigrations);
   const relay = serviceOutboxRelay(deps, "payments");
-  const checkouts = async (checkoutId: string): Promise<CheckoutForPayment> => {
-    const { checkout } = await clients.catalog.getCheckout({ checkoutId });
-    if (!checkout) throw new Error("catalog answered without a checkout");
-    return {
-      id: checkout.id,
-      accountId: checkout.accountId,
-      title: checkout.title,
-      priceAtomic: checkout.priceAtomic,
-      payTo: checkout.payTo,
-      armed: checkout.armed,
-      reusable: checkout.reusable,
-      // A status this build does not know cannot be sold: treat it as void.
-      status: checkoutStatusName(checkout.status) ?? "void",
-      ...platformTermsOf(checkout.settings),
-      ...(checkout.origin ? { relay: relayOriginOf(checkout.origin, checkout.settings) } : {}),
-      ...(checkout.fulfillment === catalogV1.Fulfillment.WEBHOOK ? { webhook: true } : {}),
-      ...(checkout.package ? { package: { calls: checkout.package.calls, ttlDays: checkout.package.ttlDays } } : {}),
-      listing: checkout,
-    };
-  };
+  const checkouts = catalogCheckouts(clients.catalog);
   const chains = new Map(settings.liveChains.map((c) => [c.network, createLiveChain(c)] as const));
   const db = deps.database.db;
   const onCommitted = () => relay.poke();

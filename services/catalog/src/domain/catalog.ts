@@ -44,6 +44,15 @@ export type PayoutWalletSource = (accountId: string) => Promise<AccountWallet[]>
  * (fulfillment, over gRPC): registered before the checkout is written, with
  * the id it will have, and forgotten again when the write fails.
  */
+/** A checkout as a caller holding one of its revisions needs it (Catalog.getRevised). */
+export interface RevisedCheckout {
+  revision: string;
+  /** What the checkout's status now depends on (effectiveStatus). */
+  state: Pick<CheckoutRow, "status" | "voided_at" | "expires_at">;
+  /** The whole record; absent when the caller's revision is current. */
+  checkout?: CheckoutRow;
+}
+
 export interface OriginRegistry {
   /** Answers the URL as it will be called; 422 naming the field for an origin or key that cannot be used. */
   register(req: { accountId: string; checkoutId: string; origin: RelayOrigin }): Promise<string>;
@@ -272,6 +281,28 @@ export class Catalog {
     const checkout = isCheckoutId(checkoutId) ? await store.findCheckout(this.db, checkoutId) : undefined;
     if (!checkout || (accountId !== undefined && checkout.account_id !== accountId)) throw new ProblemError("not-found", "No such checkout.");
     return checkout;
+  }
+
+  /**
+   * The checkout for a caller that holds `knownRevision` of it (ADR 14): its
+   * current revision and what its status depends on, and the whole record
+   * only when that revision is not the caller's.
+   */
+  async getRevised(checkoutId: string, knownRevision: string | undefined, accountId?: string): Promise<RevisedCheckout> {
+    // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
+    const noSuch = () => new ProblemError("not-found", "No such checkout.");
+    const visible = (row: { account_id: string } | undefined): row is { account_id: string } =>
+      row !== undefined && (accountId === undefined || row.account_id === accountId);
+    if (!isCheckoutId(checkoutId)) throw noSuch();
+    if (knownRevision !== undefined) {
+      const state = await store.findCheckoutState(this.db, checkoutId);
+      if (!visible(state)) throw noSuch();
+      if (state.revision === knownRevision) return { revision: state.revision, state };
+    }
+    const found = await store.findRevisedCheckout(this.db, checkoutId);
+    if (!visible(found)) throw noSuch();
+    const { revision, ...checkout } = found;
+    return { revision, state: checkout, checkout };
   }
 
   /** One page of the account's checkouts, newest first, as summaries (no goods, no offer card). */

@@ -160,7 +160,13 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },
     async getCheckout(req) {
-      return { checkout: checkoutMessage(await catalog.get(req.checkoutId, req.accountId), now()) };
+      const n = now();
+      const r = await catalog.getRevised(req.checkoutId, req.knownRevision, req.accountId);
+      return {
+        ...(r.checkout ? { checkout: checkoutMessage(r.checkout, n) } : {}),
+        revision: r.revision,
+        status: checkoutStatusToProto(effectiveStatus(r.state, n)),
+      };
     },
     async listCheckouts(req) {
       const n = now();

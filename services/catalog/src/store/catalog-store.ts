@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from "kysely";
 import { reusableStatement } from "@c402/db";
 import type { KeyMode, Parties, StoredStatus } from "../domain/checkout-rules";
 
@@ -111,8 +111,25 @@ export interface IdempotencyScope {
 const inScope = (eb: ExpressionBuilder<CatalogTables, "idempotency_keys">, s: IdempotencyScope) =>
   eb.and({ account_id: s.accountId, mode: s.mode, key: s.key });
 
-/** Every payment and quote reads its checkout: built once (see reusableStatement). */
+/**
+ * A checkout row's revision (ADR 14): the transaction id that wrote this
+ * version of it. PostgreSQL gives every version a row takes its own (an update
+ * writes a new version, whatever statement makes it), so no write can forget
+ * to change it.
+ */
+const revision = sql<string>`xmin::text`.as("revision");
+
 const findCheckout = reusableStatement((db: CatalogDb, v: { id: string }) => db.selectFrom("checkouts").selectAll().where("id", "=", v.id));
+
+/** Every payment and quote reads its checkout, with its revision: built once (see reusableStatement). */
+const findRevisedCheckout = reusableStatement((db: CatalogDb, v: { id: string }) =>
+  db.selectFrom("checkouts").selectAll().select(revision).where("id", "=", v.id),
+);
+
+/** What a caller holding a checkout's revision needs each time: whether it is current, and the status's inputs. */
+const findCheckoutState = reusableStatement((db: CatalogDb, v: { id: string }) =>
+  db.selectFrom("checkouts").select(["account_id", "status", "voided_at", "expires_at", revision]).where("id", "=", v.id),
+);
 
 export const catalogStore = {
   insertCheckout: (db: CatalogDb, row: CheckoutRow) =>
@@ -127,6 +144,10 @@ export const catalogStore = {
       .execute(),
 
   findCheckout: async (db: CatalogDb, id: string) => (await findCheckout(db, { id })).rows[0],
+
+  findRevisedCheckout: async (db: CatalogDb, id: string) => (await findRevisedCheckout(db, { id })).rows[0],
+
+  findCheckoutState: async (db: CatalogDb, id: string) => (await findCheckoutState(db, { id })).rows[0],
 
   /** A keyset page (index checkouts_account_page), summary columns only. */
   listCheckouts: (db: CatalogDb, accountId: string, includeVoided: boolean, page: CheckoutPage): Promise<CheckoutSummaryRow[]> => {

@@ -1,4 +1,6 @@
-import { paymentsV1, settleResponseFromMessage } from "@c402/contracts";
+import { toBinary } from "@bufbuild/protobuf";
+import { catalogV1, paymentsV1, settleResponseFromMessage } from "@c402/contracts";
+import { RevisionCache } from "@c402/revision-cache";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { encodeHeader, HEADERS } from "@c402/x402";
@@ -11,6 +13,9 @@ import { refusalAnswer } from "./answers";
 import { ArticlePasses } from "./article-passes";
 import { FACE_PROTO, type Face } from "./face";
 import { goodsOf, type UnpaidAnswers } from "./unpaid";
+
+/** The checkouts a gateway keeps for their goods (ADR 14): the ones selling now are few; one past the budget is handed back whole each time. */
+const KEPT_CHECKOUTS = { maxEntries: 1_000, maxWeight: 16 * 1024 * 1024, maxAgeMs: 60_000 };
 
 /** A payment presented to a face, as the buyer sent it. */
 export interface FacePayment {
@@ -44,6 +49,11 @@ export interface FacePaymentAnswer {
  */
 export class FacePayments {
   private readonly passes: ArticlePasses;
+  /** The checkouts sold here, by revision (ADR 14): for their goods and terms only, never their status. */
+  private readonly checkouts = new RevisionCache<catalogV1.Checkout>({
+    ...KEPT_CHECKOUTS,
+    weigh: (c) => toBinary(catalogV1.CheckoutSchema, c).byteLength,
+  });
 
   constructor(
     private readonly deps: Pick<GatewayDeps, "clients" | "settings">,
@@ -56,6 +66,7 @@ export class FacePayments {
     const { clients, settings } = this.deps;
     const { checkoutId: id, face } = payment;
     let r: paymentsV1.SubmitPaymentResponse;
+    const held = this.checkouts.held(id);
     try {
       r = await clients.payments.submitPayment({
         checkoutId: id,
@@ -63,6 +74,7 @@ export class FacePayments {
         paymentHeader: payment.header,
         ...(payment.handoff !== undefined ? { handoffId: payment.handoff } : {}),
         params: payment.params,
+        ...(held ? { knownCheckoutRevision: held.revision } : {}),
       });
     } catch (err) {
       if (err instanceof ProblemError) this.withBuyerHints(err, id);
@@ -71,9 +83,10 @@ export class FacePayments {
       const refusal = refusalAnswer({ current: await this.unpaid.current(id, face), checkoutId: id, face, legacy: payment.legacy, err, urls: settings });
       return { status: 402, headers: [...refusal.headers], body: refusal.json, contentType: PROBLEM_CONTENT_TYPE };
     }
-    // Payments read the checkout for this sale and hands it back with the receipt: the goods, without asking catalog.
+    // Payments read the checkout for this sale and hands it back with the receipt (or tells which kept one it is): the goods, without asking catalog.
     // Everything the answer needs is checked before it is built, so a settled payment is never answered half.
-    const checkout = r.status === paymentsV1.PaymentStatus.PENDING ? undefined : answered(r.checkout, "checkout");
+    const checkout =
+      r.status === paymentsV1.PaymentStatus.PENDING ? undefined : this.checkouts.take(id, held, { revision: r.checkoutRevision, value: r.checkout });
     const settled = checkout && { checkout, goods: goodsOf(checkout), receipt: answered(r.receipt, "receipt") };
     const settle = encodeHeader(settleResponseFromMessage(r.settleResponse));
     const headers: [string, string][] = [

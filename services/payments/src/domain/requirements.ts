@@ -49,6 +49,8 @@ export interface CheckoutForPayment {
    * again (one catalog read per payment). No rule here reads it.
    */
   listing?: catalogV1.Checkout;
+  /** The revision of catalog's record this was read at (ADR 14): the gateway keeps the listing by it. */
+  revision?: string;
   /** A relay or mcp checkout's origin: the sale is paid only on delivery (ADR 9). Absent for inline goods. */
   relay?: RelayOrigin;
   /** A webhook checkout: the seller fulfils each sale and marks it fulfilled. */

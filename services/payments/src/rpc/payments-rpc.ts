@@ -71,7 +71,11 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
         ...(settled ? { receipt: receiptMessage(r.receipt) } : {}),
         redelivered: r.redelivered,
         settleResponse: settleResponseMessage(r.settleResponse),
-        ...(r.checkout.listing ? { checkout: r.checkout.listing } : {}),
+        // The caller that holds this revision of the checkout already has it (ADR 14).
+        ...(r.checkout.listing && (r.checkout.revision === undefined || r.checkout.revision !== req.knownCheckoutRevision)
+          ? { checkout: r.checkout.listing }
+          : {}),
+        checkoutRevision: r.checkout.revision ?? "",
         status: settled ? paymentsV1.PaymentStatus.SETTLED : paymentsV1.PaymentStatus.PENDING,
         paymentId: r.receipt.id,
         txHash: r.receipt.tx_hash ?? "",
