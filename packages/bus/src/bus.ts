@@ -22,11 +22,21 @@ export interface DeliveredMessage extends BusMessage {
 
 export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 
+/** The messages of one fetch, in order (see SubscribeOptions.handleMany). */
+export type BatchHandler = (messages: DeliveredMessage[]) => Promise<void>;
+
 export interface SubscribeOptions {
   topic: string;
   /** Consumer group: each group receives every message once (at least). */
   group: string;
   handler: MessageHandler;
+  /**
+   * Handles the messages of one fetch together, in order (one statement for
+   * all of them, say); it must leave each message as `handler` would. When it
+   * throws, the fetch's messages go one by one to `handler`, with its retries
+   * and dead letters, so a poison message still stops only itself.
+   */
+  handleMany?: BatchHandler;
 }
 
 export interface Subscription {
@@ -159,5 +169,65 @@ export async function deliverUntilHandled(
       if (await deadLettered(deadLetters, message, group, attempt, err)) return true;
       await sleep(backoffDelay(attempt));
     }
+  }
+}
+
+/**
+ * Delivers the messages of one fetch, in order: all together to
+ * `handleMany` when the subscription has one and there are several; one by
+ * one through deliverUntilHandled otherwise, or when that throws (each then
+ * handled again, which handlers allow). `onHandled(i)` hears of each message
+ * handled, in order. Returns false when the subscription stopped first (the
+ * rest stays unacknowledged).
+ */
+export async function deliverFetched(
+  messages: Omit<DeliveredMessage, "attempt">[],
+  subscription: Pick<SubscribeOptions, "handler" | "handleMany">,
+  isStopped: () => boolean,
+  onError: (err: unknown, attempt: number) => void,
+  group: string,
+  deadLetters: DeadLetters | undefined,
+  onHandled: (index: number) => Promise<void> | void,
+): Promise<boolean> {
+  const { handler, handleMany } = subscription;
+  if (handleMany && messages.length > 1 && !isStopped() && (await handledTogether(messages, handleMany, group, onError))) {
+    for (let i = 0; i < messages.length; i++) await onHandled(i);
+    return true;
+  }
+  for (let i = 0; i < messages.length; i++) {
+    if (isStopped()) return false;
+    if (!(await deliverUntilHandled(messages[i]!, handler, isStopped, onError, group, deadLetters))) return false;
+    await onHandled(i);
+  }
+  return true;
+}
+
+/** One attempt at a fetch all together, in the first message's context, inside one consumer span; a failure is reported as attempt 0. */
+async function handledTogether(
+  messages: Omit<DeliveredMessage, "attempt">[],
+  handleMany: BatchHandler,
+  group: string,
+  onError: (err: unknown, attempt: number) => void,
+) {
+  const first = messages[0]!;
+  const carried = contextOfHeaders(first.headers);
+  const span = openSpan(`${first.topic} process`, {
+    kind: SpanKind.CONSUMER,
+    parent: carried,
+    attributes: {
+      "messaging.system": "kafka",
+      "messaging.destination.name": first.topic,
+      "messaging.consumer.group.name": group,
+      "messaging.batch.message_count": messages.length,
+    },
+  });
+  try {
+    await runWithContext(span.context ?? carried, () => handleMany(messages.map((m) => ({ ...m, attempt: 1 }))));
+    span.end();
+    return true;
+  } catch (err) {
+    span.end(err);
+    onError(err, 0);
+    return false;
   }
 }

@@ -1,5 +1,5 @@
 import { migrate, sql, type Kysely, type MigrationSet, type ServiceDatabase } from "@c402/db";
-import { deliverUntilHandled, sleep, type Bus, type BusMessage, type DeadLetterPolicy, type SubscribeOptions, type Subscription } from "./bus";
+import { deliverFetched, sleep, type Bus, type BusMessage, type DeadLetterPolicy, type SubscribeOptions, type Subscription } from "./bus";
 
 /**
  * The embedded bus: a durable log in the embedded database (schema `bus`),
@@ -42,7 +42,7 @@ export const databaseBusMigrations: MigrationSet = {
 interface Group {
   topic: string;
   name: string;
-  handlers: SubscribeOptions["handler"][];
+  subscribers: Pick<SubscribeOptions, "handler" | "handleMany">[];
   stopped: boolean;
   done?: Promise<void>;
   wake?: () => void;
@@ -95,15 +95,16 @@ export class DatabaseBus implements Bus {
     }
   }
 
-  async subscribe({ topic, group, handler }: SubscribeOptions): Promise<Subscription> {
+  async subscribe({ topic, group, handler, handleMany }: SubscribeOptions): Promise<Subscription> {
     const id = `${topic}\u0000${group}`;
     let g = this.groups.get(id);
     if (!g) {
-      g = { topic, name: group, handlers: [], stopped: false };
+      g = { topic, name: group, subscribers: [], stopped: false };
       this.groups.set(id, g);
     }
-    // Members of one group share its offset: each message goes to one of them.
-    g.handlers.push(handler);
+    // Members of one group share its offset: each fetch goes to one of them, in turn.
+    const subscriber = { handler, ...(handleMany ? { handleMany } : {}) };
+    g.subscribers.push(subscriber);
     if (!g.done) {
       await this.db
         .insertInto("bus_offsets")
@@ -117,8 +118,8 @@ export class DatabaseBus implements Bus {
     const member = g;
     return {
       stop: async () => {
-        member.handlers = member.handlers.filter((h) => h !== handler);
-        if (member.handlers.length === 0) {
+        member.subscribers = member.subscribers.filter((s) => s !== subscriber);
+        if (member.subscribers.length === 0) {
           member.stopped = true;
           member.wake?.();
           await member.done;
@@ -169,21 +170,21 @@ export class DatabaseBus implements Bus {
         await idle();
         return true;
       }
-      for (const m of batch) {
-        const handler = g.handlers[turn++ % g.handlers.length];
-        if (!handler || !active()) return false;
-        const handled = await deliverUntilHandled(
-          { topic: g.topic, key: m.key, value: new Uint8Array(m.value), headers: m.headers as Record<string, string> },
-          handler,
-          () => !active(),
-          (err, attempt) => this.onHandlerError(err, g.topic, attempt),
-          g.name,
-          this.deadLetter ? { policy: this.deadLetter, send: (topic, message) => this.publish(topic, [message]) } : undefined,
-        );
-        if (!handled) return false;
-        offset = BigInt(m.seq);
-        sincePrune++;
-      }
+      const subscriber = g.subscribers[turn++ % g.subscribers.length];
+      if (!subscriber || !active()) return false;
+      const delivered = await deliverFetched(
+        batch.map((m) => ({ topic: g.topic, key: m.key, value: new Uint8Array(m.value), headers: m.headers as Record<string, string> })),
+        subscriber,
+        () => !active(),
+        (err, attempt) => this.onHandlerError(err, g.topic, attempt),
+        g.name,
+        this.deadLetter ? { policy: this.deadLetter, send: (topic, message) => this.publish(topic, [message]) } : undefined,
+        (i) => {
+          offset = BigInt(batch[i]!.seq);
+          sincePrune++;
+        },
+      );
+      if (!delivered) return false;
       if (Date.now() - committedAt >= OFFSET_COMMIT_MS) await commit();
       if (sincePrune >= PRUNE_EVERY) {
         sincePrune = 0;

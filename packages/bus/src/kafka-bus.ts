@@ -1,6 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type Admin, type SASLOptions } from "kafkajs";
 import { consumerLag } from "@c402/metrics";
-import { deliverUntilHandled, type Bus, type BusMessage, type DeadLetterPolicy, type DeadLetters, type SubscribeOptions, type Subscription } from "./bus";
+import { deliverFetched, type Bus, type BusMessage, type DeadLetterPolicy, type DeadLetters, type SubscribeOptions, type Subscription } from "./bus";
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -81,7 +81,7 @@ export class KafkaBus implements Bus {
     });
   }
 
-  async subscribe({ topic, group, handler }: SubscribeOptions): Promise<Subscription> {
+  async subscribe({ topic, group, handler, handleMany }: SubscribeOptions): Promise<Subscription> {
     const consumer = this.kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
     let stopped = false;
     await consumer.connect();
@@ -94,28 +94,27 @@ export class KafkaBus implements Bus {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         let handledUpTo: string | undefined;
         try {
-          for (const message of batch.messages) {
-            if (!isRunning() || isStale()) break;
-            const headers: Record<string, string> = {};
-            for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-            const handled = await deliverUntilHandled(
-              { topic, key: message.key?.toString() ?? "", value: new Uint8Array(message.value ?? Buffer.alloc(0)), headers },
-              handler,
-              () => stopped,
-              (err, attempt) => this.opts.onHandlerError?.(err, topic, attempt),
-              group,
-              this.deadLetters,
-            );
-            if (!handled) break; // stopping: the rest is fetched again by whoever consumes next
-            resolveOffset(message.offset);
-            handledUpTo = message.offset;
-            // What is left of the partition after this message, as of the fetch.
-            consumerLag.set(
-              { topic, group, partition: String(batch.partition) },
-              Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(message.offset) - 1n)),
-            );
-            await heartbeat();
-          }
+          await deliverFetched(
+            batch.messages.map((message) => {
+              const headers: Record<string, string> = {};
+              for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+              return { topic, key: message.key?.toString() ?? "", value: new Uint8Array(message.value ?? Buffer.alloc(0)), headers };
+            }),
+            { handler, ...(handleMany ? { handleMany } : {}) },
+            // Stopping, or the partition went to another member: the rest is fetched again by whoever consumes next.
+            () => stopped || !isRunning() || isStale(),
+            (err, attempt) => this.opts.onHandlerError?.(err, topic, attempt),
+            group,
+            this.deadLetters,
+            async (i) => {
+              const { offset } = batch.messages[i]!;
+              resolveOffset(offset);
+              handledUpTo = offset;
+              // What is left of the partition after this message, as of the fetch.
+              consumerLag.set({ topic, group, partition: String(batch.partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(offset) - 1n)));
+              await heartbeat();
+            },
+          );
         } finally {
           // What was handled is committed even when the batch ends early; a crash before this redelivers it (at least once).
           if (handledUpTo !== undefined) {

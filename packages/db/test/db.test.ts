@@ -192,6 +192,17 @@ function behavesLikeAServiceDatabase(open: () => Promise<{ a: ServiceDatabase; b
     await ctx.a.db.selectFrom("items").selectAll().execute();
     await runWithContext({ requestId: "req_counted" }, () => ctx.a.db.selectFrom("items").selectAll().execute());
     expect([await count({ ...labels, origin: "request" }), await count({ ...labels, origin: "background" })]).toEqual([request + 1, background + 1]);
+    // A statement whose first CTE reads no table is counted under the schema of the first table it reads.
+    const withCte = { schema: ctx.a.schema, operation: "with", origin: "background" };
+    const before = await count(withCte);
+    await ctx.a.db
+      .with("wanted", (qb) => qb.selectNoFrom(sql<string>`'x'`.as("id")))
+      .selectFrom("wanted")
+      .innerJoin("items", "items.id", "wanted.id")
+      .select("items.id")
+      .where("wanted.id", "=", "x")
+      .execute();
+    expect(await count(withCte)).toBe(before + 1);
   });
 }
 

@@ -1,3 +1,4 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { createPublicKey } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
 import { decodeEnvelope } from "@c402/bus";
@@ -177,6 +178,40 @@ describeOnEachDatabase("webhook delivery", "webhooks", (open) => {
     expect(await rig.dispatcher.fanOut(paid, third)).toBe(1);
     expect(await recordedRows(third.eventId)).toHaveLength(1);
     expect((await deliveriesOf(paidToo.endpoint.id)).map((d) => d.event_id)).toEqual([third.eventId]);
+    await rig.dispatcher.drain();
+  });
+
+  it("looks at a bus fetch's events in one statement: those without a receiver recorded there, the others with their deliveries; a duplicate or a redelivered fetch adds nothing", async () => {
+    const quiet = newAccount();
+    const busy = newAccount();
+    const hook = await register(busy, "/fetch");
+    const events = [
+      paymentSettledEnvelope(quiet, { at: rig.now() }),
+      paymentSettledEnvelope(busy, { at: rig.now() }),
+      paymentSettledEnvelope(quiet, { at: rig.now() }),
+    ];
+    const fetched = [...events, events[0]!].map((envelope) => ({ source: paid, envelope }));
+    expect(await rig.dispatcher.fanOutEach(fetched)).toBe(1);
+    expect(await rig.dispatcher.fanOutEach(fetched)).toBe(0);
+    for (const envelope of events) {
+      const rows = await db
+        .selectFrom("recorded_events")
+        .select(["type", "account_id", "aggregate_id", "test_mode", "payload", "occurred_at"])
+        .where("event_id", "=", envelope.eventId)
+        .execute();
+      // Recorded once each, as it came (the payload's bytes and the time it happened, through the statement's JSON).
+      expect(rows.map((r) => ({ ...r, payload: Buffer.from(r.payload).toString("hex") }))).toEqual([
+        {
+          type: envelope.type,
+          account_id: envelope.accountId,
+          aggregate_id: envelope.aggregateId,
+          test_mode: envelope.testMode,
+          payload: Buffer.from(envelope.payload).toString("hex"),
+          occurred_at: timestampDate(envelope.occurredAt!),
+        },
+      ]);
+    }
+    expect((await deliveriesOf(hook.endpoint.id)).map((d) => d.event_id)).toEqual([events[1]!.eventId]);
     await rig.dispatcher.drain();
   });
 

@@ -62,46 +62,63 @@ export class Dispatcher {
     this.random = deps.random ?? Math.random;
   }
 
+  /** Records one bus event and its deliveries, once (fanOutEach of one). */
+  fanOut(source: WebhookEventSource, envelope: eventsV1.EventEnvelope): Promise<number> {
+    return this.fanOutEach([{ source, envelope }]);
+  }
+
   /**
-   * Records a bus event and its deliveries, once: the recorded event and the
-   * deliveries are keyed by the event id, so a redelivered event adds nothing.
-   * Answers how many deliveries it made.
+   * Records bus events and their deliveries, once each: a recorded event and
+   * its deliveries are keyed by the event id, so a redelivered event adds
+   * nothing. The events are looked at in one statement (most have no
+   * receiver: then that statement is all they cost); each that has
+   * receivers is then recorded with its deliveries in one more. Answers how
+   * many deliveries it made.
    */
-  async fanOut(source: WebhookEventSource, envelope: eventsV1.EventEnvelope): Promise<number> {
+  async fanOutEach(events: { source: WebhookEventSource; envelope: eventsV1.EventEnvelope }[]): Promise<number> {
+    if (events.length === 0) return 0;
     const now = this.clock();
-    const recorded = {
-      event_id: envelope.eventId,
-      type: envelope.type,
-      account_id: envelope.accountId,
-      aggregate_id: envelope.aggregateId,
-      test_mode: envelope.testMode,
-      payload: envelope.payload,
-      occurred_at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : now,
-    };
-    // Most events have no receiver: then this one statement is all the event costs.
-    const receivers = await webhooksStore.receiversOrRecord(this.deps.db, recorded, source.event);
-    if (receivers.length === 0) return 0;
-    const payload = payloadOf(source, envelope, { baseUrl: this.deps.baseUrl });
-    // The event and its deliveries in one statement (a receiver deleted meanwhile fails it on the foreign key: the bus retries).
-    const made = (
-      await deliveriesStore.recordWithDeliveries(
-        this.deps.db,
-        recorded,
-        receivers.map((endpointId) => ({
-          id: newId("webhookDelivery"),
-          endpoint_id: endpointId,
-          account_id: envelope.accountId,
-          event_id: envelope.eventId,
-          event: source.event,
-          aggregate_id: envelope.aggregateId,
-          test_mode: envelope.testMode,
-          payload,
-          next_attempt_at: now,
-          give_up_at: new Date(now.getTime() + RETRY_WINDOW_MS),
-          created_at: now,
-        })),
-      )
-    ).length;
+    const incoming = events.map(({ source, envelope }) => ({
+      source,
+      envelope,
+      event: source.event,
+      row: {
+        event_id: envelope.eventId,
+        type: envelope.type,
+        account_id: envelope.accountId,
+        aggregate_id: envelope.aggregateId,
+        test_mode: envelope.testMode,
+        payload: envelope.payload,
+        occurred_at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : now,
+      },
+    }));
+    const receivers = await webhooksStore.receiversOrRecordEach(this.deps.db, incoming);
+    let made = 0;
+    for (const [i, { source, envelope, event, row }] of incoming.entries()) {
+      const endpoints = receivers[i] ?? [];
+      if (endpoints.length === 0) continue;
+      const payload = payloadOf(source, envelope, { baseUrl: this.deps.baseUrl });
+      // The event and its deliveries in one statement (a receiver deleted meanwhile fails it on the foreign key: the bus retries).
+      made += (
+        await deliveriesStore.recordWithDeliveries(
+          this.deps.db,
+          row,
+          endpoints.map((endpointId) => ({
+            id: newId("webhookDelivery"),
+            endpoint_id: endpointId,
+            account_id: envelope.accountId,
+            event_id: envelope.eventId,
+            event,
+            aggregate_id: envelope.aggregateId,
+            test_mode: envelope.testMode,
+            payload,
+            next_attempt_at: now,
+            give_up_at: new Date(now.getTime() + RETRY_WINDOW_MS),
+            created_at: now,
+          })),
+        )
+      ).length;
+    }
     if (made > 0) this.poke();
     return made;
   }

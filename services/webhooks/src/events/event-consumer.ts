@@ -20,12 +20,19 @@ export async function subscribeWebhookSources(bus: Bus, dispatcher: Dispatcher):
       bus.subscribe({
         topic,
         group: consumerGroupOf(topic),
-        handler: async (message) => {
-          const envelope = decodeEnvelope(message.value);
-          const source = sourceOf(topic, envelope.type);
-          if (source) await dispatcher.fanOut(source, envelope);
-        },
+        handler: async (message) => void (await dispatcher.fanOutEach(webhookEventsOf(topic, [message]))),
+        // A fetch's events are looked at in one statement (most have no receiver).
+        handleMany: async (messages) => void (await dispatcher.fanOutEach(webhookEventsOf(topic, messages))),
       }),
     ),
   );
+}
+
+/** The webhook events among bus messages of `topic` (types no webhook is made of are left out). */
+function webhookEventsOf(topic: string, messages: { value: Uint8Array }[]) {
+  return messages.flatMap((message) => {
+    const envelope = decodeEnvelope(message.value);
+    const source = sourceOf(topic, envelope.type);
+    return source ? [{ source, envelope }] : [];
+  });
 }

@@ -97,16 +97,41 @@ export interface PageQuery {
   after?: { createdAt: Date; id: string };
 }
 
-/** Every event a webhook could be for runs it: built once (see reusableStatement). */
-const receiversOrRecord = reusableStatement((db: WebhooksDb, v: { row: Omit<RecordedEventRow, "recorded_at">; events: string }) =>
+/** An event as the fan-out statement takes it: its recorded row, and the webhook event name receivers subscribe to. */
+export interface IncomingEvent {
+  row: Omit<RecordedEventRow, "recorded_at">;
+  event: string;
+}
+
+/**
+ * Every event a webhook could be for runs it, a bus fetch's events at once:
+ * built once (see reusableStatement). The events come as one JSON array
+ * (`i` their index), so the text is the same for any number of them.
+ */
+const receiversOrRecordEach = reusableStatement((db: WebhooksDb, v: { events: string }) =>
   db
+    .with("incoming", (qb) =>
+      qb
+        .selectFrom(sql<{ e: unknown }>`jsonb_array_elements(${v.events}::jsonb)`.as("e"))
+        .select([
+          sql<number>`(e->>'i')::int`.as("i"),
+          sql<string>`e->>'event_id'`.as("event_id"),
+          sql<string>`e->>'type'`.as("type"),
+          sql<string>`e->>'account_id'`.as("account_id"),
+          sql<string>`e->>'aggregate_id'`.as("aggregate_id"),
+          sql<boolean>`(e->>'test_mode')::boolean`.as("test_mode"),
+          sql<Buffer>`decode(e->>'payload', 'base64')`.as("payload"),
+          sql<Date>`(e->>'occurred_at')::timestamptz`.as("occurred_at"),
+          sql<string>`e->>'event'`.as("event"),
+        ]),
+    )
     .with("receivers", (qb) =>
       qb
-        .selectFrom("endpoints")
-        .select("id")
-        .where("account_id", "=", v.row.account_id)
-        .where("active", "=", true)
-        .where(sql<boolean>`events @> ${v.events}::jsonb`),
+        .selectFrom("incoming")
+        .innerJoin("endpoints", "endpoints.account_id", "incoming.account_id")
+        .select(["incoming.i", "endpoints.id"])
+        .where("endpoints.active", "=", true)
+        .where(sql<boolean>`endpoints.events @> jsonb_build_array(incoming.event)`),
     )
     .with("recorded", (qb) =>
       qb
@@ -114,34 +139,36 @@ const receiversOrRecord = reusableStatement((db: WebhooksDb, v: { row: Omit<Reco
         .columns(["event_id", "type", "account_id", "aggregate_id", "test_mode", "payload", "occurred_at"])
         .expression(
           qb
-            .selectNoFrom([
-              sql<string>`${v.row.event_id}::text`.as("event_id"),
-              sql<string>`${v.row.type}::text`.as("type"),
-              sql<string>`${v.row.account_id}::text`.as("account_id"),
-              sql<string>`${v.row.aggregate_id}::text`.as("aggregate_id"),
-              sql<boolean>`${v.row.test_mode}::boolean`.as("test_mode"),
-              sql<Buffer>`${v.row.payload}::bytea`.as("payload"),
-              sql<Date>`${v.row.occurred_at}::timestamptz`.as("occurred_at"),
-            ])
-            .where(({ not, exists, selectFrom }) => not(exists(selectFrom("receivers").select("id")))),
+            .selectFrom("incoming")
+            .select(["event_id", "type", "account_id", "aggregate_id", "test_mode", "payload", "occurred_at"])
+            .where(({ not, exists, selectFrom }) => not(exists(selectFrom("receivers").select("id").whereRef("receivers.i", "=", "incoming.i")))),
         )
         .onConflict((oc) => oc.column("event_id").doNothing()),
     )
     .selectFrom("receivers")
-    .select("id"),
+    .select(["i", "id"]),
 );
 
 export const webhooksStore = {
-  /** Records an event unless its id is already recorded; true when it was new. */
   /**
-   * The account's active receivers of `event`; when it has none, the event is
-   * recorded in the same statement (there is nothing to deliver, so nothing
-   * else to write). With receivers, nothing is written: the caller records the
-   * event with its deliveries (deliveriesStore.recordWithDeliveries).
+   * Each event's active receivers, in the order given; the events that have
+   * none are recorded in the same statement (there is nothing to deliver, so
+   * nothing else to write). With receivers, nothing is written for the event:
+   * the caller records it with its deliveries (deliveriesStore.recordWithDeliveries).
    */
-  async receiversOrRecord(db: WebhooksDb, row: Omit<RecordedEventRow, "recorded_at">, event: string): Promise<string[]> {
-    const receivers = await receiversOrRecord(db, { row: { ...row, payload: Buffer.from(row.payload) }, events: JSON.stringify([event]) });
-    return receivers.rows.map((r) => r.id);
+  async receiversOrRecordEach(db: WebhooksDb, events: IncomingEvent[]): Promise<string[][]> {
+    const json = JSON.stringify(
+      events.map(({ row, event }, i) => ({
+        ...row,
+        i,
+        event,
+        payload: Buffer.from(row.payload).toString("base64"),
+        occurred_at: row.occurred_at.toISOString(),
+      })),
+    );
+    const receivers = events.map((): string[] => []);
+    for (const r of (await receiversOrRecordEach(db, { events: json })).rows as { i: number; id: string }[]) receivers[r.i]?.push(r.id);
+    return receivers;
   },
   listForAccount: (db: WebhooksDb, accountId: string) =>
     db.selectFrom("recorded_events").selectAll().where("account_id", "=", accountId).orderBy("occurred_at", "desc").orderBy("event_id").execute(),
