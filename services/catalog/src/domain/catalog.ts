@@ -39,11 +39,6 @@ export type PlatformSource = (accountId: string) => Promise<AccountPlatform>;
 /** Where the standing payout wallets of an account come from (identity, over gRPC). */
 export type PayoutWalletSource = (accountId: string) => Promise<AccountWallet[]>;
 
-/**
- * Where a relay checkout's origin is checked and its credential bound
- * (fulfillment, over gRPC): registered before the checkout is written, with
- * the id it will have, and forgotten again when the write fails.
- */
 /** A checkout as a caller holding one of its revisions needs it (Catalog.getRevised). */
 export interface RevisedCheckout {
   revision: string;
@@ -53,6 +48,11 @@ export interface RevisedCheckout {
   checkout?: CheckoutRow;
 }
 
+/**
+ * Where a relay checkout's origin is checked and its credential bound
+ * (fulfillment, over gRPC): registered before the checkout is written, with
+ * the id it will have, and forgotten again when the write fails.
+ */
 export interface OriginRegistry {
   /** Answers the URL as it will be called; 422 naming the field for an origin or key that cannot be used. */
   register(req: { accountId: string; checkoutId: string; origin: RelayOrigin }): Promise<string>;
@@ -289,10 +289,10 @@ export class Catalog {
    * only when that revision is not the caller's.
    */
   async getRevised(checkoutId: string, knownRevision: string | undefined, accountId?: string): Promise<RevisedCheckout> {
-    // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
     const noSuch = () => new ProblemError("not-found", "No such checkout.");
     const visible = (row: { account_id: string } | undefined): row is { account_id: string } =>
       row !== undefined && (accountId === undefined || row.account_id === accountId);
+    // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
     if (!isCheckoutId(checkoutId)) throw noSuch();
     if (knownRevision !== undefined) {
       const state = await store.findCheckoutState(this.db, checkoutId);
