@@ -57,7 +57,7 @@ function observeStatement(event: LogEvent): void {
  * The schema of the first table a statement reads or writes (kysely writes
  * `from "schema"."table"`), or `other`; a CTE's columns (`"cte"."column"`) are not tables.
  */
-export function schemaOf(text: string): string {
+function schemaOf(text: string): string {
   return /\b(?:from|join|into|update)\s+"([a-z][a-z0-9_]{0,62})"\."/i.exec(text)?.[1] ?? "other";
 }
 

@@ -160,7 +160,7 @@ function relayContract(open: () => Promise<TestDatabase>) {
           await ctx.database.db
             .insertInto("checkouts")
             .values({
-              ...(await catalogStore.findCheckout(ctx.database.db, checkout.id))!,
+              ...(await catalog.get(checkout.id)),
               id: req.checkoutId,
               offer: "{}" as never,
               payout_rails: "{}" as never,

@@ -48,6 +48,13 @@ export interface RevisedCheckout {
   checkout?: CheckoutRow;
 }
 
+const noSuchCheckout = () => new ProblemError("not-found", "No such checkout.");
+
+/** Whether a checkout row was found and, when the lookup is restricted to an account, is that account's. */
+function visibleTo<R extends { account_id: string }>(row: R | undefined, accountId: string | undefined): row is R {
+  return row !== undefined && (accountId === undefined || row.account_id === accountId);
+}
+
 /**
  * Where a relay checkout's origin is checked and its credential bound
  * (fulfillment, over gRPC): registered before the checkout is written, with
@@ -277,10 +284,7 @@ export class Catalog {
   }
 
   async get(checkoutId: string, accountId?: string): Promise<CheckoutRow> {
-    // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
-    const checkout = isCheckoutId(checkoutId) ? await store.findCheckout(this.db, checkoutId) : undefined;
-    if (!checkout || (accountId !== undefined && checkout.account_id !== accountId)) throw new ProblemError("not-found", "No such checkout.");
-    return checkout;
+    return (await this.found(checkoutId, accountId)).checkout;
   }
 
   /**
@@ -289,20 +293,22 @@ export class Catalog {
    * only when that revision is not the caller's.
    */
   async getRevised(checkoutId: string, knownRevision: string | undefined, accountId?: string): Promise<RevisedCheckout> {
-    const noSuch = () => new ProblemError("not-found", "No such checkout.");
-    const visible = (row: { account_id: string } | undefined): row is { account_id: string } =>
-      row !== undefined && (accountId === undefined || row.account_id === accountId);
-    // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
-    if (!isCheckoutId(checkoutId)) throw noSuch();
-    if (knownRevision !== undefined) {
+    if (knownRevision !== undefined && isCheckoutId(checkoutId)) {
       const state = await store.findCheckoutState(this.db, checkoutId);
-      if (!visible(state)) throw noSuch();
+      if (!visibleTo(state, accountId)) throw noSuchCheckout();
       if (state.revision === knownRevision) return { revision: state.revision, state };
     }
-    const found = await store.findRevisedCheckout(this.db, checkoutId);
-    if (!visible(found)) throw noSuch();
-    const { revision, ...checkout } = found;
+    const { revision, checkout } = await this.found(checkoutId, accountId);
     return { revision, state: checkout, checkout };
+  }
+
+  /** The checkout and its revision; 404 for an id that cannot be one, one that is not there, or another account's. */
+  private async found(checkoutId: string, accountId: string | undefined): Promise<{ revision: string; checkout: CheckoutRow }> {
+    // An id that cannot be one (a NUL, a wrong prefix) is not looked up: PostgreSQL refuses some such text.
+    const row = isCheckoutId(checkoutId) ? await store.findCheckout(this.db, checkoutId) : undefined;
+    if (!visibleTo(row, accountId)) throw noSuchCheckout();
+    const { revision, ...checkout } = row;
+    return { revision, checkout };
   }
 
   /** One page of the account's checkouts, newest first, as summaries (no goods, no offer card). */

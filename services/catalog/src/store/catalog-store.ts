@@ -119,12 +119,8 @@ const inScope = (eb: ExpressionBuilder<CatalogTables, "idempotency_keys">, s: Id
  */
 const revision = sql<string>`xmin::text`.as("revision");
 
-const findCheckout = reusableStatement((db: CatalogDb, v: { id: string }) => db.selectFrom("checkouts").selectAll().where("id", "=", v.id));
-
 /** Every payment and quote reads its checkout, with its revision: built once (see reusableStatement). */
-const findRevisedCheckout = reusableStatement((db: CatalogDb, v: { id: string }) =>
-  db.selectFrom("checkouts").selectAll().select(revision).where("id", "=", v.id),
-);
+const findCheckout = reusableStatement((db: CatalogDb, v: { id: string }) => db.selectFrom("checkouts").selectAll().select(revision).where("id", "=", v.id));
 
 /** What a caller holding a checkout's revision needs each time: whether it is current, and the status's inputs. */
 const findCheckoutState = reusableStatement((db: CatalogDb, v: { id: string }) =>
@@ -144,8 +140,6 @@ export const catalogStore = {
       .execute(),
 
   findCheckout: async (db: CatalogDb, id: string) => (await findCheckout(db, { id })).rows[0],
-
-  findRevisedCheckout: async (db: CatalogDb, id: string) => (await findRevisedCheckout(db, { id })).rows[0],
 
   findCheckoutState: async (db: CatalogDb, id: string) => (await findCheckoutState(db, { id })).rows[0],
 
