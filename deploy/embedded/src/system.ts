@@ -133,7 +133,10 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
 
 /** Everything after the devchain: the database, the bus, every service and the gateway. */
 async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: string, secrets: Secrets, devchain: RunningDevchain): Promise<EmbeddedSystem> {
-  const pg = await EmbeddedPostgres.open(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") });
+  const pg = await EmbeddedPostgres.open({
+    ...(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") }),
+    onVacuumError: (err) => logger.warn({ err }, "vacuum round failed; the next one retries"),
+  });
   const bus = await DatabaseBus.open(
     pg.forSchema("bus"),
     (err, topic, attempt) => logger.warn({ err, topic, attempt }, "event handler failed; retrying"),

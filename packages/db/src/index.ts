@@ -5,6 +5,8 @@ import { recordSpan, SpanKind, tracingEnabled } from "@c402/tracing";
 import { Kysely, PostgresDialect, sql, type LogEvent, type Migration } from "kysely";
 import { Migrator } from "kysely";
 import pg from "pg";
+import { EmbeddedVacuum } from "./embedded-vacuum";
+import { parseBytea, serializeBytea } from "./pglite-bytea";
 import { PGliteDialect } from "./pglite-dialect";
 import { PGliteStatements } from "./pglite-statements";
 
@@ -100,17 +102,25 @@ export class EmbeddedPostgres {
   private constructor(
     private readonly pglite: { close(): Promise<void> },
     private readonly root: Kysely<any>,
+    private readonly vacuum: EmbeddedVacuum,
   ) {}
 
-  static async open(opts: { dataDir?: string } = {}): Promise<EmbeddedPostgres> {
+  /**
+   * `onVacuumError` hears a failed round of the database's upkeep (EmbeddedVacuum;
+   * the next round tries again); `vacuumIntervalMs` is how often it looks (1 s).
+   */
+  static async open(opts: { dataDir?: string; vacuumIntervalMs?: number; onVacuumError?: (err: unknown) => void } = {}): Promise<EmbeddedPostgres> {
     const { PGlite, types, protocol, parse } = await import("@electric-sql/pglite");
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
     const pglite = await PGlite.create(opts.dataDir, {
-      parsers: { [types.INT8]: (v: string) => BigInt(v) },
+      parsers: { [types.INT8]: (v: string) => BigInt(v), [types.BYTEA]: parseBytea },
+      serializers: { [types.BYTEA]: serializeBytea },
     });
     const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
     const root = new Kysely<any>({ dialect: new PGliteDialect(statements), log: observeStatement });
-    return new EmbeddedPostgres(pglite, root);
+    const vacuum = new EmbeddedVacuum(root, { intervalMs: opts.vacuumIntervalMs, onError: opts.onVacuumError });
+    vacuum.start();
+    return new EmbeddedPostgres(pglite, root, vacuum);
   }
 
   forSchema<DB = any>(schema: string): ServiceDatabase<DB> {
@@ -126,7 +136,13 @@ export class EmbeddedPostgres {
     };
   }
 
+  /** Vacuums every table that is due now (what the upkeep does every interval); answers them as `schema.table`. */
+  vacuumDueTables(): Promise<string[]> {
+    return this.vacuum.runOnce();
+  }
+
   async close(): Promise<void> {
+    await this.vacuum.stop();
     await this.root.destroy();
     await this.pglite.close();
   }

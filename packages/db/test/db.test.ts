@@ -3,6 +3,7 @@ import { runWithContext } from "@c402/request-context";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
 import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { EmbeddedPostgres, migrate, openPostgres, reusableStatement, sql, type MigrationSet, type ServiceDatabase } from "../src";
+import { parseBytea, serializeBytea } from "../src/pglite-bytea";
 import { PGliteStatements } from "../src/pglite-statements";
 
 const migrations: MigrationSet = {
@@ -95,6 +96,34 @@ function behavesLikeAServiceDatabase(open: () => Promise<{ a: ServiceDatabase; b
       { id: "nulls", doc: null, raw: null, at: null, flag: null, big: null },
     ]);
     expect(Buffer.from(rows[0]!.raw as Uint8Array)).toEqual(thing.raw);
+  });
+
+  it("stores and reads bytes exactly: every byte value, empty, large, and a view into a larger buffer", async () => {
+    const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const large = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 31 + 7) % 256);
+    const backing = Uint8Array.from([9, 9, 0xde, 0xad, 0xbe, 0xef, 9]);
+    const values: [string, Uint8Array][] = [
+      ["bytes-every", everyByte],
+      ["bytes-empty", new Uint8Array(0)],
+      ["bytes-large", large],
+      ["bytes-view", backing.subarray(2, 6)],
+    ];
+    for (const [id, raw] of values) await ctx.a.db.insertInto("things").values({ id, raw }).execute();
+    // What the server holds, by its own hex: the parameter was written exactly.
+    const stored = await sql<{
+      id: string;
+      hex: string;
+    }>`select id, encode(raw, 'hex') as hex from ${sql.id(ctx.a.schema, "things")} where id like 'bytes-%'`.execute(ctx.a.db);
+    const hexById = new Map(stored.rows.map((r) => [r.id, r.hex]));
+    const rows = await ctx.a.db.selectFrom("things").select(["id", "raw"]).where("id", "like", "bytes-%").execute();
+    const rawById = new Map(rows.map((r) => [r.id, r.raw as Uint8Array]));
+    for (const [id, raw] of values) {
+      expect(hexById.get(id)).toBe(Buffer.from(raw).toString("hex"));
+      const read = rawById.get(id);
+      expect(read).toBeInstanceOf(Uint8Array);
+      expect(Buffer.from(read!).equals(Buffer.from(raw))).toBe(true);
+    }
+    expect(hexById.get("bytes-view")).toBe("deadbeef");
   });
 
   it("runs a reusable statement built once per database and shape, each call with its own values, in its own schema", async () => {
@@ -210,6 +239,21 @@ describe("embedded PostgreSQL (PGlite)", () => {
   behavesLikeAServiceDatabase(async () => {
     const pg = await EmbeddedPostgres.open();
     return { a: pg.forSchema("svc_a"), b: pg.forSchema("svc_b"), close: () => pg.close() };
+  });
+});
+
+describe("PGlite bytea codec", () => {
+  it("decodes PostgreSQL's hex into an array of its own and encodes any Uint8Array view, refusing anything else", () => {
+    const decoded = parseBytea("\\x00ff10");
+    expect([...decoded]).toEqual([0, 255, 16]);
+    // Its own memory, not a slice of Node's shared buffer pool.
+    expect(decoded.byteOffset).toBe(0);
+    expect(decoded.buffer.byteLength).toBe(3);
+    expect(parseBytea("\\x")).toEqual(new Uint8Array(0));
+    expect(() => parseBytea("\\000")).toThrow(/hex/);
+    expect(serializeBytea(Uint8Array.from([1, 2, 0xab, 4]).subarray(1, 3))).toBe("\\x02ab");
+    expect(serializeBytea(Buffer.from("hi"))).toBe("\\x6869");
+    expect(() => serializeBytea("6869")).toThrow("Invalid input for bytea type");
   });
 });
 
