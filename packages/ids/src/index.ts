@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomFillSync } from "node:crypto";
 
 /**
  * Resource id prefixes. The first six come from the spec; the rest are ours.
@@ -57,11 +57,33 @@ export type ReportId = Id<"report">;
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const BODY_LENGTH = 24;
 
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/**
+ * Cryptographically strong random bytes, drawn from a pool that the system's
+ * generator refills 4 KiB at a time: one call into it per ~80 ids rather than
+ * one per id (a paid request makes several), as node's own randomUUID keeps a
+ * cache. A refill allocates a new pool, so bytes handed out are never
+ * overwritten and never handed out twice.
+ */
+export function pooledRandomBytes(length: number): Buffer {
+  if (length > POOL_BYTES) return randomBytes(length);
+  if (poolOffset + length > pool.length) {
+    pool = randomFillSync(Buffer.allocUnsafe(POOL_BYTES));
+    poolOffset = 0;
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + length);
+  poolOffset += length;
+  return bytes;
+}
+
 /** Random base62 text of the given length, without modulo bias. */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of pooledRandomBytes(length * 2)) {
       if (byte < 248) out += ALPHABET[byte % 62];
       if (out.length === length) break;
     }

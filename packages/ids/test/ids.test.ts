@@ -1,4 +1,4 @@
-import { hasIdShape, ID_PREFIX, isAnyId, isId, newId, SELLER_SLUG, type CheckoutId, type PaymentId } from "../src";
+import { hasIdShape, ID_PREFIX, isAnyId, isId, newId, pooledRandomBytes, SELLER_SLUG, type CheckoutId, type PaymentId } from "../src";
 
 describe("ids", () => {
   it("uses the spec's prefixes", () => {
@@ -9,6 +9,18 @@ describe("ids", () => {
     const ids = new Set(Array.from({ length: 2000 }, () => newId("payment")));
     expect(ids.size).toBe(2000);
     for (const id of ids) expect(isId("payment", id)).toBe(true);
+  });
+
+  it("hands out pooled random bytes once each, never overwritten by later draws across refills", () => {
+    const draws = Array.from({ length: 1_000 }, () => pooledRandomBytes(24)); // 24,000 bytes: several 4 KiB pools
+    const asDrawn = draws.map((bytes) => bytes.toString("hex"));
+    for (const _ of Array.from({ length: 500 })) pooledRandomBytes(48);
+    expect(draws.map((bytes) => bytes.toString("hex"))).toEqual(asDrawn);
+    expect(new Set(asDrawn).size).toBe(1_000);
+    expect(draws.every((bytes) => bytes.length === 24)).toBe(true);
+    expect(pooledRandomBytes(10_000)).toHaveLength(10_000);
+    // Not all zero: the pool is filled, not merely allocated.
+    expect(asDrawn.filter((hex) => /^0+$/.test(hex))).toEqual([]);
   });
 
   it("rejects ids of another kind or shape", () => {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { pooledRandomBytes } from "@c402/ids";
 
 /**
  * Request-scoped context that crosses service boundaries: the request id the
@@ -34,7 +35,7 @@ export function isTraceparent(value: unknown): value is string {
 /** A new trace context (W3C traceparent, sampled), for a request that came without one. */
 export function newTraceparent(): string {
   // One draw for both ids: the face fast path starts a trace for every unpaid quote.
-  const hex = randomBytes(24).toString("hex");
+  const hex = pooledRandomBytes(24).toString("hex");
   return `00-${hex.slice(0, 32)}-${hex.slice(32)}-01`;
 }
 
