@@ -32,7 +32,9 @@ import type { OursInfo } from "./servers/ours";
 const config = {
   buyers: num("BENCH_PAID_BUYERS", 16, 16),
   payments: num("BENCH_PAID_PAYMENTS", 3_000, 600),
-  warmup: num("BENCH_PAID_WARMUP", 400, 100),
+  // Steady state: 400 paid requests left the server's hot path partly unoptimized by V8 (the same code ran
+  // 240–300 payments/s after 400, 350–410 after 5,000–15,000; bench/README.md), and both stacks get it.
+  warmup: num("BENCH_PAID_WARMUP", 5_000, 100),
   distributed: process.env.BENCH_PAID_DISTRIBUTED !== "0",
   system: {
     postgres: process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
