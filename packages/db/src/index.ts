@@ -117,8 +117,8 @@ export class EmbeddedPostgres {
       serializers: { [types.BYTEA]: serializeBytea },
     });
     // A new WAL segment is made by writing 16 MiB of zeros, which in memory means growing the
-    // file through a dozen copies (3% of a paid rehearsal's CPU in the profile); off, it is
-    // sized at once. Its point, space reserved ahead on disk, does not apply to either store.
+    // file through a dozen copies (30,000 inserts into a bare PGlite: 5.4 s with, 5.0 s without);
+    // off, it is sized at once. Its point, space reserved ahead on disk, does not apply to either store.
     await pglite.exec("set wal_init_zero = off");
     const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
     const root = new Kysely<any>({ dialect: new PGliteDialect(statements), log: observeStatement });
