@@ -12,7 +12,7 @@ import {
 
 /** How the dialect runs one statement on the PGlite session (see PGliteStatements). */
 export interface PGliteSession {
-  query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+  query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number; command?: string }>;
 }
 
 /**
@@ -78,15 +78,19 @@ class PGliteDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
+/** The commands whose completion counts the rows they touched. */
+const ROW_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
+
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGliteSession) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pglite.query<R>(compiled.sql, compiled.parameters);
     const affected = result.affectedRows;
+    // By the command the server says it ran, as kysely's PostgreSQL driver does: `with … delete` is a DELETE.
     return {
       rows: result.rows,
-      ...(affected !== undefined && /^\s*(insert|update|delete|merge)/i.test(compiled.sql) ? { numAffectedRows: BigInt(affected) } : {}),
+      ...(affected !== undefined && ROW_COMMANDS.has(result.command ?? "") ? { numAffectedRows: BigInt(affected) } : {}),
     };
   }
 

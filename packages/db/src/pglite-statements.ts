@@ -43,12 +43,12 @@ export class PGliteStatements {
     private readonly maxStatements = 500,
   ) {}
 
-  async query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }> {
+  async query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number; command?: string }> {
     if (!PREPARABLE.test(sql)) {
       // Transaction control and DDL: once each, nothing to keep.
       if (params.length > 0) return this.session.query<R>(sql, params as unknown[]);
       const results = await this.session.exec(sql);
-      return (results[results.length - 1] ?? { rows: [] }) as { rows: R[]; affectedRows?: number };
+      return (results[results.length - 1] ?? { rows: [] }) as { rows: R[]; affectedRows?: number; command?: string };
     }
     try {
       return await this.execute<R>(await this.prepared(sql), params);
@@ -84,7 +84,7 @@ export class PGliteStatements {
     return prepared;
   }
 
-  private async execute<R>(statement: Prepared, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number }> {
+  private async execute<R>(statement: Prepared, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number; command?: string }> {
     const { serialize, parseResults } = this.wire;
     const values = params.map((param, i) => {
       if (param === null || param === undefined) return null;
@@ -97,7 +97,7 @@ export class PGliteStatements {
     );
     const withShape = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
     const [result] = parseResults(withShape, this.session.parsers);
-    return (result ?? { rows: [] }) as unknown as { rows: R[]; affectedRows?: number };
+    return (result ?? { rows: [] }) as unknown as { rows: R[]; affectedRows?: number; command?: string };
   }
 
   private async forget(sql: string): Promise<void> {

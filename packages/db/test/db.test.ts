@@ -2,7 +2,7 @@ import { dbStatements } from "@c402/metrics";
 import { runWithContext } from "@c402/request-context";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
 import { PGlite, parse, protocol } from "@electric-sql/pglite";
-import { EmbeddedPostgres, migrate, openPostgres, reusableStatement, sql, type MigrationSet, type ServiceDatabase } from "../src";
+import { EmbeddedPostgres, migrate, openPostgres, reusableStatement, sql, type ExpressionBuilder, type MigrationSet, type ServiceDatabase } from "../src";
 import { parseBytea, serializeBytea } from "../src/pglite-bytea";
 import { PGliteStatements } from "../src/pglite-statements";
 
@@ -196,6 +196,22 @@ function behavesLikeAServiceDatabase(open: () => Promise<{ a: ServiceDatabase; b
     expect(none.numUpdatedRows).toBe(0n);
     const deleted = await ctx.a.db.deleteFrom("items").where("amount", "=", 8n).executeTakeFirstOrThrow();
     expect(deleted.numDeletedRows).toBe(2n);
+    // A statement that starts with a CTE counts by the command it ends in, as PostgreSQL reports it.
+    await ctx.a.db
+      .insertInto("items")
+      .values([
+        { id: "w1", amount: 3n },
+        { id: "w2", amount: 3n },
+        { id: "w3", amount: 4n },
+      ])
+      .execute();
+    const deletedWith = await ctx.a.db
+      .with("threes", (db) => db.selectFrom("items").select("id").where("amount", "=", 3n))
+      .deleteFrom("items")
+      .where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("threes").select("threes.id"))
+      .executeTakeFirstOrThrow();
+    expect(deletedWith.numDeletedRows).toBe(2n);
+    await ctx.a.db.deleteFrom("items").where("id", "=", "w3").execute();
   });
 
   it("answers a repeated query with the table's current shape after the table changed", async () => {
