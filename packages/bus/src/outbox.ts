@@ -146,8 +146,19 @@ export interface OutboxRelayOptions {
   leaseSeconds?: number;
   /** The service whose outbox this is: names its lag in the metrics while the relay runs. */
   service?: string;
+  /**
+   * How long a published row is kept (what left, and when, stays readable for a while), in
+   * seconds; then it is deleted. Default 7 days, Kafka's own default retention.
+   */
+  retainPublishedSeconds?: number;
+  /** How often a round also deletes the rows past their retention; default every minute. */
+  pruneIntervalMs?: number;
   onError?: (err: unknown) => void;
 }
+
+/** Published rows deleted per statement, and at most per round (the rest wait for the next round, so publishing never waits long). */
+const PRUNE_BATCH = 1_000;
+const PRUNE_BATCHES_PER_ROUND = 10;
 
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
@@ -157,6 +168,8 @@ export class OutboxRelay {
   private stopped = true;
   private idle: Promise<void> = Promise.resolve();
   private unregister: (() => void)[] = [];
+  /** When a round next deletes the rows past their retention (0: the first round does). */
+  private nextPrune = 0;
 
   constructor(private readonly opts: OutboxRelayOptions) {}
 
@@ -226,9 +239,46 @@ export class OutboxRelay {
       // A short batch means the outbox was empty when it was leased; a later commit pokes again.
       const limit = this.opts.batchSize ?? 100;
       while (!this.stopped && (await this.publishBatch()) >= limit);
+      if (!this.stopped && Date.now() >= this.nextPrune) {
+        const caughtUp = (await this.prunePublished()).caughtUp;
+        // Rows still past their retention are deleted by the next round, after its publishing.
+        this.nextPrune = caughtUp ? Date.now() + (this.opts.pruneIntervalMs ?? 60_000) : 0;
+        if (!caughtUp) this.again = true;
+      }
     } catch (err) {
       this.opts.onError?.(err);
     }
+  }
+
+  /**
+   * Deletes published rows past their retention, oldest first, up to ten
+   * statements of 1,000: without it the table (and every backup of it) grows by
+   * every event the service ever emitted. Each statement looks only at the
+   * 1,000 oldest rows (the primary key's first pages, whatever the table's
+   * size) and deletes those of them published before the retention: never an
+   * unpublished row, however old. `caughtUp` is false when rows past their
+   * retention may remain.
+   */
+  async prunePublished(): Promise<{ deleted: number; caughtUp: boolean }> {
+    const retainSeconds = this.opts.retainPublishedSeconds ?? 7 * 24 * 3600;
+    let deleted = 0;
+    for (let batch = 0; batch < PRUNE_BATCHES_PER_ROUND; batch++) {
+      const result = await this.opts.db
+        .with("oldest", (db: QueryCreator<any>) => db.selectFrom("outbox").select(["seq", "published_at"]).orderBy("seq").limit(PRUNE_BATCH))
+        .deleteFrom("outbox")
+        .where("seq", "in", (eb: ExpressionBuilder<any, "outbox">) =>
+          eb
+            .selectFrom("oldest")
+            .select("oldest.seq")
+            .where("oldest.published_at", "<", sql<Date>`now() - make_interval(secs => ${retainSeconds})`),
+        )
+        .executeTakeFirst();
+      const count = Number(result.numDeletedRows);
+      deleted += count;
+      // Nothing more among the oldest: every row left is young or unpublished.
+      if (count === 0) return { deleted, caughtUp: true };
+    }
+    return { deleted, caughtUp: false };
   }
 
   /** Publishes one batch; returns how many events it published. */

@@ -1,6 +1,6 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { paymentEventsV1 } from "@c402/contracts";
-import { EmbeddedPostgres, migrate, openPostgres, type QueryCreator, type ServiceDatabase } from "@c402/db";
+import { EmbeddedPostgres, migrate, openPostgres, sql, type QueryCreator, type ServiceDatabase } from "@c402/db";
 import { describeWith, eventually, freshPostgresDatabase } from "@c402/testkit";
 import {
   decodeEnvelope,
@@ -175,6 +175,66 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; busDb: Servic
       accountId: "acct_1",
       testMode: true,
     });
+  });
+
+  it("deletes published rows past their retention, oldest first, never an unpublished one", async () => {
+    const db = ctx.db.db;
+    const event = (id: string) => ({ topic: TOPIC, type: "payment.settled", accountId: "acct_r", testMode: true, aggregateId: id, payload: payload(id) });
+    const bus = await DatabaseBus.open(ctx.busDb);
+    const relay = new OutboxRelay({ db, bus });
+    // Whatever earlier tests left is published first, so only this test's rows change below.
+    while ((await relay.publishBatch()) > 0);
+    for (const id of ["ret_old_1", "ret_old_2", "ret_young"]) await enqueueEvent(db, event(id));
+    expect(await relay.publishBatch()).toBe(3);
+    // Two published 8 days ago; one never published although written 30 days ago (a stuck event).
+    await db
+      .updateTable("outbox")
+      .set({ published_at: sql`now() - interval '8 days'` })
+      .where("key", "in", ["ret_old_1", "ret_old_2"])
+      .execute();
+    await enqueueEvent(db, event("ret_unpublished"));
+    await db
+      .updateTable("outbox")
+      .set({ created_at: sql`now() - interval '30 days'` })
+      .where("key", "=", "ret_unpublished")
+      .execute();
+    const keys = async () => (await db.selectFrom("outbox").select("key").where("key", "like", "ret_%").orderBy("seq").execute()).map((r) => r.key);
+
+    expect(await relay.prunePublished()).toEqual({ deleted: 2, caughtUp: true });
+    expect(await keys()).toEqual(["ret_young", "ret_unpublished"]);
+    expect(await relay.prunePublished()).toEqual({ deleted: 0, caughtUp: true });
+
+    // A shorter retention: the young row goes too, the unpublished one stays.
+    const strict = new OutboxRelay({ db, bus, retainPublishedSeconds: 0 });
+    expect((await strict.prunePublished()).caughtUp).toBe(true);
+    expect(await keys()).toEqual(["ret_unpublished"]);
+    expect(await strict.publishBatch()).toBe(1);
+    await bus.close();
+  });
+
+  it("a running relay publishes, then deletes what is past its retention by itself", async () => {
+    const db = ctx.db.db;
+    const bus = await DatabaseBus.open(ctx.busDb);
+    const received: string[] = [];
+    await bus.subscribe({ topic: TOPIC, group: "retention", handler: async (m) => void received.push(m.key) });
+    const relay = new OutboxRelay({ db, bus, intervalMs: 20, retainPublishedSeconds: 0, pruneIntervalMs: 0 });
+    relay.start();
+    try {
+      await enqueueEvent(db, {
+        topic: TOPIC,
+        type: "payment.settled",
+        accountId: "acct_r",
+        testMode: true,
+        aggregateId: "ret_running",
+        payload: payload("ret_running"),
+      });
+      relay.poke();
+      await eventually(() => received.includes("ret_running"));
+      await eventually(async () => (await db.selectFrom("outbox").select("seq").where("key", "=", "ret_running").execute()).length === 0);
+    } finally {
+      await relay.stop();
+      await bus.close();
+    }
   });
 }
 
