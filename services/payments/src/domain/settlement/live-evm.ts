@@ -106,12 +106,18 @@ export class LiveEvmSettlement implements Settlement {
   async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call: PurchaseCall = {}): Promise<SettlementOutcome> {
     const handoffId = call.handoffId ?? null;
     const live = this.live(requirement.network);
-    const existing = await store.findByAuthorization(this.db, authorizationKey(false, requirement, payload));
-    if (existing) return this.resume(existing, checkout.id, payload);
     // An inline sale is on its way to a settlement transaction, which may wait a moment for it. A relay
-    // sale first waits for its origin, for as long as that takes: nothing waits for it.
+    // sale first waits for its origin, for as long as that takes: nothing waits for it. Counted before
+    // the first await, so that sales arriving together are all counted before any of them is signed
+    // (counted after the look-up, a fast one could be signed alone while the others were still looking).
     const arrived = checkout.relay ? undefined : this.batchesOf(live).arriving();
     try {
+      const existing = await store.findByAuthorization(this.db, authorizationKey(false, requirement, payload));
+      if (existing) {
+        // Already recorded: not on its way to a new transaction (a resumed one must not wait for itself).
+        arrived?.();
+        return await this.resume(existing, checkout.id, payload);
+      }
       return await this.claimAndSettle(checkout, payload, requirement, live, handoffId, call, arrived);
     } finally {
       arrived?.();
