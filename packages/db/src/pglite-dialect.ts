@@ -10,9 +10,16 @@ import {
   type QueryResult,
 } from "kysely";
 
+/** One statement's answer: its rows, and the command the server ran with the rows it touched. */
+export interface StatementResult<R> {
+  rows: R[];
+  affectedRows?: number;
+  command?: string;
+}
+
 /** How the dialect runs one statement on the PGlite session (see PGliteStatements). */
 export interface PGliteSession {
-  query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number; command?: string }>;
+  query<R>(sql: string, params: readonly unknown[]): Promise<StatementResult<R>>;
 }
 
 /**

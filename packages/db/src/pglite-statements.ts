@@ -1,4 +1,5 @@
 import type { PGlite, parse as pgliteParse, protocol as pgliteProtocol } from "@electric-sql/pglite";
+import type { StatementResult } from "./pglite-dialect";
 
 /** What the statement cache needs of the PGlite module (loaded lazily by its owner). */
 export interface PGliteProtocol {
@@ -43,12 +44,12 @@ export class PGliteStatements {
     private readonly maxStatements = 500,
   ) {}
 
-  async query<R>(sql: string, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number; command?: string }> {
+  async query<R>(sql: string, params: readonly unknown[]): Promise<StatementResult<R>> {
     if (!PREPARABLE.test(sql)) {
       // Transaction control and DDL: once each, nothing to keep.
       if (params.length > 0) return this.session.query<R>(sql, params as unknown[]);
       const results = await this.session.exec(sql);
-      return (results[results.length - 1] ?? { rows: [] }) as { rows: R[]; affectedRows?: number; command?: string };
+      return (results[results.length - 1] ?? { rows: [] }) as StatementResult<R>;
     }
     try {
       return await this.execute<R>(await this.prepared(sql), params);
@@ -84,7 +85,7 @@ export class PGliteStatements {
     return prepared;
   }
 
-  private async execute<R>(statement: Prepared, params: readonly unknown[]): Promise<{ rows: R[]; affectedRows?: number; command?: string }> {
+  private async execute<R>(statement: Prepared, params: readonly unknown[]): Promise<StatementResult<R>> {
     const { serialize, parseResults } = this.wire;
     const values = params.map((param, i) => {
       if (param === null || param === undefined) return null;
@@ -97,7 +98,7 @@ export class PGliteStatements {
     );
     const withShape = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
     const [result] = parseResults(withShape, this.session.parsers);
-    return (result ?? { rows: [] }) as unknown as { rows: R[]; affectedRows?: number; command?: string };
+    return (result ?? { rows: [] }) as unknown as StatementResult<R>;
   }
 
   private async forget(sql: string): Promise<void> {
