@@ -1,3 +1,4 @@
+import { createHook } from "node:async_hooks";
 import { describeWith, eventually, infraAvailable, uniqueName } from "@c402/testkit";
 import { EmbeddedPostgres } from "@c402/db";
 import { DatabaseBus, KafkaBus, type Bus, type DeliveredMessage } from "../src";
@@ -237,5 +238,30 @@ describeWith("kafka")("KafkaBus against a real broker", () => {
     expect(seen2).toEqual(["two"]);
     await sub2.stop();
     await second.close();
+  });
+
+  // kafkajs 2.2.4 re-armed a 1 ms timer on every broker connection for as long as it was open (tulios/kafkajs#1556),
+  // waking each service's event loop a thousand times a second; patches/kafkajs@2.2.4.patch stops it.
+  it("leaves the event loop alone while idle: a subscribed, connected bus arms a handful of timers a second, not one a millisecond", async () => {
+    const brokers = (infraAvailable("kafka") as string).split(",");
+    const topic = uniqueName("t-idle");
+    const bus = new KafkaBus({ brokers, clientId: "idle" });
+    await bus.ensureTopics([topic]);
+    const seen: string[] = [];
+    const sub = await bus.subscribe({ topic, group: uniqueName("g"), handler: async (m) => void seen.push(text(m)) });
+    await bus.publish(topic, [{ key: "k", value: bytes("wake") }]);
+    await eventually(() => seen.length === 1);
+    let timers = 0;
+    const hook = createHook({
+      init: (_id, type) => {
+        if (type === "Timeout") timers++;
+      },
+    }).enable();
+    await new Promise((r) => setTimeout(r, 1_000));
+    hook.disable();
+    await sub.stop();
+    await bus.close();
+    // A heartbeat a second and a long-polling fetch arm a few; the loop armed about a thousand.
+    expect(timers).toBeLessThan(50);
   });
 });
