@@ -23,6 +23,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { profileArgs, startChild, type Child } from "./lib/child";
 import { dropDatabase, startSystem, type System } from "./lib/distributed-system";
 import { createCheckout, paymentRequired, signIn } from "./lib/http";
+import { cpuPerPayment, cpuSnapshot } from "./lib/process-cpu";
 import { closedLoop, presign, type PaidFigures } from "./lib/paid-load";
 import { f1, log, num, runBenchmark, statusList } from "./lib/report";
 import { roundTripsPer, scrapeRoundTrips } from "./lib/round-trips";
@@ -62,13 +63,16 @@ const statuses = (r: PaidFigures) =>
 const CHECKOUT = { title: "Live weather", price_usd: "0.10", payload: { temp_c: 22 }, test_mode: false, reusable: true };
 
 /** Paid rehearsals on the distributed system with `replicas` processes of each service and gateway. */
-async function distributedRun(replicas: number): Promise<PaidFigures> {
+async function distributedRun(replicas: number): Promise<PaidFigures & { cpu: string }> {
   const logDir = mkdtempSync(join(tmpdir(), "c402-bench-paid-"));
   const databases: string[] = [];
   let system: System | undefined;
   try {
     log(`distributed, ${replicas} of each process: starting the system (Kafka ${config.system.kafka}, Redis, PostgreSQL)…`);
-    system = await startSystem({ ...config.system, replicas }, logDir, databases);
+    // BENCH_PROFILE_WINDOW_DIR: every process profiled over the timed run alone, as the embedded one is.
+    const profileDir = process.env.BENCH_PROFILE_WINDOW_DIR;
+    const profiles = profileDir ? { cpuProfDir: join(profileDir, `distributed-${replicas}`), cpuProfWindow: true } : {};
+    system = await startSystem({ ...config.system, ...profiles, replicas }, logDir, databases);
     const { key } = await signIn(system.baseUrl);
     const id = await createCheckout(system.baseUrl, key, CHECKOUT);
     const faces = system.gatewayUrls.map((gateway) => `${gateway}/c/${id}/test`);
@@ -78,7 +82,11 @@ async function distributedRun(replicas: number): Promise<PaidFigures> {
     const payments = await presign(required, buyers, config.payments);
     await closedLoop(faces, warm, config.buyers);
     log(`distributed, ${replicas} of each process: ${config.payments} paid rehearsals, ${config.buyers} buyers over ${faces.length} gateway(s)…`);
-    return await closedLoop(faces, payments, config.buyers);
+    const cpuBefore = cpuSnapshot();
+    system.toggleProfiles();
+    const figures = await closedLoop(faces, payments, config.buyers);
+    system.toggleProfiles();
+    return { ...figures, cpu: cpuPerPayment(cpuBefore, cpuSnapshot(), figures.total) };
   } finally {
     await system?.stop().catch(() => undefined);
     for (const d of databases) await dropDatabase(config.system.postgres, d).catch((err: unknown) => log(`could not drop database ${d}: ${String(err)}`));
@@ -159,7 +167,7 @@ async function main() {
     await ours.stop();
     children.length = 0;
 
-    const distributed: [number, PaidFigures][] = [];
+    const distributed: [number, PaidFigures & { cpu: string }][] = [];
     if (config.distributed) for (const replicas of [1, 2]) distributed.push([replicas, await distributedRun(replicas)]);
 
     const ratio = rehearsal.perSecond / simulated.perSecond;
@@ -179,6 +187,7 @@ async function main() {
         ...distributed.flatMap(([replicas, r]) => [
           `paid rehearsal  distributed, ${replicas} of each process  ${f1(r.perSecond)} payments/s (target ≥${TARGET_DISTRIBUTED_PER_SECOND}) ${r.perSecond >= TARGET_DISTRIBUTED_PER_SECOND ? "PASS" : "BELOW TARGET"} | p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms`,
           `                (${statuses(r)})`,
+          `                machine-wide ${r.cpu}`,
         ]),
         ...(distributed.length === 2
           ? [`                two of each against one: ${(distributed[1]![1].perSecond / distributed[0]![1].perSecond).toFixed(2)}×`]

@@ -21,8 +21,9 @@ export interface SystemSettings {
   kafka: string;
   redis: string;
   logLevel: string;
-  /** Every process writes a V8 CPU profile there when it stops (through ./cpu-profile.cjs). */
+  /** Every process writes a V8 CPU profile there (through ./cpu-profile.cjs): of its whole life when it stops, or with `cpuProfWindow` of the window between two `System.toggleProfiles()`. */
   cpuProfDir?: string | undefined;
+  cpuProfWindow?: boolean;
   /** Processes of each service and of the gateway (run.ts's REPLICAS), default 1. */
   replicas?: number;
   /** The run's database is named <prefix>_<random>. */
@@ -34,6 +35,8 @@ export interface System {
   /** Every gateway's base URL (one per replica), the first being baseUrl. */
   gatewayUrls: string[];
   database: string;
+  /** With `cpuProfWindow`: the first call starts every process's profiler, the next stops them and writes the profiles. */
+  toggleProfiles(): void;
   stop(): Promise<void>;
 }
 
@@ -83,6 +86,7 @@ async function startSystemOnce(settings: SystemSettings, logDir: string, databas
       ...(settings.cpuProfDir
         ? {
             BENCH_CPU_PROF_DIR: resolve(settings.cpuProfDir),
+            BENCH_CPU_PROF_WINDOW: settings.cpuProfWindow ? "1" : "0",
             NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(__dirname, "cpu-profile.cjs")}`.trim(),
           }
         : {}),
@@ -134,7 +138,10 @@ async function startSystemOnce(settings: SystemSettings, logDir: string, databas
   // run.ts names every gateway once it is up: "distributed: gateway on <url>, <url>, services …".
   const named = /distributed: gateway on (.*?), services /.exec(readFileSync(join(logDir, "run.log"), "utf8"))?.[1];
   const gatewayUrls = named ? named.split(", ") : [baseUrl];
-  return { baseUrl, gatewayUrls, database, stop };
+  const toggleProfiles = () => {
+    if (settings.cpuProfDir && settings.cpuProfWindow) process.kill(-group, "SIGUSR2");
+  };
+  return { baseUrl, gatewayUrls, database, toggleProfiles, stop };
 }
 
 /** The gateway's port is picked free and bound seconds later: a system that exits before it is healthy is started again (up to three times). */
