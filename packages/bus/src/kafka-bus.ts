@@ -1,6 +1,10 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type Admin, type SASLOptions } from "kafkajs";
+import { Kafka, logLevel, Partitioners, type Producer, type Admin, type SASLOptions } from "kafkajs";
 import { consumerLag } from "@c402/metrics";
 import { deliverFetched, type Bus, type BusMessage, type DeadLetterPolicy, type DeadLetters, type SubscribeOptions, type Subscription } from "./bus";
+import { OffsetCommits } from "./offset-commits";
+
+/** A busy group commits its offsets at most once a second (see OffsetCommits). */
+const OFFSET_COMMIT_MS = 1_000;
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -17,6 +21,8 @@ export interface KafkaBusOptions {
   /** When a message that keeps failing goes to its group's dead-letter topic (unset: retried for ever). */
   deadLetter?: DeadLetterPolicy;
   log?: (level: "error" | "warn", message: string) => void;
+  /** A busy group commits its offsets at most once this often (default 1 s; see OffsetCommits). */
+  offsetCommitMs?: number;
 }
 
 /**
@@ -24,13 +30,14 @@ export interface KafkaBusOptions {
  * offset commits only after the handler succeeded (at-least-once). Each
  * partition is consumed in order (per-key order, since the key picks the
  * partition); the partitions of a subscription are consumed side by side, and
- * a fetched batch is committed once, after its last handled message.
+ * what a group handled is committed at most once a second, and when it stops.
  */
 export class KafkaBus implements Bus {
   private readonly kafka: Kafka;
   private producer?: Producer;
   private admin?: Admin;
-  private readonly consumers = new Set<Consumer>();
+  /** Each subscription's stop: commits what it handled, then leaves its group. */
+  private readonly subscriptions = new Set<() => Promise<void>>();
   private readonly partitions: number;
 
   constructor(private readonly opts: KafkaBusOptions) {
@@ -84,9 +91,23 @@ export class KafkaBus implements Bus {
   async subscribe({ topic, group, handler, handleMany }: SubscribeOptions): Promise<Subscription> {
     const consumer = this.kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
     let stopped = false;
+    const commits = new OffsetCommits(
+      (offsets) => consumer.commitOffsets(offsets.map((o) => ({ topic, ...o }))),
+      this.opts.offsetCommitMs ?? OFFSET_COMMIT_MS,
+      (err) =>
+        this.opts.log?.("warn", `kafka: committing group ${group}'s offsets on ${topic} failed (committed with the next, or redelivered): ${String(err)}`),
+    );
+    const stop = async () => {
+      stopped = true;
+      this.subscriptions.delete(stop);
+      // Before the consumer leaves its group (a batch under way commits its own, below, before the runner stops).
+      await commits.flush().catch(() => undefined);
+      await consumer.disconnect();
+      commits.close();
+    };
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    this.consumers.add(consumer);
+    this.subscriptions.add(stop);
     await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: this.partitions,
@@ -116,20 +137,15 @@ export class KafkaBus implements Bus {
             },
           );
         } finally {
-          // What was handled is committed even when the batch ends early; a crash before this redelivers it (at least once).
+          // What was handled is committed even when the batch ends early; a crash before that redelivers it (at least once).
           if (handledUpTo !== undefined) {
-            await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(handledUpTo) + 1n).toString() }]);
+            await commits.handled(batch.partition, (BigInt(handledUpTo) + 1n).toString());
+            if (stopped) await commits.flush();
           }
         }
       },
     });
-    return {
-      stop: async () => {
-        stopped = true;
-        this.consumers.delete(consumer);
-        await consumer.disconnect();
-      },
-    };
+    return { stop };
   }
 
   private get deadLetters(): DeadLetters | undefined {
@@ -167,8 +183,7 @@ export class KafkaBus implements Bus {
   }
 
   async close(): Promise<void> {
-    for (const c of this.consumers) await c.disconnect().catch(() => {});
-    this.consumers.clear();
+    for (const stop of [...this.subscriptions]) await stop().catch(() => {});
     await this.producer?.disconnect().catch(() => {});
     await this.admin?.disconnect().catch(() => {});
   }

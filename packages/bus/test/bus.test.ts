@@ -1,6 +1,7 @@
 import { createHook } from "node:async_hooks";
 import { describeWith, eventually, infraAvailable, uniqueName } from "@c402/testkit";
 import { EmbeddedPostgres } from "@c402/db";
+import { Kafka, logLevel } from "kafkajs";
 import { DatabaseBus, KafkaBus, type Bus, type DeliveredMessage } from "../src";
 
 const text = (m: { value: Uint8Array }) => Buffer.from(m.value).toString();
@@ -238,6 +239,49 @@ describeWith("kafka")("KafkaBus against a real broker", () => {
     expect(seen2).toEqual(["two"]);
     await sub2.stop();
     await second.close();
+  });
+
+  it("commits a group's offsets at most once an interval, what it handled last once the interval passes, and everything when it stops", async () => {
+    const brokers = (infraAvailable("kafka") as string).split(",");
+    const kafka = new Kafka({ brokers, clientId: "commits-admin", logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    const committed = async (group: string, topic: string) => Number((await admin.fetchOffsets({ groupId: group, topics: [topic] }))[0]!.partitions[0]!.offset);
+    /** Publishes `count` messages one at a time, each handled before the next: every one a batch of its own. */
+    const oneByOne = async (bus: KafkaBus, topic: string, seen: string[], count: number) => {
+      for (let i = 0; i < count; i++) {
+        await bus.publish(topic, [{ key: "k", value: bytes(String(i)) }]);
+        await eventually(() => seen.length === i + 1);
+      }
+    };
+    try {
+      // A long interval: the first batch is committed at once, the next 9 wait; stopping commits them.
+      const slow = { topic: uniqueName("t-commits"), group: uniqueName("g"), seen: [] as string[] };
+      const slowBus = new KafkaBus({ brokers, clientId: "commits-slow", partitions: 1, offsetCommitMs: 60_000 });
+      await slowBus.ensureTopics([slow.topic]);
+      const slowSub = await slowBus.subscribe({ topic: slow.topic, group: slow.group, handler: async (m) => void slow.seen.push(text(m)) });
+      await oneByOne(slowBus, slow.topic, slow.seen, 10);
+      expect(await committed(slow.group, slow.topic)).toBe(1);
+      await slowSub.stop();
+      expect(await committed(slow.group, slow.topic)).toBe(10);
+      await slowBus.close();
+
+      // A short one: once the group runs dry, the timer commits what it handled last.
+      const quick = { topic: uniqueName("t-commits"), group: uniqueName("g"), seen: [] as string[] };
+      const quickBus = new KafkaBus({ brokers, clientId: "commits-quick", partitions: 1, offsetCommitMs: 300 });
+      await quickBus.ensureTopics([quick.topic]);
+      const quickSub = await quickBus.subscribe({ topic: quick.topic, group: quick.group, handler: async (m) => void quick.seen.push(text(m)) });
+      await oneByOne(quickBus, quick.topic, quick.seen, 10);
+      await eventually(
+        () => committed(quick.group, quick.topic),
+        (offset) => offset === 10,
+        5_000,
+      );
+      await quickSub.stop();
+      await quickBus.close();
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   // kafkajs 2.2.4 re-armed a 1 ms timer on every broker connection for as long as it was open (tulios/kafkajs#1556),
