@@ -5,6 +5,7 @@ import { recordSpan, SpanKind, tracingEnabled } from "@c402/tracing";
 import { Kysely, PostgresDialect, sql, type LogEvent, type Migration } from "kysely";
 import { Migrator } from "kysely";
 import pg from "pg";
+import { usePreparedStatements } from "./prepared-statements";
 import { EmbeddedVacuum } from "./embedded-vacuum";
 import { parseBytea, serializeBytea } from "./pglite-bytea";
 import { PGliteDialect } from "./pglite-dialect";
@@ -81,6 +82,7 @@ export function openPostgres<DB = any>(opts: { url: string; schema: string; maxC
   });
   // An idle client's error (a restarted server) must not crash the process.
   pool.on("error", () => {});
+  usePreparedStatements(pool);
   const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observeStatement });
   const db = root.withSchema(opts.schema);
   return {

@@ -1,5 +1,6 @@
 import type { PGlite, parse as pgliteParse, protocol as pgliteProtocol } from "@electric-sql/pglite";
 import type { StatementResult } from "./pglite-dialect";
+import { STALE_STATEMENT } from "./prepared-statements";
 
 /** What the statement cache needs of the PGlite module (loaded lazily by its owner). */
 export interface PGliteProtocol {
@@ -20,8 +21,6 @@ interface Prepared {
 
 /** Statements PostgreSQL can prepare and whose result shape is fixed once prepared. */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
-/** The server dropped or outgrew the statement (e.g. its table changed): prepare it again. */
-const STALE_STATEMENT = new Set(["0A000", "26000"]);
 
 /**
  * Runs each distinct SQL text as a named prepared statement of the one PGlite

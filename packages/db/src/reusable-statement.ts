@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from "kysely";
+import { prepareOnPostgres } from "./prepared-statements";
 
 /**
  * A statement of a hot path, built and compiled by kysely once per database
@@ -13,6 +14,9 @@ import type { Compilable, CompiledQuery, Kysely, QueryResult } from "kysely";
  * `sql` templates…), never compute with them or pass one where kysely expects
  * a list. An undefined leaf is left undefined (kysely leaves its column out),
  * so it is part of the shape: another shape is built and kept apart.
+ *
+ * On PostgreSQL each text also runs as a named prepared statement (see
+ * usePreparedStatements); PGlite prepares every statement already.
  */
 export function reusableStatement<V extends object, R>(build: (db: Kysely<any>, values: V) => Compilable<R>) {
   const kept = new WeakMap<Kysely<any>, Map<string, CompiledQuery<R>>>();
@@ -23,6 +27,7 @@ export function reusableStatement<V extends object, R>(build: (db: Kysely<any>, 
     let compiled = byShape.get(shape);
     if (!compiled) {
       compiled = build(db, standIns(values) as V).compile();
+      prepareOnPostgres(compiled.sql);
       if (byShape.size >= MAX_SHAPES) byShape.clear();
       byShape.set(shape, compiled);
     }

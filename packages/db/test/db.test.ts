@@ -312,6 +312,41 @@ describe("PGlite prepared statements", () => {
 });
 
 describeWith("postgres")("PostgreSQL", () => {
+  it("runs the hot path's statements as prepared statements, prepared again when their table changes shape (refused once inside a transaction)", async () => {
+    const fresh = await freshPostgresDatabase();
+    const service = openPostgres({ url: fresh.url, schema: "svc_p", maxConnections: 1 });
+    try {
+      const { db } = service;
+      await sql`create schema svc_p`.execute(db);
+      await sql`create table svc_p.items (id int primary key, name text not null)`.execute(db);
+      await sql`insert into svc_p.items values (1, 'one'), (2, 'two')`.execute(db);
+      const find = reusableStatement((d: typeof db, v: { id: number }) => d.selectFrom("items").selectAll().where("id", "=", v.id));
+      const prepared = async () =>
+        (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows.filter((r) =>
+          r.statement.includes('"items"'),
+        );
+
+      expect((await find(db, { id: 1 })).rows).toEqual([{ id: 1, name: "one" }]);
+      expect((await find(db, { id: 2 })).rows).toEqual([{ id: 2, name: "two" }]);
+      expect(await prepared()).toEqual([{ name: expect.stringMatching(/^c402_\d+_0$/), statement: expect.stringContaining('from "svc_p"."items"') }]);
+      // Not one of the hot path's: unnamed, as before.
+      await sql`select name from svc_p.items where id = ${1}`.execute(db);
+      expect(await prepared()).toHaveLength(1);
+
+      // select * now answers three columns: the server refuses the prepared statement once, and it is prepared afresh.
+      await sql`alter table svc_p.items add column note text not null default 'n'`.execute(db);
+      expect((await find(db, { id: 1 })).rows).toEqual([{ id: 1, name: "one", note: "n" }]);
+      expect((await prepared()).map((r) => r.name)).toEqual(expect.arrayContaining([expect.stringMatching(/_1$/)]));
+
+      await sql`alter table svc_p.items drop column note`.execute(db);
+      await expect(db.transaction().execute((trx) => find(trx, { id: 1 }))).rejects.toMatchObject({ code: "0A000" });
+      expect((await find(db, { id: 1 })).rows).toEqual([{ id: 1, name: "one" }]);
+    } finally {
+      await service.close();
+      await fresh.drop();
+    }
+  });
+
   behavesLikeAServiceDatabase(async () => {
     const fresh = await freshPostgresDatabase();
     const a = openPostgres({ url: fresh.url, schema: "svc_a" });
