@@ -26,7 +26,7 @@ import { createCheckout, paymentRequired, signIn } from "./lib/http";
 import { cpuPerPayment, cpuSnapshot } from "./lib/process-cpu";
 import { closedLoop, presign, type PaidFigures } from "./lib/paid-load";
 import { f1, log, num, runBenchmark, statusList } from "./lib/report";
-import { roundTripsPer, scrapeRoundTrips } from "./lib/round-trips";
+import { roundTripsPer, scrapeAllRoundTrips, scrapeRoundTrips } from "./lib/round-trips";
 import type { OfficialInfo } from "./servers/official";
 import type { OursInfo } from "./servers/ours";
 
@@ -62,8 +62,11 @@ const statuses = (r: PaidFigures) =>
 /** The checkout both modes sell: reusable, armed (its /test face rehearses), at $0.10. */
 const CHECKOUT = { title: "Live weather", price_usd: "0.10", payload: { temp_c: 22 }, test_mode: false, reusable: true };
 
+/** A distributed run's figures, where its CPU went (machine-wide, by process) and, with one process of each, its round trips per payment. */
+type DistributedFigures = PaidFigures & { cpu: string; trips: string | undefined };
+
 /** Paid rehearsals on the distributed system with `replicas` processes of each service and gateway. */
-async function distributedRun(replicas: number): Promise<PaidFigures & { cpu: string }> {
+async function distributedRun(replicas: number): Promise<DistributedFigures> {
   const logDir = mkdtempSync(join(tmpdir(), "c402-bench-paid-"));
   const databases: string[] = [];
   let system: System | undefined;
@@ -82,11 +85,15 @@ async function distributedRun(replicas: number): Promise<PaidFigures & { cpu: st
     const payments = await presign(required, buyers, config.payments);
     await closedLoop(faces, warm, config.buyers);
     log(`distributed, ${replicas} of each process: ${config.payments} paid rehearsals, ${config.buyers} buyers over ${faces.length} gateway(s)…`);
+    // Round trips are counted on the first process of each service: all of them with one of each.
+    const tripsBefore = replicas === 1 ? await scrapeAllRoundTrips(system.metricsUrls) : undefined;
     const cpuBefore = cpuSnapshot();
     system.toggleProfiles();
     const figures = await closedLoop(faces, payments, config.buyers);
     system.toggleProfiles();
-    return { ...figures, cpu: cpuPerPayment(cpuBefore, cpuSnapshot(), figures.total) };
+    const cpu = cpuPerPayment(cpuBefore, cpuSnapshot(), figures.total);
+    const trips = tripsBefore && roundTripsPer(tripsBefore, await scrapeAllRoundTrips(system.metricsUrls), figures.total);
+    return { ...figures, cpu, trips };
   } finally {
     await system?.stop().catch(() => undefined);
     for (const d of databases) await dropDatabase(config.system.postgres, d).catch((err: unknown) => log(`could not drop database ${d}: ${String(err)}`));
@@ -167,7 +174,7 @@ async function main() {
     await ours.stop();
     children.length = 0;
 
-    const distributed: [number, PaidFigures & { cpu: string }][] = [];
+    const distributed: [number, DistributedFigures][] = [];
     if (config.distributed) for (const replicas of [1, 2]) distributed.push([replicas, await distributedRun(replicas)]);
 
     const ratio = rehearsal.perSecond / simulated.perSecond;
@@ -188,6 +195,7 @@ async function main() {
           `paid rehearsal  distributed, ${replicas} of each process  ${f1(r.perSecond)} payments/s (target ≥${TARGET_DISTRIBUTED_PER_SECOND}) ${r.perSecond >= TARGET_DISTRIBUTED_PER_SECOND ? "PASS" : "BELOW TARGET"} | p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms`,
           `                (${statuses(r)})`,
           `                machine-wide ${r.cpu}`,
+          ...(r.trips ? [`                round trips per payment: ${r.trips}`] : []),
         ]),
         ...(distributed.length === 2
           ? [`                two of each against one: ${(distributed[1]![1].perSecond / distributed[0]![1].perSecond).toFixed(2)}×`]

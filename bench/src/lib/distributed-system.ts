@@ -34,6 +34,8 @@ export interface System {
   baseUrl: string;
   /** Every gateway's base URL (one per replica), the first being baseUrl. */
   gatewayUrls: string[];
+  /** The metrics endpoint of each service's and the gateway's first process. */
+  metricsUrls: string[];
   database: string;
   /** With `cpuProfWindow`: the first call starts every process's profiler, the next stops them and writes the profiles. */
   toggleProfiles(): void;
@@ -135,13 +137,16 @@ async function startSystemOnce(settings: SystemSettings, logDir: string, databas
     await stop();
     throw err;
   }
-  // run.ts names every gateway once it is up: "distributed: gateway on <url>, <url>, services …".
-  const named = /distributed: gateway on (.*?), services /.exec(readFileSync(join(logDir, "run.log"), "utf8"))?.[1];
+  // run.ts names every gateway once it is up: "distributed: gateway on <url>, <url>, services {…}, metrics {…}".
+  const announced = readFileSync(join(logDir, "run.log"), "utf8");
+  const named = /distributed: gateway on (.*?), services /.exec(announced)?.[1];
   const gatewayUrls = named ? named.split(", ") : [baseUrl];
+  const metricsPorts = /, metrics (\{[^}]*\})/.exec(announced)?.[1];
+  const metricsUrls = Object.values(metricsPorts ? (JSON.parse(metricsPorts) as Record<string, number>) : {}).map((port) => `http://127.0.0.1:${port}/metrics`);
   const toggleProfiles = () => {
     if (settings.cpuProfDir && settings.cpuProfWindow) process.kill(-group, "SIGUSR2");
   };
-  return { baseUrl, gatewayUrls, database, toggleProfiles, stop };
+  return { baseUrl, gatewayUrls, metricsUrls, database, toggleProfiles, stop };
 }
 
 /** The gateway's port is picked free and bound seconds later: a system that exits before it is healthy is started again (up to three times). */

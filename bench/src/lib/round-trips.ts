@@ -31,6 +31,13 @@ export async function scrapeRoundTrips(metricsUrl: string): Promise<Counts> {
   return counts;
 }
 
+/** The counters of several processes' scrapes (the distributed system's), summed. */
+export async function scrapeAllRoundTrips(metricsUrls: string[]): Promise<Counts> {
+  const counts: Counts = new Map();
+  for (const one of await Promise.all(metricsUrls.map(scrapeRoundTrips))) for (const [key, value] of one) counts.set(key, (counts.get(key) ?? 0) + value);
+  return counts;
+}
+
 /** Per request, between two scrapes: `grpc 2.00 (payments.v1.PaymentsService/SubmitPayment 1.00, …) | sql in request 2.00 (…) | background 0.31 (…)`. */
 export function roundTripsPer(before: Counts, after: Counts, requests: number): string {
   const per = new Map<string, number>();
