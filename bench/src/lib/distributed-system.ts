@@ -137,8 +137,17 @@ async function startSystemOnce(settings: SystemSettings, logDir: string, databas
     await stop();
     throw err;
   }
-  // run.ts names every gateway once it is up: "distributed: gateway on <url>, <url>, services {…}, metrics {…}".
-  const announced = readFileSync(join(logDir, "run.log"), "utf8");
+  // run.ts names every gateway once it is up: "distributed: gateway on <url>, <url>, services {…}, metrics {…}". The first
+  // gateway may answer healthy before run.ts has written that line (read too early, a second gateway went unused).
+  const announcement = /distributed: gateway on .*\n/;
+  let announced = readFileSync(join(logDir, "run.log"), "utf8");
+  for (const deadline = Date.now() + 30_000; !announcement.test(announced); announced = readFileSync(join(logDir, "run.log"), "utf8")) {
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error("run.ts did not name its gateways and services within 30 s of being healthy");
+    }
+    await sleep(100);
+  }
   const named = /distributed: gateway on (.*?), services /.exec(announced)?.[1];
   const gatewayUrls = named ? named.split(", ") : [baseUrl];
   const metricsPorts = /, metrics (\{[^}]*\})/.exec(announced)?.[1];
