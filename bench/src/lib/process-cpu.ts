@@ -17,7 +17,7 @@ function groupOf(pid: number, cmdline: string[]): string | undefined {
   if (pid === process.pid) return "load generator";
   const line = cmdline.join(" ");
   const entry = /(?:services|deploy)\/([a-z-]+)\/src\/main\.ts/.exec(line);
-  if (entry) return entry[1] === "gateway" ? "gateway" : entry[1];
+  if (entry) return entry[1];
   if (/^postgres|postgres: /.test(line) || cmdline[0]?.endsWith("/postgres")) return "postgresql";
   if (/kafka\.Kafka|kafka-server/.test(line)) return "kafka";
   if (/redis-server/.test(line)) return "redis";
