@@ -33,18 +33,16 @@ export function usePreparedStatements(pool: pg.Pool): void {
     const query = client.query.bind(client) as QueryFn;
     /** Bumped when the server refuses a prepared statement: the next are prepared afresh. */
     let generation = 0;
-    let inTransaction = false;
     (client as unknown as { query: QueryFn }).query = (text: unknown, values?: unknown, callback?: unknown) => {
       if (typeof text !== "string" || callback !== undefined || typeof values === "function") return query(text, values, callback);
-      if (/^\s*(begin|start\s+transaction)\b/i.test(text)) inTransaction = true;
-      else if (/^\s*(commit|end|abort|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = false;
       const name = names.get(text);
       if (!name) return query(text, values);
       const run = () => query({ name: `${name}_${generation}`, text, values });
       return run().catch((err: unknown) => {
         if (!STALE_STATEMENT.has((err as { code?: string }).code ?? "")) throw err;
         generation++;
-        if (inTransaction) throw err;
+        // The server's own word after the refusal: idle ("I"), or in a transaction it has aborted.
+        if (client.getTransactionStatus() !== "I") throw err;
         return run();
       });
     };
