@@ -1,3 +1,4 @@
+import { create } from "@bufbuild/protobuf";
 import { webhooksV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import { createClient, currentContext, runWithContext, RpcServer, type CallContext, type ServiceClient, type ServiceImplementation } from "../src";
@@ -21,6 +22,8 @@ describe.each([
 ] as const)("rpc adapter (protobuf-es descriptors) %s", (_transport, targetOf) => {
   let server: RpcServer;
   let client: ServiceClient<typeof webhooksV1.WebhooksService>;
+  // An answer the server keeps and answers again (a cache, say).
+  const kept = create(webhooksV1.ListRecordedEventsResponseSchema, { events: [{ eventId: "evt_kept", type: "payment.settled" }] });
   const seen: CallContext[] = [];
   const errors: string[] = [];
 
@@ -36,6 +39,7 @@ describe.each([
         if (req.accountId === "busy") throw new ProblemError("conflict", { message: "in flight", retryAfterSeconds: 7 });
         if (req.accountId === "crash") throw new Error("database password is hunter2");
         if (req.accountId === "slow") await new Promise((r) => setTimeout(r, 500));
+        if (req.accountId === "kept") return kept;
         return { events: [{ eventId: "evt_1", type: "payment.settled", accountId: req.accountId, testMode: true }] };
       },
     });
@@ -52,6 +56,16 @@ describe.each([
     const res = await client.listRecordedEvents({ accountId: "acct_1" });
     expect(res.events).toHaveLength(1);
     expect(res.events[0]).toMatchObject({ eventId: "evt_1", type: "payment.settled", accountId: "acct_1", testMode: true });
+  });
+
+  it("gives the caller its own copy of the answer: changing it changes nothing the server holds", async () => {
+    const first = await client.listRecordedEvents({ accountId: "kept" });
+    expect(first).not.toBe(kept);
+    first.events[0]!.type = "changed by the caller";
+    first.events.push(create(webhooksV1.RecordedEventSchema, { eventId: "evt_added" }));
+    const again = await client.listRecordedEvents({ accountId: "kept" });
+    expect(again.events.map((e) => [e.eventId, e.type])).toEqual([["evt_kept", "payment.settled"]]);
+    expect(kept.events.map((e) => e.type)).toEqual(["payment.settled"]);
   });
 
   it("propagates request id and trace context, and sets a deadline", async () => {
