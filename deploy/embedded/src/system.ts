@@ -135,7 +135,7 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
 async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: string, secrets: Secrets, devchain: RunningDevchain): Promise<EmbeddedSystem> {
   const pg = await EmbeddedPostgres.open({
     ...(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") }),
-    onVacuumError: (err) => logger.warn({ err }, "vacuum round failed; the next one retries"),
+    onUpkeepError: (err) => logger.warn({ err }, "database upkeep round (vacuum, checkpoint) failed; the next one retries"),
   });
   const bus = await DatabaseBus.open(
     pg.forSchema("bus"),

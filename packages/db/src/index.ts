@@ -6,7 +6,7 @@ import { Kysely, PostgresDialect, sql, type LogEvent, type Migration } from "kys
 import { Migrator } from "kysely";
 import pg from "pg";
 import { usePreparedStatements } from "./prepared-statements";
-import { EmbeddedVacuum } from "./embedded-vacuum";
+import { EmbeddedUpkeep } from "./embedded-upkeep";
 import { parseBytea, serializeBytea } from "./pglite-bytea";
 import { PGliteDialect } from "./pglite-dialect";
 import { PGliteStatements } from "./pglite-statements";
@@ -104,14 +104,17 @@ export class EmbeddedPostgres {
   private constructor(
     private readonly pglite: { close(): Promise<void> },
     private readonly root: Kysely<any>,
-    private readonly vacuum: EmbeddedVacuum,
+    private readonly upkeep: EmbeddedUpkeep,
   ) {}
 
   /**
-   * `onVacuumError` hears a failed round of the database's upkeep (EmbeddedVacuum;
-   * the next round tries again); `vacuumIntervalMs` is how often it looks (1 s).
+   * `onUpkeepError` hears a failed round of the database's upkeep (EmbeddedUpkeep:
+   * vacuum and checkpoints; the next round tries again); `upkeepIntervalMs` is how
+   * often it looks (1 s); `checkpointWalBytes`, how much log a checkpoint follows (64 MiB).
    */
-  static async open(opts: { dataDir?: string; vacuumIntervalMs?: number; onVacuumError?: (err: unknown) => void } = {}): Promise<EmbeddedPostgres> {
+  static async open(
+    opts: { dataDir?: string; upkeepIntervalMs?: number; checkpointWalBytes?: number; onUpkeepError?: (err: unknown) => void } = {},
+  ): Promise<EmbeddedPostgres> {
     const { PGlite, types, protocol, parse } = await import("@electric-sql/pglite");
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
     const pglite = await PGlite.create(opts.dataDir, {
@@ -124,9 +127,9 @@ export class EmbeddedPostgres {
     await pglite.exec("set wal_init_zero = off");
     const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
     const root = new Kysely<any>({ dialect: new PGliteDialect(statements), log: observeStatement });
-    const vacuum = new EmbeddedVacuum(root, { intervalMs: opts.vacuumIntervalMs, onError: opts.onVacuumError });
-    vacuum.start();
-    return new EmbeddedPostgres(pglite, root, vacuum);
+    const upkeep = new EmbeddedUpkeep(root, { intervalMs: opts.upkeepIntervalMs, checkpointWalBytes: opts.checkpointWalBytes, onError: opts.onUpkeepError });
+    upkeep.start();
+    return new EmbeddedPostgres(pglite, root, upkeep);
   }
 
   forSchema<DB = any>(schema: string): ServiceDatabase<DB> {
@@ -144,11 +147,16 @@ export class EmbeddedPostgres {
 
   /** Vacuums every table that is due now (what the upkeep does every interval); answers them as `schema.table`. */
   vacuumDueTables(): Promise<string[]> {
-    return this.vacuum.runOnce();
+    return this.upkeep.vacuumDueTables();
+  }
+
+  /** Checkpoints if one is due now (what the upkeep does every interval, after vacuuming); answers whether it did. */
+  checkpointIfDue(): Promise<boolean> {
+    return this.upkeep.checkpointIfDue();
   }
 
   async close(): Promise<void> {
-    await this.vacuum.stop();
+    await this.upkeep.stop();
     await this.root.destroy();
     await this.pglite.close();
   }
