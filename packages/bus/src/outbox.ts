@@ -151,10 +151,22 @@ export interface OutboxRelayOptions {
    * seconds; then it is deleted. Default 7 days, Kafka's own default retention.
    */
   retainPublishedSeconds?: number;
+  /** The least time between the starts of two rounds, so that the commits meanwhile share one (ROUND_SPACING_MS). */
+  roundSpacingMs?: number;
   /** How often a round also deletes the rows past their retention; default every minute. */
   pruneIntervalMs?: number;
   onError?: (err: unknown) => void;
 }
+
+/**
+ * 50 ms between the starts of two relay rounds at least: at the embedded paid
+ * path's rate that is about 20 events a round instead of 8, and each round's
+ * statements (the lease, the publish, the mark, each consumer group's fetch
+ * and webhooks' record) cost about 3.5 ms of the embedded process's one event
+ * loop whatever their events (bench/README.md, 2026-12-04). An event waits at
+ * most that much longer.
+ */
+export const ROUND_SPACING_MS = 50;
 
 /** Published rows deleted per statement, and at most per round (the rest wait for the next round, so publishing never waits long). */
 const PRUNE_BATCH = 1_000;
@@ -170,6 +182,8 @@ export class OutboxRelay {
   private unregister: (() => void)[] = [];
   /** When a round next deletes the rows past their retention (0: the first round does). */
   private nextPrune = 0;
+  /** When the last round started (Date.now()). */
+  private lastRoundAt = 0;
 
   constructor(private readonly opts: OutboxRelayOptions) {}
 
@@ -198,11 +212,13 @@ export class OutboxRelay {
 
   /**
    * Asks for a publish round soon (after a commit that enqueued events). The
-   * round starts on the event loop's next turn of timers, not at once: the
-   * commits of concurrent requests made meanwhile share it (one lease, one
-   * publish, one mark for all of them), where a round started inside each
-   * commit would find that commit's event alone and cost three statements per
-   * event. Idle, that is a millisecond; under load, the batch grows with it.
+   * round starts on the event loop's next turn of timers, and no sooner than
+   * `roundSpacingMs` after the last round started, not at once: the commits of
+   * concurrent requests made meanwhile share it (one lease, one publish, one
+   * mark for all of them, and one fetch for each consumer group), where a round
+   * started inside each commit would find that commit's event alone and cost
+   * three statements per event. Idle, an event waits a millisecond; under load,
+   * at most the spacing, and the batch grows with it.
    */
   poke(): void {
     if (this.stopped || this.due) return;
@@ -212,15 +228,20 @@ export class OutboxRelay {
     }
     clearTimeout(this.timer);
     this.due = true;
-    this.timer = setTimeout(() => {
-      this.due = false;
-      this.round();
-    }, 0);
+    const spacing = this.opts.roundSpacingMs ?? ROUND_SPACING_MS;
+    this.timer = setTimeout(
+      () => {
+        this.due = false;
+        this.round();
+      },
+      Math.max(0, this.lastRoundAt + spacing - Date.now()),
+    );
   }
 
   private round(): void {
     if (this.stopped) return;
     this.running = true;
+    this.lastRoundAt = Date.now();
     // The round serves every request's events, not the one whose commit poked it: its log lines get an id of their own.
     this.idle = runWithContext({ requestId: newRequestId() }, () => this.drain()).finally(() => {
       this.running = false;

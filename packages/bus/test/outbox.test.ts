@@ -212,12 +212,39 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; busDb: Servic
     await bus.close();
   });
 
+  it("spaces its rounds: a round starts no sooner than the spacing after the last, and the commits meanwhile share it", async () => {
+    const db = ctx.db.db;
+    const rounds: { at: number; keys: string[] }[] = [];
+    const bus = { publish: async (_t: string, m: { key: string }[]) => void rounds.push({ at: Date.now(), keys: m.map((x) => x.key) }) } as unknown as Bus;
+    const relay = new OutboxRelay({ db, bus, roundSpacingMs: 400, intervalMs: 60_000 });
+    while ((await relay.publishBatch()) > 0); // what earlier tests left
+    rounds.length = 0;
+    const started = Date.now();
+    relay.start(); // a first round at once: nothing to publish
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const enqueue = (key: string) =>
+        enqueueEvent(db, { topic: TOPIC, type: "payment.settled", accountId: "acct_s", testMode: true, aggregateId: key, payload: payload(key) });
+      await enqueue("spaced_1");
+      relay.poke();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(rounds).toEqual([]);
+      await enqueue("spaced_2");
+      relay.poke();
+      await eventually(() => rounds.length > 0);
+      expect(rounds.map((r) => r.keys)).toEqual([["spaced_1", "spaced_2"]]);
+      expect(rounds[0]!.at - started).toBeGreaterThanOrEqual(400);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it("a running relay publishes, then deletes what is past its retention by itself", async () => {
     const db = ctx.db.db;
     const bus = await DatabaseBus.open(ctx.busDb);
     const received: string[] = [];
     await bus.subscribe({ topic: TOPIC, group: "retention", handler: async (m) => void received.push(m.key) });
-    const relay = new OutboxRelay({ db, bus, intervalMs: 20, retainPublishedSeconds: 0, pruneIntervalMs: 0 });
+    const relay = new OutboxRelay({ db, bus, intervalMs: 20, roundSpacingMs: 0, retainPublishedSeconds: 0, pruneIntervalMs: 0 });
     relay.start();
     try {
       await enqueueEvent(db, {
