@@ -217,8 +217,9 @@ export class OutboxRelay {
    * concurrent requests made meanwhile share it (one lease, one publish, one
    * mark for all of them, and one fetch for each consumer group), where a round
    * started inside each commit would find that commit's event alone and cost
-   * three statements per event. Idle, an event waits a millisecond; under load,
-   * at most the spacing, and the batch grows with it.
+   * three statements per event. An event waits at most the spacing: a
+   * millisecond when no round started in the last `roundSpacingMs`; under load
+   * the whole spacing, and the batch grows with it.
    */
   poke(): void {
     if (this.stopped || this.due) return;
