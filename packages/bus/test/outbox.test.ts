@@ -12,6 +12,7 @@ import {
   OutboxRelay,
   outboxMigration,
   processedEventsMigration,
+  sleep,
   type Bus,
 } from "../src";
 
@@ -222,12 +223,12 @@ function outboxContract(open: () => Promise<{ db: ServiceDatabase; busDb: Servic
     const started = Date.now();
     relay.start(); // a first round at once: nothing to publish
     try {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
       const enqueue = (key: string) =>
         enqueueEvent(db, { topic: TOPIC, type: "payment.settled", accountId: "acct_s", testMode: true, aggregateId: key, payload: payload(key) });
       await enqueue("spaced_1");
       relay.poke();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       expect(rounds).toEqual([]);
       await enqueue("spaced_2");
       relay.poke();

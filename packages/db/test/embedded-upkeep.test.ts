@@ -1,8 +1,8 @@
-import { EmbeddedPostgres, sql, type Kysely } from "../src";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EmbeddedPostgres, sql, type Kysely } from "../src";
 import { checkpointDue, CHECKPOINT_TIMEOUT_SECONDS, vacuumDue } from "../src/embedded-upkeep";
 
 describe("which tables the embedded upkeep vacuums", () => {
@@ -132,7 +132,7 @@ describe("embedded PostgreSQL upkeep (PGlite has no autovacuum)", () => {
         const { db } = pg.forSchema("upkeep");
         await sql`create schema if not exists upkeep`.execute(db);
         await sql`create table upkeep.log (id serial primary key, data bytea not null)`.execute(db);
-        // About 110 MiB of log (seven segments' worth), with the upkeep's round after every 8 MiB or so.
+        // About 110 MiB of log, with the upkeep's round after every 8 MiB or so.
         for (let round = 0; round < 13; round++) {
           for (let i = 0; i < 1_000; i++) await sql`insert into upkeep.log (data) values (${randomBytes(8_000)})`.execute(db);
           await pg.checkpointIfDue();
@@ -140,7 +140,7 @@ describe("embedded PostgreSQL upkeep (PGlite has no autovacuum)", () => {
       } finally {
         await pg.close();
       }
-      // Without checkpoints all of it would stay: eight segments of 16 MiB. With them, no more than min_wal_size (80 MiB) keeps for reuse.
+      // Without checkpoints all of it stays: 8 segment files of 16 MiB. With them, no more than min_wal_size (80 MiB) keeps for reuse.
       const segments = readdirSync(join(dataDir, "pg_wal")).filter((f) => /^[0-9A-F]{24}$/.test(f));
       expect(segments.length).toBeLessThanOrEqual(5);
       const reopened = await EmbeddedPostgres.open({ dataDir, upkeepIntervalMs: 3_600_000 });
