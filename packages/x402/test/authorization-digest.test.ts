@@ -32,6 +32,14 @@ describe("authorizationDigest", () => {
     );
   });
 
+  it("answers each hash in bytes of its own: the next hash on the shared state leaves an earlier answer as it was", () => {
+    const first = keccak256Bytes(new Uint8Array([1, 2, 3]));
+    const before = bytesToHex(first);
+    keccak256Bytes(new Uint8Array(200).fill(9));
+    expect(bytesToHex(first)).toBe(before);
+    expect(before).toBe(keccak256(new Uint8Array([1, 2, 3])));
+  });
+
   it("equals viem's hashTypedData of the typed data, for any authorization and domain (400 runs)", () => {
     fc.assert(
       fc.property(
