@@ -85,18 +85,19 @@ export class PGliteStatements {
   }
 
   private async execute<R>(statement: Prepared, params: readonly unknown[]): Promise<StatementResult<R>> {
-    const { serialize, parseResults } = this.wire;
-    const values = params.map((param, i) => {
+    const values = params.map((param, i): BindValue => {
       if (param === null || param === undefined) return null;
+      const type = statement.parameterTypes[i] ?? 0;
+      // bytea as its bytes (binary format): no hex text to build and encode.
+      if (type === BYTEA && param instanceof Uint8Array) return param;
       // As PGlite.query does: the serializer of the inferred type, else the value's text.
-      const serializer = this.session.serializers[statement.parameterTypes[i] ?? 0];
+      const serializer = this.session.serializers[type];
       return serializer ? serializer(param) : String(param);
     });
-    const { messages } = await this.session.execProtocol(
-      batch([serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync()]),
-    );
+    // PGlite's syncToFs persists an IndexedDB or OPFS store; in memory and on Node's file system it has nothing to do.
+    const { messages } = await this.session.execProtocol(bindExecuteSync(statement.name, values), { syncToFs: false });
     const withShape = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
-    const [result] = parseResults(withShape, this.session.parsers);
+    const [result] = this.wire.parseResults(withShape, this.session.parsers);
     return (result ?? { rows: [] }) as unknown as StatementResult<R>;
   }
 
@@ -107,6 +108,53 @@ export class PGliteStatements {
     const { serialize } = this.wire;
     await this.session.execProtocol(batch([serialize.close({ type: "S", name: statement.name }), serialize.sync()]), { syncToFs: false });
   }
+}
+
+/** A parameter as it is bound: text, bytes (binary format) or NULL. */
+type BindValue = string | Uint8Array | null;
+
+/** bytea's type OID. */
+const BYTEA = 17;
+
+/** Execute (unnamed portal, every row) then Sync: fixed messages. */
+const EXECUTE_SYNC = Uint8Array.of(0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4);
+
+/**
+ * Bind (the unnamed portal to `statement`, each value in text or binary
+ * format, every result column in text), Execute and Sync, in one buffer sized
+ * once. PGlite's own serializer grows a 256-byte buffer by copies, measures
+ * each string's UTF-8 length character by character in JavaScript and keeps
+ * its state in emulated private fields: on the paid path it cost as much as
+ * parsing the rows back.
+ */
+export function bindExecuteSync(statement: string, values: readonly BindValue[]): Uint8Array {
+  let bindLength = 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 * values.length + 2 + 2;
+  for (const value of values) bindLength += 4 + (value === null ? 0 : typeof value === "string" ? Buffer.byteLength(value) : value.byteLength);
+  const out = Buffer.allocUnsafeSlow(1 + bindLength + EXECUTE_SYNC.length);
+  let at = out.writeUInt8(0x42, 0);
+  at = out.writeInt32BE(bindLength, at);
+  at = out.writeUInt8(0, at); // the unnamed portal
+  at += out.write(statement, at);
+  at = out.writeUInt8(0, at);
+  at = out.writeInt16BE(values.length, at);
+  for (const value of values) at = out.writeInt16BE(value instanceof Uint8Array ? 1 : 0, at);
+  at = out.writeInt16BE(values.length, at);
+  for (const value of values) {
+    if (value === null) {
+      at = out.writeInt32BE(-1, at);
+    } else if (typeof value === "string") {
+      const length = out.write(value, at + 4);
+      out.writeInt32BE(length, at);
+      at += 4 + length;
+    } else {
+      out.writeInt32BE(value.byteLength, at);
+      out.set(value, at + 4);
+      at += 4 + value.byteLength;
+    }
+  }
+  at = out.writeInt16BE(0, at); // every result column in text format
+  out.set(EXECUTE_SYNC, at);
+  return out;
 }
 
 function batch(parts: Uint8Array[]): Uint8Array {
