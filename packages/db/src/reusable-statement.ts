@@ -19,21 +19,26 @@ import { prepareOnPostgres } from "./prepared-statements";
  * usePreparedStatements); PGlite prepares every statement already.
  */
 export function reusableStatement<V extends object, R>(build: (db: Kysely<any>, values: V) => Compilable<R>) {
-  const kept = new WeakMap<Kysely<any>, Map<string, CompiledQuery<R>>>();
+  const kept = new WeakMap<Kysely<any>, Built<R>[]>();
   return (db: Kysely<any>, values: V): Promise<QueryResult<R>> => {
-    const shape = shapeOf(values);
     let byShape = kept.get(db);
-    if (!byShape) kept.set(db, (byShape = new Map()));
-    let compiled = byShape.get(shape);
+    if (!byShape) kept.set(db, (byShape = []));
+    let compiled = byShape.find((built) => fits(built.shape, values))?.compiled;
     if (!compiled) {
       compiled = build(db, standIns(values) as V).compile();
       prepareOnPostgres(compiled.sql);
-      if (byShape.size >= MAX_SHAPES) byShape.clear();
-      byShape.set(shape, compiled);
+      if (byShape.length >= MAX_SHAPES) byShape.length = 0;
+      byShape.push({ shape: shapeOf(values), compiled });
     }
     const parameters = compiled.parameters.map((p) => (p instanceof StandIn ? valueAt(values, p.path) : p));
     return db.executeQuery<R>({ ...compiled, parameters });
   };
+}
+
+/** A statement as built for one shape of values. */
+interface Built<R> {
+  shape: Shape;
+  compiled: CompiledQuery<R>;
 }
 
 /** Shapes kept per database and statement: a statement has one or two; a bound all the same. */
@@ -54,13 +59,30 @@ function standIns(value: unknown, path: string[] = []): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, standIns(v, [...path, k])]));
 }
 
-/** The keys of the values, nested, with the undefined ones marked: what the statement's text depends on. */
-function shapeOf(value: unknown): string {
+/**
+ * What the statement's text depends on: the keys of the values, nested, in
+ * their order, with the undefined ones marked ("u"; any other leaf is "v").
+ */
+type Shape = "u" | "v" | { keys: string[]; shapes: Shape[] };
+
+function shapeOf(value: unknown): Shape {
   if (value === undefined) return "u";
   if (!isPlainObject(value)) return "v";
-  return `{${Object.entries(value)
-    .map(([k, v]) => `${JSON.stringify(k)}:${shapeOf(v)}`)
-    .join(",")}}`;
+  const keys = Object.keys(value);
+  return { keys, shapes: keys.map((k) => shapeOf(value[k])) };
+}
+
+/** Whether `value` has `shape`, checked without building anything: it runs on every call of a hot statement. */
+function fits(shape: Shape, value: unknown): boolean {
+  if (value === undefined) return shape === "u";
+  if (!isPlainObject(value)) return shape === "v";
+  if (typeof shape === "string") return false;
+  let i = 0;
+  for (const key in value) {
+    if (key !== shape.keys[i] || !fits(shape.shapes[i] as Shape, value[key])) return false;
+    i++;
+  }
+  return i === shape.keys.length;
 }
 
 function valueAt(values: unknown, path: readonly string[]): unknown {
