@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { bytesToHex, hashTypedData, keccak256, type Hex } from "viem";
-import { keccak256Bytes } from "../src/keccak";
+import createJavaScriptKeccakHash from "keccak/js";
+import { keccak256Bytes, keccak256On } from "../src/keccak";
 import { authorizationDigest, transferWithAuthorizationTypedData, viemTypedData, type ExactEvmAuthorization, type PaymentRequirements } from "../src";
 
 /** The digest every paid request verifies, computed by hand with a kept domain separator: always viem's hashTypedData. */
@@ -24,18 +25,24 @@ function requirement(over: { network: string; asset: string; name: string; versi
   } as PaymentRequirements;
 }
 
+/** keccak-256 as the verifier runs it: on the native addon here, on the package's JavaScript in a bundled build. */
+const KECCAKS = [
+  ["the native addon", keccak256Bytes],
+  ["the package's JavaScript (bundled builds)", keccak256On(createJavaScriptKeccakHash)],
+] as const;
+
 describe("authorizationDigest", () => {
-  it("hashes with the native keccak-256 exactly as viem does (300 runs, empty to several blocks)", () => {
+  it.each(KECCAKS)("hashes with keccak-256 on %s exactly as viem does (300 runs, empty to several blocks)", (_, hash) => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 700 }), (data) => expect(bytesToHex(keccak256Bytes(data))).toBe(keccak256(data))),
+      fc.property(fc.uint8Array({ maxLength: 700 }), (data) => expect(bytesToHex(hash(data))).toBe(keccak256(data))),
       { numRuns: 300, seed: 3009 },
     );
   });
 
-  it("answers each hash in bytes of its own: the next hash on the shared state leaves an earlier answer as it was", () => {
-    const first = keccak256Bytes(new Uint8Array([1, 2, 3]));
+  it.each(KECCAKS)("answers each hash on %s in bytes of its own: the next hash on the shared state leaves an earlier answer as it was", (_, hash) => {
+    const first = hash(new Uint8Array([1, 2, 3]));
     const before = bytesToHex(first);
-    keccak256Bytes(new Uint8Array(200).fill(9));
+    hash(new Uint8Array(200).fill(9));
     expect(bytesToHex(first)).toBe(before);
     expect(before).toBe(keccak256(new Uint8Array([1, 2, 3])));
   });
