@@ -7,9 +7,8 @@ import { Migrator } from "kysely";
 import pg from "pg";
 import { usePreparedStatements } from "./prepared-statements";
 import { EmbeddedUpkeep } from "./embedded-upkeep";
-import { parseBytea, serializeBytea } from "./pglite-bytea";
 import { PGliteDialect } from "./pglite-dialect";
-import { PGliteStatements } from "./pglite-statements";
+import { PGliteThread } from "./pglite-thread-session";
 
 export { sql, type ExpressionBuilder, type Kysely, type Migration, type QueryCreator } from "kysely";
 export { PGliteDialect } from "./pglite-dialect";
@@ -115,18 +114,9 @@ export class EmbeddedPostgres {
   static async open(
     opts: { dataDir?: string; upkeepIntervalMs?: number; checkpointWalBytes?: number; onUpkeepError?: (err: unknown) => void } = {},
   ): Promise<EmbeddedPostgres> {
-    const { PGlite, types, protocol, parse } = await import("@electric-sql/pglite");
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-    const pglite = await PGlite.create(opts.dataDir, {
-      parsers: { [types.INT8]: (v: string) => BigInt(v), [types.BYTEA]: parseBytea },
-      serializers: { [types.BYTEA]: serializeBytea },
-    });
-    // A new WAL segment is made by writing 16 MiB of zeros, which in memory means growing the
-    // file through a dozen copies (30,000 inserts into a bare PGlite: 5.4 s with, 5.0 s without);
-    // off, it is sized at once. Its point, space reserved ahead on disk, does not apply to either store.
-    await pglite.exec("set wal_init_zero = off");
-    const statements = new PGliteStatements(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
-    const root = new Kysely<any>({ dialect: new PGliteDialect(statements), log: observeStatement });
+    const pglite = await PGliteThread.open(opts.dataDir);
+    const root = new Kysely<any>({ dialect: new PGliteDialect(pglite), log: observeStatement });
     const upkeep = new EmbeddedUpkeep(root, { intervalMs: opts.upkeepIntervalMs, checkpointWalBytes: opts.checkpointWalBytes, onError: opts.onUpkeepError });
     upkeep.start();
     return new EmbeddedPostgres(pglite, root, upkeep);

@@ -23,9 +23,11 @@ export interface PGliteSession {
 }
 
 /**
- * A kysely dialect over an in-process PGlite. PGlite has a single session, so
- * the driver hands out that one connection under a mutex: a transaction holds it
- * until commit or rollback, and every other query waits. Consequence for
+ * A kysely dialect over PGlite's single session (PGliteThread: on a thread of
+ * its own). A statement outside a transaction is sent at once and the session
+ * answers statements in the order they were sent, so many are in flight
+ * together; a transaction has the session to itself from begin to commit or
+ * rollback, every other statement held back until it ends. Consequence for
  * callers: never wait on another service (an RPC) inside a transaction.
  */
 export class PGliteDialect implements Dialect {
@@ -44,54 +46,95 @@ export class PGliteDialect implements Dialect {
   }
 }
 
-class PGliteDriver implements Driver {
-  private queue: Promise<void> = Promise.resolve();
-  private release: (() => void) | null = null;
-  private readonly connection: PGliteConnection;
+/** Who may send statements now: everyone, or the one transaction that holds the session. */
+class SessionTurns {
+  private last: Promise<void> = Promise.resolve();
+  private held = 0;
 
-  constructor(pglite: PGliteSession) {
-    this.connection = new PGliteConnection(pglite);
+  /** Waits for every transaction that took its turn before; answers the release of this one. */
+  async take(): Promise<() => void> {
+    const before = this.last;
+    let release!: () => void;
+    this.last = new Promise<void>((resolve) => (release = resolve));
+    this.held++;
+    await before;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held--;
+      release();
+    };
   }
+
+  /** Resolves once no transaction holds the session or waits for it (at once when none does). */
+  clear(): Promise<void> | undefined {
+    if (this.held === 0) return undefined;
+    return this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.held > 0) await this.last;
+  }
+}
+
+class PGliteDriver implements Driver {
+  private readonly turns = new SessionTurns();
+
+  constructor(private readonly pglite: PGliteSession) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const previous = this.queue;
-    let release!: () => void;
-    this.queue = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    this.release = release;
-    return this.connection;
+    return new PGliteConnection(this.pglite, this.turns);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin"));
+    const conn = connection as PGliteConnection;
+    conn.release = await this.turns.take();
+    await conn.executeQuery(CompiledQuery.raw("begin"));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("commit"));
+    await this.end(connection as PGliteConnection, "commit");
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("rollback"));
+    await this.end(connection as PGliteConnection, "rollback");
   }
 
-  async releaseConnection(): Promise<void> {
-    const release = this.release;
-    this.release = null;
-    release?.();
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    // A transaction whose begin failed still holds its turn.
+    (connection as PGliteConnection).release?.();
   }
 
   async destroy(): Promise<void> {}
+
+  private async end(conn: PGliteConnection, command: "commit" | "rollback"): Promise<void> {
+    try {
+      await conn.executeQuery(CompiledQuery.raw(command));
+    } finally {
+      conn.release?.();
+      conn.release = undefined;
+    }
+  }
 }
 
 /** The commands whose completion counts the rows they touched. */
 const ROW_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGliteSession) {}
+  /** Set while this connection's transaction holds the session. */
+  release: (() => void) | undefined;
+
+  constructor(
+    private readonly pglite: PGliteSession,
+    private readonly turns: SessionTurns,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const turn = this.release ? undefined : this.turns.clear();
+    if (turn) await turn;
     const result = await this.pglite.query<R>(compiled.sql, compiled.parameters);
     const affected = result.affectedRows;
     // By the command the server says it ran, as kysely's PostgreSQL driver does: `with … delete` is a DELETE.

@@ -1,3 +1,8 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { dbStatements } from "@c402/metrics";
 import { runWithContext } from "@c402/request-context";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
@@ -5,6 +10,7 @@ import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { EmbeddedPostgres, migrate, openPostgres, reusableStatement, sql, type ExpressionBuilder, type MigrationSet, type ServiceDatabase } from "../src";
 import { parseBytea, serializeBytea } from "../src/pglite-bytea";
 import { bindExecuteSync, PGliteStatements } from "../src/pglite-statements";
+import { PGliteThread } from "../src/pglite-thread-session";
 
 const migrations: MigrationSet = {
   "0001_items": {
@@ -262,6 +268,84 @@ describe("embedded PostgreSQL (PGlite)", () => {
   behavesLikeAServiceDatabase(async () => {
     const pg = await EmbeddedPostgres.open();
     return { a: pg.forSchema("svc_a"), b: pg.forSchema("svc_b"), close: () => pg.close() };
+  });
+});
+
+describe("embedded PostgreSQL on its own thread", () => {
+  let pg: EmbeddedPostgres;
+  let db: ServiceDatabase;
+  beforeAll(async () => {
+    pg = await EmbeddedPostgres.open({ upkeepIntervalMs: 3_600_000 });
+    db = pg.forSchema("threaded");
+    await migrate(db, migrations);
+  });
+  afterAll(() => pg.close());
+
+  it("runs a statement beside this thread: timers fire while it runs", async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    try {
+      await sql`select pg_sleep(0.3)`.execute(db.db);
+    } finally {
+      clearInterval(timer);
+    }
+    // On this thread the WebAssembly would run synchronously and no timer could fire until it returned.
+    expect(ticks).toBeGreaterThanOrEqual(10);
+  });
+
+  it("answers many statements in flight at once, each with its own rows", async () => {
+    const values = Array.from({ length: 300 }, (_, i) => i);
+    const answers = await Promise.all(values.map((v) => sql<{ v: number; text: string }>`select ${v}::int as v, ${`n${v}`}::text as text`.execute(db.db)));
+    expect(answers.map((a) => a.rows[0])).toEqual(values.map((v) => ({ v, text: `n${v}` })));
+  });
+
+  it("keeps a transaction whole: a statement sent meanwhile waits until it ends and is not undone by its rollback", async () => {
+    let outsideDone = false;
+    let outside: Promise<unknown> | undefined;
+    const transaction = db.db.transaction().execute(async (trx) => {
+      await trx.insertInto("items").values({ id: "inside", amount: 1n }).execute();
+      outside = db.db
+        .insertInto("items")
+        .values({ id: "outside", amount: 2n })
+        .execute()
+        .then(() => (outsideDone = true));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(outsideDone).toBe(false);
+      // The transaction still has the session.
+      expect(await trx.selectFrom("items").select("id").where("id", "in", ["inside", "outside"]).execute()).toEqual([{ id: "inside" }]);
+      throw new Error("roll back");
+    });
+    await expect(transaction).rejects.toThrow("roll back");
+    await outside;
+    expect(await db.db.selectFrom("items").select("id").where("id", "in", ["inside", "outside"]).execute()).toEqual([{ id: "outside" }]);
+  });
+
+  it("carries a server error's fields back: its SQLSTATE, constraint and detail", async () => {
+    await db.db.insertInto("items").values({ id: "dup", amount: 1n }).execute();
+    const refused = db.db.insertInto("items").values({ id: "dup", amount: 2n }).execute();
+    await expect(refused).rejects.toBeInstanceOf(Error);
+    await expect(refused).rejects.toMatchObject({ code: "23505", constraint: "items_pkey", detail: expect.stringContaining("(id)=(dup)") });
+  });
+
+  it("answers nothing once closed, with an error that says so", async () => {
+    const thread = await PGliteThread.open();
+    expect((await thread.query("select 1 as one", [])).rows).toEqual([{ one: 1 }]);
+    const closed = thread.close();
+    await expect(thread.query("select 1", [])).rejects.toThrow("the embedded database is closing");
+    await closed;
+    await expect(thread.query("select 1", [])).rejects.toThrow("the embedded database is closed");
+  });
+
+  it("refuses to open where PGlite cannot, with PGlite's reason", async () => {
+    const notADirectory = join(mkdtempSync(join(tmpdir(), "c402-pglite-")), "file");
+    writeFileSync(notADirectory, "not a database");
+    await expect(PGliteThread.open(join(notADirectory, "pg"))).rejects.toThrow(/ENOTDIR|not a directory/i);
+  });
+
+  it("does not keep a program alive once idle, and does while a statement is waiting for its answer", async () => {
+    const program = join(__dirname, "fixtures/unclosed-database.ts");
+    const { stdout } = await promisify(execFile)(process.execPath, ["--require", require.resolve("tsx/cjs"), program], { timeout: 60_000 });
+    expect(stdout).toBe("answered 42\n");
   });
 });
 
