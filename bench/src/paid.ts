@@ -9,8 +9,9 @@
  *     success without the chain, nothing persisted), same buyers, same load;
  *  3. the same paid rehearsals in distributed mode (every service its own
  *     process, PostgreSQL, Kafka, Redis: deploy/local/src/run.ts), with one
- *     process of each service and gateway, then two (the load spread over both
- *     gateways). BENCH_PAID_DISTRIBUTED=0 leaves it out.
+ *     process of each service and gateway, then with a second payments
+ *     replica, then two of each (the load spread over both gateways).
+ *     BENCH_PAID_DISTRIBUTED=0 leaves it out.
  * Each server runs in its own child process; this process only generates load.
  */
 import { devchainKey } from "@c402/devchain";
@@ -65,17 +66,33 @@ const CHECKOUT = { title: "Live weather", price_usd: "0.10", payload: { temp_c: 
 /** A distributed run's figures, where its CPU went (machine-wide, by process) and, with one process of each, its round trips per payment. */
 type DistributedFigures = PaidFigures & { cpu: string; trips: string | undefined };
 
-/** Paid rehearsals on the distributed system with `replicas` processes of each service and gateway. */
-async function distributedRun(replicas: number): Promise<DistributedFigures> {
+/** How many processes a distributed run starts: of each service and gateway, and of some apart. */
+interface DistributedShape {
+  label: string;
+  replicas: number;
+  replicasOf?: Record<string, number>;
+}
+
+/** One of each; the same with a second payments replica (issue 16's comparison); two of each. */
+const DISTRIBUTED_SHAPES: DistributedShape[] = [
+  { label: "one of each process", replicas: 1 },
+  { label: "one of each, two payments", replicas: 1, replicasOf: { payments: 2 } },
+  { label: "two of each process", replicas: 2 },
+];
+
+/** Paid rehearsals on the distributed system started in `shape`. */
+async function distributedRun(shape: DistributedShape): Promise<DistributedFigures> {
+  const { label, replicas, replicasOf } = shape;
+  const onlyOne = replicas === 1 && replicasOf === undefined;
   const logDir = mkdtempSync(join(tmpdir(), "c402-bench-paid-"));
   const databases: string[] = [];
   let system: System | undefined;
   try {
-    log(`distributed, ${replicas} of each process: starting the system (Kafka ${config.system.kafka}, Redis, PostgreSQL)…`);
+    log(`distributed, ${label}: starting the system (Kafka ${config.system.kafka}, Redis, PostgreSQL)…`);
     // BENCH_PROFILE_WINDOW_DIR: every process profiled over the timed run alone, as the embedded one is.
     const profileDir = process.env.BENCH_PROFILE_WINDOW_DIR;
-    const profiles = profileDir ? { cpuProfDir: join(profileDir, `distributed-${replicas}`), cpuProfWindow: true } : {};
-    system = await startSystem({ ...config.system, ...profiles, replicas }, logDir, databases);
+    const profiles = profileDir ? { cpuProfDir: join(profileDir, `distributed-${label.replaceAll(" ", "-").replaceAll(",", "")}`), cpuProfWindow: true } : {};
+    system = await startSystem({ ...config.system, ...profiles, replicas, ...(replicasOf ? { replicasOf } : {}) }, logDir, databases);
     const { key } = await signIn(system.baseUrl);
     const id = await createCheckout(system.baseUrl, key, CHECKOUT);
     const faces = system.gatewayUrls.map((gateway) => `${gateway}/c/${id}/test`);
@@ -84,9 +101,9 @@ async function distributedRun(replicas: number): Promise<DistributedFigures> {
     const warm = await presign(required, buyers, config.warmup);
     const payments = await presign(required, buyers, config.payments);
     await closedLoop(faces, warm, config.buyers);
-    log(`distributed, ${replicas} of each process: ${config.payments} paid rehearsals, ${config.buyers} buyers over ${faces.length} gateway(s)…`);
+    log(`distributed, ${label}: ${config.payments} paid rehearsals, ${config.buyers} buyers over ${faces.length} gateway(s)…`);
     // Round trips are counted on the first process of each service: all of them with one of each.
-    const tripsBefore = replicas === 1 ? await scrapeAllRoundTrips(system.metricsUrls) : undefined;
+    const tripsBefore = onlyOne ? await scrapeAllRoundTrips(system.metricsUrls) : undefined;
     const cpuBefore = cpuSnapshot();
     system.toggleProfiles();
     const figures = await closedLoop(faces, payments, config.buyers);
@@ -174,8 +191,9 @@ async function main() {
     await ours.stop();
     children.length = 0;
 
-    const distributed: [number, DistributedFigures][] = [];
-    if (config.distributed) for (const replicas of [1, 2]) distributed.push([replicas, await distributedRun(replicas)]);
+    const distributed: [DistributedShape, DistributedFigures][] = [];
+    if (config.distributed) for (const shape of DISTRIBUTED_SHAPES) distributed.push([shape, await distributedRun(shape)]);
+    const againstOne = (r: DistributedFigures) => (distributed[0] ? `; ${(r.perSecond / distributed[0][1].perSecond).toFixed(2)}× one of each` : "");
 
     const ratio = rehearsal.perSecond / simulated.perSecond;
     const rateVerdict = rehearsal.perSecond >= TARGET_EMBEDDED_PER_SECOND ? "PASS" : "BELOW TARGET";
@@ -191,15 +209,12 @@ async function main() {
         `                round trips per payment: ${trips}`,
         `against official @x402/express, in-process facilitator, settle simulated  ${f1(simulated.perSecond)} payments/s (p50 ${f1(simulated.p50)} ms, p99 ${f1(simulated.p99)} ms) | ours ${ratio.toFixed(2)}× (target ≥${TARGET_AGAINST_OFFICIAL}×) ${ratio >= TARGET_AGAINST_OFFICIAL ? "PASS" : "BELOW TARGET"}`,
         `                (${statuses(simulated)}; server CPU ${officialCpuPerPayment.toFixed(2)} ms per payment; it verifies on the devchain and keeps no record)`,
-        ...distributed.flatMap(([replicas, r]) => [
-          `paid rehearsal  distributed, ${replicas} of each process  ${f1(r.perSecond)} payments/s (target ≥${TARGET_DISTRIBUTED_PER_SECOND}) ${r.perSecond >= TARGET_DISTRIBUTED_PER_SECOND ? "PASS" : "BELOW TARGET"} | p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms`,
-          `                (${statuses(r)})`,
+        ...distributed.flatMap(([shape, r], index) => [
+          `paid rehearsal  distributed, ${shape.label}  ${f1(r.perSecond)} payments/s (target ≥${TARGET_DISTRIBUTED_PER_SECOND}) ${r.perSecond >= TARGET_DISTRIBUTED_PER_SECOND ? "PASS" : "BELOW TARGET"} | p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms`,
+          `                (${statuses(r)}${index > 0 ? againstOne(r) : ""})`,
           `                machine-wide ${r.cpu}`,
           ...(r.trips ? [`                round trips per payment: ${r.trips}`] : []),
         ]),
-        ...(distributed.length === 2
-          ? [`                two of each against one: ${(distributed[1]![1].perSecond / distributed[0]![1].perSecond).toFixed(2)}×`]
-          : []),
         "",
       ].join("\n"),
     );

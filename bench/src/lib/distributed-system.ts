@@ -26,6 +26,8 @@ export interface SystemSettings {
   cpuProfWindow?: boolean;
   /** Processes of each service and of the gateway (run.ts's REPLICAS), default 1. */
   replicas?: number;
+  /** Processes of one service or of the gateway by name, apart from `replicas` (run.ts's <NAME>_REPLICAS). */
+  replicasOf?: Readonly<Record<string, number>>;
   /** The run's database is named <prefix>_<random>. */
   databasePrefix: string;
 }
@@ -80,6 +82,7 @@ async function startSystemOnce(settings: SystemSettings, logDir: string, databas
       REDIS_URL: settings.redis,
       LOG_LEVEL: settings.logLevel,
       REPLICAS: String(settings.replicas ?? 1),
+      ...Object.fromEntries(Object.entries(settings.replicasOf ?? {}).map(([name, count]) => [`${name.toUpperCase()}_REPLICAS`, String(count)])),
       LOG_DIR: logDir,
       DATA_DIR: join(logDir, "data"),
       AUTH_RATE_LIMIT_PER_MINUTE: "100000",

@@ -12,6 +12,8 @@ async function main() {
   const logger = createLogger({ service: "embedded", level: config.logLevel });
   logger.info({ config: describeConfig(spec, config) }, "starting every service in one process");
   const observability = await startObservability("embedded", config, logger);
+  // Lost while starting, the start fails on its own; once running, the process stops with code 1 for its supervisor to restart.
+  const stopping: { shutDown?: (reason: string, exitCode: number) => void } = {};
   const system = await startEmbeddedSystem({
     host: config.host,
     port: config.port,
@@ -29,13 +31,14 @@ async function main() {
     outboundAllowLoopback: config.outboundAllowLoopback,
     outboundResolveNames: config.outboundResolveNames,
     deadLetterAfterAttempts: config.deadLetterAfterAttempts,
+    onDatabaseLost: () => stopping.shutDown?.("database lost", 1),
     logger,
   });
   logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");
   process.stdout.write(
     `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.mail}; ${system.origins})\n\n`,
   );
-  onShutdown(logger, async () => {
+  stopping.shutDown = onShutdown(logger, async () => {
     await system.stop();
     await observability.stop();
   });

@@ -47,6 +47,11 @@ export interface EmbeddedOptions {
   outboundResolveNames?: boolean;
   /** BUS_DEAD_LETTER_AFTER_ATTEMPTS. */
   deadLetterAfterAttempts?: number;
+  /**
+   * Hears, once, that the database's thread ended while running (logged as fatal first): every
+   * statement fails from then on, so the process should stop and be started again.
+   */
+  onDatabaseLost?: (reason: Error) => void;
 }
 
 export interface EmbeddedSystem {
@@ -136,6 +141,10 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
   const pg = await EmbeddedPostgres.open({
     ...(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") }),
     onUpkeepError: (err) => logger.warn({ err }, "database upkeep round (vacuum, checkpoint) failed; the next one retries"),
+    onLost: (reason) => {
+      logger.fatal({ err: reason }, "the embedded database stopped: every statement fails from now on");
+      opts.onDatabaseLost?.(reason);
+    },
   });
   const bus = await DatabaseBus.open(
     pg.forSchema("bus"),

@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../local/src/ports";
+import { spawnEmbeddedProcess } from "./embedded-process";
 import { json, signIn } from "./seller";
 
 /**
@@ -15,25 +16,10 @@ import { json, signIn } from "./seller";
  * gets goods and receipt), refuses new connections meanwhile, and exits 0 well
  * inside Kubernetes' 30 s grace; after a restart the books hold that one sale.
  */
-const root = resolve(__dirname, "../../..");
 const ORIGIN_DELAY_MS = 1_500;
 
-/** The process `npm start` runs, as the direct child (no tsx launcher in between), so signals reach it as Kubernetes sends them. */
 function startProcess(port: number, dataDir: string): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", join(root, "deploy/embedded/src/main.ts")], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      METRICS_PORT: "0",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      AUTH_RATE_LIMIT_PER_MINUTE: "1000",
-      OUTBOUND_ALLOW_LOOPBACK: "true",
-      OUTBOUND_RESOLVE_NAMES: "false",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  return spawnEmbeddedProcess({ port, dataDir, stdio: ["ignore", "ignore", "inherit"] });
 }
 
 async function healthy(base: string, child: ChildProcess): Promise<void> {

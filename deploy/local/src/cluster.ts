@@ -34,6 +34,8 @@ export interface LocalClusterOptions {
   gatewayPort: number;
   /** Processes of each service and of the gateway (default 1). */
   replicas?: number;
+  /** Processes of a service or of the gateway by its name, where it differs from `replicas`. */
+  replicasOf?: Readonly<Record<string, number>>;
   /** Where each process writes its output (`<name>.log`, `<name>.<replica>.log`); unset: this process's terminal. */
   logDir?: string;
   /** The environment every process starts from (default this process's). */
@@ -80,7 +82,7 @@ export interface LocalCluster {
 
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const env = opts.env ?? process.env;
-  const replicas = opts.replicas ?? 1;
+  const replicasOf = (name: string) => opts.replicasOf?.[name] ?? opts.replicas ?? 1;
   // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere.
   const devchain = env.EVM_RPC_URL ? undefined : await startDevchain({ port: Number(env.DEVCHAIN_PORT ?? 0) });
   const settlement = devchain && devchainSettlement(devchain);
@@ -97,9 +99,9 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const passwords = Object.fromEntries(SERVICES.map((s) => [s.name, randomBytes(12).toString("hex")]));
   await provision(opts.adminUrl, opts.database, passwords);
 
-  const ports = async (name: string) => Promise.all(Array.from({ length: replicas }, () => freePort())).then((p) => [name, p] as const);
+  const ports = async (name: string) => Promise.all(Array.from({ length: replicasOf(name) }, () => freePort())).then((p) => [name, p] as const);
   const grpcPorts = Object.fromEntries(await Promise.all(SERVICES.map((s) => ports(s.name))));
-  const gatewayPorts = [opts.gatewayPort, ...(await Promise.all(Array.from({ length: replicas - 1 }, () => freePort())))];
+  const gatewayPorts = [opts.gatewayPort, ...(await Promise.all(Array.from({ length: replicasOf(GATEWAY.name) - 1 }, () => freePort())))];
   const addresses = Object.fromEntries(
     SERVICES.map((s) => {
       const list = (grpcPorts[s.name] as number[]).map((p) => `127.0.0.1:${p}`);

@@ -110,12 +110,20 @@ export class EmbeddedPostgres {
    * `onUpkeepError` hears a failed round of the database's upkeep (EmbeddedUpkeep:
    * vacuum and checkpoints; the next round tries again); `upkeepIntervalMs` is how
    * often it looks (1 s); `checkpointWalBytes`, how much log a checkpoint follows (64 MiB).
+   * `onLost` hears, once, that the database's thread ended without being closed: every
+   * statement fails from then on (PGliteThread.open).
    */
   static async open(
-    opts: { dataDir?: string; upkeepIntervalMs?: number; checkpointWalBytes?: number; onUpkeepError?: (err: unknown) => void } = {},
+    opts: {
+      dataDir?: string;
+      upkeepIntervalMs?: number;
+      checkpointWalBytes?: number;
+      onUpkeepError?: (err: unknown) => void;
+      onLost?: (reason: Error) => void;
+    } = {},
   ): Promise<EmbeddedPostgres> {
     if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-    const pglite = await PGliteThread.open(opts.dataDir);
+    const pglite = await PGliteThread.open(opts.dataDir, opts.onLost);
     const root = new Kysely<any>({ dialect: new PGliteDialect(pglite), log: observeStatement });
     const upkeep = new EmbeddedUpkeep(root, { intervalMs: opts.upkeepIntervalMs, checkpointWalBytes: opts.checkpointWalBytes, onError: opts.onUpkeepError });
     upkeep.start();

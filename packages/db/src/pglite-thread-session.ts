@@ -28,12 +28,16 @@ export class PGliteThread implements PGliteSession {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private stopped: Error | undefined;
+  private ready = false;
   private closing: Promise<void> | undefined;
   private onReady: (() => void) | undefined;
   private onFailed: ((err: Error) => void) | undefined;
   private onClosed: (() => void) | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly onLost: ((reason: Error) => void) | undefined,
+  ) {
     worker.on("message", (reply: ThreadReply) => this.receive(reply));
     worker.on("error", (err) => this.stop(new Error(`the embedded database's thread failed: ${err.message}`)));
     worker.on("exit", (code) =>
@@ -41,16 +45,24 @@ export class PGliteThread implements PGliteSession {
     );
   }
 
-  /** Starts the thread and opens PGlite on it (`dataDir` on disk, or in memory when omitted). */
-  static async open(dataDir?: string): Promise<PGliteThread> {
+  /**
+   * Starts the thread and opens PGlite on it (`dataDir` on disk, or in memory
+   * when omitted). `onLost` hears, once, that the thread ended after it was
+   * ready without being closed (an uncaught error, out of memory): every
+   * statement fails from then on, so whoever owns the process should end it.
+   */
+  static async open(dataDir?: string, onLost?: (reason: Error) => void): Promise<PGliteThread> {
     const worker = new Worker(join(__dirname, `pglite-thread${extname(__filename)}`), {
       workerData: { dataDir },
       execArgv: [...inheritedArguments(), ...typeScriptLoader()],
     });
-    const thread = new PGliteThread(worker);
+    const thread = new PGliteThread(worker, onLost);
     try {
       await new Promise<void>((resolve, reject) => {
-        thread.onReady = resolve;
+        thread.onReady = () => {
+          thread.ready = true;
+          resolve();
+        };
         thread.onFailed = reject;
       });
     } catch (err) {
@@ -116,6 +128,8 @@ export class PGliteThread implements PGliteSession {
     this.onClosed?.();
     for (const waiting of this.pending.values()) waiting.reject(reason);
     this.pending.clear();
+    // A failed open is the opener's rejection, a close its owner's doing; anything else is a loss.
+    if (this.ready && !this.closing) this.onLost?.(reason);
   }
 }
 

@@ -4,6 +4,7 @@
  * arrive. See pglite-thread-session.ts for why and for the messages.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { threadFailpoint } from "@c402/failpoints";
 import { parseBytea, serializeBytea } from "./pglite-bytea";
 import { PGliteStatements } from "./pglite-statements";
 import { describeThreadError, type ThreadReply, type ThreadRequest } from "./pglite-thread-messages";
@@ -43,6 +44,7 @@ async function answer(request: ThreadRequest): Promise<void> {
     port!.close();
     return;
   }
+  threadFailpoint("database-thread-exit");
   let reply: ThreadReply;
   try {
     const { rows, affectedRows, command } = await statements.query(request.sql, request.params);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { dbStatements } from "@c402/metrics";
 import { runWithContext } from "@c402/request-context";
-import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { describeWith, freshPostgresDatabase, runScriptProcess } from "@c402/testkit";
 import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { EmbeddedPostgres, migrate, openPostgres, reusableStatement, sql, type ExpressionBuilder, type MigrationSet, type ServiceDatabase } from "../src";
 import { parseBytea, serializeBytea } from "../src/pglite-bytea";
@@ -327,19 +327,38 @@ describe("embedded PostgreSQL on its own thread", () => {
     await expect(refused).rejects.toMatchObject({ code: "23505", constraint: "items_pkey", detail: expect.stringContaining("(id)=(dup)") });
   });
 
-  it("answers nothing once closed, with an error that says so", async () => {
-    const thread = await PGliteThread.open();
+  it("answers nothing once closed, with an error that says so, and a close is not a loss", async () => {
+    const onLost = jest.fn();
+    const thread = await PGliteThread.open(undefined, onLost);
     expect((await thread.query("select 1 as one", [])).rows).toEqual([{ one: 1 }]);
     const closed = thread.close();
     await expect(thread.query("select 1", [])).rejects.toThrow("the embedded database is closing");
     await closed;
     await expect(thread.query("select 1", [])).rejects.toThrow("the embedded database is closed");
+    expect(onLost).not.toHaveBeenCalled();
   });
 
-  it("refuses to open where PGlite cannot, with PGlite's reason", async () => {
+  it("refuses to open where PGlite cannot, with PGlite's reason, and a failed open is not a loss", async () => {
     const notADirectory = join(mkdtempSync(join(tmpdir(), "c402-pglite-")), "file");
     writeFileSync(notADirectory, "not a database");
-    await expect(PGliteThread.open(join(notADirectory, "pg"))).rejects.toThrow(/ENOTDIR|not a directory/i);
+    const onLost = jest.fn();
+    await expect(PGliteThread.open(join(notADirectory, "pg"), onLost)).rejects.toThrow(/ENOTDIR|not a directory/i);
+    expect(onLost).not.toHaveBeenCalled();
+  });
+
+  it("tells its owner once when the thread dies under it, and fails every statement from then on without hanging", async () => {
+    const run = await runScriptProcess(join(__dirname, "fixtures/lost-database.ts"), null, { failpoint: "database-thread-exit" });
+    expect(run.stderr).toContain("failpoint database-thread-exit: thread exit");
+    expect(run.stdout).toBe(
+      [
+        "first statement failed: the embedded database's thread exited (code 70)",
+        "second statement failed: the embedded database's thread exited (code 70)",
+        `losses heard: ${JSON.stringify(["the embedded database's thread exited (code 70)"])}`,
+        "closed",
+        "",
+      ].join("\n"),
+    );
+    expect(run.code).toBe(0);
   });
 
   it("does not keep a program alive once idle, and does while a statement is waiting for its answer", async () => {

@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { isMainThread } from "node:worker_threads";
 
 /**
  * Crash failpoints for the kill -9 recovery tests: a named spot where the
@@ -21,9 +22,12 @@ export const CREATE_FAILPOINTS = ["create-after-key-claim", "create-after-commit
 export const DELIVERY_FAILPOINTS = ["after-origin-answer", "after-delivery"] as const;
 /** A package call: its allowance taken and the call recorded under way, the origin not called yet. */
 export const PACKAGE_FAILPOINTS = ["package-call-started"] as const;
-export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS, ...DELIVERY_FAILPOINTS, ...PACKAGE_FAILPOINTS] as const;
+/** The embedded database's thread (PGliteThread), as it receives its first statement: the thread ends, its process lives on. */
+export const THREAD_FAILPOINTS = ["database-thread-exit"] as const;
+export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS, ...DELIVERY_FAILPOINTS, ...PACKAGE_FAILPOINTS, ...THREAD_FAILPOINTS] as const;
 
-export type FailpointName = (typeof FAILPOINT_NAMES)[number];
+export type FailpointName = Exclude<(typeof FAILPOINT_NAMES)[number], ThreadFailpointName>;
+export type ThreadFailpointName = (typeof THREAD_FAILPOINTS)[number];
 
 export const FAILPOINT_ENV = "C402_FAILPOINT";
 
@@ -39,4 +43,16 @@ export function failpoint(name: FailpointName): void {
   writeSync(2, `failpoint ${name}: SIGKILL\n`);
   // SIGKILL to oneself is delivered before kill(2) returns.
   process.kill(process.pid, "SIGKILL");
+}
+
+/**
+ * A spot where a worker thread may die while its process lives on, as after an
+ * uncaught error or the thread running out of memory: the thread exits right
+ * there (process.exit in a worker ends that thread only).
+ */
+export function threadFailpoint(name: ThreadFailpointName): void {
+  if (armed !== name) return;
+  if (isMainThread) throw new Error(`failpoint ${name} is for a worker thread`);
+  writeSync(2, `failpoint ${name}: thread exit\n`);
+  process.exit(70);
 }

@@ -27,4 +27,24 @@ describe("failpoints", () => {
     expect(r.signal).toBeNull();
     expect(r.stderr).toContain("C402_FAILPOINT=after-sing is not a failpoint");
   });
+
+  it("ends only the worker thread at an armed thread failpoint, and refuses one on the main thread", () => {
+    const worker = `require(${JSON.stringify(FAILPOINTS)}).threadFailpoint("database-thread-exit"); console.log("thread survived");`;
+    const script = [
+      `const { Worker } = require("node:worker_threads");`,
+      `const thread = new Worker(${JSON.stringify(worker)}, { eval: true, execArgv: ["--require", require.resolve("tsx/cjs")] });`,
+      `thread.on("exit", (code) => {`,
+      `  console.log("thread exited with " + code);`,
+      `  try { require(${JSON.stringify(FAILPOINTS)}).threadFailpoint("database-thread-exit"); } catch (err) { console.log(err.message); }`,
+      `});`,
+    ].join("\n");
+    const r = spawnSync(process.execPath, ["--import", "tsx", "-e", script], {
+      cwd: join(__dirname, "../../.."),
+      env: { ...process.env, C402_FAILPOINT: "database-thread-exit" },
+      encoding: "utf8",
+    });
+    expect(r.stderr).toContain("failpoint database-thread-exit: thread exit");
+    expect(r.stdout).toBe("thread exited with 70\nfailpoint database-thread-exit is for a worker thread\n");
+    expect(r.status).toBe(0);
+  });
 });

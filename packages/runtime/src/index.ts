@@ -314,23 +314,27 @@ async function migrateOnly(opts: { name: string; schema: string; migrations: Mig
   }
 }
 
-/** Runs `stop` once on SIGTERM or SIGINT, then exits. */
-export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+/**
+ * Runs `stop` once on SIGTERM or SIGINT, then exits (0). Answers a function
+ * that does the same for another reason, with the exit code to end with.
+ */
+export function onShutdown(logger: Logger, stop: () => Promise<void>): (reason: string, exitCode: number) => void {
   let stopping = false;
-  const handler = (signal: string) => {
+  const shutDown = (reason: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutting down");
+    logger.info({ reason }, "shutting down");
     stop().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (err) => {
         logger.error({ err }, "shutdown failed");
         process.exit(1);
       },
     );
   };
-  process.once("SIGTERM", () => handler("SIGTERM"));
-  process.once("SIGINT", () => handler("SIGINT"));
+  process.once("SIGTERM", () => shutDown("SIGTERM", 0));
+  process.once("SIGINT", () => shutDown("SIGINT", 0));
+  return shutDown;
 }
 
 /**

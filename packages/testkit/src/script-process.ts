@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
-import { FAILPOINT_ENV, type FailpointName } from "@c402/failpoints";
+import { FAILPOINT_ENV, type FailpointName, type ThreadFailpointName } from "@c402/failpoints";
 
 export interface ScriptExit {
   code: number | null;
@@ -21,7 +21,11 @@ const REPO_ROOT = resolve(__dirname, "../../..");
  * the test must see the signal itself. A script that outlives `timeoutMs` is
  * killed and says so in its stderr.
  */
-export function runScriptProcess(script: string, input: unknown, opts: { failpoint?: FailpointName; timeoutMs?: number } = {}): Promise<ScriptExit> {
+export function runScriptProcess(
+  script: string,
+  input: unknown,
+  opts: { failpoint?: FailpointName | ThreadFailpointName; timeoutMs?: number } = {},
+): Promise<ScriptExit> {
   const env = { ...process.env };
   delete env[FAILPOINT_ENV];
   if (opts.failpoint) env[FAILPOINT_ENV] = opts.failpoint;
