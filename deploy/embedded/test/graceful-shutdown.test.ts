@@ -7,7 +7,7 @@ import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../local/src/ports";
-import { spawnEmbeddedProcess } from "./embedded-process";
+import { spawnEmbeddedProcess, waitHealthy } from "./embedded-process";
 import { json, signIn } from "./seller";
 
 /**
@@ -20,19 +20,6 @@ const ORIGIN_DELAY_MS = 1_500;
 
 function startProcess(port: number, dataDir: string): ChildProcess {
   return spawnEmbeddedProcess({ port, dataDir, stdio: ["ignore", "ignore", "inherit"] });
-}
-
-async function healthy(base: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before it was healthy`);
-    const ok = await fetch(`${base}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("not healthy after 60 s");
 }
 
 /** A request on a connection of its own (no pool): how a new client meets a stopping server. */
@@ -66,7 +53,7 @@ describe("graceful shutdown of the embedded process (G36)", () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     child = startProcess(port, dataDir);
-    await healthy(base, child);
+    await waitHealthy(base, child);
     const seller = await signIn(base);
     const auth = { authorization: `Bearer ${seller.api_key.secret}` };
     const created = await json(`${base}/v1/checkouts`, {
@@ -104,7 +91,7 @@ describe("graceful shutdown of the embedded process (G36)", () => {
 
     // Restarted on the same data: the sale is in the books once, and the same payment redelivers it.
     child = startProcess(port, dataDir);
-    await healthy(base, child);
+    await waitHealthy(base, child);
     const ledger = await json(`${base}/v1/receipts?test_mode=true`, { headers: auth });
     expect(ledger.body.receipts.map((r: { id: string }) => r.id)).toEqual([paymentId]);
     const again = await json(face, { headers: { "payment-signature": payment } });

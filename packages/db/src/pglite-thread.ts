@@ -4,7 +4,7 @@
  * arrive. See pglite-thread-session.ts for why and for the messages.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { threadFailpoint } from "@c402/failpoints";
+import { threadFailpoint, threadFailpointArmed } from "@c402/failpoints";
 import { parseBytea, serializeBytea } from "./pglite-bytea";
 import { PGliteStatements } from "./pglite-statements";
 import { describeThreadError, type ThreadReply, type ThreadRequest } from "./pglite-thread-messages";
@@ -36,6 +36,10 @@ port.on("message", (request: ThreadRequest) => {
   previous = previous.then(() => answer(request));
 });
 
+/** The statement that records a payment (the payments store's insert, its schema named as forSchema names it), where database-thread-exit-at-payment fires. */
+const PAYMENT_INSERT = 'insert into "payments"."payments" ';
+const exitAtPayment = threadFailpointArmed("database-thread-exit-at-payment");
+
 async function answer(request: ThreadRequest): Promise<void> {
   const { pglite, statements } = await opened;
   if (request.kind === "close") {
@@ -45,6 +49,7 @@ async function answer(request: ThreadRequest): Promise<void> {
     return;
   }
   threadFailpoint("database-thread-exit");
+  if (exitAtPayment && request.sql.includes(PAYMENT_INSERT)) threadFailpoint("database-thread-exit-at-payment");
   let reply: ThreadReply;
   try {
     const { rows, affectedRows, command } = await statements.query(request.sql, request.params);

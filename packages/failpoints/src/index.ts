@@ -22,8 +22,11 @@ export const CREATE_FAILPOINTS = ["create-after-key-claim", "create-after-commit
 export const DELIVERY_FAILPOINTS = ["after-origin-answer", "after-delivery"] as const;
 /** A package call: its allowance taken and the call recorded under way, the origin not called yet. */
 export const PACKAGE_FAILPOINTS = ["package-call-started"] as const;
-/** The embedded database's thread (PGliteThread), as it receives its first statement: the thread ends, its process lives on. */
-export const THREAD_FAILPOINTS = ["database-thread-exit"] as const;
+/**
+ * The embedded database's thread (PGliteThread): the thread ends, its process lives on; as it receives
+ * its first statement (while the process starts), or the first that records a payment (while it serves).
+ */
+export const THREAD_FAILPOINTS = ["database-thread-exit", "database-thread-exit-at-payment"] as const;
 export const FAILPOINT_NAMES = [...SETTLE_FAILPOINTS, ...CREATE_FAILPOINTS, ...DELIVERY_FAILPOINTS, ...PACKAGE_FAILPOINTS, ...THREAD_FAILPOINTS] as const;
 
 export type FailpointName = Exclude<(typeof FAILPOINT_NAMES)[number], ThreadFailpointName>;
@@ -51,8 +54,13 @@ export function failpoint(name: FailpointName): void {
  * there (process.exit in a worker ends that thread only).
  */
 export function threadFailpoint(name: ThreadFailpointName): void {
-  if (armed !== name) return;
+  if (!threadFailpointArmed(name)) return;
   if (isMainThread) throw new Error(`failpoint ${name} is for a worker thread`);
   writeSync(2, `failpoint ${name}: thread exit\n`);
   process.exit(70);
+}
+
+/** Whether this thread failpoint is armed: for a spot whose condition costs more than a comparison to check. */
+export function threadFailpointArmed(name: ThreadFailpointName): boolean {
+  return armed === name;
 }
