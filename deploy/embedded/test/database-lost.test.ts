@@ -4,11 +4,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FAILPOINT_ENV } from "@c402/failpoints";
-import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../local/src/ports";
 import { spawnEmbeddedProcess, waitHealthy } from "./embedded-process";
-import { json, signIn } from "./seller";
+import { json, rehearsalSale } from "./seller";
 
 /**
  * The embedded process whose database thread dies (a thread failpoint: the
@@ -87,18 +85,7 @@ describe("the embedded process when its database thread dies", () => {
     });
     const { out, exited, logLines } = watch(child);
     await waitHealthy(base, child);
-    const seller = await signIn(base);
-    const auth = { authorization: `Bearer ${seller.api_key.secret}` };
-    const created = await json(`${base}/v1/checkouts`, {
-      method: "POST",
-      headers: auth,
-      body: JSON.stringify({ title: "Lost", price_usd: "0.10", payload: "goods" }),
-    });
-    expect(created.status).toBe(201);
-    const face = `${base}/c/${created.body.id}/test`;
-    const quote = await fetch(face);
-    const required = decodeHeader(quote.headers.get("payment-required") as string) as unknown as PaymentRequired;
-    const payment = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), required.accepts[0]!));
+    const { auth, face, payment } = await rehearsalSale(base, { title: "Lost", price_usd: "0.10", payload: "goods" });
 
     const paid = await fetch(face, { headers: { "payment-signature": payment } }).then(
       async (res) => ({ status: res.status, body: await res.text() }),

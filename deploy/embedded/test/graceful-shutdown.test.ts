@@ -4,11 +4,9 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
-import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequired } from "@c402/x402";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../../local/src/ports";
 import { spawnEmbeddedProcess, waitHealthy } from "./embedded-process";
-import { json, signIn } from "./seller";
+import { json, rehearsalSale } from "./seller";
 
 /**
  * G36 for the embedded process (`npm start`): SIGTERM while a paid purchase is
@@ -54,18 +52,12 @@ describe("graceful shutdown of the embedded process (G36)", () => {
     const base = `http://127.0.0.1:${port}`;
     child = startProcess(port, dataDir);
     await waitHealthy(base, child);
-    const seller = await signIn(base);
-    const auth = { authorization: `Bearer ${seller.api_key.secret}` };
-    const created = await json(`${base}/v1/checkouts`, {
-      method: "POST",
-      headers: auth,
-      body: JSON.stringify({ title: "Slow weather", price_usd: "0.10", origin_url: `${origin.url}/slow/${ORIGIN_DELAY_MS}`, reusable: true }),
+    const { auth, face, payment } = await rehearsalSale(base, {
+      title: "Slow weather",
+      price_usd: "0.10",
+      origin_url: `${origin.url}/slow/${ORIGIN_DELAY_MS}`,
+      reusable: true,
     });
-    expect(created.status).toBe(201);
-    const face = `${base}/c/${created.body.id}/test`;
-    const quote = await fetch(face);
-    const required = decodeHeader(quote.headers.get("payment-required") as string) as unknown as PaymentRequired;
-    const payment = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), required.accepts[0]!));
 
     const paid = json(face, { headers: { "payment-signature": payment } });
     for (let i = 0; i < 200 && origin.callsTo(`/slow/${ORIGIN_DELAY_MS}`).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
