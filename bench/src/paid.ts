@@ -69,15 +69,17 @@ type DistributedFigures = PaidFigures & { cpu: string; trips: string | undefined
 /** How many processes a distributed run starts: of each service and gateway, and of some apart. */
 interface DistributedShape {
   label: string;
+  /** Its profiles' folder under BENCH_PROFILE_WINDOW_DIR. */
+  profileDir: string;
   replicas: number;
   replicasOf?: Record<string, number>;
 }
 
 /** One of each; the same with a second payments replica (issue 16's comparison); two of each. */
 const DISTRIBUTED_SHAPES: DistributedShape[] = [
-  { label: "one of each process", replicas: 1 },
-  { label: "one of each, two payments", replicas: 1, replicasOf: { payments: 2 } },
-  { label: "two of each process", replicas: 2 },
+  { label: "one of each process", profileDir: "distributed-one-of-each-process", replicas: 1 },
+  { label: "one of each, two payments", profileDir: "distributed-one-of-each-two-payments", replicas: 1, replicasOf: { payments: 2 } },
+  { label: "two of each process", profileDir: "distributed-two-of-each-process", replicas: 2 },
 ];
 
 /** Paid rehearsals on the distributed system started in `shape`. */
@@ -91,7 +93,7 @@ async function distributedRun(shape: DistributedShape): Promise<DistributedFigur
     log(`distributed, ${label}: starting the system (Kafka ${config.system.kafka}, Redis, PostgreSQL)…`);
     // BENCH_PROFILE_WINDOW_DIR: every process profiled over the timed run alone, as the embedded one is.
     const profileDir = process.env.BENCH_PROFILE_WINDOW_DIR;
-    const profiles = profileDir ? { cpuProfDir: join(profileDir, `distributed-${label.replaceAll(" ", "-").replaceAll(",", "")}`), cpuProfWindow: true } : {};
+    const profiles = profileDir ? { cpuProfDir: join(profileDir, shape.profileDir), cpuProfWindow: true } : {};
     system = await startSystem({ ...config.system, ...profiles, replicas, ...(replicasOf ? { replicasOf } : {}) }, logDir, databases);
     const { key } = await signIn(system.baseUrl);
     const id = await createCheckout(system.baseUrl, key, CHECKOUT);
@@ -193,7 +195,6 @@ async function main() {
 
     const distributed: [DistributedShape, DistributedFigures][] = [];
     if (config.distributed) for (const shape of DISTRIBUTED_SHAPES) distributed.push([shape, await distributedRun(shape)]);
-    const againstOne = (r: DistributedFigures) => (distributed[0] ? `; ${(r.perSecond / distributed[0][1].perSecond).toFixed(2)}× one of each` : "");
 
     const ratio = rehearsal.perSecond / simulated.perSecond;
     const rateVerdict = rehearsal.perSecond >= TARGET_EMBEDDED_PER_SECOND ? "PASS" : "BELOW TARGET";
@@ -211,7 +212,7 @@ async function main() {
         `                (${statuses(simulated)}; server CPU ${officialCpuPerPayment.toFixed(2)} ms per payment; it verifies on the devchain and keeps no record)`,
         ...distributed.flatMap(([shape, r], index) => [
           `paid rehearsal  distributed, ${shape.label}  ${f1(r.perSecond)} payments/s (target ≥${TARGET_DISTRIBUTED_PER_SECOND}) ${r.perSecond >= TARGET_DISTRIBUTED_PER_SECOND ? "PASS" : "BELOW TARGET"} | p50 ${f1(r.p50)} ms, p99 ${f1(r.p99)} ms`,
-          `                (${statuses(r)}${index > 0 ? againstOne(r) : ""})`,
+          `                (${statuses(r)}${index > 0 ? `; ${(r.perSecond / distributed[0]![1].perSecond).toFixed(2)}× one of each` : ""})`,
           `                machine-wide ${r.cpu}`,
           ...(r.trips ? [`                round trips per payment: ${r.trips}`] : []),
         ]),

@@ -1,11 +1,11 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FAILPOINT_ENV } from "@c402/failpoints";
-import { freePort } from "../../local/src/ports";
-import { spawnEmbeddedProcess, waitHealthy } from "./embedded-process";
+import { waitUntilHealthy } from "../../local/src/cluster";
+import { freePort, portIsFree } from "../../local/src/ports";
+import { spawnEmbeddedProcess } from "./embedded-process";
 import { json, rehearsalSale } from "./seller";
 
 /**
@@ -16,14 +16,6 @@ import { json, rehearsalSale } from "./seller";
  * leaves no devchain behind. Once while it starts, once while it serves a
  * payment, which after the restart goes through once.
  */
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolveFree) => {
-    const probe = createServer();
-    probe.once("error", () => resolveFree(false));
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolveFree(true)));
-  });
-}
-
 interface LogLine {
   level: number;
   msg: string;
@@ -84,7 +76,7 @@ describe("the embedded process when its database thread dies", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const { out, exited, logLines } = watch(child);
-    await waitHealthy(base, child);
+    await waitUntilHealthy(base, child, 60_000);
     const { auth, face, payment } = await rehearsalSale(base, { title: "Lost", price_usd: "0.10", payload: "goods" });
 
     const paid = await fetch(face, { headers: { "payment-signature": payment } }).then(
@@ -108,7 +100,7 @@ describe("the embedded process when its database thread dies", () => {
     // Restarted on the same data, without the failpoint: no sale was recorded, and the buyer's retry is sold once.
     const again = spawnEmbeddedProcess({ port, dataDir, stdio: ["ignore", "ignore", "inherit"] });
     try {
-      await waitHealthy(base, again);
+      await waitUntilHealthy(base, again, 60_000);
       expect((await json(`${base}/v1/receipts?test_mode=true`, { headers: auth })).body.receipts).toEqual([]);
       const retried = await json(face, { headers: { "payment-signature": payment } });
       expect(retried.status).toBe(200);

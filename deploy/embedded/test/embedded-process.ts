@@ -27,17 +27,3 @@ export function spawnEmbeddedProcess(opts: { port: number; dataDir: string; env?
     stdio: opts.stdio,
   });
 }
-
-/** Resolves once the process answers its health check; fails if it exits first or is not healthy within 60 s. */
-export async function waitHealthy(base: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before it was healthy`);
-    const ok = await fetch(`${base}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("not healthy after 60 s");
-}

@@ -4,8 +4,9 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
+import { waitUntilHealthy } from "../../local/src/cluster";
 import { freePort } from "../../local/src/ports";
-import { spawnEmbeddedProcess, waitHealthy } from "./embedded-process";
+import { spawnEmbeddedProcess } from "./embedded-process";
 import { json, rehearsalSale } from "./seller";
 
 /**
@@ -51,7 +52,7 @@ describe("graceful shutdown of the embedded process (G36)", () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     child = startProcess(port, dataDir);
-    await waitHealthy(base, child);
+    await waitUntilHealthy(base, child, 60_000);
     const { auth, face, payment } = await rehearsalSale(base, {
       title: "Slow weather",
       price_usd: "0.10",
@@ -83,7 +84,7 @@ describe("graceful shutdown of the embedded process (G36)", () => {
 
     // Restarted on the same data: the sale is in the books once, and the same payment redelivers it.
     child = startProcess(port, dataDir);
-    await waitHealthy(base, child);
+    await waitUntilHealthy(base, child, 60_000);
     const ledger = await json(`${base}/v1/receipts?test_mode=true`, { headers: auth });
     expect(ledger.body.receipts.map((r: { id: string }) => r.id)).toEqual([paymentId]);
     const again = await json(face, { headers: { "payment-signature": payment } });

@@ -82,7 +82,7 @@ export interface LocalCluster {
 
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const env = opts.env ?? process.env;
-  const replicasOf = (name: string) => opts.replicasOf?.[name] ?? opts.replicas ?? 1;
+  const processCount = (name: string) => opts.replicasOf?.[name] ?? opts.replicas ?? 1;
   // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere.
   const devchain = env.EVM_RPC_URL ? undefined : await startDevchain({ port: Number(env.DEVCHAIN_PORT ?? 0) });
   const settlement = devchain && devchainSettlement(devchain);
@@ -99,9 +99,9 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const passwords = Object.fromEntries(SERVICES.map((s) => [s.name, randomBytes(12).toString("hex")]));
   await provision(opts.adminUrl, opts.database, passwords);
 
-  const ports = async (name: string) => Promise.all(Array.from({ length: replicasOf(name) }, () => freePort())).then((p) => [name, p] as const);
+  const ports = async (name: string) => Promise.all(Array.from({ length: processCount(name) }, () => freePort())).then((p) => [name, p] as const);
   const grpcPorts = Object.fromEntries(await Promise.all(SERVICES.map((s) => ports(s.name))));
-  const gatewayPorts = [opts.gatewayPort, ...(await Promise.all(Array.from({ length: replicasOf(GATEWAY.name) - 1 }, () => freePort())))];
+  const gatewayPorts = [opts.gatewayPort, ...(await Promise.all(Array.from({ length: processCount(GATEWAY.name) - 1 }, () => freePort())))];
   const addresses = Object.fromEntries(
     SERVICES.map((s) => {
       const list = (grpcPorts[s.name] as number[]).map((p) => `127.0.0.1:${p}`);
@@ -240,7 +240,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   };
 }
 
-async function waitUntilHealthy(base: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** Resolves once the process at `base` answers its health check; fails if it exits first or is not healthy within `timeoutMs`. */
+export async function waitUntilHealthy(base: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${base}: exited with ${child.exitCode} before it was healthy`);

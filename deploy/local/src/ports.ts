@@ -11,3 +11,12 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether a loopback port can be bound now: nothing listens on it. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
