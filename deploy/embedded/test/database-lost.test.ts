@@ -80,13 +80,14 @@ describe("the embedded process when its database thread dies", () => {
     const { auth, face, payment } = await rehearsalSale(base, { title: "Lost", price_usd: "0.10", payload: "goods" });
 
     const paid = await fetch(face, { headers: { "payment-signature": payment } }).then(
-      async (res) => ({ status: res.status, body: await res.text() }),
-      (err: Error) => ({ status: 0, body: err.message }),
+      async (res) => ({ status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.text() }),
+      (err: Error) => ({ status: 0, retryAfter: null, body: err.message }),
     );
-    // The buyer is told to retry (an internal error, retry_is_safe), and gets no goods.
-    expect(paid.status).toBe(500);
+    // The buyer is told the service is unavailable and to retry shortly (retry_is_safe), and gets no goods.
+    expect(paid.status).toBe(503);
+    expect(paid.retryAfter).toBe("5");
     const problem = JSON.parse(paid.body);
-    expect(problem.type).toMatch(/\/problems\/internal$/);
+    expect(problem.type).toMatch(/\/problems\/unavailable$/);
     expect(problem.help.retry_is_safe).toBe(true);
     expect(paid.body).not.toContain("goods");
     expect(await exited).toBe(1);

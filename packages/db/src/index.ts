@@ -5,6 +5,7 @@ import { recordSpan, SpanKind, tracingEnabled } from "@c402/tracing";
 import { Kysely, PostgresDialect, sql, type LogEvent, type Migration } from "kysely";
 import { Migrator } from "kysely";
 import pg from "pg";
+import { reportingConnectionFailures } from "./connection-failures";
 import { usePreparedStatements } from "./prepared-statements";
 import { EmbeddedUpkeep } from "./embedded-upkeep";
 import { PGliteDialect } from "./pglite-dialect";
@@ -82,7 +83,7 @@ export function openPostgres<DB = any>(opts: { url: string; schema: string; maxC
   // An idle client's error (a restarted server) must not crash the process.
   pool.on("error", () => {});
   usePreparedStatements(pool);
-  const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observeStatement });
+  const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool: reportingConnectionFailures(pool) }), log: observeStatement });
   const db = root.withSchema(opts.schema);
   return {
     db,

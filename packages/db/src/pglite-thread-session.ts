@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { extname, join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { DependencyUnavailableError } from "@c402/problems";
 import type { PGliteSession, StatementResult } from "./pglite-dialect";
 import { threadErrorToError, type ThreadReply, type ThreadRequest } from "./pglite-thread-messages";
 
@@ -39,9 +40,9 @@ export class PGliteThread implements PGliteSession {
     private readonly onLost: ((reason: Error) => void) | undefined,
   ) {
     worker.on("message", (reply: ThreadReply) => this.receive(reply));
-    worker.on("error", (err) => this.stop(new Error(`the embedded database's thread failed: ${err.message}`)));
+    worker.on("error", (err) => this.stop(new DependencyUnavailableError(`the embedded database's thread failed: ${err.message}`, err)));
     worker.on("exit", (code) =>
-      this.stop(new Error(this.closing ? "the embedded database is closed" : `the embedded database's thread exited (code ${code})`)),
+      this.stop(new DependencyUnavailableError(this.closing ? "the embedded database is closed" : `the embedded database's thread exited (code ${code})`)),
     );
   }
 
@@ -75,7 +76,7 @@ export class PGliteThread implements PGliteSession {
   query<R>(sql: string, params: readonly unknown[]): Promise<StatementResult<R>> {
     if (this.stopped) return Promise.reject(this.stopped);
     // Sent after the close, it would reach a thread that has closed PGlite.
-    if (this.closing) return Promise.reject(new Error("the embedded database is closing"));
+    if (this.closing) return Promise.reject(new DependencyUnavailableError("the embedded database is closing"));
     const id = ++this.nextId;
     const answered = new Promise<StatementResult<R>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as Pending["resolve"], reject });
@@ -92,7 +93,7 @@ export class PGliteThread implements PGliteSession {
     this.worker.ref();
     this.closing = new Promise<void>((resolve) => (this.onClosed = resolve))
       .then(() => this.worker.terminate())
-      .then(() => this.stop(new Error("the embedded database is closed")));
+      .then(() => this.stop(new DependencyUnavailableError("the embedded database is closed")));
     this.worker.postMessage({ kind: "close" } satisfies ThreadRequest);
     return this.closing;
   }

@@ -1,9 +1,11 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { dbStatements } from "@c402/metrics";
+import { DependencyUnavailableError, problemOf } from "@c402/problems";
 import { runWithContext } from "@c402/request-context";
 import { describeWith, freshPostgresDatabase, runScriptProcess } from "@c402/testkit";
 import { PGlite, parse, protocol } from "@electric-sql/pglite";
@@ -332,9 +334,13 @@ describe("embedded PostgreSQL on its own thread", () => {
     const thread = await PGliteThread.open(undefined, onLost);
     expect((await thread.query("select 1 as one", [])).rows).toEqual([{ one: 1 }]);
     const closed = thread.close();
-    await expect(thread.query("select 1", [])).rejects.toThrow("the embedded database is closing");
+    const whileClosing = thread.query("select 1", []);
+    await expect(whileClosing).rejects.toThrow("the embedded database is closing");
+    await expect(whileClosing).rejects.toBeInstanceOf(DependencyUnavailableError);
     await closed;
-    await expect(thread.query("select 1", [])).rejects.toThrow("the embedded database is closed");
+    const afterClose = thread.query("select 1", []);
+    await expect(afterClose).rejects.toThrow("the embedded database is closed");
+    await expect(afterClose).rejects.toBeInstanceOf(DependencyUnavailableError);
     expect(onLost).not.toHaveBeenCalled();
   });
 
@@ -351,8 +357,8 @@ describe("embedded PostgreSQL on its own thread", () => {
     expect(run.stderr).toContain("failpoint database-thread-exit: thread exit");
     expect(run.stdout).toBe(
       [
-        "first statement failed: the embedded database's thread exited (code 70)",
-        "second statement failed: the embedded database's thread exited (code 70)",
+        "first statement failed: DependencyUnavailableError: the embedded database's thread exited (code 70)",
+        "second statement failed: DependencyUnavailableError: the embedded database's thread exited (code 70)",
         `losses heard: ${JSON.stringify(["the embedded database's thread exited (code 70)"])}`,
         "closed",
         "",
@@ -472,6 +478,52 @@ describeWith("postgres")("PostgreSQL", () => {
       await expect(db.transaction().execute((trx) => find(trx, { id: 1 }))).rejects.toMatchObject({ code: "0A000" });
       expect((await find(db, { id: 1 })).rows).toEqual([{ id: 1, name: "one" }]);
     } finally {
+      await service.close();
+      await fresh.drop();
+    }
+  });
+
+  it("reports a database it cannot reach as unavailable, with the socket's error as the cause", async () => {
+    // A loopback port nothing listens on any more: the connection is refused.
+    const listener = createServer();
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const { port } = listener.address() as AddressInfo;
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+    const service = openPostgres({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, schema: "svc_gone" });
+    try {
+      const failed = await service.ping().catch((err: unknown) => err);
+      expect(failed).toBeInstanceOf(DependencyUnavailableError);
+      expect((failed as Error).cause).toMatchObject({ code: "ECONNREFUSED" });
+      expect(problemOf(failed)).toMatchObject({ slug: "unavailable", status: 503, help: { retry_is_safe: true } });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("reports a connection lost under a statement as unavailable, and a refused statement as the server's own error", async () => {
+    const fresh = await freshPostgresDatabase();
+    const service = openPostgres({ url: fresh.url, schema: "svc_t", maxConnections: 2 });
+    const other = openPostgres({ url: fresh.url, schema: "svc_t", maxConnections: 1 });
+    try {
+      const { db } = service;
+      const refused = await sql`select 1 / 0`.execute(db).catch((err: unknown) => err);
+      expect(refused).not.toBeInstanceOf(DependencyUnavailableError);
+      expect(refused).toMatchObject({ code: "22012" });
+      const lost = await db
+        .transaction()
+        .execute(async (trx) => {
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+          // The server ends this connection (as on a restart) while its statement runs.
+          setTimeout(() => void sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(other.db), 200);
+          await sql`select pg_sleep(10)`.execute(trx);
+        })
+        .catch((err: unknown) => err);
+      expect(lost).toBeInstanceOf(DependencyUnavailableError);
+      expect((lost as Error).cause).toMatchObject({ message: expect.stringMatching(/terminat/i) });
+      // The pool makes a new connection for the next statement.
+      expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await other.close();
       await service.close();
       await fresh.drop();
     }

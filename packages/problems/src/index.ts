@@ -151,6 +151,33 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * A dependency this service cannot work without (its database) could not be
+ * reached or went away mid-statement: an outage, not a fault of the request,
+ * so it is answered 503 `unavailable` (problemOf). Thrown by
+ * the code that talks to the dependency; its cause keeps the original error
+ * for the log.
+ */
+export class DependencyUnavailableError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "DependencyUnavailableError";
+  }
+}
+
+/**
+ * The one answer for any failure: a problem as it is, a dependency's outage as
+ * 503 `unavailable` (retry is safe: nothing was decided), anything else as
+ * 500 `internal`.
+ */
+export function problemOf(err: unknown): ProblemError {
+  if (err instanceof ProblemError) return err;
+  if (err instanceof DependencyUnavailableError) {
+    return new ProblemError("unavailable", "A component this service depends on is unavailable for the moment; nothing was decided.");
+  }
+  return new ProblemError("internal", "The service failed to handle this request.");
+}
+
 function stripKnown(help?: Partial<ProblemHelp>): Record<string, unknown> {
   if (!help) return {};
   const { fix: _f, prepare: _p, retry_is_safe: _r, ...rest } = help;

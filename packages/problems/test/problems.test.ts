@@ -1,4 +1,4 @@
-import { isOwnFailure, ProblemError, invalid, toProblemDocument } from "../src";
+import { DependencyUnavailableError, isOwnFailure, ProblemError, invalid, problemOf, toProblemDocument } from "../src";
 
 describe("problem documents", () => {
   it("renders type, title, status, detail and top-level help as the spec says", () => {
@@ -49,5 +49,23 @@ describe("whose failure a problem is", () => {
     expect(isOwnFailure(new ProblemError("unavailable", "no network"))).toBe(true);
     expect(isOwnFailure(new ProblemError("upstream-failed", "the seller's server is down"))).toBe(false);
     expect(isOwnFailure(new ProblemError("not-found", "no such thing"))).toBe(false);
+  });
+});
+
+describe("the problem a failure is answered with", () => {
+  it("keeps a problem, answers a dependency's outage 503 unavailable (safe to retry), and anything else 500 internal without its words", () => {
+    const refused = new ProblemError("not-found", "No such checkout.");
+    expect(problemOf(refused)).toBe(refused);
+    const outage = new DependencyUnavailableError(
+      "The database could not be reached.",
+      Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+    );
+    expect(outage.cause).toMatchObject({ code: "ECONNREFUSED" });
+    const unavailable = problemOf(outage);
+    expect(unavailable).toMatchObject({ slug: "unavailable", status: 503, help: { retry_is_safe: true } });
+    expect(unavailable.message).not.toContain("ECONNREFUSED");
+    const internal = problemOf(new Error("database password is hunter2"));
+    expect(internal).toMatchObject({ slug: "internal", status: 500, help: { retry_is_safe: true } });
+    expect(internal.message).not.toContain("hunter2");
   });
 });

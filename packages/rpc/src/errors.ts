@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
-import { isProblemSlug, ProblemError, type ProblemSlug } from "@c402/problems";
+import { isProblemSlug, ProblemError, problemOf, type ProblemSlug } from "@c402/problems";
 
 /**
  * The one mapping between problem types and gRPC status codes. The problem
@@ -32,7 +32,7 @@ export function grpcStatusFor(slug: ProblemSlug): status {
 }
 
 export function toServiceError(err: unknown): Partial<ServiceError> {
-  const problem = err instanceof ProblemError ? err : new ProblemError("internal", "The service failed to handle this request.");
+  const problem = problemOf(err);
   const metadata = new Metadata();
   metadata.set(
     PROBLEM_KEY,

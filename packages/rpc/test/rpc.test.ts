@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { webhooksV1 } from "@c402/contracts";
-import { ProblemError } from "@c402/problems";
+import { DependencyUnavailableError, ProblemError } from "@c402/problems";
 import { createClient, currentContext, runWithContext, RpcServer, type CallContext, type ServiceClient, type ServiceImplementation } from "../src";
 
 const unused = () => Promise.reject(new Error("not called by this test"));
@@ -38,6 +38,8 @@ describe.each([
         if (req.accountId === "invalid") throw new ProblemError("invalid-request", { message: "bad", errors: [{ field: "account_id", reason: "malformed" }] });
         if (req.accountId === "busy") throw new ProblemError("conflict", { message: "in flight", retryAfterSeconds: 7 });
         if (req.accountId === "crash") throw new Error("database password is hunter2");
+        if (req.accountId === "outage")
+          throw new DependencyUnavailableError("The database could not be reached.", new Error("connect ECONNREFUSED 10.0.0.7:5432"));
         if (req.accountId === "slow") await new Promise((r) => setTimeout(r, 500));
         if (req.accountId === "kept") return kept;
         return { events: [{ eventId: "evt_1", type: "payment.settled", accountId: req.accountId, testMode: true }] };
@@ -95,6 +97,13 @@ describe.each([
     expect(err).toMatchObject({ slug: "internal" });
     expect((err as Error).message).not.toContain("hunter2");
     expect(errors).toContain("webhooks.v1.WebhooksService/ListRecordedEvents");
+  });
+
+  it("answers a dependency's outage as unavailable, safe to retry, without the cause's words", async () => {
+    const err = await client.listRecordedEvents({ accountId: "outage" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProblemError);
+    expect(err).toMatchObject({ slug: "unavailable", status: 503, help: { retry_is_safe: true } });
+    expect((err as Error).message).not.toContain("10.0.0.7");
   });
 
   it("fails with unavailable when the deadline passes", async () => {

@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { MemoryCache, RedisCache } from "@c402/cache";
 import { ConfigError, loadConfig } from "@c402/config";
 import { createCapturingLogger } from "@c402/logging";
-import { ProblemError } from "@c402/problems";
+import { DependencyUnavailableError, ProblemError } from "@c402/problems";
 import express, { type Express } from "express";
 import { gatewayConfigSpec, parseTrustProxy } from "../src/config";
 import { errorHandler, notFound } from "../src/http/problems";
@@ -47,6 +47,9 @@ describe("the error handler", () => {
     app.get("/boom", () => {
       throw new Error("kaboom");
     });
+    app.get("/database-down", () => {
+      throw new DependencyUnavailableError("The database could not be reached.", new Error("connect ECONNREFUSED 10.0.0.7:5432"));
+    });
     app.get("/library-4xx", () => {
       throw Object.assign(new Error("range not satisfiable"), { status: 416, expose: true });
     });
@@ -66,6 +69,17 @@ describe("the error handler", () => {
     expect(await res.text()).not.toContain("kaboom");
     const line = lines.map((l) => JSON.parse(l)).find((l) => l.request_id === "req_test_5xx_1234" && l.level === 50);
     expect(line).toMatchObject({ status: 500, path: "/boom", err: { message: "kaboom", stack: expect.stringContaining("Error: kaboom") } });
+  });
+
+  it("answers a dependency's outage 503 unavailable with Retry-After, and logs it with its cause as this service's failure", async () => {
+    const res = await fetch(`${server.url}/database-down`, { headers: { "x-request-id": "req_test_503_1234" } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    const body = await res.text();
+    expect(JSON.parse(body)).toMatchObject({ type: "https://site.test/problems/unavailable", status: 503, help: { retry_is_safe: true } });
+    expect(body).not.toContain("10.0.0.7");
+    const line = lines.map((l) => JSON.parse(l)).find((l) => l.request_id === "req_test_503_1234" && l.level === 50);
+    expect(line).toMatchObject({ status: 503, err: { message: expect.stringContaining("connect ECONNREFUSED 10.0.0.7:5432") } });
   });
 
   it("never turns an error with a 4xx status into a 500", async () => {

@@ -1,5 +1,5 @@
 import type { Logger } from "@c402/logging";
-import { isOwnFailure, PROBLEM_CONTENT_TYPE, PROBLEM_STATUS, ProblemError, type ProblemSlug, toProblemDocument } from "@c402/problems";
+import { isOwnFailure, PROBLEM_CONTENT_TYPE, PROBLEM_STATUS, ProblemError, problemOf, type ProblemSlug, toProblemDocument } from "@c402/problems";
 import type { Application, NextFunction, Request, Response } from "express";
 
 export function sendProblem(res: Response, problem: ProblemError, siteUrl: string): void {
@@ -105,6 +105,12 @@ export function bearerChallenge(realm: string, credentialSent: boolean, oauth?: 
 /** How long a client is told to wait after a 503 (an outage of a component, such as the cache that meters requests, is short). */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
+/** Retry-After for a problem that says when a retry may succeed, and for every 503 (UNAVAILABLE_RETRY_AFTER_SECONDS when it does not say). */
+export function setRetryAfter(res: Response, problem: ProblemError): void {
+  if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
+  else if (problem.status === 503) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+}
+
 /**
  * The one place errors become responses: problem documents, never stack
  * traces. Every 5xx is logged with the request id and the error (its stack
@@ -114,8 +120,7 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
   // Express recognises error handlers by their four parameters.
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const problem =
-      err instanceof ProblemError ? err : (problemOfLibraryError(err) ?? new ProblemError("internal", "The service failed to handle this request."));
+    const problem = err instanceof ProblemError ? err : (problemOfLibraryError(err) ?? problemOf(err));
     if (isOwnFailure(problem)) logger.error({ err, request_id: req.requestId, method: req.method, path: req.path, status: problem.status }, "request failed");
     else if (problem.status >= 500)
       logger.warn({ request_id: req.requestId, method: req.method, path: req.path, reason: problem.message }, "failed elsewhere (a seller's server)");
@@ -125,8 +130,7 @@ export function errorHandler(siteUrl: string, logger: Logger, realm: string) {
       return;
     }
     if (problem.status === 401) res.setHeader("WWW-Authenticate", bearerChallenge(realm, req.get("authorization") !== undefined));
-    if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
-    if (problem.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+    setRetryAfter(res, problem);
     sendProblem(res, problem, siteUrl);
   };
 }

@@ -1,4 +1,4 @@
-import { ProblemError, toProblemDocument } from "@c402/problems";
+import { ProblemError, problemOf, toProblemDocument } from "@c402/problems";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -15,7 +15,7 @@ import { mcpCors } from "../http/cors";
 import type { GatewayDeps } from "../http/deps";
 import { jsonBoundsViolation } from "../http/json-bounds";
 import { validateObject } from "../http/validate";
-import { bearerChallenge } from "../http/problems";
+import { bearerChallenge, setRetryAfter } from "../http/problems";
 import { OneShotTransport } from "./one-shot-transport";
 import type { McpTool } from "./tools";
 
@@ -75,10 +75,10 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
   /** Plain JSON of an answer (bigints as strings, as REST sends them). */
   const plain = (value: object) => JSON.parse(JSON.stringify(value, bigintAsString)) as Record<string, unknown>;
 
-  const problemOf = (err: unknown, req: Request): ProblemError => {
-    if (err instanceof ProblemError) return err;
-    logger.error({ err, request_id: req.requestId, path: req.path }, "an MCP tool failed");
-    return new ProblemError("internal", "The service failed to handle this request.");
+  const problemOfTool = (err: unknown, req: Request): ProblemError => {
+    const problem = problemOf(err);
+    if (problem !== err) logger.error({ err, request_id: req.requestId, path: req.path }, "an MCP tool failed");
+    return problem;
   };
 
   /** The SDK server of one request: tools/list open to all, tools/call running the named tool for `credential`. */
@@ -94,7 +94,7 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
         const result = plain(await tool.run(args, credential, { req, res }));
         return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };
       } catch (err) {
-        const problem = problemOf(err, req);
+        const problem = problemOfTool(err, req);
         const code = problem.slug === "invalid-request" || problem.slug === "bad-request" ? INVALID_PARAMS : SERVER_ERROR;
         throw new ToolError(problem.message, code, toProblemDocument(problem, siteUrl));
       }
@@ -160,10 +160,10 @@ export function mcpRoutes({ clients, settings, logger }: Pick<GatewayDeps, "clie
         try {
           credential = await authenticate(clients, req, res, { cookie: false, audience: "mcp" });
         } catch (err) {
-          const problem = problemOf(err, req);
+          const problem = problemOfTool(err, req);
           if (problem.status === 401)
             res.setHeader("WWW-Authenticate", bearerChallenge(settings.serviceName, req.get("authorization") !== undefined, challenge));
-          if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
+          setRetryAfter(res, problem);
           const code = problem.status === 401 ? UNAUTHORIZED : SERVER_ERROR;
           return void res.status(problem.status).json(rpcError(id, code, problem.message, toProblemDocument(problem, siteUrl)));
         }

@@ -167,9 +167,13 @@ const responses = {
     { "Retry-After": header("Seconds until the UTC day, and the checkout's rehearsal budget, start afresh", wholeNumber) },
     { properties: { reason: { const: "test_delivery_daily_cap" }, live_url: url, charged: { const: false } }, required: ["reason", "live_url", "charged"] },
   ),
-  Unavailable: problemResponse("A component this operation needs is unavailable (for example no settleable network, or rate limiting)", 503, {
-    "Retry-After": header("Seconds to wait before retrying", wholeNumber),
-  }),
+  Unavailable: problemResponse(
+    "A component this operation needs is unavailable (for example no settleable network, the rate limiter or the database); retry after Retry-After",
+    503,
+    {
+      "Retry-After": header("Seconds to wait before retrying", wholeNumber),
+    },
+  ),
 };
 type ResponseName = keyof typeof responses;
 const use = (name: ResponseName) => ({ $ref: `#/components/responses/${name}` });
