@@ -4,6 +4,7 @@ import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { callingProcesses, rpcTokenKey } from "@c402/topology";
+import { ExitedBeforeHealthy, waitUntilHealthy } from "../../deploy/local/src/health-wait";
 import { freePort } from "../../deploy/local/src/ports";
 
 const root = resolve(__dirname, "../..");
@@ -34,21 +35,6 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new TargetExited(`target exited with ${child.exitCode} before it was healthy`);
-    try {
-      const res = await fetch(`${baseUrl}/health?deep=true`);
-      if (res.ok && ((await res.json()) as { status: string }).status === "ok") return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - start > timeoutMs) throw new Error(`target at ${baseUrl} not healthy after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /**
  * Starts the whole service as a black box and waits until every component is
  * healthy. The gateway's port is picked free first and bound seconds later, so
@@ -61,13 +47,11 @@ export async function startTarget(mode: Mode, extraEnv: Record<string, string> =
     try {
       return await startTargetOnce(mode, attempt === 3, extraEnv);
     } catch (err) {
-      if (attempt === 3 || !(err instanceof TargetExited)) throw err;
+      if (attempt === 3 || !(err instanceof ExitedBeforeHealthy)) throw err;
       process.stderr.write(`e2e target exited before it was healthy (attempt ${attempt}); starting it again on another port\n`);
     }
   }
 }
-
-class TargetExited extends Error {}
 
 async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Record<string, string>): Promise<Target> {
   const port = await freePort();
@@ -170,10 +154,10 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
     if (!keepLogs) rmSync(logs, { recursive: true, force: true });
   };
   try {
-    await waitForHealth(baseUrl, child, 120_000);
+    await waitUntilHealthy(baseUrl, child, 120_000, { deep: true });
     await Promise.race([portsKnown, new Promise((_, reject) => setTimeout(() => reject(new Error("the runner never printed its ports")), 30_000).unref())]);
   } catch (err) {
-    const keep = lastAttempt || !(err instanceof TargetExited);
+    const keep = lastAttempt || !(err instanceof ExitedBeforeHealthy);
     if (keep) process.stderr.write(`e2e target logs kept in ${logs}\n`);
     await stop(keep).catch(() => undefined);
     throw err;

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join, resolve } from "node:path";
+import { ExitedBeforeHealthy, waitUntilHealthy } from "../../../deploy/local/src/health-wait";
 import { freePort } from "../../../deploy/local/src/ports";
 export { dropDatabase } from "../../../deploy/local/src/provision";
 import { log } from "./report";
@@ -57,8 +58,6 @@ export function reachable(hostPort: string): Promise<boolean> {
     s.once("error", () => done(false));
   });
 }
-
-class SystemExited extends Error {}
 
 /**
  * Starts deploy/local/src/run.ts (which provisions a fresh database and starts every service and the gateway)
@@ -122,20 +121,8 @@ async function startSystemOnce(settings: SystemSettings, logDir: string, databas
       await sleep(500);
     }
   };
-  const start = Date.now();
   try {
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new SystemExited(`run.ts exited (${child.exitCode ?? child.signalCode}) before it was healthy`);
-      try {
-        const res = await fetch(`${baseUrl}/health?deep=true`);
-        if (res.ok && ((await res.json()) as { status?: string }).status === "ok") break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() - start > 240_000) throw new Error(`the system at ${baseUrl} was not healthy after 240 s`);
-      await sleep(250);
-    }
+    await waitUntilHealthy(baseUrl, child, 240_000, { deep: true });
   } catch (err) {
     await stop();
     throw err;
@@ -167,7 +154,7 @@ export async function startSystem(settings: SystemSettings, logDir: string, data
     try {
       return await startSystemOnce(settings, logDir, databases);
     } catch (err) {
-      if (attempt === 3 || !(err instanceof SystemExited)) throw err;
+      if (attempt === 3 || !(err instanceof ExitedBeforeHealthy)) throw err;
       log(`the system exited before it was healthy (attempt ${attempt}); starting it again on another port`);
     }
   }

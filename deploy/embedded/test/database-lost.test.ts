@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FAILPOINT_ENV } from "@c402/failpoints";
-import { waitUntilHealthy } from "../../local/src/cluster";
+import { waitUntilHealthy } from "../../local/src/health-wait";
 import { freePort, portIsFree } from "../../local/src/ports";
 import { spawnEmbeddedProcess } from "./embedded-process";
 import { json, rehearsalSale } from "./seller";

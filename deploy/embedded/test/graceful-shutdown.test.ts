@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
-import { waitUntilHealthy } from "../../local/src/cluster";
+import { waitUntilHealthy } from "../../local/src/health-wait";
 import { freePort } from "../../local/src/ports";
 import { spawnEmbeddedProcess } from "./embedded-process";
 import { json, rehearsalSale } from "./seller";

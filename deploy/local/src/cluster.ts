@@ -20,6 +20,7 @@ import { formatCallers, waitUntilServing } from "@c402/rpc";
 import { addressVariables, callersOf, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl } from "./provision";
+import { waitUntilHealthy } from "./health-wait";
 
 const root = resolve(__dirname, "../../..");
 /** How long a service may take to migrate and start (compose allows 90 s before its health checks count). */
@@ -238,19 +239,4 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       await devchain?.stop();
     },
   };
-}
-
-/** Resolves once the process at `base` answers its health check; fails if it exits first or is not healthy within `timeoutMs`. */
-export async function waitUntilHealthy(base: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${base}: exited with ${child.exitCode} before it was healthy`);
-    const ok = await fetch(`${base}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    if (Date.now() > until) throw new Error(`${base} is not healthy after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
