@@ -1,8 +1,14 @@
 /**
  * Child process: the whole c402 system, embedded (every service, PGlite and
- * the devchain), exactly as `pnpm start` runs it, on a free loopback port.
+ * the devchain), exactly as `npm start` runs it, on a free loopback port: its
+ * database on disk, in a fresh folder removed at the stop (`:memory:`, what
+ * tests use, grows each data file by copying it whole, and measured 25–30%
+ * slower; bench/README.md).
  * Logs are quiet (LOG_LEVEL, set by the parent) so they cost nothing.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startEmbeddedSystem } from "@c402/embedded";
 import { startMetricsServer } from "@c402/metrics";
 import { freePort, serveChild } from "../lib/child";
@@ -15,8 +21,9 @@ export interface OursInfo {
 }
 
 serveChild<OursInfo>(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "c402-bench-data-"));
   const system = await startEmbeddedSystem({
-    dataDir: ":memory:",
+    dataDir,
     host: "127.0.0.1",
     port: await freePort(),
     devchainPort: 0,
@@ -37,6 +44,7 @@ serveChild<OursInfo>(async () => {
     stop: async () => {
       await metrics.close();
       await system.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 });
