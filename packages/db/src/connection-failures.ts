@@ -24,6 +24,10 @@ export function isConnectionFailure(err: unknown): boolean {
   return typeof message === "string" && CLIENT_FAILURES.some((words) => words.test(message));
 }
 
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
 function unavailableIfConnectionFailure(err: unknown): never {
   if (isConnectionFailure(err)) throw new DependencyUnavailableError("The database could not be reached.", err);
   throw err;
@@ -46,7 +50,7 @@ export function reportingConnectionFailures(pool: pg.Pool): PostgresPool {
     (client as unknown as { query: typeof query }).query = (...args) => {
       const answer = query(...args);
       // A promise for a statement; a submittable (a cursor) answers through its own events.
-      return answer instanceof Promise ? answer.catch(unavailableIfConnectionFailure) : answer;
+      return isPromise(answer) ? answer.then(undefined, unavailableIfConnectionFailure) : answer;
     };
   });
   return {

@@ -105,10 +105,10 @@ export function bearerChallenge(realm: string, credentialSent: boolean, oauth?: 
 /** How long a client is told to wait after a 503 (an outage of a component, such as the cache that meters requests, is short). */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-/** Retry-After for a problem that says when a retry may succeed, and for every 503 (UNAVAILABLE_RETRY_AFTER_SECONDS when it does not say). */
+/** Retry-After for a problem that says when a retry may succeed, and for every 503 (UNAVAILABLE_RETRY_AFTER_SECONDS when neither it nor the route says). */
 export function setRetryAfter(res: Response, problem: ProblemError): void {
   if (problem.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(problem.retryAfterSeconds));
-  else if (problem.status === 503) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  else if (problem.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
 }
 
 /**
