@@ -38,13 +38,16 @@ function unavailableIfConnectionFailure(err: unknown): never {
  * DependencyUnavailableError (answered 503 with Retry-After, not 500): a
  * connection that cannot be made, and a statement whose connection is lost
  * under it. A refused statement (a constraint, a serialization failure) stays
- * the server's own error.
+ * the server's own error. Neither kind of loss ends the process.
  */
 export function reportingConnectionFailures(pool: pg.Pool): PostgresPool {
+  // A connection lost while its client is idle: the pool drops the client and emits 'error', which
+  // with no listener would end the process (a restarted server).
+  pool.on("error", () => {});
   pool.on("connect", (client: pg.PoolClient) => {
-    // A connection lost while its client is checked out fails the statement (below), and the client
-    // also emits 'error': with no listener (the pool listens only while it is idle) that would end
-    // the process. The pool drops the dead client when it is released.
+    // Lost while its client is checked out: the statement fails (below), and the client emits 'error'
+    // itself, heard by nobody else (the pool listens only while it is idle). The pool drops the dead
+    // client when it is released.
     client.on("error", () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: typeof query }).query = (...args) => {

@@ -80,8 +80,6 @@ export function openPostgres<DB = any>(opts: { url: string; schema: string; maxC
     max: opts.maxConnections ?? 10,
     options: `-c search_path=${opts.schema}`,
   });
-  // An idle client's error (a restarted server) must not crash the process.
-  pool.on("error", () => {});
   usePreparedStatements(pool);
   const root = new Kysely<DB>({ dialect: new PostgresDialect({ pool: reportingConnectionFailures(pool) }), log: observeStatement });
   const db = root.withSchema(opts.schema);

@@ -523,6 +523,11 @@ describeWith("postgres")("PostgreSQL", () => {
       expect((lost as Error).cause).toMatchObject({ message: expect.stringMatching(/terminat|not queryable/i) });
       // The pool makes a new connection for the next statement.
       expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
+      // Its connection now idle in the pool, the server ends it too: nothing crashes, and the next statement gets a new one.
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
+      await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(other.db);
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
     } finally {
       await other.close();
       await service.close();

@@ -1245,7 +1245,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       description: [
         "Pay-per-request checkouts on the x402 protocol.",
         "Errors are RFC 9457 problem documents (application/problem+json) whose `type` ends with /problems/<slug>.",
-        "Besides what each operation lists: a path with a malformed percent-escape answers 400 (bad-request); a known path with a method it does not list answers 405 (method-not-allowed) with an `Allow` header; request headers over 16 KiB answer 431 (headers-too-large); an unknown path answers 404 (not-found).",
+        "Besides what each operation lists: a path with a malformed percent-escape answers 400 (bad-request); a known path with a method it does not list answers 405 (method-not-allowed) with an `Allow` header; request headers over 16 KiB answer 431 (headers-too-large); an unknown path answers 404 (not-found); while the database it needs cannot be reached, any operation answers 503 (unavailable) with `Retry-After`, having decided nothing, so the same request may be sent again.",
       ].join(" "),
     },
     servers: [{ url: baseUrl }],
