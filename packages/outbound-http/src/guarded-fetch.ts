@@ -21,6 +21,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 // Fetch's "request-body-header names": they describe a body that a method change drops.
 const BODY_HEADERS = ["content-encoding", "content-language", "content-location", "content-type", "content-length"];
+const BODY_HEADER_SET: ReadonlySet<string> = new Set(BODY_HEADERS);
 
 /** Redirects followed and final URL of a guarded response (for guardedRequest). */
 export const exchangeInfo = new WeakMap<Response, { redirects: number; finalUrl: string }>();
@@ -131,8 +132,12 @@ export function createGuardedFetch(options: OutboundPolicy = {}): GuardedFetch {
         for (const name of BODY_HEADERS) headers.delete(name);
       }
       if (next.origin !== url.origin) {
-        // Once dropped they stay dropped, even if a later hop comes back to the first origin.
-        for (const name of [...policy.sensitiveHeaders, "host"]) headers.delete(name);
+        // Another host gets only the safe headers (content ones only with a body): no credential the
+        // caller added, whatever its name. Once dropped they stay dropped, even if a later hop comes
+        // back to the first origin.
+        for (const name of [...headers.keys()]) {
+          if (!policy.crossOriginHeaders.has(name) || (body === undefined && BODY_HEADER_SET.has(name))) headers.delete(name);
+        }
       }
       url = next; // checkUrl at the top of the loop re-validates the hop
     }

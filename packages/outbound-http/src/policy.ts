@@ -28,7 +28,12 @@ export interface OutboundPolicy {
   maxResponseBytes?: number;
   /** Resolver for host names. Default: dns.lookup with all: true. Tests inject a stub. */
   resolve?: Resolver;
-  /** Extra request headers that carry credentials, dropped on a cross-origin redirect. */
+  /**
+   * Headers never carried to another origin. A cross-origin redirect already keeps only Accept,
+   * Accept-Encoding, Accept-Language, User-Agent and (while there is a body) Content-Type,
+   * Content-Language and Content-Length, so credentials under any name are dropped without this;
+   * it matters only for one of those names. Kept for compatibility.
+   */
   sensitiveHeaders?: string[];
   /** Trust anchors for https (replaces the default roots, like tls.connect's `ca`). */
   ca?: string | Buffer | Array<string | Buffer>;
@@ -44,15 +49,29 @@ export interface ResolvedPolicy {
   timeoutMs: number;
   maxResponseBytes: number;
   resolve: Resolver | undefined;
-  sensitiveHeaders: string[];
+  /** The headers a request keeps on a cross-origin hop (lower case): the safe list minus `sensitiveHeaders`. */
+  crossOriginHeaders: ReadonlySet<string>;
   ca: OutboundPolicy["ca"];
 }
 
 // Never reachable, whatever the policy says: 0.0.0.0/:: reach the local host, metadata hands out credentials.
 const NEVER: ReadonlySet<HostClass> = new Set(["invalid", "unspecified", "multicast", "metadata"]);
 
-// Always dropped on a cross-origin hop, in addition to the policy's sensitiveHeaders.
-const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization", "x-payment", "payment-signature"];
+/**
+ * The only headers a request keeps when a redirect takes it to another origin; every other header
+ * the caller added (Authorization, Cookie, X-PAYMENT, an API key or token under any name, a
+ * session id) stays with the origin it was meant for. The content headers go on only while the
+ * request still has a body.
+ */
+const CROSS_ORIGIN_SAFE_HEADERS: readonly string[] = [
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "content-language",
+  "content-type",
+  "content-length",
+  "user-agent",
+];
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
@@ -67,6 +86,7 @@ export function resolvePolicy(policy: OutboundPolicy = {}): ResolvedPolicy {
     if (addr === null) throw new Error(`outbound-http: allowAddresses entry is not an address: ${entry}`);
     return [addr, addr.kind() === "ipv4" ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
   });
+  const sensitive = new Set((policy.sensitiveHeaders ?? []).map((h) => h.toLowerCase()));
   return {
     allowLoopback: policy.allowLoopback ?? false,
     allowPrivate: policy.allowPrivate ?? false,
@@ -75,7 +95,7 @@ export function resolvePolicy(policy: OutboundPolicy = {}): ResolvedPolicy {
     timeoutMs: nonNegative("timeoutMs", policy.timeoutMs, 10_000),
     maxResponseBytes: Math.floor(nonNegative("maxResponseBytes", policy.maxResponseBytes, 5 * 1024 * 1024)),
     resolve: policy.resolve,
-    sensitiveHeaders: [...CREDENTIAL_HEADERS, ...(policy.sensitiveHeaders ?? []).map((h) => h.toLowerCase())],
+    crossOriginHeaders: new Set(CROSS_ORIGIN_SAFE_HEADERS.filter((h) => !sensitive.has(h))),
     ca: policy.ca,
   };
 }

@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Agent } from "undici";
 import { OutboundRefused, createGuardedFetch, guardedRequest, type GuardedFetch, type OutboundPolicy, type RefusalReason } from "../src";
 import { installConnectSpy, isLoopbackIp } from "@c402/testkit/outbound-lab";
@@ -305,12 +307,12 @@ describe("G19 redirects", () => {
   };
   const CREDENTIAL_NAMES = ["authorization", "cookie", "proxy-authorization", "x-payment", "payment-signature", "x-api-key"];
 
-  it("drops credential headers on a cross-origin hop and keeps the rest", async () => {
-    const res = await guarded(via(`http://other.test:${P}/echo`), { headers: credentials });
+  it("drops credential headers on a cross-origin hop, and every other header but the safe ones", async () => {
+    const res = await guarded(via(`http://other.test:${P}/echo`), { headers: { ...credentials, accept: "application/json" } });
     const echo = (await res.json()) as { headers: Record<string, string> };
     expect(echo.headers.host).toBe(`other.test:${P}`);
-    for (const name of CREDENTIAL_NAMES) expect([name, echo.headers[name]]).toEqual([name, undefined]);
-    expect(echo.headers["x-keep"]).toBe("yes");
+    for (const name of [...CREDENTIAL_NAMES, "x-keep"]) expect([name, echo.headers[name]]).toEqual([name, undefined]);
+    expect(echo.headers.accept).toBe("application/json");
   });
 
   it("keeps credential headers on a same-origin hop", async () => {
@@ -348,6 +350,99 @@ describe("G19 redirects", () => {
     expect([r307.method, r307.body, r307.headers["content-type"]]).toEqual(["POST", '{"a":1}', "application/json"]);
     const r308 = await send(308, "PATCH");
     expect([r308.method, r308.body]).toEqual(["PATCH", '{"a":1}']);
+  });
+});
+
+describe("G19 a cross-origin redirect carries only safe headers", () => {
+  interface Received {
+    method: string;
+    url: string;
+    headers: IncomingHttpHeaders;
+    body: string;
+  }
+  let first: Server;
+  let second: Server;
+  let A: string;
+  let B: string;
+  let plain: GuardedFetch;
+  const atSecond: Received[] = [];
+
+  /** Answers /hop?status=&to= with that redirect and anything else with what it received; `log` records the requests. */
+  function serve(log?: Received[]): Server {
+    return createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => {
+        const url = new URL(req.url ?? "/", "http://x");
+        const received = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body };
+        log?.push(received);
+        if (url.pathname === "/hop") {
+          return void res.writeHead(Number(url.searchParams.get("status")), { location: url.searchParams.get("to") ?? "/" }).end();
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(received));
+      });
+    });
+  }
+  const listen = async (server: Server) => {
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+
+  beforeAll(async () => {
+    first = serve();
+    second = serve(atSecond);
+    A = await listen(first);
+    B = await listen(second);
+    // No sensitiveHeaders: the rule is generic, not a list of credential names.
+    plain = createGuardedFetch({ allowAddresses: ["127.0.0.1"] });
+  });
+  afterAll(async () => {
+    await plain.close();
+    for (const s of [first, second]) {
+      s.closeAllConnections();
+      await new Promise<void>((r) => s.close(() => r()));
+    }
+  });
+
+  const secrets = { "x-api-key": "seller-key", "x-custom-token": "seller-custom", authorization: "Bearer seller-bearer" };
+  const safe = { accept: "application/json", "user-agent": "c402-test/1" };
+  const hop = (status: number, to: string) => `${A}/hop?status=${status}&to=${encodeURIComponent(to)}`;
+
+  it.each([302, 307])(
+    "a %i to another port (another origin) delivers accept and user-agent, and none of x-api-key, x-custom-token, authorization",
+    async (status) => {
+      const res = await plain(hop(status, `${B}/steal`), { headers: { ...secrets, ...safe } });
+      const got = (await res.json()) as Received;
+      expect([res.status, res.redirected, got.url]).toEqual([200, true, "/steal"]);
+      for (const name of Object.keys(secrets)) expect([name, got.headers[name]]).toEqual([name, undefined]);
+      expect(got.headers).toMatchObject(safe);
+      const last = atSecond[atSecond.length - 1] as Received;
+      for (const name of Object.keys(secrets)) expect(last.headers[name]).toBeUndefined();
+    },
+  );
+
+  it("a 307 POST resends its body with its content-type, and still none of the credentials", async () => {
+    const res = await plain(hop(307, `${B}/steal`), {
+      method: "POST",
+      body: '{"a":1}',
+      headers: { ...secrets, ...safe, "content-type": "application/json", "content-language": "fr" },
+    });
+    const got = (await res.json()) as Received;
+    expect([got.method, got.body]).toEqual(["POST", '{"a":1}']);
+    expect(got.headers).toMatchObject({ ...safe, "content-type": "application/json", "content-language": "fr" });
+    for (const name of Object.keys(secrets)) expect(got.headers[name]).toBeUndefined();
+  });
+
+  it("content headers go on only with a body: a cross-origin GET loses a content-type it had no body for", async () => {
+    const got = (await (await plain(hop(302, `${B}/steal`), { headers: { ...safe, "content-type": "application/json" } })).json()) as Received;
+    expect([got.headers["content-type"], got.headers.accept]).toEqual([undefined, "application/json"]);
+  });
+
+  it.each([302, 307])("a same-origin %i keeps every header", async (status) => {
+    const res = await plain(hop(status, "/echo"), { headers: { ...secrets, ...safe, "x-keep": "yes" } });
+    const got = (await res.json()) as Received;
+    expect([res.redirected, got.url]).toEqual([true, "/echo"]);
+    expect(got.headers).toMatchObject({ ...secrets, ...safe, "x-keep": "yes" });
   });
 });
 

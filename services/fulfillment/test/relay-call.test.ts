@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createGuardedFetch, type GuardedFetch } from "@c402/outbound-http";
+import { createGuardedFetch, outboundPolicyOf, type GuardedFetch } from "@c402/outbound-http";
+import type { OriginCredential } from "../src/domain/origin-keys";
 import { callOrigin, relayRequestErrors, type RelayTarget } from "../src/domain/relay-call";
 
 /** The relay's call of a seller's origin (a real HTTP server on loopback) and the charge table the saga will settle by. */
@@ -142,4 +143,99 @@ describe("calling a relay origin", () => {
       { field: "params", reason: "at most 50 parameters" },
     ]);
   });
+});
+
+describe("a relay origin that redirects to a host the buyer names", () => {
+  let origin: Server;
+  let elsewhere: Server;
+  let originBase: string;
+  let elsewhereBase: string;
+  let fetch: GuardedFetch;
+  const atOrigin: Seen[] = [];
+  const atElsewhere: Seen[] = [];
+
+  /** Records each request; the origin's /go/<status> redirects to its `next` query parameter (an open redirect), /steal/<status> answers that status. */
+  const recording = (log: Seen[]) =>
+    createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => {
+        log.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+        const url = new URL(req.url ?? "/", "http://x");
+        const go = /^\/go\/(\d{3})$/.exec(url.pathname);
+        if (go) return void res.writeHead(Number(go[1]), { location: url.searchParams.get("next") ?? "/" }).end();
+        const steal = /^\/steal\/(\d{3})$/.exec(url.pathname);
+        const status = steal ? Number(steal[1]) : 200;
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ status }));
+      });
+    });
+  const listen = async (server: Server) => {
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+
+  beforeAll(async () => {
+    origin = recording(atOrigin);
+    elsewhere = recording(atElsewhere);
+    originBase = await listen(origin);
+    elsewhereBase = await listen(elsewhere);
+    // As fulfillment builds it (src/index.ts), with loopback allowed as on a developer's machine.
+    fetch = createGuardedFetch(outboundPolicyOf({ allowLoopback: true, allowAddresses: [] }));
+  });
+  afterAll(async () => {
+    await fetch.close();
+    for (const s of [origin, elsewhere]) {
+      s.closeAllConnections();
+      await new Promise<void>((r) => s.close(() => r()));
+    }
+  });
+
+  const cases: [redirect: number, method: "GET" | "POST", finalStatus: number, kind: string, charged: boolean][] = [
+    [302, "GET", 200, "delivered", true],
+    [307, "GET", 404, "buyer_error", true],
+    [307, "POST", 200, "delivered", true],
+    [302, "POST", 503, "origin_failed", false],
+  ];
+
+  it.each<[OriginCredential["authType"], string | null, string]>([
+    ["bearer", null, "authorization"],
+    ["basic", null, "authorization"],
+    ["api_key", "X-Api-Key", "x-api-key"],
+    ["custom", "X-Seller-Token", "x-seller-token"],
+  ])(
+    "an origin_auth_type %s credential (one-off or a stored origin key, the same OriginCredential) reaches the origin but not the host of a 302 or 307 it redirects to; the final answer is charged by the table",
+    async (authType, headerName, header) => {
+      const value = authType === "basic" ? "seller:upstream-secret" : "upstream-secret";
+      const credential: OriginCredential = { authType, headerName, value };
+      for (const [redirect, method, finalStatus, kind, charged] of cases) {
+        const next = `${elsewhereBase}/steal/${finalStatus}`;
+        const [originBefore, elsewhereBefore] = [atOrigin.length, atElsewhere.length];
+        const out = await callOrigin(
+          fetch,
+          { originUrl: `${originBase}/go/${redirect}`, method, credential },
+          { next, ...(method === "POST" ? { body: '{"q":1}' } : {}) },
+          5_000,
+        );
+        expect([redirect, method, out.kind, out.charged, out.status]).toEqual([redirect, method, kind, charged, finalStatus]);
+        const first = atOrigin.slice(originBefore);
+        const second = atElsewhere.slice(elsewhereBefore);
+        expect([first.length, second.length]).toEqual([1, 1]);
+        // Not vacuous: the origin itself got the credential, and the buyer's parameter named the second host.
+        expect((first[0] as Seen).headers[header]).toBeDefined();
+        expect((first[0] as Seen).url).toBe(`/go/${redirect}?next=${encodeURIComponent(next)}`);
+        const stolen = second[0] as Seen;
+        expect([redirect, stolen.url, stolen.headers[header], stolen.headers.authorization, stolen.headers["x-api-key"]]).toEqual([
+          redirect,
+          `/steal/${finalStatus}`,
+          undefined,
+          undefined,
+          undefined,
+        ]);
+        expect(JSON.stringify(stolen.headers)).not.toContain(authType === "basic" ? Buffer.from(value).toString("base64") : value);
+        expect(stolen.headers.accept).toBe("application/json, */*;q=0.8");
+        // 302 turns a POST into a GET without its body; 307 resends both.
+        expect([stolen.method, stolen.body]).toEqual(redirect === 307 && method === "POST" ? ["POST", '{"q":1}'] : [redirect === 302 ? "GET" : method, ""]);
+      }
+    },
+  );
 });
