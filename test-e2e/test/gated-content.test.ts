@@ -103,6 +103,34 @@ describe("gated content", () => {
     expect(both.headers.get("content-type")).toMatch(/^application\/problem\+json/);
   });
 
+  it("a canonical URL names one site: a wildcard is refused (create and PATCH); the wall and the article may be framed by that origin only", async () => {
+    const seller = await newSeller();
+    const fields = (r: { body: { errors?: { field: string }[] } }) => (r.body.errors ?? []).map((e) => e.field);
+    const created = await call("POST", "/v1/checkouts", {
+      key: seller.key,
+      body: { title: "x", price_usd: "0.10", payload: "text", content: { canonical_url: "https://*/" } },
+    });
+    expect([created.status, fields(created)]).toEqual([422, ["content.canonical_url"]]);
+
+    const a = await newArticle(seller.key, {}, { canonical_url: "https://blog.example/manor" });
+    const patched = await call("PATCH", `/v1/checkouts/${a.id}`, { key: seller.key, body: { content: { canonical_url: "https://*.example.com/x" } } });
+    expect([patched.status, fields(patched)]).toEqual([422, ["content.canonical_url"]]);
+    expect((await call("GET", `/v1/checkouts/${a.id}`, { key: seller.key })).body.content.canonical_url).toBe("https://blog.example/manor");
+
+    const frameAncestors = (csp: string | null) => /(?:^|;\s*)frame-ancestors ([^;]*)/.exec(csp ?? "")?.[1];
+    const wall = await call("GET", `/x/${a.id}`, { headers: { accept: "text/html" } });
+    expect(wall.status).toBe(402);
+    expect(frameAncestors(wall.headers.get("content-security-policy"))).toBe("https://blog.example");
+    expect(wall.headers.get("content-security-policy")).not.toContain("*");
+
+    const { grant } = (await payRehearsal(a.id)).body;
+    const paid = await read(`/x/${a.id}/test`, grant);
+    expect(paid.status).toBe(200);
+    expect(paid.text).toContain(SECRET);
+    expect(frameAncestors(paid.headers.get("content-security-policy"))).toBe("https://blog.example");
+    expect(paid.headers.get("content-security-policy")).not.toContain("*");
+  });
+
   it("keeps the faces apart: a cnt_ id is 404 at /c/, a chk_ id is 404 at /x/", async () => {
     const seller = await newSeller();
     const a = await newArticle(seller.key);

@@ -16,5 +16,6 @@ export * from "./reports";
 export * from "./origin-keys";
 export * from "./content";
 export * from "./web-origins";
+export * from "./framing-origins";
 export * from "./x402-messages";
 export * from "./webhook-events";

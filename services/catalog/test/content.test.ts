@@ -93,6 +93,23 @@ describe("the content declaration", () => {
     expect(of({ keywords: [""] }).fields).toEqual(["content.keywords"]);
     expect(of({ canonical_url: "https://user:pw@blog.example/" }).fields).toEqual(["content.canonical_url"]);
   });
+
+  it("a canonical URL names one site, as the embed allowlist does: its origin may frame the article", () => {
+    const refusals = (canonical_url: string) => {
+      const errors: { field: string; reason: string }[] = [];
+      contentDeclarationOf(JSON.stringify({ canonical_url }), errors);
+      return errors;
+    };
+    for (const value of ["https://*/", "https://*.example.com/a", "http://*.localhost/", "http://example.com/"]) {
+      expect({ value, errors: refusals(value) }).toEqual({ value, errors: [{ field: "content.canonical_url", reason: expect.any(String) }] });
+    }
+    const wildcard = { field: "content.canonical_url", reason: "must name one site: wildcards are refused (its origin may frame the article)" };
+    expect(refusals("https://*/")).toEqual([wildcard]);
+    expect(refusals("https://*.example.com/a")).toEqual([wildcard]);
+    for (const value of ["https://blog.example/post/1", "http://localhost:3000/x"]) {
+      expect({ value, declaration: of({ canonical_url: value }).declaration?.canonical_url }).toEqual({ value, declaration: value });
+    }
+  });
 });
 
 function contentContract(open: () => Promise<TestDatabase>) {

@@ -1,4 +1,4 @@
-import { CONTENT_LIMITS, LOOPBACK_HOSTS, type ContentDeclaration } from "@c402/contracts";
+import { CONTENT_LIMITS, framingOriginRefusal, type ContentDeclaration } from "@c402/contracts";
 import type { FieldError } from "@c402/problems";
 
 /**
@@ -29,8 +29,9 @@ const KNOWN_FIELDS = new Set<string>([
 
 /**
  * Why a URL is refused, or undefined. The canonical URL's origin may frame
- * the article, so it follows the embed allowlist's rule: https, or http on
- * loopback; a license URL is any http(s) URL.
+ * the article (`frame-ancestors`), so it follows the embed allowlist's rule
+ * (@c402/contracts framingOriginRefusal: one site, no wildcard; https, or
+ * http on loopback; no credentials); a license URL is any http(s) URL.
  */
 function urlRefusal(value: string, framing: boolean): string | undefined {
   if (value.length > CONTENT_LIMITS.urlMax) return `must be at most ${CONTENT_LIMITS.urlMax} characters`;
@@ -40,10 +41,12 @@ function urlRefusal(value: string, framing: boolean): string | undefined {
   } catch {
     return "must be an absolute URL";
   }
+  if (framing) {
+    const refusal = framingOriginRefusal(url);
+    return refusal === undefined ? undefined : `${refusal} (its origin may frame the article)`;
+  }
   if (url.username || url.password) return "must not carry credentials";
-  if (url.protocol === "https:") return undefined;
-  if (url.protocol === "http:" && (!framing || LOOPBACK_HOSTS.has(url.hostname))) return undefined;
-  return framing ? "must be https (http only on localhost): its origin may frame the article" : "must be an http(s) URL";
+  return url.protocol === "https:" || url.protocol === "http:" ? undefined : "must be an http(s) URL";
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,4 +1,5 @@
 import type { Cache } from "@c402/cache";
+import { framingOrigins } from "@c402/contracts";
 import type { Response } from "express";
 import type { ServiceClients } from "./deps";
 
@@ -32,11 +33,14 @@ export class EmbedOrigins {
 
 /**
  * Lets the allowlisted origins frame this page: `frame-ancestors` names them
- * and X-Frame-Options (which cannot name an origin) goes. With none
- * allowlisted the face headers stand: nothing may frame.
+ * and X-Frame-Options (which cannot name an origin) goes. Only the origins
+ * the framing rule accepts are named (@c402/contracts framingOrigins), so one
+ * stored before the rule, a wildcard say, never reaches the header. With
+ * none the face headers stand: nothing may frame.
  */
 export function allowFraming(res: Response, origins: readonly string[]): void {
-  if (origins.length === 0) return;
+  const sources = framingOrigins(origins);
+  if (sources.length === 0) return;
   res.removeHeader("X-Frame-Options");
-  res.setHeader("Content-Security-Policy", `frame-ancestors ${origins.join(" ")}`);
+  res.setHeader("Content-Security-Policy", `frame-ancestors ${sources.join(" ")}`);
 }

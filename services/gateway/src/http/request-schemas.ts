@@ -48,7 +48,8 @@ const contentDeclaration = {
     published: { ...nullable({ type: "string", maxLength: CONTENT_LIMITS.publishedMax }), description: "ISO 8601 date or date-time." },
     canonical_url: {
       ...nullable({ type: "string", maxLength: CONTENT_LIMITS.urlMax }),
-      description: "The seller's URL of the article (https; http only on localhost): its origin may frame the article.",
+      description:
+        "The seller's URL of the article (https; http only on localhost; no credentials): its origin may frame the article, so it names one site: wildcards are refused.",
     },
     keywords: {
       ...nullable({ type: "array", maxItems: CONTENT_LIMITS.keywordsMax, items: { type: "string", minLength: 1, maxLength: CONTENT_LIMITS.keywordMax } }),

@@ -1,4 +1,4 @@
-import type { catalogV1, ContentDeclaration } from "@c402/contracts";
+import { framingOrigins, type catalogV1, type ContentDeclaration } from "@c402/contracts";
 import { formatUsd } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import { checkoutStatus, faceUrls } from "./checkouts";
@@ -183,9 +183,11 @@ export function relayedArticle(c: catalogV1.Checkout, d: ContentDeclaration, ans
  * The Content-Security-Policy of a paid article: the seller's HTML is served
  * from this origin, so it runs sandboxed (no script, an opaque origin: it
  * can never act with a signed-in seller's cookies), and loads images, media
- * and styles only. `frameAncestors` are the origins that may frame it.
+ * and styles only. `frameAncestors` are the origins that may frame it: only
+ * those the framing rule accepts are named (@c402/contracts framingOrigins).
  */
 export function paidArticlePolicy(frameAncestors: readonly string[]): string {
+  const sources = framingOrigins(frameAncestors);
   return [
     "sandbox allow-popups allow-popups-to-escape-sandbox",
     "default-src 'none'",
@@ -193,7 +195,7 @@ export function paidArticlePolicy(frameAncestors: readonly string[]): string {
     "media-src https:",
     "style-src 'unsafe-inline' https:",
     "font-src https: data:",
-    `frame-ancestors ${frameAncestors.length ? frameAncestors.join(" ") : "'none'"}`,
+    `frame-ancestors ${sources.length ? sources.join(" ") : "'none'"}`,
   ].join("; ");
 }
 

@@ -84,7 +84,7 @@ export function contentResponseSchemas(): Record<string, Schema> {
         teaser: textOrNull("The free part as declared (null: the description, else the opening of the body, is shown)"),
         author: strOrNull,
         published: { ...strOrNull, description: "ISO 8601 date or date-time, as sent" },
-        canonical_url: { ...strOrNull, description: "The seller's URL of the article: its origin may frame the article" },
+        canonical_url: { ...strOrNull, description: "The seller's URL of the article: its origin may frame the article (one site: wildcards are refused)" },
         keywords: { type: "array", items: str },
         section: strOrNull,
         language: { ...strOrNull, description: "BCP 47 tag" },

@@ -3,7 +3,7 @@ import { invalid, ProblemError, type FieldError } from "@c402/problems";
 import { embedStore as store } from "../store/embed-store";
 import { identityStore, type IdentityDb } from "../store/identity-store";
 import { recordActivity } from "./account-events";
-import { LOOPBACK_HOSTS } from "@c402/contracts";
+import { framingOriginRefusal } from "@c402/contracts";
 
 /**
  * Embed settings (spec, Embedding): the origins allowed to frame the
@@ -11,7 +11,9 @@ import { LOOPBACK_HOSTS } from "@c402/contracts";
  * frame them. A PUT replaces the whole list. Each entry is an origin (scheme,
  * host, optional port: no path, query, fragment or credentials): https, or
  * http on localhost / a loopback address (a developer's machine). Wildcards
- * are refused: a `frame-ancestors` source names sites one by one here.
+ * are refused: a `frame-ancestors` source names sites one by one here. The
+ * rule an origin follows is the one every framing origin follows
+ * (@c402/contracts framingOriginRefusal); an entry is an origin only besides.
  */
 export const MAX_EMBED_ORIGINS = 20;
 const MAX_ORIGIN_LENGTH = 200;
@@ -27,17 +29,9 @@ export function embedOriginOf(value: string): { origin: string } | { refusal: st
   } catch {
     return { refusal: "must be an origin such as https://shop.example" };
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { refusal: "must be an https origin" };
-  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) return { refusal: "must be https (plain http only on localhost or a loopback address)" };
-  if (
-    url.username !== "" ||
-    url.password !== "" ||
-    url.search !== "" ||
-    url.hash !== "" ||
-    value.includes("#") ||
-    value.includes("?") ||
-    url.pathname !== "/"
-  ) {
+  const refusal = framingOriginRefusal(url);
+  if (refusal !== undefined) return { refusal };
+  if (url.search !== "" || url.hash !== "" || value.includes("#") || value.includes("?") || url.pathname !== "/") {
     return { refusal: "must be an origin only: scheme, host and port, without a path, query, fragment or credentials" };
   }
   return { origin: url.origin };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { catalogV1, fulfillmentV1 } from "@c402/contracts";
+import { catalogV1, framingOrigins, fulfillmentV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { HEADERS } from "@c402/x402";
@@ -19,7 +19,7 @@ import { articleIdOf, articleParamsOf, passOf, paymentOf, wantsHtml, wireVersion
 import { paidByPost, sendPaymentAnswer } from "./faces";
 
 /** The origin of the article's canonical URL: it may frame the article (spec, content declaration). */
-const canonicalOrigin = (canonicalUrl: string | null | undefined): string[] => (canonicalUrl ? [new URL(canonicalUrl).origin] : []);
+const canonicalOrigin = (canonicalUrl: string | null | undefined): string[] => framingOrigins([canonicalUrl]);
 
 /**
  * Gated content (spec, Gated content). The faces /x/{id} and /x/{id}/test:
