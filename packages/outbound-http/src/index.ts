@@ -4,7 +4,7 @@
  */
 export { classifyAddress, parseIPv4Loose, type AddressClass } from "./address-class";
 export { classifyHost, type HostClass } from "./host-class";
-export { isClassAllowed, MAX_REDIRECTS_CAP, type OutboundPolicy, type Resolver, type ResolvedAddress } from "./policy";
+export { CROSS_ORIGIN_SAFE_HEADERS, isClassAllowed, MAX_REDIRECTS_CAP, type OutboundPolicy, type Resolver, type ResolvedAddress } from "./policy";
 export { OutboundRefused, type RefusalReason } from "./errors";
 export { createGuardedFetch, type GuardedFetch } from "./guarded-fetch";
 export { guardedRequest, type GuardedRequestOptions, type GuardedResult } from "./guarded-request";

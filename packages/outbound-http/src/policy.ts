@@ -63,7 +63,7 @@ const NEVER: ReadonlySet<HostClass> = new Set(["invalid", "unspecified", "multic
  * session id) stays with the origin it was meant for. The content headers go on only while the
  * request still has a body.
  */
-const CROSS_ORIGIN_SAFE_HEADERS: readonly string[] = [
+export const CROSS_ORIGIN_SAFE_HEADERS: readonly string[] = [
   "accept",
   "accept-encoding",
   "accept-language",

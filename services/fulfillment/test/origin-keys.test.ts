@@ -101,6 +101,9 @@ describeOnEachDatabase("origin keys", "fulfillment", (open) => {
     [{ authType: "custom", value: "tok", headerName: "Host" }, "header_name", /cannot be host/],
     [{ authType: "custom", value: "tok", headerName: "Transfer-Encoding" }, "header_name", /cannot be transfer-encoding/],
     [{ authType: "custom", value: "tok", headerName: "X-PAYMENT" }, "header_name", /cannot be x-payment/],
+    // Kept across a cross-origin redirect: a credential there would follow it to another host.
+    [{ authType: "api_key", value: "tok", headerName: "Accept" }, "header_name", /cannot be accept/],
+    [{ authType: "custom", value: "tok", headerName: "User-Agent" }, "header_name", /cannot be user-agent/],
     [{ authType: "bearer", value: "tok", name: "n".repeat(121) }, "name", /at most 120/],
   ] as const)("refuses %j with 422 naming %s, storing nothing", async (body, field, reason) => {
     const before = await database.db

@@ -1,3 +1,4 @@
+import { CROSS_ORIGIN_SAFE_HEADERS } from "@c402/outbound-http";
 import { ORIGIN_KEY_LIMITS, type OriginAuthTypeName } from "@c402/contracts";
 import { invalid, type FieldError } from "@c402/problems";
 
@@ -15,10 +16,12 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Headers a key may not set: framing and connection headers (they would break
- * or smuggle the request) and the x402 headers (the relay never forges a
- * payment toward an origin).
+ * or smuggle the request), the x402 headers (the relay never forges a
+ * payment toward an origin), and the headers a request keeps across a
+ * cross-origin redirect (a credential there would follow it to another host).
  */
 const RESERVED_HEADERS = new Set([
+  ...CROSS_ORIGIN_SAFE_HEADERS,
   "host",
   "content-length",
   "content-encoding",
