@@ -17,5 +17,6 @@ export * from "./origin-keys";
 export * from "./content";
 export * from "./web-origins";
 export * from "./framing-origins";
+export * from "./deadlines";
 export * from "./x402-messages";
 export * from "./webhook-events";

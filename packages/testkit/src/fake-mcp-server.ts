@@ -16,6 +16,8 @@ export interface FakeMcpTool {
   description?: string;
   inputSchema: { type: "object"; properties?: Record<string, object>; required?: string[] };
   answer?: (args: Record<string, unknown>) => string | { error: string } | { invalidParams: string };
+  /** The tool takes this long before it answers (a slow seller's tool). */
+  delayMs?: number;
 }
 
 export interface FakeMcpServer {
@@ -52,10 +54,11 @@ export async function startFakeMcpServer(opts: {
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: opts.tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), inputSchema: t.inputSchema })),
     }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
       toolCalls.push({ name: request.params.name, arguments: request.params.arguments ?? {} });
       const tool = opts.tools.find((t) => t.name === request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+      if (tool.delayMs) await new Promise((r) => setTimeout(r, tool.delayMs));
       const answer = tool.answer?.(request.params.arguments ?? {}) ?? "";
       if (typeof answer !== "string" && "invalidParams" in answer) throw new McpError(ErrorCode.InvalidParams, answer.invalidParams);
       if (typeof answer !== "string") return { content: [{ type: "text", text: answer.error }], isError: true };

@@ -27,6 +27,9 @@ export interface FakeOrigin {
  *   /binary          200 application/octet-stream (bytes 0..255)
  *   /status/<code>   that status, with a JSON body naming it
  *   /slow/<ms>       200 JSON after <ms> milliseconds
+ *   /never           never answers
+ *   /stall           200 and the first bytes of a JSON body, then nothing more
+ *   /trickle         200 and one byte of body every 200 ms, without end
  * Every request is recorded in `calls`.
  */
 export async function startFakeOrigin(): Promise<FakeOrigin> {
@@ -78,6 +81,17 @@ export async function startFakeOrigin(): Promise<FakeOrigin> {
       if (first === "slow") {
         const timer = setTimeout(() => json(200, { slow: true }), Number(second));
         res.on("close", () => clearTimeout(timer));
+        return;
+      }
+      if (first === "never") return;
+      if (first === "stall") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return void res.write('{"partial":');
+      }
+      if (first === "trickle") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        const timer = setInterval(() => res.write("."), 200);
+        res.on("close", () => clearInterval(timer));
         return;
       }
       json(404, { error: "no such path" });

@@ -1,4 +1,4 @@
-import { fulfillmentV1, healthV1, TOPICS } from "@c402/contracts";
+import { fulfillmentV1, healthV1, ORIGIN_TIMEOUT_MAX_MS, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { serviceOutboxRelay, standardHealth, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { createGuardedFetch, outboundPolicyOf, type OutboundSettings } from "@c402/outbound-http";
@@ -41,7 +41,8 @@ export async function createFulfillmentService(deps: ServiceDeps, settings: Fulf
   const relay = serviceOutboxRelay(deps, "fulfillment");
   const sealer = new SecretSealer(settings.keyring);
   const originKeys = new OriginKeys({ db: deps.database.db, sealer, onCommitted: () => relay.poke() });
-  const outboundFetch = createGuardedFetch(outboundPolicyOf(settings.outbound));
+  // Each call sets its own deadline (ADR 9); the guard's own bound is the longest any call may have.
+  const outboundFetch = createGuardedFetch(outboundPolicyOf(settings.outbound, { timeoutMs: ORIGIN_TIMEOUT_MAX_MS }));
   const mcpTools = new McpTools({ fetch: outboundFetch, originKeys });
   const deliveries = new RelayDeliveries({ db: deps.database.db, sealer, originKeys, fetch: outboundFetch });
   const packages = new Packages({ db: deps.database.db, relay: deliveries });

@@ -82,6 +82,20 @@ describeOnEachDatabase("packages", "fulfillment", (open) => {
     return { checkoutId, paymentId, req, key: issued.key as string, pkg: issued.pkg };
   }
 
+  /**
+   * The same package read by a restarted process, its stored origin re-pointed at another path of the fake
+   * origin (a package's target never changes, so a running process keeps what it read).
+   */
+  async function repointed(bought: Awaited<ReturnType<typeof buy>>, path: string): Promise<Packages> {
+    const base = bought.req.target.originUrl.replace(/\/echo$/, "");
+    await database.db
+      .updateTable("packages" as never)
+      .set({ origin_url: `${base}${path}` } as never)
+      .where("id" as never, "=", bought.pkg.id as never)
+      .execute();
+    return new Packages({ db: database.db as FulfillmentDb, relay, now });
+  }
+
   const problemOf = (p: Promise<unknown>) =>
     p.then(
       () => undefined,
@@ -143,6 +157,32 @@ describeOnEachDatabase("packages", "fulfillment", (open) => {
       [1, 200, true, null],
     ]);
     expect(usage.pkg).toMatchObject({ calls_used: 2 });
+  });
+
+  it("gives the origin only what the caller's deadline leaves: a slower origin times out first, and the call is given back (502, not charged)", async () => {
+    const bought = await buy({ calls: 4 });
+    const restarted = await repointed(bought, "/slow/4000");
+    const started = Date.now();
+    // The caller waits 6.5 s: the origin gets 1.5 s (5 s kept for the way back), not the 4 s it needs.
+    const failed = await problemOf(restarted.spend({ checkoutId: bought.checkoutId, key: bought.key, params: {}, answerBy: new Date(started + 6_500) }));
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(failed).toMatchObject({ slug: "upstream-failed", extensions: { reason: "timeout", charged: false, calls_remaining: 3 } });
+    const usage = await packages.usage({ checkoutId: bought.checkoutId, key: bought.key, pageSize: 1 });
+    expect(usage.calls[0]).toMatchObject({ seq: 2, counted: false, fault: "seller" });
+  });
+
+  it("gives a call back when its answer comes after the caller stopped waiting: counted only if it can reach the buyer", async () => {
+    const bought = await buy({ calls: 4 });
+    const restarted = await repointed(bought, "/slow/400");
+    const answerBy = new Date(Date.now() + 10_000);
+    // While the origin works, the caller's time runs out (as a stalled hop back would make it).
+    const late = setTimeout(() => (clock = new Date(answerBy.getTime() - 500)), 150);
+    const failed = await problemOf(restarted.spend({ checkoutId: bought.checkoutId, key: bought.key, params: {}, answerBy }));
+    clearTimeout(late);
+    expect(failed).toMatchObject({ slug: "unavailable", help: expect.objectContaining({ retry_is_safe: true }) });
+    const usage = await packages.usage({ checkoutId: bought.checkoutId, key: bought.key, pageSize: 1 });
+    expect(usage.calls[0]).toMatchObject({ seq: 2, status: 200, counted: false, fault: "platform" });
+    expect(usage.pkg).toMatchObject({ calls_used: 1 });
   });
 
   it("issues nothing for a purchase whose delivery was not charged", async () => {

@@ -64,11 +64,10 @@ export async function callMcpTool(fetch: GuardedFetch, target: McpTarget, params
   const name = target.fixedTool ?? (params[TOOL_PARAM] as string);
   const args = params[ARGUMENTS_PARAM] === undefined ? {} : (JSON.parse(params[ARGUMENTS_PARAM]) as Record<string, unknown>);
   const started = performance.now();
-  const left = () => Math.max(1, Math.round(deadlineMs - (performance.now() - started)));
   const failed = failureSince(started);
   let result: Awaited<ReturnType<Client["callTool"]>>;
   try {
-    result = await withMcpSession(fetch, { originUrl: target.originUrl, credential: target.credential, timeoutMs: left() }, (client) =>
+    result = await withMcpSession(fetch, { originUrl: target.originUrl, credential: target.credential, deadlineMs }, (client, left) =>
       client.callTool({ name, arguments: args }, undefined, { timeout: left() }),
     );
   } catch (err) {

@@ -1,3 +1,4 @@
+import { MCP_TOOLS_LISTING_TIMEOUT_MS } from "@c402/contracts";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { NOT_CALLED_REASON, type GuardedFetch } from "@c402/outbound-http";
@@ -8,8 +9,6 @@ import type { OriginKeys } from "./origin-keys";
 import { assertValid } from "./origin-key-rules";
 import { originUrlErrors } from "./origin-url";
 
-/** How long one request to a seller's MCP server may take (the handshake and each page of tools). */
-export const MCP_REQUEST_TIMEOUT_MS = 10_000;
 /** At most this many pages and tools are read from one server. */
 const MAX_PAGES = 10;
 const MAX_TOOLS = 1000;
@@ -54,11 +53,11 @@ export class McpTools {
     assertValid(originUrlErrors(req.originUrl, "origin_url"));
     const credential = await resolveOriginAuth(req.auth, req.accountId, this.deps.originKeys);
     try {
-      return await withMcpSession(this.deps.fetch, { originUrl: req.originUrl, credential, timeoutMs: MCP_REQUEST_TIMEOUT_MS }, async (client) => {
+      return await withMcpSession(this.deps.fetch, { originUrl: req.originUrl, credential, deadlineMs: MCP_TOOLS_LISTING_TIMEOUT_MS }, async (client, left) => {
         const tools: Tool[] = [];
         let cursor: string | undefined;
         for (let page = 0; page < MAX_PAGES && tools.length < MAX_TOOLS; page++) {
-          const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: MCP_REQUEST_TIMEOUT_MS });
+          const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: left() });
           tools.push(...r.tools);
           cursor = r.nextCursor;
           if (!cursor) break;

@@ -8,6 +8,7 @@ import type { CallFault, PackageCallRow, PackageRow } from "../store/packages-st
 import { countFailedDeliveries, findDelivery } from "../store/relay-store";
 import { ORIGIN_TIMEOUT_MAX_MS, type RelayOutcome } from "./relay-call";
 import { DELIVERY_GRACE_MS, secondsToNextUtcDay, type RelayDeliveries } from "./relay-deliveries";
+import { callerStillWaits, originTimeFor } from "./caller-deadline";
 
 /**
  * Packages of calls (docs/decisions.md "Packages"): one payment buys
@@ -151,12 +152,15 @@ export class Packages {
    * Spends one call: 401 for a key that is not this checkout's (or this
    * face's), 410 once expired, 402 when none is left, 422 for parameters the
    * origin cannot be sent (nothing spent); otherwise the origin is called and
-   * a seller-side failure gives the call back (502, not charged).
+   * a seller-side failure gives the call back (502, not charged). The origin
+   * gets what the caller's deadline (`answerBy`) leaves, and an answer that
+   * comes after the caller stopped waiting is given back too: a call counts
+   * only when its answer can reach the buyer (ADR 9).
    */
-  async spend(req: { checkoutId: string; key: string; params: Record<string, string> }): Promise<SpentCall> {
+  async spend(req: { checkoutId: string; key: string; params: Record<string, string>; answerBy?: Date }): Promise<SpentCall> {
     const pkg = await this.factsFor(req.checkoutId, req.key);
     const now = this.now();
-    const deadlineMs = ORIGIN_TIMEOUT_MAX_MS;
+    const deadlineMs = originTimeFor(req.answerBy, ORIGIN_TIMEOUT_MAX_MS, now.getTime());
     const call = this.deps.relay.callFor({
       originUrl: pkg.origin_url,
       method: pkg.origin_method,
@@ -187,6 +191,15 @@ export class Packages {
       );
       problem.extensions.calls_remaining = after ? callsRemaining(after) : null;
       throw problem;
+    }
+    if (!callerStillWaits(req.answerBy, this.now().getTime())) {
+      // The buyer's request stopped waiting: this answer can no longer reach it, so the call is given back.
+      await store.finishCall(this.deps.db, pkg.id, started.seq, uncounted("platform", outcome.status, outcome.latencyMs));
+      throw new ProblemError("unavailable", {
+        message: "The seller's origin answered after this request stopped waiting. The call was given back to your package.",
+        help: { fix: "Call again.", retry_is_safe: true },
+        retryAfterSeconds: 1,
+      });
     }
     await store.finishCountedCall(this.deps.db, pkg.id, started.seq, {
       status: outcome.status,

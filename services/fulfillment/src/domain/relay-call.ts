@@ -159,4 +159,4 @@ export async function callOrigin(fetch: GuardedFetch, target: RelayTarget, param
 }
 
 /** The longest an origin may take, whatever the authorization allows (payments gives each call its share of the authorization's validity: ADR 9). */
-export const ORIGIN_TIMEOUT_MAX_MS = 30_000;
+export { ORIGIN_TIMEOUT_MAX_MS } from "@c402/contracts";

@@ -11,6 +11,7 @@ import { assertValid } from "./origin-key-rules";
 import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginCredential, OriginKeys } from "./origin-keys";
 import { originUrlErrors } from "./origin-url";
+import { originTimeFor } from "./caller-deadline";
 import { callOrigin, ORIGIN_TIMEOUT_MAX_MS, RELAY_METHODS, relayRequestErrors, type RelayOutcome } from "./relay-call";
 
 /** What decides the one call a delivery makes: the origin, how it is called, and the buyer's parameters. */
@@ -150,9 +151,10 @@ export class RelayDeliveries {
    */
   async readArticle(
     req: Pick<CallSpec, "originUrl" | "method" | "params"> & Pick<DeliverRequest, "accountId" | "checkoutId" | "originKeyId" | "oneOffCredential">,
+    answerBy?: Date,
   ): Promise<Extract<RelayOutcome, { charged: true }>> {
     if (!isId("contentCheckout", req.checkoutId)) throw invalid([{ field: "checkout_id", reason: "is not a gated article" }]);
-    const outcome = await this.callFor({ ...req, deadlineMs: ORIGIN_TIMEOUT_MAX_MS })();
+    const outcome = await this.callFor({ ...req, deadlineMs: originTimeFor(answerBy, ORIGIN_TIMEOUT_MAX_MS) })();
     if (!outcome.charged) {
       throw notChargedProblem(
         { reason: outcome.reason, status: outcome.status ?? 0 },

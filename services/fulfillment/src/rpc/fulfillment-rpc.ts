@@ -3,6 +3,7 @@ import { actorOfRequest } from "@c402/account-events";
 import { fulfillmentV1, originAuthTypeName, originAuthTypeToProto } from "@c402/contracts";
 import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
+import { originTimeFor } from "../domain/caller-deadline";
 import type { McpTools } from "../domain/mcp-tools";
 import type { OriginAuthRequest } from "../domain/origin-auth";
 import type { OriginKeys } from "../domain/origin-keys";
@@ -70,14 +71,15 @@ export function fulfillmentRpc(
       await relay.forget(req.checkoutId);
       return {};
     },
-    async readArticle(req) {
-      return { delivery: answeredCallMessage(await relay.readArticle(originCallOf(req))) };
+    async readArticle(req, ctx) {
+      return { delivery: answeredCallMessage(await relay.readArticle(originCallOf(req), ctx.deadline)) };
     },
-    async deliver(req) {
+    async deliver(req, ctx) {
       const delivery = await relay.deliver({
         paymentId: req.paymentId,
         ...originCallOf(req),
-        deadlineMs: req.deadlineMs,
+        // Payments fits the deadline inside its own; cut to the call's, should a caller give less (ADR 9).
+        deadlineMs: originTimeFor(ctx.deadline, req.deadlineMs),
         testMode: req.testMode,
         testDeliveryDailyCap: req.testDeliveryDailyCap,
         ...(req.mcp ? { mcp: req.mcpTool !== undefined ? { fixedTool: req.mcpTool } : {} } : {}),

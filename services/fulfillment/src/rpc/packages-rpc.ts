@@ -85,8 +85,13 @@ export function packageRpc(packages: Packages): PackageHandlers {
       });
       return { ...(key !== undefined ? { packageKey: key } : {}), package: packageStateMessage(pkg) };
     },
-    async spendPackageCall(req) {
-      const spent = await packages.spend({ checkoutId: req.checkoutId, key: req.packageKey, params: req.params });
+    async spendPackageCall(req, ctx) {
+      const spent = await packages.spend({
+        checkoutId: req.checkoutId,
+        key: req.packageKey,
+        params: req.params,
+        ...(ctx.deadline ? { answerBy: ctx.deadline } : {}),
+      });
       return { delivery: spentDeliveryMessage(spent), package: packageStateMessage(spent.pkg), seq: spent.seq };
     },
     async packageUsage(req) {

@@ -1,5 +1,5 @@
 import { toBinary } from "@bufbuild/protobuf";
-import { catalogV1, paymentsV1, settleResponseFromMessage } from "@c402/contracts";
+import { catalogV1, PAID_REQUEST_TIMEOUT_MS, paymentsV1, settleResponseFromMessage } from "@c402/contracts";
 import { RevisionCache } from "@c402/revision-cache";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
@@ -68,14 +68,18 @@ export class FacePayments {
     let r: paymentsV1.SubmitPaymentResponse;
     const held = this.checkouts.held(id);
     try {
-      r = await clients.payments.submitPayment({
-        checkoutId: id,
-        face: FACE_PROTO[face],
-        paymentHeader: payment.header,
-        ...(payment.handoff !== undefined ? { handoffId: payment.handoff } : {}),
-        params: payment.params,
-        ...(held ? { knownCheckoutRevision: held.revision } : {}),
-      });
+      r = await clients.payments.submitPayment(
+        {
+          checkoutId: id,
+          face: FACE_PROTO[face],
+          paymentHeader: payment.header,
+          ...(payment.handoff !== undefined ? { handoffId: payment.handoff } : {}),
+          params: payment.params,
+          ...(held ? { knownCheckoutRevision: held.revision } : {}),
+        },
+        // Payments fits a relay origin's call and the settlement inside it, so their outcome is what the buyer hears (ADR 9).
+        { timeoutMs: PAID_REQUEST_TIMEOUT_MS },
+      );
     } catch (err) {
       if (err instanceof ProblemError) this.withBuyerHints(err, id);
       if (!(err instanceof ProblemError) || err.slug !== "payment-required") throw err;

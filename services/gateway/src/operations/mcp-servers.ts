@@ -1,3 +1,4 @@
+import { MCP_TOOLS_LISTING_TIMEOUT_MS, ORIGIN_HOP_MARGIN_MS } from "@c402/contracts";
 import { ensureScope, type Credential } from "../http/auth";
 import type { GatewayDeps } from "../http/deps";
 import { originAuthOf } from "../http/origin-auth";
@@ -13,6 +14,10 @@ export async function listMcpTools({ clients }: Pick<GatewayDeps, "clients">, cr
   ensureScope(cred, "payments");
   const body = validateBody("McpToolsRequest", raw);
   const auth = originAuthOf(body);
-  const r = await clients.fulfillment.listMcpTools({ accountId: cred.accountId, originUrl: body.origin_url, ...(auth ? { auth } : {}) });
+  const r = await clients.fulfillment.listMcpTools(
+    { accountId: cred.accountId, originUrl: body.origin_url, ...(auth ? { auth } : {}) },
+    // Longer than the look at the server may take: its own timeout (a 502 naming it) is what the seller hears.
+    { timeoutMs: MCP_TOOLS_LISTING_TIMEOUT_MS + ORIGIN_HOP_MARGIN_MS },
+  );
   return mcpToolsView(r);
 }

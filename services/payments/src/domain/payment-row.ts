@@ -28,6 +28,8 @@ export function newPaymentRow(opts: {
   now: Date;
   /** The handoff nonce the paid request carried, if any. */
   handoffId: string | null;
+  /** A relay or mcp sale: when the buyer's request stops waiting (ADR 9). */
+  answerBy?: Date | null;
   saga: Pick<PaymentRow, "status" | "test_mode" | "tx_hash" | "settled_at" | "split_address" | "single_shot">;
 }): PaymentRow {
   const { checkout, requirement, payload } = opts;
@@ -64,6 +66,7 @@ export function newPaymentRow(opts: {
     failure_reason: null,
     valid_before: BigInt(a.validBefore),
     updated_at: opts.now,
+    answer_by: opts.answerBy ?? null,
     ...opts.saga,
   };
 }

@@ -204,7 +204,11 @@ export class Payments {
     }
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
     const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
-    const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, { handoffId, params: call.params ?? {} });
+    const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, {
+      handoffId,
+      params: call.params ?? {},
+      ...(call.answerBy ? { answerBy: call.answerBy } : {}),
+    });
     const pkg = outcome.kind === "settled" ? await this.packageOf(checkout, outcome.row, outcome.delivery) : undefined;
     return {
       status: outcome.kind,

@@ -64,8 +64,13 @@ export function paymentsRpc(payments: Payments, facilitator: Facilitator): Servi
       });
       return { network: p.network, requirement: requirementMessage(p.requirement), authorization: authorizationMessage(p.authorization) };
     },
-    async submitPayment(req) {
-      const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, { handoffId: req.handoffId ?? null, params: req.params });
+    async submitPayment(req, ctx) {
+      const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, {
+        handoffId: req.handoffId ?? null,
+        params: req.params,
+        // The caller's deadline: a relay sale fits its origin and its settlement inside it (ADR 9).
+        ...(ctx.deadline ? { answerBy: ctx.deadline } : {}),
+      });
       const settled = r.status === "settled";
       return {
         ...(settled ? { receipt: receiptMessage(r.receipt) } : {}),

@@ -38,6 +38,8 @@ interface PaymentsTable {
   failure_reason: string | null;
   valid_before: bigint | null;
   updated_at: Date;
+  /** A relay or mcp claim: when the buyer's request stops waiting; it settles only before then (ADR 9). Null otherwise. */
+  answer_by: Date | null;
   /** How the sale is fulfilled: inline goods, or a relay origin or an MCP tool called before settling (paid only on delivery). */
   fulfillment: "inline" | "relay" | "mcp" | "webhook";
   /** A relay delivery as the receipt shows it (null for inline and until delivered). */
@@ -273,13 +275,21 @@ export const paymentsStore = {
       .executeTakeFirst(),
 
   /**
-   * A claim whose delivery was not charged (or never happened): nothing was
-   * broadcast and nothing is owed, so the row goes and the authorization is
-   * free to be presented again. Answers whether it was released.
+   * A relay or mcp claim that will not settle: its delivery was not charged
+   * (or never happened), or its buyer's request stopped waiting before it
+   * could settle (claimed or delivered, ADR 9). Nothing was broadcast and
+   * nothing is owed, so the row goes and the authorization is free to be
+   * presented again. Answers whether it was released.
    */
   release: async (db: PaymentsDb, id: string) =>
-    (await db.deleteFrom("payments").where("id", "=", id).where("status", "=", "claimed").where("fulfillment", "in", ["relay", "mcp"]).executeTakeFirst())
-      .numDeletedRows > 0n,
+    (
+      await db
+        .deleteFrom("payments")
+        .where("id", "=", id)
+        .where("status", "in", ["claimed", "delivered"])
+        .where("fulfillment", "in", ["relay", "mcp"])
+        .executeTakeFirst()
+    ).numDeletedRows > 0n,
 
   /** One page of the account's settled webhook sales not marked fulfilled, newest first (index payments_awaiting_fulfilment). */
   awaitingFulfilment: (db: PaymentsDb, accountId: string, page: { size: number; after?: { settledAt: Date; id: string } }) => {

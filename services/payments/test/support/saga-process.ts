@@ -27,6 +27,10 @@ export interface SagaProcessConfig {
   fulfillmentAddress?: string;
   /** How long a settlement transaction waits for payments on their way to it (the service's default otherwise). */
   gatherMs?: number;
+  /** How long a buyer waits for the settlement's receipt (15 s otherwise). */
+  settleTimeoutMs?: number;
+  /** pay: how long the buyer's request waits (its caller's deadline); the service's longest otherwise. */
+  answerWithinMs?: number;
 }
 
 /** The JSON argument of test/fixtures/saga-process.ts. */
@@ -82,11 +86,12 @@ export function openSagaProcess(config: SagaProcessConfig) {
   const relay = new OutboxRelay({ db: database.db, bus, leaseSeconds: config.outboxLeaseSeconds });
   const live = createLiveChain(config.chain);
   const fulfillment = config.fulfillmentAddress ? createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress) : undefined;
+  const settleTimeoutMs = config.settleTimeoutMs ?? 15_000;
   const saga = liveSaga(database.db, live, {
     subjectSecret: config.subjectSecret,
-    settleTimeoutMs: 15_000,
+    settleTimeoutMs,
     ...(fulfillment
-      ? { paidOnDelivery: new PaidOnDelivery({ db: database.db, delivery: originDelivery(fulfillment), settleTimeoutMs: 15_000, now: () => new Date() }) }
+      ? { paidOnDelivery: new PaidOnDelivery({ db: database.db, delivery: originDelivery(fulfillment), settleTimeoutMs, now: () => new Date() }) }
       : {}),
     onSweepError: (err, paymentId) => process.stderr.write(`sweep could not resume ${paymentId}: ${String(err)}\n`),
     ...(config.gatherMs !== undefined ? { gatherMs: config.gatherMs } : {}),

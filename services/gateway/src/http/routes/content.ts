@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { catalogV1, framingOrigins, fulfillmentV1 } from "@c402/contracts";
+import { catalogV1, framingOrigins, fulfillmentV1, ORIGIN_CALL_TIMEOUT_MS } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { HEADERS } from "@c402/x402";
@@ -44,10 +44,9 @@ export function contentRoutes(
     windowSeconds: 60,
   });
 
-  const frameAncestors = async (accountId: string, canonicalUrl: string | null | undefined) => [
-    ...(await embedOrigins.of(accountId)),
-    ...canonicalOrigin(canonicalUrl),
-  ];
+  // Only origins the framing rule accepts: an empty list leaves the page unframeable (X-Frame-Options stays).
+  const frameAncestors = async (accountId: string, canonicalUrl: string | null | undefined) =>
+    framingOrigins([...(await embedOrigins.of(accountId)), ...canonicalOrigin(canonicalUrl)]);
 
   const show =
     (face: Face, pages = true) =>
@@ -101,15 +100,19 @@ export function contentRoutes(
     if (origin) {
       let r: fulfillmentV1.ReadArticleResponse;
       try {
-        r = await clients.fulfillment.readArticle({
-          checkoutId: checkout.id,
-          accountId: checkout.accountId,
-          originUrl: origin.url,
-          originMethod: origin.method,
-          ...(origin.originKeyId !== undefined ? { originKeyId: origin.originKeyId } : {}),
-          oneOffCredential: origin.oneOffCredential,
-          params: articleParamsOf(req),
-        });
+        r = await clients.fulfillment.readArticle(
+          {
+            checkoutId: checkout.id,
+            accountId: checkout.accountId,
+            originUrl: origin.url,
+            originMethod: origin.method,
+            ...(origin.originKeyId !== undefined ? { originKeyId: origin.originKeyId } : {}),
+            oneOffCredential: origin.oneOffCredential,
+            params: articleParamsOf(req),
+          },
+          // Longer than the origin's own deadline: its failure (502, the read given back) is what the reader hears.
+          { timeoutMs: ORIGIN_CALL_TIMEOUT_MS },
+        );
       } catch (err) {
         if (err instanceof ProblemError) {
           payments.withBuyerHints(err, id);

@@ -16,7 +16,7 @@ import { packageCallView, packageUsageView } from "../../views/packages";
 import { DEFAULT_PACKAGE_CALLS_PER_MINUTE } from "../../config";
 import { spendFrom } from "../rate-limit";
 import { createHash } from "node:crypto";
-import { fulfillmentV1 } from "@c402/contracts";
+import { fulfillmentV1, ORIGIN_CALL_TIMEOUT_MS } from "@c402/contracts";
 
 /**
  * GET /c/{id} (the live face) and GET /c/{id}/test (the rehearsal face):
@@ -68,7 +68,8 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
     await spendFrom(packageCalls, res, budgetKey(key));
     let r: fulfillmentV1.SpendPackageCallResponse;
     try {
-      r = await clients.fulfillment.spendPackageCall({ checkoutId: id, packageKey: key, params: callParamsOf(req) });
+      // Longer than the origin's own deadline: its outcome (the goods, or the call given back) is what the buyer hears.
+      r = await clients.fulfillment.spendPackageCall({ checkoutId: id, packageKey: key, params: callParamsOf(req) }, { timeoutMs: ORIGIN_CALL_TIMEOUT_MS });
     } catch (err) {
       if (err instanceof ProblemError) payments.withBuyerHints(err, id);
       throw err;

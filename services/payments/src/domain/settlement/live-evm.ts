@@ -8,7 +8,7 @@ import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../
 import { assertRedeliverable, authorizationKey, newPaymentRow, splitPartiesOfRow } from "../payment-row";
 import { splitPartiesOf, type CheckoutForPayment, type LiveRail, type SplitParties } from "../requirements";
 import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
-import { releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
+import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 import { SettlementBatches, type BatchedSettlement } from "./settlement-batches";
 
@@ -153,13 +153,16 @@ export class LiveEvmSettlement implements Settlement {
       if (!onChain) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
     }
 
+    const now = this.opts.now();
     const row = newPaymentRow({
       checkout,
       requirement,
       payload,
       subjectSecret: this.opts.subjectSecret,
-      now: this.opts.now(),
+      now,
       handoffId,
+      // A relay sale settles only while its buyer's request can still be answered (ADR 9).
+      ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
       saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: split, single_shot: !checkout.reusable },
     });
     if (!(await store.insertIfNew(this.db, row))) {
@@ -309,7 +312,11 @@ export class LiveEvmSettlement implements Settlement {
         }
         return { kind: "pending", row };
       }
-      if (remaining <= 0) return { kind: "pending", row };
+      if (remaining <= 0) {
+        // Nothing broadcast: a relay sale still waits for its origin in another request. Pending would be untrue.
+        if (row.fulfillment !== "inline" && row.fulfillment !== "webhook") throw stillDelivering();
+        return { kind: "pending", row };
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -336,17 +343,12 @@ export class LiveEvmSettlement implements Settlement {
   private async sweepOne(found: PaymentRow): Promise<void> {
     const live = this.chains.get(found.network);
     if (!live) return;
-    let row = found;
-    if (row.status === "claimed" && row.fulfillment !== "inline") {
-      // Nothing is broadcast for a relay sale before its delivery is recorded: conclude the delivery first.
-      const resumed = await this.paidOnDelivery()
-        .resume(row)
-        .catch((err: unknown) => {
-          if (err instanceof ProblemError) return undefined; // not charged: the claim was released
-          throw err;
-        });
-      if (!resumed) return;
-      row = resumed.row;
+    const row = found;
+    if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {
+      // Nothing is broadcast for a relay sale but by the request that delivered it, while its buyer still waits: past
+      // that, the claim is released (ADR 9); before, it is that request's to finish.
+      await this.paidOnDelivery().releaseIfUnanswered(row);
+      return;
     }
     if (row.tx_hash) {
       const receipt = await live.chain.receipt(row.tx_hash as Hex);

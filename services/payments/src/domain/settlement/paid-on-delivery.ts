@@ -1,4 +1,4 @@
-import type { DeliveryOutcomeName } from "@c402/contracts";
+import { ORIGIN_HOP_MARGIN_MS, ORIGIN_TIMEOUT_MAX_MS, PAID_REQUEST_TIMEOUT_MS, type DeliveryOutcomeName } from "@c402/contracts";
 import { failpoint } from "@c402/failpoints";
 import { notChargedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
@@ -35,18 +35,33 @@ export interface OriginDelivery {
     deadlineMs: number;
     testMode: boolean;
   }): Promise<DeliveryRecord>;
-  /** The recorded delivery; undefined while it still runs inside its deadline; one never started is recorded abandoned. */
+  /** The recorded delivery (a settled payment's, to redeliver it); undefined while it still runs inside its deadline. */
   conclude(paymentId: string): Promise<DeliveryRecord | undefined>;
   /** Checks the buyer's parameters as a delivery would (422 naming one); calls nothing. */
   check(origin: RelayOrigin, params: Record<string, string>): Promise<void>;
 }
 
-/** The longest an origin may take, whatever the authorization allows. */
-export const ORIGIN_TIMEOUT_MAX_MS = 30_000;
+export { ORIGIN_TIMEOUT_MAX_MS };
 /** Below this there is no point calling the origin: the buyer is asked for a longer validity instead. */
 export const ORIGIN_TIMEOUT_MIN_MS = 1_000;
 /** Time kept after the origin answered beyond the settlement wait: verification's 6 s margin before validBefore and the hops, rounded up. */
 const SETTLE_MARGIN_MS = 10_000;
+/** Kept between the settlement wait's end and the moment the buyer's request stops waiting: the answer's way back. */
+export const ANSWER_MARGIN_MS = 3_000;
+
+/**
+ * When the buyer's request stops waiting: its caller's deadline, and never
+ * later than PAID_REQUEST_TIMEOUT_MS from now (a caller that set none gets that).
+ */
+export function answerByOf(callerDeadline: Date | undefined, now: Date): Date {
+  const latest = now.getTime() + PAID_REQUEST_TIMEOUT_MS;
+  return new Date(Math.min(callerDeadline?.getTime() ?? latest, latest));
+}
+
+/** When a claim's buyer stops waiting (a row written before answer_by was recorded: its last move plus the longest wait). */
+function answerByOfRow(row: PaymentRow): number {
+  return row.answer_by?.getTime() ?? row.updated_at.getTime() + PAID_REQUEST_TIMEOUT_MS;
+}
 
 /**
  * How long the origin may take so that a delivery still settles inside the
@@ -84,16 +99,52 @@ export class PaidOnDelivery {
     },
   ) {}
 
-  /** The origin's time for a payment; refused (nothing recorded is kept) when its authorization leaves too little. */
+  /**
+   * The origin's time for a payment: what its authorization's validity leaves
+   * (refused with 402, nothing kept, when too little) and what its buyer's
+   * request leaves after the settlement wait and the margins, so the origin's
+   * own timeout fires first (ADR 9, "Deadlines").
+   */
   deadlineFor(row: PaymentRow): number {
-    const deadline = originDeadlineMs(Number(row.valid_before ?? 0n), this.opts.now().getTime(), this.opts.settleTimeoutMs);
-    if (deadline === undefined) {
+    const now = this.opts.now().getTime();
+    const byValidity = originDeadlineMs(Number(row.valid_before ?? 0n), now, this.opts.settleTimeoutMs);
+    if (byValidity === undefined) {
       throw paymentRejected(
         "invalid_exact_evm_payload_authorization_valid_before",
         "This authorization expires too soon for the seller's origin to answer and the payment to settle. Sign one valid for at least a minute (the quote's maxTimeoutSeconds). Nothing was charged.",
       );
     }
-    return deadline;
+    const byRequest = Math.floor(answerByOfRow(row) - now - this.opts.settleTimeoutMs - ANSWER_MARGIN_MS - ORIGIN_HOP_MARGIN_MS);
+    if (byRequest < ORIGIN_TIMEOUT_MIN_MS) {
+      throw new ProblemError("unavailable", {
+        message: "This request left too little time to call the seller's origin and settle. Nothing was charged.",
+        help: { fix: "Present the same payment again.", retry_is_safe: true },
+        retryAfterSeconds: 1,
+      });
+    }
+    return Math.min(byValidity, byRequest);
+  }
+
+  /**
+   * Whether a delivered payment can still be settled and answered before its
+   * buyer's request stops waiting (the settlement wait and the way back kept).
+   */
+  canSettleInTime(row: PaymentRow): boolean {
+    return this.opts.now().getTime() + this.opts.settleTimeoutMs + ANSWER_MARGIN_MS <= answerByOfRow(row);
+  }
+
+  /**
+   * Releases a relay or mcp payment that nothing broadcast (claimed or
+   * delivered) once its buyer's request can no longer be answered: the buyer
+   * was told it failed (or the request is gone with a crashed process), so
+   * settling it now would charge for an answer the buyer never received. The
+   * same payment may be presented again. Answers whether it was released.
+   */
+  async releaseIfUnanswered(row: PaymentRow): Promise<boolean> {
+    if (row.fulfillment !== "relay" && row.fulfillment !== "mcp") return false;
+    if (row.status !== "claimed" && row.status !== "delivered") return false;
+    if (this.opts.now().getTime() < answerByOfRow(row) + ANSWER_MARGIN_MS) return false;
+    return store.release(this.opts.db, row.id);
   }
 
   /** Delivers for a freshly claimed relay payment. */
@@ -113,21 +164,14 @@ export class PaidOnDelivery {
         testMode: claimed.test_mode,
       });
     } catch (err) {
-      // Refused before the origin was called (the buyer's parameters, a short validity): the claim goes.
-      if (err instanceof ProblemError && (err.slug === "invalid-request" || err.slug === "payment-required")) await store.release(this.opts.db, claimed.id);
+      // No delivery to settle: refused before the origin was called (the buyer's parameters, a short validity), or
+      // fulfillment failed or did not answer in time. The claim goes: an answer recorded there later belongs to this
+      // claim's id only, which nothing settles any more, so the buyer's error answer stays true.
+      await store.release(this.opts.db, claimed.id);
       throw err;
     }
     failpoint("after-origin-answer");
     return this.record(claimed, delivery);
-  }
-
-  /**
-   * A claimed relay payment resumed (by the sweep, or a duplicate request):
-   * its delivery as recorded, carried on; undefined while it still runs.
-   */
-  async resume(claimed: PaymentRow): Promise<Delivered | undefined> {
-    const delivery = await this.opts.delivery.conclude(claimed.id);
-    return delivery && this.record(claimed, delivery);
   }
 
   /** The recorded answer of a relay payment that was delivered (a redelivery); undefined for inline. */
@@ -142,6 +186,11 @@ export class PaidOnDelivery {
     if (!delivery.charged) {
       await store.release(this.opts.db, claimed.id);
       throw notCharged(delivery);
+    }
+    if (!this.canSettleInTime(claimed)) {
+      // The origin's answer came too late to settle before the buyer stops waiting: not charged, never settled later.
+      await store.release(this.opts.db, claimed.id);
+      throw notCharged({ ...delivery, reason: "timeout" });
     }
     const row = await store.advance(this.opts.db, claimed.id, ["claimed"], {
       status: "delivered",
@@ -172,5 +221,14 @@ export function releasedMeanwhile(): ProblemError {
     message: "This payment was not charged: its delivery did not succeed and the claim was released. Present it again to retry.",
     help: { fix: "Present the same payment again.", retry_is_safe: true },
     retryAfterSeconds: 1,
+  });
+}
+
+/** A duplicate found the payment still being delivered by the request that claimed it: nothing is broadcast yet. */
+export function stillDelivering(): ProblemError {
+  return new ProblemError("conflict", {
+    message: "An earlier request with this payment is still waiting for the seller's origin. Nothing is charged unless that request delivers.",
+    help: { fix: "Present the same payment again in a few seconds: it is settled at most once.", retry_is_safe: true },
+    retryAfterSeconds: 5,
   });
 }

@@ -5,7 +5,7 @@ import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../
 import { assertRedeliverable, authorizationKey, newPaymentRow } from "../payment-row";
 import { REHEARSAL_NETWORK, type CheckoutForPayment, type LiveRail } from "../requirements";
 import { paymentRejected, verifyPayment, type VerifiedPayment } from "../verify-payment";
-import { releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
+import { answerByOf, releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
 export interface RehearsalSettlementOptions {
@@ -117,13 +117,15 @@ export class RehearsalSettlement implements Settlement {
   ): Promise<SettlementOutcome> {
     const step = this.paidOnDelivery();
     const key = authorizationKey(true, requirement, payload);
+    const now = this.opts.now();
     const claimed = newPaymentRow({
       checkout,
       requirement,
       payload,
       subjectSecret: this.opts.subjectSecret,
-      now: this.opts.now(),
+      now,
       handoffId: call.handoffId ?? null,
+      answerBy: answerByOf(call.answerBy, now),
       saga: {
         status: "claimed",
         test_mode: true,
@@ -154,22 +156,15 @@ export class RehearsalSettlement implements Settlement {
   }
 
   /**
-   * Rehearsal relay payments a crash left claimed or delivered: a delivered
-   * one settles; a claimed one carries on from its recorded delivery (or is
-   * released when the delivery never happened or was not charged).
+   * Rehearsal relay payments a crash or a timeout left claimed or delivered:
+   * released once their buyer's request can no longer be answered (ADR 9);
+   * until then they are their request's to finish.
    */
   async sweep(limit = 50): Promise<number> {
     const step = this.opts.paidOnDelivery;
     if (!step) return 0;
     const rows = await store.unfinished(this.opts.db, true, new Date(this.opts.now().getTime() - SWEEP_QUIET_MS), limit);
-    for (const row of rows) {
-      if (row.status === "delivered") await this.settleDelivered(row);
-      else if (row.status === "claimed")
-        await step
-          .resume(row)
-          .then((d) => d && this.settleDelivered(d.row))
-          .catch(() => undefined);
-    }
+    for (const row of rows) await step.releaseIfUnanswered(row);
     return rows.length;
   }
 
@@ -194,10 +189,8 @@ export class RehearsalSettlement implements Settlement {
       if (!row) throw releasedMeanwhile();
       if (row.status === "settled") return { kind: "settled", row, redelivered: true };
       if (row.status === "failed") throw new ProblemError("conflict", "This rehearsal payment did not settle.");
-      if (row.status === "claimed" && this.opts.now().getTime() - row.updated_at.getTime() > SWEEP_QUIET_MS) {
-        const resumed = await this.paidOnDelivery().resume(row);
-        if (resumed) return this.settleDelivered(resumed.row);
-      }
+      // The request that claimed it can no longer be answered (it crashed, or timed out): released, never settled.
+      if (await this.paidOnDelivery().releaseIfUnanswered(row)) throw releasedMeanwhile();
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -16,6 +16,8 @@ export interface PurchaseCall {
   handoffId?: string | null;
   /** The buyer's call parameters: a relay checkout's origin gets them. */
   params?: Record<string, string>;
+  /** When the buyer's request stops waiting (its caller's deadline): a relay sale settles only before then (ADR 9). */
+  answerBy?: Date;
 }
 
 /**

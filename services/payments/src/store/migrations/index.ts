@@ -10,6 +10,7 @@ import { paidOnDelivery } from "./0008_paid_on_delivery";
 import { webhookFulfilment } from "./0009_webhook_fulfilment";
 import { receiptsLedger } from "./0010_ledger";
 import { senderNonces } from "./0011_sender_nonces";
+import { paymentAnswerBy } from "./0012_answer_by";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -24,4 +25,5 @@ export const paymentsMigrations: MigrationSet = {
   "0009_webhook_fulfilment": webhookFulfilment,
   "0010_ledger": receiptsLedger,
   "0011_sender_nonces": senderNonces,
+  "0012_answer_by": paymentAnswerBy,
 };
