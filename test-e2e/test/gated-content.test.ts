@@ -215,6 +215,42 @@ describe("gated content", () => {
     expect((await call("POST", `/x/${a.id}/test/prepare`, { body: { payer: seller.wallet.address } })).body.pay_url).toBe(`${baseUrl()}/x/${a.id}/test`);
   });
 
+  it("meters an armed article's rehearsal face by test_delivery_daily_cap: purchase and pass reads count; past it 429 with the live URL and no body", async () => {
+    const seller = await newSeller();
+    const a = await newArticle(seller.key, { test_delivery_daily_cap: 3 });
+    expect((await call("POST", `/v1/checkouts/${a.id}/go-live`, { key: seller.key })).status).toBe(200);
+    const untilTomorrow = Math.ceil((Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) - Date.now()) / 1000);
+    // A simulated payment from an empty wallet: the purchase answers the article, counted (2 of 3 left).
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: privateKeyToAccount(generatePrivateKey()) });
+    const bought = await wrapFetchWithPayment(fetch, client)(`${baseUrl()}/x/${a.id}/test`, { headers: { accept: "application/json" } });
+    expect([bought.status, bought.headers.get("x-ratelimit-limit"), bought.headers.get("x-ratelimit-remaining")]).toEqual([200, "3", "2"]);
+    expect(Math.abs(Number(bought.headers.get("x-ratelimit-reset")) - untilTomorrow)).toBeLessThan(60);
+    const { grant } = (await bought.json()) as { grant: string };
+    // Each read with the rehearsal pass is a delivery too.
+    const reads = [await read(`/x/${a.id}/test`, grant), await read(`/x/${a.id}/test`, grant)];
+    expect(reads.map((r) => [r.status, r.headers.get("x-ratelimit-remaining")])).toEqual([
+      [200, "1"],
+      [200, "0"],
+    ]);
+    const over = await read(`/x/${a.id}/test`, grant);
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ reason: "test_delivery_daily_cap", live_url: `${baseUrl()}/x/${a.id}`, charged: false });
+    expect(Math.abs(Number(over.headers.get("retry-after")) - untilTomorrow)).toBeLessThan(60);
+    expect(over.text).not.toContain("candlestick");
+    // A purchase past the cap is refused before anything is recorded: no body, no pass, no second rehearsal receipt.
+    const again = new x402Client();
+    registerExactEvmScheme(again, { signer: privateKeyToAccount(generatePrivateKey()) });
+    const refused = await wrapFetchWithPayment(fetch, again)(`${baseUrl()}/x/${a.id}/test`, { headers: { accept: "application/json" } });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).not.toContain("candlestick");
+    const receipts = (await call("GET", "/v1/receipts?test_mode=true", { key: seller.key })).body.receipts as { checkout_id: string }[];
+    expect(receipts.filter((r) => r.checkout_id === a.id)).toHaveLength(1);
+    // A seller's own test pass is metered the same way on the rehearsal face.
+    const issued = (await call("POST", `/v1/content/${a.id}/grants`, { key: seller.key, body: { subject: "qa", uses: 1 } })).body.grant as string;
+    expect((await read(`/x/${a.id}/test`, issued)).status).toBe(429);
+  });
+
   it("a pass opens within its seller and scope only, and a forged or altered one opens nothing", async () => {
     const seller = await newSeller();
     const first = await newArticle(seller.key);

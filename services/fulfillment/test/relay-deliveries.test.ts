@@ -175,6 +175,17 @@ describeOnEachDatabase("relay deliveries", "fulfillment", (open) => {
     expect(await relay.deliver(request(checkoutId, "/echo", { testDeliveryDailyCap: 3 }))).toMatchObject({ outcome: "delivered" });
   });
 
+  it("counts a gated article's rehearsal deliveries against its cap exactly under concurrency: 10 at once against 3, then 429; cnt_ ids only", async () => {
+    const articleId = newId("contentCheckout");
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => relay.countRehearsalDelivery(articleId, 3)));
+    const counted = results.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<{ left: number }>).value.left);
+    expect(counted.sort()).toEqual([0, 1, 2]);
+    const refused = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason as { slug: string; extensions: object });
+    expect(refused).toHaveLength(7);
+    for (const problem of refused) expect(problem).toMatchObject({ slug: "rate-limited", extensions: { reason: "test_delivery_daily_cap", charged: false } });
+    await expect(relay.countRehearsalDelivery(newId("checkout"), 3)).rejects.toMatchObject({ slug: "invalid-request" });
+  });
+
   it("concludes for a resuming saga: a delivery never started is abandoned for good; one running is left alone until its deadline passes", async () => {
     const never = request(newId("checkout"), "/echo");
     expect(await relay.conclude(never.paymentId)).toMatchObject({ state: "abandoned", outcome: "abandoned", charged: false });

@@ -1,7 +1,7 @@
 import type { OriginAuthTypeName } from "@c402/contracts";
 import { isCheckoutId, isId } from "@c402/ids";
 import { NOT_CALLED_REASON, type GuardedFetch } from "@c402/outbound-http";
-import { invalid, notChargedProblem, ProblemError, type FieldError } from "@c402/problems";
+import { invalid, notChargedProblem, ProblemError, rehearsalCapProblem, type FieldError } from "@c402/problems";
 import { callMcpTool, mcpRequestErrors } from "./mcp-call";
 import type { SecretSealer } from "@c402/sealed-secrets";
 import type { FulfillmentDb } from "../store/origin-keys-store";
@@ -162,6 +162,21 @@ export class RelayDeliveries {
       );
     }
     return outcome;
+  }
+
+  /**
+   * Counts one rehearsal delivery of a gated article (a purchase's answer or a
+   * pass read on a rehearsal face) against its checkout's daily cap, in the
+   * same count as relay and mcp rehearsal deliveries: 429 once it is reached
+   * (nothing counted). Answers what the day's cap has left.
+   */
+  async countRehearsalDelivery(checkoutId: string, cap: number): Promise<{ left: number; resetSeconds: number }> {
+    if (!isId("contentCheckout", checkoutId)) throw invalid([{ field: "checkout_id", reason: "is not a gated article" }]);
+    const now = this.now();
+    const resetSeconds = secondsToNextUtcDay(now);
+    const left = await store.countTestDelivery(this.deps.db, checkoutId, { day: now.toISOString().slice(0, 10), cap });
+    if (left === undefined) throw rehearsalCapProblem(resetSeconds);
+    return { left, resetSeconds };
   }
 
   /** Checks a buyer's call parameters as a delivery would (422 naming one); calls and records nothing. */

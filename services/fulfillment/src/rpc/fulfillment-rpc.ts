@@ -74,6 +74,10 @@ export function fulfillmentRpc(
     async readArticle(req, ctx) {
       return { delivery: answeredCallMessage(await relay.readArticle(originCallOf(req), ctx.deadline)) };
     },
+    async countRehearsalDelivery(req) {
+      const counted = await relay.countRehearsalDelivery(req.checkoutId, req.testDeliveryDailyCap);
+      return { testDeliveriesLeft: counted.left, testDeliveriesResetSeconds: counted.resetSeconds };
+    },
     async deliver(req, ctx) {
       const delivery = await relay.deliver({
         paymentId: req.paymentId,

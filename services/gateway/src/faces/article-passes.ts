@@ -2,6 +2,7 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { identityV1, type catalogV1, type paymentsV1 } from "@c402/contracts";
 import type { ServiceClients } from "../http/deps";
 import type { ContentDeclaration } from "@c402/contracts";
+import { isRehearsalFace } from "./article-rehearsals";
 import type { Face } from "./face";
 
 /** The pass fields a purchase (or a seller) is answered with (spec, Grant). */
@@ -69,9 +70,12 @@ export class ArticlePasses {
   ): Promise<{ valid: true; usesLeft?: number; expiresIn?: number } | { valid: false; reason: string; message: string }> {
     // No pass is this long (identity bounds what it checks): refused here without asking.
     if (pass.length > PASS_MAX_CHARS) return { valid: false, reason: "malformed", message: NOT_A_PASS };
-    // A face that settles simulated (the test face, or the live face before go-live) is a rehearsal face.
-    const rehearsalFace = face === "test" || !checkout.armed;
-    const r = await this.clients.identity.checkPass({ pass, accountId: checkout.accountId, contentId: checkout.id, rehearsalFace });
+    const r = await this.clients.identity.checkPass({
+      pass,
+      accountId: checkout.accountId,
+      contentId: checkout.id,
+      rehearsalFace: isRehearsalFace(checkout, face),
+    });
     if (!r.valid) return { valid: false, reason: r.reason, message: REFUSALS[r.reason] ?? "This pass does not open this article." };
     return {
       valid: true,

@@ -136,7 +136,12 @@ export const schemas = {
         description: "Copy the account's standing payout wallets (default true; false for a platform account, which then names pay_to).",
       },
       wallet_button: { type: "boolean", description: "Offer in-frame wallet payment in the embed (default false: a read-only product page)." },
-      test_delivery_daily_cap: { type: "integer", minimum: 1, maximum: 100_000, description: "Rehearsal deliveries per day for relay/mcp (default 25)." },
+      test_delivery_daily_cap: {
+        type: "integer",
+        minimum: 1,
+        maximum: 100_000,
+        description: "Rehearsal deliveries per day for relay and mcp calls and gated articles' purchases and reads (default 25).",
+      },
       schedule_interval_days: { type: "integer", minimum: 1, maximum: 366 },
       schedule_periods: { type: "integer", minimum: 2, maximum: 24 },
       escrow_offer: { type: "string", enum: ["optional", "required"] },

@@ -162,7 +162,7 @@ const responses = {
   ),
   PackageKeyRefused: problemResponse("The package key is unknown or another checkout's (alike)", 401, wwwAuthenticate),
   RehearsalCapReached: problemResponse(
-    "The checkout's rehearsal deliveries for today (test_delivery_daily_cap, UTC days) are used up: the origin was not called, nothing was charged",
+    "The checkout's rehearsal deliveries for today (test_delivery_daily_cap, UTC days) are used up: nothing was delivered (a relay origin was not called) and nothing was charged",
     429,
     { "Retry-After": header("Seconds until the UTC day, and the checkout's rehearsal budget, start afresh", wholeNumber) },
     { properties: { reason: { const: "test_delivery_daily_cap" }, live_url: url, charged: { const: false } }, required: ["reason", "live_url", "charged"] },
@@ -1245,6 +1245,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       description: [
         "Pay-per-request checkouts on the x402 protocol.",
         "Errors are RFC 9457 problem documents (application/problem+json) whose `type` ends with /problems/<slug>.",
+        "Every checkout's rehearsal face (`/c/{id}/test`, `/x/{id}/test`) settles simulated payments, which anyone can sign with an empty wallet, and delivers the same product as the live face: inline goods included, as the spec has it. Relay and mcp calls and gated articles (each purchase and each read with a pass) on a rehearsal face are metered by the checkout's `test_delivery_daily_cap` per UTC day (429 `rate-limited` with `live_url` past it); inline and webhook rehearsals are not. Goods that must stay protected are sold by relay (paid only on delivery) or as a gated article, not as inline goods.",
         "Besides what each operation lists: a path with a malformed percent-escape answers 400 (bad-request); a known path with a method it does not list answers 405 (method-not-allowed) with an `Allow` header; request headers over 16 KiB answer 431 (headers-too-large); an unknown path answers 404 (not-found); while the database it needs cannot be reached, any operation answers 503 (unavailable) with `Retry-After`, having decided nothing, so the same request may be sent again.",
       ].join(" "),
     },

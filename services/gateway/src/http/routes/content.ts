@@ -5,6 +5,7 @@ import { answered } from "@c402/rpc";
 import { HEADERS } from "@c402/x402";
 import { Router, type Request, type Response } from "express";
 import { ArticlePasses } from "../../faces/article-passes";
+import { ArticleRehearsals, isRehearsalFace } from "../../faces/article-rehearsals";
 import type { Face } from "../../faces/face";
 import type { FacePayments } from "../../faces/face-payments";
 import type { UnpaidAnswers } from "../../faces/unpaid";
@@ -13,7 +14,7 @@ import { articleDeclarationOf, paidArticle, relayedArticle, paidArticlePolicy, w
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { DEFAULT_PACKAGE_CALLS_PER_MINUTE } from "../../config";
-import { spendFrom } from "../rate-limit";
+import { setRateLimitHeaders, spendFrom } from "../rate-limit";
 import { allowFraming, type EmbedOrigins } from "../embed-origins";
 import { articleIdOf, articleParamsOf, passOf, paymentOf, wantsHtml, wireVersionOf } from "../face-requests";
 import { paidByPost, sendPaymentAnswer } from "./faces";
@@ -38,6 +39,7 @@ export function contentRoutes(
   const { clients } = deps;
   const router = Router();
   const passes = new ArticlePasses(clients);
+  const rehearsals = new ArticleRehearsals(clients);
   const relayReads = deps.cache.limiter({
     name: "article-pass",
     limit: deps.settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE,
@@ -54,7 +56,13 @@ export function contentRoutes(
       const id = articleIdOf(req);
       res.setHeader("Cache-Control", "no-store");
       const payment = paymentOf(req);
-      if (payment) return sendPaymentAnswer(req, res, payments, { id, face, payment, params: articleParamsOf(req) });
+      if (payment) {
+        // An inline article's purchase answers the article: on a rehearsal face, a delivery counted against the cap.
+        // (A relay article's purchase is counted by its delivery, as every relay rehearsal is.)
+        const checkout = await article(id);
+        if (!checkout.origin && isRehearsalFace(checkout, face)) setRateLimitHeaders(res, await countRehearsal(checkout));
+        return sendPaymentAnswer(req, res, payments, { id, face, payment, params: articleParamsOf(req) });
+      }
       // A HEAD reads nothing (a limited pass is not spent): it is answered as the unpaid face.
       const pass = req.method === "HEAD" ? undefined : passOf(req);
       const refused = pass === undefined ? undefined : await read(req, res, { id, face, pass });
@@ -76,6 +84,16 @@ export function contentRoutes(
       res.status(402).type("json").send(body);
     };
 
+  /** One rehearsal delivery of the article counted (429 with the live face's URL past the day's cap). */
+  async function countRehearsal(checkout: catalogV1.Checkout) {
+    try {
+      return await rehearsals.count(checkout);
+    } catch (err) {
+      if (err instanceof ProblemError) payments.withBuyerHints(err, checkout.id);
+      throw err;
+    }
+  }
+
   async function article(id: string): Promise<catalogV1.Checkout> {
     return answered((await clients.catalog.getCheckout({ checkoutId: id })).checkout, "checkout");
   }
@@ -94,6 +112,16 @@ export function contentRoutes(
     if (origin) await spendFrom(relayReads, res, createHash("sha256").update(pass).digest("hex"));
     const check = await passes.check(pass, checkout, face);
     if (!check.valid) return { reason: check.reason, message: check.message };
+    let rehearsal: Awaited<ReturnType<typeof countRehearsal>> | undefined;
+    if (isRehearsalFace(checkout, face)) {
+      try {
+        rehearsal = await countRehearsal(checkout);
+      } catch (err) {
+        // Over the day's cap: nothing read, so the read a limited pass counted is given back.
+        if (check.usesLeft !== undefined) await passes.giveBack(pass, checkout);
+        throw err;
+      }
+    }
     const d = articleDeclarationOf(checkout);
     let status = 200;
     let paid: { contentType: string; body: string | Buffer };
@@ -129,6 +157,8 @@ export function contentRoutes(
     const ancestors = await frameAncestors(checkout.accountId, d.canonical_url);
     if (ancestors.length) res.removeHeader("X-Frame-Options");
     res.setHeader("Content-Security-Policy", paidArticlePolicy(ancestors));
+    // A relay article's read already names its tighter budget (reads a minute per pass); the day's cap then speaks by its 429.
+    if (rehearsal && res.getHeader("X-RateLimit-Limit") === undefined) setRateLimitHeaders(res, rehearsal);
     if (check.usesLeft !== undefined) res.setHeader("X-Service-Grant-Uses-Left", String(check.usesLeft));
     if (check.expiresIn !== undefined) res.setHeader("X-Service-Grant-Expires-In", String(check.expiresIn));
     res.status(status).type(paid.contentType).send(paid.body);
