@@ -249,6 +249,42 @@ describe("relay checkouts: paid only on delivery", () => {
     expect(keys.body.origin_keys.find((k: { id: string }) => k.id === key.body.id).checkouts_using).toBe(1);
   });
 
+  it.each([
+    ["bearer", { origin_auth_type: "bearer", origin_auth_value: "leak-bearer" }, "authorization", "Bearer leak-bearer"],
+    [
+      "basic",
+      { origin_auth_type: "basic", origin_auth_value: "user:leak-basic" },
+      "authorization",
+      `Basic ${Buffer.from("user:leak-basic").toString("base64")}`,
+    ],
+    ["api_key", { origin_auth_type: "api_key", origin_auth_header: "X-Api-Key", origin_auth_value: "leak-api-key" }, "x-api-key", "leak-api-key"],
+    ["custom", { origin_auth_type: "custom", origin_auth_header: "X-Seller-Token", origin_auth_value: "leak-custom" }, "x-seller-token", "leak-custom"],
+    ["stored origin key", { stored: { auth_type: "api_key", header_name: "X-Stored-Key", value: "leak-stored" } }, "x-stored-key", "leak-stored"],
+  ])(
+    "an origin that redirects (302, 307) to a host the buyer names: that host never receives the seller's credential (%s)",
+    async (_type, auth, header, value) => {
+      const other = await startFakeOrigin();
+      try {
+        const { stored, ...oneOff } = auth as Record<string, unknown> & { stored?: Record<string, string> };
+        const key = stored ? (await call("POST", "/v1/origin-keys", { key: seller.key, body: stored })).body.id : undefined;
+        for (const status of [302, 307]) {
+          const c = await relay(`/redirect/${status}`, key ? { origin_auth_secret_id: key } : oneOff);
+          const target = `${other.url}/echo`;
+          const r = await pay(`/c/${c.id}/test?to=${encodeURIComponent(target)}`, await signed(`/c/${c.id}/test`));
+          expect(r.status).toBe(200);
+          // The first hop carried the credential (it is the seller's origin); the host the buyer named got none of it.
+          expect(origin.callsTo(`/redirect/${status}`).at(-1)!.headers[header]).toBe(value);
+          const leaked = other.callsTo("/echo").at(-1)!;
+          expect(leaked.headers[header]).toBeUndefined();
+          expect(JSON.stringify(leaked.headers)).not.toContain(value.split(" ").at(-1)!);
+          expect(r.body.fulfillment.payload).toMatchObject({ authorization: null, x_api_key: null });
+        }
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
   describe("live face on the devchain", () => {
     let chain: DevchainWallets;
     beforeAll(async () => {

@@ -27,6 +27,7 @@ export interface FakeOrigin {
  *   /binary          200 application/octet-stream (bytes 0..255)
  *   /status/<code>   that status, with a JSON body naming it
  *   /slow/<ms>       200 JSON after <ms> milliseconds
+ *   /redirect/<code> that redirect status to the URL in the query's `to` (an open redirect)
  *   /never           never answers
  *   /stall           200 and the first bytes of a JSON body, then nothing more
  *   /trickle         200 and one byte of body every 200 ms, without end
@@ -83,6 +84,7 @@ export async function startFakeOrigin(): Promise<FakeOrigin> {
         res.on("close", () => clearTimeout(timer));
         return;
       }
+      if (first === "redirect") return void res.writeHead(Number(second), { location: call.query.to ?? "/" }).end();
       if (first === "never") return;
       if (first === "stall") {
         res.writeHead(200, { "content-type": "application/json" });
