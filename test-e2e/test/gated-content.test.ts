@@ -246,6 +246,10 @@ describe("gated content", () => {
     expect(await refused.text()).not.toContain("candlestick");
     const receipts = (await call("GET", "/v1/receipts?test_mode=true", { key: seller.key })).body.receipts as { checkout_id: string }[];
     expect(receipts.filter((r) => r.checkout_id === a.id)).toHaveLength(1);
+    // An agent's rehearsal purchase over MCP is the same delivery: refused past the cap.
+    const overMcp = await mcp(undefined, "pay_test_checkout", { checkout: `${baseUrl()}/x/${a.id}` });
+    expect(overMcp.error?.data?.status ?? overMcp.result?.structuredContent?.status).toBe(429);
+    expect(JSON.stringify(overMcp)).not.toContain("candlestick");
     // A seller's own test pass is metered the same way on the rehearsal face.
     const issued = (await call("POST", `/v1/content/${a.id}/grants`, { key: seller.key, body: { subject: "qa", uses: 1 } })).body.grant as string;
     expect((await read(`/x/${a.id}/test`, issued)).status).toBe(429);

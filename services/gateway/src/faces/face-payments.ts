@@ -2,6 +2,7 @@ import { toBinary } from "@bufbuild/protobuf";
 import { catalogV1, PAID_REQUEST_TIMEOUT_MS, paymentsV1, settleResponseFromMessage } from "@c402/contracts";
 import { RevisionCache } from "@c402/revision-cache";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
+import { isId } from "@c402/ids";
 import { answered } from "@c402/rpc";
 import { encodeHeader, HEADERS } from "@c402/x402";
 import type { GatewayDeps } from "../http/deps";
@@ -11,6 +12,7 @@ import { paidView, pendingPaymentView, relayPaidView, reportHelp } from "../view
 import { declarationOf } from "../views/content";
 import { refusalAnswer } from "./answers";
 import { ArticlePasses } from "./article-passes";
+import { ArticleRehearsals, isRehearsalFace } from "./article-rehearsals";
 import { FACE_PROTO, type Face } from "./face";
 import { goodsOf, type UnpaidAnswers } from "./unpaid";
 
@@ -49,6 +51,7 @@ export interface FacePaymentAnswer {
  */
 export class FacePayments {
   private readonly passes: ArticlePasses;
+  private readonly rehearsals: ArticleRehearsals;
   /** The checkouts sold here, by revision (ADR 14): for their goods and terms only, never their status. */
   private readonly checkouts = new RevisionCache<catalogV1.Checkout>({
     ...KEPT_CHECKOUTS,
@@ -60,6 +63,7 @@ export class FacePayments {
     private readonly unpaid: UnpaidAnswers,
   ) {
     this.passes = new ArticlePasses(deps.clients);
+    this.rehearsals = new ArticleRehearsals(deps.clients);
   }
 
   async pay(payment: FacePayment): Promise<FacePaymentAnswer> {
@@ -67,6 +71,7 @@ export class FacePayments {
     const { checkoutId: id, face } = payment;
     let r: paymentsV1.SubmitPaymentResponse;
     const held = this.checkouts.held(id);
+    const articleBudget = isId("contentCheckout", id) ? await this.countArticleRehearsal(id, face) : undefined;
     try {
       r = await clients.payments.submitPayment(
         {
@@ -112,7 +117,29 @@ export class FacePayments {
       const bought = r.package ? packagePurchaseFields(r.package, r.packageKey, settings.baseUrl) : {};
       return { status: relayed.status, headers, body: { ...relayed.body, ...bought, ...pass }, ...(rateLimit ? { rateLimit } : {}) };
     }
-    return { status: 200, headers, body: { ...paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl), ...pass } };
+    return {
+      status: 200,
+      headers,
+      body: { ...paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl), ...pass },
+      ...(articleBudget ? { rateLimit: articleBudget } : {}),
+    };
+  }
+
+  /**
+   * An inline article's purchase on a rehearsal face answers the article: a
+   * rehearsal delivery, counted before the payment is looked at (429 past the
+   * day's cap, nothing recorded). A relay article's purchase is counted by
+   * its delivery, as every relay rehearsal is.
+   */
+  private async countArticleRehearsal(id: string, face: Face): Promise<FacePaymentAnswer["rateLimit"]> {
+    const checkout = answered((await this.deps.clients.catalog.getCheckout({ checkoutId: id })).checkout, "checkout");
+    if (checkout.origin || !isRehearsalFace(checkout, face)) return undefined;
+    try {
+      return await this.rehearsals.count(checkout);
+    } catch (err) {
+      if (err instanceof ProblemError) this.withBuyerHints(err, id);
+      throw err;
+    }
   }
 
   /** The hints a buyer's failure answer carries: where to report a delivery that failed, and the live face past the rehearsal cap. */

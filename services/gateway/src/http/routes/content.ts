@@ -56,13 +56,8 @@ export function contentRoutes(
       const id = articleIdOf(req);
       res.setHeader("Cache-Control", "no-store");
       const payment = paymentOf(req);
-      if (payment) {
-        // An inline article's purchase answers the article: on a rehearsal face, a delivery counted against the cap.
-        // (A relay article's purchase is counted by its delivery, as every relay rehearsal is.)
-        const checkout = await article(id);
-        if (!checkout.origin && isRehearsalFace(checkout, face)) setRateLimitHeaders(res, await countRehearsal(checkout));
-        return sendPaymentAnswer(req, res, payments, { id, face, payment, params: articleParamsOf(req) });
-      }
+      // An inline article's purchase on a rehearsal face is counted against the day's cap there (FacePayments), whichever way it comes.
+      if (payment) return sendPaymentAnswer(req, res, payments, { id, face, payment, params: articleParamsOf(req) });
       // A HEAD reads nothing (a limited pass is not spent): it is answered as the unpaid face.
       const pass = req.method === "HEAD" ? undefined : passOf(req);
       const refused = pass === undefined ? undefined : await read(req, res, { id, face, pass });
