@@ -13,7 +13,12 @@ export const paymentsConfigSpec = {
   feeWalletAddress: env.optionalString("FEE_WALLET_ADDRESS", "wallet that receives the protocol fee"),
   confirmations: env.int("EVM_CONFIRMATIONS", "blocks on top of a settlement before it counts", { default: 1, min: 1, max: 64 }),
   rpcTimeoutMs: env.int("EVM_RPC_TIMEOUT_MS", "how long one JSON-RPC call to the live network may take", { default: 10_000, min: 100 }),
-  settleTimeoutMs: env.int("SETTLE_TIMEOUT_MS", "how long a buyer waits for the settlement receipt before 'pending'", { default: 15_000, min: 100 }),
+  // At most 20 s: a relay origin's 30 s and this wait fit in the gateway's 60 s wait for a paid request (ADR 9).
+  settleTimeoutMs: env.int(
+    "SETTLE_TIMEOUT_MS",
+    "how long a buyer waits for the settlement receipt before 'pending' (at most 20 s: a relay origin's call and this wait fit in one paid request)",
+    { default: 15_000, min: 100, max: 20_000 },
+  ),
 };
 
 /** One live EVM network the payments service settles on. */
