@@ -141,12 +141,15 @@ describe("packages of calls", () => {
     expect(exhausted.body).toMatchObject({ type: expect.stringMatching(/\/problems\/payment-required$/), help: { calls_used: 3, calls_included: 3 } });
   });
 
-  it("answers 401 for another checkout's key and an unknown one; any other Authorization, or a HEAD, leaves the face an ordinary 402", async () => {
+  it("answers 401 for another checkout's key and an unknown one of any shape; any other Authorization, or a HEAD, leaves the face an ordinary 402", async () => {
     const [a, b] = [await packageOf(2), await packageOf(2)];
     const keyOfA = (await buy(a.id)).body.package_key as string;
-    for (const key of [keyOfA, `pk_live_${"Z".repeat(32)}`]) {
-      const r = await spend(`/c/${b.id}`, key);
-      expect([r.status, r.body.type]).toEqual([401, expect.stringMatching(/\/problems\/unauthenticated$/)]);
+    // Never issued, whatever its shape (issue 44: a key without test_/live_ answered 402): 401 on a call and on the usage record alike.
+    for (const key of [keyOfA, `pk_live_${"Z".repeat(32)}`, "pk_never_issued", "pk_", `pk_test_${"x".repeat(300)}`]) {
+      for (const path of [`/c/${b.id}`, `/c/${b.id}/usage`]) {
+        const r = await spend(path, key);
+        expect([key.slice(0, 20), path, r.status, r.body.type]).toEqual([key.slice(0, 20), path, 401, expect.stringMatching(/\/problems\/unauthenticated$/)]);
+      }
     }
     const other = await call("GET", `/c/${b.id}`, { headers: { Authorization: "Bearer sk_live_notours" } });
     expect(other.status).toBe(402);

@@ -34,3 +34,15 @@ export function rehearsalCapProblem(resetSeconds: number): ProblemError {
     retryAfterSeconds: resetSeconds,
   });
 }
+
+/**
+ * 401: the package key is not one of this checkout's. An unknown key, a
+ * malformed one (whatever its shape) and another checkout's answer alike, so
+ * a key's existence elsewhere never shows (spec, Errors: unauthenticated).
+ */
+export function packageKeyRefusedProblem(): ProblemError {
+  return new ProblemError("unauthenticated", {
+    message: "This package key is not one of this checkout's.",
+    help: { fix: "Send the package_key this checkout's purchase answered, as Authorization: Bearer <PACKAGE_KEY>.", retry_is_safe: false },
+  });
+}

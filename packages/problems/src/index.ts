@@ -224,4 +224,4 @@ export function paymentRefused(reason: string, message: string, prepareHint?: st
     extensions: { reason },
   });
 }
-export { notChargedProblem, rehearsalCapProblem, type UnchargedCall } from "./charge-table";
+export { notChargedProblem, packageKeyRefusedProblem, rehearsalCapProblem, type UnchargedCall } from "./charge-table";

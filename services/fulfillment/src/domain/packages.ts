@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { failpoint } from "@c402/failpoints";
 import { isId, newId, randomBase62 } from "@c402/ids";
-import { notChargedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
+import { notChargedProblem, packageKeyRefusedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
 import type { FulfillmentDb } from "../store/origin-keys-store";
 import * as store from "../store/packages-store";
 import type { CallFault, PackageCallRow, PackageRow } from "../store/packages-store";
@@ -298,7 +298,7 @@ export class Packages {
    */
   private async packageFor(checkoutId: string, key: string): Promise<PackageRow> {
     const pkg = PACKAGE_KEY.test(key) ? await store.findPackageByHash(this.deps.db, hashPackageKey(key)) : undefined;
-    if (!pkg || pkg.checkout_id !== checkoutId) throw notThisCheckouts();
+    if (!pkg || pkg.checkout_id !== checkoutId) throw packageKeyRefusedProblem();
     return pkg;
   }
 
@@ -306,7 +306,7 @@ export class Packages {
   private async factsFor(checkoutId: string, key: string): Promise<PackageFacts> {
     const cached = PACKAGE_KEY.test(key) ? this.facts.get(hashPackageKey(key)) : undefined;
     if (cached) {
-      if (cached.checkout_id !== checkoutId) throw notThisCheckouts();
+      if (cached.checkout_id !== checkoutId) throw packageKeyRefusedProblem();
       return cached;
     }
     const { calls_used: _used, last_seq: _seq, ...facts } = await this.packageFor(checkoutId, key);
@@ -314,13 +314,6 @@ export class Packages {
     this.facts.set(facts.key_hash, facts);
     return facts;
   }
-}
-
-function notThisCheckouts(): ProblemError {
-  return new ProblemError("unauthenticated", {
-    message: "This package key is not one of this checkout's.",
-    help: { fix: "Send the package_key this checkout's purchase answered, as Authorization: Bearer <PACKAGE_KEY>.", retry_is_safe: false },
-  });
 }
 
 function uncounted(fault: CallFault, status: number, latencyMs: number): store.CallResult {

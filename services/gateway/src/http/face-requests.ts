@@ -54,8 +54,12 @@ export function paymentOf(req: Request): { header: string; legacy: boolean } | u
   return header === undefined ? undefined : { header, legacy: signature === undefined };
 }
 
-/** A package key's shape: only a bearer token that looks like one makes a face request a package call. */
-const PACKAGE_KEY_BEARER = /^Bearer\s+(pk_(?:test|live)_\S*)$/i;
+/**
+ * A package key's mark: a bearer token that starts `pk_` makes a face request
+ * a package call, whatever follows (one that is not a key of the checkout is
+ * 401, as the spec's Errors table has it, never an ordinary 402).
+ */
+const PACKAGE_KEY_BEARER = /^Bearer\s+(pk_\S*)$/i;
 
 /**
  * The package key a request spends (`Authorization: Bearer pk_…`), if any.
