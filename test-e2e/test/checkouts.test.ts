@@ -39,6 +39,20 @@ describe("checkouts over REST", () => {
     expect(new Date(r.body.expires_at).getTime() - new Date(r.body.created_at).getTime()).toBe(3_600_000);
   });
 
+  it("description: as sent on create, read and the 402's offer card; null when absent; a PATCH changes it and null clears it", async () => {
+    const text = "Hourly temperature, wind and rain for one city: ünïcode kept as sent.";
+    const c = await newCheckout(key, { title: "Described", description: text });
+    expect(c.description).toBe(text);
+    expect((await call("GET", `/v1/checkouts/${c.id}`, { key })).body.description).toBe(text);
+    expect((await call("GET", `/c/${c.id}/test`)).body.offer.description).toBe(text);
+    expect((await newCheckout(key, { title: "Undescribed" })).description).toBeNull();
+    expect((await call("PATCH", `/v1/checkouts/${c.id}`, { key, body: { description: "Changed." } })).body.description).toBe("Changed.");
+    expect((await call("GET", `/c/${c.id}`)).body.offer.description).toBe("Changed.");
+    expect((await call("PATCH", `/v1/checkouts/${c.id}`, { key, body: { description: null } })).body.description).toBeNull();
+    expect((await call("GET", `/v1/checkouts/${c.id}`, { key })).body.description).toBeNull();
+    expect((await call("POST", "/v1/checkouts", { key, body: { title: "Bad", price_usd: "0.10", payload: 1, description: 7 } })).status).toBe(422);
+  });
+
   it("rejects unknown and invalid fields with 422 errors[]", async () => {
     const r = await call("POST", "/v1/checkouts", { key, body: { title: 5, price_usd: "ten", colour: "red", reusable: "yes" } });
     expect(r.status).toBe(422);

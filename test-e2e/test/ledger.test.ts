@@ -92,6 +92,27 @@ describe("the receipts ledger", () => {
     expect((await call("GET", "/v1/receipts/pay_000000000000000000000000", { key: seller.key })).status).toBe(404);
   });
 
+  it("a receipt is made only by a settlement and never deleted: no create or delete route, and it outlives its checkout's removal", async () => {
+    // A seller of its own: the other tests count this suite's seller's receipts.
+    const owner = await newSeller();
+    const c = await newCheckout(owner.key, { title: "Short-lived" });
+    const receipt = (await payRehearsal(c.id)).body.receipt.id as string;
+    for (const [method, path] of [
+      ["POST", "/v1/receipts"],
+      ["PUT", `/v1/receipts/${receipt}`],
+      ["PATCH", `/v1/receipts/${receipt}`],
+      ["DELETE", `/v1/receipts/${receipt}`],
+      ["DELETE", `/r/${receipt}`],
+    ] as const) {
+      const r = await call(method, path, { key: owner.key, ...(method === "DELETE" ? {} : { body: { id: receipt, total: 1 } }) });
+      expect([method, path, r.status]).toEqual([method, path, 405]);
+    }
+    // Voiding (the API's delete) stops sales, never the receipts of what it sold.
+    expect((await call("DELETE", `/v1/checkouts/${c.id}`, { key: owner.key })).status).toBe(200);
+    expect((await call("GET", `/v1/receipts/${receipt}`, { key: owner.key })).body).toMatchObject({ id: receipt, checkout_id: c.id });
+    expect((await call("GET", `/r/${receipt}`)).status).toBe(200);
+  });
+
   it("exports the ledger as CSV (RFC 4180), parties flattened, formula cells neutralised", async () => {
     const res = await fetch(`${baseUrl()}/v1/receipts/export?test_mode=true`, { headers: { authorization: `Bearer ${seller.key}` } });
     expect(res.status).toBe(200);
