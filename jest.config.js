@@ -12,6 +12,7 @@ module.exports = {
     "<rootDir>/packages/*/test/**/*.test.ts",
     "<rootDir>/services/*/test/**/*.test.ts",
     "<rootDir>/deploy/embedded/test/**/*.test.ts",
+    "<rootDir>/deploy/files/test/**/*.test.ts",
     "<rootDir>/examples/*/test/**/*.test.ts",
   ],
   testTimeout: 30_000,

@@ -8,7 +8,7 @@
  *   npm run deploy:check         # CI (.ci/run)
  */
 import { resolve } from "node:path";
-import { deployFiles, staleDeployFiles, writeDeployFiles } from "../packages/deploy-files/src";
+import { deployFiles, staleDeployFiles, writeDeployFiles } from "../deploy/files/src";
 
 const root = resolve(__dirname, "..");
 

@@ -3,8 +3,8 @@
  * Validates Kubernetes objects against the Kubernetes API's own schemas
  * (kubernetes-models, generated from the OpenAPI of Kubernetes 1.32):
  *
- *   node packages/deploy-files/bin/validate-k8s.mjs k8s/overlays/production k8s/overlays/local
- *   kubectl kustomize k8s/overlays/local | node packages/deploy-files/bin/validate-k8s.mjs -
+ *   node deploy/files/bin/validate-k8s.mjs k8s/overlays/production k8s/overlays/local
+ *   kubectl kustomize k8s/overlays/local | node deploy/files/bin/validate-k8s.mjs -
  *
  * Each argument is a kustomization directory rendered with `kubectl kustomize`,
  * or `-` for YAML on standard input. Prints one JSON line per source,

@@ -248,7 +248,7 @@ ${identityAndBudget(s.name, component)}`;
 export function grpcServicesYaml(services: readonly ServiceEntry[]): string {
   return `${header(
     "One Deployment, headless Service, ServiceAccount and PodDisruptionBudget per gRPC",
-    "service, all from one template (packages/deploy-files/src/kubernetes.ts). Replicas",
+    "service, all from one template (deploy/files/src/kubernetes.ts). Replicas",
     "are set by the overlays, which select these workloads by",
     "app.kubernetes.io/component=grpc-service.",
   )}

@@ -10,7 +10,7 @@ import { loadAll } from "js-yaml";
  * either fixed in the generator or justified in k8s/README.md.
  */
 const root = resolve(__dirname, "../../..");
-const validator = join(root, "packages/deploy-files/bin/validate-k8s.mjs");
+const validator = join(root, "deploy/files/bin/validate-k8s.mjs");
 const OVERLAYS = ["local", "production"] as const;
 
 interface K8sObject {
