@@ -1,5 +1,4 @@
 import { allowFraming, type EmbedOrigins } from "../embed-origins";
-import { ProblemError } from "@c402/problems";
 import { HEADERS } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { CallUrls, isSlug } from "../../faces/call-urls";
@@ -12,11 +11,10 @@ import type { GatewayDeps } from "../deps";
 import { validateBodyWithholding } from "../validate";
 import { setRateLimitHeaders } from "../rate-limit";
 import { callParamsOf, checkoutIdOf, handoffOf, packageKeyOf, paymentOf, usagePageOf, wantsHtml, wireVersionOf } from "../face-requests";
-import { packageCallView, packageUsageView } from "../../views/packages";
+import { PackageCalls } from "../../faces/package-calls";
 import { DEFAULT_PACKAGE_CALLS_PER_MINUTE } from "../../config";
 import { spendFrom } from "../rate-limit";
 import { createHash } from "node:crypto";
-import { fulfillmentV1, ORIGIN_CALL_TIMEOUT_MS } from "@c402/contracts";
 
 /**
  * GET /c/{id} (the live face) and GET /c/{id}/test (the rehearsal face):
@@ -33,7 +31,7 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
   const packageCalls = cache.limiter({ name: "package-key", limit: settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE, windowSeconds: 60 });
   const usageReads = cache.limiter({ name: "package-usage", limit: settings.packageCallsPerMinute ?? DEFAULT_PACKAGE_CALLS_PER_MINUTE, windowSeconds: 60 });
   /** Budgets are counted under the key's hash: the key itself never reaches the cache. */
-  const budgetKey = (key: string) => createHash("sha256").update(key).digest("hex");
+  const packages = new PackageCalls(deps, payments, (key) => createHash("sha256").update(key).digest("hex"));
 
   const show =
     (face: Face, pages = true) =>
@@ -44,7 +42,10 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
       if (payment) return sendPaymentAnswer(req, res, payments, { id, face, payment });
       // A HEAD spends nothing: it is answered as the unpaid face.
       const packageKey = req.method === "HEAD" ? undefined : packageKeyOf(req);
-      if (packageKey !== undefined) return spend(req, res, id, packageKey);
+      if (packageKey !== undefined) {
+        const call = await packages.call({ checkoutId: id, key: packageKey, params: callParamsOf(req), spendBudget: (d) => spendFrom(packageCalls, res, d) });
+        return void res.status(call.status).json(call.body);
+      }
       const answer = await unpaid.of(id, face, wireVersionOf(req));
       res.setHeader(HEADERS.paymentRequired, answer.header);
       if (pages && wantsHtml(req)) {
@@ -59,47 +60,13 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
       res.status(402).type("json").send(answer.json);
     };
 
-  /**
-   * A package call (`Authorization: Bearer <package_key>`): counted against
-   * the key's budget per minute, then spent by fulfillment on the checkout's
-   * origin; a failure on the seller's side gives the call back (502).
-   */
-  async function spend(req: Request, res: Response, id: string, key: string) {
-    await spendFrom(packageCalls, res, budgetKey(key));
-    let r: fulfillmentV1.SpendPackageCallResponse;
-    try {
-      // Longer than the origin's own deadline: its outcome (the goods, or the call given back) is what the buyer hears.
-      r = await clients.fulfillment.spendPackageCall({ checkoutId: id, packageKey: key, params: callParamsOf(req) }, { timeoutMs: ORIGIN_CALL_TIMEOUT_MS });
-    } catch (err) {
-      if (err instanceof ProblemError) payments.withBuyerHints(err, id);
-      throw err;
-    }
-    const view = packageCallView(r, settings.baseUrl);
-    res.status(view.status).json(view.body);
-  }
-
   const payByPost = (face: Face) => paidByPost(show(face, false));
 
   /** The usage record of a package (free): its key in Authorization, like a call; 401 without one. */
   router.get("/c/:id/usage", async (req, res) => {
-    const id = checkoutIdOf(req);
     res.setHeader("Cache-Control", "no-store");
-    const key = packageKeyOf(req);
-    if (key === undefined) {
-      throw new ProblemError("unauthenticated", {
-        message: "The usage record is the package's: send its key.",
-        help: { fix: "Send Authorization: Bearer <package_key>, the key the package purchase answered.", retry_is_safe: false },
-      });
-    }
-    await spendFrom(usageReads, res, budgetKey(key));
-    const page = usagePageOf(req);
-    const r = await clients.fulfillment.packageUsage({
-      checkoutId: id,
-      packageKey: key,
-      pageSize: page.size,
-      ...(page.before !== undefined ? { beforeSeq: page.before } : {}),
-    });
-    res.json(packageUsageView(r, settings.baseUrl, page.size));
+    const spendBudget = (digest: string) => spendFrom(usageReads, res, digest);
+    res.json(await packages.usage({ checkoutId: checkoutIdOf(req), key: packageKeyOf(req), page: usagePageOf(req), spendBudget }));
   });
 
   /** A call URL (/r/<slug>/<checkout_id>): the checkout's face once the slug is its seller's; a payment id there is a receipt's path. */
