@@ -1,10 +1,10 @@
-import { ORIGIN_HOP_MARGIN_MS } from "@c402/contracts";
+import { ORIGIN_HOP_MARGIN_MS, ORIGIN_TIMEOUT_MAX_MS } from "@c402/contracts";
 import { createGuardedFetch, outboundPolicyOf, type GuardedFetch } from "@c402/outbound-http";
 import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { callerStillWaits, originTimeFor } from "../src/domain/caller-deadline";
 import { callMcpTool } from "../src/domain/mcp-call";
-import { callOrigin, ORIGIN_TIMEOUT_MAX_MS } from "../src/domain/relay-call";
+import { callOrigin } from "../src/domain/relay-call";
 
 /**
  * The origin's own deadline is the whole call (ADR 9, "Deadlines"): an origin

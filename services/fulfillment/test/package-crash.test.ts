@@ -8,7 +8,7 @@ import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { FULFILLMENT_SCHEMA, fulfillmentMigrations, OriginKeys } from "../src";
 import { Packages } from "../src/domain/packages";
 import { DELIVERY_GRACE_MS, RelayDeliveries } from "../src/domain/relay-deliveries";
-import { ORIGIN_TIMEOUT_MAX_MS } from "../src/domain/relay-call";
+import { ORIGIN_TIMEOUT_MAX_MS } from "@c402/contracts";
 import type { FulfillmentDb } from "../src/store/origin-keys-store";
 import { PACKAGE_CALL_PREFIX, type PackageCallProcessInput } from "./support/package-call-process";
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ORIGIN_TIMEOUT_MAX_MS } from "@c402/contracts";
 import { failpoint } from "@c402/failpoints";
 import { isId, newId, randomBase62 } from "@c402/ids";
 import { notChargedProblem, packageKeyRefusedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
@@ -6,7 +7,7 @@ import type { FulfillmentDb } from "../store/origin-keys-store";
 import * as store from "../store/packages-store";
 import type { CallFault, PackageCallRow, PackageRow } from "../store/packages-store";
 import { countFailedDeliveries, findDelivery } from "../store/relay-store";
-import { ORIGIN_TIMEOUT_MAX_MS, type RelayOutcome } from "./relay-call";
+import type { RelayOutcome } from "./relay-call";
 import { DELIVERY_GRACE_MS, secondsToNextUtcDay, type RelayDeliveries } from "./relay-deliveries";
 import { callerStillWaits, originTimeFor } from "./caller-deadline";
 

@@ -157,6 +157,3 @@ export async function callOrigin(fetch: GuardedFetch, target: RelayTarget, param
   if (status >= 500) return failed("origin_error", status);
   return failed("unexpected_status", status);
 }
-
-/** The longest an origin may take, whatever the authorization allows (payments gives each call its share of the authorization's validity: ADR 9). */
-export { ORIGIN_TIMEOUT_MAX_MS } from "@c402/contracts";

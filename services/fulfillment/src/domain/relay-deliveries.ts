@@ -1,4 +1,4 @@
-import type { OriginAuthTypeName } from "@c402/contracts";
+import { ORIGIN_TIMEOUT_MAX_MS, type OriginAuthTypeName } from "@c402/contracts";
 import { isCheckoutId, isId } from "@c402/ids";
 import { NOT_CALLED_REASON, type GuardedFetch } from "@c402/outbound-http";
 import { invalid, notChargedProblem, ProblemError, rehearsalCapProblem, type FieldError } from "@c402/problems";
@@ -12,7 +12,7 @@ import { resolveOriginAuth, type OriginAuthRequest } from "./origin-auth";
 import type { OriginCredential, OriginKeys } from "./origin-keys";
 import { originUrlErrors } from "./origin-url";
 import { originTimeFor } from "./caller-deadline";
-import { callOrigin, ORIGIN_TIMEOUT_MAX_MS, RELAY_METHODS, relayRequestErrors, type RelayOutcome } from "./relay-call";
+import { callOrigin, RELAY_METHODS, relayRequestErrors, type RelayOutcome } from "./relay-call";
 
 /** What decides the one call a delivery makes: the origin, how it is called, and the buyer's parameters. */
 type CallSpec = Pick<DeliverRequest, "originUrl" | "method" | "params" | "mcp">;

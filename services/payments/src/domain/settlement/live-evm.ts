@@ -340,10 +340,9 @@ export class LiveEvmSettlement implements Settlement {
     return rows.length;
   }
 
-  private async sweepOne(found: PaymentRow): Promise<void> {
-    const live = this.chains.get(found.network);
+  private async sweepOne(row: PaymentRow): Promise<void> {
+    const live = this.chains.get(row.network);
     if (!live) return;
-    const row = found;
     if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {
       // Nothing is broadcast for a relay sale but by the request that delivered it, while its buyer still waits: past
       // that, the claim is released (ADR 9); before, it is that request's to finish.

@@ -41,7 +41,6 @@ export interface OriginDelivery {
   check(origin: RelayOrigin, params: Record<string, string>): Promise<void>;
 }
 
-export { ORIGIN_TIMEOUT_MAX_MS };
 /** Below this there is no point calling the origin: the buyer is asked for a longer validity instead. */
 export const ORIGIN_TIMEOUT_MIN_MS = 1_000;
 /** Time kept after the origin answered beyond the settlement wait: verification's 6 s margin before validBefore and the hops, rounded up. */
