@@ -101,8 +101,9 @@ export const packageKeyHeader = {
   name: "Authorization",
   in: "header",
   required: false,
-  schema: { type: "string", pattern: "^Bearer pk_(test|live)_" },
-  description: "Bearer <package_key>: spends one call of a package bought on this checkout (any other Authorization is ignored); a payment header wins over it",
+  schema: { type: "string", pattern: "^Bearer pk_" },
+  description:
+    "Bearer <package_key>: spends one call of a package bought on this checkout; any Bearer pk_… that is not a key of this checkout, whatever its shape, is 401 (any other Authorization is ignored); a payment header wins over it",
 };
 
 /** The 402 of an exhausted package: a problem with calls_used and calls_included in its help block. */

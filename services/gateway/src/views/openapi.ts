@@ -1158,6 +1158,11 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
           },
         },
         "404": orRelayAnswer("NotFound"),
+        "409": problemResponse(
+          "A relay or mcp payment presented while an earlier request with it still waits for the seller's origin, or whose claim that request released: nothing was charged; present the same payment again",
+          409,
+          { "Retry-After": header("Seconds before presenting it again", wholeNumber, false) },
+        ),
         "410": use("Gone"),
         "422": orRelayAnswer("InvalidRequest"),
         "429": {
