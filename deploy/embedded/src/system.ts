@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { defaultOf, loadConfig } from "@c402/config";
-import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { createLogger, type Logger } from "@c402/logging";
@@ -14,7 +14,8 @@ import { busSpec, deadLetterPolicy, rpcFailureLog, type ServiceDeps, type Servic
 import { createCatalogService } from "@c402/catalog";
 import { createFulfillmentService } from "@c402/fulfillment";
 import { gatewayConfigSpec, SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
-import { createIdentityService, identitySettingsSpec, identityMailer } from "@c402/identity";
+import { createIdentityService, identityConfigSpec, identityMailer } from "@c402/identity";
+import { createContentGrantsService } from "@c402/content-grants";
 import { createPaymentsService } from "@c402/payments";
 import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { SERVICES, type ServiceName } from "@c402/topology";
@@ -100,6 +101,7 @@ function loadSecrets(dataDir: string): Secrets {
 /** The gRPC contract of every service of the list (packages/topology): a new service does not compile until it is here and in `build`. */
 const CONTRACTS = {
   identity: identityV1.IdentityService,
+  "content-grants": contentGrantsV1.ContentGrantsService,
   catalog: catalogV1.CatalogService,
   payments: paymentsV1.PaymentsService,
   fulfillment: fulfillmentV1.FulfillmentService,
@@ -110,7 +112,7 @@ type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
 
 /** The gateway's and identity's defaults, from their config modules (what distributed mode reads with nothing set). */
 const gatewayDefaults = loadConfig(gatewayConfigSpec, {});
-const identityDefaults = loadConfig(identitySettingsSpec, {});
+const identityDefaults = loadConfig(identityConfigSpec, {});
 
 /**
  * Every service in one process: PGlite (one schema per service), the
@@ -184,9 +186,10 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
     identity: (deps) =>
       createIdentityService(
         deps,
-        { ...identityDefaults, grantKeyring: secrets.grantKeyring, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir },
+        { ...identityDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir },
         mailer,
       ),
+    "content-grants": (deps) => createContentGrantsService(deps, { grantKeyring: parseKeyring(secrets.grantKeyring) }),
     catalog: (deps, c) => createCatalogService(deps, { identity: c.identity, fulfillment: c.fulfillment }),
     payments: (deps, c) =>
       createPaymentsService(
@@ -249,7 +252,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
         ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
         healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
       },
-      clients: { ...serviceClients, health },
+      clients: { ...serviceClients, contentGrants: serviceClients["content-grants"], health },
       cache,
       logger: logger.child({ component: "gateway" }),
     });

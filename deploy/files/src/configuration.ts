@@ -4,6 +4,7 @@ import { embeddedConfigSpec } from "@c402/embedded/src/config";
 import { fulfillmentConfigSpec } from "@c402/fulfillment";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
+import { contentGrantsConfigSpec } from "@c402/content-grants";
 import { paymentsConfigSpec } from "@c402/payments";
 import { distributedInfraSpec } from "@c402/runtime";
 import type { ServiceName } from "@c402/topology";
@@ -12,6 +13,7 @@ import { webhooksConfigSpec } from "@c402/webhooks";
 /** What each process of the distributed mode reads, from the config modules that own the settings (one place per setting). */
 export const PROCESS_CONFIG_SPECS = {
   identity: { ...distributedInfraSpec, ...identityConfigSpec },
+  "content-grants": { ...distributedInfraSpec, ...contentGrantsConfigSpec },
   catalog: { ...distributedInfraSpec, ...catalogConfigSpec },
   payments: { ...distributedInfraSpec, ...paymentsConfigSpec },
   fulfillment: { ...distributedInfraSpec, ...fulfillmentConfigSpec },

@@ -6,6 +6,7 @@ import type { ConfigSpec } from "@c402/config";
 import { devchainSettlement, startDevchain } from "@c402/devchain";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { IDENTITY_SCHEMA, identityConfigSpec } from "@c402/identity";
+import { CONTENT_GRANTS_SCHEMA } from "@c402/content-grants";
 import { PAYMENTS_SCHEMA } from "@c402/payments";
 import { distributedInfraSpec } from "@c402/runtime";
 import { callersOf, callingProcesses, GATEWAY, GRPC_CONTAINER_PORT, rpcTokenKey, SERVICES, type ServiceName } from "@c402/topology";
@@ -23,6 +24,7 @@ const read = (path: string) => readFileSync(join(root, path), "utf8");
 const processSpecs = PROCESS_CONFIG_SPECS;
 const schemas = {
   identity: IDENTITY_SCHEMA,
+  "content-grants": CONTENT_GRANTS_SCHEMA,
   catalog: CATALOG_SCHEMA,
   payments: PAYMENTS_SCHEMA,
   fulfillment: FULFILLMENT_SCHEMA,

@@ -16,7 +16,7 @@
  */
 import { loadConfig } from "@c402/config";
 import { gatewayConfigSpec } from "@c402/gateway";
-import { DATABASE, GATEWAY, SERVICES } from "@c402/topology";
+import { DATABASE, envPrefix, GATEWAY, SERVICES } from "@c402/topology";
 import { startLocalCluster, type LocalCluster } from "./cluster";
 
 async function main() {
@@ -24,7 +24,7 @@ async function main() {
   // PAYMENTS_REPLICAS=2, GATEWAY_REPLICAS=3, …: one process's count apart from the rest.
   const replicasOf = Object.fromEntries(
     [...SERVICES.map((s) => s.name), GATEWAY.name].flatMap((name) => {
-      const count = replicaCount(`${name.toUpperCase()}_REPLICAS`);
+      const count = replicaCount(`${envPrefix(name)}_REPLICAS`);
       return count === undefined ? [] : [[name, count] as const];
     }),
   );

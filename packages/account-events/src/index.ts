@@ -1,6 +1,7 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { outboxRow, type OutboxRow } from "@c402/bus";
-import { accountEventsV1, EVENT_TYPES, TOPICS } from "@c402/contracts";
+import { accountEventsV1, EVENT_TYPES, TOPICS, type eventsV1 } from "@c402/contracts";
 import { invalid } from "@c402/problems";
 
 /**
@@ -102,4 +103,24 @@ export function accountActivityRow(activity: AccountActivity): OutboxRow {
       }),
     ),
   });
+}
+
+/**
+ * The account event an envelope carries (what `accountActivityRow` wrote), its
+ * actor checked: `RangeError` for one no producer may write. A detail that is
+ * not an object is kept as `{ value }`.
+ */
+export function accountActivityOf(envelope: eventsV1.EventEnvelope): AccountActivity & { eventId: string; action: string } {
+  const activity = fromBinary(accountEventsV1.AccountActivitySchema, envelope.payload);
+  const detail: unknown = JSON.parse(activity.detailJson || "{}");
+  return {
+    eventId: envelope.eventId,
+    accountId: envelope.accountId,
+    action: activity.action as AccountAction,
+    objectId: activity.objectId,
+    detail: detail && typeof detail === "object" && !Array.isArray(detail) ? (detail as Record<string, unknown>) : { value: detail },
+    actor: actorOf(activity.actor),
+    testMode: envelope.testMode,
+    at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : new Date(),
+  };
 }

@@ -8,10 +8,16 @@ export const TOPICS = {
   accountActivity: "events.account.v1.account-activity",
   /** A report filed on a checkout (catalog; keyed by the checkout id). */
   checkoutReported: "events.catalog.v1.checkout-reported",
+  /**
+   * Read counts of limited passes identity held before content-grants owned
+   * them (identity's migration 0014; keyed by the batch's first pass id).
+   */
+  passUsesMoved: "events.content_grants.v1.pass-uses-moved",
 } as const;
 
 export const EVENT_TYPES = {
   paymentSettled: "payment.settled",
   accountActivity: "account.activity",
   checkoutReported: "checkout.reported",
+  passUsesMoved: "pass_uses.moved",
 } as const;

@@ -89,7 +89,8 @@ export const SERVICES = [
     database: { schema: "identity", role: "c402_identity" },
     addressEnv: "IDENTITY_GRPC_ADDRESS",
     calls: [],
-    topics: { publishes: [], consumes: [TOPICS.accountActivity] },
+    // passUsesMoved: only what its migration 0014 handed to content-grants.
+    topics: { publishes: [TOPICS.passUsesMoved], consumes: [TOPICS.accountActivity] },
     secrets: [
       {
         env: "SMTP_URL",
@@ -97,6 +98,20 @@ export const SERVICES = [
         placeholder: "smtps://c402:change-me@smtp.example.internal:465",
         unsetInDevelopment: true,
       },
+    ],
+    readsBaseUrl: true,
+    settlesOnChain: false,
+    reachesOut: ["mail-relay"],
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
+    name: "content-grants",
+    owns: "gated content's passes: their signing keys and the read counts of passes with a use limit, outbox",
+    database: { schema: "content_grants", role: "c402_content_grants" },
+    addressEnv: "CONTENT_GRANTS_GRPC_ADDRESS",
+    calls: [],
+    topics: { publishes: [TOPICS.accountActivity], consumes: [TOPICS.passUsesMoved] },
+    secrets: [
       {
         env: "GRANT_KEYRING",
         describe:
@@ -105,9 +120,9 @@ export const SERVICES = [
         developmentValue: "dev:qO3pN0pQw7Hq3w0mJxkq2m7xV1cN4lq0b3YtZ2JkZ1U=",
       },
     ],
-    readsBaseUrl: true,
+    readsBaseUrl: false,
     settlesOnChain: false,
-    reachesOut: ["mail-relay"],
+    reachesOut: [],
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
@@ -210,7 +225,7 @@ export interface GatewayEntry {
 export const GATEWAY = {
   name: "gateway",
   owns: "nothing durable (caches and rate limits in Redis)",
-  calls: ["identity", "catalog", "payments", "fulfillment", "webhooks"],
+  calls: ["identity", "content-grants", "catalog", "payments", "fulfillment", "webhooks"],
   healthPath: "/health",
   resources: { requests: { cpu: "200m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
 } as const satisfies GatewayEntry;
@@ -226,9 +241,14 @@ export function callingProcesses(services: readonly ServiceEntry[] = SERVICES, g
   return [gateway.name, ...services.filter((s) => s.calls.length > 0).map((s) => s.name)];
 }
 
+/** The prefix of the variables named after a process: `content-grants` → `CONTENT_GRANTS`. */
+export function envPrefix(processName: string): string {
+  return processName.toUpperCase().replaceAll("-", "_");
+}
+
 /** The variable of the Secret key holding a process's RPC_TOKEN (each pod gets its own as RPC_TOKEN). */
 export function rpcTokenKey(processName: string): string {
-  return `${processName.toUpperCase()}_RPC_TOKEN`;
+  return `${envPrefix(processName)}_RPC_TOKEN`;
 }
 
 export function serviceNamed(name: string): ServiceEntry {
@@ -265,7 +285,7 @@ export function developmentSecrets(s: ServiceEntry): readonly SecretSetting[] {
 
 /** The key of a service's PostgreSQL URL in the c402-secrets Secret (given to it as DATABASE_URL). */
 export function databaseSecretKey(service: ServiceEntry): string {
-  return `${service.name.toUpperCase()}_DATABASE_URL`;
+  return `${envPrefix(service.name)}_DATABASE_URL`;
 }
 
 /** The address variables a caller of `calls` is given, e.g. { IDENTITY_GRPC_ADDRESS: address(identity) }. */
@@ -285,13 +305,13 @@ export function topologyProblems(services: readonly ServiceEntry[] = SERVICES, g
   };
   const identifier = /^[a-z][a-z0-9_]{0,62}$/;
   services.forEach((s, i) => {
-    if (!/^[a-z][a-z0-9]{0,30}$/.test(s.name)) problems.push(`${s.name}: a name must be lowercase letters and digits (a DNS label, a schema, an env prefix)`);
+    if (!/^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){0,30}$/.test(s.name)) problems.push(`${s.name}: a name must be lowercase letters, digits and single inner dashes (a DNS label)`);
     unique("name", s.name, s.name);
     unique("schema", s.database.schema, s.name);
     unique("role", s.database.role, s.name);
     unique("variable", s.addressEnv, s.name);
     if (!identifier.test(s.database.schema) || !identifier.test(s.database.role)) problems.push(`${s.name}: schema and role must be SQL identifiers`);
-    if (!/^[A-Z][A-Z0-9_]*_GRPC_ADDRESS$/.test(s.addressEnv)) problems.push(`${s.name}: addressEnv must be <NAME>_GRPC_ADDRESS`);
+    if (s.addressEnv !== `${envPrefix(s.name)}_GRPC_ADDRESS`) problems.push(`${s.name}: addressEnv must be <NAME>_GRPC_ADDRESS`);
     for (const callee of s.calls) {
       const at = services.findIndex((o) => o.name === callee);
       if (at < 0) problems.push(`${s.name} calls ${callee}, which is not in the list`);

@@ -8,8 +8,9 @@ describe("the service list", () => {
 
   it("follows the naming rules the deploy files rely on", () => {
     for (const s of SERVICES) {
-      expect(s.database).toEqual({ schema: s.name, role: `c402_${s.name}` });
-      expect(s.addressEnv).toBe(`${s.name.toUpperCase()}_GRPC_ADDRESS`);
+      const snake = s.name.replaceAll("-", "_");
+      expect(s.database).toEqual({ schema: snake, role: `c402_${snake}` });
+      expect(s.addressEnv).toBe(`${snake.toUpperCase()}_GRPC_ADDRESS`);
     }
   });
 
@@ -24,6 +25,7 @@ describe("the service list", () => {
   it("gives a caller the address variables of its callees", () => {
     expect(addressVariables(GATEWAY.calls, (s) => `${s.name}:1`)).toEqual({
       IDENTITY_GRPC_ADDRESS: "identity:1",
+      CONTENT_GRANTS_GRPC_ADDRESS: "content-grants:1",
       CATALOG_GRPC_ADDRESS: "catalog:1",
       PAYMENTS_GRPC_ADDRESS: "payments:1",
       FULFILLMENT_GRPC_ADDRESS: "fulfillment:1",
@@ -38,14 +40,18 @@ describe("the service list", () => {
     const bad: ServiceEntry[] = [
       { ...base, name: "a", calls: ["b"], database: { schema: "a", role: "r" } },
       { ...base, name: "b", calls: ["zz"], database: { schema: "a", role: "r2" }, topics: { publishes: [], consumes: ["t"] } },
+      { ...base, name: "c--d", addressEnv: "C__D_GRPC_ADDRESS", calls: [], database: { schema: "c", role: "r3" }, topics: { publishes: [], consumes: [] } },
     ];
     expect(topologyProblems(bad, { ...GATEWAY, calls: [] })).toEqual([
+      "a: addressEnv must be <NAME>_GRPC_ADDRESS",
       "a calls b, which must come earlier in the list (start order)",
       "a consumes events.payments.v1.payment-settled, which no service publishes",
       "schema a is used by both a and b",
       "variable CATALOG_GRPC_ADDRESS is used by both a and b",
+      "b: addressEnv must be <NAME>_GRPC_ADDRESS",
       "b calls zz, which is not in the list",
       "b consumes t, which no service publishes",
+      "c--d: a name must be lowercase letters, digits and single inner dashes (a DNS label)",
     ]);
   });
 });

@@ -91,6 +91,7 @@ export const gatewayConfigSpec = {
 export const gatewayDistributedSpec = {
   redisUrl: env.string("REDIS_URL", "Redis URL for caches and rate limits", { secret: true }),
   identityAddress: env.string("IDENTITY_GRPC_ADDRESS", "host:port of identity"),
+  contentGrantsAddress: env.string("CONTENT_GRANTS_GRPC_ADDRESS", "host:port of content-grants"),
   catalogAddress: env.string("CATALOG_GRPC_ADDRESS", "host:port of catalog"),
   paymentsAddress: env.string("PAYMENTS_GRPC_ADDRESS", "host:port of payments"),
   fulfillmentAddress: env.string("FULFILLMENT_GRPC_ADDRESS", "host:port of fulfillment"),

@@ -1,6 +1,6 @@
 import { RedisCache } from "@c402/cache";
 import { describeConfig, loadConfig } from "@c402/config";
-import { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { createLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
 import { callerToken, onShutdown, startObservability } from "@c402/runtime";
@@ -15,6 +15,7 @@ async function main() {
   const observability = await startObservability("gateway", config, logger);
   const addresses = {
     identity: config.identityAddress,
+    "content-grants": config.contentGrantsAddress,
     catalog: config.catalogAddress,
     payments: config.paymentsAddress,
     fulfillment: config.fulfillmentAddress,
@@ -24,6 +25,7 @@ async function main() {
   const as = { token: callerToken(config) };
   const clients = {
     identity: createClient(identityV1.IdentityService, addresses.identity, as),
+    contentGrants: createClient(contentGrantsV1.ContentGrantsService, addresses["content-grants"], as),
     catalog: createClient(catalogV1.CatalogService, addresses.catalog, as),
     payments: createClient(paymentsV1.PaymentsService, addresses.payments, as),
     fulfillment: createClient(fulfillmentV1.FulfillmentService, addresses.fulfillment, as),

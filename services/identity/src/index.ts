@@ -3,7 +3,7 @@ import type { ConfigOf } from "@c402/config";
 import { healthV1, identityV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { createMailer, type Mailer } from "@c402/mailer";
-import { standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { serviceOutboxRelay, standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { identityConfigSpec } from "./config";
 import { Identity } from "./domain/identity";
 import { MagicLinks } from "./domain/magic-link";
@@ -12,9 +12,6 @@ import { identityRpc } from "./rpc/identity-rpc";
 import { magicLinkRpc } from "./rpc/magic-link-rpc";
 import { oauthRpc } from "./rpc/oauth-rpc";
 import { embedRpc } from "./rpc/embed-rpc";
-import { passRpc } from "./rpc/pass-rpc";
-import { Passes } from "./domain/passes";
-import { parseKeyring, TokenTagger } from "@c402/sealed-secrets";
 import { EmbedSettings } from "./domain/embed";
 import { OAuthServer } from "./domain/oauth";
 import { identityInitial } from "./store/migrations/0001_identity";
@@ -28,8 +25,10 @@ import { platformSettings } from "./store/migrations/0009_platform_settings";
 import { oauth } from "./store/migrations/0010_oauth";
 import { embedSettings } from "./store/migrations/0011_embed_settings";
 import { passUses } from "./store/migrations/0012_pass_uses";
+import { identityOutbox } from "./store/migrations/0013_outbox";
+import { passUsesMoved } from "./store/migrations/0014_pass_uses_moved";
 
-export { identityConfigSpec, identitySettingsSpec } from "./config";
+export { identityConfigSpec } from "./config";
 export const IDENTITY_SCHEMA = "identity";
 export const identityMigrations = {
   "0001_identity": identityInitial,
@@ -43,6 +42,8 @@ export const identityMigrations = {
   "0010_oauth": oauth,
   "0011_embed_settings": embedSettings,
   "0012_pass_uses": passUses,
+  "0013_outbox": identityOutbox,
+  "0014_pass_uses_moved": passUsesMoved,
 };
 
 /**
@@ -62,6 +63,8 @@ export async function createIdentityService(
   const identity = new Identity(deps.database.db, config);
   const magicLinks = new MagicLinks(deps.database.db, mailer, config, deps.logger);
   const oauthServer = new OAuthServer(deps.database.db, config);
+  // Publishes only what migration 0014 left in the outbox (pass-use counts for content-grants).
+  const relay = serviceOutboxRelay(deps, "identity");
   deps.logger.info(mailer.describe());
   let subscription: Subscription | undefined;
   return {
@@ -72,18 +75,19 @@ export async function createIdentityService(
         ...magicLinkRpc(magicLinks),
         ...oauthRpc(oauthServer),
         ...embedRpc(new EmbedSettings(deps.database.db)),
-        ...passRpc(new Passes(deps.database.db, new TokenTagger(parseKeyring(config.grantKeyring)))),
       });
       server.add(healthV1.HealthService, standardHealth(deps, "identity"));
     },
     async start() {
-      await deps.bus.ensureTopics([TOPICS.accountActivity]);
+      await deps.bus.ensureTopics([TOPICS.accountActivity, TOPICS.passUsesMoved]);
+      relay.start();
       subscription = await subscribeAccountActivity(deps.bus, deps.database.db, (err) =>
         deps.logger.error({ err }, "skipped an account event that cannot be read"),
       );
     },
     async stop() {
       await subscription?.stop();
+      await relay.stop();
       await mailer.close();
     },
   };

@@ -1,5 +1,5 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { identityV1, type catalogV1, type paymentsV1 } from "@c402/contracts";
+import { contentGrantsV1, type catalogV1, type paymentsV1 } from "@c402/contracts";
 import type { ServiceClients } from "../http/deps";
 import type { ContentDeclaration } from "@c402/contracts";
 import { isRehearsalFace } from "./article-rehearsals";
@@ -24,17 +24,17 @@ const REFUSALS: Record<string, string> = {
   used_up: "This pass has opened all the reads it was issued for.",
 };
 
-/** The longest text CheckPass takes (identity.proto). */
+/** The longest text CheckPass takes (content_grants.proto). */
 const PASS_MAX_CHARS = 4_096;
 
 export const secondsUntil = (at: Date, now = Date.now()) => Math.max(0, Math.floor((at.getTime() - now) / 1000));
 
 /**
- * Passes to gated articles: identity signs and checks them (its keys never
- * leave it); here, the pass a purchase answers and the check of one read.
+ * Passes to gated articles: content-grants signs and checks them (its keys
+ * never leave it); here, the pass a purchase answers and the check of one read.
  */
 export class ArticlePasses {
-  constructor(private readonly clients: Pick<ServiceClients, "identity">) {}
+  constructor(private readonly clients: Pick<ServiceClients, "contentGrants">) {}
 
   /**
    * The pass of a settled purchase: the buyer's subject, the article's pass
@@ -46,9 +46,9 @@ export class ArticlePasses {
     const settledAt = receipt.settledAt ? timestampDate(receipt.settledAt) : new Date();
     const expiresAt = new Date(settledAt.getTime() + content.pass_hours * 3_600_000);
     if (secondsUntil(expiresAt) < 1) return { grant: null, grant_scope: content.pass_scope, grant_expires_in: 0 };
-    const r = await this.clients.identity.issuePass({
+    const r = await this.clients.contentGrants.issuePass({
       accountId: checkout.accountId,
-      scope: content.pass_scope === "content" ? identityV1.PassScope.CONTENT : identityV1.PassScope.SELLER,
+      scope: content.pass_scope === "content" ? contentGrantsV1.PassScope.CONTENT : contentGrantsV1.PassScope.SELLER,
       contentId: checkout.id,
       subject: receipt.subject,
       expiresAt: timestampFromDate(expiresAt),
@@ -59,7 +59,7 @@ export class ArticlePasses {
 
   /** Gives back the read a limited pass counted when the seller's origin then failed it. */
   async giveBack(pass: string, checkout: catalogV1.Checkout): Promise<void> {
-    await this.clients.identity.returnPassUse({ pass, accountId: checkout.accountId });
+    await this.clients.contentGrants.returnPassUse({ pass, accountId: checkout.accountId });
   }
 
   /** Whether `pass` opens this article on this face now (a limited pass counts the read). */
@@ -68,9 +68,9 @@ export class ArticlePasses {
     checkout: catalogV1.Checkout,
     face: Face,
   ): Promise<{ valid: true; usesLeft?: number; expiresIn?: number } | { valid: false; reason: string; message: string }> {
-    // No pass is this long (identity bounds what it checks): refused here without asking.
+    // No pass is this long (content-grants bounds what it checks): refused here without asking.
     if (pass.length > PASS_MAX_CHARS) return { valid: false, reason: "malformed", message: NOT_A_PASS };
-    const r = await this.clients.identity.checkPass({
+    const r = await this.clients.contentGrants.checkPass({
       pass,
       accountId: checkout.accountId,
       contentId: checkout.id,

@@ -1,11 +1,12 @@
 import type { Cache } from "@c402/cache";
-import type { catalogV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import type { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import type { Logger } from "@c402/logging";
 import type { ServiceClient } from "@c402/rpc";
 import type { GatewaySettings } from "../config";
 
 export interface ServiceClients {
   identity: ServiceClient<typeof identityV1.IdentityService>;
+  contentGrants: ServiceClient<typeof contentGrantsV1.ContentGrantsService>;
   catalog: ServiceClient<typeof catalogV1.CatalogService>;
   payments: ServiceClient<typeof paymentsV1.PaymentsService>;
   fulfillment: ServiceClient<typeof fulfillmentV1.FulfillmentService>;

@@ -1,5 +1,5 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { catalogV1, identityV1 } from "@c402/contracts";
+import { catalogV1, contentGrantsV1 } from "@c402/contracts";
 import { isId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
@@ -78,9 +78,9 @@ export class ContentOperations {
     cred: Credential,
     p: { scope: "seller" | "content"; contentId?: string; subject: string; ttl: number; uses: number | undefined },
   ): Promise<PassFields> {
-    const r = await this.deps.clients.identity.issuePass({
+    const r = await this.deps.clients.contentGrants.issuePass({
       accountId: cred.accountId,
-      scope: p.scope === "content" ? identityV1.PassScope.CONTENT : identityV1.PassScope.SELLER,
+      scope: p.scope === "content" ? contentGrantsV1.PassScope.CONTENT : contentGrantsV1.PassScope.SELLER,
       ...(p.contentId !== undefined ? { contentId: p.contentId } : {}),
       subject: p.subject,
       expiresAt: timestampFromDate(new Date(Date.now() + p.ttl * 1000)),

@@ -23,7 +23,7 @@ export const PAYER = "0x2222222222222222222222222222222222222222";
 export const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 export const TX_HASH = `0x${"ab".repeat(32)}`;
 
-type ClientName = "identity" | "catalog" | "payments" | "fulfillment" | "webhooks";
+type ClientName = "identity" | "contentGrants" | "catalog" | "payments" | "fulfillment" | "webhooks";
 export type Fakes = { [C in ClientName]?: Partial<ServiceClients[C]> };
 
 /** A client answering with `methods`; any other call rejects naming itself, so a test sees an unexpected call. */
@@ -64,6 +64,7 @@ export function recorded(fakes: Fakes) {
   return {
     fakes: {
       identity: wrap("identity", fakes.identity),
+      contentGrants: wrap("contentGrants", fakes.contentGrants),
       catalog: wrap("catalog", fakes.catalog),
       payments: wrap("payments", fakes.payments),
       fulfillment: wrap("fulfillment", fakes.fulfillment),
@@ -78,6 +79,7 @@ export function recorded(fakes: Fakes) {
 export function fakeClients(fakes: Fakes): ServiceClients {
   return {
     identity: fakeClient("identity", fakes.identity ?? {}),
+    contentGrants: fakeClient("contentGrants", fakes.contentGrants ?? {}),
     catalog: fakeClient("catalog", fakes.catalog ?? {}),
     payments: fakeClient("payments", fakes.payments ?? {}),
     fulfillment: fakeClient("fulfillment", fakes.fulfillment ?? {}),

@@ -1,8 +1,5 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { actorOf, type AccountActivity } from "@c402/account-events";
+import { accountActivityOf, type AccountActivity } from "@c402/account-events";
 import type { eventsV1 } from "@c402/contracts";
-import { accountEventsV1 } from "@c402/contracts";
 import { isId, newId } from "@c402/ids";
 import { invalid } from "@c402/problems";
 import { identityStore as store, type AccountEventPage, type AccountEventRow, type IdentityDb } from "../store/identity-store";
@@ -30,18 +27,8 @@ export function recordActivity(db: IdentityDb, activity: AccountActivity): Promi
  * producer could not name is refused here, loudly, rather than recorded.
  */
 export function rowFromEnvelope(envelope: eventsV1.EventEnvelope): AccountEventRow {
-  const activity = fromBinary(accountEventsV1.AccountActivitySchema, envelope.payload);
-  const detail: unknown = JSON.parse(activity.detailJson || "{}");
-  return {
-    id: envelope.eventId,
-    account_id: envelope.accountId,
-    action: activity.action,
-    object_id: activity.objectId,
-    detail: detail && typeof detail === "object" && !Array.isArray(detail) ? (detail as Record<string, unknown>) : { value: detail },
-    actor: actorOf(activity.actor),
-    test_mode: envelope.testMode,
-    at: envelope.occurredAt ? timestampDate(envelope.occurredAt) : new Date(),
-  };
+  const a = accountActivityOf(envelope);
+  return { id: a.eventId, account_id: a.accountId, action: a.action, object_id: a.objectId, detail: a.detail, actor: a.actor, test_mode: a.testMode, at: a.at };
 }
 
 export interface EventsQuery {

@@ -8,7 +8,6 @@ import { listAccountEvents } from "../domain/account-events";
 import type { Identity } from "../domain/identity";
 import type { MagicLinkMethods } from "./magic-link-rpc";
 import type { OAuthMethods } from "./oauth-rpc";
-import type { PassMethods } from "./pass-rpc";
 import type { EmbedMethods } from "./embed-rpc";
 import { isWellFormedAccessToken, oauthActor, type OAuthServer } from "../domain/oauth";
 import { PayoutWallets } from "../domain/payout-wallets";
@@ -121,7 +120,7 @@ export function identityRpc(
   profiles = new Profiles(db),
   platforms = new Platforms(db),
   payoutWallets = new PayoutWallets(db),
-): Omit<ServiceImplementation<typeof identityV1.IdentityService>, keyof MagicLinkMethods | keyof OAuthMethods | keyof EmbedMethods | keyof PassMethods> {
+): Omit<ServiceImplementation<typeof identityV1.IdentityService>, keyof MagicLinkMethods | keyof OAuthMethods | keyof EmbedMethods> {
   return {
     async createWalletChallenge(req) {
       const c = await identity.createChallenge({ address: req.address, network: req.network });

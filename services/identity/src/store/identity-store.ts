@@ -1,6 +1,5 @@
 import { sql, type Generated, type Kysely, type Selectable } from "kysely";
 import type { EmbedSettingsTable } from "./embed-store";
-import type { PassUsesTable } from "./pass-store";
 import type { MagicLinksTable } from "./magic-link-store";
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from "./oauth-store";
 import type { PlatformSettingsTable } from "./platform-store";
@@ -117,7 +116,6 @@ export interface IdentityTables {
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
   embed_settings: EmbedSettingsTable;
-  pass_uses: PassUsesTable;
 }
 
 export type IdentityDb = Kysely<IdentityTables>;

@@ -1,10 +1,9 @@
-import type { Actor } from "@c402/account-events";
+import { accountActivityRow, type Actor } from "@c402/account-events";
+import { enqueueOutboxRow } from "@c402/bus";
 import { isId, randomBase62 } from "@c402/ids";
 import { invalid } from "@c402/problems";
 import type { TokenTagger } from "@c402/sealed-secrets";
-import { passStore as store } from "../store/pass-store";
-import type { IdentityDb } from "../store/identity-store";
-import { recordActivity } from "./account-events";
+import { passStore as store, type ContentGrantsDb } from "../store/pass-store";
 
 /**
  * Gated-content passes (spec, Grant): a signed string, not a database row,
@@ -62,9 +61,11 @@ export type PassCheck =
 
 export class Passes {
   constructor(
-    private readonly db: IdentityDb,
+    private readonly db: ContentGrantsDb,
     private readonly tagger: TokenTagger,
     private readonly now: () => Date = () => new Date(),
+    /** Told when an account event was written to the outbox (the relay publishes it now rather than at its next poll). */
+    private readonly onOutbox: () => void = () => {},
   ) {}
 
   async issue(req: IssuePass): Promise<{ pass: string; scope: PassScope; expiresAt: Date }> {
@@ -99,15 +100,19 @@ export class Passes {
     const expiresAt = new Date(claims.exp * 1000);
     if (req.actor !== undefined) {
       // The record of a seller's pass (subject recorded, never interpreted); the pass itself is never stored.
-      await recordActivity(this.db, {
-        accountId: req.accountId,
-        action: "pass.issued",
-        objectId: claims.j,
-        detail: { subject: req.subject, scope: req.scope, content_id: req.contentId ?? null, expires_at: expiresAt.toISOString(), uses: req.uses ?? null },
-        actor: req.actor,
-        testMode: req.rehearsal,
-        at: now,
-      });
+      await enqueueOutboxRow(
+        this.db,
+        accountActivityRow({
+          accountId: req.accountId,
+          action: "pass.issued",
+          objectId: claims.j,
+          detail: { subject: req.subject, scope: req.scope, content_id: req.contentId ?? null, expires_at: expiresAt.toISOString(), uses: req.uses ?? null },
+          actor: req.actor,
+          testMode: req.rehearsal,
+          at: now,
+        }),
+      );
+      this.onOutbox();
     }
     // Only passes with a use limit ever get a row: issuing one also clears a batch of expired ones (a purchase's pass costs no statement).
     if (req.uses !== undefined) await store.purgeExpired(this.db, now, 100);

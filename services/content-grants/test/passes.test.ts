@@ -2,9 +2,13 @@ import { migrate } from "@c402/db";
 import { newId } from "@c402/ids";
 import { generateKeyringText, parseKeyring, TokenTagger } from "@c402/sealed-secrets";
 import { describeOnEachDatabase, type TestDatabase } from "@c402/testkit";
-import { identityMigrations } from "../src";
+import { accountActivityOf } from "@c402/account-events";
+import { decodeEnvelope } from "@c402/bus";
+import { TOPICS } from "@c402/contracts";
+import type { Kysely } from "kysely";
+import { contentGrantsMigrations } from "../src";
 import { Passes, type IssuePass } from "../src/domain/passes";
-import type { IdentityDb } from "../src/store/identity-store";
+import type { ContentGrantsDb } from "../src/store/pass-store";
 
 /**
  * Gated-content passes (spec, Grant): signed strings checked without a row,
@@ -14,7 +18,7 @@ import type { IdentityDb } from "../src/store/identity-store";
  */
 function passesContract(open: () => Promise<TestDatabase>) {
   let ctx: TestDatabase;
-  let db: IdentityDb;
+  let db: ContentGrantsDb;
   let clock = new Date("2026-11-27T10:00:00Z");
   const keys = generateKeyringText("g1");
   const passes = () => new Passes(db, new TokenTagger(parseKeyring(keys)), () => clock);
@@ -30,9 +34,8 @@ function passesContract(open: () => Promise<TestDatabase>) {
 
   beforeAll(async () => {
     ctx = await open();
-    await migrate(ctx.database, identityMigrations);
-    db = ctx.database.db as IdentityDb;
-    await db.insertInto("accounts").values({ id: seller, created_at: clock, email: null }).execute();
+    await migrate(ctx.database, contentGrantsMigrations);
+    db = ctx.database.db as ContentGrantsDb;
   });
   afterAll(() => ctx.close());
 
@@ -123,13 +126,19 @@ function passesContract(open: () => Promise<TestDatabase>) {
       actor: "key:sk_live_abcd",
     });
     await passes().issue({ accountId: seller, scope: "seller", subject: "sub_buyer", expiresAt: hoursFromNow(1), rehearsal: false });
-    const events = await db.selectFrom("account_events").selectAll().where("account_id", "=", seller).where("action", "=", "pass.issued").execute();
+    // Written to the outbox, in the same statement's transaction as nothing else: identity records it from the bus.
+    const rows = await (db as Kysely<any>).selectFrom("outbox").select(["topic", "payload"]).orderBy("seq").execute();
+    const events = rows.map((r: { topic: string; payload: Buffer }) => ({ topic: r.topic, ...accountActivityOf(decodeEnvelope(new Uint8Array(r.payload))) }));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
+      topic: TOPICS.accountActivity,
+      accountId: seller,
+      action: "pass.issued",
       actor: "key:sk_live_abcd",
+      testMode: false,
       detail: { subject: "newsletter-2026-11", scope: "content", content_id: article, uses: 3, expires_at: hoursFromNow(48).toISOString() },
     });
-    expect(JSON.stringify(events)).not.toContain(pass.split(".")[3]);
+    expect(Buffer.concat(rows.map((r: { payload: Buffer }) => Buffer.from(r.payload))).toString("latin1")).not.toContain(pass.split(".")[3]);
   });
 
   it("refuses a pass with no future, a content pass without its article, a bad subject or uses", async () => {
@@ -150,4 +159,4 @@ function passesContract(open: () => Promise<TestDatabase>) {
   });
 }
 
-describeOnEachDatabase("gated-content passes", "identity", passesContract);
+describeOnEachDatabase("gated-content passes", "content_grants", passesContract);

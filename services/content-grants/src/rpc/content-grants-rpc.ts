@@ -1,20 +1,19 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { identityV1 } from "@c402/contracts";
+import { contentGrantsV1 } from "@c402/contracts";
 import { actorOfRequest } from "@c402/account-events";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { Passes, PassScope } from "../domain/passes";
 
-/** The RPCs of gated-content passes; identity-rpc.ts serves the rest of IdentityService. */
-export type PassMethods = Pick<ServiceImplementation<typeof identityV1.IdentityService>, "issuePass" | "checkPass" | "returnPassUse">;
 
-const SCOPES: Record<PassScope, identityV1.PassScope> = { seller: identityV1.PassScope.SELLER, content: identityV1.PassScope.CONTENT };
+const SCOPES: Record<PassScope, contentGrantsV1.PassScope> = { seller: contentGrantsV1.PassScope.SELLER, content: contentGrantsV1.PassScope.CONTENT };
 
-export function passRpc(passes: Passes): PassMethods {
+/** Thin handlers: the rules are the domain's (domain/passes.ts). */
+export function contentGrantsRpc(passes: Passes): ServiceImplementation<typeof contentGrantsV1.ContentGrantsService> {
   return {
     async issuePass(req) {
       const r = await passes.issue({
         accountId: req.accountId,
-        scope: req.scope === identityV1.PassScope.CONTENT ? "content" : "seller",
+        scope: req.scope === contentGrantsV1.PassScope.CONTENT ? "content" : "seller",
         ...(req.contentId !== undefined ? { contentId: req.contentId } : {}),
         subject: req.subject,
         // Required by the contract (protovalidate): absent never reaches here.
