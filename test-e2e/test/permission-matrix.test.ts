@@ -148,6 +148,22 @@ describe("the permission matrix (G28), generated from the route table", () => {
     );
   });
 
+  it("asks the scopes the spec names: the four scope-gated endpoints, and read_only never creates or changes anything", () => {
+    const minimum = Object.fromEntries(operations.map((o) => [`${o.method} ${o.template}`, o.minimum]));
+    expect(minimum).toMatchObject({
+      "PUT /v1/account/wallets": "full",
+      "POST /v1/webhooks": "full",
+      "DELETE /v1/webhooks/{id}": "full",
+      "POST /v1/receipts/{payment_id}/fulfilled": "payments",
+      "POST /v1/account/wallets/preview": "read_only",
+      "POST /v1/keys": "full",
+    });
+    // What a read_only key may call beyond reading: the preview (it changes nothing), its own revocation,
+    // and the session mint and logout (which refuse keys: x-credential session, or 403 for a key).
+    const readOnlyChanges = operations.filter((o) => o.minimum === "read_only" && o.method !== "GET").map((o) => `${o.method} ${o.template}`);
+    expect(readOnlyChanges.sort()).toEqual(["DELETE /v1/keys/{key_id}", "POST /auth/logout", "POST /auth/session/cookie", "POST /v1/account/wallets/preview"].sort());
+  });
+
   /** A key of `account`, revoked at once. */
   async function revokedKey(account: Account): Promise<string> {
     const doomed = await mintKey(account.keys.full, "full", "test");

@@ -212,6 +212,14 @@ describe("webhooks", () => {
     const liveSale = sales.find((e) => e.data.payment_id === liveReceipt)!;
     expect(liveSale.data).toMatchObject({ test_mode: false, payer: buyer.address, title: "Live tides", asset: "USDC" });
     expect(BigInt(liveSale.data.total)).toBe(spent);
+    // The payload alone is not authority (spec, Signatures 3): the receipt it names, served here without a credential, and the chain are.
+    const authority = await call("GET", new URL(liveSale.data.receipt_url).pathname);
+    expect(authority.status).toBe(200);
+    expect(authority.body).toMatchObject({ id: liveReceipt, tx_hash: liveSale.data.tx_hash, payer: buyer.address, test_mode: false });
+    const mined = await chain.pub.getTransactionReceipt({ hash: liveSale.data.tx_hash });
+    expect(mined.status).toBe("success");
+    // A payload naming a payment that never happened names no receipt.
+    expect((await call("GET", `/r/pay_${"F".repeat(24)}`)).status).toBe(404);
     const reported = events.find((e) => e.event === "checkout.reported")!;
     expect(reported.data).toMatchObject({ report_id: report.body.id, checkout_id: inline.id, category: "stale_data", kind: "anonymous" });
 

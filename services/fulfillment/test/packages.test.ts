@@ -214,6 +214,20 @@ describeOnEachDatabase("packages", "fulfillment", (open) => {
     expect(usage.pkg.calls_used).toBe(1);
   });
 
+  it("a key minted before expiry existed (expires_at null) never expires: it spends years later, its usage reads null, and it stays a liability", async () => {
+    const { key, checkoutId, pkg } = await buy({ calls: 4, ttlDays: 1 });
+    await database.db
+      .updateTable("packages" as never)
+      .set({ expires_at: null } as never)
+      .where("id" as never, "=", pkg.id as never)
+      .execute();
+    clock = new Date(Date.now() + 3 * 365 * DAY);
+    expect(await packages.spend({ checkoutId, key, params: {} })).toMatchObject({ seq: 2 });
+    const usage = await packages.usage({ checkoutId, key, pageSize: 10 });
+    expect(usage.pkg).toMatchObject({ calls_used: 2, expires_at: null });
+    expect(await packages.liabilities(checkoutId)).toEqual({ liveKeys: 1, callsUnspent: 2n, unearnedAtomic: 2_500_000n });
+  });
+
   it("50 concurrent calls on a package with 10 left: exactly 10 succeed and the origin is called 10 times", async () => {
     const { key, checkoutId } = await buy({ calls: 11 });
     const before = origin.callsTo("/echo").length;
