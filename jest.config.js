@@ -18,4 +18,6 @@ module.exports = {
   testTimeout: 30_000,
   maxWorkers: 2,
   globalSetup: "<rootDir>/packages/testkit/src/global-setup.ts",
+  // G20: every test file checks that its connections stayed on loopback.
+  setupFilesAfterEnv: ["<rootDir>/packages/testkit/src/loopback-only.ts"],
 };

@@ -10,6 +10,8 @@ module.exports = {
   transformIgnorePatterns: ["/node_modules/(?!\\.pnpm/oauth4webapi@|oauth4webapi/)"],
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   globalSetup: "<rootDir>/src/global-setup.ts",
+  // G20: every test file checks that its connections stayed on loopback.
+  setupFilesAfterEnv: ["<rootDir>/../packages/testkit/src/loopback-only.ts"],
   globalTeardown: "<rootDir>/src/global-teardown.ts",
   testTimeout: 60_000,
   maxWorkers: 1,

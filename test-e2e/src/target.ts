@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { callingProcesses, rpcTokenKey } from "@c402/topology";
@@ -32,6 +32,7 @@ export interface Target {
   metricsUrls: Record<string, string>;
   /** Distributed mode: each gRPC service's host:port, and the RPC token of each process that calls others (given to the runner). */
   grpc: { addresses: Record<string, string>; tokens: Record<string, string> };
+  /** Stops every process; rejects, naming them, when any tried an address outside loopback (G20). */
   stop(): Promise<void>;
 }
 
@@ -62,6 +63,12 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
   const logs = mkdtempSync(join(tmpdir(), `c402-e2e-${mode}-`));
   // Both modes keep their data (embedded: the database too; both: the .eml sign-in mails) under one directory the tests can read.
   const dataDir = join(logs, "data");
+  // G20 in the target's processes (and the children the runner starts, which inherit the environment).
+  const nonLoopbackLog = join(logs, "non-loopback.log");
+  const WITNESSED = {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${join(root, "packages/testkit/bin/loopback-witness.cjs")}`.trim(),
+    C402_NON_LOOPBACK_LOG: nonLoopbackLog,
+  };
   let child: ChildProcess;
   let cleanup = async () => {};
   // Distributed mode: resolved once the runner printed its processes' ports (it does once all are healthy).
@@ -78,6 +85,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
         LOG_LEVEL: "warn",
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
         ...SEALED_OUTBOUND,
+        ...WITNESSED,
         ...extraEnv,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -100,6 +108,7 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
         DATA_DIR: dataDir,
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
         ...SEALED_OUTBOUND,
+        ...WITNESSED,
         ...Object.fromEntries(Object.entries(grpc.tokens).map(([name, token]) => [rpcTokenKey(name), token])),
         ...extraEnv,
       },
@@ -151,7 +160,9 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
     }
     await cleanup();
     await new Promise((r) => output.end(r));
+    const leftLoopback = existsSync(nonLoopbackLog) ? readFileSync(nonLoopbackLog, "utf8").trim() : "";
     if (!keepLogs) rmSync(logs, { recursive: true, force: true });
+    if (leftLoopback) throw new Error(`the target tried addresses outside loopback (G20):\n${leftLoopback}`);
   };
   try {
     await waitUntilHealthy(baseUrl, child, 120_000, { deep: true });

@@ -161,7 +161,9 @@ describe("the permission matrix (G28), generated from the route table", () => {
     // What a read_only key may call beyond reading: the preview (it changes nothing), its own revocation,
     // and the session mint and logout (which refuse keys: x-credential session, or 403 for a key).
     const readOnlyChanges = operations.filter((o) => o.minimum === "read_only" && o.method !== "GET").map((o) => `${o.method} ${o.template}`);
-    expect(readOnlyChanges.sort()).toEqual(["DELETE /v1/keys/{key_id}", "POST /auth/logout", "POST /auth/session/cookie", "POST /v1/account/wallets/preview"].sort());
+    expect(readOnlyChanges.sort()).toEqual(
+      ["DELETE /v1/keys/{key_id}", "POST /auth/logout", "POST /auth/session/cookie", "POST /v1/account/wallets/preview"].sort(),
+    );
   });
 
   /** A key of `account`, revoked at once. */

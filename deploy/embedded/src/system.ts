@@ -183,12 +183,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
 
   // How each service is built here; its clients are those of the services it calls, started before it.
   const build: { [N in ServiceName]: (deps: ServiceDeps, clients: Clients) => Promise<ServiceModule> } = {
-    identity: (deps) =>
-      createIdentityService(
-        deps,
-        { ...identityDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir },
-        mailer,
-      ),
+    identity: (deps) => createIdentityService(deps, { ...identityDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, dataDir: opts.dataDir }, mailer),
     "content-grants": (deps) => createContentGrantsService(deps, { grantKeyring: parseKeyring(secrets.grantKeyring) }),
     catalog: (deps, c) => createCatalogService(deps, { identity: c.identity, fulfillment: c.fulfillment }),
     payments: (deps, c) =>

@@ -1,4 +1,4 @@
-import { ProblemError } from "./index";
+import { ProblemError } from "./problem-error";
 
 /**
  * The spec's charge table (Errors, items 4 and 5) for a relay or mcp call the

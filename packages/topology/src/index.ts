@@ -305,7 +305,8 @@ export function topologyProblems(services: readonly ServiceEntry[] = SERVICES, g
   };
   const identifier = /^[a-z][a-z0-9_]{0,62}$/;
   services.forEach((s, i) => {
-    if (!/^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){0,30}$/.test(s.name)) problems.push(`${s.name}: a name must be lowercase letters, digits and single inner dashes (a DNS label)`);
+    if (!/^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){0,30}$/.test(s.name))
+      problems.push(`${s.name}: a name must be lowercase letters, digits and single inner dashes (a DNS label)`);
     unique("name", s.name, s.name);
     unique("schema", s.database.schema, s.name);
     unique("role", s.database.role, s.name);

@@ -26,6 +26,7 @@ import { relayOrigin } from "./store/migrations/0014_relay_origin";
 import { mcpTool } from "./store/migrations/0015_mcp_tool";
 import { checkoutPackages } from "./store/migrations/0016_packages";
 import { checkoutContent } from "./store/migrations/0017_content";
+import { retiredTwins } from "./store/migrations/0018_retired_twins";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -47,6 +48,7 @@ export const catalogMigrations = {
   "0015_mcp_tool": mcpTool,
   "0016_packages": checkoutPackages,
   "0017_content": checkoutContent,
+  "0018_retired_twins": retiredTwins,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */

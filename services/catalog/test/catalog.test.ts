@@ -47,6 +47,21 @@ function catalogContract(open: () => Promise<TestDatabase>) {
   });
   afterAll(() => ctx.close());
 
+  it("names the live checkout of a retired test twin (imported rows), and nothing for any other id", async () => {
+    const { checkout } = await catalog.create(base({ payloadJson: "{}", fingerprint: "twin-live" }));
+    const twin = "chk_RetiredTwin0000000000000";
+    await (ctx.database.db as CatalogDb).insertInto("retired_twins").values({ twin_id: twin, live_id: checkout.id }).execute();
+    expect(await catalog.liveOfRetiredTwin(twin)).toBe(checkout.id);
+    expect(await catalog.liveOfRetiredTwin(checkout.id)).toBeUndefined();
+    // A twin names a checkout of this catalog or nothing.
+    await expect(
+      (ctx.database.db as CatalogDb)
+        .insertInto("retired_twins")
+        .values({ twin_id: "chk_Orphan000000000000000000", live_id: "chk_Missing00000000000000000" })
+        .execute(),
+    ).rejects.toThrow();
+  });
+
   it("creates an inline checkout with pay_to copied from the standing payout wallet", async () => {
     const { checkout, replayed } = await catalog.create(base({ payloadJson: '{"temp":21}', description: "Today" }));
     expect(replayed).toBe(false);

@@ -34,7 +34,12 @@ export async function createContentGrantsService(deps: ServiceDeps, settings: Co
   await migrate(deps.database, contentGrantsMigrations);
   const db = deps.database.db as ContentGrantsDb;
   const relay = serviceOutboxRelay(deps, "content-grants");
-  const passes = new Passes(db, new TokenTagger(settings.grantKeyring), () => new Date(), () => relay.poke());
+  const passes = new Passes(
+    db,
+    new TokenTagger(settings.grantKeyring),
+    () => new Date(),
+    () => relay.poke(),
+  );
   let subscription: Subscription | undefined;
   return {
     name: "content-grants",

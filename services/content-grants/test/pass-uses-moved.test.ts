@@ -36,7 +36,11 @@ function moveContract(open: () => Promise<{ identity: ServiceDatabase; grants: S
     await migrate(ctx.identity, before);
     const identityDb = ctx.identity.db as Kysely<any>;
     const rows = Array.from({ length: MANY }, (_, i) => ({ pass_id: `pass${String(i).padStart(5, "0")}`, used: (i % 7) + 1, expires_at: future }));
-    for (let at = 0; at < rows.length; at += 400) await identityDb.insertInto("pass_uses").values(rows.slice(at, at + 400)).execute();
+    for (let at = 0; at < rows.length; at += 400)
+      await identityDb
+        .insertInto("pass_uses")
+        .values(rows.slice(at, at + 400))
+        .execute();
     await identityDb.insertInto("pass_uses").values({ pass_id: "expired", used: 5, expires_at: past }).execute();
 
     // content-grants runs first (as a rollout starts it) and counts a read of a moved pass before the counts arrive.

@@ -17,6 +17,7 @@ import { accountRoutes } from "./http/routes/account";
 import { checkoutRoutes } from "./http/routes/checkouts";
 import { discoveryRoutes } from "./http/routes/discovery";
 import { faceRoutes } from "./http/routes/faces";
+import { retiredTwinRedirect } from "./http/retired-twins";
 import { ledgerRoutes } from "./http/routes/ledger";
 import { analyticsRoutes } from "./http/routes/analytics";
 import { facilitatorRoutes } from "./http/routes/facilitator";
@@ -139,6 +140,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(platformRoutes(deps, rails));
   app.use(embedRoutes(deps, embeds));
   app.use(notFound);
+  app.use(retiredTwinRedirect(deps));
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));
   return app;
 }

@@ -327,6 +327,11 @@ export class Catalog {
     return store.listSelling(this.db, accountId, this.now(), page);
   }
 
+  /** The live checkout whose rehearsal face replaced a test twin of the retired twin-row model (spec, Payment rules 6). */
+  liveOfRetiredTwin(checkoutId: string): Promise<string | undefined> {
+    return store.liveOfRetiredTwin(this.db, checkoutId);
+  }
+
   /** Arms the checkout; a second call returns it unchanged. */
   async goLive(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; alreadyLive: boolean }> {
     const checkout = await this.get(checkoutId, accountId);

@@ -184,6 +184,10 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         })),
       };
     },
+    async resolveRetiredTwin(req) {
+      const liveId = await catalog.liveOfRetiredTwin(req.checkoutId);
+      return liveId === undefined ? {} : { liveId };
+    },
     async goLive(req) {
       const { checkout, alreadyLive } = await catalog.goLive(req.accountId, req.checkoutId, actorOfRequest(req.actor));
       return { checkout: checkoutMessage(checkout, now()), alreadyLive };

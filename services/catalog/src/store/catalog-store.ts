@@ -63,9 +63,16 @@ interface IdempotencyKeysTable {
   claimed_at: Date;
 }
 
+/** A test twin of the retired twin-row model and the live checkout it stood for (migration 0018). */
+interface RetiredTwinsTable {
+  twin_id: string;
+  live_id: string;
+}
+
 export interface CatalogTables {
   checkouts: CheckoutsTable;
   idempotency_keys: IdempotencyKeysTable;
+  retired_twins: RetiredTwinsTable;
 }
 
 export type CheckoutRow = Selectable<CheckoutsTable>;
@@ -128,6 +135,9 @@ const findCheckoutState = reusableStatement((db: CatalogDb, v: { id: string }) =
 );
 
 export const catalogStore = {
+  /** The live checkout a retired twin stood for, or undefined. */
+  liveOfRetiredTwin: async (db: CatalogDb, twinId: string): Promise<string | undefined> =>
+    (await db.selectFrom("retired_twins").select("live_id").where("twin_id", "=", twinId).executeTakeFirst())?.live_id,
   insertCheckout: (db: CatalogDb, row: CheckoutRow) =>
     db
       .insertInto("checkouts")

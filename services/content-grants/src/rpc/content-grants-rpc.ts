@@ -4,7 +4,6 @@ import { actorOfRequest } from "@c402/account-events";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { Passes, PassScope } from "../domain/passes";
 
-
 const SCOPES: Record<PassScope, contentGrantsV1.PassScope> = { seller: contentGrantsV1.PassScope.SELLER, content: contentGrantsV1.PassScope.CONTENT };
 
 /** Thin handlers: the rules are the domain's (domain/passes.ts). */

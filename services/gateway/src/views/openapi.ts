@@ -117,6 +117,11 @@ const responses = {
   LinkRefused: problemResponse("The sign-in link is unknown, already used or expired (alike, so the answer tells nothing)", 401, wwwAuthenticate),
   Forbidden: problemResponse("The key's scope is below what the operation needs (the document names `needed_scope`)", 403),
   NotFound: problemResponse("No such resource (or not this account's)", 404),
+  RetiredTwin: {
+    description:
+      "The id is a test twin of the retired twin-row model: the same request (method, body, headers) belongs at the live checkout's rehearsal face, /c/{live_id}/test and its companions (spec, Payment rules 6). A package key bought on the twin row is answered there, never redirected.",
+    headers: { Location: header("The live checkout's URL of the same thing, with the query kept", { type: "string", pattern: "^/c/chk_" }) },
+  },
   MethodNotAllowed: problemResponse("The path exists but not with this method", 405, {
     Allow: header("The methods the path answers", { type: "string", pattern: "^[A-Z]+(\\s*,\\s*[A-Z]+)*$" }),
   }),
@@ -1085,6 +1090,9 @@ const faceOkHeaders = {
   ...rateLimitHeaders(false),
 };
 
+/** A retired test twin's URLs are live-face URLs (/c/{twin}…): they answer 307 to the rehearsal face. */
+const retiredTwinOn = (face: "live" | "rehearsal") => (face === "live" ? { "307": use("RetiredTwin") } : {});
+
 function qrOperation(face: "live" | "rehearsal") {
   return operation({
     summary: `SVG QR code of the ${face} face URL (with h, the URL carries the handoff nonce and the answer is no-store; without, cached a day)`,
@@ -1102,6 +1110,7 @@ function qrOperation(face: "live" | "rehearsal") {
       "200": { description: "The QR code", content: { "image/svg+xml": { schema: { type: "string" } } } },
       "400": use("BadRequest"),
       "404": use("NotFound"),
+      ...retiredTwinOn(face),
       "422": use("InvalidRequest"),
     },
   });
@@ -1158,6 +1167,7 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
           },
         },
         "404": orRelayAnswer("NotFound"),
+        ...retiredTwinOn(face),
         "409": problemResponse(
           "A relay or mcp payment presented while an earlier request with it still waits for the seller's origin, or whose claim that request released: nothing was charged; present the same payment again",
           409,
@@ -1206,6 +1216,7 @@ function prepareOperation(face: "live" | "rehearsal", id: unknown = checkoutId) 
       responses: {
         "200": json("typed_data, payload_stub, network", ref(face === "live" ? "PrepareAnswer" : "RehearsalPrepareAnswer")),
         "404": use("NotFound"),
+        ...retiredTwinOn(face),
         "410": use("Gone"),
         "503": use("Unavailable"),
       },
@@ -1640,6 +1651,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           parameters: [checkoutId, pathParam("nonce", { type: "string", pattern: HANDOFF_NONCE.source }, "Handoff nonce")],
           responses: {
             "200": json("The payment", ref("HandoffAnswer")),
+            "307": use("RetiredTwin"),
             "400": use("BadRequest"),
             "404": use("NotFound"),
             "422": use("InvalidRequest"),

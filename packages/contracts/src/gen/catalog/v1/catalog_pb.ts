@@ -15,7 +15,43 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEi/wIKCU9mZmVyQ2FyZBIeChFpbnB1dF9zY2hlbWFfanNvbhgBIAEoCUgAiAEBEh8KEm91dHB1dF9zY2hlbWFfanNvbhgCIAEoCUgBiAEBEh8KEmV4YW1wbGVfaW5wdXRfanNvbhgDIAEoCUgCiAEBEiAKE2V4YW1wbGVfb3V0cHV0X2pzb24YBCABKAlIA4gBARIWCglmcmVzaG5lc3MYBSABKAlIBIgBARIVCghjb3ZlcmFnZRgGIAEoCUgFiAEBEhMKBnNvdXJjZRgHIAEoCUgGiAEBEhgKC2NvbnN0cmFpbnRzGAggASgJSAeIAQFCFAoSX2lucHV0X3NjaGVtYV9qc29uQhUKE19vdXRwdXRfc2NoZW1hX2pzb25CFQoTX2V4YW1wbGVfaW5wdXRfanNvbkIWChRfZXhhbXBsZV9vdXRwdXRfanNvbkIMCgpfZnJlc2huZXNzQgsKCV9jb3ZlcmFnZUIJCgdfc291cmNlQg4KDF9jb25zdHJhaW50cyLjBQoIQ2hlY2tvdXQSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhkKDHBheWxvYWRfanNvbhgIIAEoCUgBiAEBEhAKCHJldXNhYmxlGAkgASgIEg0KBWFybWVkGAogASgIEioKBnN0YXR1cxgLIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSJAoFb2ZmZXIYDCABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjEKCGFybWVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEi4KCHNldHRpbmdzGBAgASgLMhwuY2F0YWxvZy52MS5DaGVja291dFNldHRpbmdzEiwKDHBheW91dF9yYWlscxgRIAMoCzIWLmNhdGFsb2cudjEuUGF5b3V0UmFpbBIiCgZvcmlnaW4YEiABKAsyEi5jYXRhbG9nLnYxLk9yaWdpbhIpCgdwYWNrYWdlGBMgASgLMhguY2F0YWxvZy52MS5QYWNrYWdlVGVybXMSGQoMY29udGVudF9qc29uGBQgASgJSASIAQFCDgoMX2Rlc2NyaXB0aW9uQg8KDV9wYXlsb2FkX2pzb25CDQoLX2V4cGlyZXNfYXRCCwoJX2FybWVkX2F0Qg8KDV9jb250ZW50X2pzb24iLwoMUGFja2FnZVRlcm1zEg0KBWNhbGxzGAEgASgNEhAKCHR0bF9kYXlzGAIgASgNIvABCgZPcmlnaW4SCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIWCglhdXRoX3R5cGUYAyABKAlIAIgBARIYCgthdXRoX2hlYWRlchgEIAEoCUgBiAEBEhoKDW9yaWdpbl9rZXlfaWQYBSABKAlIAogBARIaChJvbmVfb2ZmX2NyZWRlbnRpYWwYBiABKAgSCwoDbWNwGAcgASgIEhUKCG1jcF90b29sGAggASgJSAOIAQFCDAoKX2F1dGhfdHlwZUIOCgxfYXV0aF9oZWFkZXJCEAoOX29yaWdpbl9rZXlfaWRCCwoJX21jcF90b29sIjMKClBheW91dFJhaWwSFAoMY2hhaW5fZmFtaWx5GAEgASgJEg8KB2FkZHJlc3MYAiABKAkihQIKEENoZWNrb3V0U2V0dGluZ3MSGQoMcGFydGllc19qc29uGAEgASgJSACIAQESGAoQcGxhdGZvcm1fZmVlX2JwcxgCIAEoDRIcCg9wbGF0Zm9ybV9mZWVfdG8YCiABKAlIAYgBARIUCgdzb2xkX2J5GAsgASgJSAKIAQESHwoXaW5oZXJpdF9hY2NvdW50X3BheW91dHMYAyABKAgSFQoNd2FsbGV0X2J1dHRvbhgEIAEoCBIfChd0ZXN0X2RlbGl2ZXJ5X2RhaWx5X2NhcBgFIAEoDUIPCg1fcGFydGllc19qc29uQhIKEF9wbGF0Zm9ybV9mZWVfdG9CCgoIX3NvbGRfYnkisQsKFUNyZWF0ZUNoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEh0KFWNyZWF0ZWRfd2l0aF9saXZlX2tleRgCIAEoCBIoCg9pZGVtcG90ZW5jeV9rZXkYAyABKAlCCrpIB3IFEAEY/wFIAIgBARIkChNyZXF1ZXN0X2ZpbmdlcnByaW50GAQgASgJQge6SARyAhABEg0KBXRpdGxlGAUgASgJEhEKCXByaWNlX3VzZBgGIAEoCRITCgZwYXlfdG8YByABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgIIAEoCUgCiAEBEhkKDHBheWxvYWRfanNvbhgJIAEoCUgDiAEBEhUKCHJldXNhYmxlGAogASgISASIAQESFgoJdGVzdF9tb2RlGAsgASgISAWIAQESLAoSZXhwaXJlc19pbl9taW51dGVzGAwgASgDQgu6SAgiBhjAlSAoAUgGiAEBEiQKBW9mZmVyGA0gASgLMhUuY2F0YWxvZy52MS5PZmZlckNhcmQSGAoLZnVsZmlsbG1lbnQYDiABKAlIB4gBARIjCgxwYXJ0aWVzX2pzb24YECABKAlCCLpIBXIDGIAgSAiIAQESJwoQcGxhdGZvcm1fZmVlX2JwcxgRIAEoDUIIukgFKgMY0A9ICYgBARIkChdpbmhlcml0X2FjY291bnRfcGF5b3V0cxgSIAEoCEgKiAEBEhoKDXdhbGxldF9idXR0b24YEyABKAhIC4gBARItChd0ZXN0X2RlbGl2ZXJ5X2RhaWx5X2NhcBgUIAEoDUIHukgEKgIoAUgMiAEBEiEKCm9yaWdpbl91cmwYFSABKAlCCLpIBXIDGIAgSA2IAQESIwoNb3JpZ2luX21ldGhvZBgWIAEoCUIHukgEcgIYEEgOiAEBEiYKEG9yaWdpbl9hdXRoX3R5cGUYFyABKAlCB7pIBHICGBBID4gBARIoChFvcmlnaW5fYXV0aF92YWx1ZRgYIAEoCUIIukgFcgMYgEBIEIgBARIpChJvcmlnaW5fYXV0aF9oZWFkZXIYGSABKAlCCLpIBXIDGIACSBGIAQESLAoVb3JpZ2luX2F1dGhfc2VjcmV0X2lkGBogASgJQgi6SAVyAxiAAUgSiAEBEh8KCG1jcF90b29sGBsgASgJQgi6SAVyAxiAAkgTiAEBEhsKDm1heF9kZWxpdmVyaWVzGBwgASgNSBSIAQESHQoQcGFja2FnZV90dGxfZGF5cxgdIAEoDUgViAEBEiQKDGNvbnRlbnRfanNvbhgeIAEoCUIJukgGcgQYgIAESBaIAQESGQoFYWN0b3IYDyABKAlCCrpIB3IFEAEYyAFCEgoQX2lkZW1wb3RlbmN5X2tleUIJCgdfcGF5X3RvQg4KDF9kZXNjcmlwdGlvbkIPCg1fcGF5bG9hZF9qc29uQgsKCV9yZXVzYWJsZUIMCgpfdGVzdF9tb2RlQhUKE19leHBpcmVzX2luX21pbnV0ZXNCDgoMX2Z1bGZpbGxtZW50Qg8KDV9wYXJ0aWVzX2pzb25CEwoRX3BsYXRmb3JtX2ZlZV9icHNCGgoYX2luaGVyaXRfYWNjb3VudF9wYXlvdXRzQhAKDl93YWxsZXRfYnV0dG9uQhoKGF90ZXN0X2RlbGl2ZXJ5X2RhaWx5X2NhcEINCgtfb3JpZ2luX3VybEIQCg5fb3JpZ2luX21ldGhvZEITChFfb3JpZ2luX2F1dGhfdHlwZUIUChJfb3JpZ2luX2F1dGhfdmFsdWVCFQoTX29yaWdpbl9hdXRoX2hlYWRlckIYChZfb3JpZ2luX2F1dGhfc2VjcmV0X2lkQgsKCV9tY3BfdG9vbEIRCg9fbWF4X2RlbGl2ZXJpZXNCEwoRX3BhY2thZ2VfdHRsX2RheXNCDwoNX2NvbnRlbnRfanNvbiJSChZDcmVhdGVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXBsYXllZBgCIAEoCCKTAQoSR2V0Q2hlY2tvdXRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEhcKCmFjY291bnRfaWQYAiABKAlIAIgBARIkCg5rbm93bl9yZXZpc2lvbhgDIAEoCUIHukgEcgIYFEgBiAEBQg0KC19hY2NvdW50X2lkQhEKD19rbm93bl9yZXZpc2lvbiJ7ChNHZXRDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXZpc2lvbhgCIAEoCRIqCgZzdGF0dXMYAyABKA4yGi5jYXRhbG9nLnYxLkNoZWNrb3V0U3RhdHVzIkcKCVBhZ2VBZnRlchIuCgpjcmVhdGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIKCgJpZBgCIAEoCSKYBAoPQ2hlY2tvdXRTdW1tYXJ5EgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIUCgxwcmljZV9hdG9taWMYBSABKAQSDgoGcGF5X3RvGAYgASgJEiwKC2Z1bGZpbGxtZW50GAcgASgOMhcuY2F0YWxvZy52MS5GdWxmaWxsbWVudBIQCghyZXVzYWJsZRgIIAEoCBINCgVhcm1lZBgJIAEoCBIqCgZzdGF0dXMYCiABKA4yGi5jYXRhbG9nLnYxLkNoZWNrb3V0U3RhdHVzEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESMQoIYXJtZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLAoMcGF5b3V0X3JhaWxzGA4gAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsEikKB3BhY2thZ2UYDyABKAsyGC5jYXRhbG9nLnYxLlBhY2thZ2VUZXJtc0IOCgxfZGVzY3JpcHRpb25CDQoLX2V4cGlyZXNfYXRCCwoJX2FybWVkX2F0IpABChRMaXN0Q2hlY2tvdXRzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhYKDmluY2x1ZGVfdm9pZGVkGAIgASgIEh0KCXBhZ2Vfc2l6ZRgDIAEoDUIKukgHKgUY6AcoARIkCgVhZnRlchgEIAEoCzIVLmNhdGFsb2cudjEuUGFnZUFmdGVyIk0KFUxpc3RDaGVja291dHNSZXNwb25zZRIuCgljaGVja291dHMYAiADKAsyGy5jYXRhbG9nLnYxLkNoZWNrb3V0U3VtbWFyeUoECAEQAiJlCg1Hb0xpdmVSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiTgoOR29MaXZlUmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhQKDGFscmVhZHlfbGl2ZRgCIAEoCCL2AQoKT2ZmZXJQYXRjaBISCgV0aXRsZRgBIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAIgASgJSAGIAQESJAoFb2ZmZXIYAyABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIXCgVjbGVhchgEIAMoCUIIukgFkgECEBASGQoMcGF5bG9hZF9qc29uGAUgASgJSAKIAQESJAoMY29udGVudF9qc29uGAYgASgJQgm6SAZyBBiAgARIA4gBAUIICgZfdGl0bGVCDgoMX2Rlc2NyaXB0aW9uQg8KDV9wYXlsb2FkX2pzb25CDwoNX2NvbnRlbnRfanNvbiKUAQoVVXBkYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESJQoFcGF0Y2gYBCABKAsyFi5jYXRhbG9nLnYxLk9mZmVyUGF0Y2giUQoWVXBkYXRlQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSDwoHY2hhbmdlZBgCIAMoCSJrChNWb2lkQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiUAoLTGlhYmlsaXRpZXMSEQoJbGl2ZV9rZXlzGAEgASgNEhUKDWNhbGxzX3Vuc3BlbnQYAiABKAQSFwoPdW5lYXJuZWRfYXRvbWljGAMgASgEIpIBChRWb2lkQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSDgoGdm9pZGVkGAIgAygJEiwKC2xpYWJpbGl0aWVzGAMgASgLMhcuY2F0YWxvZy52MS5MaWFiaWxpdGllcxIUCgxhbHJlYWR5X3ZvaWQYBCABKAgibgoWUmVzdG9yZUNoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIlMKF1Jlc3RvcmVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXN0b3JlZBgCIAEoCCKyAQoVRXh0ZW5kQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESLAoSZXhwaXJlc19pbl9taW51dGVzGAQgASgDQgu6SAgiBhjAlSAoAUgAiAEBQhUKE19leHBpcmVzX2luX21pbnV0ZXMiQAoWRXh0ZW5kQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQifAoYTGlzdFNlbGxpbmdPZmZlcnNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEiQKBWFmdGVyGAMgASgLMhUuY2F0YWxvZy52MS5QYWdlQWZ0ZXIiYwoMU2VsbGluZ09mZmVyEi0KCGNoZWNrb3V0GAEgASgLMhsuY2F0YWxvZy52MS5DaGVja291dFN1bW1hcnkSJAoFb2ZmZXIYAiABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZCJFChlMaXN0U2VsbGluZ09mZmVyc1Jlc3BvbnNlEigKBm9mZmVycxgBIAMoCzIYLmNhdGFsb2cudjEuU2VsbGluZ09mZmVyIqYBChRBZGRQYXlvdXRSYWlsUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBEh0KDGNoYWluX2ZhbWlseRgEIAEoCUIHukgEcgIYIBIZCgdhZGRyZXNzGAUgASgJQgi6SAVyAxiAASI/ChVBZGRQYXlvdXRSYWlsUmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0KpwBCg5DaGVja291dFN0YXR1cxIfChtDSEVDS09VVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRDSEVDS09VVF9TVEFUVVNfT1BFThABEhgKFENIRUNLT1VUX1NUQVRVU19QQUlEEAISGwoXQ0hFQ0tPVVRfU1RBVFVTX0VYUElSRUQQAxIYChRDSEVDS09VVF9TVEFUVVNfVk9JRBAEKocBCgtGdWxmaWxsbWVudBIbChdGVUxGSUxMTUVOVF9VTlNQRUNJRklFRBAAEhYKEkZVTEZJTExNRU5UX0lOTElORRABEhUKEUZVTEZJTExNRU5UX1JFTEFZEAISEwoPRlVMRklMTE1FTlRfTUNQEAMSFwoTRlVMRklMTE1FTlRfV0VCSE9PSxAEMtkICg5DYXRhbG9nU2VydmljZRJXCg5DcmVhdGVDaGVja291dBIhLmNhdGFsb2cudjEuQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0GiIuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlc3BvbnNlEk4KC0dldENoZWNrb3V0Eh4uY2F0YWxvZy52MS5HZXRDaGVja291dFJlcXVlc3QaHy5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVzcG9uc2USVAoNTGlzdENoZWNrb3V0cxIgLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1JlcXVlc3QaIS5jYXRhbG9nLnYxLkxpc3RDaGVja291dHNSZXNwb25zZRI/CgZHb0xpdmUSGS5jYXRhbG9nLnYxLkdvTGl2ZVJlcXVlc3QaGi5jYXRhbG9nLnYxLkdvTGl2ZVJlc3BvbnNlElcKDlVwZGF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5VcGRhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLlVwZGF0ZUNoZWNrb3V0UmVzcG9uc2USUQoMVm9pZENoZWNrb3V0Eh8uY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXF1ZXN0GiAuY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXNwb25zZRJaCg9SZXN0b3JlQ2hlY2tvdXQSIi5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlcXVlc3QaIy5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlc3BvbnNlElcKDkV4dGVuZENoZWNrb3V0EiEuY2F0YWxvZy52MS5FeHRlbmRDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkV4dGVuZENoZWNrb3V0UmVzcG9uc2USVAoNQWRkUGF5b3V0UmFpbBIgLmNhdGFsb2cudjEuQWRkUGF5b3V0UmFpbFJlcXVlc3QaIS5jYXRhbG9nLnYxLkFkZFBheW91dFJhaWxSZXNwb25zZRJLCgpGaWxlUmVwb3J0Eh0uY2F0YWxvZy52MS5GaWxlUmVwb3J0UmVxdWVzdBoeLmNhdGFsb2cudjEuRmlsZVJlcG9ydFJlc3BvbnNlEk4KC0xpc3RSZXBvcnRzEh4uY2F0YWxvZy52MS5MaXN0UmVwb3J0c1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RSZXBvcnRzUmVzcG9uc2USUQoMVXBkYXRlUmVwb3J0Eh8uY2F0YWxvZy52MS5VcGRhdGVSZXBvcnRSZXF1ZXN0GiAuY2F0YWxvZy52MS5VcGRhdGVSZXBvcnRSZXNwb25zZRJgChFMaXN0U2VsbGluZ09mZmVycxIkLmNhdGFsb2cudjEuTGlzdFNlbGxpbmdPZmZlcnNSZXF1ZXN0GiUuY2F0YWxvZy52MS5MaXN0U2VsbGluZ09mZmVyc1Jlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_catalog_v1_reports, file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiOwoZUmVzb2x2ZVJldGlyZWRUd2luUmVxdWVzdBIeCgtjaGVja291dF9pZBgBIAEoCUIJukgGcgQQARhAIj4KGlJlc29sdmVSZXRpcmVkVHdpblJlc3BvbnNlEhQKB2xpdmVfaWQYASABKAlIAIgBAUIKCghfbGl2ZV9pZCL/AgoJT2ZmZXJDYXJkEh4KEWlucHV0X3NjaGVtYV9qc29uGAEgASgJSACIAQESHwoSb3V0cHV0X3NjaGVtYV9qc29uGAIgASgJSAGIAQESHwoSZXhhbXBsZV9pbnB1dF9qc29uGAMgASgJSAKIAQESIAoTZXhhbXBsZV9vdXRwdXRfanNvbhgEIAEoCUgDiAEBEhYKCWZyZXNobmVzcxgFIAEoCUgEiAEBEhUKCGNvdmVyYWdlGAYgASgJSAWIAQESEwoGc291cmNlGAcgASgJSAaIAQESGAoLY29uc3RyYWludHMYCCABKAlIB4gBAUIUChJfaW5wdXRfc2NoZW1hX2pzb25CFQoTX291dHB1dF9zY2hlbWFfanNvbkIVChNfZXhhbXBsZV9pbnB1dF9qc29uQhYKFF9leGFtcGxlX291dHB1dF9qc29uQgwKCl9mcmVzaG5lc3NCCwoJX2NvdmVyYWdlQgkKB19zb3VyY2VCDgoMX2NvbnN0cmFpbnRzIuMFCghDaGVja291dBIKCgJpZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFAoMcHJpY2VfYXRvbWljGAUgASgEEg4KBnBheV90bxgGIAEoCRIsCgtmdWxmaWxsbWVudBgHIAEoDjIXLmNhdGFsb2cudjEuRnVsZmlsbG1lbnQSGQoMcGF5bG9hZF9qc29uGAggASgJSAGIAQESEAoIcmV1c2FibGUYCSABKAgSDQoFYXJtZWQYCiABKAgSKgoGc3RhdHVzGAsgASgOMhouY2F0YWxvZy52MS5DaGVja291dFN0YXR1cxIkCgVvZmZlchgMIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESMQoIYXJtZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESLgoIc2V0dGluZ3MYECABKAsyHC5jYXRhbG9nLnYxLkNoZWNrb3V0U2V0dGluZ3MSLAoMcGF5b3V0X3JhaWxzGBEgAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsEiIKBm9yaWdpbhgSIAEoCzISLmNhdGFsb2cudjEuT3JpZ2luEikKB3BhY2thZ2UYEyABKAsyGC5jYXRhbG9nLnYxLlBhY2thZ2VUZXJtcxIZCgxjb250ZW50X2pzb24YFCABKAlIBIgBAUIOCgxfZGVzY3JpcHRpb25CDwoNX3BheWxvYWRfanNvbkINCgtfZXhwaXJlc19hdEILCglfYXJtZWRfYXRCDwoNX2NvbnRlbnRfanNvbiIvCgxQYWNrYWdlVGVybXMSDQoFY2FsbHMYASABKA0SEAoIdHRsX2RheXMYAiABKA0i8AEKBk9yaWdpbhILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhYKCWF1dGhfdHlwZRgDIAEoCUgAiAEBEhgKC2F1dGhfaGVhZGVyGAQgASgJSAGIAQESGgoNb3JpZ2luX2tleV9pZBgFIAEoCUgCiAEBEhoKEm9uZV9vZmZfY3JlZGVudGlhbBgGIAEoCBILCgNtY3AYByABKAgSFQoIbWNwX3Rvb2wYCCABKAlIA4gBAUIMCgpfYXV0aF90eXBlQg4KDF9hdXRoX2hlYWRlckIQCg5fb3JpZ2luX2tleV9pZEILCglfbWNwX3Rvb2wiMwoKUGF5b3V0UmFpbBIUCgxjaGFpbl9mYW1pbHkYASABKAkSDwoHYWRkcmVzcxgCIAEoCSKFAgoQQ2hlY2tvdXRTZXR0aW5ncxIZCgxwYXJ0aWVzX2pzb24YASABKAlIAIgBARIYChBwbGF0Zm9ybV9mZWVfYnBzGAIgASgNEhwKD3BsYXRmb3JtX2ZlZV90bxgKIAEoCUgBiAEBEhQKB3NvbGRfYnkYCyABKAlIAogBARIfChdpbmhlcml0X2FjY291bnRfcGF5b3V0cxgDIAEoCBIVCg13YWxsZXRfYnV0dG9uGAQgASgIEh8KF3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwGAUgASgNQg8KDV9wYXJ0aWVzX2pzb25CEgoQX3BsYXRmb3JtX2ZlZV90b0IKCghfc29sZF9ieSKxCwoVQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoVY3JlYXRlZF93aXRoX2xpdmVfa2V5GAIgASgIEigKD2lkZW1wb3RlbmN5X2tleRgDIAEoCUIKukgHcgUQARj/AUgAiAEBEiQKE3JlcXVlc3RfZmluZ2VycHJpbnQYBCABKAlCB7pIBHICEAESDQoFdGl0bGUYBSABKAkSEQoJcHJpY2VfdXNkGAYgASgJEhMKBnBheV90bxgHIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAggASgJSAKIAQESGQoMcGF5bG9hZF9qc29uGAkgASgJSAOIAQESFQoIcmV1c2FibGUYCiABKAhIBIgBARIWCgl0ZXN0X21vZGUYCyABKAhIBYgBARIsChJleHBpcmVzX2luX21pbnV0ZXMYDCABKANCC7pICCIGGMCVICgBSAaIAQESJAoFb2ZmZXIYDSABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIYCgtmdWxmaWxsbWVudBgOIAEoCUgHiAEBEiMKDHBhcnRpZXNfanNvbhgQIAEoCUIIukgFcgMYgCBICIgBARInChBwbGF0Zm9ybV9mZWVfYnBzGBEgASgNQgi6SAUqAxjQD0gJiAEBEiQKF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGBIgASgISAqIAQESGgoNd2FsbGV0X2J1dHRvbhgTIAEoCEgLiAEBEi0KF3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwGBQgASgNQge6SAQqAigBSAyIAQESIQoKb3JpZ2luX3VybBgVIAEoCUIIukgFcgMYgCBIDYgBARIjCg1vcmlnaW5fbWV0aG9kGBYgASgJQge6SARyAhgQSA6IAQESJgoQb3JpZ2luX2F1dGhfdHlwZRgXIAEoCUIHukgEcgIYEEgPiAEBEigKEW9yaWdpbl9hdXRoX3ZhbHVlGBggASgJQgi6SAVyAxiAQEgQiAEBEikKEm9yaWdpbl9hdXRoX2hlYWRlchgZIAEoCUIIukgFcgMYgAJIEYgBARIsChVvcmlnaW5fYXV0aF9zZWNyZXRfaWQYGiABKAlCCLpIBXIDGIABSBKIAQESHwoIbWNwX3Rvb2wYGyABKAlCCLpIBXIDGIACSBOIAQESGwoObWF4X2RlbGl2ZXJpZXMYHCABKA1IFIgBARIdChBwYWNrYWdlX3R0bF9kYXlzGB0gASgNSBWIAQESJAoMY29udGVudF9qc29uGB4gASgJQgm6SAZyBBiAgARIFogBARIZCgVhY3RvchgPIAEoCUIKukgHcgUQARjIAUISChBfaWRlbXBvdGVuY3lfa2V5QgkKB19wYXlfdG9CDgoMX2Rlc2NyaXB0aW9uQg8KDV9wYXlsb2FkX2pzb25CCwoJX3JldXNhYmxlQgwKCl90ZXN0X21vZGVCFQoTX2V4cGlyZXNfaW5fbWludXRlc0IOCgxfZnVsZmlsbG1lbnRCDwoNX3BhcnRpZXNfanNvbkITChFfcGxhdGZvcm1fZmVlX2Jwc0IaChhfaW5oZXJpdF9hY2NvdW50X3BheW91dHNCEAoOX3dhbGxldF9idXR0b25CGgoYX3Rlc3RfZGVsaXZlcnlfZGFpbHlfY2FwQg0KC19vcmlnaW5fdXJsQhAKDl9vcmlnaW5fbWV0aG9kQhMKEV9vcmlnaW5fYXV0aF90eXBlQhQKEl9vcmlnaW5fYXV0aF92YWx1ZUIVChNfb3JpZ2luX2F1dGhfaGVhZGVyQhgKFl9vcmlnaW5fYXV0aF9zZWNyZXRfaWRCCwoJX21jcF90b29sQhEKD19tYXhfZGVsaXZlcmllc0ITChFfcGFja2FnZV90dGxfZGF5c0IPCg1fY29udGVudF9qc29uIlIKFkNyZWF0ZUNoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhAKCHJlcGxheWVkGAIgASgIIpMBChJHZXRDaGVja291dFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESFwoKYWNjb3VudF9pZBgCIAEoCUgAiAEBEiQKDmtub3duX3JldmlzaW9uGAMgASgJQge6SARyAhgUSAGIAQFCDQoLX2FjY291bnRfaWRCEQoPX2tub3duX3JldmlzaW9uInsKE0dldENoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhAKCHJldmlzaW9uGAIgASgJEioKBnN0YXR1cxgDIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMiRwoJUGFnZUFmdGVyEi4KCmNyZWF0ZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgoKAmlkGAIgASgJIpgECg9DaGVja291dFN1bW1hcnkSCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRINCgV0aXRsZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhQKDHByaWNlX2F0b21pYxgFIAEoBBIOCgZwYXlfdG8YBiABKAkSLAoLZnVsZmlsbG1lbnQYByABKA4yFy5jYXRhbG9nLnYxLkZ1bGZpbGxtZW50EhAKCHJldXNhYmxlGAggASgIEg0KBWFybWVkGAkgASgIEioKBnN0YXR1cxgKIAEoDjIaLmNhdGFsb2cudjEuQ2hlY2tvdXRTdGF0dXMSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKZXhwaXJlc19hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIxCghhcm1lZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARIsCgxwYXlvdXRfcmFpbHMYDiADKAsyFi5jYXRhbG9nLnYxLlBheW91dFJhaWwSKQoHcGFja2FnZRgPIAEoCzIYLmNhdGFsb2cudjEuUGFja2FnZVRlcm1zQg4KDF9kZXNjcmlwdGlvbkINCgtfZXhwaXJlc19hdEILCglfYXJtZWRfYXQikAEKFExpc3RDaGVja291dHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESFgoOaW5jbHVkZV92b2lkZWQYAiABKAgSHQoJcGFnZV9zaXplGAMgASgNQgq6SAcqBRjoBygBEiQKBWFmdGVyGAQgASgLMhUuY2F0YWxvZy52MS5QYWdlQWZ0ZXIiTQoVTGlzdENoZWNrb3V0c1Jlc3BvbnNlEi4KCWNoZWNrb3V0cxgCIAMoCzIbLmNhdGFsb2cudjEuQ2hlY2tvdXRTdW1tYXJ5SgQIARACImUKDUdvTGl2ZVJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJOCg5Hb0xpdmVSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSFAoMYWxyZWFkeV9saXZlGAIgASgIIvYBCgpPZmZlclBhdGNoEhIKBXRpdGxlGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIkCgVvZmZlchgDIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEhcKBWNsZWFyGAQgAygJQgi6SAWSAQIQEBIZCgxwYXlsb2FkX2pzb24YBSABKAlIAogBARIkCgxjb250ZW50X2pzb24YBiABKAlCCbpIBnIEGICABEgDiAEBQggKBl90aXRsZUIOCgxfZGVzY3JpcHRpb25CDwoNX3BheWxvYWRfanNvbkIPCg1fY29udGVudF9qc29uIpQBChVVcGRhdGVDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIlCgVwYXRjaBgEIAEoCzIWLmNhdGFsb2cudjEuT2ZmZXJQYXRjaCJRChZVcGRhdGVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIPCgdjaGFuZ2VkGAIgAygJImsKE1ZvaWRDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJQCgtMaWFiaWxpdGllcxIRCglsaXZlX2tleXMYASABKA0SFQoNY2FsbHNfdW5zcGVudBgCIAEoBBIXCg91bmVhcm5lZF9hdG9taWMYAyABKAQikgEKFFZvaWRDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIOCgZ2b2lkZWQYAiADKAkSLAoLbGlhYmlsaXRpZXMYAyABKAsyFy5jYXRhbG9nLnYxLkxpYWJpbGl0aWVzEhQKDGFscmVhZHlfdm9pZBgEIAEoCCJuChZSZXN0b3JlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiUwoXUmVzdG9yZUNoZWNrb3V0UmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhAKCHJlc3RvcmVkGAIgASgIIrIBChVFeHRlbmRDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIARIsChJleHBpcmVzX2luX21pbnV0ZXMYBCABKANCC7pICCIGGMCVICgBSACIAQFCFQoTX2V4cGlyZXNfaW5fbWludXRlcyJAChZFeHRlbmRDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dCJ8ChhMaXN0U2VsbGluZ09mZmVyc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESJAoFYWZ0ZXIYAyABKAsyFS5jYXRhbG9nLnYxLlBhZ2VBZnRlciJjCgxTZWxsaW5nT2ZmZXISLQoIY2hlY2tvdXQYASABKAsyGy5jYXRhbG9nLnYxLkNoZWNrb3V0U3VtbWFyeRIkCgVvZmZlchgCIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkIkUKGUxpc3RTZWxsaW5nT2ZmZXJzUmVzcG9uc2USKAoGb2ZmZXJzGAEgAygLMhguY2F0YWxvZy52MS5TZWxsaW5nT2ZmZXIipgEKFEFkZFBheW91dFJhaWxSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESHQoMY2hhaW5fZmFtaWx5GAQgASgJQge6SARyAhggEhkKB2FkZHJlc3MYBSABKAlCCLpIBXIDGIABIj8KFUFkZFBheW91dFJhaWxSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQqnAEKDkNoZWNrb3V0U3RhdHVzEh8KG0NIRUNLT1VUX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFENIRUNLT1VUX1NUQVRVU19PUEVOEAESGAoUQ0hFQ0tPVVRfU1RBVFVTX1BBSUQQAhIbChdDSEVDS09VVF9TVEFUVVNfRVhQSVJFRBADEhgKFENIRUNLT1VUX1NUQVRVU19WT0lEEAQqhwEKC0Z1bGZpbGxtZW50EhsKF0ZVTEZJTExNRU5UX1VOU1BFQ0lGSUVEEAASFgoSRlVMRklMTE1FTlRfSU5MSU5FEAESFQoRRlVMRklMTE1FTlRfUkVMQVkQAhITCg9GVUxGSUxMTUVOVF9NQ1AQAxIXChNGVUxGSUxMTUVOVF9XRUJIT09LEAQyvgkKDkNhdGFsb2dTZXJ2aWNlElcKDkNyZWF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkNyZWF0ZUNoZWNrb3V0UmVzcG9uc2USTgoLR2V0Q2hlY2tvdXQSHi5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVxdWVzdBofLmNhdGFsb2cudjEuR2V0Q2hlY2tvdXRSZXNwb25zZRJUCg1MaXN0Q2hlY2tvdXRzEiAuY2F0YWxvZy52MS5MaXN0Q2hlY2tvdXRzUmVxdWVzdBohLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1Jlc3BvbnNlEj8KBkdvTGl2ZRIZLmNhdGFsb2cudjEuR29MaXZlUmVxdWVzdBoaLmNhdGFsb2cudjEuR29MaXZlUmVzcG9uc2USVwoOVXBkYXRlQ2hlY2tvdXQSIS5jYXRhbG9nLnYxLlVwZGF0ZUNoZWNrb3V0UmVxdWVzdBoiLmNhdGFsb2cudjEuVXBkYXRlQ2hlY2tvdXRSZXNwb25zZRJRCgxWb2lkQ2hlY2tvdXQSHy5jYXRhbG9nLnYxLlZvaWRDaGVja291dFJlcXVlc3QaIC5jYXRhbG9nLnYxLlZvaWRDaGVja291dFJlc3BvbnNlEloKD1Jlc3RvcmVDaGVja291dBIiLmNhdGFsb2cudjEuUmVzdG9yZUNoZWNrb3V0UmVxdWVzdBojLmNhdGFsb2cudjEuUmVzdG9yZUNoZWNrb3V0UmVzcG9uc2USVwoORXh0ZW5kQ2hlY2tvdXQSIS5jYXRhbG9nLnYxLkV4dGVuZENoZWNrb3V0UmVxdWVzdBoiLmNhdGFsb2cudjEuRXh0ZW5kQ2hlY2tvdXRSZXNwb25zZRJUCg1BZGRQYXlvdXRSYWlsEiAuY2F0YWxvZy52MS5BZGRQYXlvdXRSYWlsUmVxdWVzdBohLmNhdGFsb2cudjEuQWRkUGF5b3V0UmFpbFJlc3BvbnNlEksKCkZpbGVSZXBvcnQSHS5jYXRhbG9nLnYxLkZpbGVSZXBvcnRSZXF1ZXN0Gh4uY2F0YWxvZy52MS5GaWxlUmVwb3J0UmVzcG9uc2USTgoLTGlzdFJlcG9ydHMSHi5jYXRhbG9nLnYxLkxpc3RSZXBvcnRzUmVxdWVzdBofLmNhdGFsb2cudjEuTGlzdFJlcG9ydHNSZXNwb25zZRJRCgxVcGRhdGVSZXBvcnQSHy5jYXRhbG9nLnYxLlVwZGF0ZVJlcG9ydFJlcXVlc3QaIC5jYXRhbG9nLnYxLlVwZGF0ZVJlcG9ydFJlc3BvbnNlEmAKEUxpc3RTZWxsaW5nT2ZmZXJzEiQuY2F0YWxvZy52MS5MaXN0U2VsbGluZ09mZmVyc1JlcXVlc3QaJS5jYXRhbG9nLnYxLkxpc3RTZWxsaW5nT2ZmZXJzUmVzcG9uc2USYwoSUmVzb2x2ZVJldGlyZWRUd2luEiUuY2F0YWxvZy52MS5SZXNvbHZlUmV0aXJlZFR3aW5SZXF1ZXN0GiYuY2F0YWxvZy52MS5SZXNvbHZlUmV0aXJlZFR3aW5SZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_catalog_v1_reports, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message catalog.v1.ResolveRetiredTwinRequest
+ */
+export type ResolveRetiredTwinRequest = Message<"catalog.v1.ResolveRetiredTwinRequest"> & {
+  /**
+   * @generated from field: string checkout_id = 1;
+   */
+  checkoutId: string;
+};
+
+/**
+ * Describes the message catalog.v1.ResolveRetiredTwinRequest.
+ * Use `create(ResolveRetiredTwinRequestSchema)` to create a new message.
+ */
+export const ResolveRetiredTwinRequestSchema: GenMessage<ResolveRetiredTwinRequest> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 0);
+
+/**
+ * @generated from message catalog.v1.ResolveRetiredTwinResponse
+ */
+export type ResolveRetiredTwinResponse = Message<"catalog.v1.ResolveRetiredTwinResponse"> & {
+  /**
+   * live_id is the checkout whose rehearsal face (/c/{live_id}/test) replaced the twin; absent: not a retired twin.
+   *
+   * @generated from field: optional string live_id = 1;
+   */
+  liveId?: string | undefined;
+};
+
+/**
+ * Describes the message catalog.v1.ResolveRetiredTwinResponse.
+ * Use `create(ResolveRetiredTwinResponseSchema)` to create a new message.
+ */
+export const ResolveRetiredTwinResponseSchema: GenMessage<ResolveRetiredTwinResponse> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 1);
 
 /**
  * OfferCard holds the commercial claims a buyer relies on. Schema and example
@@ -70,7 +106,7 @@ export type OfferCard = Message<"catalog.v1.OfferCard"> & {
  * Use `create(OfferCardSchema)` to create a new message.
  */
 export const OfferCardSchema: GenMessage<OfferCard> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 0);
+  messageDesc(file_catalog_v1_catalog, 2);
 
 /**
  * @generated from message catalog.v1.Checkout
@@ -198,7 +234,7 @@ export type Checkout = Message<"catalog.v1.Checkout"> & {
  * Use `create(CheckoutSchema)` to create a new message.
  */
 export const CheckoutSchema: GenMessage<Checkout> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 1);
+  messageDesc(file_catalog_v1_catalog, 3);
 
 /**
  * PackageTerms: one payment buys `calls` calls, spendable with a package key
@@ -223,7 +259,7 @@ export type PackageTerms = Message<"catalog.v1.PackageTerms"> & {
  * Use `create(PackageTermsSchema)` to create a new message.
  */
 export const PackageTermsSchema: GenMessage<PackageTerms> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 2);
+  messageDesc(file_catalog_v1_catalog, 4);
 
 /**
  * Origin is a relay checkout's origin: the URL, the method and how calls to it
@@ -290,7 +326,7 @@ export type Origin = Message<"catalog.v1.Origin"> & {
  * Use `create(OriginSchema)` to create a new message.
  */
 export const OriginSchema: GenMessage<Origin> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 3);
+  messageDesc(file_catalog_v1_catalog, 5);
 
 /**
  * PayoutRail is where a checkout pays out on one chain family. Only the EVM rail
@@ -317,7 +353,7 @@ export type PayoutRail = Message<"catalog.v1.PayoutRail"> & {
  * Use `create(PayoutRailSchema)` to create a new message.
  */
 export const PayoutRailSchema: GenMessage<PayoutRail> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 4);
+  messageDesc(file_catalog_v1_catalog, 6);
 
 /**
  * CheckoutSettings are the create fields a checkout keeps as they were sent
@@ -374,7 +410,7 @@ export type CheckoutSettings = Message<"catalog.v1.CheckoutSettings"> & {
  * Use `create(CheckoutSettingsSchema)` to create a new message.
  */
 export const CheckoutSettingsSchema: GenMessage<CheckoutSettings> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 5);
+  messageDesc(file_catalog_v1_catalog, 7);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutRequest
@@ -556,7 +592,7 @@ export type CreateCheckoutRequest = Message<"catalog.v1.CreateCheckoutRequest"> 
  * Use `create(CreateCheckoutRequestSchema)` to create a new message.
  */
 export const CreateCheckoutRequestSchema: GenMessage<CreateCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 6);
+  messageDesc(file_catalog_v1_catalog, 8);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutResponse
@@ -578,7 +614,7 @@ export type CreateCheckoutResponse = Message<"catalog.v1.CreateCheckoutResponse"
  * Use `create(CreateCheckoutResponseSchema)` to create a new message.
  */
 export const CreateCheckoutResponseSchema: GenMessage<CreateCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 7);
+  messageDesc(file_catalog_v1_catalog, 9);
 
 /**
  * @generated from message catalog.v1.GetCheckoutRequest
@@ -610,7 +646,7 @@ export type GetCheckoutRequest = Message<"catalog.v1.GetCheckoutRequest"> & {
  * Use `create(GetCheckoutRequestSchema)` to create a new message.
  */
 export const GetCheckoutRequestSchema: GenMessage<GetCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 8);
+  messageDesc(file_catalog_v1_catalog, 10);
 
 /**
  * @generated from message catalog.v1.GetCheckoutResponse
@@ -645,7 +681,7 @@ export type GetCheckoutResponse = Message<"catalog.v1.GetCheckoutResponse"> & {
  * Use `create(GetCheckoutResponseSchema)` to create a new message.
  */
 export const GetCheckoutResponseSchema: GenMessage<GetCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 9);
+  messageDesc(file_catalog_v1_catalog, 11);
 
 /**
  * PageAfter names the last item of the previous page by its sort key: lists are
@@ -670,7 +706,7 @@ export type PageAfter = Message<"catalog.v1.PageAfter"> & {
  * Use `create(PageAfterSchema)` to create a new message.
  */
 export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 10);
+  messageDesc(file_catalog_v1_catalog, 12);
 
 /**
  * CheckoutSummary is a checkout without its goods and offer card, what a list
@@ -764,7 +800,7 @@ export type CheckoutSummary = Message<"catalog.v1.CheckoutSummary"> & {
  * Use `create(CheckoutSummarySchema)` to create a new message.
  */
 export const CheckoutSummarySchema: GenMessage<CheckoutSummary> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 11);
+  messageDesc(file_catalog_v1_catalog, 13);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsRequest
@@ -800,7 +836,7 @@ export type ListCheckoutsRequest = Message<"catalog.v1.ListCheckoutsRequest"> & 
  * Use `create(ListCheckoutsRequestSchema)` to create a new message.
  */
 export const ListCheckoutsRequestSchema: GenMessage<ListCheckoutsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 12);
+  messageDesc(file_catalog_v1_catalog, 14);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsResponse
@@ -819,7 +855,7 @@ export type ListCheckoutsResponse = Message<"catalog.v1.ListCheckoutsResponse"> 
  * Use `create(ListCheckoutsResponseSchema)` to create a new message.
  */
 export const ListCheckoutsResponseSchema: GenMessage<ListCheckoutsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 13);
+  messageDesc(file_catalog_v1_catalog, 15);
 
 /**
  * @generated from message catalog.v1.GoLiveRequest
@@ -849,7 +885,7 @@ export type GoLiveRequest = Message<"catalog.v1.GoLiveRequest"> & {
  * Use `create(GoLiveRequestSchema)` to create a new message.
  */
 export const GoLiveRequestSchema: GenMessage<GoLiveRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 14);
+  messageDesc(file_catalog_v1_catalog, 16);
 
 /**
  * @generated from message catalog.v1.GoLiveResponse
@@ -873,7 +909,7 @@ export type GoLiveResponse = Message<"catalog.v1.GoLiveResponse"> & {
  * Use `create(GoLiveResponseSchema)` to create a new message.
  */
 export const GoLiveResponseSchema: GenMessage<GoLiveResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 15);
+  messageDesc(file_catalog_v1_catalog, 17);
 
 /**
  * OfferPatch names the offer-card fields to change. A field set here takes the
@@ -923,7 +959,7 @@ export type OfferPatch = Message<"catalog.v1.OfferPatch"> & {
  * Use `create(OfferPatchSchema)` to create a new message.
  */
 export const OfferPatchSchema: GenMessage<OfferPatch> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 16);
+  messageDesc(file_catalog_v1_catalog, 18);
 
 /**
  * @generated from message catalog.v1.UpdateCheckoutRequest
@@ -958,7 +994,7 @@ export type UpdateCheckoutRequest = Message<"catalog.v1.UpdateCheckoutRequest"> 
  * Use `create(UpdateCheckoutRequestSchema)` to create a new message.
  */
 export const UpdateCheckoutRequestSchema: GenMessage<UpdateCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 17);
+  messageDesc(file_catalog_v1_catalog, 19);
 
 /**
  * @generated from message catalog.v1.UpdateCheckoutResponse
@@ -982,7 +1018,7 @@ export type UpdateCheckoutResponse = Message<"catalog.v1.UpdateCheckoutResponse"
  * Use `create(UpdateCheckoutResponseSchema)` to create a new message.
  */
 export const UpdateCheckoutResponseSchema: GenMessage<UpdateCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 18);
+  messageDesc(file_catalog_v1_catalog, 20);
 
 /**
  * @generated from message catalog.v1.VoidCheckoutRequest
@@ -1012,7 +1048,7 @@ export type VoidCheckoutRequest = Message<"catalog.v1.VoidCheckoutRequest"> & {
  * Use `create(VoidCheckoutRequestSchema)` to create a new message.
  */
 export const VoidCheckoutRequestSchema: GenMessage<VoidCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 19);
+  messageDesc(file_catalog_v1_catalog, 21);
 
 /**
  * Liabilities is what buyers still hold against a checkout when it is voided
@@ -1044,7 +1080,7 @@ export type Liabilities = Message<"catalog.v1.Liabilities"> & {
  * Use `create(LiabilitiesSchema)` to create a new message.
  */
 export const LiabilitiesSchema: GenMessage<Liabilities> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 20);
+  messageDesc(file_catalog_v1_catalog, 22);
 
 /**
  * @generated from message catalog.v1.VoidCheckoutResponse
@@ -1080,7 +1116,7 @@ export type VoidCheckoutResponse = Message<"catalog.v1.VoidCheckoutResponse"> & 
  * Use `create(VoidCheckoutResponseSchema)` to create a new message.
  */
 export const VoidCheckoutResponseSchema: GenMessage<VoidCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 21);
+  messageDesc(file_catalog_v1_catalog, 23);
 
 /**
  * @generated from message catalog.v1.RestoreCheckoutRequest
@@ -1110,7 +1146,7 @@ export type RestoreCheckoutRequest = Message<"catalog.v1.RestoreCheckoutRequest"
  * Use `create(RestoreCheckoutRequestSchema)` to create a new message.
  */
 export const RestoreCheckoutRequestSchema: GenMessage<RestoreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 22);
+  messageDesc(file_catalog_v1_catalog, 24);
 
 /**
  * @generated from message catalog.v1.RestoreCheckoutResponse
@@ -1134,7 +1170,7 @@ export type RestoreCheckoutResponse = Message<"catalog.v1.RestoreCheckoutRespons
  * Use `create(RestoreCheckoutResponseSchema)` to create a new message.
  */
 export const RestoreCheckoutResponseSchema: GenMessage<RestoreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 23);
+  messageDesc(file_catalog_v1_catalog, 25);
 
 /**
  * @generated from message catalog.v1.ExtendCheckoutRequest
@@ -1171,7 +1207,7 @@ export type ExtendCheckoutRequest = Message<"catalog.v1.ExtendCheckoutRequest"> 
  * Use `create(ExtendCheckoutRequestSchema)` to create a new message.
  */
 export const ExtendCheckoutRequestSchema: GenMessage<ExtendCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 24);
+  messageDesc(file_catalog_v1_catalog, 26);
 
 /**
  * @generated from message catalog.v1.ExtendCheckoutResponse
@@ -1188,7 +1224,7 @@ export type ExtendCheckoutResponse = Message<"catalog.v1.ExtendCheckoutResponse"
  * Use `create(ExtendCheckoutResponseSchema)` to create a new message.
  */
 export const ExtendCheckoutResponseSchema: GenMessage<ExtendCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 25);
+  messageDesc(file_catalog_v1_catalog, 27);
 
 /**
  * @generated from message catalog.v1.ListSellingOffersRequest
@@ -1219,7 +1255,7 @@ export type ListSellingOffersRequest = Message<"catalog.v1.ListSellingOffersRequ
  * Use `create(ListSellingOffersRequestSchema)` to create a new message.
  */
 export const ListSellingOffersRequestSchema: GenMessage<ListSellingOffersRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 26);
+  messageDesc(file_catalog_v1_catalog, 28);
 
 /**
  * SellingOffer is one checkout of a public catalogue: its summary and the
@@ -1246,7 +1282,7 @@ export type SellingOffer = Message<"catalog.v1.SellingOffer"> & {
  * Use `create(SellingOfferSchema)` to create a new message.
  */
 export const SellingOfferSchema: GenMessage<SellingOffer> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 27);
+  messageDesc(file_catalog_v1_catalog, 29);
 
 /**
  * @generated from message catalog.v1.ListSellingOffersResponse
@@ -1265,7 +1301,7 @@ export type ListSellingOffersResponse = Message<"catalog.v1.ListSellingOffersRes
  * Use `create(ListSellingOffersResponseSchema)` to create a new message.
  */
 export const ListSellingOffersResponseSchema: GenMessage<ListSellingOffersResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 28);
+  messageDesc(file_catalog_v1_catalog, 30);
 
 /**
  * @generated from message catalog.v1.AddPayoutRailRequest
@@ -1307,7 +1343,7 @@ export type AddPayoutRailRequest = Message<"catalog.v1.AddPayoutRailRequest"> & 
  * Use `create(AddPayoutRailRequestSchema)` to create a new message.
  */
 export const AddPayoutRailRequestSchema: GenMessage<AddPayoutRailRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 29);
+  messageDesc(file_catalog_v1_catalog, 31);
 
 /**
  * @generated from message catalog.v1.AddPayoutRailResponse
@@ -1324,7 +1360,7 @@ export type AddPayoutRailResponse = Message<"catalog.v1.AddPayoutRailResponse"> 
  * Use `create(AddPayoutRailResponseSchema)` to create a new message.
  */
 export const AddPayoutRailResponseSchema: GenMessage<AddPayoutRailResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 30);
+  messageDesc(file_catalog_v1_catalog, 32);
 
 /**
  * @generated from enum catalog.v1.CheckoutStatus
@@ -1529,6 +1565,17 @@ export const CatalogService: GenService<{
     methodKind: "unary";
     input: typeof ListSellingOffersRequestSchema;
     output: typeof ListSellingOffersResponseSchema;
+  },
+  /**
+   * ResolveRetiredTwin answers the live checkout a test twin of the retired twin-row
+   * model stood for (spec, Payment rules 6), or no live_id for any other id.
+   *
+   * @generated from rpc catalog.v1.CatalogService.ResolveRetiredTwin
+   */
+  resolveRetiredTwin: {
+    methodKind: "unary";
+    input: typeof ResolveRetiredTwinRequestSchema;
+    output: typeof ResolveRetiredTwinResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_catalog_v1_catalog, 0);
