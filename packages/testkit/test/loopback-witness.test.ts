@@ -35,11 +35,11 @@ describe("the loopback witness", () => {
       timeout: 10_000,
     });
 
-  it("records an attempt outside loopback, with the process and the address; loopback attempts leave no line", async () => {
+  it("records an attempt outside loopback, with the process and the address; loopback and unix socket attempts leave no line", async () => {
     const log = join(dir, "outside.log");
     await run(
       log,
-      `const s = require("node:net").connect(${port}, "127.0.0.1", () => { s.emit("connectionAttempt", "203.0.113.9", 443); s.emit("connectionAttempt", "::ffff:127.0.0.2", 80); s.end(); });`,
+      `const s = require("node:net").connect(${port}, "127.0.0.1", () => { s.emit("connectionAttempt", "203.0.113.9", 443); s.emit("connectionAttempt", "::ffff:127.0.0.2", 80); s.emit("connectionAttempt", "/tmp/some.pipe"); s.end(); });`,
     );
     const lines = readFileSync(log, "utf8").trim().split("\n");
     expect(lines).toHaveLength(1);
