@@ -17,7 +17,7 @@ import { jsonBoundsViolation } from "../http/json-bounds";
 import { validateObject } from "../http/validate";
 import { bearerChallenge, setRetryAfter } from "../http/problems";
 import { OneShotTransport } from "./one-shot-transport";
-import type { McpTool } from "./tools";
+import type { McpTool } from "./tool";
 
 /**
  * POST /mcp: JSON-RPC 2.0 over HTTP, one request object in and one JSON
