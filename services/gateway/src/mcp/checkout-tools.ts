@@ -1,7 +1,7 @@
 import { invalid } from "@c402/problems";
 import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, schemas } from "../http/request-schemas";
 import { listMcpTools } from "../operations/mcp-servers";
-import { asQuery, pageProperties, sellerOf, type McpTool, type McpToolDefinition } from "./tool";
+import { asQuery, pageProperties, sellerTool, type McpTool, type McpToolDefinition } from "./tool";
 
 // The seller's checkouts: creating, arming, reading them, and what its own MCP server offers for one.
 
@@ -24,62 +24,67 @@ function createCheckoutSchema(): McpTool["inputSchema"] {
   return { type: "object", additionalProperties: false, required: [...schemas.CheckoutCreate.required], properties };
 }
 
-export const createCheckoutTool: McpToolDefinition = ({ checkouts }) => ({
-  name: "create_checkout",
-  title: "Create a checkout",
-  description:
-    "Creates a checkout (as POST /v1/checkouts) and answers it, with url (the live face) and test_url (the rehearsal face). " +
-    "A test key's checkouts rehearse until go_live; a live key's are armed. For an mcp checkout, call list_mcp_tools first so mcp_tool names a tool the server has.",
-  inputSchema: createCheckoutSchema(),
-  scope: "payments",
-  async run(args, credential) {
-    const { calls, max_deliveries: olderName, ...rest } = args;
-    if (calls !== undefined && olderName !== undefined) {
-      throw invalid([{ field: "calls", reason: "is max_deliveries by its newer name: send one of the two" }]);
-    }
-    const packageCalls = calls ?? olderName;
-    const body = { ...rest, reusable: rest.reusable ?? true, ...(packageCalls !== undefined ? { max_deliveries: packageCalls } : {}) };
-    return (await checkouts.create(sellerOf(credential), body)).checkout;
-  },
-});
+export const createCheckoutTool: McpToolDefinition = ({ checkouts }) =>
+  sellerTool({
+    name: "create_checkout",
+    title: "Create a checkout",
+    description:
+      "Creates a checkout (as POST /v1/checkouts) and answers it, with url (the live face) and test_url (the rehearsal face). " +
+      "A test key's checkouts rehearse until go_live; a live key's are armed. For an mcp checkout, call list_mcp_tools first so mcp_tool names a tool the server has.",
+    inputSchema: createCheckoutSchema(),
+    scope: "payments",
+    async run(args, seller) {
+      const { calls, max_deliveries: olderName, ...rest } = args;
+      if (calls !== undefined && olderName !== undefined) {
+        throw invalid([{ field: "calls", reason: "is max_deliveries by its newer name: send one of the two" }]);
+      }
+      const packageCalls = calls ?? olderName;
+      const body = { ...rest, reusable: rest.reusable ?? true, ...(packageCalls !== undefined ? { max_deliveries: packageCalls } : {}) };
+      return (await checkouts.create(seller, body)).checkout;
+    },
+  });
 
-export const goLiveTool: McpToolDefinition = ({ checkouts }) => ({
-  name: "go_live",
-  title: "Go live",
-  description: "Arms a checkout's live face (as POST /v1/checkouts/{id}/go-live): from then on it settles real payments on-chain.",
-  inputSchema: checkoutRef,
-  scope: "payments",
-  run: async (args, credential) => checkouts.goLive(sellerOf(credential), String(args.checkout_id)),
-});
+export const goLiveTool: McpToolDefinition = ({ checkouts }) =>
+  sellerTool({
+    name: "go_live",
+    title: "Go live",
+    description: "Arms a checkout's live face (as POST /v1/checkouts/{id}/go-live): from then on it settles real payments on-chain.",
+    inputSchema: checkoutRef,
+    scope: "payments",
+    run: async (args, seller) => checkouts.goLive(seller, String(args.checkout_id)),
+  });
 
-export const listCheckoutsTool: McpToolDefinition = ({ checkouts }) => ({
-  name: "list_checkouts",
-  title: "List checkouts",
-  description: "A page of the seller's checkouts, newest first (as GET /v1/checkouts); pass next_cursor as cursor for the next page.",
-  inputSchema: {
-    type: "object",
-    additionalProperties: false,
-    properties: { ...pageProperties, include_voided: { type: "boolean", description: "Include voided checkouts (default false)." } },
-  },
-  scope: "read_only",
-  run: async (args, credential) => checkouts.list(sellerOf(credential), asQuery(args)),
-});
+export const listCheckoutsTool: McpToolDefinition = ({ checkouts }) =>
+  sellerTool({
+    name: "list_checkouts",
+    title: "List checkouts",
+    description: "A page of the seller's checkouts, newest first (as GET /v1/checkouts); pass next_cursor as cursor for the next page.",
+    inputSchema: {
+      type: "object",
+      additionalProperties: false,
+      properties: { ...pageProperties, include_voided: { type: "boolean", description: "Include voided checkouts (default false)." } },
+    },
+    scope: "read_only",
+    run: async (args, seller) => checkouts.list(seller, asQuery(args)),
+  });
 
-export const getCheckoutTool: McpToolDefinition = ({ checkouts }) => ({
-  name: "get_checkout",
-  title: "Get a checkout",
-  description: "One of the seller's checkouts (as GET /v1/checkouts/{id}).",
-  inputSchema: checkoutRef,
-  scope: "read_only",
-  run: async (args, credential) => checkouts.get(sellerOf(credential), String(args.checkout_id)),
-});
+export const getCheckoutTool: McpToolDefinition = ({ checkouts }) =>
+  sellerTool({
+    name: "get_checkout",
+    title: "Get a checkout",
+    description: "One of the seller's checkouts (as GET /v1/checkouts/{id}).",
+    inputSchema: checkoutRef,
+    scope: "read_only",
+    run: async (args, seller) => checkouts.get(seller, String(args.checkout_id)),
+  });
 
-export const listMcpToolsTool: McpToolDefinition = ({ deps }) => ({
-  name: "list_mcp_tools",
-  title: "List an MCP server's tools",
-  description:
-    "What the seller's own MCP server at origin_url offers (as POST /v1/mcp/tools), with the credential it needs; call it before creating an mcp checkout so mcp_tool names a tool the server has. Nothing is stored.",
-  inputSchema: schemas.McpToolsRequest,
-  scope: "payments",
-  run: async (args, credential) => listMcpTools(deps, sellerOf(credential), args),
-});
+export const listMcpToolsTool: McpToolDefinition = ({ deps }) =>
+  sellerTool({
+    name: "list_mcp_tools",
+    title: "List an MCP server's tools",
+    description:
+      "What the seller's own MCP server at origin_url offers (as POST /v1/mcp/tools), with the credential it needs; call it before creating an mcp checkout so mcp_tool names a tool the server has. Nothing is stored.",
+    inputSchema: schemas.McpToolsRequest,
+    scope: "payments",
+    run: async (args, seller) => listMcpTools(deps, seller, args),
+  });

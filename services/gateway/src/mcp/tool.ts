@@ -44,10 +44,21 @@ export interface McpToolDeps {
 /** A tool definition: the tool, given the operations it runs. */
 export type McpToolDefinition = (ops: McpToolDeps) => McpTool;
 
-/** The seller credential a seller tool runs for (the endpoint authenticates before the call; this names what is missing otherwise). */
-export function sellerOf(credential: Credential | undefined): Credential {
-  if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY or OAuth token>.");
-  return credential;
+/** A seller tool as written: `run` is given the seller's credential. */
+type SellerToolSpec = Omit<McpTool, "scope" | "run"> & {
+  scope: ScopeName;
+  run(args: Record<string, unknown>, seller: Credential, http: { req: Request; res: Response }): Promise<object>;
+};
+
+/** A seller tool: its scope makes the endpoint authenticate the call, and it runs for that credential. */
+export function sellerTool(spec: SellerToolSpec): McpTool {
+  return {
+    ...spec,
+    async run(args, credential, http) {
+      if (!credential) throw new ProblemError("unauthenticated", "This tool needs a seller credential: send Authorization: Bearer <API_KEY or OAuth token>.");
+      return spec.run(args, credential, http);
+    },
+  };
 }
 
 /** Tool arguments as the REST query strings they stand for (numbers and booleans as text). */
