@@ -65,23 +65,13 @@ export function oauthRoutes(deps: GatewayDeps): Router {
   const perClient = rateLimit(cache, { name: "oauth", limit: settings.authRateLimitPerMinute, windowSeconds: 60 });
   const perClientTokens = rateLimit(cache, { name: "oauth-token", limit: settings.authRateLimitPerMinute * 10, windowSeconds: 60 });
 
-  for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/mcp"]) {
-    router.get(
-      path,
-      openCors,
-      publicDocument(() => authorizationServerMetadata(settings.baseUrl, docsUrl)),
-    );
-  }
-  router.get(
-    "/.well-known/oauth-protected-resource",
-    openCors,
-    publicDocument(() => protectedResourceMetadata(settings.baseUrl, "rest", settings.serviceName, docsUrl)),
-  );
-  router.get(
-    "/.well-known/oauth-protected-resource/mcp",
-    openCors,
-    publicDocument(() => protectedResourceMetadata(settings.baseUrl, "mcp", settings.serviceName, docsUrl)),
-  );
+  const serverMetadata = publicDocument(() => authorizationServerMetadata(settings.baseUrl, docsUrl));
+  const resourceMetadata = (resource: "rest" | "mcp") =>
+    publicDocument(() => protectedResourceMetadata(settings.baseUrl, resource, settings.serviceName, docsUrl));
+
+  for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/mcp"]) router.get(path, openCors, serverMetadata);
+  router.get("/.well-known/oauth-protected-resource", openCors, resourceMetadata("rest"));
+  router.get("/.well-known/oauth-protected-resource/mcp", openCors, resourceMetadata("mcp"));
 
   router.use(CLIENT_ENDPOINTS, openCors);
 
