@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGuardedFetch, outboundPolicyOf, type GuardedFetch } from "@c402/outbound-http";
+import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
+import { callMcpTool } from "../src/domain/mcp-call";
 import type { OriginCredential } from "../src/domain/origin-keys";
 import { callOrigin, relayRequestErrors, type RelayTarget } from "../src/domain/relay-call";
 
@@ -236,6 +238,53 @@ describe("a relay origin that redirects to a host the buyer names", () => {
         // 302 turns a POST into a GET without its body; 307 resends both.
         expect([stolen.method, stolen.body]).toEqual(redirect === 307 && method === "POST" ? ["POST", '{"q":1}'] : [redirect === 302 ? "GET" : method, ""]);
       }
+    },
+  );
+});
+
+describe("an MCP server that redirects to another host", () => {
+  let redirector: Server;
+  let redirectorBase: string;
+  let elsewhere: FakeMcpServer;
+  let fetch: GuardedFetch;
+  const atRedirector: Seen[] = [];
+
+  beforeAll(async () => {
+    elsewhere = await startFakeMcpServer({ tools: [{ name: "forecast", inputSchema: { type: "object" }, answer: () => "sunny" }] });
+    // The seller's URL answers every request with a 307 to an MCP server on another host (port): the SDK's POST follows it.
+    redirector = createServer((req, res) => {
+      atRedirector.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: "" });
+      req.resume();
+      req.on("end", () => res.writeHead(307, { location: elsewhere.url }).end());
+    });
+    await new Promise<void>((r) => redirector.listen(0, "127.0.0.1", r));
+    redirectorBase = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
+    fetch = createGuardedFetch(outboundPolicyOf({ allowLoopback: true, allowAddresses: [] }));
+  });
+  afterAll(async () => {
+    await fetch.close();
+    await elsewhere.close();
+    redirector.closeAllConnections();
+    await new Promise<void>((r) => redirector.close(() => r()));
+  });
+
+  it.each<[OriginCredential["authType"], string | null]>([
+    ["bearer", null],
+    ["api_key", "X-Api-Key"],
+    ["custom", "X-Seller-Token"],
+  ])(
+    "with a %s credential: the session stops at the redirect (the seller's failure, not charged) and nothing reaches the other host",
+    async (authType, headerName) => {
+      const credential: OriginCredential = { authType, headerName, value: "upstream-secret" };
+      const [redirectorBefore, elsewhereBefore] = [atRedirector.length, elsewhere.requests.length];
+      const outcome = await callMcpTool(fetch, { originUrl: `${redirectorBase}/mcp`, fixedTool: "forecast", credential }, {}, 5_000);
+      expect(outcome).toMatchObject({ kind: "origin_failed", charged: false, status: 307 });
+      // Not vacuous: the seller's URL was asked, with the credential.
+      const asked = atRedirector.slice(redirectorBefore);
+      expect(asked.length).toBeGreaterThan(0);
+      expect(JSON.stringify(asked[0]?.headers)).toContain(authType === "bearer" ? "Bearer upstream-secret" : "upstream-secret");
+      expect(elsewhere.requests.slice(elsewhereBefore)).toEqual([]);
+      expect(elsewhere.toolCalls).toEqual([]);
     },
   );
 });
