@@ -42,8 +42,10 @@ step "tools: buildah, debootstrap, iptables, curl"
 missing=()
 for tool in buildah debootstrap iptables curl; do command -v "$tool" >/dev/null || missing+=("$tool"); done
 if [ "${#missing[@]}" -gt 0 ]; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_log=$(mktemp)
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$apt_log" 2>&1 ||
+    { cat "$apt_log" >&2; exit 1; }
+  rm -f "$apt_log"
 fi
 buildah --version
 took
