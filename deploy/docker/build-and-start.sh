@@ -54,9 +54,14 @@ took
 # temporary files) lives in one directory, removed at the end: nothing piles up
 # between CI runs, and no image or layer of an earlier run is reused.
 work=$(mktemp -d /var/tmp/c402-image.XXXXXX)
+guard_rules=() # the network guard's iptables rules (below), removed at the end
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
-  local status=$?
+  local status=$? rule parts
+  for rule in "${guard_rules[@]}"; do
+    read -ra parts <<<"$rule"
+    "${parts[0]}" -D "${parts[@]:1}" 2>/dev/null || true
+  done
   buildah_ rm --all >/dev/null 2>&1 || true
   # Never delete through a mount: unmount whatever is left under the work directory first.
   awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
@@ -221,17 +226,13 @@ done
 # The containers run in this machine's network namespace (they reach its PostgreSQL,
 # Kafka and Redis on loopback), so their user is fenced in: any packet of theirs
 # that would leave through another interface than loopback is refused, and counted.
-guard_rules=()
 for uid in $(printf '%s\n' "${guard_uids[@]}" | sort -u); do
   for tables in iptables ip6tables; do
     rule=(OUTPUT -m owner --uid-owner "$uid" ! -o lo -m comment --comment c402-image-guard -j REJECT)
-    "$tables" -I "${rule[@]}"
     guard_rules+=("$tables ${rule[*]}")
+    "$tables" -I "${rule[@]}"
   done
 done
-# shellcheck disable=SC2317 # run by the EXIT trap
-remove_guard() { for r in "${guard_rules[@]}"; do read -ra parts <<<"$r"; "${parts[0]}" -D "${parts[@]:1}" 2>/dev/null || true; done; }
-trap 'remove_guard; cleanup' EXIT
 refused_packets() { { iptables -nvxL OUTPUT; ip6tables -nvxL OUTPUT; } | awk '/c402-image-guard/ { n += $1 } END { print n + 0 }'; }
 
 mkdir -p "$work/logs"
