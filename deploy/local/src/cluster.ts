@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { devchainSettlement, devchainSettlementAt, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { formatCallers, waitUntilServing } from "@c402/rpc";
 import { addressVariables, callersOf, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
@@ -43,6 +43,16 @@ export interface LocalClusterOptions {
   env?: NodeJS.ProcessEnv;
   /** A process stopped that nobody stopped (not `restart`, not `stop`). */
   onUnexpectedExit?: (process: ClusterProcess, code: number | null, signal: NodeJS.Signals | null) => void;
+  /** How a program (a service's or the gateway's name) is started; default: its TypeScript entry with tsx, in this workspace. */
+  command?: (program: string) => ProgramCommand;
+  /** A devchain already running elsewhere (e.g. from the devchain image), at compose's fixed layout; default: one is started here unless EVM_RPC_URL is set. */
+  devchainUrl?: string;
+}
+
+export interface ProgramCommand {
+  file: string;
+  args: readonly string[];
+  cwd: string;
 }
 
 export interface ClusterProcess {
@@ -84,9 +94,10 @@ export interface LocalCluster {
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const env = opts.env ?? process.env;
   const processCount = (name: string) => opts.replicasOf?.[name] ?? opts.replicas ?? 1;
-  // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere.
-  const devchain = env.EVM_RPC_URL ? undefined : await startDevchain({ port: Number(env.DEVCHAIN_PORT ?? 0) });
-  const settlement = devchain && devchainSettlement(devchain);
+  // Live settlement needs a chain: the local devchain unless EVM_RPC_URL points elsewhere or one runs already.
+  const devchain = env.EVM_RPC_URL || opts.devchainUrl ? undefined : await startDevchain({ port: Number(env.DEVCHAIN_PORT ?? 0) });
+  const devchainUrl = devchain?.url ?? opts.devchainUrl;
+  const settlement = devchain ? devchainSettlement(devchain) : opts.devchainUrl ? devchainSettlementAt(opts.devchainUrl) : undefined;
   const chainEnv: Record<string, string> = settlement
     ? {
         EVM_NETWORK: settlement.network,
@@ -130,8 +141,9 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   let stopping = false;
   const spawnChild = (p: Omit<ClusterProcess, "child">, vars: Record<string, string>): ChildProcess => {
     // `node --import tsx` rather than the tsx CLI, so a signal reaches the service itself (as the kubelet's does).
-    const child = spawn(process.execPath, ["--import", "tsx", join(root, entryFile(p.name))], {
-      cwd: root,
+    const command = opts.command?.(p.name) ?? { file: process.execPath, args: ["--import", "tsx", join(root, entryFile(p.name))], cwd: root };
+    const child = spawn(command.file, command.args, {
+      cwd: command.cwd,
       env: { ...env, ...common, ...vars, METRICS_PORT: String(p.metricsPort) },
       stdio: opts.logDir ? ["ignore", "pipe", "pipe"] : "inherit",
     });
@@ -197,7 +209,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
           ...rpcIdentity(GATEWAY.name),
           REDIS_URL: opts.redisUrl,
           ...addressVariables(GATEWAY.calls, address),
-          ...(devchain ? { DEVCHAIN_URL: devchain.url } : {}),
+          ...(devchainUrl ? { DEVCHAIN_URL: devchainUrl } : {}),
           ...(env.BASE_URL ? { BASE_URL: env.BASE_URL } : {}),
         },
         await freePort(),
