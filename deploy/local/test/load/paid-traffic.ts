@@ -64,8 +64,8 @@ export async function startSellerServers(): Promise<{ origin: FakeOrigin; receiv
 
 /**
  * Signs a seller in at `base`, subscribes `receiver` to `checkout.paid`,
- * creates the three checkouts (the relay one's rehearsals capped at
- * `relayDailyCap`, default 100,000) and funds `buyers` live buyers with test USDC,
+ * creates the three checkouts (the relay one's rehearsals capped at 100,000
+ * a day, the most allowed) and funds `buyers` live buyers with test USDC,
  * minted by the devchain account `minterIndex` (a test of its own per index:
  * one account, one nonce queue).
  */
@@ -73,7 +73,7 @@ export async function openShop(
   c: LocalCluster,
   base: string,
   deps: { receiver: WebhookReceiver; origin: FakeOrigin },
-  opts: { buyers: number; minterIndex: number; relayDailyCap?: number },
+  opts: { buyers: number; minterIndex: number },
 ): Promise<Shop> {
   const seller = await signIn(base);
   const auth = { authorization: `Bearer ${seller.api_key.secret}` };
@@ -97,7 +97,7 @@ export async function openShop(
     relay: await create({
       title: "Slow forecast",
       origin_url: `${deps.origin.url}/slow/${ORIGIN_DELAY_MS}`,
-      test_delivery_daily_cap: opts.relayDailyCap ?? 100_000,
+      test_delivery_daily_cap: 100_000,
     }),
     live: await create({ title: "Live forecast", payload: { temp_c: 22 }, test_mode: false }),
   };
