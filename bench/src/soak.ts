@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { startLocalCluster, type ClusterProcess } from "../../deploy/local/src/cluster";
 import { freePort } from "../../deploy/local/src/ports";
 import { dropDatabase } from "../../deploy/local/src/provision";
-import { openShop, salesKinds, send, startSellerServers, type RequestKind } from "../../deploy/local/test/load/paid-traffic";
+import { clusterEnvironment, openShop, salesKinds, send, startSellerServers, type RequestKind } from "../../deploy/local/test/load/paid-traffic";
 import { f0, f1, log, num, percentile, runBenchmark, statusList } from "./lib/report";
 
 const config = {
@@ -74,14 +74,7 @@ async function main() {
     redisUrl: config.redis,
     gatewayPort: await freePort(),
     logDir: join(dataDir, "logs"),
-    env: {
-      ...process.env,
-      LOG_LEVEL: "warn",
-      DATA_DIR: dataDir,
-      AUTH_RATE_LIMIT_PER_MINUTE: "10000000",
-      OUTBOUND_ALLOW_LOOPBACK: "true",
-      OUTBOUND_RESOLVE_NAMES: "false",
-    },
+    env: clusterEnvironment(dataDir),
     onUnexpectedExit: (p, code, signal) => log(`!! ${p.name}.${p.replica} exited by itself (${code ?? signal})`),
   });
   try {

@@ -14,6 +14,7 @@ import { startOwnKafka, type OwnKafka } from "./infrastructure/kafka-broker";
 import { startOwnPostgres, type OwnPostgres } from "./infrastructure/postgres-instance";
 import { startOwnRedis, type OwnRedis } from "./infrastructure/redis-server";
 import {
+  clusterEnvironment,
   latencyQuantile,
   openShop,
   retryLater,
@@ -99,14 +100,7 @@ describeWith("postgres")("failure drills on distributed mode under paid load", (
       redisUrl: redis.url,
       gatewayPort: await freePort(),
       logDir: join(dataDir, "logs"),
-      env: {
-        ...process.env,
-        LOG_LEVEL: "warn",
-        DATA_DIR: dataDir,
-        AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-        OUTBOUND_ALLOW_LOOPBACK: "true",
-        OUTBOUND_RESOLVE_NAMES: "false",
-      },
+      env: clusterEnvironment(dataDir),
       onUnexpectedExit: (p, code, signal) => unexpectedExits.push(`${p.name}.${p.replica} exited by itself (${code ?? signal})`),
     });
     databaseUrl = new URL(`/${database}`, postgres.adminUrl).toString();

@@ -7,7 +7,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhoo
 import { startLocalCluster, type ClusterProcess, type LocalCluster, type ProcessExit } from "../src/cluster";
 import { freePort } from "../src/ports";
 import { dropDatabase } from "../src/provision";
-import { openShop, salesKinds, startTraffic, tally, unexpectedAnswers, type TrafficResult } from "./load/paid-traffic";
+import { clusterEnvironment, openShop, salesKinds, startTraffic, tally, unexpectedAnswers, type TrafficResult } from "./load/paid-traffic";
 import { expectEverySaleRecordedOnce } from "./load/sales-audit";
 
 /**
@@ -45,14 +45,7 @@ describeWith("postgres")("rolling restart of every distributed process under loa
       gatewayPort: await freePort(),
       replicas: 2,
       logDir: join(dataDir, "logs"),
-      env: {
-        ...process.env,
-        LOG_LEVEL: "warn",
-        DATA_DIR: dataDir,
-        AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-        OUTBOUND_ALLOW_LOOPBACK: "true",
-        OUTBOUND_RESOLVE_NAMES: "false",
-      },
+      env: clusterEnvironment(dataDir),
       onUnexpectedExit: (p, code, signal) => unexpected.push(`${p.name}.${p.replica} exited by itself (${code ?? signal})`),
     });
   }, 240_000);

@@ -56,6 +56,22 @@ export interface Shop {
   liveBuyers: PrivateKeyAccount[];
 }
 
+/**
+ * The environment of a cluster these buyers drive: warnings and errors only in
+ * its logs, its files under `dataDir`, sign-ins not throttled, and the seller's
+ * origin allowed on loopback.
+ */
+export function clusterEnvironment(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_LEVEL: "warn",
+    DATA_DIR: dataDir,
+    AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+    OUTBOUND_ALLOW_LOOPBACK: "true",
+    OUTBOUND_RESOLVE_NAMES: "false",
+  };
+}
+
 /** The seller's own servers on loopback: the relay checkout's origin and the webhook's receiver. */
 export async function startSellerServers(): Promise<{ origin: FakeOrigin; receiver: WebhookReceiver; close(): Promise<void> }> {
   const [origin, receiver] = await Promise.all([startFakeOrigin(), startWebhookReceiver()]);
