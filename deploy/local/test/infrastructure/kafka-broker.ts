@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -24,7 +24,9 @@ export interface OwnKafka {
 
 export async function startOwnKafka(): Promise<OwnKafka> {
   const [port, controllerPort, securePort] = [await freePort(), await freePort(), await freePort()];
-  const dataDir = join(mkdtempSync(join(tmpdir(), "c402-kafka-drill-")), "broker");
+  const parent = mkdtempSync(join(tmpdir(), "c402-kafka-drill-"));
+  // A subdirectory: kafka.sh keeps its lock file beside the data dir.
+  const dataDir = join(parent, "broker");
   // Set in full: CI exports KAFKA_PORT and KAFKA_CLEAN=1 for its own broker.
   const env = (clean: boolean) => ({
     ...process.env,
@@ -49,6 +51,7 @@ export async function startOwnKafka(): Promise<OwnKafka> {
     },
     async stop() {
       await kafkaSh("clean");
+      rmSync(parent, { recursive: true, force: true });
     },
   };
 }
