@@ -8,8 +8,8 @@
  * block per transaction). For every process it reports, after a warm-up and at
  * the end, the resident memory and open file descriptors (/proc/<pid>) and the
  * event loop's delay p99 over the last minute (prom-client's
- * nodejs_eventloop_lag_p99_seconds, from monitorEventLoopDelay, reset at each
- * scrape), and the answers' statuses and latency. A report, not a gate: the
+ * c402_nodejs_eventloop_lag_p99_seconds, from monitorEventLoopDelay, reset at
+ * each scrape), and the answers' statuses and latency. A report, not a gate: the
  * exit code is 0 whenever the run completes. Not in CI.
  *
  *   npm run bench:soak                       # 30 minutes
@@ -58,7 +58,8 @@ async function figuresOf(p: ClusterProcess): Promise<ProcessFigures> {
     (r) => r.text(),
     () => "",
   );
-  const lag = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.eE+-]+)$/m.exec(metrics)?.[1];
+  // prom-client's default metrics, under the c402_ prefix of packages/metrics.
+  const lag = /^c402_nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.eE+-]+)$/m.exec(metrics)?.[1];
   return { rssMb: rssKb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length, loopP99Ms: lag === undefined ? undefined : Number(lag) * 1000 };
 }
 
