@@ -1,8 +1,9 @@
 /** Unit and integration tests of every package and service. Suites that need
  * PostgreSQL, Redis or Kafka run when that infrastructure is reachable (and
  * fail, never skip, when CI=true). The black-box suite lives in test-e2e/; the
- * rolling restart of the distributed processes (deploy/local/test, a dozen
- * processes) runs alone after this one: scripts/test.mjs, ROLLOUT_TESTS. */
+ * rolling restart and the failure drills of the distributed processes
+ * (deploy/local/test, a dozen processes) run alone after this one:
+ * scripts/test.mjs. */
 const swc = ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } }];
 
 module.exports = {

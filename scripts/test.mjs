@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Runs every suite: the unit and integration tests (PostgreSQL, Redis and
 // Kafka suites run when reachable; with CI=true they must be), the rolling
-// restart of two replicas of every distributed process under load (alone: it
-// runs a dozen processes, and other suites' timings must not share the
-// machine with it), then the black-box e2e suite against embedded mode and, when PostgreSQL, Redis and
+// restart of two replicas of every distributed process under load and the
+// failure drills (Redis, Kafka, PostgreSQL and a service killed under load;
+// alone: they run a dozen processes, and other suites' timings must not share the
+// machine with them), then the black-box e2e suite against embedded mode and, when PostgreSQL, Redis and
 // Kafka are all reachable, against distributed mode (Debian's chromium is
 // installed first when missing: one e2e test clicks through a real browser). Prints one summary line.
 import { spawnSync } from "node:child_process";

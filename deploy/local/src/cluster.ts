@@ -3,7 +3,7 @@
  * schema and role per service), then starts every service as its own process
  * (`replicas` of each, as a Deployment would) with real gRPC between them,
  * Kafka as the bus and Redis for the gateway. `run.ts` is its command line;
- * the rolling-restart test (G36) drives it directly.
+ * the rolling-restart test (G36) and the failure drills drive it directly.
  *
  * Which services run, with which schema, role, addresses and secrets, comes
  * from the service list (packages/topology). A caller reaches a service's
@@ -87,6 +87,12 @@ export interface LocalCluster {
    * again on the same port and wait until it serves.
    */
   restart(process: ClusterProcess, graceMs?: number): Promise<ProcessExit>;
+  /**
+   * What a crash or an OOM kill does: SIGKILL (nothing is finished, nothing
+   * closed), `downMs` with the process gone, then it starts again on the same
+   * port; resolves once it serves again.
+   */
+  kill(process: ClusterProcess, downMs?: number): Promise<ProcessExit>;
   /** SIGTERM to every process (and the devchain), and wait. */
   stop(): Promise<void>;
 }
@@ -224,6 +230,10 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         ? r({ code: child.exitCode, signal: child.signalCode })
         : child.once("exit", (code, signal) => r({ code, signal })),
     );
+  const startAgain = async (entry: ClusterProcess) => {
+    entry.child = (launchers.get(entry) as () => ChildProcess)();
+    await ready(entry);
+  };
   return {
     processes,
     gatewayUrls: gatewayPorts.map((p) => `http://127.0.0.1:${p}`),
@@ -238,8 +248,17 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       const exit = await exitOf(entry.child);
       clearTimeout(killer);
       const stopMs = Date.now() - started;
-      entry.child = (launchers.get(entry) as () => ChildProcess)();
-      await ready(entry);
+      await startAgain(entry);
+      return { ...exit, stopMs };
+    },
+    async kill(entry, downMs = 0) {
+      const started = Date.now();
+      expectedExits.add(entry.child);
+      entry.child.kill("SIGKILL");
+      const exit = await exitOf(entry.child);
+      const stopMs = Date.now() - started;
+      await new Promise((r) => setTimeout(r, downMs));
+      await startAgain(entry);
       return { ...exit, stopMs };
     },
     async stop() {

@@ -149,6 +149,7 @@ export async function deliverUntilHandled(
   onError: (err: unknown, attempt: number) => void,
   group: string,
   deadLetters?: DeadLetters,
+  keepAlive?: () => Promise<void>,
 ): Promise<boolean> {
   const carried = contextOfHeaders(message.headers);
   for (let attempt = 1; ; attempt++) {
@@ -168,6 +169,8 @@ export async function deliverUntilHandled(
       onError(err, attempt);
       if (await deadLettered(deadLetters, message, group, attempt, err)) return true;
       await sleep(backoffDelay(attempt));
+      // A broker drops a member it has not heard from within its session: retrying through a long outage must not leave the group.
+      await keepAlive?.().catch(() => undefined);
     }
   }
 }
@@ -177,7 +180,8 @@ export async function deliverUntilHandled(
  * `handleMany` when the subscription has one and there are several; one by
  * one through deliverUntilHandled otherwise, or when that throws (each then
  * handled again, which handlers allow). `onHandled(i)` hears of each message
- * handled, in order. Returns false when the subscription stopped first (the
+ * handled, in order; `keepAlive` runs between a failing handler's attempts
+ * (Kafka's heartbeat). Returns false when the subscription stopped first (the
  * rest stays unacknowledged).
  */
 export async function deliverFetched(
@@ -188,6 +192,7 @@ export async function deliverFetched(
   group: string,
   deadLetters: DeadLetters | undefined,
   onHandled: (index: number) => Promise<void> | void,
+  keepAlive?: () => Promise<void>,
 ): Promise<boolean> {
   const { handler, handleMany } = subscription;
   if (handleMany && messages.length > 1 && !isStopped() && (await handledTogether(messages, handleMany, group, onError))) {
@@ -196,7 +201,7 @@ export async function deliverFetched(
   }
   for (let i = 0; i < messages.length; i++) {
     if (isStopped()) return false;
-    if (!(await deliverUntilHandled(messages[i]!, handler, isStopped, onError, group, deadLetters))) return false;
+    if (!(await deliverUntilHandled(messages[i]!, handler, isStopped, onError, group, deadLetters, keepAlive))) return false;
     await onHandled(i);
   }
   return true;

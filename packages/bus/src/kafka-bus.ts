@@ -135,6 +135,7 @@ export class KafkaBus implements Bus {
               consumerLag.set({ topic, group, partition: String(batch.partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(offset) - 1n)));
               await heartbeat();
             },
+            heartbeat,
           );
         } finally {
           // What was handled is committed even when the batch ends early; a crash before that redelivers it (at least once).

@@ -218,6 +218,31 @@ describe("DatabaseBus pruning", () => {
 describeWith("kafka")("KafkaBus against a real broker", () => {
   busContract(() => new KafkaBus({ brokers: (infraAvailable("kafka") as string).split(","), clientId: "bus-test" }));
 
+  it("stays in its group while a handler keeps failing past the session timeout (an outage of what it writes to), then goes on", async () => {
+    const brokers = (infraAvailable("kafka") as string).split(",");
+    const topic = uniqueName("t-outage");
+    const bus = new KafkaBus({ brokers, clientId: "outage" });
+    await bus.ensureTopics([topic]);
+    // The consumer's session is 10 s: the handler fails for 15 s, then recovers.
+    const recoversAt = Date.now() + 15_000;
+    const seen: string[] = [];
+    const sub = await bus.subscribe({
+      topic,
+      group: uniqueName("g"),
+      handler: async (m) => {
+        if (Date.now() < recoversAt) throw new Error("the database could not be reached");
+        seen.push(text(m));
+      },
+    });
+    await bus.publish(topic, [{ key: "k", value: bytes("during") }]);
+    await eventually(() => seen.length === 1, Boolean, 30_000);
+    await bus.publish(topic, [{ key: "k", value: bytes("after") }]);
+    await eventually(() => seen.length === 2, Boolean, 20_000);
+    expect(seen).toEqual(["during", "after"]);
+    await sub.stop();
+    await bus.close();
+  }, 60_000);
+
   it("resumes a group from its committed offset (at-least-once across restarts)", async () => {
     const brokers = (infraAvailable("kafka") as string).split(",");
     const topic = uniqueName("t-resume");

@@ -33,10 +33,20 @@ export interface Limiter {
   readonly name: string;
   readonly limit: number;
   readonly windowSeconds: number;
-  /** Counts one request against `key`; allowed is false once the window holds more than `limit`. Rejects when the store cannot count. */
-  consume(key: string): Promise<LimitState>;
-  /** The window of `key` without counting (allowed: one more request would be); null when none is open. Rejects when the store cannot read. */
-  peek(key: string): Promise<LimitState | null>;
+  /** Counts one request against `key`; allowed is false once the window holds more than `limit`. Rejects when the store cannot count (see CountOptions). */
+  consume(key: string, opts?: CountOptions): Promise<LimitState>;
+  /** The window of `key` without counting (allowed: one more request would be); null when none is open. Rejects when the store cannot read (see CountOptions). */
+  peek(key: string, opts?: CountOptions): Promise<LimitState | null>;
+}
+
+export interface CountOptions {
+  /**
+   * What happens while the shared store cannot count: `reject` (the default:
+   * the caller fails closed), or `count-in-process`, an insurance limiter with
+   * the same limit and window in this process alone (each replica then admits
+   * up to the limit, and the counts start afresh when the store is back).
+   */
+  whenStoreDown?: "reject" | "count-in-process";
 }
 
 export interface LimitState {
@@ -49,7 +59,11 @@ export interface LimitState {
   resetSeconds: number;
 }
 
-/** A rate-limiter-flexible limiter as a Limiter; `connected` runs before each call (Redis connects lazily). */
+/**
+ * A rate-limiter-flexible limiter as a Limiter; `connected` runs before each
+ * call (Redis connects lazily). `insurance` counts in this process when the
+ * store fails and the caller allows it (CountOptions).
+ */
 class FlexibleLimiter implements Limiter {
   readonly name: string;
   readonly limit: number;
@@ -59,30 +73,44 @@ class FlexibleLimiter implements Limiter {
     opts: LimiterOptions,
     private readonly limiter: RateLimiterAbstract,
     private readonly connected: () => Promise<unknown> = async () => undefined,
+    private readonly insurance?: RateLimiterAbstract,
   ) {
     this.name = opts.name;
     this.limit = opts.limit;
     this.windowSeconds = opts.windowSeconds;
   }
 
-  async consume(key: string): Promise<LimitState> {
-    await this.connected();
-    try {
-      return { allowed: true, ...this.window(await this.limiter.consume(key)) };
-    } catch (err) {
-      // Over the limit is an answer; anything else is a store failure and propagates (callers fail closed).
-      if (err instanceof RateLimiterRes) return { allowed: false, ...this.window(err) };
-      throw err;
-    }
+  consume(key: string, opts: CountOptions = {}): Promise<LimitState> {
+    return this.withInsurance(opts, async (limiter) => {
+      try {
+        return { allowed: true, ...this.window(await limiter.consume(key)) };
+      } catch (err) {
+        // Over the limit is an answer; anything else is a store failure and propagates (callers fail closed).
+        if (err instanceof RateLimiterRes) return { allowed: false, ...this.window(err) };
+        throw err;
+      }
+    });
   }
 
-  async peek(key: string): Promise<LimitState | null> {
-    await this.connected();
-    const res = await this.limiter.get(key);
-    // No TTL (Redis -1) or already past it (memory expires lazily): no window open.
-    if (res === null || res.msBeforeNext <= 0) return null;
-    const window = this.window(res);
-    return { allowed: window.remaining > 0, ...window };
+  peek(key: string, opts: CountOptions = {}): Promise<LimitState | null> {
+    return this.withInsurance(opts, async (limiter) => {
+      const res = await limiter.get(key);
+      // No TTL (Redis -1) or already past it (memory expires lazily): no window open.
+      if (res === null || res.msBeforeNext <= 0) return null;
+      const window = this.window(res);
+      return { allowed: window.remaining > 0, ...window };
+    });
+  }
+
+  /** `use` on the store's limiter; on the insurance limiter instead when the store fails and `opts` allows it. */
+  private async withInsurance<T>(opts: CountOptions, use: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> {
+    try {
+      await this.connected();
+      return await use(this.limiter);
+    } catch (err) {
+      if (!this.insurance || opts.whenStoreDown !== "count-in-process") throw err;
+      return use(this.insurance);
+    }
   }
 
   private window(res: RateLimiterRes): Omit<LimitState, "allowed"> {
@@ -183,6 +211,7 @@ export class RedisCache implements Cache {
           duration: opts.windowSeconds,
         }),
         () => this.ready(),
+        new RateLimiterMemory({ keyPrefix: `rl:${opts.name}`, points: opts.limit, duration: opts.windowSeconds }),
       ),
   );
 

@@ -146,3 +146,24 @@ describe("RedisCache without a Redis", () => {
     await cache.close();
   });
 });
+
+describe("RedisCache's insurance limiter", () => {
+  it("counts in this process while Redis is unreachable, when the caller allows it, with the same limit", async () => {
+    const cache = new RedisCache("redis://127.0.0.1:1");
+    const limiter = cache.limiter({ name: "insured", limit: 2, windowSeconds: 60 });
+    const inProcess = { whenStoreDown: "count-in-process" } as const;
+    expect(await limiter.peek("k", inProcess)).toBeNull();
+    const counted = [await limiter.consume("k", inProcess), await limiter.consume("k", inProcess), await limiter.consume("k", inProcess)];
+    expect(counted.map((s) => [s.allowed, s.count])).toEqual([
+      [true, 1],
+      [true, 2],
+      [false, 3],
+    ]);
+    expect((await limiter.peek("k", inProcess))?.allowed).toBe(false);
+    // Another key has its own window; a caller that does not allow it still fails closed.
+    expect((await limiter.consume("other", inProcess)).allowed).toBe(true);
+    await expect(limiter.consume("k")).rejects.toThrow(Error);
+    await expect(limiter.peek("k", { whenStoreDown: "reject" })).rejects.toThrow(Error);
+    await cache.close();
+  });
+});

@@ -111,7 +111,7 @@ describe("the auth failure limit", () => {
     const limit = new AuthFailureLimit(new MemoryCache(), 2);
     const headers = new Map<string, string>();
     const res = { setHeader: (k: string, v: string) => headers.set(k, v) } as unknown as express.Response;
-    const a = { ip: "10.0.0.1", keyPrefix: "sk_test_abcd" };
+    const a = { ip: "10.0.0.1", keyPrefix: "sk_test_abcd", read: false };
     await limit.refuseIfOver(a, res, "address");
     await limit.recordFailure(a);
     await limit.refuseIfOver(a, res, "address");
@@ -119,18 +119,31 @@ describe("the auth failure limit", () => {
     await expect(limit.refuseIfOver(a, res, "address")).rejects.toMatchObject({ slug: "rate-limited" });
     expect(Number(headers.get("Retry-After"))).toBeGreaterThan(0);
     // The prefix is over from any address, and the address with any prefix.
-    await expect(limit.refuseIfOver({ ip: "10.0.0.2", keyPrefix: "sk_test_abcd" }, res, "prefix")).rejects.toMatchObject({ slug: "rate-limited" });
-    await expect(limit.refuseIfOver({ ip: "10.0.0.2", keyPrefix: "sk_test_abcd" }, res, "address")).resolves.toBeUndefined();
-    await expect(limit.refuseIfOver({ ip: "10.0.0.1" }, res, "address")).rejects.toMatchObject({ slug: "rate-limited" });
-    await expect(limit.refuseIfOver({ ip: "10.0.0.2", keyPrefix: "sk_test_wxyz" }, res, "prefix")).resolves.toBeUndefined();
+    await expect(limit.refuseIfOver({ ip: "10.0.0.2", keyPrefix: "sk_test_abcd", read: false }, res, "prefix")).rejects.toMatchObject({ slug: "rate-limited" });
+    await expect(limit.refuseIfOver({ ip: "10.0.0.2", keyPrefix: "sk_test_abcd", read: false }, res, "address")).resolves.toBeUndefined();
+    await expect(limit.refuseIfOver({ ip: "10.0.0.1", read: false }, res, "address")).rejects.toMatchObject({ slug: "rate-limited" });
+    await expect(limit.refuseIfOver({ ip: "10.0.0.2", keyPrefix: "sk_test_wxyz", read: false }, res, "prefix")).resolves.toBeUndefined();
   });
 
-  it("fails closed with 503 when the counter store is unreachable", async () => {
+  it("fails closed with 503 for a write when the counter store is unreachable", async () => {
     const cache = new RedisCache("redis://127.0.0.1:1");
     const limit = new AuthFailureLimit(cache, 20);
     const res = { setHeader: () => undefined } as unknown as express.Response;
-    await expect(limit.refuseIfOver({ ip: "10.0.0.1" }, res, "address")).rejects.toMatchObject({ slug: "unavailable" });
-    await expect(limit.recordFailure({ ip: "10.0.0.1" })).rejects.toMatchObject({ slug: "unavailable" });
+    await expect(limit.refuseIfOver({ ip: "10.0.0.1", read: false }, res, "address")).rejects.toMatchObject({ slug: "unavailable" });
+    await expect(limit.recordFailure({ ip: "10.0.0.1", read: false })).rejects.toMatchObject({ slug: "unavailable" });
+    await cache.close();
+  });
+
+  it("counts a read's failures in this process when the counter store is unreachable, to the same limit", async () => {
+    const cache = new RedisCache("redis://127.0.0.1:1");
+    const limit = new AuthFailureLimit(cache, 2);
+    const res = { setHeader: () => undefined } as unknown as express.Response;
+    const read = { ip: "10.0.0.1", keyPrefix: "sk_test_abcd", read: true };
+    await expect(limit.refuseIfOver(read, res, "address")).resolves.toBeUndefined();
+    await limit.recordFailure(read);
+    await limit.recordFailure(read);
+    await expect(limit.refuseIfOver(read, res, "address")).rejects.toMatchObject({ slug: "rate-limited" });
+    await expect(limit.refuseIfOver(read, res, "prefix")).rejects.toMatchObject({ slug: "rate-limited" });
     await cache.close();
   });
 });

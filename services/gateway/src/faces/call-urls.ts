@@ -32,7 +32,8 @@ export class CallUrls {
   async checkoutOf(slug: string, checkoutId: string): Promise<string> {
     if (!isSlug(slug) || !isId("checkout", checkoutId)) throw noSuchCallUrl();
     const key = `callurl:${slug}:${checkoutId}`;
-    if ((await this.cache.get(key)) === "1") return checkoutId;
+    // A cache that cannot answer is passed over: the verdict is asked of identity and catalog.
+    if ((await this.cache.get(key).catch(() => null)) === "1") return checkoutId;
     const [seller, sold] = await Promise.all([
       this.clients.identity.getPublicProfile({ slug }).catch(notFoundAs(undefined)),
       this.clients.catalog.getCheckout({ checkoutId }).catch(notFoundAs(undefined)),
@@ -41,7 +42,7 @@ export class CallUrls {
     const accountId = seller && answered(seller.profile, "profile").accountId;
     const sellsCalls = checkout?.fulfillment === catalogV1.Fulfillment.RELAY || checkout?.fulfillment === catalogV1.Fulfillment.MCP;
     if (!checkout || accountId === undefined || checkout.accountId !== accountId || !sellsCalls) throw noSuchCallUrl();
-    await this.cache.set(key, "1", CALL_URL_TTL_SECONDS);
+    await this.cache.set(key, "1", CALL_URL_TTL_SECONDS).catch(() => undefined);
     return checkoutId;
   }
 }

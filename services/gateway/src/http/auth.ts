@@ -133,7 +133,11 @@ export async function authenticate(
   const cookie = header === undefined && doors.cookie ? sessionCookieOf(req) : undefined;
   if (cookie !== undefined) sessionCookiesOf(req).refuseCrossSite(req);
   const token = header === undefined ? cookie : BEARER.exec(header)?.[1];
-  const attempt: AuthAttempt = { ip: req.ip ?? "unknown", keyPrefix: header === undefined ? undefined : token?.match(KEY_PREFIX)?.[0] };
+  const attempt: AuthAttempt = {
+    ip: req.ip ?? "unknown",
+    keyPrefix: header === undefined ? undefined : token?.match(KEY_PREFIX)?.[0],
+    read: req.method === "GET" || req.method === "HEAD",
+  };
   const failures = authFailuresOf(req);
   await failures.refuseIfOver(attempt, res, "address");
   if (header === undefined && cookie === undefined) {

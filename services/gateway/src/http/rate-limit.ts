@@ -1,4 +1,4 @@
-import type { Cache, Limiter, LimiterOptions } from "@c402/cache";
+import type { Cache, CountOptions, Limiter, LimiterOptions } from "@c402/cache";
 import { ProblemError } from "@c402/problems";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
@@ -65,6 +65,8 @@ export function rateLimit(cache: Cache, opts: LimitWindow & { keyOf?: (req: Requ
 export interface AuthAttempt {
   ip: string;
   keyPrefix?: string | undefined;
+  /** A request that changes nothing (GET, HEAD): while the cache cannot count, it is counted in this process instead of refused. */
+  read: boolean;
 }
 
 /**
@@ -74,8 +76,10 @@ export interface AuthAttempt {
  * from it is refused with 429 until the window ends, before its credential is
  * resolved. Once a prefix has, a credential with it that does not resolve is
  * answered 429 instead of 401, so guessing keys gains nothing; the genuine
- * key keeps working, or anyone who saw its prefix could lock it out. Fails
- * closed like rateLimit.
+ * key keeps working, or anyone who saw its prefix could lock it out. While
+ * the cache cannot count, a write fails closed like rateLimit (503) and a read
+ * is counted in this process alone (the insurance limiter): the seller's
+ * reads go on through a cache outage, their writes and sign-ins wait for it.
  */
 export class AuthFailureLimit {
   private readonly failures: Limiter;
@@ -96,7 +100,7 @@ export class AuthFailureLimit {
   async refuseIfOver(attempt: AuthAttempt, res: Response, which: "address" | "prefix"): Promise<void> {
     const key = which === "address" ? `ip:${attempt.ip}` : attempt.keyPrefix ? `prefix:${attempt.keyPrefix}` : undefined;
     if (key === undefined) return;
-    const window = await counted(() => this.failures.peek(key));
+    const window = await counted(() => this.failures.peek(key, whenCacheDown(attempt)));
     // `limit` failures close the window: no further attempt is admitted.
     if (window === null || window.allowed) return;
     res.setHeader("Retry-After", String(window.resetSeconds));
@@ -108,6 +112,8 @@ export class AuthFailureLimit {
 
   /** Counts a failure against the address and the prefix; being over the limit is for refuseIfOver to answer. */
   async recordFailure(attempt: AuthAttempt): Promise<void> {
-    await counted(() => Promise.all(this.keysOf(attempt).map((k) => this.failures.consume(k))));
+    await counted(() => Promise.all(this.keysOf(attempt).map((k) => this.failures.consume(k, whenCacheDown(attempt)))));
   }
 }
+
+const whenCacheDown = (attempt: AuthAttempt): CountOptions => ({ whenStoreDown: attempt.read ? "count-in-process" : "reject" });

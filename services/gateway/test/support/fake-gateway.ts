@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { MemoryCache } from "@c402/cache";
+import { MemoryCache, type Cache } from "@c402/cache";
 import { catalogV1, identityV1, paymentsV1, requirementMessage } from "@c402/contracts";
 import { createLogger } from "@c402/logging";
 import { encodeHeader, type PaymentRequirements } from "@c402/x402";
@@ -102,11 +102,11 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** createGatewayApp(deps) with fake clients, listening on a free port. */
-export async function serveApp(fakes: Fakes): Promise<Served> {
+/** createGatewayApp(deps) with fake clients (and a MemoryCache unless `cache` is given), listening on a free port. */
+export async function serveApp(fakes: Fakes, cache: Cache = new MemoryCache()): Promise<Served> {
   const app = createGatewayApp({
     clients: fakeClients(fakes),
-    cache: new MemoryCache(),
+    cache,
     logger,
     settings: { ...settings, baseUrl: BASE_URL, siteUrl: SITE_URL },
   });
