@@ -34,6 +34,8 @@ export function retiredTwinRedirect({ clients }: Pick<GatewayDeps, "clients">) {
     }
     if (liveId === undefined) return next(err);
     const at = req.originalUrl.indexOf("?");
-    res.redirect(307, retiredTwinTarget(liveId, match?.[2] ?? "", at < 0 ? "" : req.originalUrl.slice(at)));
+    const target = retiredTwinTarget(liveId, match?.[2] ?? "", at < 0 ? "" : req.originalUrl.slice(at));
+    // Plain text whatever the Accept: the answer the OpenAPI document names.
+    res.status(307).location(target).type("text/plain").send(`This request belongs at ${target}`);
   };
 }

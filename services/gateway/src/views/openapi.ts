@@ -121,6 +121,7 @@ const responses = {
     description:
       "The id is a test twin of the retired twin-row model: the same request (method, body, headers) belongs at the live checkout's rehearsal face, /c/{live_id}/test and its companions (spec, Payment rules 6). A package key bought on the twin row is answered there, never redirected.",
     headers: { Location: header("The live checkout's URL of the same thing, with the query kept", { type: "string", pattern: "^/c/chk_" }) },
+    content: { "text/plain": { schema: { type: "string", description: "Where the request belongs, in words" } } },
   },
   MethodNotAllowed: problemResponse("The path exists but not with this method", 405, {
     Allow: header("The methods the path answers", { type: "string", pattern: "^[A-Z]+(\\s*,\\s*[A-Z]+)*$" }),
@@ -1090,8 +1091,10 @@ const faceOkHeaders = {
   ...rateLimitHeaders(false),
 };
 
-/** A retired test twin's URLs are live-face URLs (/c/{twin}…): they answer 307 to the rehearsal face. */
-const retiredTwinOn = (face: "live" | "rehearsal") => (face === "live" ? { "307": use("RetiredTwin") } : {});
+/** A retired test twin's URLs are /c/{twin}…: the operations under /c/{id} also answer 307 to the rehearsal face's (spec, Payment rules 6). */
+function orRetiredTwin<O extends { responses: Record<string, unknown> }>(op: O): O {
+  return { ...op, responses: { ...op.responses, "307": use("RetiredTwin") } };
+}
 
 function qrOperation(face: "live" | "rehearsal") {
   return operation({
@@ -1110,7 +1113,6 @@ function qrOperation(face: "live" | "rehearsal") {
       "200": { description: "The QR code", content: { "image/svg+xml": { schema: { type: "string" } } } },
       "400": use("BadRequest"),
       "404": use("NotFound"),
-      ...retiredTwinOn(face),
       "422": use("InvalidRequest"),
     },
   });
@@ -1167,7 +1169,6 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
           },
         },
         "404": orRelayAnswer("NotFound"),
-        ...retiredTwinOn(face),
         "409": problemResponse(
           "A relay or mcp payment presented while an earlier request with it still waits for the seller's origin, or whose claim that request released: nothing was charged; present the same payment again",
           409,
@@ -1216,7 +1217,6 @@ function prepareOperation(face: "live" | "rehearsal", id: unknown = checkoutId) 
       responses: {
         "200": json("typed_data, payload_stub, network", ref(face === "live" ? "PrepareAnswer" : "RehearsalPrepareAnswer")),
         "404": use("NotFound"),
-        ...retiredTwinOn(face),
         "410": use("Gone"),
         "503": use("Unavailable"),
       },
@@ -1622,7 +1622,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           authenticated("payments"),
         ),
       },
-      "/c/{id}": { get: faceOperation("live") },
+      "/c/{id}": { get: orRetiredTwin(faceOperation("live")) },
       "/c/{id}/test": { get: faceOperation("rehearsal") },
       "/r/{slug}/{id}": { get: callUrlOperation("live") },
       "/r/{slug}/{id}/test": { get: callUrlOperation("rehearsal") },
@@ -1646,23 +1646,24 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         }),
       },
       "/c/{id}/handoff/{nonce}": {
-        get: operation({
-          summary: "The settled payment that arrived with a handoff nonce (404 until there is one; a wrong nonce looks the same)",
-          parameters: [checkoutId, pathParam("nonce", { type: "string", pattern: HANDOFF_NONCE.source }, "Handoff nonce")],
-          responses: {
-            "200": json("The payment", ref("HandoffAnswer")),
-            "307": use("RetiredTwin"),
-            "400": use("BadRequest"),
-            "404": use("NotFound"),
-            "422": use("InvalidRequest"),
-          },
-        }),
+        get: orRetiredTwin(
+          operation({
+            summary: "The settled payment that arrived with a handoff nonce (404 until there is one; a wrong nonce looks the same)",
+            parameters: [checkoutId, pathParam("nonce", { type: "string", pattern: HANDOFF_NONCE.source }, "Handoff nonce")],
+            responses: {
+              "200": json("The payment", ref("HandoffAnswer")),
+              "400": use("BadRequest"),
+              "404": use("NotFound"),
+              "422": use("InvalidRequest"),
+            },
+          }),
+        ),
       },
-      "/c/{id}/qr.svg": { get: qrOperation("live") },
+      "/c/{id}/qr.svg": { get: orRetiredTwin(qrOperation("live")) },
       "/c/{id}/test/qr.svg": { get: qrOperation("rehearsal") },
-      "/c/{id}/pay": { post: faceOperation("live", "post") },
+      "/c/{id}/pay": { post: orRetiredTwin(faceOperation("live", "post")) },
       "/c/{id}/test/pay": { post: faceOperation("rehearsal", "post") },
-      "/c/{id}/prepare": { post: prepareOperation("live") },
+      "/c/{id}/prepare": { post: orRetiredTwin(prepareOperation("live")) },
       "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
       "/v1/receipts": {
         get: operation(
