@@ -22,11 +22,12 @@ import { paymentsStore, type PaymentsDb } from "@c402/payments/src/store/payment
 import pg from "pg";
 import { receiptCsvLine } from "@c402/gateway/src/views/receipts-csv";
 import { log, percentile, QUICK, runBenchmark } from "./lib/report";
+import { BENCH_INFRASTRUCTURE } from "./lib/distributed-system";
 
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? (QUICK ? 100_000 : 1_000_000));
 const PAGES = Number(process.env.BENCH_LEDGER_PAGES ?? (QUICK ? 100 : 500));
 const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? (QUICK ? 20_000 : 100_000));
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ADMIN_URL = BENCH_INFRASTRUCTURE.postgres;
 const ACCOUNT = "acct_benchLedger000000000000";
 const PAGE = 51;
 const TARGET_P99_MS = 20;

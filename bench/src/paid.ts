@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { createPublicClient, createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { profileArgs, startChild, type Child } from "./lib/child";
-import { dropDatabase, startSystem, type System } from "./lib/distributed-system";
+import { BENCH_INFRASTRUCTURE, dropDatabase, startSystem, type System } from "./lib/distributed-system";
 import { createCheckout, paymentRequired, signIn } from "./lib/http";
 import { cpuPerPayment, cpuSnapshot } from "./lib/process-cpu";
 import { closedLoop, presign, type PaidFigures } from "./lib/paid-load";
@@ -39,9 +39,7 @@ const config = {
   warmup: num("BENCH_PAID_WARMUP", 5_000, 100),
   distributed: process.env.BENCH_PAID_DISTRIBUTED !== "0",
   system: {
-    postgres: process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
-    kafka: process.env.BENCH_KAFKA_BROKERS ?? "127.0.0.1:19092",
-    redis: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
+    ...BENCH_INFRASTRUCTURE,
     logLevel: process.env.BENCH_LOG_LEVEL ?? "warn",
     cpuProfDir: process.env.BENCH_CPU_PROF_DIR,
     databasePrefix: "c402_bench_paid",

@@ -22,15 +22,14 @@ import { startLocalCluster, type ClusterProcess } from "../../deploy/local/src/c
 import { freePort } from "../../deploy/local/src/ports";
 import { dropDatabase } from "../../deploy/local/src/provision";
 import { clusterEnvironment, openShop, salesKinds, send, startSellerServers, type RequestKind } from "../../deploy/local/test/load/paid-traffic";
+import { BENCH_INFRASTRUCTURE } from "./lib/distributed-system";
 import { f0, f1, log, num, percentile, runBenchmark, statusList } from "./lib/report";
 
 const config = {
   minutes: num("SOAK_MINUTES", 30, 2),
   rate: num("SOAK_RATE", 250, 100),
   warmupSeconds: num("SOAK_WARMUP_SECONDS", 60, 20),
-  postgres: process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
-  kafka: process.env.BENCH_KAFKA_BROKERS ?? "127.0.0.1:19092",
-  redis: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
+  ...BENCH_INFRASTRUCTURE,
 };
 /** G35's thresholds. */
 const TARGET_RSS_GROWTH = 0.1;

@@ -31,7 +31,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { ReceiverInfo, ReceiverMessage } from "./servers/receiver";
 import { f0, f1, log, num, percentile, runBenchmark, statusList } from "./lib/report";
 import { call, JSON_ACCEPT, signIn } from "./lib/http";
-import { dropDatabase, reachable, startSystem, type System } from "./lib/distributed-system";
+import { BENCH_INFRASTRUCTURE, dropDatabase, reachable, startSystem, type System } from "./lib/distributed-system";
 
 const config = {
   /** Timed seconds of the steady run (after the warm-up). */
@@ -43,9 +43,7 @@ const config = {
   downSeconds: num("BENCH_BACKLOG_DOWN_SECONDS", 60, 20),
   /** Payments per second while the receiver is down. */
   backlogRate: num("BENCH_BACKLOG_RATE", 20, 20),
-  postgres: process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
-  kafka: process.env.BENCH_KAFKA_BROKERS ?? "127.0.0.1:19092",
-  redis: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
+  ...BENCH_INFRASTRUCTURE,
   logLevel: process.env.BENCH_LOG_LEVEL ?? "warn",
   /** BENCH_CPU_PROF_DIR=dir: every process of the system writes a V8 CPU profile there when it stops (open it in Chrome DevTools). */
   cpuProfDir: process.env.BENCH_CPU_PROF_DIR,

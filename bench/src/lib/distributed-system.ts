@@ -17,6 +17,13 @@ import { log } from "./report";
 const root = resolve(__dirname, "../../..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Where the benchmarks find PostgreSQL, Kafka and Redis: BENCH_POSTGRES_URL, BENCH_KAFKA_BROKERS, BENCH_REDIS_URL, or this machine's defaults. */
+export const BENCH_INFRASTRUCTURE = {
+  postgres: process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+  kafka: process.env.BENCH_KAFKA_BROKERS ?? "127.0.0.1:19092",
+  redis: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
+};
+
 export interface SystemSettings {
   postgres: string;
   kafka: string;
