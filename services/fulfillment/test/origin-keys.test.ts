@@ -1,6 +1,6 @@
-import { fromBinary } from "@bufbuild/protobuf";
+import { accountActivityOf } from "@c402/account-events";
 import { decodeEnvelope } from "@c402/bus";
-import { accountEventsV1, TOPICS } from "@c402/contracts";
+import { TOPICS } from "@c402/contracts";
 import { migrate, type ServiceDatabase } from "@c402/db";
 import { isId } from "@c402/ids";
 import { generateKeyringText, parseKeyring, SecretSealer } from "@c402/sealed-secrets";
@@ -18,18 +18,8 @@ const CANARY = "canary-origin-secret-7f3a9c1e5b";
 async function activityOf(db: ServiceDatabase["db"]) {
   const rows = await db.selectFrom("outbox").select(["payload", "topic", "key"]).orderBy("seq").execute();
   return rows.map((r: { payload: Buffer; topic: string; key: string }) => {
-    const envelope = decodeEnvelope(new Uint8Array(r.payload));
-    const a = fromBinary(accountEventsV1.AccountActivitySchema, envelope.payload);
-    return {
-      topic: r.topic,
-      raw: Buffer.from(r.payload).toString("latin1"),
-      accountId: envelope.accountId,
-      testMode: envelope.testMode,
-      action: a.action,
-      objectId: a.objectId,
-      actor: a.actor,
-      detail: JSON.parse(a.detailJson) as Record<string, unknown>,
-    };
+    const { accountId, testMode, action, objectId, actor, detail } = accountActivityOf(decodeEnvelope(new Uint8Array(r.payload)));
+    return { topic: r.topic, raw: Buffer.from(r.payload).toString("latin1"), accountId, testMode, action, objectId, actor, detail };
   });
 }
 
