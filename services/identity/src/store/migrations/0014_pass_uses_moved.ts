@@ -17,9 +17,20 @@ const PER_EVENT = 500;
  */
 export const passUsesMoved: Migration = {
   async up(db) {
-    const rows = await db.selectFrom("pass_uses").select(["pass_id", "used", "expires_at"]).where("expires_at", ">", new Date()).orderBy("pass_id").execute();
-    for (let at = 0; at < rows.length; at += PER_EVENT) {
-      const batch = rows.slice(at, at + PER_EVENT) as { pass_id: string; used: number; expires_at: Date }[];
+    const now = new Date();
+    // A page per event, in pass-id order: the table is never held in memory whole.
+    for (let after = ""; ;) {
+      const batch: { pass_id: string; used: number; expires_at: Date }[] = await db
+        .selectFrom("pass_uses")
+        .select(["pass_id", "used", "expires_at"])
+        .where("expires_at", ">", now)
+        .where("pass_id", ">", after)
+        .orderBy("pass_id")
+        .limit(PER_EVENT)
+        .execute();
+      const [first, last] = [batch[0], batch.at(-1)];
+      if (first === undefined || last === undefined) break;
+      after = last.pass_id;
       const moved = create(contentGrantsEventsV1.PassUsesMovedSchema, {
         uses: batch.map((r) => ({ passId: r.pass_id, used: r.used, expiresAt: timestampFromDate(new Date(r.expires_at)) })),
       });
@@ -29,7 +40,7 @@ export const passUsesMoved: Migration = {
         // Not an account's change: the counts of many sellers' passes.
         accountId: "",
         testMode: false,
-        aggregateId: batch[0]?.pass_id ?? "",
+        aggregateId: first.pass_id,
         payload: toBinary(contentGrantsEventsV1.PassUsesMovedSchema, moved),
       });
       await db.insertInto("outbox").values(row).execute();
