@@ -1,0 +1,137 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toJsonText } from "./json-text";
+import type { RpcMethod } from "./methods";
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from "./rpc-errors";
+
+export interface RpcServerOptions {
+  host: string;
+  port: number;
+  /** A request body longer than this is refused with 413 before it is read to the end. */
+  maxBodyBytes: number;
+  /** A batch of more requests than this is refused whole. */
+  maxBatchRequests: number;
+  /** Told of errors that are the devnet's own fault (answered as -32603 Internal error). */
+  onInternalError?: (method: string, err: unknown) => void;
+}
+
+export interface RunningRpcServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+type JsonRpcId = string | number | null;
+
+function errorResponse(id: JsonRpcId, code: number, message: string, data?: unknown) {
+  return { jsonrpc: "2.0", error: data === undefined ? { code, message } : { code, message, data }, id };
+}
+
+/** Only loopback: the devnet holds no real money but has cheats anyone reaching it could use. */
+function assertLoopback(host: string): void {
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) throw new Error(`solana devnet binds loopback only (127.0.0.0/8), not ${host}`);
+}
+
+async function answer(methods: Record<string, RpcMethod>, request: unknown, options: RpcServerOptions) {
+  if (typeof request !== "object" || request === null || Array.isArray(request)) return errorResponse(null, INVALID_REQUEST, "Invalid request");
+  const { jsonrpc, method, params, id: rawId } = request as Record<string, unknown>;
+  const id: JsonRpcId = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
+  if (jsonrpc !== "2.0" || typeof method !== "string") return errorResponse(id, INVALID_REQUEST, "Invalid request");
+  if (!Object.hasOwn(methods, method)) return errorResponse(id, METHOD_NOT_FOUND, "Method not found");
+  if (params !== undefined && params !== null && !Array.isArray(params)) return errorResponse(id, INVALID_PARAMS, "Invalid params: expected an array");
+  try {
+    const result = await methods[method]!(params ?? []);
+    return { jsonrpc: "2.0", result, id };
+  } catch (err) {
+    if (err instanceof RpcError) return errorResponse(id, err.code, err.message, err.data);
+    options.onInternalError?.(method, err);
+    return errorResponse(id, INTERNAL_ERROR, "Internal error");
+  }
+}
+
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    if (declared > maxBytes) return resolve(null);
+    const chunks: Buffer[] = [];
+    let length = 0;
+    req.on("data", (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > maxBytes) {
+        req.removeAllListeners("data");
+        req.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(body);
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, methods: Record<string, RpcMethod>, options: RpcServerOptions): Promise<void> {
+  if (req.method !== "POST") {
+    res.writeHead(405, { allow: "POST" }).end();
+    return;
+  }
+  const body = await readBody(req, options.maxBodyBytes);
+  if (body === null) {
+    // The rest of an oversize body is never read: close the connection rather than drain it.
+    res.setHeader("connection", "close");
+    send(res, 413, toJsonText(errorResponse(null, INVALID_REQUEST, `request body larger than ${options.maxBodyBytes} bytes`)));
+    req.destroy();
+    return;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    send(res, 200, toJsonText(errorResponse(null, PARSE_ERROR, "Parse error")));
+    return;
+  }
+  if (!Array.isArray(parsed)) {
+    send(res, 200, toJsonText(await answer(methods, parsed, options)));
+    return;
+  }
+  if (parsed.length === 0 || parsed.length > options.maxBatchRequests) {
+    const reason = parsed.length === 0 ? "empty batch" : `batch of more than ${options.maxBatchRequests} requests`;
+    send(res, 200, toJsonText(errorResponse(null, INVALID_REQUEST, `Invalid request: ${reason}`)));
+    return;
+  }
+  const answers = [];
+  // In order, one after another: each request sees the ledger as the previous one left it.
+  for (const request of parsed) answers.push(await answer(methods, request, options));
+  send(res, 200, toJsonText(answers));
+}
+
+/** Serves JSON-RPC 2.0 over HTTP POST on a loopback address. */
+export function serveJsonRpc(methods: Record<string, RpcMethod>, options: RpcServerOptions): Promise<RunningRpcServer> {
+  assertLoopback(options.host);
+  const server: Server = createServer((req, res) => {
+    handle(req, res, methods, options).catch((err: unknown) => {
+      options.onInternalError?.("(http)", err);
+      if (!res.headersSent) send(res, 500, toJsonText(errorResponse(null, INTERNAL_ERROR, "Internal error")));
+      else res.destroy();
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://${options.host}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
