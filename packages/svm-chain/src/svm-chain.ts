@@ -159,7 +159,7 @@ export class SvmChain {
   async send(wire: string): Promise<void> {
     try {
       await this.rpc
-        .sendTransaction(wire as Base64EncodedWireTransaction, { encoding: "base64", skipPreflight: false, preflightCommitment: "confirmed", maxRetries: 0n })
+        .sendTransaction(wire as Base64EncodedWireTransaction, { encoding: "base64", skipPreflight: false, preflightCommitment: "confirmed" })
         .send();
     } catch (err) {
       if (isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) {
