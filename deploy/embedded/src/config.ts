@@ -8,6 +8,14 @@ export const embeddedConfigSpec = {
   ...gatewayConfigSpec,
   dataDir: env.string("DATA_DIR", "where the embedded database and secrets live", { default: ".data" }),
   devchainPort: env.optionalString("DEVCHAIN_PORT", "port of the local EVM chain (default 8545, or a free one when taken; 0 picks a free one)"),
+  solanaEnabled: env.bool(
+    "SOLANA_ENABLED",
+    "settle on Solana, on a local devnet started with the service (the spec's exposure switch; off: nothing mentions Solana)",
+    {
+      default: true,
+    },
+  ),
+  solanaDevnetPort: env.optionalString("SOLANA_DEVNET_PORT", "port of the local Solana devnet (default: one the OS picks)"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   smtpUrl: identityConfigSpec.smtpUrl,
   mailFrom: identityConfigSpec.mailFrom,

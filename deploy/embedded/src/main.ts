@@ -26,6 +26,8 @@ async function main() {
     packageCallsPerMinute: config.packageCallsPerMinute,
     trustProxy: config.trustProxy,
     ...(config.devchainPort !== undefined ? { devchainPort: Number(config.devchainPort) } : {}),
+    solanaEnabled: config.solanaEnabled,
+    ...(config.solanaDevnetPort !== undefined ? { solanaDevnetPort: Number(config.solanaDevnetPort) } : {}),
     ...(config.smtpUrl !== undefined ? { smtpUrl: config.smtpUrl } : {}),
     mailFrom: config.mailFrom,
     outboundAllowLoopback: config.outboundAllowLoopback,
@@ -36,7 +38,7 @@ async function main() {
   });
   logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");
   process.stdout.write(
-    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.mail}; ${system.origins})\n\n`,
+    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.solanaDevnet ? `solana devnet at ${system.solanaDevnet.url}; ` : ""}${system.mail}; ${system.origins})\n\n`,
   );
   stopping.shutDown = onShutdown(logger, async () => {
     await system.stop();

@@ -8,6 +8,7 @@ import { defaultOf, loadConfig } from "@c402/config";
 import { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
 import { createLogger, type Logger } from "@c402/logging";
 import { createClient, formatCallers, parseCallers, RpcServer, type InProcessChannel, type ServiceClient } from "@c402/rpc";
 import { busSpec, deadLetterPolicy, rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
@@ -38,6 +39,10 @@ export interface EmbeddedOptions {
   trustProxy?: TrustProxy;
   /** Port of the local EVM chain the live face settles on (default 8545, or a free one when it is taken; 0 picks a free one). */
   devchainPort?: number;
+  /** Whether Solana is exposed (the spec's switch; default on in embedded mode): a local Solana devnet is started and settled on. */
+  solanaEnabled?: boolean;
+  /** Port of the local Solana devnet (unset or 0: one the OS picks). */
+  solanaDevnetPort?: number;
   /** Relay for sign-in mails; unset: each mail is written as an .eml file under <dataDir>/mail/. */
   smtpUrl?: string;
   /** Sender of sign-in mails (identity's MAIL_FROM default). */
@@ -58,6 +63,8 @@ export interface EmbeddedOptions {
 export interface EmbeddedSystem {
   gateway: StartedGateway;
   devchain: RunningDevchain;
+  /** The local Solana devnet, when Solana is exposed. */
+  solanaDevnet?: SolanaDevnet;
   grpcAddresses: Record<string, string>;
   /** The token its services accept (made at start, never stored): for tools and tests that call them directly. */
   rpcToken: string;
@@ -129,17 +136,48 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   // made for chain 8453 could be replayed on the real network).
   const devchain = await startDevchain(opts.devchainPort === undefined ? {} : { port: opts.devchainPort });
   logger.info({ url: devchain.url, network: devchain.network }, "devchain serving");
+  let solana: LocalSolana | undefined;
   try {
-    return await startOnDevchain(opts, logger, host, secrets, devchain);
+    solana = opts.solanaEnabled === false ? undefined : await startLocalSolana(opts.solanaDevnetPort);
+    if (solana) logger.info({ url: solana.devnet.url, network: solana.devnet.network }, "solana devnet serving");
+    return await startOnDevchain(opts, logger, host, secrets, devchain, solana);
   } catch (err) {
     // The devchain is a child process: a start that failed must not leave it running.
     await devchain.stop().catch(() => undefined);
+    await solana?.devnet.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The local Solana devnet and the fee payer the Solana rail co-signs with (a fresh key, funded there, for this run). */
+interface LocalSolana {
+  devnet: SolanaDevnet;
+  feePayerKey: string;
+}
+
+/** 1,000 SOL: network fees for millions of settlements on the local devnet. */
+const LOCAL_FEE_PAYER_LAMPORTS = 1_000_000_000_000n;
+
+async function startLocalSolana(port: number | undefined): Promise<LocalSolana> {
+  const devnet = await startSolanaDevnet(port === undefined ? {} : { port });
+  try {
+    const { secretKey } = await devnet.fundedKeyPair(LOCAL_FEE_PAYER_LAMPORTS);
+    return { devnet, feePayerKey: secretKey };
+  } catch (err) {
+    await devnet.close();
     throw err;
   }
 }
 
 /** Everything after the devchain: the database, the bus, every service and the gateway. */
-async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: string, secrets: Secrets, devchain: RunningDevchain): Promise<EmbeddedSystem> {
+async function startOnDevchain(
+  opts: EmbeddedOptions,
+  logger: Logger,
+  host: string,
+  secrets: Secrets,
+  devchain: RunningDevchain,
+  solana: LocalSolana | undefined,
+): Promise<EmbeddedSystem> {
   const pg = await EmbeddedPostgres.open({
     ...(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") }),
     onUpkeepError: (err) => logger.warn({ err }, "database upkeep round (vacuum, checkpoint) failed; the next one retries"),
@@ -190,7 +228,13 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
       createPaymentsService(
         deps,
         { catalog: c.catalog, fulfillment: c.fulfillment },
-        { subjectSecret: secrets.subjectSecret, liveChains: [devchainSettlement(devchain)] },
+        {
+          subjectSecret: secrets.subjectSecret,
+          liveChains: [devchainSettlement(devchain)],
+          ...(solana
+            ? { solana: { network: solana.devnet.network, rpcUrl: solana.devnet.url, usdcMint: solana.devnet.usdcMint, feePayerKey: solana.feePayerKey } }
+            : {}),
+        },
       ),
     fulfillment: (deps) =>
       createFulfillmentService(deps, {
@@ -245,7 +289,10 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
         ...(opts.authFailureLimitPerMinute !== undefined ? { authFailureLimitPerMinute: opts.authFailureLimitPerMinute } : {}),
         ...(opts.packageCallsPerMinute !== undefined ? { packageCallsPerMinute: opts.packageCallsPerMinute } : {}),
         ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
-        healthExtras: { devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory } },
+        healthExtras: {
+          devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory },
+          ...(solana ? { solana_devnet: { url: solana.devnet.url, network: solana.devnet.network, usdc: solana.devnet.usdcMint } } : {}),
+        },
       },
       clients: { ...serviceClients, contentGrants: serviceClients["content-grants"], health },
       cache,
@@ -259,6 +306,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
   return {
     gateway,
     devchain,
+    ...(solana ? { solanaDevnet: solana.devnet } : {}),
     grpcAddresses: addresses,
     rpcToken: token,
     mail: mailer.describe(),
@@ -267,6 +315,7 @@ async function startOnDevchain(opts: EmbeddedOptions, logger: Logger, host: stri
       await gateway.close();
       await stopServices();
       await devchain.stop();
+      await solana?.devnet.close();
     },
   };
 }

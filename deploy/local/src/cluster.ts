@@ -16,6 +16,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { devchainSettlement, devchainSettlementAt, startDevchain, type RunningDevchain } from "@c402/devchain";
+import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
 import { formatCallers, waitUntilServing } from "@c402/rpc";
 import { addressVariables, callersOf, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
@@ -81,6 +82,8 @@ export interface LocalCluster {
   /** Each process's RPC token (from the environment as <NAME>_RPC_TOKEN, else random). */
   rpcTokens: Record<string, string>;
   devchain?: RunningDevchain;
+  /** The local Solana devnet payments settles Solana on (in this process), unless SOLANA_RPC_URL points elsewhere. */
+  solanaDevnet?: SolanaDevnet;
   /**
    * What a Kubernetes rollout does to one pod: SIGTERM, wait for the exit (a
    * process that outlives `graceMs` is killed, as the kubelet would), start it
@@ -114,6 +117,18 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         FEE_WALLET_ADDRESS: settlement.feeWallet,
       }
     : {};
+  // Solana too: a local devnet in this process, with a fee payer funded there, unless SOLANA_RPC_URL points elsewhere.
+  const solanaDevnet = env.SOLANA_RPC_URL ? undefined : await startSolanaDevnet({ port: Number(env.SOLANA_DEVNET_PORT ?? 0) });
+  if (solanaDevnet) {
+    const feePayer = await solanaDevnet.fundedKeyPair(1_000_000_000_000n);
+    Object.assign(chainEnv, {
+      SOLANA_ENABLED: "true",
+      SOLANA_NETWORK: solanaDevnet.network,
+      SOLANA_RPC_URL: solanaDevnet.url,
+      SOLANA_USDC_MINT: solanaDevnet.usdcMint,
+      SOLANA_FEE_PAYER_KEY: feePayer.secretKey,
+    });
+  }
   const passwords = Object.fromEntries(SERVICES.map((s) => [s.name, randomBytes(12).toString("hex")]));
   await provision(opts.adminUrl, opts.database, passwords);
 
@@ -187,6 +202,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     stopping = true;
     for (const p of processes) p.child.kill("SIGKILL");
     await devchain?.stop();
+    await solanaDevnet?.close();
     throw err;
   }
   async function startAll() {
@@ -240,6 +256,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     addresses,
     rpcTokens,
     devchain,
+    ...(solanaDevnet ? { solanaDevnet } : {}),
     async restart(entry, graceMs = 30_000) {
       const started = Date.now();
       expectedExits.add(entry.child);
@@ -268,6 +285,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       await Promise.all(processes.map((p) => exitOf(p.child)));
       clearTimeout(killer);
       await devchain?.stop();
+      await solanaDevnet?.close();
     },
   };
 }

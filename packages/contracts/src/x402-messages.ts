@@ -21,7 +21,7 @@ import {
 
 /** What the facilitator's `supported` answers (x402 GET /supported). */
 export interface SupportedKinds {
-  kinds: { x402Version: number; scheme: string; network: string }[];
+  kinds: { x402Version: number; scheme: string; network: string; extra?: { feePayer?: string } }[];
   extensions: string[];
   signers: Record<string, string[]>;
 }
@@ -41,6 +41,7 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
       version: text(r.extra.version) ?? "",
       checkoutId: text(r.extra.checkoutId) ?? "",
       rehearsal: r.extra.rehearsal === true,
+      ...(text(r.extra.feePayer) !== undefined ? { feePayer: text(r.extra.feePayer) } : {}),
     },
   });
 }
@@ -54,12 +55,16 @@ export function requirementFromMessage(m: PaymentRequirement): PaymentRequiremen
     amount: m.amount,
     payTo: m.payTo,
     maxTimeoutSeconds: m.maxTimeoutSeconds,
-    extra: {
-      name: extra?.name ?? "",
-      version: extra?.version ?? "",
-      checkoutId: extra?.checkoutId ?? "",
-      ...(extra?.rehearsal ? { rehearsal: true } : {}),
-    },
+    // Solana's extra names the fee payer and no EIP-712 domain; EVM's the domain (keys in the order payments wrote them).
+    extra:
+      extra?.feePayer !== undefined
+        ? { feePayer: extra.feePayer, checkoutId: extra.checkoutId, ...(extra.rehearsal ? { rehearsal: true } : {}) }
+        : {
+            name: extra?.name ?? "",
+            version: extra?.version ?? "",
+            checkoutId: extra?.checkoutId ?? "",
+            ...(extra?.rehearsal ? { rehearsal: true } : {}),
+          },
   };
 }
 
@@ -101,14 +106,24 @@ export function verifyResponseFromMessage(m: MessageInitShape<typeof VerifyRespo
 
 export function supportedMessage(s: SupportedKinds): FacilitatorSupportedResponse {
   return create(FacilitatorSupportedResponseSchema, {
-    kinds: s.kinds,
+    kinds: s.kinds.map((k) => ({
+      x402Version: k.x402Version,
+      scheme: k.scheme,
+      network: k.network,
+      ...(k.extra?.feePayer !== undefined ? { feePayer: k.extra.feePayer } : {}),
+    })),
     signers: Object.fromEntries(Object.entries(s.signers).map(([family, addresses]) => [family, { addresses }])),
   });
 }
 
 export function supportedFromMessage(m: FacilitatorSupportedResponse): SupportedKinds {
   return {
-    kinds: m.kinds.map((k) => ({ x402Version: k.x402Version, scheme: k.scheme, network: k.network })),
+    kinds: m.kinds.map((k) => ({
+      x402Version: k.x402Version,
+      scheme: k.scheme,
+      network: k.network,
+      ...(k.feePayer !== undefined ? { extra: { feePayer: k.feePayer } } : {}),
+    })),
     extensions: [],
     signers: Object.fromEntries(Object.entries(m.signers).map(([family, s]) => [family, [...s.addresses]])),
   };

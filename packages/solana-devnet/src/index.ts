@@ -1,4 +1,5 @@
-import type { Address } from "@solana/kit";
+import { generateKeyPairSync } from "node:crypto";
+import { getAddressDecoder, type Address } from "@solana/kit";
 import { SolanaLedger } from "./ledger";
 import { createRpcMethods } from "./methods";
 import { DEVNET_USDC_DECIMALS, DEVNET_USDC_MINT, SOLANA_DEVNET_GENESIS_HASH, SOLANA_DEVNET_NETWORK } from "./network";
@@ -41,12 +42,26 @@ export interface SolanaDevnet {
   tokenBalance(owner: Address, mint?: Address): Promise<bigint>;
   /** Sends lamports from the devnet's faucet (a real, confirmed transfer); returns its signature. */
   airdrop(recipient: Address, lamports: bigint): Promise<string>;
+  /**
+   * A new key pair holding `lamports` (a fee payer for a local run): its
+   * secret as solana-keygen writes it (a JSON array of 64 numbers) and its address.
+   */
+  fundedKeyPair(lamports: bigint): Promise<{ secretKey: string; address: Address }>;
   /** Produces blocks at once: blockhashes older than 150 blocks stop being valid. */
   advanceBlocks(count: number): void;
   /** The current slot and block height. */
   slot(): bigint;
   blockHeight(): bigint;
   close(): Promise<void>;
+}
+
+/** An ed25519 key pair as Solana writes it: the 32-byte seed then the 32-byte public key, whose base58 is the address. */
+function newKeyPair(): { secretKey: string; address: Address } {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  // PKCS#8 and SPKI DER of an ed25519 key end with the raw 32 bytes.
+  const seed = privateKey.export({ format: "der", type: "pkcs8" }).subarray(-32);
+  const raw = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
+  return { secretKey: JSON.stringify([...seed, ...raw]), address: getAddressDecoder().decode(raw) };
 }
 
 /**
@@ -76,6 +91,11 @@ export async function startSolanaDevnet(options: SolanaDevnetOptions = {}): Prom
     setTokenBalance: (owner, amount, mint = DEVNET_USDC_MINT) => ledger.setTokenAccount(owner, mint, { amount }),
     tokenBalance: (owner, mint = DEVNET_USDC_MINT) => ledger.tokenBalance(owner, mint),
     airdrop: (recipient, lamports) => ledger.airdrop(recipient, lamports),
+    fundedKeyPair: async (lamports) => {
+      const { secretKey, address } = newKeyPair();
+      await ledger.airdrop(address, lamports);
+      return { secretKey, address };
+    },
     advanceBlocks: (count) => ledger.advanceBlocks(count),
     slot: () => ledger.currentSlot,
     blockHeight: () => ledger.blockHeight,

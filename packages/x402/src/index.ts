@@ -1,3 +1,4 @@
 export * from "./wire";
 export * from "./evm";
 export * from "./v1";
+export * from "./svm";

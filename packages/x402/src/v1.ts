@@ -1,4 +1,5 @@
 import { EVM_NETWORKS, isEvmNetwork } from "./evm";
+import { isSvmNetwork, SVM_NETWORKS } from "./svm";
 import type { PaymentRequired } from "./wire";
 
 /**
@@ -28,7 +29,8 @@ export interface PaymentRequiredV1 {
 
 /** The v1 name of a CAIP-2 network, or undefined when v1 has none. */
 export function v1NetworkName(network: string): string | undefined {
-  return isEvmNetwork(network) ? EVM_NETWORKS[network].v1Name : undefined;
+  if (isEvmNetwork(network)) return EVM_NETWORKS[network].v1Name;
+  return isSvmNetwork(network) ? SVM_NETWORKS[network].v1Name : undefined;
 }
 
 /** The v1 form of a v2 payment-required answer; requirements on networks v1 cannot name are left out. */

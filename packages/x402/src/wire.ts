@@ -1,3 +1,5 @@
+import { BASE58_ADDRESS, isSolanaNetworkId, MAX_SVM_TRANSACTION_BYTES } from "./svm";
+
 /**
  * x402 wire format: header encodings and the JSON shapes of v1 and v2, as the
  * official clients read and write them (docs: shared/docs/x402-interop.md §1).
@@ -54,7 +56,13 @@ export interface ExactEvmPayload {
   authorization: ExactEvmAuthorization;
 }
 
-export interface PaymentPayload {
+/** An `exact` SVM payload: a transaction the payer signed, with the facilitator's fee-payer slot left for it (x402-interop §3). */
+export interface ExactSvmPayload {
+  transaction: string;
+}
+
+/** A payment payload; EVM's unless said otherwise. */
+export interface PaymentPayload<P extends ExactEvmPayload | ExactSvmPayload = ExactEvmPayload> {
   x402Version: 1 | 2;
   /** v2: the requirement the client chose, echoed verbatim. */
   accepted?: PaymentRequirements;
@@ -62,7 +70,7 @@ export interface PaymentPayload {
   scheme?: string;
   network?: string;
   resource?: ResourceInfo;
-  payload: ExactEvmPayload;
+  payload: P;
   extensions?: Record<string, unknown>;
 }
 
@@ -142,18 +150,49 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** A payment payload on either family: EVM (an EIP-3009 authorization) or Solana (a partially signed transaction). */
+export type AnyPaymentPayload = PaymentPayload<ExactEvmPayload> | PaymentPayload<ExactSvmPayload>;
+
+export function isSvmPayload(p: AnyPaymentPayload): p is PaymentPayload<ExactSvmPayload> {
+  return "transaction" in p.payload;
+}
+
+export function isEvmPayload(p: AnyPaymentPayload): p is PaymentPayload<ExactEvmPayload> {
+  return "authorization" in p.payload;
+}
+
 /**
- * Validates the shape of an `exact` EVM payment payload (v1 or v2) and returns
- * it typed. Field values are checked for format only; binding to what was
- * issued is the verifier's job.
+ * Validates the shape of an `exact` payment payload (v1 or v2) and returns it
+ * typed: the network it names (v2: `accepted.network`; v1: `network`) decides
+ * whether it must carry an EVM authorization or a Solana transaction. Field
+ * values are checked for format only; binding to what was issued is the
+ * verifier's job.
  */
-export function parsePaymentPayload(raw: Record<string, unknown>): PaymentPayload {
+export function parsePaymentPayload(raw: Record<string, unknown>): AnyPaymentPayload {
   const version = raw.x402Version;
   if (version !== 1 && version !== 2) {
     throw new PaymentHeaderError("invalid_x402_version", "x402Version must be 1 or 2.");
   }
   const payload = raw.payload;
   if (!isRecord(payload)) throw new PaymentHeaderError("invalid_payload", "payload must be an object.");
+  const envelope: Omit<PaymentPayload, "payload"> = { x402Version: version };
+  if (version === 2) {
+    const accepted = raw.accepted;
+    if (!isRecord(accepted)) throw new PaymentHeaderError("invalid_payload", "accepted must echo the chosen requirement.");
+    envelope.accepted = parseRequirements(accepted);
+    if (isRecord(raw.resource) && typeof raw.resource.url === "string") envelope.resource = { url: raw.resource.url };
+  } else {
+    const scheme = str(raw, "scheme");
+    const network = str(raw, "network");
+    if (!scheme || !network) throw new PaymentHeaderError("invalid_payload", "scheme and network are required in a v1 payload.");
+    envelope.scheme = scheme;
+    envelope.network = network;
+  }
+  const network = envelope.accepted?.network ?? (envelope.network as string);
+  return isSolanaNetworkId(network) ? { ...envelope, payload: parseSvmPayload(payload) } : { ...envelope, payload: parseEvmPayload(payload) };
+}
+
+function parseEvmPayload(payload: Record<string, unknown>): ExactEvmPayload {
   const signature = str(payload, "signature");
   const auth = payload.authorization;
   if (!signature || !SIGNATURE.test(signature) || signature.length > 2 + 2 * 4096) {
@@ -177,29 +216,27 @@ export function parsePaymentPayload(raw: Record<string, unknown>): PaymentPayloa
     }
     authorization[key] = v;
   }
-  const out: PaymentPayload = {
-    x402Version: version,
-    payload: { signature, authorization: authorization as unknown as ExactEvmAuthorization },
-  };
-  if (version === 2) {
-    const accepted = raw.accepted;
-    if (!isRecord(accepted)) throw new PaymentHeaderError("invalid_payload", "accepted must echo the chosen requirement.");
-    out.accepted = parseRequirements(accepted);
-    if (isRecord(raw.resource) && typeof raw.resource.url === "string") out.resource = { url: raw.resource.url };
-  } else {
-    const scheme = str(raw, "scheme");
-    const network = str(raw, "network");
-    if (!scheme || !network) throw new PaymentHeaderError("invalid_payload", "scheme and network are required in a v1 payload.");
-    out.scheme = scheme;
-    out.network = network;
+  return { signature, authorization: authorization as unknown as ExactEvmAuthorization };
+}
+
+/** Base64 of at most MAX_SVM_TRANSACTION_BYTES: what the transaction holds is the rail's to check. */
+function parseSvmPayload(payload: Record<string, unknown>): ExactSvmPayload {
+  const transaction = str(payload, "transaction");
+  const maxChars = Math.ceil(MAX_SVM_TRANSACTION_BYTES / 3) * 4;
+  if (!transaction || transaction.length > maxChars || transaction.length % 4 !== 0 || !STANDARD_BASE64.test(transaction)) {
+    throw new PaymentHeaderError(
+      "invalid_payload",
+      `payload.transaction must be standard base64 of a Solana transaction (at most ${MAX_SVM_TRANSACTION_BYTES} bytes).`,
+    );
   }
-  return out;
+  return { transaction };
 }
 
 /**
- * Validates an `exact` EVM payment requirement (v2 shape): every core field
- * present, `asset` and `payTo` 0x addresses, `amount` a uint256 and the
- * timeout a positive integer. `what` names it in the message.
+ * Validates an `exact` payment requirement (v2 shape): every core field
+ * present, `asset` and `payTo` addresses of the network's family (0x EVM
+ * addresses, or base58 Solana keys), `amount` a uint256 and the timeout a
+ * positive integer. `what` names it in the message.
  */
 export function parseRequirements(r: Record<string, unknown>, what = "accepted"): PaymentRequirements {
   const scheme = str(r, "scheme");
@@ -211,8 +248,9 @@ export function parseRequirements(r: Record<string, unknown>, what = "accepted")
   if (!scheme || !network || !asset || !amount || !payTo || typeof timeout !== "number" || !Number.isSafeInteger(timeout) || timeout <= 0) {
     throw new PaymentHeaderError("invalid_payload", `${what} is not a complete payment requirement.`);
   }
-  if (!ADDRESS.test(asset)) throw new PaymentHeaderError("invalid_payload", `${what}.asset must be a 0x-prefixed EVM address.`);
-  if (!ADDRESS.test(payTo)) throw new PaymentHeaderError("invalid_payload", `${what}.payTo must be a 0x-prefixed EVM address.`);
+  const [shape, kind] = isSolanaNetworkId(network) ? [BASE58_ADDRESS, "a base58 Solana address"] : [ADDRESS, "a 0x-prefixed EVM address"];
+  if (!shape.test(asset)) throw new PaymentHeaderError("invalid_payload", `${what}.asset must be ${kind}.`);
+  if (!shape.test(payTo)) throw new PaymentHeaderError("invalid_payload", `${what}.payTo must be ${kind}.`);
   if (!isUint256(amount)) throw new PaymentHeaderError("invalid_payload", `${what}.amount must be a decimal integer of at most 2^256 - 1.`);
   const extra = isRecord(r.extra) ? r.extra : {};
   return { scheme, network, asset, amount, payTo, maxTimeoutSeconds: timeout, extra };
@@ -221,15 +259,21 @@ export function parseRequirements(r: Record<string, unknown>, what = "accepted")
 /**
  * The 2.27 official matching rule: every core field equal, and every `extra`
  * key the server declared present with the same value (the client may add keys).
+ * EVM addresses compare without case (checksums are spelling); base58 is
+ * case-sensitive, so on Solana they compare exactly.
  */
 export function acceptedMatches(accepted: PaymentRequirements, issued: PaymentRequirements): boolean {
   return (
     accepted.scheme === issued.scheme &&
     accepted.network === issued.network &&
-    accepted.asset.toLowerCase() === issued.asset.toLowerCase() &&
+    sameAddress(accepted.network, accepted.asset, issued.asset) &&
     accepted.amount === issued.amount &&
-    accepted.payTo.toLowerCase() === issued.payTo.toLowerCase() &&
+    sameAddress(accepted.network, accepted.payTo, issued.payTo) &&
     accepted.maxTimeoutSeconds === issued.maxTimeoutSeconds &&
     Object.entries(issued.extra).every(([k, v]) => JSON.stringify(accepted.extra[k]) === JSON.stringify(v))
   );
+}
+
+function sameAddress(network: string, a: string, b: string): boolean {
+  return isSolanaNetworkId(network) ? a === b : a.toLowerCase() === b.toLowerCase();
 }

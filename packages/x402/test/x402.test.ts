@@ -1,5 +1,6 @@
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import {
+  isEvmPayload,
   acceptedMatches,
   decodeHeader,
   encodeHeader,
@@ -68,6 +69,7 @@ describe("x402 wire format", () => {
     const account = privateKeyToAccount(generatePrivateKey());
     const payment = await signExactEvmPayment(account, requirement, { resourceUrl: "http://127.0.0.1/c/chk_x" });
     const parsed = parsePaymentPayload(decodeHeader(encodeHeader(payment)));
+    if (!isEvmPayload(parsed)) throw new Error("an EVM requirement's payload parses as EVM");
     expect(parsed.accepted).toEqual(requirement);
     expect(parsed.payload.authorization.validAfter).toBe("0");
     expect(await isValidEoaSignature(requirement, parsed.payload.authorization, parsed.payload.signature)).toBe(true);

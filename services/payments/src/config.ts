@@ -13,6 +13,18 @@ export const paymentsConfigSpec = {
   feeWalletAddress: env.optionalString("FEE_WALLET_ADDRESS", "wallet that receives the protocol fee"),
   confirmations: env.int("EVM_CONFIRMATIONS", "blocks on top of a settlement before it counts", { default: 1, min: 1, max: 64 }),
   rpcTimeoutMs: env.int("EVM_RPC_TIMEOUT_MS", "how long one JSON-RPC call to the live network may take", { default: 10_000, min: 100 }),
+  // Solana sits behind the spec's exposure switch: off, no requirement, discovery entry or supported kind names it.
+  solanaEnabled: env.bool("SOLANA_ENABLED", "settle on Solana (the spec's exposure switch; off: nothing mentions Solana)", { default: false }),
+  solanaNetwork: env.optionalString("SOLANA_NETWORK", "CAIP-2 id of the Solana network, e.g. solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp (mainnet)"),
+  solanaRpcUrl: env.optionalString("SOLANA_RPC_URL", "JSON-RPC URL of the Solana network", { secret: true }),
+  solanaUsdcMint: env.optionalString("SOLANA_USDC_MINT", "USDC mint on the Solana network (default: the network's canonical USDC)"),
+  solanaFeePayerKey: env.optionalString(
+    "SOLANA_FEE_PAYER_KEY",
+    "secret key of the Solana fee payer (base58, or a JSON array of 64 numbers); it co-signs and pays network fees",
+    {
+      secret: true,
+    },
+  ),
   // At most 20 s: a relay origin's 30 s and this wait fit in the gateway's 60 s wait for a paid request (ADR 9).
   settleTimeoutMs: env.int(
     "SETTLE_TIMEOUT_MS",
@@ -32,6 +44,16 @@ export interface LiveChainSettings {
   facilitatorKey: string;
   feeWallet: string;
   confirmations: number;
+  /** Default 10 s. */
+  rpcTimeoutMs?: number;
+}
+
+/** The Solana network the payments service settles on. */
+export interface SolanaSettings {
+  network: string;
+  rpcUrl: string;
+  usdcMint: string;
+  feePayerKey: string;
   /** Default 10 s. */
   rpcTimeoutMs?: number;
 }

@@ -6,15 +6,17 @@ import { FEE_RULE_ID } from "@c402/evm-contracts";
 import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
 import { healthService, serviceOutboxRelay, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { getAddress, isAddress } from "viem";
-import { paymentsConfigSpec, type LiveChainSettings } from "./config";
+import { SvmChain } from "@c402/svm-chain";
+import { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
-import { splitPartiesOf, type SplitParties } from "./domain/requirements";
+import { priceOf, splitPartiesOf, type SplitParties } from "./domain/requirements";
 import { PaidOnDelivery } from "./domain/settlement/paid-on-delivery";
 import { catalogCheckouts } from "./rpc/catalog-checkouts";
 import { originDelivery } from "./rpc/origin-delivery";
 import { packageIssuer } from "./rpc/package-issuer";
 import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
+import { LiveSvmSettlement } from "./domain/settlement/live-svm";
 import { RehearsalSettlement } from "./domain/settlement/rehearsal";
 import type { Settlement } from "./domain/settlement/settlement";
 import { paymentsRpc } from "./rpc/payments-rpc";
@@ -22,7 +24,7 @@ import { paymentsMigrations } from "./store/migrations";
 import { paymentsStore, type PaymentsDb } from "./store/payments-store";
 import { oncePerScrape, sagaOldestAge, sagaSettlements } from "@c402/metrics";
 
-export { paymentsConfigSpec, type LiveChainSettings } from "./config";
+export { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings } from "./config";
 export { paymentsMigrations } from "./store/migrations";
 export const PAYMENTS_SCHEMA = "payments";
 
@@ -38,6 +40,8 @@ export interface PaymentsClients {
 export interface PaymentsSettings {
   subjectSecret: string;
   liveChains: LiveChainSettings[];
+  /** The Solana network, when Solana is exposed (SOLANA_ENABLED). */
+  solana?: SolanaSettings;
   settleTimeoutMs?: number;
   sweepIntervalMs?: number;
 }
@@ -69,8 +73,11 @@ export function createLiveChain(settings: LiveChainSettings): LiveChain {
     rail: {
       network: settings.network,
       asset: getAddress(settings.usdc),
-      domain: { name: settings.usdcName, version: settings.usdcVersion },
+      // The token's EIP-712 domain: the official clients sign only with it (x402-interop §9.5).
+      extra: { name: settings.usdcName, version: settings.usdcVersion },
+      // The checkout's split contract, which divides the total between seller, platform and fee wallet on-chain.
       payTo: (checkout) => chain.splitAddress(recipients(splitPartiesOf(checkout))),
+      amounts: priceOf,
     },
   };
 }
@@ -127,12 +134,35 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     contractSignatures: (network) => live?.contractSignatures(network),
     paidOnDelivery,
   });
-  const settlements: Settlement[] = live ? [rehearsal, live] : [rehearsal];
+  const solanaChain = settings.solana
+    ? await SvmChain.create({
+        network: settings.solana.network,
+        rpcUrl: settings.solana.rpcUrl,
+        usdcMint: settings.solana.usdcMint,
+        feePayerSecret: settings.solana.feePayerKey,
+        ...(settings.solana.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.solana.rpcTimeoutMs } : {}),
+      })
+    : undefined;
+  const solana = solanaChain
+    ? new LiveSvmSettlement({
+        db,
+        chains: new Map([[solanaChain.network, solanaChain]]),
+        subjectSecret: settings.subjectSecret,
+        settleTimeoutMs,
+        onCommitted,
+        now,
+        onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
+      })
+    : undefined;
+  const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : [])];
   const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: PeriodicTask | undefined;
   let unregisterGauges = () => {};
-  const chainChecks = Object.fromEntries([...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()]));
+  const chainChecks = Object.fromEntries([
+    ...[...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()] as const),
+    ...(solanaChain ? [[`chain ${solanaChain.network}`, () => solanaChain.ping()] as const] : []),
+  ]);
   return {
     name: "payments",
     register(server) {

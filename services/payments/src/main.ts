@@ -1,7 +1,7 @@
 import { catalogV1, fulfillmentV1 } from "@c402/contracts";
 import { runDistributedService } from "@c402/runtime";
-import { EVM_NETWORKS, isEvmNetwork } from "@c402/x402";
-import { createPaymentsService, paymentsConfigSpec, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings } from "./index";
+import { EVM_NETWORKS, isEvmNetwork, isSvmNetwork, SVM_NETWORKS } from "@c402/x402";
+import { createPaymentsService, paymentsConfigSpec, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings, type SolanaSettings } from "./index";
 
 void runDistributedService({
   name: "payments",
@@ -27,13 +27,27 @@ void runDistributedService({
         rpcTimeoutMs: config.rpcTimeoutMs,
       });
     }
+    let solana: SolanaSettings | undefined;
+    if (config.solanaEnabled) {
+      const network = config.solanaNetwork;
+      const missing = (["solanaNetwork", "solanaRpcUrl", "solanaFeePayerKey"] as const).filter((k) => !config[k]);
+      const usdcMint = config.solanaUsdcMint ?? (network !== undefined && isSvmNetwork(network) ? SVM_NETWORKS[network].usdc : undefined);
+      if (missing.length > 0 || !usdcMint) throw new Error(`SOLANA_ENABLED is on; also set ${missing.join(", ") || "SOLANA_USDC_MINT"}`);
+      solana = {
+        network: network as string,
+        rpcUrl: config.solanaRpcUrl as string,
+        usdcMint,
+        feePayerKey: config.solanaFeePayerKey as string,
+        rpcTimeoutMs: config.rpcTimeoutMs,
+      };
+    }
     return createPaymentsService(
       deps,
       {
         catalog: connect(catalogV1.CatalogService, config.catalogAddress),
         fulfillment: connect(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
       },
-      { subjectSecret: config.subjectSecret, liveChains, settleTimeoutMs: config.settleTimeoutMs },
+      { subjectSecret: config.subjectSecret, liveChains, ...(solana ? { solana } : {}), settleTimeoutMs: config.settleTimeoutMs },
     );
   },
 });

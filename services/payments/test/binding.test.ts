@@ -10,7 +10,7 @@ import {
 } from "@c402/x402";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { matchRequirement, verifyPayment } from "../src/domain/verify-payment";
+import { evmPayloadOf, matchRequirement, verifyPayment } from "../src/domain/verify-payment";
 
 /**
  * G13: binding and verification correctness. Starting from a valid payment,
@@ -31,7 +31,7 @@ const now = Math.floor(Date.now() / 1000);
 
 async function accepted(payload: PaymentPayload): Promise<boolean> {
   try {
-    const p = parsePaymentPayload(decodeHeader(encodeHeader(payload)));
+    const p = evmPayloadOf(parsePaymentPayload(decodeHeader(encodeHeader(payload))));
     await verifyPayment(p, matchRequirement(p, [issued]), now);
     return true;
   } catch {

@@ -7,12 +7,12 @@ import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { encodeHeader, signExactEvmPayment, syntheticTxHash, type PaymentRequirements } from "@c402/x402";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { paymentsMigrations } from "../src";
-import { authorizationKey, newPaymentRow } from "../src/domain/payment-row";
+import { authorizationKey, evmPresentedPayment, newPaymentRow } from "../src/domain/payment-row";
 import { Payments } from "../src/domain/payments";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { PaidOnDelivery, type DeliveryRecord, type OriginDelivery } from "../src/domain/settlement/paid-on-delivery";
 import { RehearsalSettlement } from "../src/domain/settlement/rehearsal";
-import { decodePayment } from "../src/domain/verify-payment";
+import { decodePayment, evmPayloadOf } from "../src/domain/verify-payment";
 import { paymentsStore, type PaymentsDb } from "../src/store/payments-store";
 
 /**
@@ -123,12 +123,11 @@ describe("relay rehearsals left unfinished: released once their buyer stops wait
     const { accepts } = await payments.quote(c.id, "test");
     const requirement = accepts[0] as PaymentRequirements;
     const header = encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement));
-    const payload = decodePayment(header);
+    const payload = evmPayloadOf(decodePayment(header));
     const key = authorizationKey(true, requirement, payload);
     const row = newPaymentRow({
       checkout: c,
-      requirement,
-      payload,
+      presented: evmPresentedPayment(true, c, requirement, payload),
       subjectSecret: "s",
       now: now(),
       handoffId: null,

@@ -7,16 +7,15 @@ import {
   parseRequirements,
   PaymentHeaderError,
   v1NetworkName,
-  type PaymentPayload,
+  type AnyPaymentPayload,
   type PaymentRequirements,
   type SettleResponse,
   type VerifyResponse,
 } from "@c402/x402";
-import { getAddress } from "viem";
 import { settleResponseOf } from "./payment-wire";
 import type { CheckoutSource } from "./payments";
 import { requirementsFor, sellingRefusal, settlementKindOf, type CheckoutForPayment } from "./requirements";
-import { settlementOf, type Settlement } from "./settlement/settlement";
+import { settlementOf, type RailFamily, type Settlement } from "./settlement/settlement";
 
 /**
  * The public x402 facilitator per chain family, with the reference
@@ -30,8 +29,11 @@ import { settlementOf, type Settlement } from "./settlement/settlement";
  * contract. Anything else is refused before any chain call, so the service's
  * gas cannot be spent on a transfer it did not sell (ADR 8).
  */
-export const FAMILIES = ["base", "stellar", "solana"] as const;
-export type Family = (typeof FAMILIES)[number];
+export const FAMILIES = ["base", "stellar", "solana"] as const satisfies readonly RailFamily[];
+export type Family = RailFamily;
+
+/** The CAIP-2 wildcard each family's signers are listed under in `supported`. */
+const SIGNER_NAMESPACES: Readonly<Record<Family, string>> = { base: "eip155:*", solana: "solana:*", stellar: "stellar:*" };
 
 interface Refusal {
   reason: string;
@@ -43,8 +45,8 @@ interface IssuedPayment {
   live: Settlement;
   checkout: CheckoutForPayment;
   requirement: PaymentRequirements;
-  payload: PaymentPayload;
-  payer: string;
+  payload: AnyPaymentPayload;
+  payer: string | undefined;
 }
 
 const NOT_ISSUED = "The requirement is not one this service issued for the live face of an open checkout; this facilitator settles nothing else.";
@@ -59,7 +61,7 @@ export interface FacilitatorOptions {
 
 export class Facilitator {
   private readonly checkouts: CheckoutSource;
-  /** The live (EVM) settlements: the `base` family. */
+  /** The live settlements, each of one family. */
   private readonly live: readonly Settlement[];
 
   constructor(opts: FacilitatorOptions) {
@@ -68,12 +70,12 @@ export class Facilitator {
   }
 
   supported(family: Family): SupportedKinds {
-    const live = family === "base" ? this.live : [];
+    const live = this.live.filter((s) => s.family === family);
     const rails = live.flatMap((s) => s.rails());
     return {
-      kinds: rails.map((r) => ({ x402Version: 2, scheme: "exact", network: r.network })),
+      kinds: rails.map((r) => ({ x402Version: 2, scheme: "exact", network: r.network, ...(r.supportedExtra ? { extra: { ...r.supportedExtra } } : {}) })),
       extensions: [],
-      signers: rails.length > 0 ? { "eip155:*": [...new Set(live.flatMap((s) => s.signers()))] } : {},
+      signers: rails.length > 0 ? { [SIGNER_NAMESPACES[family]]: [...new Set(live.flatMap((s) => s.signers()))] } : {},
     };
   }
 
@@ -102,12 +104,12 @@ export class Facilitator {
 
   /** The checkout and the requirement this service issued that the request names, or why there is none. */
   private async issued(family: Family, network: string, rawRequirement: unknown, rawPayload: unknown): Promise<IssuedPayment | Refusal> {
-    const live = family === "base" ? settlementOf(this.live, "onchain", network) : undefined;
-    if (!live) {
+    const live = settlementOf(this.live, "onchain", network);
+    if (!live || live.family !== family) {
       return { reason: "invalid_network", message: `This facilitator does not settle ${network} for family ${family}.` };
     }
     let claimed: PaymentRequirements;
-    let payload: PaymentPayload;
+    let payload: AnyPaymentPayload;
     try {
       claimed = parseRequirements(rawRequirement as Record<string, unknown>, "requirement");
       payload = parsePaymentPayload(rawPayload as Record<string, unknown>);
@@ -115,7 +117,7 @@ export class Facilitator {
       if (!(err instanceof PaymentHeaderError)) throw err;
       return { reason: err.reason, message: err.message };
     }
-    const payer = getAddress(payload.payload.authorization.from);
+    const payer = live.payerOf(payload);
     if (claimed.scheme !== "exact") return { reason: "invalid_scheme", message: "Only the exact scheme is supported.", payer };
     if (claimed.network !== network) return { reason: "invalid_network", message: "The requirement names another network.", payer };
 
@@ -149,10 +151,10 @@ export class Facilitator {
 }
 
 /** A refusal from the saga's checks: the x402 reason a payment problem carries, otherwise the problem's own slug. */
-function refusalOf(err: unknown, payer: string): Refusal {
+function refusalOf(err: unknown, payer: string | undefined): Refusal {
   if (!(err instanceof ProblemError)) throw err;
   const reason = typeof err.extensions.reason === "string" ? err.extensions.reason : err.slug === "gone" ? "invalid_payment_requirements" : err.slug;
-  return { reason, message: err.message, payer };
+  return { reason, message: err.message, ...(payer !== undefined ? { payer } : {}) };
 }
 
 function verifyRefusal(r: Refusal): VerifyResponse {

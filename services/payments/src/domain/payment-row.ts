@@ -1,4 +1,5 @@
 import { newId } from "@c402/ids";
+import type { Breakdown } from "@c402/money";
 import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress } from "viem";
 import type { AuthorizationKey, PaymentRow } from "../store/payments-store";
@@ -16,14 +17,48 @@ export function authorizationKey(testMode: boolean, requirement: PaymentRequirem
 }
 
 /**
- * A new payment row for an authorization against a checkout: the amounts from
- * the fee rule, the buyer pseudonym, the seller as `pay_to`. The caller sets
+ * A presented payment as its rail reads it, before anything is recorded: what
+ * identifies it, what the buyer signed, and who it pays how much, with
+ * addresses written as its chain family writes them.
+ */
+export interface PresentedPayment {
+  key: AuthorizationKey;
+  /** What the buyer signed, as the row keeps it (EVM: the authorization and its signature; Solana: the transaction). */
+  authorization: Record<string, string>;
+  /** The last second it can settle (EVM validBefore); null when the chain decides (a Solana transaction's blockhash). */
+  validBefore: bigint | null;
+  payTo: string;
+  platformFeeTo: string | null;
+  /** What moves, split (the receipt's provider, platform and fee amounts and total). */
+  amounts: Breakdown;
+}
+
+/** An EIP-3009 payment as presented: keyed by (payer, nonce), paying the checkout's split of its total. */
+export function evmPresentedPayment(
+  testMode: boolean,
+  checkout: CheckoutForPayment,
+  requirement: PaymentRequirements,
+  payload: PaymentPayload,
+): PresentedPayment {
+  const a = payload.payload.authorization;
+  return {
+    key: authorizationKey(testMode, requirement, payload),
+    authorization: { ...a, signature: payload.payload.signature },
+    validBefore: BigInt(a.validBefore),
+    payTo: getAddress(checkout.payTo),
+    platformFeeTo: checkout.platform ? getAddress(checkout.platform.feeTo) : null,
+    amounts: priceOf(checkout),
+  };
+}
+
+/**
+ * A new payment row for a presented payment against a checkout: the amounts
+ * its rail moves, the buyer pseudonym, the seller as `pay_to`. The caller sets
  * the saga fields (status, ledger, transaction).
  */
 export function newPaymentRow(opts: {
   checkout: CheckoutForPayment;
-  requirement: PaymentRequirements;
-  payload: PaymentPayload;
+  presented: PresentedPayment;
   subjectSecret: string;
   now: Date;
   /** The handoff nonce the paid request carried, if any. */
@@ -32,25 +67,23 @@ export function newPaymentRow(opts: {
   answerBy?: Date | null;
   saga: Pick<PaymentRow, "status" | "test_mode" | "tx_hash" | "settled_at" | "split_address" | "single_shot">;
 }): PaymentRow {
-  const { checkout, requirement, payload } = opts;
-  const a = payload.payload.authorization;
-  const key = authorizationKey(opts.saga.test_mode, requirement, payload);
-  const price = priceOf(checkout);
+  const { checkout, presented } = opts;
+  const { key, amounts } = presented;
   return {
     id: newId("payment"),
     checkout_id: checkout.id,
     account_id: checkout.accountId,
     checkout_title: checkout.title,
     ...key,
-    authorization: { ...a, signature: payload.payload.signature },
-    price_atomic: price.price,
-    provider_amount: price.providerAmount,
-    platform_amount: price.platformAmount,
-    platform_fee_bps: checkout.platform?.feeBps ?? 0,
-    platform_fee_to: checkout.platform ? getAddress(checkout.platform.feeTo) : null,
-    fee_amount: price.feeAmount,
-    total: price.total,
-    pay_to: getAddress(checkout.payTo),
+    authorization: presented.authorization,
+    price_atomic: amounts.price,
+    provider_amount: amounts.providerAmount,
+    platform_amount: amounts.platformAmount,
+    platform_fee_bps: presented.platformFeeTo === null ? 0 : (checkout.platform?.feeBps ?? 0),
+    platform_fee_to: presented.platformFeeTo,
+    fee_amount: amounts.feeAmount,
+    total: amounts.total,
+    pay_to: presented.payTo,
     subject: subjectFor(opts.subjectSecret, checkout.accountId, key.payer),
     // Inline goods are delivered with the settlement; a relay sale's outcome is recorded when its origin answered.
     delivery_outcome: checkout.relay ? "pending" : checkout.webhook ? "awaiting_fulfilment" : "delivered",
@@ -64,7 +97,7 @@ export function newPaymentRow(opts: {
     parties: partiesOf(checkout),
     raw_tx: null,
     failure_reason: null,
-    valid_before: BigInt(a.validBefore),
+    valid_before: presented.validBefore,
     updated_at: opts.now,
     answer_by: opts.answerBy ?? null,
     ...opts.saga,

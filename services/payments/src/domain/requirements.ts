@@ -57,6 +57,8 @@ export interface CheckoutForPayment {
   webhook?: boolean;
   /** A package checkout (relay and mcp only): one payment buys `calls` calls, spendable for `ttlDays` days. */
   package?: { calls: number; ttlDays: number };
+  /** The seller's payout address on each other chain family the checkout has a rail for (catalog's payout_rails beside pay_to). */
+  payoutAddresses?: { solana?: string; stellar?: string };
 }
 
 /** How a relay (or mcp) checkout's origin is called (fulfillment holds the credential). */
@@ -116,51 +118,68 @@ export function assertSelling(face: Face, checkout: CheckoutForPayment): void {
   if (refusal) throw refusal;
 }
 
-function exactRequirement(
-  network: string,
-  asset: string,
-  domain: { name: string; version: string },
-  amount: bigint,
-  payTo: string,
-  extra: Record<string, unknown> = {},
-): PaymentRequirements {
-  return {
-    scheme: "exact",
-    network,
-    asset,
-    amount: amount.toString(),
-    payTo,
-    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-    extra: { name: domain.name, version: domain.version, ...extra },
-  };
-}
-
 /** The split of a sale: the platform cut out of the price, the protocol fee on top. */
 export function priceOf(checkout: CheckoutForPayment): Breakdown {
   return breakdown(checkout.priceAtomic, { platformFeeBps: checkout.platform?.feeBps ?? 0 });
 }
 
-/** A network the live face can settle on: its USDC and the split address a checkout pays. */
+/**
+ * A network the live face can settle on, as the rail that settles there
+ * quotes it: which token, who the buyer pays and how much, and what the
+ * requirement's `extra` tells the buyer's client.
+ */
 export interface LiveRail {
   network: string;
   asset: string;
-  domain: { name: string; version: string };
-  payTo(checkout: CheckoutForPayment): string;
+  /** The requirement's `extra` (beside `checkoutId`): EVM the token's EIP-712 domain, Solana the fee payer. */
+  extra: Readonly<Record<string, unknown>>;
+  /** Where this checkout's buyers pay on this network; undefined when the rail cannot sell it (no payout address there). */
+  payTo(checkout: CheckoutForPayment): string | undefined;
+  /** What a buyer pays on this rail, split as it moves (see each rail). */
+  amounts(checkout: CheckoutForPayment): Breakdown;
+  /** What the facilitator's `supported` kinds say of this network (Solana: the fee payer). */
+  supportedExtra?: { feePayer: string };
+}
+
+/** The rehearsal's one requirement (ADR 5): the EVM testnet's USDC under a domain no token has, paid to the checkout's EVM wallet. */
+function rehearsalRequirement(checkout: CheckoutForPayment): PaymentRequirements {
+  const n = EVM_NETWORKS[REHEARSAL_NETWORK];
+  return {
+    scheme: "exact",
+    network: REHEARSAL_NETWORK,
+    asset: n.usdc,
+    amount: priceOf(checkout).total.toString(),
+    payTo: checkout.payTo,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    extra: { name: REHEARSAL_DOMAIN.name, version: REHEARSAL_DOMAIN.version, checkoutId: checkout.id, rehearsal: true },
+  };
 }
 
 export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
-  const { total } = priceOf(checkout);
-  if (settlementKindOf(face, checkout) === "simulated") {
-    const n = EVM_NETWORKS[REHEARSAL_NETWORK];
-    return [exactRequirement(REHEARSAL_NETWORK, n.usdc, REHEARSAL_DOMAIN, total, checkout.payTo, { checkoutId: checkout.id, rehearsal: true })];
-  }
-  if (rails.length === 0) {
+  if (settlementKindOf(face, checkout) === "simulated") return [rehearsalRequirement(checkout)];
+  const requirements = rails.flatMap((r): PaymentRequirements[] => {
+    const payTo = r.payTo(checkout);
+    if (payTo === undefined) return [];
+    const amount = r.amounts(checkout).total;
+    return [
+      {
+        scheme: "exact",
+        network: r.network,
+        asset: r.asset,
+        amount: amount.toString(),
+        payTo,
+        maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+        extra: { ...r.extra, checkoutId: checkout.id },
+      },
+    ];
+  });
+  if (requirements.length === 0) {
     throw new ProblemError("unavailable", {
       message: "No settleable network is available on this deployment right now.",
       help: { fix: "Retry later, or rehearse at the /test face.", retry_is_safe: true },
     });
   }
-  return rails.map((r) => exactRequirement(r.network, r.asset, r.domain, total, r.payTo(checkout), { checkoutId: checkout.id }));
+  return requirements;
 }
 
 export function isRehearsalRequirement(r: Pick<PaymentRequirements, "extra">): boolean {

@@ -4,7 +4,9 @@ import {
   decodeHeader,
   authorizationDigest,
   isValidEoaSignature,
+  type AnyPaymentPayload,
   type ContractSignatureCheck,
+  isEvmPayload,
   parsePaymentPayload,
   PaymentHeaderError,
   type ExactEvmAuthorization,
@@ -31,7 +33,9 @@ export type RejectReason =
   | "invalid_exact_evm_insufficient_balance"
   | "invalid_exact_evm_transaction_simulation_failed"
   | "settlement_failed"
-  | "rehearsal_payment_on_live_face";
+  | "rehearsal_payment_on_live_face"
+  | `invalid_exact_svm_${string}`
+  | `settle_exact_svm_${string}`;
 
 export function paymentRejected(reason: RejectReason, message: string, prepareHint?: string): ProblemError {
   return paymentRefused(reason, message, prepareHint);
@@ -58,7 +62,7 @@ export interface VerifiedPayment {
   payer: `0x${string}`;
 }
 
-export function decodePayment(header: string): PaymentPayload {
+export function decodePayment(header: string): AnyPaymentPayload {
   try {
     return parsePaymentPayload(decodeHeader(header));
   } catch (err) {
@@ -68,7 +72,7 @@ export function decodePayment(header: string): PaymentPayload {
 }
 
 /** Finds the issued requirement the payload was made for (v2: `accepted`; v1: scheme + network name). */
-export function matchRequirement(payload: PaymentPayload, issued: PaymentRequirements[]): PaymentRequirements {
+export function matchRequirement(payload: AnyPaymentPayload, issued: PaymentRequirements[]): PaymentRequirements {
   if (payload.x402Version === 2) {
     const accepted = payload.accepted as PaymentRequirements;
     if (accepted.scheme !== "exact") throw paymentRejected("invalid_scheme", `Scheme ${accepted.scheme} is not offered here.`);
@@ -80,6 +84,17 @@ export function matchRequirement(payload: PaymentPayload, issued: PaymentRequire
   const match = issued.find((r) => v1NetworkName(r.network) === payload.network);
   if (!match) throw paymentRejected("invalid_network", `Network ${payload.network} is not offered here.`);
   return match;
+}
+
+/**
+ * The EVM payload of a payment matched to an EVM requirement. The parser
+ * shapes a payload by the network it names and matching binds that network to
+ * an issued requirement, so this refuses only a payload that reached the
+ * wrong rail by a bug, never a buyer's.
+ */
+export function evmPayloadOf(payload: AnyPaymentPayload): PaymentPayload {
+  if (!isEvmPayload(payload)) throw paymentRejected("invalid_payload", "This network takes an EIP-3009 authorization, not a transaction.");
+  return payload;
 }
 
 /**

@@ -52,6 +52,7 @@ function checkoutForPayment(checkout: catalogV1.Checkout, revision: string): Che
     ...(checkout.origin ? { relay: relayOriginOf(checkout.origin, checkout.settings) } : {}),
     ...(checkout.fulfillment === catalogV1.Fulfillment.WEBHOOK ? { webhook: true } : {}),
     ...(checkout.package ? { package: { calls: checkout.package.calls, ttlDays: checkout.package.ttlDays } } : {}),
+    ...payoutAddressesOf(checkout.payoutRails),
     listing: checkout,
     revision,
   };
@@ -75,4 +76,12 @@ function relayOriginOf(origin: catalogV1.Origin, settings: catalogV1.CheckoutSet
     testDeliveryDailyCap: settings?.testDeliveryDailyCap || 25,
     ...(origin.mcp ? { mcp: origin.mcpTool !== undefined ? { tool: origin.mcpTool } : {} } : {}),
   };
+}
+
+/** The checkout's payout addresses on the families beside EVM (whose address is pay_to), from catalog's rails. */
+function payoutAddressesOf(rails: readonly catalogV1.PayoutRail[]): Pick<CheckoutForPayment, "payoutAddresses"> {
+  const solana = rails.find((r) => r.chainFamily === "solana")?.address;
+  const stellar = rails.find((r) => r.chainFamily === "stellar")?.address;
+  if (solana === undefined && stellar === undefined) return {};
+  return { payoutAddresses: { ...(solana !== undefined ? { solana } : {}), ...(stellar !== undefined ? { stellar } : {}) } };
 }

@@ -397,12 +397,14 @@ export const paymentsStore = {
   },
 
   /** Payments of one kind (live or rehearsal) left unfinished (a crash, a timeout) and quiet for a while. */
-  unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number) =>
+  /** Unfinished payments quiet since `quietSince`, oldest first; of `networks` only when given (each live rail sweeps its own). */
+  unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number, networks?: readonly string[]) =>
     db
       .selectFrom("payments")
       .selectAll()
       .where("status", "in", ["claimed", "delivered", "settling"])
       .where("test_mode", "=", testMode)
+      .$if(networks !== undefined, (q) => q.where("network", "in", networks as string[]))
       .where("updated_at", "<", quietSince)
       .orderBy("updated_at")
       .limit(limit)

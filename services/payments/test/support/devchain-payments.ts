@@ -8,6 +8,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem
 import { createLiveChain, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings } from "../../src";
 import type { LiveChain } from "../../src/domain/settlement/live-evm";
 import { requirementsFor, type CheckoutForPayment } from "../../src/domain/requirements";
+import { evmPayloadOf } from "../../src/domain/verify-payment";
 
 /** The devchain's test USDC as the live-settlement suites use it; demo account 4 mints. */
 export function devchainUsdc(devchain: DevchainInfo) {
@@ -33,7 +34,7 @@ export async function signedLivePayment(
   opts?: Parameters<typeof signExactEvmPayment>[2],
 ): Promise<{ payload: PaymentPayload; requirement: PaymentRequirements }> {
   const requirement = requirementsFor("live", checkout, [live.rail])[0] as PaymentRequirements;
-  const payload = parsePaymentPayload(decodeHeader(encodeHeader(await signExactEvmPayment(buyer, requirement, opts))));
+  const payload = evmPayloadOf(parsePaymentPayload(decodeHeader(encodeHeader(await signExactEvmPayment(buyer, requirement, opts)))));
   return { payload, requirement };
 }
 

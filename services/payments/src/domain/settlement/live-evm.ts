@@ -1,13 +1,13 @@
 import { failpoint } from "@c402/failpoints";
 import { ProblemError } from "@c402/problems";
 import { NonceSpentError, type Authorization, type EvmChain, type SettledEvent, type SplitRecipients } from "@c402/evm-chain";
-import type { ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
+import type { AnyPaymentPayload, ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
 import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
-import { assertRedeliverable, authorizationKey, newPaymentRow, splitPartiesOfRow } from "../payment-row";
+import { assertRedeliverable, authorizationKey, evmPresentedPayment, newPaymentRow, splitPartiesOfRow } from "../payment-row";
 import { splitPartiesOf, type CheckoutForPayment, type LiveRail, type SplitParties } from "../requirements";
-import { paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
+import { evmPayloadOf, paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 import { SettlementBatches, type BatchedSettlement } from "./settlement-batches";
@@ -49,6 +49,7 @@ const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delive
  */
 export class LiveEvmSettlement implements Settlement {
   readonly kind = "onchain" as const;
+  readonly family = "base" as const;
   private readonly db: PaymentsDb;
   private readonly chains: ReadonlyMap<string, LiveChain>;
   /** Each chain's settlement transactions, shared by the payments ready at once. */
@@ -73,6 +74,10 @@ export class LiveEvmSettlement implements Settlement {
     return [...new Set([...this.chains.values()].map((c) => c.chain.facilitator.address))];
   }
 
+  payerOf(payload: AnyPaymentPayload): string | undefined {
+    return "authorization" in payload.payload ? getAddress(payload.payload.authorization.from) : undefined;
+  }
+
   /** EIP-1271 checks against the chain of `network`, when this service settles there. */
   contractSignatures(network: string): ContractSignatureCheck | undefined {
     const chain = this.chains.get(network)?.chain;
@@ -90,7 +95,8 @@ export class LiveEvmSettlement implements Settlement {
    * time window, then the settle call run against the chain), for the
    * facilitator's verify: nothing is written and nothing is sent.
    */
-  async verify(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements): Promise<void> {
+  async verify(checkout: CheckoutForPayment, presented: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
+    const payload = evmPayloadOf(presented);
     const live = this.live(requirement.network);
     if (await this.isRecorded(payload, requirement)) throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already been used.");
     await verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000), this.contractSignatures(requirement.network));
@@ -99,11 +105,17 @@ export class LiveEvmSettlement implements Settlement {
   }
 
   /** Whether this live payment is already recorded (being settled, or settled). */
-  async isRecorded(payload: PaymentPayload, requirement: PaymentRequirements): Promise<boolean> {
-    return (await store.findByAuthorization(this.db, authorizationKey(false, requirement, payload))) !== undefined;
+  async isRecorded(payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<boolean> {
+    return (await store.findByAuthorization(this.db, authorizationKey(false, requirement, evmPayloadOf(payload)))) !== undefined;
   }
 
-  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call: PurchaseCall = {}): Promise<SettlementOutcome> {
+  async submit(
+    checkout: CheckoutForPayment,
+    presented: AnyPaymentPayload,
+    requirement: PaymentRequirements,
+    call: PurchaseCall = {},
+  ): Promise<SettlementOutcome> {
+    const payload = evmPayloadOf(presented);
     const handoffId = call.handoffId ?? null;
     const live = this.live(requirement.network);
     // An inline sale is on its way to a settlement transaction, which may wait a moment for it. A relay
@@ -156,8 +168,7 @@ export class LiveEvmSettlement implements Settlement {
     const now = this.opts.now();
     const row = newPaymentRow({
       checkout,
-      requirement,
-      payload,
+      presented: evmPresentedPayment(false, checkout, requirement, payload),
       subjectSecret: this.opts.subjectSecret,
       now,
       handoffId,
@@ -329,7 +340,7 @@ export class LiveEvmSettlement implements Settlement {
    * nonce), or failed once it expired.
    */
   async sweep(quietMs = 30_000, limit = 50): Promise<number> {
-    const rows = await store.unfinished(this.db, false, new Date(this.opts.now().getTime() - quietMs), limit);
+    const rows = await store.unfinished(this.db, false, new Date(this.opts.now().getTime() - quietMs), limit, [...this.chains.keys()]);
     for (const row of rows) {
       try {
         await this.sweepOne(row);

@@ -1,10 +1,11 @@
 import { ProblemError } from "@c402/problems";
-import { syntheticTxHash, type ContractSignatureCheck, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { syntheticTxHash, type AnyPaymentPayload, type ContractSignatureCheck, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { getAddress } from "viem";
 import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
-import { assertRedeliverable, authorizationKey, newPaymentRow } from "../payment-row";
+import { assertRedeliverable, authorizationKey, evmPresentedPayment, newPaymentRow } from "../payment-row";
 import { REHEARSAL_NETWORK, type CheckoutForPayment, type LiveRail } from "../requirements";
-import { paymentRejected, verifyPayment, type VerifiedPayment } from "../verify-payment";
+import { evmPayloadOf, paymentRejected, verifyPayment, type VerifiedPayment } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
@@ -36,6 +37,7 @@ const SWEEP_QUIET_MS = 30_000;
  */
 export class RehearsalSettlement implements Settlement {
   readonly kind = "simulated" as const;
+  readonly family = "base" as const;
 
   constructor(private readonly opts: RehearsalSettlementOptions) {}
 
@@ -51,16 +53,27 @@ export class RehearsalSettlement implements Settlement {
     return [];
   }
 
-  async verify(_checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements): Promise<void> {
+  payerOf(payload: AnyPaymentPayload): string | undefined {
+    return "authorization" in payload.payload ? getAddress(payload.payload.authorization.from) : undefined;
+  }
+
+  async verify(_checkout: CheckoutForPayment, presented: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
+    const payload = evmPayloadOf(presented);
     if (await this.isRecorded(payload, requirement)) throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already been used.");
     await this.check(payload, requirement);
   }
 
-  async isRecorded(payload: PaymentPayload, requirement: PaymentRequirements): Promise<boolean> {
-    return (await store.findByAuthorization(this.opts.db, authorizationKey(true, requirement, payload))) !== undefined;
+  async isRecorded(payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<boolean> {
+    return (await store.findByAuthorization(this.opts.db, authorizationKey(true, requirement, evmPayloadOf(payload)))) !== undefined;
   }
 
-  async submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call: PurchaseCall = {}): Promise<SettlementOutcome> {
+  async submit(
+    checkout: CheckoutForPayment,
+    presented: AnyPaymentPayload,
+    requirement: PaymentRequirements,
+    call: PurchaseCall = {},
+  ): Promise<SettlementOutcome> {
+    const payload = evmPayloadOf(presented);
     const { db } = this.opts;
     const key = authorizationKey(true, requirement, payload);
     // Verified first: a fresh payment (the common case) is then one statement, its record and event
@@ -79,8 +92,7 @@ export class RehearsalSettlement implements Settlement {
     const settledAt = this.opts.now();
     const row = newPaymentRow({
       checkout,
-      requirement,
-      payload,
+      presented: evmPresentedPayment(true, checkout, requirement, payload),
       subjectSecret: this.opts.subjectSecret,
       now: settledAt,
       handoffId,
@@ -120,8 +132,7 @@ export class RehearsalSettlement implements Settlement {
     const now = this.opts.now();
     const claimed = newPaymentRow({
       checkout,
-      requirement,
-      payload,
+      presented: evmPresentedPayment(true, checkout, requirement, payload),
       subjectSecret: this.opts.subjectSecret,
       now,
       handoffId: call.handoffId ?? null,

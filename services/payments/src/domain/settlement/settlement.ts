@@ -1,4 +1,4 @@
-import type { PaymentPayload, PaymentRequirements } from "@c402/x402";
+import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
 import type { DeliveryRecord } from "./paid-on-delivery";
 import type { CheckoutForPayment, LiveRail, SettlementKind } from "../requirements";
@@ -20,17 +20,24 @@ export interface PurchaseCall {
   answerBy?: Date;
 }
 
+/** The facilitator's chain families (`/x402/{family}/…`): which rail a network's payments belong to. */
+export type RailFamily = "base" | "solana" | "stellar";
+
 /**
- * One way payments settle: rehearsal (simulated) and live EVM today, escrow
- * and series later. A settlement owns a payment from its authorization on: it
- * records it under its authorization key, settles it (or simulates it), writes
- * the receipt and the `payment.settled` event, and answers a payment presented
- * again with the outcome of the one recorded. Payments and the facilitator
- * pick one by the face's settlement kind and the requirement's network
- * (`settlementOf`) and know nothing of how it settles.
+ * One way payments settle: rehearsal (simulated), and one live rail per chain
+ * family (EVM, Solana); escrow and series later. A settlement owns a payment
+ * from its authorization on: it records it under its authorization key (EVM:
+ * payer and nonce; Solana: the transaction message's hash), settles it (or
+ * simulates it), writes the receipt and the `payment.settled` event, and
+ * answers a payment presented again with the outcome of the one recorded.
+ * Payments and the facilitator pick one by the face's settlement kind and the
+ * requirement's network (`settlementOf`) and know nothing of how it settles.
+ * docs/adding-a-rail.md walks through adding one.
  */
 export interface Settlement {
   readonly kind: SettlementKind;
+  /** The family of the networks it settles (a rehearsal's is its network's: base). */
+  readonly family: RailFamily;
   /** Whether it settles payments made on `network`. */
   settles(network: string): boolean;
   /**
@@ -38,18 +45,20 @@ export interface Settlement {
    * for. A rehearsal has none: its one requirement is fixed (ADR 5).
    */
   rails(): readonly LiveRail[];
-  /** The addresses that sign its transactions (the facilitator's `signers`); none when nothing is sent. */
+  /** The addresses that sign its transactions (the facilitator's `signers`, under the family's CAIP-2 wildcard); none when nothing is sent. */
   signers(): readonly string[];
+  /** Who pays with this payload, as the family writes addresses (the facilitator's `payer`); undefined when the payload does not say. */
+  payerOf(payload: AnyPaymentPayload): string | undefined;
   /** The checks `submit` makes before it records anything: nothing is written and nothing is sent. */
-  verify(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements): Promise<void>;
+  verify(checkout: CheckoutForPayment, payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void>;
   /** Whether the payment's authorization is already recorded (being settled, or settled). */
-  isRecorded(payload: PaymentPayload, requirement: PaymentRequirements): Promise<boolean>;
+  isRecorded(payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<boolean>;
   /**
    * Settles a payment for `requirement`, which the checkout issued; a payment
    * already recorded answers its outcome instead. A relay checkout's origin is
    * called first and only a charged delivery settles (PaidOnDelivery).
    */
-  submit(checkout: CheckoutForPayment, payload: PaymentPayload, requirement: PaymentRequirements, call?: PurchaseCall): Promise<SettlementOutcome>;
+  submit(checkout: CheckoutForPayment, payload: AnyPaymentPayload, requirement: PaymentRequirements, call?: PurchaseCall): Promise<SettlementOutcome>;
   /** Resumes payments a crash or a timeout left unfinished; answers how many it looked at. */
   sweep(): Promise<number>;
 }

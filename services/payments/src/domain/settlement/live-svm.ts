@@ -1,0 +1,320 @@
+import { failpoint } from "@c402/failpoints";
+import { breakdown, type Breakdown } from "@c402/money";
+import { ProblemError } from "@c402/problems";
+import { decodeExactSvmPayment, SvmPaymentRejected, SvmSendRefused, type ExactSvmPayment, type SvmChain } from "@c402/svm-chain";
+import { isSvmPayload, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { paymentSettledEvent } from "../../events/payment-settled";
+import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
+import { newPaymentRow, type PresentedPayment } from "../payment-row";
+import type { CheckoutForPayment, LiveRail } from "../requirements";
+import { paymentRejected, settlementFailed } from "../verify-payment";
+import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
+
+export interface LiveSvmSettlementOptions {
+  db: PaymentsDb;
+  /** The Solana networks, by CAIP-2 id. */
+  chains: ReadonlyMap<string, SvmChain>;
+  subjectSecret: string;
+  /** How long a buyer's request waits for the confirmation before answering "pending". */
+  settleTimeoutMs: number;
+  /** Called after a commit that wrote an outbox event. */
+  onCommitted: () => void;
+  now: () => Date;
+  onSweepError?: (err: unknown, paymentId: string) => void;
+}
+
+/** Every saga state a Solana payment can be settled from (relay sales are not sold on this rail yet). */
+const SETTLEABLE: ("claimed" | "settling")[] = ["claimed", "settling"];
+
+/**
+ * What a buyer pays on Solana (docs/adr/0015-solana-one-transfer.md): the official
+ * client signs one transfer to the seller's token account, so one transfer
+ * must carry the whole sale. The seller's price moves to the seller; the
+ * protocol fee, which a second transfer would carry, is not charged on this
+ * rail, and a checkout with a platform cut is not offered on it (the cut could
+ * not reach the platform without the service holding it).
+ */
+export function solanaAmounts(checkout: CheckoutForPayment): Breakdown {
+  const price = breakdown(checkout.priceAtomic);
+  return { ...price, feeAmount: 0n, total: price.price };
+}
+
+/**
+ * Live settlement on Solana (the x402 exact SVM scheme), the same saga as EVM
+ * (ADR 8), keyed by the transaction message's hash: claimed -> settling (the
+ * co-signed transaction and its signature stored before it is sent) ->
+ * settled (receipt and outbox event in one statement) | failed. The buyer's
+ * transaction is the payment: the service adds only its fee payer's
+ * signature, so the transfer can land once at most, and its signature, known
+ * before sending, is where every resumption asks the chain first. A
+ * transaction the chain has not seen is sent again while its blockhash is
+ * valid, and fails once it can never land.
+ */
+export class LiveSvmSettlement implements Settlement {
+  readonly kind = "onchain" as const;
+  readonly family = "solana" as const;
+  private readonly db: PaymentsDb;
+
+  constructor(private readonly opts: LiveSvmSettlementOptions) {
+    this.db = opts.db;
+  }
+
+  settles(network: string): boolean {
+    return this.opts.chains.has(network);
+  }
+
+  rails(): readonly LiveRail[] {
+    return [...this.opts.chains.values()].map((chain) => ({
+      network: chain.network,
+      asset: chain.usdcMint,
+      extra: { feePayer: chain.feePayer },
+      supportedExtra: { feePayer: chain.feePayer },
+      // One transfer to the seller: no platform cut can ride along, and a relay sale is paid only on delivery,
+      // which needs a validity this rail cannot bound yet (docs/adr/0015-solana-one-transfer.md).
+      payTo: (checkout) => (checkout.platform || checkout.relay ? undefined : checkout.payoutAddresses?.solana),
+      amounts: solanaAmounts,
+    }));
+  }
+
+  signers(): readonly string[] {
+    return [...new Set([...this.opts.chains.values()].map((c) => c.feePayer))];
+  }
+
+  payerOf(payload: AnyPaymentPayload): string | undefined {
+    if (!isSvmPayload(payload)) return undefined;
+    try {
+      return decodeExactSvmPayment(payload.payload.transaction).payer;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private chain(network: string): SvmChain {
+    const chain = this.opts.chains.get(network);
+    if (!chain) throw new ProblemError("unavailable", "This network cannot settle right now.");
+    return chain;
+  }
+
+  /** The checks `submit` makes before it records anything (the transaction's shape, signatures, simulation): nothing is written or sent. */
+  async verify(_checkout: CheckoutForPayment, payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
+    const payment = paymentOf(payload);
+    if (await this.isRecorded(payload, requirement))
+      throw paymentRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already been presented.");
+    await this.checked(payment, requirement);
+  }
+
+  async isRecorded(payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<boolean> {
+    return (await store.findByAuthorization(this.db, keyOf(requirement, paymentOf(payload)))) !== undefined;
+  }
+
+  async submit(
+    checkout: CheckoutForPayment,
+    payload: AnyPaymentPayload,
+    requirement: PaymentRequirements,
+    call: PurchaseCall = {},
+  ): Promise<SettlementOutcome> {
+    const payment = paymentOf(payload);
+    const existing = await store.findByAuthorization(this.db, keyOf(requirement, payment));
+    if (existing) return this.resume(existing, checkout.id);
+    await this.checked(payment, requirement);
+    const row = newPaymentRow({
+      checkout,
+      presented: presentedOf(checkout, requirement, payment),
+      subjectSecret: this.opts.subjectSecret,
+      now: this.opts.now(),
+      handoffId: call.handoffId ?? null,
+      saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: null, single_shot: !checkout.reusable },
+    });
+    if (!(await store.insertIfNew(this.db, row))) {
+      // The transaction is recorded (a duplicate: its outcome), or the single-shot checkout sold to another payment.
+      const winner = await store.findByAuthorization(this.db, keyOf(requirement, payment));
+      if (!winner) {
+        throw new ProblemError("gone", {
+          message: "This single-shot checkout has already been paid.",
+          help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
+        });
+      }
+      return this.resume(winner, checkout.id);
+    }
+    failpoint("after-claim");
+    return this.drive(row, payment);
+  }
+
+  /** The rail's checks, as the buyer's problem (nothing recorded, nothing sent). */
+  private async checked(payment: ExactSvmPayment, requirement: PaymentRequirements): Promise<void> {
+    try {
+      await this.chain(requirement.network).verify(payment, requirementOf(requirement));
+    } catch (err) {
+      if (err instanceof SvmPaymentRejected) throw paymentRejected(err.reason as `invalid_exact_svm_${string}`, err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * Co-sign (the signed transaction and its signature recorded first), send,
+   * wait; pending when the chain does not confirm in time. Signing is
+   * deterministic, so a resumed payment records the same transaction again.
+   */
+  private async drive(claimed: PaymentRow, payment: ExactSvmPayment): Promise<SettlementOutcome> {
+    const chain = this.chain(claimed.network);
+    let settling = claimed;
+    if (claimed.status !== "settling") {
+      const { wire, signature } = await chain.cosign(payment);
+      const advanced = await store.advance(this.db, claimed.id, ["claimed"], { status: "settling", tx_hash: signature, raw_tx: wire });
+      // Another request moved it on first: its outcome is this one's.
+      if (!advanced) return this.current(claimed.id);
+      settling = advanced;
+      failpoint("after-sign");
+    }
+    try {
+      await chain.send(settling.raw_tx as string);
+      failpoint("after-broadcast");
+    } catch (err) {
+      if (err instanceof SvmSendRefused) return this.refusedBeforeLanding(settling, chain, err);
+      // Unknown whether it reached the chain: the sweep asks, and sends the same transaction again.
+      return { kind: "pending", row: settling };
+    }
+    return this.await(settling, chain, this.opts.settleTimeoutMs);
+  }
+
+  /** Waits for the chain's answer on a sent transaction, then concludes (pending when none came in time). */
+  private async await(row: PaymentRow, chain: SvmChain, timeoutMs: number): Promise<SettlementOutcome> {
+    // A node that does not answer leaves the outcome unknown: pending, for the sweep to ask again.
+    const status = await chain.waitFor(row.tx_hash as string, timeoutMs).catch(() => ({ state: "unseen" as const }));
+    // Not seen, or in a block not yet confirmed: the sweep asks again.
+    if (status.state === "unseen" || status.state === "processed") return { kind: "pending", row };
+    failpoint("after-receipt");
+    if (status.state === "confirmed") return { kind: "settled", row: await this.finalize(row), redelivered: false };
+    await store.advance(this.db, row.id, SETTLEABLE, { status: "failed", failure_reason: "settlement_failed" });
+    throw settlementFailed(
+      "settlement_failed",
+      `The settlement transaction failed on-chain (${status.error}); only its network fee was spent, no USDC moved and no goods were delivered.`,
+      row,
+    );
+  }
+
+  /**
+   * The chain refused the transaction before landing it (its blockhash
+   * expired, or it no longer simulates: the buyer's funds moved away). It may
+   * still have landed from an earlier send: asked first.
+   */
+  private async refusedBeforeLanding(row: PaymentRow, chain: SvmChain, refusal: SvmSendRefused): Promise<SettlementOutcome> {
+    const status = await chain.statusOf(row.tx_hash as string);
+    if (status.state !== "unseen") return this.await(row, chain, this.opts.settleTimeoutMs);
+    await store.advance(this.db, row.id, SETTLEABLE, { status: "failed", failure_reason: refusal.reason });
+    throw settlementFailed(refusal.reason as `settle_exact_svm_${string}`, `The payment cannot settle: ${refusal.message} Nothing was charged.`, row);
+  }
+
+  /** Records the confirmed settlement: receipt fields and the outbox event, once, in one statement. */
+  private async finalize(row: PaymentRow): Promise<PaymentRow> {
+    const set = { settled_at: this.opts.now() };
+    // A live row is single-shot exactly when its checkout is not reusable.
+    const event = paymentSettledEvent({ ...row, ...set }, !row.single_shot);
+    const done = await store.settleWithEvent(this.db, row.id, SETTLEABLE, set, event);
+    failpoint("after-ledger-commit");
+    if (done) this.opts.onCommitted();
+    return done ?? (await store.findById(this.db, row.id)) ?? row;
+  }
+
+  /** A transaction presented again: the same message for the same checkout answers the recorded outcome. */
+  private async resume(existing: PaymentRow, checkoutId: string): Promise<SettlementOutcome> {
+    if (existing.checkout_id !== checkoutId)
+      throw paymentRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already paid for something else.");
+    return this.current(existing.id);
+  }
+
+  /**
+   * Where a payment stands, waiting (up to the settle timeout) while another
+   * request drives it: a duplicate of an in-flight payment gets its outcome,
+   * not a premature "pending".
+   */
+  private async current(id: string): Promise<SettlementOutcome> {
+    const deadline = this.opts.now().getTime() + this.opts.settleTimeoutMs;
+    for (;;) {
+      const row = await store.findById(this.db, id);
+      if (!row) throw new ProblemError("internal", "A recorded payment disappeared.");
+      if (row.status === "settled") return { kind: "settled", row, redelivered: true };
+      if (row.status === "failed") throw settlementFailed("settlement_failed", "This payment did not settle; nothing was charged.", row);
+      const remaining = deadline - this.opts.now().getTime();
+      if (row.tx_hash) {
+        const outcome = await this.await(row, this.chain(row.network), Math.max(remaining, 1));
+        return outcome.kind === "settled" ? { ...outcome, redelivered: true } : outcome;
+      }
+      if (remaining <= 0) return { kind: "pending", row };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /**
+   * Resumes Solana payments left unfinished by a crash or a timeout, with the
+   * chain as the truth: a landed transaction is concluded; one the chain has
+   * not seen is sent again while its blockhash is valid (the same signed
+   * bytes: it lands once at most), and failed once it never can.
+   */
+  async sweep(quietMs = 30_000, limit = 50): Promise<number> {
+    const networks = [...this.opts.chains.keys()];
+    const rows = await store.unfinished(this.db, false, new Date(this.opts.now().getTime() - quietMs), limit, networks);
+    for (const row of rows) {
+      try {
+        await this.sweepOne(row);
+      } catch (err) {
+        this.opts.onSweepError?.(err, row.id);
+      }
+    }
+    return rows.length;
+  }
+
+  private async sweepOne(row: PaymentRow): Promise<void> {
+    const chain = this.opts.chains.get(row.network);
+    if (!chain) return;
+    const payment = decodeExactSvmPayment(String(row.authorization.transaction));
+    if (row.status === "claimed") {
+      // Claimed, never signed: driven from the start (the checks ran before the claim).
+      await this.drive(row, payment).catch(() => undefined);
+      return;
+    }
+    const status = await chain.statusOf(row.tx_hash as string);
+    if (status.state !== "unseen") {
+      await this.await(row, chain, 1).catch(() => undefined);
+      return;
+    }
+    if (!(await chain.blockhashValid(payment.blockhash))) {
+      // Unseen, and its blockhash expired: it can never land. Asked once more, in case it landed meanwhile.
+      if ((await chain.statusOf(row.tx_hash as string)).state === "unseen") {
+        await store.advance(this.db, row.id, ["settling"], { status: "failed", failure_reason: "settle_exact_svm_block_height_exceeded" });
+        return;
+      }
+    }
+    await this.drive(row, payment).catch(() => undefined);
+  }
+}
+
+function paymentOf(payload: AnyPaymentPayload): ExactSvmPayment {
+  if (!isSvmPayload(payload)) throw paymentRejected("invalid_payload", "This network takes a Solana transaction, not an authorization.");
+  try {
+    return decodeExactSvmPayment(payload.payload.transaction);
+  } catch (err) {
+    if (err instanceof SvmPaymentRejected) throw paymentRejected(err.reason as `invalid_exact_svm_${string}`, err.message);
+    throw err;
+  }
+}
+
+/** A Solana payment is identified by its transaction's message (an attacker can vary the unsigned fee-payer slot; never the message). */
+function keyOf(requirement: PaymentRequirements, payment: ExactSvmPayment) {
+  return { test_mode: false, network: requirement.network, asset: requirement.asset, payer: payment.payer, nonce: payment.messageHash };
+}
+
+function presentedOf(checkout: CheckoutForPayment, requirement: PaymentRequirements, payment: ExactSvmPayment): PresentedPayment {
+  return {
+    key: keyOf(requirement, payment),
+    authorization: { transaction: payment.transaction },
+    validBefore: null,
+    payTo: requirement.payTo,
+    platformFeeTo: null,
+    amounts: solanaAmounts(checkout),
+  };
+}
+
+function requirementOf(requirement: PaymentRequirements) {
+  return { payTo: requirement.payTo, asset: requirement.asset, amount: BigInt(requirement.amount), feePayer: String(requirement.extra.feePayer) };
+}
