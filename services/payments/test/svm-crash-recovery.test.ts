@@ -1,0 +1,197 @@
+import { resolve } from "node:path";
+import { migrate, openPostgres, sql, type ServiceDatabase } from "@c402/db";
+import type { FailpointName } from "@c402/failpoints";
+import { newId } from "@c402/ids";
+import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
+import { describeWith, freshPostgresDatabase, resultLine, runScriptProcess } from "@c402/testkit";
+import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
+import { generateKeyPairSigner } from "@solana/kit";
+import { toClientSvmSigner } from "@x402/svm";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { PAYMENTS_SCHEMA, paymentsMigrations } from "../src";
+import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
+import type { LiveSvmSettlement } from "../src/domain/settlement/live-svm";
+import { openSvmSaga, SVM_SAGA_RESULT_PREFIX, type SvmSagaConfig, type SvmSagaInput } from "./support/svm-saga";
+
+/**
+ * G6–G8 on the Solana rail, with a real kill -9: each payment is submitted by
+ * a payments process of its own (fixtures/svm-saga-process.ts) on PostgreSQL
+ * and the local Solana devnet, which SIGKILLs itself at one step of the
+ * saga; the sweep of a fresh settlement then recovers it. After every run the
+ * chain and the ledger agree: one transfer (the seller's and the buyer's
+ * balances moved by the price once), one settled row, one outbox event, and
+ * the payment presented again redelivers the same receipt.
+ */
+const SVM_FAILPOINTS: FailpointName[] = ["after-claim", "after-sign", "after-broadcast", "after-receipt", "after-ledger-commit"];
+const DRIVER = resolve(__dirname, "fixtures/svm-saga-process.ts");
+const PRICE = 250_000n;
+const RECOVERY_LIMIT_MS = 30_000;
+
+describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an expired blockhash (PostgreSQL, Solana devnet)", () => {
+  let devnet: SolanaDevnet;
+  let postgres: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  let database: ServiceDatabase;
+  let config: SvmSagaConfig;
+  let saga: LiveSvmSettlement;
+  let sagaDatabase: ServiceDatabase;
+  let seller: string;
+
+  beforeAll(async () => {
+    devnet = await startSolanaDevnet();
+    postgres = await freshPostgresDatabase();
+    database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
+    await migrate(database, paymentsMigrations);
+    const feePayer = await devnet.fundedKeyPair(10_000_000_000n);
+    seller = (await generateKeyPairSigner()).address;
+    await devnet.setTokenBalance(seller as never, 0n);
+    config = {
+      databaseUrl: postgres.url,
+      rpcUrl: devnet.url,
+      network: devnet.network,
+      usdcMint: devnet.usdcMint,
+      feePayerKey: feePayer.secretKey,
+      subjectSecret: "svm-crash-secret",
+      settleTimeoutMs: 10_000,
+    };
+    ({ saga, database: sagaDatabase } = await openSvmSaga(config));
+  }, 60_000);
+
+  afterAll(async () => {
+    await sagaDatabase?.close();
+    await database?.close();
+    await postgres?.drop();
+    await devnet?.close();
+  });
+
+  function checkout(): CheckoutForPayment {
+    return {
+      id: newId("checkout"),
+      accountId: "acc_svm",
+      title: "Solana goods",
+      priceAtomic: PRICE,
+      payTo: "0x1111111111111111111111111111111111111111",
+      armed: true,
+      reusable: false,
+      status: "open",
+      payoutAddresses: { solana: seller },
+    };
+  }
+
+  /** A buyer holding 1 USDC signs, with the official client, a payment for the checkout's Solana requirement. */
+  async function signedPayment(c: CheckoutForPayment): Promise<{ buyer: string; requirement: PaymentRequirements; payload: AnyPaymentPayload }> {
+    const buyer = await generateKeyPairSigner();
+    await devnet.setTokenBalance(buyer.address, 1_000_000n);
+    const requirement = requirementsFor("live", c, saga.rails()).find((r) => r.network === devnet.network) as PaymentRequirements;
+    const client = new ExactSvmScheme(toClientSvmSigner(buyer), { rpcUrl: devnet.url });
+    return { buyer: buyer.address, requirement, payload: await officialPayment(client, requirement, requirement) };
+  }
+
+  async function rowsOf(checkoutId: string) {
+    const { rows } = await sql<{
+      id: string;
+      status: string;
+      tx_hash: string | null;
+    }>`select id, status, tx_hash from payments where checkout_id = ${checkoutId}`.execute(database.db);
+    return rows;
+  }
+
+  async function outboxEventsOf(paymentId: string): Promise<number> {
+    const { rows } = await sql<{ n: string }>`select count(*) as n from outbox where key = ${paymentId}`.execute(database.db);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Sweeps as a restarted process would, until the payment is settled or failed. */
+  async function recover(checkoutId: string): Promise<{ status: string; ms: number }> {
+    const started = Date.now();
+    for (;;) {
+      await saga.sweep(0);
+      const [row] = await rowsOf(checkoutId);
+      if (row && (row.status === "settled" || row.status === "failed")) return { status: row.status, ms: Date.now() - started };
+      if (Date.now() - started > RECOVERY_LIMIT_MS) throw new Error(`not recovered in ${RECOVERY_LIMIT_MS} ms: ${JSON.stringify(row)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  function input(c: CheckoutForPayment, payment: { requirement: PaymentRequirements; payload: AnyPaymentPayload }): SvmSagaInput {
+    return { ...config, checkout: { ...c, priceAtomic: String(c.priceAtomic) }, ...payment };
+  }
+
+  it.each(SVM_FAILPOINTS)(
+    "killed %s: recovered to one transfer, one settled row, one event; presented again, the same receipt",
+    async (failpoint) => {
+      const c = checkout();
+      const payment = await signedPayment(c);
+      const sellerBefore = await devnet.tokenBalance(seller as never);
+      const exit = await runScriptProcess(DRIVER, input(c, payment), { failpoint, timeoutMs: 60_000 });
+      expect({ signal: exit.signal, stderr: exit.stderr.includes(`failpoint ${failpoint}`) }).toEqual({ signal: "SIGKILL", stderr: true });
+      expect(resultLine(exit.stdout, SVM_SAGA_RESULT_PREFIX)).toBeUndefined();
+
+      const recovery = await recover(c.id);
+      expect(recovery.status).toBe("settled");
+      const [row] = await rowsOf(c.id);
+      expect(await rowsOf(c.id)).toHaveLength(1);
+      expect(await outboxEventsOf(row?.id as string)).toBe(1);
+      expect(await devnet.tokenBalance(seller as never)).toBe(sellerBefore + PRICE);
+      expect(await devnet.tokenBalance(payment.buyer as never)).toBe(1_000_000n - PRICE);
+
+      const again = await saga.submit(c, payment.payload, payment.requirement);
+      expect(again).toMatchObject({ kind: "settled", redelivered: true, row: { id: row?.id, tx_hash: row?.tx_hash } });
+      expect(await devnet.tokenBalance(seller as never)).toBe(sellerBefore + PRICE);
+      expect(await outboxEventsOf(row?.id as string)).toBe(1);
+    },
+    90_000,
+  );
+
+  it("the same payment presented 20 times at once settles once", async () => {
+    const c = { ...checkout(), reusable: true };
+    const payment = await signedPayment(c);
+    const sellerBefore = await devnet.tokenBalance(seller as never);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => saga.submit(c, payment.payload, payment.requirement)));
+    const ids = new Set(outcomes.map((o) => (o.kind === "settled" ? o.row.id : `pending ${o.row.id}`)));
+    expect([...ids]).toHaveLength(1);
+    expect(outcomes.every((o) => o.kind === "settled")).toBe(true);
+    expect(outcomes.filter((o) => o.kind === "settled" && !o.redelivered)).toHaveLength(1);
+    expect(await rowsOf(c.id)).toHaveLength(1);
+    expect(await devnet.tokenBalance(seller as never)).toBe(sellerBefore + PRICE);
+    expect(await devnet.tokenBalance(payment.buyer as never)).toBe(1_000_000n - PRICE);
+  }, 60_000);
+
+  it("killed after signing, its blockhash expired before the restart: failed, nothing charged, never sent", async () => {
+    const c = checkout();
+    const payment = await signedPayment(c);
+    const sellerBefore = await devnet.tokenBalance(seller as never);
+    const exit = await runScriptProcess(DRIVER, input(c, payment), { failpoint: "after-sign", timeoutMs: 60_000 });
+    expect(exit.signal).toBe("SIGKILL");
+    devnet.advanceBlocks(151);
+    expect((await recover(c.id)).status).toBe("failed");
+    expect(await devnet.tokenBalance(seller as never)).toBe(sellerBefore);
+    expect(await devnet.tokenBalance(payment.buyer as never)).toBe(1_000_000n);
+    await expect(saga.submit(c, payment.payload, payment.requirement)).rejects.toMatchObject({ extensions: { reason: "settlement_failed" } });
+  }, 90_000);
+
+  it("refuses before recording anything: a payment for another amount, one to another wallet", async () => {
+    const c = checkout();
+    const { requirement } = await signedPayment(c);
+    const buyer = await generateKeyPairSigner();
+    await devnet.setTokenBalance(buyer.address, 1_000_000n);
+    const client = new ExactSvmScheme(toClientSvmSigner(buyer), { rpcUrl: devnet.url });
+    const stranger = (await generateKeyPairSigner()).address;
+    await devnet.setTokenBalance(stranger, 0n);
+    const tampers: [PaymentRequirements, string][] = [
+      [{ ...requirement, amount: "1" }, "invalid_exact_svm_payload_amount_mismatch"],
+      [{ ...requirement, payTo: stranger }, "invalid_exact_svm_payload_recipient_mismatch"],
+    ];
+    for (const [tampered, reason] of tampers) {
+      const payload = await officialPayment(client, tampered, requirement);
+      await expect(saga.submit(c, payload, requirement)).rejects.toMatchObject({ extensions: { reason } });
+    }
+    expect(await rowsOf(c.id)).toHaveLength(0);
+    expect(await devnet.tokenBalance(buyer.address)).toBe(1_000_000n);
+  }, 60_000);
+});
+
+/** The official client's transaction for `signed`, presented as a payment for `accepted` (the two differ when a test tampers). */
+async function officialPayment(client: ExactSvmScheme, signed: PaymentRequirements, accepted: PaymentRequirements): Promise<AnyPaymentPayload> {
+  const created = await client.createPaymentPayload(2, signed as Parameters<ExactSvmScheme["createPaymentPayload"]>[1]);
+  return { x402Version: 2, accepted, payload: { transaction: String(created.payload.transaction) } };
+}
