@@ -5,13 +5,16 @@ import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "..
  * The discovery documents (/, /.well-known/c402, /llms.txt) are honest about
  * this run: the networks they name are the ones the faces quote and the
  * facilitator settles (both local modes settle live on the devchain as
- * eip155:84532, never Base mainnet), and every route they name answers.
+ * eip155:84532, never Base mainnet, and on the local Solana devnet as Solana
+ * devnet), and every route they name answers.
  * /health/facilitator and /v1/platform/quote answer. /openapi.json is valid
  * OpenAPI 3.1 and /docs renders it from files this service serves.
  */
 
 /** The devchain's CAIP-2 id in both local modes (docs/decisions.md, "Live networks locally"). */
 const DEVCHAIN = "eip155:84532";
+/** The local Solana devnet's CAIP-2 id in both local modes (it presents itself as Solana devnet). */
+const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
 let unarmed: { id: string };
 let armed: { id: string };
@@ -39,22 +42,25 @@ const filled = (path: string) =>
     .replaceAll("{slug}", slug);
 
 describe("the discovery documents name only what this run serves", () => {
-  it("they list the devchain network the faces quote and the facilitator settles, and never Base mainnet", async () => {
+  it("they list the devchain and Solana devnet networks the faces quote and the facilitator settles, and never Base mainnet", async () => {
     if (process.env.E2E_RUN_MODE === "embedded") {
-      // Embedded mode says which network its devchain runs as.
-      expect((await call("GET", "/health?deep=true")).body.devchain.network).toBe(DEVCHAIN);
+      // Embedded mode says which networks its devchain and Solana devnet run as.
+      const health = (await call("GET", "/health?deep=true")).body;
+      expect(health.devchain.network).toBe(DEVCHAIN);
+      expect(health.solana_devnet.network).toBe(SOLANA_DEVNET);
     }
     const root = (await call("GET", "/")).body;
     const wellKnown = (await call("GET", "/.well-known/c402")).body;
     const llms = (await call("GET", "/llms.txt")).text;
-    const supported = (await call("GET", "/x402/base/supported")).body;
+    const supported = { kinds: [...(await call("GET", "/x402/base/supported")).body.kinds, ...(await call("GET", "/x402/solana/supported")).body.kinds] };
 
-    expect(root.buying).toMatchObject({ networks: [DEVCHAIN], live_networks: [DEVCHAIN], rehearsal_network: DEVCHAIN });
+    expect(root.buying).toMatchObject({ networks: [DEVCHAIN, SOLANA_DEVNET], live_networks: [DEVCHAIN, SOLANA_DEVNET], rehearsal_network: DEVCHAIN });
     expect(wellKnown.x402.rails).toEqual([
       { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "onchain" },
+      { network: SOLANA_DEVNET, asset: "USDC", testnet: true, settlement: "onchain" },
       { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "simulated" },
     ]);
-    expect(llms).toContain(`Live payments settle on-chain on ${DEVCHAIN}.`);
+    expect(llms).toContain(`Live payments settle on-chain on ${DEVCHAIN}, ${SOLANA_DEVNET}.`);
     for (const text of [JSON.stringify(root), JSON.stringify(wellKnown), llms]) expect(text).not.toMatch(/eip155:8453(?!2)/);
 
     // The same networks as the facilitator's kinds and the faces' requirements.
@@ -91,7 +97,7 @@ describe("the discovery documents name only what this run serves", () => {
     expect(answers.filter(([, status]) => status === 404)).toEqual([]);
   });
 
-  it("GET /health/facilitator answers every family in one shape: base live on the devchain, Solana and Stellar not available, with a reason", async () => {
+  it("GET /health/facilitator answers every family in one shape: base live on the devchain, Solana live on the devnet, Stellar not available, with a reason", async () => {
     const r = await call("GET", "/health/facilitator");
     expect(r.status).toBe(200);
     expect(r.headers.get("cache-control")).toBe("no-store");
@@ -100,7 +106,7 @@ describe("the discovery documents name only what this run serves", () => {
       checked_at: expect.any(String),
       chains: {
         base: { networks: [DEVCHAIN], available: true, settles: "live", reason: null },
-        solana: { networks: [], available: false, settles: "none", reason: expect.stringMatching(/Solana/) },
+        solana: { networks: [SOLANA_DEVNET], available: true, settles: "live", reason: null },
         stellar: { networks: [], available: false, settles: "none", reason: expect.stringMatching(/Stellar/) },
       },
     });

@@ -169,6 +169,19 @@ async function setUp(): Promise<Fixtures> {
   const armed = await create(payments, { title: "Armed", price_usd: "1.00", payload: "text goods" });
   await scripted("POST /v1/checkouts/{id}/go-live", { path: `/v1/checkouts/${armed}/go-live`, headers: auth(payments) });
   await scripted("POST /v1/checkouts/{id}/go-live", { path: `/v1/checkouts/${armed}/go-live`, headers: auth(payments) }); // already live
+  // A Solana payout rail: its live face lists a Solana requirement too (a base58 payTo, extra.feePayer), which the document must accept.
+  expectStatus(
+    await scripted("POST /v1/checkouts/{id}/payouts", {
+      path: `/v1/checkouts/${armed}/payouts`,
+      headers: auth(payments),
+      body: body({ chain: "solana", address: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM" }),
+    }),
+    200,
+    "solana rail",
+  );
+  const solanaQuote = await scripted("GET /c/{id}", { path: `/c/${armed}` });
+  expectStatus(solanaQuote, 402, "live face with a Solana rail");
+  expect(parsed(solanaQuote).accepts.map((a: { network: string }) => a.network)).toContain("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
 
   const page = await scripted("GET /v1/checkouts", { path: "/v1/checkouts?limit=1", headers: auth(readOnly) });
   captured.checkouts = page;

@@ -232,6 +232,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
           REDIS_URL: opts.redisUrl,
           ...addressVariables(GATEWAY.calls, address),
           ...(devchainUrl ? { DEVCHAIN_URL: devchainUrl } : {}),
+          ...(solanaDevnet ? { SOLANA_DEVNET_URL: solanaDevnet.url } : {}),
           ...(env.BASE_URL ? { BASE_URL: env.BASE_URL } : {}),
         },
         await freePort(),

@@ -46,7 +46,14 @@ async function main() {
       authFailureLimitPerMinute: config.authFailureLimitPerMinute,
       packageCallsPerMinute: config.packageCallsPerMinute,
       trustProxy: config.trustProxy,
-      ...(config.devchainUrl ? { healthExtras: { devchain: { url: config.devchainUrl } } } : {}),
+      ...(config.devchainUrl || config.solanaDevnetUrl
+        ? {
+            healthExtras: {
+              ...(config.devchainUrl ? { devchain: { url: config.devchainUrl } } : {}),
+              ...(config.solanaDevnetUrl ? { solana_devnet: { url: config.solanaDevnetUrl } } : {}),
+            },
+          }
+        : {}),
     },
     clients,
     cache,

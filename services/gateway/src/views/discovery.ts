@@ -21,9 +21,13 @@ export interface Rails {
   rehearsal: string;
 }
 
+/** Solana's test clusters by their CAIP-2 ids (the genesis hash, truncated): devnet (the local devnet runs as it) and testnet. */
+const SOLANA_TEST_CLUSTERS: ReadonlySet<string> = new Set(["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z"]);
+
 /** Whether a CAIP-2 id names a test network (the devchain runs as eip155:84532, a testnet id). */
 function isTestnet(network: string): boolean {
-  return isEvmNetwork(network) ? EVM_NETWORKS[network].testnet : /:(testnet|devnet)$/.test(network);
+  if (isEvmNetwork(network)) return EVM_NETWORKS[network].testnet;
+  return SOLANA_TEST_CLUSTERS.has(network) || /:(testnet|devnet)$/.test(network);
 }
 
 export function rootView({ baseUrl, siteUrl, serviceName, version }: Service, rails: Rails) {

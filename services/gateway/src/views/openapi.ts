@@ -269,7 +269,14 @@ const requirementV2 = object(
     amount: atomic,
     payTo: { type: "string", minLength: 1 },
     maxTimeoutSeconds: { type: "integer", minimum: 1 },
-    extra: object({ name: str, version: str }, { description: "EIP-712 domain of the token, and what else the scheme needs" }),
+    extra: object(
+      { name: str, version: str, feePayer: str, checkoutId: str },
+      {
+        optional: ["name", "version", "feePayer", "checkoutId"],
+        description:
+          "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer); checkoutId names the checkout",
+      },
+    ),
     resource: url,
   },
   { optional: ["resource"], description: "One way to pay (x402 v2 PaymentRequirements)" },

@@ -116,7 +116,14 @@ export class LiveSvmSettlement implements Settlement {
     const payment = paymentOf(payload);
     const existing = await store.findByAuthorization(this.db, keyOf(requirement, payment));
     if (existing) return this.resume(existing, checkout.id);
-    await this.checked(payment, requirement);
+    try {
+      await this.checked(payment, requirement);
+    } catch (err) {
+      // A duplicate presented while the first copy landed: its simulation now fails (AlreadyProcessed), but it is the recorded payment.
+      const recorded = await store.findByAuthorization(this.db, keyOf(requirement, payment));
+      if (recorded) return this.resume(recorded, checkout.id);
+      throw err;
+    }
     const row = newPaymentRow({
       checkout,
       presented: presentedOf(checkout, requirement, payment),

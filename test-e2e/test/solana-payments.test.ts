@@ -1,0 +1,277 @@
+import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import { x402Client } from "@x402/core/client";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
+import { toClientSvmSigner } from "@x402/svm";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { baseUrl, call, decoded, newCheckout, newSeller, type Reply } from "../src/http";
+import { DEVNET_USDC, SOLANA_DEVNET, solanaDevnet, type SolanaDevnetClient } from "../src/solana";
+
+/**
+ * Live settlement on the local Solana devnet (docs/adr/0015-solana-one-transfer.md)
+ * with the official clients, unmodified: `@x402/fetch` with the `@x402/svm`
+ * exact client. One transfer of the price from the buyer to the seller's USDC
+ * account; the service only adds its fee payer's signature.
+ */
+describe("live purchase on Solana (devnet) with the official @x402/svm client", () => {
+  let devnet: SolanaDevnetClient;
+  let feePayer: string;
+
+  beforeAll(async () => {
+    devnet = await solanaDevnet();
+    const supported = await call("GET", "/x402/solana/supported");
+    feePayer = supported.body.kinds[0]?.extra?.feePayer;
+  });
+
+  /** A seller whose standing Solana wallet (its USDC account created, empty) the checkout copies as a payout rail. */
+  async function solanaSeller() {
+    const seller = await newSeller();
+    const wallet = (await generateKeyPairSigner()).address as string;
+    await devnet.setUsdc(wallet, 0n);
+    const put = await call("PUT", "/v1/account/wallets", { key: seller.key, body: { solana: wallet } });
+    expect(put.status).toBe(200);
+    return { seller, solana: wallet };
+  }
+
+  async function liveSolanaCheckout(body: Record<string, unknown> = {}) {
+    const { seller, solana } = await solanaSeller();
+    const checkout = await newCheckout(seller.key, { title: "Live Solana weather", price_usd: "0.10", payload: { temp_c: 23 }, test_mode: false, ...body });
+    return { seller, solana, checkout };
+  }
+
+  async function fundedBuyer(amount = 1_000_000n): Promise<KeyPairSigner> {
+    const buyer = await generateKeyPairSigner();
+    await devnet.setUsdc(buyer.address, amount);
+    return buyer;
+  }
+
+  function svmClient(buyer: KeyPairSigner) {
+    return new x402Client().register("solana:*", new ExactSvmScheme(toClientSvmSigner(buyer), { rpcUrl: devnet.url }));
+  }
+
+  async function paymentRequired(checkoutId: string): Promise<PaymentRequired> {
+    const quote = await call("GET", `/c/${checkoutId}`);
+    expect(quote.status).toBe(402);
+    return decoded(quote.headers.get("payment-required")) as PaymentRequired;
+  }
+
+  const solanaOf = (required: PaymentRequired) => required.accepts.find((a) => a.network.startsWith("solana:"));
+
+  /** The problem a refused payment gets, with what the test needs to say why on failure. */
+  const refusal = (r: Reply) => ({ status: r.status, reason: r.body?.reason, fulfillment: r.body?.fulfillment });
+
+  it("lists a Solana requirement on the live face: the price, to the seller's wallet, the service's fee payer", async () => {
+    const { solana, checkout } = await liveSolanaCheckout();
+    const required = await paymentRequired(checkout.id);
+    expect(required.accepts.map((a) => a.network)).toEqual(["eip155:84532", SOLANA_DEVNET]);
+    expect(solanaOf(required)).toEqual({
+      scheme: "exact",
+      network: SOLANA_DEVNET,
+      asset: DEVNET_USDC,
+      amount: "100000",
+      payTo: solana,
+      maxTimeoutSeconds: 300,
+      extra: { feePayer, checkoutId: checkout.id },
+      resource: `${baseUrl()}/c/${checkout.id}`,
+    });
+    expect(feePayer).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+  });
+
+  it("the official client pays the live face in one round trip: goods, PAYMENT-RESPONSE, receipt; balances move by the price exactly", async () => {
+    const { solana, checkout, seller } = await liveSolanaCheckout();
+    const buyer = await fundedBuyer();
+    const signatures: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      if (req.headers.get("payment-signature")) signatures.push(req.headers.get("payment-signature") as string);
+      return fetch(req);
+    };
+    const res = await wrapFetchWithPayment(counting, svmClient(buyer))(`${baseUrl()}/c/${checkout.id}`, { headers: { accept: "application/json" } });
+    const text = await res.text();
+    expect([res.status, text.slice(0, 0)]).toEqual([200, ""]);
+    expect(signatures).toHaveLength(1);
+    const body = JSON.parse(text) as { fulfillment: { payload: unknown }; receipt: Record<string, unknown> };
+    expect(body.fulfillment.payload).toEqual({ temp_c: 23 });
+    expect(body.receipt).toMatchObject({
+      test_mode: false,
+      network: SOLANA_DEVNET,
+      provider_amount: 100_000,
+      fee_amount: 0,
+      platform_amount: null,
+      total: 100_000,
+      pay_to: solana,
+      payer: buyer.address,
+    });
+    const settle = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE") as string);
+    expect(settle).toMatchObject({ success: true, network: SOLANA_DEVNET, payer: buyer.address, transaction: body.receipt.tx_hash });
+    expect(settle.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+
+    // The transaction on the devnet: one, finalized, without error, paid for by the service's fee payer.
+    const tx = await devnet.rpc<{ meta: { err: unknown }; transaction: { message: { accountKeys: string[] } } }>("getTransaction", [
+      settle.transaction,
+      { encoding: "json", maxSupportedTransactionVersion: 0 },
+    ]);
+    expect(tx.meta.err).toBeNull();
+    expect(tx.transaction.message.accountKeys[0]).toBe(feePayer);
+
+    expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 100_000n);
+    expect(await devnet.usdc(solana)).toBe(100_000n);
+
+    const receipt = await call("GET", `/r/${body.receipt.id}`);
+    expect(receipt.status).toBe(200);
+    expect(receipt.body).toMatchObject({
+      id: body.receipt.id,
+      test_mode: false,
+      network: SOLANA_DEVNET,
+      tx_hash: settle.transaction,
+      provider_amount: 100_000,
+      fee_amount: 0,
+      platform_amount: null,
+      total: 100_000,
+      pay_to: solana,
+      payer: buyer.address,
+    });
+
+    // A single-shot checkout becomes paid and stops selling.
+    let status = "";
+    for (let i = 0; i < 100 && status !== "paid"; i++) {
+      status = (await call("GET", `/v1/checkouts/${checkout.id}`, { key: seller.key })).body.status;
+      if (status !== "paid") await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe("paid");
+    expect((await call("GET", `/c/${checkout.id}`)).status).toBe(410);
+  });
+
+  /** The PAYMENT-SIGNATURE the official client sends for this face, captured and never delivered. */
+  async function capturedSignature(checkoutId: string, buyer: KeyPairSigner): Promise<string> {
+    let captured: string | undefined;
+    const capturing: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      const header = req.headers.get("payment-signature");
+      if (header) {
+        captured = header;
+        return new Response("captured", { status: 299 });
+      }
+      return fetch(req);
+    };
+    await wrapFetchWithPayment(capturing, svmClient(buyer))(`${baseUrl()}/c/${checkoutId}`, { headers: { accept: "application/json" } });
+    if (!captured) throw new Error("the official client sent no PAYMENT-SIGNATURE");
+    return captured;
+  }
+
+  it("the same signed payment presented 20 times at once settles once: every answer the one receipt, balances moved once", async () => {
+    const { solana, checkout } = await liveSolanaCheckout({ reusable: true });
+    const buyer = await fundedBuyer();
+    const header = await capturedSignature(checkout.id, buyer);
+    const results = await Promise.all(Array.from({ length: 20 }, () => call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } })));
+    expect(results.map((r) => [r.status, r.body.type ?? null, r.body.detail ?? r.body.error ?? null])).toEqual(Array(20).fill([200, null, null]));
+    const ids = new Set(results.map((r) => r.body.receipt.id));
+    expect(ids.size).toBe(1);
+    const txs = new Set(results.map((r) => decodePaymentResponseHeader(r.headers.get("PAYMENT-RESPONSE") as string).transaction));
+    expect(txs.size).toBe(1);
+    expect(results.filter((r) => r.body.redelivered !== true)).toHaveLength(1);
+    const again = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(again.body).toMatchObject({ redelivered: true, receipt: { id: [...ids][0] } });
+
+    expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 100_000n);
+    expect(await devnet.usdc(solana)).toBe(100_000n);
+    // A reusable checkout keeps selling.
+    expect((await call("GET", `/c/${checkout.id}`)).status).toBe(402);
+  });
+
+  describe("refusals: nothing broadcast, balances unchanged, a precise reason", () => {
+    /** Signs with the official client for `requirement` (possibly not the one issued), presenting it as made for `accepted`. */
+    async function signedFor(buyer: KeyPairSigner, required: PaymentRequired, requirement: PaymentRequirements, accepted: PaymentRequirements = requirement) {
+      const payload = await svmClient(buyer).createPaymentPayload({ ...required, accepts: [requirement] });
+      return encodePaymentSignatureHeader({ ...payload, accepted });
+    }
+
+    async function expectRefused(checkoutId: string, header: string, reason: string, balances: { buyer: string; seller: string }) {
+      const r = await call("GET", `/c/${checkoutId}`, { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(refusal(r)).toEqual({ status: 402, reason, fulfillment: undefined });
+      expect(r.body.receipt).toBeUndefined();
+      expect(await devnet.usdc(balances.buyer)).toBe(1_000_000n);
+      expect(await devnet.usdc(balances.seller)).toBe(0n);
+      return r;
+    }
+
+    it("a payment made for another amount matches no requirement this face issued", async () => {
+      const { solana, checkout } = await liveSolanaCheckout({ reusable: true });
+      const buyer = await fundedBuyer();
+      const required = await paymentRequired(checkout.id);
+      const real = solanaOf(required) as PaymentRequirements;
+      const cheaper = { ...real, amount: "1" };
+      await expectRefused(checkout.id, await signedFor(buyer, required, cheaper), "no_matching_requirements", { buyer: buyer.address, seller: solana });
+      // The same transaction claiming the issued requirement: the transfer's amount is checked.
+      await expectRefused(checkout.id, await signedFor(buyer, required, cheaper, real), "invalid_exact_svm_payload_amount_mismatch", {
+        buyer: buyer.address,
+        seller: solana,
+      });
+    });
+
+    it("a transfer to another destination is refused", async () => {
+      const { solana, checkout } = await liveSolanaCheckout({ reusable: true });
+      const buyer = await fundedBuyer();
+      const required = await paymentRequired(checkout.id);
+      const real = solanaOf(required) as PaymentRequirements;
+      const thief = (await generateKeyPairSigner()).address as string;
+      await devnet.setUsdc(thief, 0n);
+      const elsewhere = { ...real, payTo: thief };
+      await expectRefused(checkout.id, await signedFor(buyer, required, elsewhere), "no_matching_requirements", { buyer: buyer.address, seller: solana });
+      await expectRefused(checkout.id, await signedFor(buyer, required, elsewhere, real), "invalid_exact_svm_payload_recipient_mismatch", {
+        buyer: buyer.address,
+        seller: solana,
+      });
+      expect(await devnet.usdc(thief)).toBe(0n);
+    });
+
+    it("a transaction whose blockhash expired (151 blocks) is refused", async () => {
+      const { solana, checkout } = await liveSolanaCheckout({ reusable: true });
+      const buyer = await fundedBuyer();
+      const required = await paymentRequired(checkout.id);
+      const header = await signedFor(buyer, required, solanaOf(required) as PaymentRequirements);
+      await devnet.advanceBlocks(151);
+      await expectRefused(checkout.id, header, "invalid_exact_svm_transaction_simulation_failed", { buyer: buyer.address, seller: solana });
+    });
+  });
+
+  it("offered only where one transfer to the seller carries the sale: not with a platform cut, not for relay, not without a Solana wallet", async () => {
+    // No Solana wallet: Base only.
+    const plain = await newCheckout((await newSeller()).key, { title: "No Solana", test_mode: false });
+    expect((await paymentRequired(plain.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
+
+    // A relay checkout, though its seller has a Solana wallet.
+    const { seller } = await solanaSeller();
+    const relay = await newCheckout(seller.key, { title: "Relay", payload: undefined, origin_url: "http://127.0.0.1:9/echo", test_mode: false });
+    expect(relay.payouts.map((p: { chain: string }) => p.chain)).toContain("solana");
+    expect((await paymentRequired(relay.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
+
+    // A platform's checkout (a cut), with a Solana rail added.
+    const platform = await newSeller();
+    const put = await call("PUT", "/v1/account/platform", {
+      key: platform.key,
+      body: { platform_account: true, platform_fee_bps: 300, platform_fee_to: platform.wallet.address.toLowerCase() },
+    });
+    expect(put.status).toBe(200);
+    const subSeller = (await newSeller()).wallet.address;
+    const cut = await newCheckout(platform.key, { title: "Cut", pay_to: subSeller, test_mode: false, reusable: true });
+    const added = await call("POST", `/v1/checkouts/${cut.id}/payouts`, {
+      key: platform.key,
+      body: { chain: "solana", address: (await generateKeyPairSigner()).address },
+    });
+    expect(added.status).toBe(200);
+    expect((await paymentRequired(cut.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
+  });
+
+  it("the facilitator lists the devnet kind with its fee payer; the discovery document names the Solana network", async () => {
+    const supported = await call("GET", "/x402/solana/supported");
+    expect(supported.status).toBe(200);
+    expect(supported.body.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: SOLANA_DEVNET, extra: { feePayer } }]);
+    expect(supported.body.signers["solana:*"]).toEqual([feePayer]);
+    const root = (await call("GET", "/")).body;
+    expect(root.buying.live_networks).toContain(SOLANA_DEVNET);
+    const wellKnown = (await call("GET", "/.well-known/c402")).body;
+    expect(wellKnown.x402.rails).toContainEqual({ network: SOLANA_DEVNET, asset: "USDC", testnet: true, settlement: "onchain" });
+  });
+});
