@@ -50,7 +50,7 @@ describe("payout wallets (/v1/account/wallets)", () => {
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({
       object: "payout_wallets",
-      wallets: { base: standing(signer, true, true), solana: standing(SOLANA, false), stellar: standing(STELLAR, false) },
+      wallets: { base: standing(signer, true, true), solana: standing(SOLANA, true), stellar: standing(STELLAR, false) },
       verified_wallets: [{ chain: "base", address: signer }],
       changed: true,
       changes: { base: "unchanged", solana: "added", stellar: "added" },
@@ -95,7 +95,7 @@ describe("payout wallets (/v1/account/wallets)", () => {
     expect(preview.status).toBe(200);
     expect(preview.body).toMatchObject({
       object: "payout_wallets_preview",
-      wallets: { base: standing(OTHER_EVM, true), solana: standing(SOLANA, false), stellar: null },
+      wallets: { base: standing(OTHER_EVM, true), solana: standing(SOLANA, true), stellar: null },
       changed: true,
       changes: { base: "replaced", solana: "added", stellar: "none" },
     });
@@ -147,7 +147,7 @@ describe("payout rails of checkouts", () => {
     const copied = await newCheckout(seller.key, { title: "Copied rails" });
     const rails = [
       { chain: "base", address: signer, offered: true },
-      { chain: "solana", address: SOLANA, offered: false },
+      { chain: "solana", address: SOLANA, offered: true },
       { chain: "stellar", address: STELLAR, offered: false },
     ];
     expect(copied).toMatchObject({ pay_to: signer, payouts: rails });
@@ -157,7 +157,7 @@ describe("payout rails of checkouts", () => {
     const later = await newCheckout(seller.key, { title: "Later rails" });
     expect(later.payouts).toEqual([
       { chain: "base", address: OTHER_EVM, offered: true },
-      { chain: "solana", address: SOLANA_2, offered: false },
+      { chain: "solana", address: SOLANA_2, offered: true },
     ]);
 
     const named = await newCheckout(seller.key, { title: "Named pay_to", pay_to: getAddress(OTHER_EVM).toLowerCase() });
@@ -176,7 +176,7 @@ describe("payout rails of checkouts", () => {
     expect(added.body).toMatchObject({ id: checkout.id, pay_to: signer });
     expect(added.body.payouts).toEqual([
       { chain: "base", address: signer, offered: true },
-      { chain: "solana", address: SOLANA, offered: false },
+      { chain: "solana", address: SOLANA, offered: true },
     ]);
     for (const body of [
       { chain: "solana", address: SOLANA_2 },

@@ -27,12 +27,13 @@ export function chainOfFamily(family: string): PayoutChain | undefined {
 }
 
 /**
- * The chains whose payout rails a checkout's faces offer in this build: the
- * 402s quote EVM networks only (the live ones payments settles, and the
- * rehearsal network). A Solana or Stellar rail is stored and shown on the
- * checkout, but not offered to buyers until those rails settle.
+ * The chains whose payout rails a checkout's faces offer in this build: Base
+ * (the live EVM networks payments settles, and the rehearsal network) and
+ * Solana (where the deployment exposes it: SOLANA_ENABLED; not for checkouts
+ * with a platform cut or a relay origin, ADR 15). A Stellar rail is stored and
+ * shown on the checkout, but not offered to buyers until that rail settles.
  */
-export const OFFERED_CHAINS: readonly PayoutChain[] = ["base"];
+export const OFFERED_CHAINS: readonly PayoutChain[] = ["base", "solana"];
 
 export type AddressCheck = { ok: true; address: string } | { ok: false; reason: string };
 

@@ -1,4 +1,4 @@
-import { EVM_NETWORKS, isEvmNetwork } from "@c402/x402";
+import { EVM_NETWORKS, isEvmNetwork, isSvmNetwork, SVM_NETWORKS } from "@c402/x402";
 import { escapeHtml } from "./html";
 
 /**
@@ -21,13 +21,11 @@ export interface Rails {
   rehearsal: string;
 }
 
-/** Solana's test clusters by their CAIP-2 ids (the genesis hash, truncated): devnet (the local devnet runs as it) and testnet. */
-const SOLANA_TEST_CLUSTERS: ReadonlySet<string> = new Set(["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z"]);
-
-/** Whether a CAIP-2 id names a test network (the devchain runs as eip155:84532, a testnet id). */
+/** Whether a CAIP-2 id names a test network (the devchain runs as eip155:84532, the local Solana devnet as Solana devnet: test networks both). */
 function isTestnet(network: string): boolean {
   if (isEvmNetwork(network)) return EVM_NETWORKS[network].testnet;
-  return SOLANA_TEST_CLUSTERS.has(network) || /:(testnet|devnet)$/.test(network);
+  if (isSvmNetwork(network)) return SVM_NETWORKS[network].testnet;
+  return /:(testnet|devnet)$/.test(network);
 }
 
 export function rootView({ baseUrl, siteUrl, serviceName, version }: Service, rails: Rails) {
@@ -85,7 +83,7 @@ export function llmsText(serviceName: string, rails: Rails): string {
     "",
     "## Buy (no account and no key: a wallet is enough)",
     "1. GET /c/{id} -> 402 Payment Required: the PAYMENT-REQUIRED header (base64 JSON) and the JSON body carry accepts[] (one way to pay per network), the offer card (title, price_usd, fee_usd, total_usd) and an endpoint block.",
-    "2. Sign an EIP-3009 transferWithAuthorization for accepts[i] (its amount is the total, fee included). No EIP-712 tooling? POST /c/{id}/prepare {payer, network} -> typed_data and payload_stub (it signs nothing and holds no key).",
+    "2. Sign one of accepts[] as issued. On Base: an EIP-3009 transferWithAuthorization (its amount is the total, fee included); no EIP-712 tooling? POST /c/{id}/prepare {payer, network} -> typed_data and payload_stub (it signs nothing and holds no key). On Solana: a transaction with one USDC transfer of its amount (the price, no fee) to payTo's token account, extra.feePayer as fee payer, as the x402 SVM clients build it.",
     "3. GET /c/{id} again with PAYMENT-SIGNATURE: base64 payload (X-PAYMENT also works) -> 200 with fulfillment.payload (the goods) and the receipt; PAYMENT-RESPONSE header. POST /c/{id}/pay takes the same header for clients that prefer POST.",
     "4. Presenting the same payment again redelivers the same goods and receipt and never charges twice. 202 {status: pending} means the settlement was broadcast: poll its receipt_url, never pay again.",
     "5. Receipts: GET /r/{payment_id} (JSON, or HTML for browsers; public: the unguessable id is the capability); a self-contained file at /r/{payment_id}/download",

@@ -5,13 +5,13 @@ import type { catalogV1, identityV1 } from "@c402/contracts";
  * The public JSON shapes of payout wallets (GET, PUT /v1/account/wallets and
  * its preview) and of a checkout's payout rails. Chains are named as the
  * facilitator's families (base, solana, stellar). `offered` says whether the
- * checkout's faces quote the chain to buyers: in this build only base; a
- * Solana or Stellar address is stored and shown, not offered, until those
- * rails settle.
+ * checkout's faces quote the chain to buyers in this build: base and solana
+ * (Solana where the deployment exposes it, ADR 15); a Stellar address is
+ * stored and shown, not offered, until that rail settles.
  */
 
 export const PAYOUTS_NOTE =
-  "Checkouts copy the standing wallets at create (base as pay_to, the others as payout rails) when pay_to is omitted; later changes leave existing checkouts alone. Only base rails are offered to buyers so far: Solana and Stellar addresses are stored and shown until those rails settle.";
+  "Checkouts copy the standing wallets at create (base as pay_to, the others as payout rails) when pay_to is omitted; later changes leave existing checkouts alone. Base and Solana rails are offered to buyers (Solana where this deployment exposes it, and not for checkouts with a platform cut or a relay origin); Stellar addresses are stored and shown until that rail settles.";
 
 const offered = (chain: PayoutChain) => OFFERED_CHAINS.includes(chain);
 

@@ -58,7 +58,7 @@ const send = (url: string, method: string, path: string, body?: unknown, headers
 
 const STANDING_NOW = {
   base: { address: OTHER_EVM, verified: false, offered: true },
-  solana: { address: SOLANA, verified: false, offered: false },
+  solana: { address: SOLANA, verified: false, offered: true },
   stellar: null,
 };
 
@@ -72,7 +72,7 @@ describe("GET /v1/account/wallets", () => {
       object: "payout_wallets",
       wallets: { base: { address: SIGNER, verified: true, offered: true }, solana: null, stellar: null },
       verified_wallets: [{ chain: "base", address: SIGNER }],
-      note: expect.stringContaining("Solana and Stellar addresses are stored and shown"),
+      note: expect.stringContaining("Stellar addresses are stored and shown"),
     });
     expect(of("getPayoutWallets")).toEqual([{ accountId: ACCOUNT_ID }]);
   });

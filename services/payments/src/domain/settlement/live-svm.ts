@@ -7,7 +7,7 @@ import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import { newPaymentRow, type PresentedPayment } from "../payment-row";
 import type { CheckoutForPayment, LiveRail } from "../requirements";
-import { paymentRejected, settlementFailed } from "../verify-payment";
+import { paymentRejected, settlementFailed, type RejectReason } from "../verify-payment";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
 export interface LiveSvmSettlementOptions {
@@ -99,7 +99,7 @@ export class LiveSvmSettlement implements Settlement {
   async verify(_checkout: CheckoutForPayment, payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
     const payment = paymentOf(payload);
     if (await this.isRecorded(payload, requirement))
-      throw paymentRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already been presented.");
+      throw svmRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already been presented.");
     await this.checked(payment, requirement);
   }
 
@@ -152,7 +152,7 @@ export class LiveSvmSettlement implements Settlement {
     try {
       await this.chain(requirement.network).verify(payment, requirementOf(requirement));
     } catch (err) {
-      if (err instanceof SvmPaymentRejected) throw paymentRejected(err.reason as `invalid_exact_svm_${string}`, err.message);
+      if (err instanceof SvmPaymentRejected) throw svmRejected(err.reason as `invalid_exact_svm_${string}`, err.message);
       throw err;
     }
   }
@@ -226,7 +226,7 @@ export class LiveSvmSettlement implements Settlement {
   /** A transaction presented again: the same message for the same checkout answers the recorded outcome. */
   private async resume(existing: PaymentRow, checkoutId: string): Promise<SettlementOutcome> {
     if (existing.checkout_id !== checkoutId)
-      throw paymentRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already paid for something else.");
+      throw svmRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already paid for something else.");
     return this.current(existing.id);
   }
 
@@ -296,12 +296,20 @@ export class LiveSvmSettlement implements Settlement {
   }
 }
 
+/** What a refused Solana buyer can do: /prepare serves EVM typed data, so the hint names the SVM client instead. */
+const SVM_PREPARE_HINT =
+  "On Solana, sign the requirement as it was issued with an x402 SVM client (exact scheme): one USDC transfer to payTo's token account, extra.feePayer as fee payer; /prepare serves EVM typed data only.";
+
+function svmRejected(reason: RejectReason, message: string) {
+  return paymentRejected(reason, message, SVM_PREPARE_HINT);
+}
+
 function paymentOf(payload: AnyPaymentPayload): ExactSvmPayment {
-  if (!isSvmPayload(payload)) throw paymentRejected("invalid_payload", "This network takes a Solana transaction, not an authorization.");
+  if (!isSvmPayload(payload)) throw svmRejected("invalid_payload", "This network takes a Solana transaction, not an authorization.");
   try {
     return decodeExactSvmPayment(payload.payload.transaction);
   } catch (err) {
-    if (err instanceof SvmPaymentRejected) throw paymentRejected(err.reason as `invalid_exact_svm_${string}`, err.message);
+    if (err instanceof SvmPaymentRejected) throw svmRejected(err.reason as `invalid_exact_svm_${string}`, err.message);
     throw err;
   }
 }
