@@ -1,6 +1,6 @@
-import { generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { newSolanaKeyPair } from "@c402/solana-devnet";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 
 /**
@@ -10,12 +10,8 @@ import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
  */
 export async function demoSolanaWallet(file: string): Promise<KeyPairSigner> {
   if (!existsSync(file)) {
-    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-    // PKCS#8 and SPKI DER of an ed25519 key end with the raw 32 bytes.
-    const seed = privateKey.export({ format: "der", type: "pkcs8" }).subarray(-32);
-    const raw = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify([...seed, ...raw]), { mode: 0o600 });
+    writeFileSync(file, newSolanaKeyPair().secretKey, { mode: 0o600 });
   }
   return createKeyPairSignerFromBytes(Uint8Array.from(JSON.parse(readFileSync(file, "utf8")) as number[]));
 }

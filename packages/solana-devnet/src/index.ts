@@ -55,8 +55,8 @@ export interface SolanaDevnet {
   close(): Promise<void>;
 }
 
-/** An ed25519 key pair as Solana writes it: the 32-byte seed then the 32-byte public key, whose base58 is the address. */
-function newKeyPair(): { secretKey: string; address: Address } {
+/** A new ed25519 key pair as solana-keygen writes it (a JSON array of the 32-byte seed then the 32-byte public key), and its address (the public key in base58). */
+export function newSolanaKeyPair(): { secretKey: string; address: Address } {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
   // PKCS#8 and SPKI DER of an ed25519 key end with the raw 32 bytes.
   const seed = privateKey.export({ format: "der", type: "pkcs8" }).subarray(-32);
@@ -92,7 +92,7 @@ export async function startSolanaDevnet(options: SolanaDevnetOptions = {}): Prom
     tokenBalance: (owner, mint = DEVNET_USDC_MINT) => ledger.tokenBalance(owner, mint),
     airdrop: (recipient, lamports) => ledger.airdrop(recipient, lamports),
     fundedKeyPair: async (lamports) => {
-      const { secretKey, address } = newKeyPair();
+      const { secretKey, address } = newSolanaKeyPair();
       await ledger.airdrop(address, lamports);
       return { secretKey, address };
     },

@@ -97,6 +97,11 @@ export function evmPayloadOf(payload: AnyPaymentPayload): PaymentPayload {
   return payload;
 }
 
+/** Who pays with an EVM payload (the authorization's `from`, checksummed); undefined for another family's. */
+export function evmPayerOf(payload: AnyPaymentPayload): string | undefined {
+  return isEvmPayload(payload) ? getAddress(payload.payload.authorization.from) : undefined;
+}
+
 /**
  * Verifies an `exact` EIP-3009 payment against the requirement it claims:
  * recipient, exact amount, time window, then the signature over the token's

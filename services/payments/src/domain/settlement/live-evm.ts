@@ -7,7 +7,7 @@ import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import { assertRedeliverable, authorizationKey, evmPresentedPayment, newPaymentRow, splitPartiesOfRow } from "../payment-row";
 import { splitPartiesOf, type CheckoutForPayment, type LiveRail, type SplitParties } from "../requirements";
-import { evmPayloadOf, paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
+import { evmPayerOf, evmPayloadOf, paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 import { SettlementBatches, type BatchedSettlement } from "./settlement-batches";
@@ -75,7 +75,7 @@ export class LiveEvmSettlement implements Settlement {
   }
 
   payerOf(payload: AnyPaymentPayload): string | undefined {
-    return "authorization" in payload.payload ? getAddress(payload.payload.authorization.from) : undefined;
+    return evmPayerOf(payload);
   }
 
   /** EIP-1271 checks against the chain of `network`, when this service settles there. */

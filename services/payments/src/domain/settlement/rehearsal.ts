@@ -1,11 +1,10 @@
 import { ProblemError } from "@c402/problems";
 import { syntheticTxHash, type AnyPaymentPayload, type ContractSignatureCheck, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
-import { getAddress } from "viem";
 import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import { assertRedeliverable, authorizationKey, evmPresentedPayment, newPaymentRow } from "../payment-row";
 import { REHEARSAL_NETWORK, type CheckoutForPayment, type LiveRail } from "../requirements";
-import { evmPayloadOf, paymentRejected, verifyPayment, type VerifiedPayment } from "../verify-payment";
+import { evmPayerOf, evmPayloadOf, paymentRejected, verifyPayment, type VerifiedPayment } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
@@ -54,7 +53,7 @@ export class RehearsalSettlement implements Settlement {
   }
 
   payerOf(payload: AnyPaymentPayload): string | undefined {
-    return "authorization" in payload.payload ? getAddress(payload.payload.authorization.from) : undefined;
+    return evmPayerOf(payload);
   }
 
   async verify(_checkout: CheckoutForPayment, presented: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
