@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { devchainSettlement, devchainSettlementAt, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
@@ -160,6 +160,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const processes: ClusterProcess[] = [];
   const expectedExits = new Set<ChildProcess>();
   let stopping = false;
+  const logFile = (p: Pick<ClusterProcess, "name" | "replica">) =>
+    join(opts.logDir as string, p.replica === 0 ? `${p.name}.log` : `${p.name}.${p.replica}.log`);
   const spawnChild = (p: Omit<ClusterProcess, "child">, vars: Record<string, string>): ChildProcess => {
     // `node --import tsx` rather than the tsx CLI, so a signal reaches the service itself (as the kubelet's does).
     const command = opts.command?.(p.name) ?? { file: process.execPath, args: ["--import", "tsx", join(root, entryFile(p.name))], cwd: root };
@@ -170,7 +172,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     });
     if (opts.logDir) {
       mkdirSync(opts.logDir, { recursive: true });
-      const out = createWriteStream(join(opts.logDir, p.replica === 0 ? `${p.name}.log` : `${p.name}.${p.replica}.log`), { flags: "a" });
+      const out = createWriteStream(logFile(p), { flags: "a" });
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);
     }
@@ -190,10 +192,23 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     processes.push(entry);
     return entry;
   };
-  const ready = (entry: ClusterProcess) =>
-    entry.name === GATEWAY.name
-      ? waitUntilHealthy(`http://127.0.0.1:${entry.port}`, entry.child, SERVICE_START_TIMEOUT_MS)
-      : waitUntilServing(`127.0.0.1:${entry.port}`, SERVICE_START_TIMEOUT_MS);
+  /** Resolves once the process serves; a process that exits first fails at once, with the end of its log (the reason it stopped). */
+  const ready = async (entry: ClusterProcess) => {
+    if (entry.name === GATEWAY.name) return waitUntilHealthy(`http://127.0.0.1:${entry.port}`, entry.child, SERVICE_START_TIMEOUT_MS);
+    let onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
+    const exited = new Promise<never>((_, reject) => {
+      onExit = (code, signal) => {
+        const tail = opts.logDir && existsSync(logFile(entry)) ? readFileSync(logFile(entry), "utf8").split("\n").slice(-15).join("\n") : "";
+        reject(new Error(`${entry.name}.${entry.replica} exited (${code ?? signal}) before it served${tail ? `; the end of its log:\n${tail}` : ""}`));
+      };
+      entry.child.once("exit", onExit);
+    });
+    try {
+      await Promise.race([waitUntilServing(`127.0.0.1:${entry.port}`, SERVICE_START_TIMEOUT_MS), exited]);
+    } finally {
+      if (onExit) entry.child.off("exit", onExit);
+    }
+  };
 
   try {
     await startAll();
