@@ -1,17 +1,16 @@
 import { resolve } from "node:path";
-import { migrate, openPostgres, sql, type ServiceDatabase } from "@c402/db";
+import { sql, type ServiceDatabase } from "@c402/db";
 import type { FailpointName } from "@c402/failpoints";
 import { newId } from "@c402/ids";
-import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
-import { describeWith, freshPostgresDatabase, resultLine, runScriptProcess } from "@c402/testkit";
+import type { SolanaDevnet } from "@c402/solana-devnet";
+import { describeWith, resultLine, runScriptProcess } from "@c402/testkit";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import { generateKeyPairSigner } from "@solana/kit";
 import { toClientSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { PAYMENTS_SCHEMA, paymentsMigrations } from "../src";
 import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
 import type { LiveSvmSettlement } from "../src/domain/settlement/live-svm";
-import { openSvmSaga, SVM_SAGA_RESULT_PREFIX, type SvmSagaConfig, type SvmSagaInput } from "./support/svm-saga";
+import { openSvmRig, SVM_SAGA_RESULT_PREFIX, type SvmRig, type SvmSagaConfig, type SvmSagaInput } from "./support/svm-saga";
 
 /**
  * G6–G8 on the Solana rail, with a real kill -9: each payment is submitted by
@@ -28,39 +27,22 @@ const PRICE = 250_000n;
 const RECOVERY_LIMIT_MS = 30_000;
 
 describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an expired blockhash (PostgreSQL, Solana devnet)", () => {
+  let rig: SvmRig;
   let devnet: SolanaDevnet;
-  let postgres: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   let database: ServiceDatabase;
   let config: SvmSagaConfig;
   let saga: LiveSvmSettlement;
-  let sagaDatabase: ServiceDatabase;
   let seller: string;
 
   beforeAll(async () => {
-    devnet = await startSolanaDevnet();
-    postgres = await freshPostgresDatabase();
-    database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
-    await migrate(database, paymentsMigrations);
-    const feePayer = await devnet.fundedKeyPair(10_000_000_000n);
+    rig = await openSvmRig("svm-crash-secret");
+    ({ devnet, database, config, saga } = rig);
     seller = (await generateKeyPairSigner()).address;
     await devnet.setTokenBalance(seller as never, 0n);
-    config = {
-      databaseUrl: postgres.url,
-      rpcUrl: devnet.url,
-      network: devnet.network,
-      usdcMint: devnet.usdcMint,
-      feePayerKey: feePayer.secretKey,
-      subjectSecret: "svm-crash-secret",
-      settleTimeoutMs: 10_000,
-    };
-    ({ saga, database: sagaDatabase } = await openSvmSaga(config));
   }, 60_000);
 
   afterAll(async () => {
-    await sagaDatabase?.close();
-    await database?.close();
-    await postgres?.drop();
-    await devnet?.close();
+    await rig?.close();
   });
 
   function checkout(): CheckoutForPayment {

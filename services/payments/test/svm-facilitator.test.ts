@@ -1,17 +1,15 @@
-import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
 import { newId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
-import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
-import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import type { SolanaDevnet } from "@c402/solana-devnet";
+import { describeWith } from "@c402/testkit";
 import type { PaymentRequirements } from "@c402/x402";
 import { generateKeyPairSigner } from "@solana/kit";
 import { toClientSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { PAYMENTS_SCHEMA, paymentsMigrations } from "../src";
 import { Facilitator } from "../src/domain/facilitator";
 import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
 import type { LiveSvmSettlement } from "../src/domain/settlement/live-svm";
-import { openSvmSaga } from "./support/svm-saga";
+import { openSvmRig, type SvmRig } from "./support/svm-saga";
 
 /**
  * The public facilitator's `solana` family: it lists the devnet with the
@@ -20,31 +18,16 @@ import { openSvmSaga } from "./support/svm-saga";
  * refuses anything else before the fee payer signs.
  */
 describeWith("postgres")("the facilitator's solana family (PostgreSQL, Solana devnet)", () => {
+  let rig: SvmRig;
   let devnet: SolanaDevnet;
-  let postgres: Awaited<ReturnType<typeof freshPostgresDatabase>>;
-  let database: ServiceDatabase;
   let saga: LiveSvmSettlement;
-  let sagaDatabase: ServiceDatabase;
   let facilitator: Facilitator;
   let feePayer: string;
   const checkouts = new Map<string, CheckoutForPayment>();
 
   beforeAll(async () => {
-    devnet = await startSolanaDevnet();
-    postgres = await freshPostgresDatabase();
-    database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
-    await migrate(database, paymentsMigrations);
-    const key = await devnet.fundedKeyPair(10_000_000_000n);
-    feePayer = key.address;
-    ({ saga, database: sagaDatabase } = await openSvmSaga({
-      databaseUrl: postgres.url,
-      rpcUrl: devnet.url,
-      network: devnet.network,
-      usdcMint: devnet.usdcMint,
-      feePayerKey: key.secretKey,
-      subjectSecret: "svm-facilitator",
-      settleTimeoutMs: 10_000,
-    }));
+    rig = await openSvmRig("svm-facilitator");
+    ({ devnet, saga, feePayer } = rig);
     const source = async (id: string) => {
       const c = checkouts.get(id);
       if (!c) throw new ProblemError("not-found", "No such checkout.");
@@ -54,10 +37,7 @@ describeWith("postgres")("the facilitator's solana family (PostgreSQL, Solana de
   }, 60_000);
 
   afterAll(async () => {
-    await sagaDatabase?.close();
-    await database?.close();
-    await postgres?.drop();
-    await devnet?.close();
+    await rig?.close();
   });
 
   async function sellingCheckout(): Promise<{ checkout: CheckoutForPayment; seller: string; requirement: PaymentRequirements }> {

@@ -1,7 +1,9 @@
-import { openPostgres, type ServiceDatabase } from "@c402/db";
+import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
+import { freshPostgresDatabase } from "@c402/testkit";
 import { SvmChain } from "@c402/svm-chain";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
-import { PAYMENTS_SCHEMA } from "../../src";
+import { PAYMENTS_SCHEMA, paymentsMigrations } from "../../src";
 import type { CheckoutForPayment } from "../../src/domain/requirements";
 import { LiveSvmSettlement } from "../../src/domain/settlement/live-svm";
 
@@ -38,4 +40,46 @@ export async function openSvmSaga(config: SvmSagaConfig): Promise<{ saga: LiveSv
     now: () => new Date(),
   });
   return { saga, database };
+}
+
+/** What a Solana saga test runs on: a devnet, a migrated payments database, the service's fee payer funded there, and the saga. */
+export interface SvmRig {
+  devnet: SolanaDevnet;
+  /** The test's own connection to the payments schema (to read rows and the outbox). */
+  database: ServiceDatabase;
+  config: SvmSagaConfig;
+  saga: LiveSvmSettlement;
+  feePayer: string;
+  close(): Promise<void>;
+}
+
+export async function openSvmRig(subjectSecret: string): Promise<SvmRig> {
+  const devnet = await startSolanaDevnet();
+  const postgres = await freshPostgresDatabase();
+  const database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
+  await migrate(database, paymentsMigrations);
+  const feePayer = await devnet.fundedKeyPair(10_000_000_000n);
+  const config: SvmSagaConfig = {
+    databaseUrl: postgres.url,
+    rpcUrl: devnet.url,
+    network: devnet.network,
+    usdcMint: devnet.usdcMint,
+    feePayerKey: feePayer.secretKey,
+    subjectSecret,
+    settleTimeoutMs: 10_000,
+  };
+  const { saga, database: sagaDatabase } = await openSvmSaga(config);
+  return {
+    devnet,
+    database,
+    config,
+    saga,
+    feePayer: feePayer.address,
+    async close() {
+      await sagaDatabase.close();
+      await database.close();
+      await postgres.drop();
+      await devnet.close();
+    },
+  };
 }

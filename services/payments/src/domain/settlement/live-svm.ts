@@ -54,17 +54,12 @@ export class LiveSvmSettlement implements Settlement {
   readonly kind = "onchain" as const;
   readonly family = "solana" as const;
   private readonly db: PaymentsDb;
+  /** Built once: every quote reads them. */
+  private readonly liveRails: readonly LiveRail[];
 
   constructor(private readonly opts: LiveSvmSettlementOptions) {
     this.db = opts.db;
-  }
-
-  settles(network: string): boolean {
-    return this.opts.chains.has(network);
-  }
-
-  rails(): readonly LiveRail[] {
-    return [...this.opts.chains.values()].map((chain) => ({
+    this.liveRails = [...opts.chains.values()].map((chain) => ({
       network: chain.network,
       asset: chain.usdcMint,
       extra: { feePayer: chain.feePayer },
@@ -74,6 +69,14 @@ export class LiveSvmSettlement implements Settlement {
       payTo: (checkout) => (checkout.platform || checkout.relay ? undefined : checkout.payoutAddresses?.solana),
       amounts: solanaAmounts,
     }));
+  }
+
+  settles(network: string): boolean {
+    return this.opts.chains.has(network);
+  }
+
+  rails(): readonly LiveRail[] {
+    return this.liveRails;
   }
 
   signers(): readonly string[] {
