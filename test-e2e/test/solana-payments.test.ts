@@ -1,10 +1,13 @@
-import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import { newSolanaKeyPair } from "@c402/solana-devnet";
+import { generateKeyPairSigner, getBase58Decoder, type KeyPairSigner } from "@solana/kit";
 import { x402Client } from "@x402/core/client";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from "@x402/fetch";
 import { toClientSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { createSigner, decodeXPaymentResponse as legacyDecodeXPaymentResponse, wrapFetchWithPayment as legacyWrapFetchWithPayment } from "x402-fetch";
+import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { baseUrl, call, decoded, newCheckout, newSeller, type Reply } from "../src/http";
 import { DEVNET_USDC, SOLANA_DEVNET, solanaDevnet, type SolanaDevnetClient } from "../src/solana";
 
@@ -143,6 +146,29 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
     expect((await call("GET", `/c/${checkout.id}`)).status).toBe(410);
   });
 
+  it("the legacy x402-fetch 1.2.0 client pays the live face on solana-devnet at its v1 URL (?x402_version=1); balances move by the price", async () => {
+    const { solana, checkout } = await liveSolanaCheckout();
+    const buyer = newSolanaKeyPair();
+    await devnet.setUsdc(buyer.address, 1_000_000n);
+    const v1Url = `${baseUrl()}/c/${checkout.id}?x402_version=1`;
+    const quote = await call("GET", `/c/${checkout.id}?x402_version=1`);
+    expect(quote.status).toBe(402);
+    expect(quote.body.accepts.map((a: { network: string }) => a.network)).toEqual(["base-sepolia", "solana-devnet"]);
+    expect(quote.body.accepts[1]).toMatchObject({ maxAmountRequired: "100000", payTo: solana, asset: DEVNET_USDC, resource: v1Url, extra: { feePayer } });
+    const signer = await createSigner("solana-devnet", getBase58Decoder().decode(Uint8Array.from(JSON.parse(buyer.secretKey) as number[])));
+    const res = await legacyWrapFetchWithPayment(fetch, signer, undefined, undefined, { svmConfig: { rpcUrl: devnet.url } })(v1Url, {
+      headers: { accept: "application/json" },
+    });
+    const text = await res.text();
+    expect([res.status, res.status === 200 ? "" : text]).toEqual([200, ""]);
+    const body = JSON.parse(text) as { fulfillment: { payload: unknown }; receipt: Record<string, unknown> };
+    expect(body.fulfillment.payload).toEqual({ temp_c: 23 });
+    expect(body.receipt).toMatchObject({ network: SOLANA_DEVNET, total: 100_000, fee_amount: 0, pay_to: solana, payer: buyer.address });
+    expect(legacyDecodeXPaymentResponse(res.headers.get("X-PAYMENT-RESPONSE") as string)).toMatchObject({ success: true, transaction: body.receipt.tx_hash });
+    expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 100_000n);
+    expect(await devnet.usdc(solana)).toBe(100_000n);
+  });
+
   /** The PAYMENT-SIGNATURE the official client sends for this face, captured and never delivered. */
   async function capturedSignature(checkoutId: string, buyer: KeyPairSigner): Promise<string> {
     let captured: string | undefined;
@@ -236,16 +262,89 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
     });
   });
 
-  it("offered only where one transfer to the seller carries the sale: not with a platform cut, not for relay, not without a Solana wallet", async () => {
+  describe("a relay checkout on Solana: paid only on delivery, inside the transaction's blockhash life", () => {
+    let origin: FakeOrigin;
+    beforeAll(async () => {
+      origin = await startFakeOrigin();
+    });
+    afterAll(() => origin.close());
+
+    async function relaySolanaCheckout(path: string) {
+      return liveSolanaCheckout({ title: `Relay ${path}`, payload: undefined, origin_url: `${origin.url}${path}`, reusable: true });
+    }
+
+    it("the official client pays it in one round trip: the origin's answer, one transfer of the price, the origin called once", async () => {
+      const { solana, checkout } = await relaySolanaCheckout("/echo");
+      expect(solanaOf(await paymentRequired(checkout.id))).toMatchObject({ network: SOLANA_DEVNET, payTo: solana, amount: "100000" });
+      const buyer = await fundedBuyer();
+      const res = await wrapFetchWithPayment(fetch, svmClient(buyer))(`${baseUrl()}/c/${checkout.id}?city=Lisbon`, { headers: { accept: "application/json" } });
+      const text = await res.text();
+      expect([res.status, text.slice(0, 200)]).toEqual([200, expect.any(String)]);
+      const body = JSON.parse(text) as { fulfillment: Record<string, unknown>; receipt: Record<string, unknown> };
+      expect(body.fulfillment).toMatchObject({ mode: "relay", origin_status: 200, payload: { method: "GET", query: { city: "Lisbon" } } });
+      expect(body.receipt).toMatchObject({
+        network: SOLANA_DEVNET,
+        total: 100_000,
+        fee_amount: 0,
+        pay_to: solana,
+        payer: buyer.address,
+        delivery: { outcome: "delivered" },
+      });
+      const settle = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE") as string);
+      expect(settle).toMatchObject({ success: true, network: SOLANA_DEVNET, payer: buyer.address });
+      expect(origin.callsTo("/echo")).toHaveLength(1);
+      expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 100_000n);
+      expect(await devnet.usdc(solana)).toBe(100_000n);
+    });
+
+    it("the same payment presented 5 times at once: the origin called once, one transfer, one receipt", async () => {
+      const { solana, checkout } = await relaySolanaCheckout("/text");
+      const buyer = await fundedBuyer();
+      const header = await capturedSignature(checkout.id, buyer);
+      const results = await Promise.all(Array.from({ length: 5 }, () => call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } })));
+      const settled = results.filter((r) => r.status === 200);
+      expect(settled.length).toBeGreaterThanOrEqual(1);
+      // A duplicate that arrives while the origin answers is told to present it again (409, retry safe), never charged twice.
+      expect(results.filter((r) => r.status !== 200).map((r) => r.status)).toEqual(Array(5 - settled.length).fill(409));
+      expect(new Set(settled.map((r) => decodePaymentResponseHeader(r.headers.get("PAYMENT-RESPONSE") as string).transaction)).size).toBe(1);
+      expect(settled.map((r) => r.body.fulfillment.payload)).toEqual(Array(settled.length).fill("sunny, 21 °C"));
+      expect(new Set(settled.map((r) => r.body.receipt.id)).size).toBe(1);
+      expect(origin.callsTo("/text")).toHaveLength(1);
+      expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 100_000n);
+      expect(await devnet.usdc(solana)).toBe(100_000n);
+    });
+
+    it("an origin that fails is not charged: nothing sent, no USDC moved", async () => {
+      const { solana, checkout } = await relaySolanaCheckout("/status/503");
+      const buyer = await fundedBuyer();
+      const header = await capturedSignature(checkout.id, buyer);
+      const failed = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(failed.status).toBe(502);
+      expect(failed.body.type).toMatch(/\/problems\/upstream-failed$/);
+      expect(failed.headers.get("payment-response")).toBeNull();
+      expect(await devnet.usdc(buyer.address)).toBe(1_000_000n);
+      expect(await devnet.usdc(solana)).toBe(0n);
+    });
+
+    it("a transaction whose blockhash leaves too little time for the origin and the settlement is refused before the origin is called", async () => {
+      const { solana, checkout } = await relaySolanaCheckout("/echo");
+      const buyer = await fundedBuyer();
+      const header = await capturedSignature(checkout.id, buyer);
+      const calls = origin.callsTo("/echo").length;
+      // 100 blocks on, 50 remain (20 s at 400 ms): less than the settlement wait and its margins.
+      await devnet.advanceBlocks(100);
+      const r = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(refusal(r)).toEqual({ status: 402, reason: "invalid_exact_svm_payload_blockhash_expires_too_soon", fulfillment: undefined });
+      expect(origin.callsTo("/echo")).toHaveLength(calls);
+      expect(await devnet.usdc(buyer.address)).toBe(1_000_000n);
+      expect(await devnet.usdc(solana)).toBe(0n);
+    });
+  });
+
+  it("offered only where one transfer to the seller carries the sale: not with a platform cut, not without a Solana wallet", async () => {
     // No Solana wallet: Base only.
     const plain = await newCheckout((await newSeller()).key, { title: "No Solana", test_mode: false });
     expect((await paymentRequired(plain.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
-
-    // A relay checkout, though its seller has a Solana wallet.
-    const { seller } = await solanaSeller();
-    const relay = await newCheckout(seller.key, { title: "Relay", payload: undefined, origin_url: "http://127.0.0.1:9/echo", test_mode: false });
-    expect(relay.payouts.map((p: { chain: string }) => p.chain)).toContain("solana");
-    expect((await paymentRequired(relay.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
 
     // A platform's checkout (a cut), with a Solana rail added.
     const platform = await newSeller();

@@ -127,8 +127,7 @@ function refusedOutcome(err: TransactionErrorJson): ExecutionOutcome {
  */
 export class SolanaLedger {
   readonly svm = new LiteSVM().withBlockhashCheck(false).withTransactionHistory(0n);
-  private readonly blockhashes = new BlockhashQueue(FIRST_BLOCK_HEIGHT);
-  private slot = FIRST_SLOT;
+  private readonly blockhashes = new BlockhashQueue(FIRST_BLOCK_HEIGHT, FIRST_SLOT);
   private readonly landed = new Map<string, LandedTransaction>();
   private landedCount = 0n;
 
@@ -152,7 +151,7 @@ export class SolanaLedger {
   }
 
   get currentSlot(): bigint {
-    return this.slot;
+    return this.blockhashes.latest.slot;
   }
 
   get blockHeight(): bigint {
@@ -160,7 +159,7 @@ export class SolanaLedger {
   }
 
   get epoch(): bigint {
-    return this.slot / SLOTS_PER_EPOCH;
+    return this.currentSlot / SLOTS_PER_EPOCH;
   }
 
   get transactionCount(): bigint {
@@ -172,22 +171,24 @@ export class SolanaLedger {
     return { blockhash: latest.blockhash as Blockhash, lastValidBlockHeight: this.blockhashes.lastValidBlockHeight(latest) };
   }
 
+  /** The block produced in `slot` (every slot has one here), while its blockhash is still valid. */
+  blockAt(slot: bigint) {
+    return this.blockhashes.blockAt(slot);
+  }
+
   isBlockhashValid(blockhash: string): boolean {
     return this.blockhashes.isValid(blockhash, this.blockHeight);
   }
 
   /** Produces blocks: each one a new slot, block height and blockhash (older blockhashes age out). */
   advanceBlocks(count: number): void {
-    for (let i = 0; i < count; i++) {
-      this.slot += 1n;
-      this.blockhashes.issueNext();
-    }
+    for (let i = 0; i < count; i++) this.blockhashes.issueNext();
     this.moveClock();
   }
 
   private moveClock(): void {
     const clock = this.svm.getClock();
-    clock.slot = this.slot;
+    clock.slot = this.currentSlot;
     clock.epoch = this.epoch;
     clock.unixTimestamp = BigInt(Math.floor(Date.now() / 1000));
     this.svm.setClock(clock);
@@ -321,7 +322,7 @@ export class SolanaLedger {
     const record: LandedTransaction = {
       ...this.outcome(decoded, result, before, (key) => this.svm.getAccount(key)),
       decoded,
-      slot: this.slot,
+      slot: this.currentSlot,
       blockTime: Math.floor(Date.now() / 1000),
     };
     this.landed.set(decoded.signature, record);
@@ -337,7 +338,7 @@ export class SolanaLedger {
   landedTransaction(signature: string, searchTransactionHistory = true): LandedTransaction | null {
     const record = this.landed.get(signature);
     if (!record) return null;
-    if (!searchTransactionHistory && record.slot + STATUS_CACHE_SLOTS < this.slot) return null;
+    if (!searchTransactionHistory && record.slot + STATUS_CACHE_SLOTS < this.currentSlot) return null;
     return record;
   }
 

@@ -10,7 +10,15 @@ import {
 import { accountInfoJson, readTokenAccount, tokenAmountJson, type AccountEncoding, type DataSlice } from "./accounts";
 import type { ExecutionOutcome, LandedTransaction, SolanaLedger, TokenAccountUpdate } from "./ledger";
 import { AGAVE_VERSION, SLOTS_PER_EPOCH, SOLANA_DEVNET_GENESIS_HASH } from "./network";
-import { INVALID_PARAMS, MIN_CONTEXT_SLOT_NOT_REACHED, RpcError, SEND_TRANSACTION_PREFLIGHT_FAILURE, UNSUPPORTED_TRANSACTION_VERSION } from "./rpc-errors";
+import {
+  BLOCK_CLEANED_UP,
+  BLOCK_NOT_AVAILABLE,
+  INVALID_PARAMS,
+  MIN_CONTEXT_SLOT_NOT_REACHED,
+  RpcError,
+  SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  UNSUPPORTED_TRANSACTION_VERSION,
+} from "./rpc-errors";
 import { transactionErrorText } from "./transaction-errors";
 import { decodeTransaction, isWritableIndex, transactionFee, withRecentBlockhash, type CompiledMessage, type DecodedTransaction } from "./transactions";
 
@@ -256,6 +264,26 @@ export function createRpcMethods(ledger: SolanaLedger): Record<string, RpcMethod
       const blockhash = stringAt(params, 0, "blockhash");
       checkMinContextSlot(configAt(params, 1));
       return respond(ledger.isBlockhashValid(blockhash));
+    },
+    // A recent block's header (transactionDetails "none"): what a service reads to learn when a blockhash was issued.
+    getBlock: (params) => {
+      const slot = unsignedInteger(params[0], "slot");
+      const config = configAt(params, 1);
+      if (config.transactionDetails !== "none") {
+        throw new RpcError(INVALID_PARAMS, 'Invalid params: this devnet answers getBlock with transactionDetails "none" only');
+      }
+      if (slot > ledger.currentSlot) throw new RpcError(BLOCK_NOT_AVAILABLE, `Block not available for slot ${slot}`);
+      const found = ledger.blockAt(slot);
+      if (!found) throw new RpcError(BLOCK_CLEANED_UP, `Block ${slot} cleaned up, does not exist on node.`);
+      const { block, previous } = found;
+      return {
+        blockhash: block.blockhash,
+        previousBlockhash: previous?.blockhash ?? block.blockhash,
+        parentSlot: block.slot - 1n,
+        blockHeight: block.blockHeight,
+        blockTime: block.blockTime,
+        ...(config.rewards === false ? {} : { rewards: [] }),
+      };
     },
     getMinimumBalanceForRentExemption: (params) => ledger.svm.minimumBalanceForRentExemption(unsignedInteger(params[0] ?? 0, "data length")),
     getBalance: (params) => {

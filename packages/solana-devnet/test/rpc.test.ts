@@ -206,6 +206,21 @@ describe("solana devnet over JSON-RPC", () => {
     expect((await rpc.isBlockhashValid(latest.blockhash).send()).value).toBe(false);
   });
 
+  it("answers getBlock headers for the blocks whose blockhashes are still valid, as a validator does for the rest", async () => {
+    const { value: latest } = await rpc.getLatestBlockhash().send();
+    const slot = await rpc.getSlot().send();
+    const options = { transactionDetails: "none", rewards: false, maxSupportedTransactionVersion: 0 } as const;
+    const block = await rpc.getBlock(slot, options).send();
+    expect(block).toMatchObject({ blockhash: latest.blockhash, blockHeight: latest.lastValidBlockHeight - 150n, parentSlot: slot - 1n });
+    expect(block?.previousBlockhash).toBe((await rpc.getBlock(slot - 1n, options).send())?.blockhash);
+    devnet.advanceBlocks(3);
+    expect((await rpc.getBlock(slot, options).send())?.blockhash).toBe(latest.blockhash);
+    expect(await rawRpc(devnet.url, "getBlock", [Number(slot) + 100, { transactionDetails: "none" }])).toMatchObject({ error: { code: -32004 } });
+    devnet.advanceBlocks(151);
+    expect(await rawRpc(devnet.url, "getBlock", [Number(slot), { transactionDetails: "none" }])).toMatchObject({ error: { code: -32001 } });
+    expect(await rawRpc(devnet.url, "getBlock", [Number(slot) + 160, { transactionDetails: "full" }])).toMatchObject({ error: { code: -32602 } });
+  });
+
   it("prices a message as a validator does", async () => {
     const { compileTransactionMessage, getCompiledTransactionMessageEncoder, getBase64Decoder } = await import("@solana/kit");
     const message = getBase64Decoder().decode(getCompiledTransactionMessageEncoder().encode(compileTransactionMessage(await transferMessage(1n))));

@@ -6,7 +6,11 @@ import {
   getShortU16Encoder,
   isSolanaError,
   signBytes,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_CLEANED_UP,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
   SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
@@ -58,6 +62,13 @@ export type SvmTransactionStatus = { state: "confirmed" } | { state: "failed"; e
 
 /** How often waitFor asks. */
 const STATUS_POLL_MS = 200;
+
+/** A validator lands a transaction while the chain is at most this many blocks past its blockhash's block (MAX_PROCESSING_AGE). */
+export const BLOCKHASH_MAX_AGE_BLOCKS = 150n;
+
+/** How many recent slots `blocksLeft` reads, newest first, and how many at once. */
+const BLOCKHASH_SCAN_SLOTS = 100n;
+const BLOCKHASH_SCAN_BATCH = 8n;
 
 const base58Decoder = getBase58Decoder();
 const base64Decoder = getBase64Decoder();
@@ -215,6 +226,55 @@ export class SvmChain {
   async blockhashValid(blockhash: string): Promise<boolean> {
     const { value } = await this.rpc.isBlockhashValid(blockhash as Blockhash, { commitment: "processed" }).send();
     return value;
+  }
+
+  /**
+   * How many more blocks a transaction with this blockhash can land in: read
+   * from the block that issued it, found among the last BLOCKHASH_SCAN_SLOTS
+   * slots (newest first, a few at a time). Undefined when it is not among
+   * them: older than that, or never issued by this cluster. A caller that
+   * must finish something before the transaction expires (a relay sale calls
+   * its origin first) learns how long it has.
+   */
+  async blocksLeft(blockhash: string): Promise<bigint | undefined> {
+    const [tip, height] = await Promise.all([
+      this.rpc.getSlot({ commitment: "confirmed" }).send(),
+      this.rpc.getBlockHeight({ commitment: "confirmed" }).send(),
+    ]);
+    const oldest = tip >= BLOCKHASH_SCAN_SLOTS ? tip - BLOCKHASH_SCAN_SLOTS + 1n : 0n;
+    for (let newest = tip; newest >= oldest; newest -= BLOCKHASH_SCAN_BATCH) {
+      const slots: bigint[] = [];
+      for (let slot = newest; slot >= oldest && slot > newest - BLOCKHASH_SCAN_BATCH; slot--) slots.push(slot);
+      const blocks = await Promise.all(slots.map((slot) => this.blockHeader(slot)));
+      for (const block of blocks) {
+        if (block === "cleaned-up") return undefined;
+        if (block?.blockhash === blockhash) {
+          const left = block.blockHeight + BLOCKHASH_MAX_AGE_BLOCKS - height;
+          return left > 0n ? left : 0n;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** A block's hash and height; undefined for a slot with no block (skipped), "cleaned-up" past what the node keeps. */
+  private async blockHeader(slot: bigint): Promise<{ blockhash: string; blockHeight: bigint } | "cleaned-up" | undefined> {
+    try {
+      const block = await this.rpc
+        .getBlock(slot, { transactionDetails: "none", rewards: false, maxSupportedTransactionVersion: 0, commitment: "confirmed" })
+        .send();
+      return block ? { blockhash: block.blockhash, blockHeight: block.blockHeight } : undefined;
+    } catch (err) {
+      if (isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_CLEANED_UP)) return "cleaned-up";
+      if (
+        isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SLOT_SKIPPED) ||
+        isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_LONG_TERM_STORAGE_SLOT_SKIPPED) ||
+        isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_BLOCK_NOT_AVAILABLE)
+      ) {
+        return undefined;
+      }
+      throw err;
+    }
   }
 
   /** The owner's associated USDC account, where payments to it go (the service never creates one). */

@@ -139,6 +139,18 @@ describe("SvmChain on the local devnet", () => {
     expect(await chain.waitFor(signature, 300)).toEqual({ state: "unseen" });
   });
 
+  it("reads how many blocks a blockhash has left from the block that issued it, and nothing for one too old or never issued", async () => {
+    const { blockhash, lastValidBlockHeight } = await chain.latestBlockhash();
+    expect(await chain.blocksLeft(blockhash)).toBe(lastValidBlockHeight - devnet.blockHeight());
+    devnet.advanceBlocks(40);
+    expect(await chain.blocksLeft(blockhash)).toBe(lastValidBlockHeight - devnet.blockHeight());
+    expect(await chain.blocksLeft(blockhash)).toBe(110n);
+    // Past the slots it reads (100), or never issued: unknown, which a caller treats as no time left.
+    devnet.advanceBlocks(70);
+    expect(await chain.blocksLeft(blockhash)).toBeUndefined();
+    expect(await chain.blocksLeft((await randomAddress()) as string)).toBeUndefined();
+  });
+
   it("knows which wallets can be paid, and their balances", async () => {
     expect(await chain.tokenAccountExists(seller)).toBe(true);
     const stranger = await randomAddress();

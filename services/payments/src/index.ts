@@ -152,6 +152,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
         onCommitted,
         now,
         onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
+        paidOnDelivery,
       })
     : undefined;
   const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : [])];

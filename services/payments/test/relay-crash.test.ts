@@ -1,13 +1,7 @@
-import { KafkaBus } from "@c402/bus";
-import { openPostgres, type ServiceDatabase } from "@c402/db";
+import type { ServiceDatabase } from "@c402/db";
 import type { RunningDevchain } from "@c402/devchain";
 import { DELIVERY_FAILPOINTS, type FailpointName } from "@c402/failpoints";
-import { createFulfillmentService, FULFILLMENT_SCHEMA } from "@c402/fulfillment";
-import { createLogger } from "@c402/logging";
 import { breakdown } from "@c402/money";
-import { RpcServer } from "@c402/rpc";
-import type { ServiceModule } from "@c402/runtime";
-import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { describeWith, freshPostgresDatabase, infraAvailable } from "@c402/testkit";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { getAddress, keccak256, parseAbiItem, toHex, type Hex } from "viem";
@@ -16,6 +10,7 @@ import { PAYMENTS_SCHEMA, type LiveChainSettings } from "../src";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import type { LiveChain } from "../src/domain/settlement/live-evm";
 import type { PaymentsDb } from "../src/store/payments-store";
+import { startFulfillmentRig, type FulfillmentRig } from "./support/fulfillment-rig";
 import { openCrashRig, signedLivePayment, type devchainUsdc } from "./support/devchain-payments";
 import { openSagaProcess, runSagaProcess, type SagaProcessConfig } from "./support/saga-process";
 
@@ -48,15 +43,12 @@ describeOnInfra("paid only on delivery: kill -9 around the origin call (PostgreS
   let devchain: RunningDevchain;
   let postgres: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   let database: ServiceDatabase;
-  let fulfillmentDatabase: ServiceDatabase;
   let payments: PaymentsDb;
   let chain: LiveChainSettings;
   let live: LiveChain;
   let usdc: ReturnType<typeof devchainUsdc>;
   let origin: FakeOrigin;
-  let bus: KafkaBus;
-  let fulfillment: ServiceModule;
-  let server: RpcServer;
+  let fulfillment: FulfillmentRig;
   let fulfillmentAddress: string;
 
   beforeAll(async () => {
@@ -64,22 +56,12 @@ describeOnInfra("paid only on delivery: kill -9 around the origin call (PostgreS
     ({ devchain, postgres, database, chain, live, usdc } = rig);
     payments = database.db;
     origin = await startFakeOrigin();
-    fulfillmentDatabase = openPostgres({ url: postgres.url, schema: FULFILLMENT_SCHEMA });
-    bus = new KafkaBus({ brokers: kafkaBrokers!.split(","), clientId: "relay-crash-fulfillment" });
-    fulfillment = await createFulfillmentService(
-      { database: fulfillmentDatabase, bus, logger: createLogger({ service: "fulfillment", level: "warn" }) },
-      { keyring: parseKeyring(generateKeyringText("k1")), outbound: { allowLoopback: true, allowAddresses: [], resolveNames: false } },
-    );
-    server = new RpcServer();
-    fulfillment.register(server);
-    fulfillmentAddress = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
+    fulfillment = await startFulfillmentRig(postgres.url, kafkaBrokers!, "relay-crash-fulfillment");
+    fulfillmentAddress = fulfillment.address;
   }, 120_000);
 
   afterAll(async () => {
-    await server?.stop(1_000);
-    await fulfillment?.stop();
-    await bus?.close();
-    await fulfillmentDatabase?.close();
+    await fulfillment?.close();
     await origin?.close();
     await rig?.close();
   });

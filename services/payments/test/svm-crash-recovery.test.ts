@@ -1,16 +1,18 @@
 import { resolve } from "node:path";
 import { sql, type ServiceDatabase } from "@c402/db";
-import type { FailpointName } from "@c402/failpoints";
+import { DELIVERY_FAILPOINTS, type FailpointName } from "@c402/failpoints";
 import { newId } from "@c402/ids";
 import type { SolanaDevnet } from "@c402/solana-devnet";
-import { describeWith, resultLine, runScriptProcess } from "@c402/testkit";
+import { describeWith, infraAvailable, resultLine, runScriptProcess } from "@c402/testkit";
+import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import { generateKeyPairSigner } from "@solana/kit";
 import { toClientSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
 import type { LiveSvmSettlement } from "../src/domain/settlement/live-svm";
-import { openSvmRig, SVM_SAGA_RESULT_PREFIX, type SvmRig, type SvmSagaConfig, type SvmSagaInput } from "./support/svm-saga";
+import { startFulfillmentRig, type FulfillmentRig } from "./support/fulfillment-rig";
+import { openSvmRig, openSvmSaga, SVM_SAGA_RESULT_PREFIX, type SvmRig, type SvmSagaConfig, type SvmSagaInput } from "./support/svm-saga";
 
 /**
  * G6–G8 on the Solana rail, with a real kill -9: each payment is submitted by
@@ -25,6 +27,7 @@ const SVM_FAILPOINTS: FailpointName[] = ["after-claim", "after-sign", "after-bro
 const DRIVER = resolve(__dirname, "fixtures/svm-saga-process.ts");
 const PRICE = 250_000n;
 const RECOVERY_LIMIT_MS = 30_000;
+const kafkaBrokers = infraAvailable("kafka");
 
 describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an expired blockhash (PostgreSQL, Solana devnet)", () => {
   let rig: SvmRig;
@@ -60,10 +63,13 @@ describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an exp
   }
 
   /** A buyer holding 1 USDC signs, with the official client, a payment for the checkout's Solana requirement. */
-  async function signedPayment(c: CheckoutForPayment): Promise<{ buyer: string; requirement: PaymentRequirements; payload: AnyPaymentPayload }> {
+  async function signedPayment(
+    c: CheckoutForPayment,
+    quoting: LiveSvmSettlement = saga,
+  ): Promise<{ buyer: string; requirement: PaymentRequirements; payload: AnyPaymentPayload }> {
     const buyer = await generateKeyPairSigner();
     await devnet.setTokenBalance(buyer.address, 1_000_000n);
-    const requirement = requirementsFor("live", c, saga.rails()).find((r) => r.network === devnet.network) as PaymentRequirements;
+    const requirement = requirementsFor("live", c, quoting.rails()).find((r) => r.network === devnet.network) as PaymentRequirements;
     const client = new ExactSvmScheme(toClientSvmSigner(buyer), { rpcUrl: devnet.url });
     return { buyer: buyer.address, requirement, payload: await officialPayment(client, requirement, requirement) };
   }
@@ -170,6 +176,80 @@ describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an exp
     expect(await rowsOf(c.id)).toHaveLength(0);
     expect(await devnet.tokenBalance(buyer.address)).toBe(1_000_000n);
   }, 60_000);
+
+  /**
+   * A relay sale (ADR 9) killed around its origin call: fulfillment (a real
+   * gRPC service) and the seller's origin (a real HTTP server) run on. The
+   * buyer's request died with the process, so nothing may be sent behind it:
+   * the restart releases the claim once that request could no longer be
+   * answered; the buyer presenting the same transaction again (its blockhash
+   * still young enough) gets a fresh delivery, sent and settled once.
+   */
+  (kafkaBrokers ? describe : describe.skip)("a relay sale killed around its origin call (fulfillment, a real origin)", () => {
+    /** The buyer's request waits 15 s: the origin gets 15 - 5 (settlement wait) - 3 - 5 = 2 s, and the claim is released 3 s after. */
+    const ANSWER_WITHIN_MS = 15_000;
+    let origin: FakeOrigin;
+    let fulfillment: FulfillmentRig;
+    let relayConfig: SvmSagaConfig;
+    let relay: Awaited<ReturnType<typeof openSvmSaga>>;
+
+    beforeAll(async () => {
+      origin = await startFakeOrigin();
+      fulfillment = await startFulfillmentRig(config.databaseUrl, kafkaBrokers!, "svm-relay-crash-fulfillment");
+      relayConfig = { ...config, settleTimeoutMs: 5_000, fulfillmentAddress: fulfillment.address };
+      relay = await openSvmSaga(relayConfig);
+    }, 60_000);
+
+    afterAll(async () => {
+      await relay?.close();
+      await fulfillment?.close();
+      await origin?.close();
+    });
+
+    it.each<FailpointName>(["after-claim", ...DELIVERY_FAILPOINTS])(
+      "killed %s: nothing sent behind the buyer's back; presented again, delivered and sent exactly once",
+      async (failpoint) => {
+        const run = `${failpoint}-${newId("checkout")}`;
+        const c: CheckoutForPayment = {
+          ...checkout(),
+          reusable: true,
+          relay: { url: `${origin.url}/echo?run=${run}`, method: "GET", oneOffCredential: false, testDeliveryDailyCap: 25 },
+        };
+        const originCalls = () => origin.calls.filter((call) => call.query.run === run).length;
+        const payment = await signedPayment(c, relay.saga);
+        const sellerBefore = await devnet.tokenBalance(seller as never);
+        const exit = await runScriptProcess(
+          DRIVER,
+          { ...input(c, payment), ...relayConfig, answerWithinMs: ANSWER_WITHIN_MS },
+          { failpoint, timeoutMs: 60_000 },
+        );
+        expect({ signal: exit.signal, stderr: exit.stderr.includes(`failpoint ${failpoint}`) }).toEqual({ signal: "SIGKILL", stderr: true });
+        const calledBefore = failpoint === "after-claim" ? 0 : 1;
+        expect(originCalls()).toBe(calledBefore);
+
+        // The restart: the claim is released once its buyer's request can no longer be answered; nothing was sent.
+        const started = Date.now();
+        while ((await rowsOf(c.id)).length > 0) {
+          if (Date.now() - started > RECOVERY_LIMIT_MS) throw new Error(`claim not released in ${RECOVERY_LIMIT_MS} ms: ${JSON.stringify(await rowsOf(c.id))}`);
+          await relay.saga.sweep(0);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(await devnet.tokenBalance(payment.buyer as never)).toBe(1_000_000n);
+        expect(await devnet.tokenBalance(seller as never)).toBe(sellerBefore);
+
+        // Presented again: a fresh delivery, one transfer, one receipt, one event.
+        const again = await relay.saga.submit(c, payment.payload, payment.requirement);
+        expect(again).toMatchObject({ kind: "settled", redelivered: false, delivery: { outcome: "delivered", status: 200 } });
+        expect(originCalls()).toBe(calledBefore + 1);
+        const rows = await rowsOf(c.id);
+        expect(rows).toMatchObject([{ status: "settled", tx_hash: again.row.tx_hash }]);
+        expect(await outboxEventsOf(rows[0]!.id)).toBe(1);
+        expect(await devnet.tokenBalance(seller as never)).toBe(sellerBefore + PRICE);
+        expect(await devnet.tokenBalance(payment.buyer as never)).toBe(1_000_000n - PRICE);
+      },
+      90_000,
+    );
+  });
 });
 
 /** The official client's transaction for `signed`, presented as a payment for `accepted` (the two differ when a test tampers). */

@@ -25,7 +25,10 @@ export interface PresentedPayment {
   key: AuthorizationKey;
   /** What the buyer signed, as the row keeps it (EVM: the authorization and its signature; Solana: the transaction). */
   authorization: Record<string, string>;
-  /** The last second it can settle (EVM validBefore); null when the chain decides (a Solana transaction's blockhash). */
+  /**
+   * The last second it can settle (EVM validBefore; a Solana relay sale: when its blockhash may expire, read
+   * from the chain); null when the chain alone decides (an inline Solana sale).
+   */
   validBefore: bigint | null;
   payTo: string;
   platformFeeTo: string | null;

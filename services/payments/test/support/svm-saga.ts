@@ -1,4 +1,6 @@
+import { fulfillmentV1 } from "@c402/contracts";
 import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { createClient } from "@c402/rpc";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
 import { freshPostgresDatabase } from "@c402/testkit";
 import { SvmChain } from "@c402/svm-chain";
@@ -6,6 +8,8 @@ import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import { PAYMENTS_SCHEMA, paymentsMigrations } from "../../src";
 import type { CheckoutForPayment } from "../../src/domain/requirements";
 import { LiveSvmSettlement } from "../../src/domain/settlement/live-svm";
+import { PaidOnDelivery } from "../../src/domain/settlement/paid-on-delivery";
+import { originDelivery } from "../../src/rpc/origin-delivery";
 
 /** Where the Solana saga of a kill -9 test runs: a PostgreSQL database and a devnet with the service's fee payer. */
 export interface SvmSagaConfig {
@@ -16,6 +20,8 @@ export interface SvmSagaConfig {
   feePayerKey: string;
   subjectSecret: string;
   settleTimeoutMs: number;
+  /** host:port of a fulfillment service: relay checkouts are then paid only on delivery through it. */
+  fulfillmentAddress?: string;
 }
 
 /** The JSON argument of fixtures/svm-saga-process.ts: one payment to submit (the price as a string). */
@@ -23,23 +29,37 @@ export interface SvmSagaInput extends SvmSagaConfig {
   checkout: Omit<CheckoutForPayment, "priceAtomic"> & { priceAtomic: string };
   payload: AnyPaymentPayload;
   requirement: PaymentRequirements;
+  /** How long the buyer's request waits (its caller's deadline); the service's longest otherwise. */
+  answerWithinMs?: number;
 }
 
 export const SVM_SAGA_RESULT_PREFIX = "SVM_SAGA_RESULT ";
 
-/** A payments process's Solana settlement, as the service builds it, on the test's database and devnet. */
-export async function openSvmSaga(config: SvmSagaConfig): Promise<{ saga: LiveSvmSettlement; database: ServiceDatabase }> {
+/** A payments process's Solana settlement, as the service builds it, on the test's database and devnet (and fulfillment, when given). */
+export async function openSvmSaga(config: SvmSagaConfig): Promise<{ saga: LiveSvmSettlement; database: ServiceDatabase; close(): Promise<void> }> {
   const database = openPostgres({ url: config.databaseUrl, schema: PAYMENTS_SCHEMA });
   const chain = await SvmChain.create({ network: config.network, rpcUrl: config.rpcUrl, usdcMint: config.usdcMint, feePayerSecret: config.feePayerKey });
+  const fulfillment = config.fulfillmentAddress ? createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress) : undefined;
+  const now = () => new Date();
   const saga = new LiveSvmSettlement({
     db: database.db,
     chains: new Map([[chain.network, chain]]),
     subjectSecret: config.subjectSecret,
     settleTimeoutMs: config.settleTimeoutMs,
     onCommitted: () => {},
-    now: () => new Date(),
+    now,
+    ...(fulfillment
+      ? { paidOnDelivery: new PaidOnDelivery({ db: database.db, delivery: originDelivery(fulfillment), settleTimeoutMs: config.settleTimeoutMs, now }) }
+      : {}),
   });
-  return { saga, database };
+  return {
+    saga,
+    database,
+    async close() {
+      fulfillment?.close();
+      await database.close();
+    },
+  };
 }
 
 /** What a Solana saga test runs on: a devnet, a migrated payments database, the service's fee payer funded there, and the saga. */
@@ -68,15 +88,15 @@ export async function openSvmRig(subjectSecret: string): Promise<SvmRig> {
     subjectSecret,
     settleTimeoutMs: 10_000,
   };
-  const { saga, database: sagaDatabase } = await openSvmSaga(config);
+  const opened = await openSvmSaga(config);
   return {
     devnet,
     database,
     config,
-    saga,
+    saga: opened.saga,
     feePayer: feePayer.address,
     async close() {
-      await sagaDatabase.close();
+      await opened.close();
       await database.close();
       await postgres.drop();
       await devnet.close();

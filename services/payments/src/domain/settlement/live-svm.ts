@@ -8,6 +8,7 @@ import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../
 import { newPaymentRow, type PresentedPayment } from "../payment-row";
 import type { CheckoutForPayment, LiveRail } from "../requirements";
 import { paymentRejected, settlementFailed, type RejectReason } from "../verify-payment";
+import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } from "./paid-on-delivery";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
 export interface LiveSvmSettlementOptions {
@@ -21,10 +22,19 @@ export interface LiveSvmSettlementOptions {
   onCommitted: () => void;
   now: () => Date;
   onSweepError?: (err: unknown, paymentId: string) => void;
+  /** The delivery step of relay sales (absent: relay checkouts are not offered on Solana here). */
+  paidOnDelivery?: PaidOnDelivery;
 }
 
-/** Every saga state a Solana payment can be settled from (relay sales are not sold on this rail yet). */
-const SETTLEABLE: ("claimed" | "settling")[] = ["claimed", "settling"];
+/** Every saga state a Solana payment can be settled from (a relay sale settles only once delivered). */
+const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delivered", "settling"];
+
+/**
+ * How long a block takes, at the least, on Solana (the cluster's 400 ms slot
+ * target; real slots run a little longer): a blockhash's blocks left, times
+ * this, is the earliest its transaction can stop landing.
+ */
+const SOLANA_SLOT_MS = 400;
 
 /**
  * What a buyer pays on Solana (docs/adr/0015-solana-one-transfer.md): the official
@@ -64,9 +74,9 @@ export class LiveSvmSettlement implements Settlement {
       asset: chain.usdcMint,
       extra: { feePayer: chain.feePayer },
       supportedExtra: { feePayer: chain.feePayer },
-      // One transfer to the seller: no platform cut can ride along, and a relay sale is paid only on delivery,
-      // which needs a validity this rail cannot bound yet (docs/adr/0015-solana-one-transfer.md).
-      payTo: (checkout) => (checkout.platform || checkout.relay ? undefined : checkout.payoutAddresses?.solana),
+      // One transfer to the seller: no platform cut can ride along (docs/adr/0015-solana-one-transfer.md). A relay
+      // sale needs the delivery step, which bounds the origin's time by the transaction's blockhash.
+      payTo: (checkout) => (checkout.platform || (checkout.relay && !opts.paidOnDelivery) ? undefined : checkout.payoutAddresses?.solana),
       amounts: solanaAmounts,
     }));
   }
@@ -127,12 +137,19 @@ export class LiveSvmSettlement implements Settlement {
       if (recorded) return this.resume(recorded, checkout.id);
       throw err;
     }
+    const now = this.opts.now();
     const row = newPaymentRow({
       checkout,
-      presented: presentedOf(checkout, requirement, payment),
+      presented: {
+        ...presentedOf(checkout, requirement, payment),
+        // A relay sale is delivered before it is sent: its origin's time is bounded by when the transaction stops landing.
+        ...(checkout.relay ? { validBefore: await this.landsUntil(requirement.network, payment, now) } : {}),
+      },
       subjectSecret: this.opts.subjectSecret,
-      now: this.opts.now(),
+      now,
       handoffId: call.handoffId ?? null,
+      // A relay sale settles only while its buyer's request can still be answered (ADR 9).
+      ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
       saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: null, single_shot: !checkout.reusable },
     });
     if (!(await store.insertIfNew(this.db, row))) {
@@ -147,7 +164,29 @@ export class LiveSvmSettlement implements Settlement {
       return this.resume(winner, checkout.id);
     }
     failpoint("after-claim");
-    return this.drive(row, payment);
+    if (!checkout.relay) return this.drive(row, payment);
+    // Paid only on delivery (ADR 9): the origin answers first, and only a charged answer, recorded, is sent.
+    const { row: delivered, delivery } = await this.paidOnDelivery().deliver(row, checkout, call.params ?? {});
+    failpoint("after-delivery");
+    const outcome = await this.drive(delivered, payment);
+    return outcome.kind === "settled" ? { ...outcome, delivery } : outcome;
+  }
+
+  /**
+   * Unix seconds by which the transaction may stop landing: its blockhash's
+   * blocks left at the shortest slot time. A blockhash this node cannot place
+   * among its recent blocks counts as expiring now (the delivery step then
+   * refuses the sale before calling the origin, nothing kept).
+   */
+  private async landsUntil(network: string, payment: ExactSvmPayment, now: Date): Promise<bigint> {
+    const blocks = await this.chain(network).blocksLeft(payment.blockhash);
+    return BigInt(Math.floor((now.getTime() + Number(blocks ?? 0n) * SOLANA_SLOT_MS) / 1000));
+  }
+
+  private paidOnDelivery(): PaidOnDelivery {
+    if (!this.opts.paidOnDelivery)
+      throw new ProblemError("unavailable", "Relay checkouts cannot be paid on Solana here: no fulfillment service is configured.");
+    return this.opts.paidOnDelivery;
   }
 
   /** The rail's checks, as the buyer's problem (nothing recorded, nothing sent). */
@@ -170,7 +209,7 @@ export class LiveSvmSettlement implements Settlement {
     let settling = claimed;
     if (claimed.status !== "settling") {
       const { wire, signature } = await chain.cosign(payment);
-      const advanced = await store.advance(this.db, claimed.id, ["claimed"], { status: "settling", tx_hash: signature, raw_tx: wire });
+      const advanced = await store.advance(this.db, claimed.id, ["claimed", "delivered"], { status: "settling", tx_hash: signature, raw_tx: wire });
       // Another request moved it on first: its outcome is this one's.
       if (!advanced) return this.current(claimed.id);
       settling = advanced;
@@ -226,11 +265,15 @@ export class LiveSvmSettlement implements Settlement {
     return done ?? (await store.findById(this.db, row.id)) ?? row;
   }
 
-  /** A transaction presented again: the same message for the same checkout answers the recorded outcome. */
+  /** A transaction presented again: the same message for the same checkout answers the recorded outcome (a relay sale's with its origin's recorded answer). */
   private async resume(existing: PaymentRow, checkoutId: string): Promise<SettlementOutcome> {
     if (existing.checkout_id !== checkoutId)
       throw svmRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already paid for something else.");
-    return this.current(existing.id);
+    const outcome = await this.current(existing.id);
+    if (outcome.kind !== "settled") return outcome;
+    // The origin is never called twice for one payment.
+    const delivery = await this.opts.paidOnDelivery?.recorded(outcome.row);
+    return delivery ? { ...outcome, delivery } : outcome;
   }
 
   /**
@@ -242,7 +285,8 @@ export class LiveSvmSettlement implements Settlement {
     const deadline = this.opts.now().getTime() + this.opts.settleTimeoutMs;
     for (;;) {
       const row = await store.findById(this.db, id);
-      if (!row) throw new ProblemError("internal", "A recorded payment disappeared.");
+      // Only a relay claim whose delivery was not charged is ever removed.
+      if (!row) throw releasedMeanwhile();
       if (row.status === "settled") return { kind: "settled", row, redelivered: true };
       if (row.status === "failed") throw settlementFailed("settlement_failed", "This payment did not settle; nothing was charged.", row);
       const remaining = deadline - this.opts.now().getTime();
@@ -250,7 +294,11 @@ export class LiveSvmSettlement implements Settlement {
         const outcome = await this.await(row, this.chain(row.network), Math.max(remaining, 1));
         return outcome.kind === "settled" ? { ...outcome, redelivered: true } : outcome;
       }
-      if (remaining <= 0) return { kind: "pending", row };
+      if (remaining <= 0) {
+        // Nothing sent: a relay sale still waits for its origin in another request. Pending would be untrue.
+        if (row.fulfillment !== "inline" && row.fulfillment !== "webhook") throw stillDelivering();
+        return { kind: "pending", row };
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -277,6 +325,12 @@ export class LiveSvmSettlement implements Settlement {
   private async sweepOne(row: PaymentRow): Promise<void> {
     const chain = this.opts.chains.get(row.network);
     if (!chain) return;
+    if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {
+      // Nothing is sent for a relay sale but by the request that delivered it, while its buyer still waits: past
+      // that, the claim is released (ADR 9); before, it is that request's to finish.
+      await this.opts.paidOnDelivery?.releaseIfUnanswered(row);
+      return;
+    }
     const payment = decodeExactSvmPayment(String(row.authorization.transaction));
     if (row.status === "claimed") {
       // Claimed, never signed: driven from the start (the checks ran before the claim).

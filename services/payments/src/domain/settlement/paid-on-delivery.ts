@@ -1,6 +1,7 @@
 import { ORIGIN_HOP_MARGIN_MS, ORIGIN_TIMEOUT_MAX_MS, PAID_REQUEST_TIMEOUT_MS, type DeliveryOutcomeName } from "@c402/contracts";
 import { failpoint } from "@c402/failpoints";
 import { notChargedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
+import { isSvmNetwork } from "@c402/x402";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import type { CheckoutForPayment, RelayOrigin } from "../requirements";
 import { paymentRejected } from "../verify-payment";
@@ -107,12 +108,7 @@ export class PaidOnDelivery {
   deadlineFor(row: PaymentRow): number {
     const now = this.opts.now().getTime();
     const byValidity = originDeadlineMs(Number(row.valid_before ?? 0n), now, this.opts.settleTimeoutMs);
-    if (byValidity === undefined) {
-      throw paymentRejected(
-        "invalid_exact_evm_payload_authorization_valid_before",
-        "This authorization expires too soon for the seller's origin to answer and the payment to settle. Sign one valid for at least a minute (the quote's maxTimeoutSeconds). Nothing was charged.",
-      );
-    }
+    if (byValidity === undefined) throw expiresTooSoon(row.network);
     const byRequest = Math.floor(answerByOfRow(row) - now - this.opts.settleTimeoutMs - ANSWER_MARGIN_MS - ORIGIN_HOP_MARGIN_MS);
     if (byRequest < ORIGIN_TIMEOUT_MIN_MS) {
       throw new ProblemError("unavailable", {
@@ -203,6 +199,20 @@ export class PaidOnDelivery {
     if (!current) throw releasedMeanwhile();
     return { row: current, delivery };
   }
+}
+
+/** The buyer's answer to a payment whose validity leaves the origin too little time (refused before it is called). */
+function expiresTooSoon(network: string): ProblemError {
+  if (isSvmNetwork(network)) {
+    return paymentRejected(
+      "invalid_exact_svm_payload_blockhash_expires_too_soon",
+      "This transaction's blockhash expires too soon for the seller's origin to answer and the payment to settle. Sign the requirement again (a client fetches a fresh blockhash as it signs). Nothing was charged.",
+    );
+  }
+  return paymentRejected(
+    "invalid_exact_evm_payload_authorization_valid_before",
+    "This authorization expires too soon for the seller's origin to answer and the payment to settle. Sign one valid for at least a minute (the quote's maxTimeoutSeconds). Nothing was charged.",
+  );
 }
 
 /** The buyer's answer to a delivery that was not charged: the claim was released, nothing moved. */
