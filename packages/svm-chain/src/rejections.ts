@@ -46,14 +46,18 @@ export class SvmPaymentRejected extends Error {
   }
 }
 
-/** Why the node refused a transaction before landing it (nothing landed: the payer's money did not move). */
+/**
+ * Why the node refused a transaction before landing it (nothing landed: the
+ * payer's money did not move), as x402 codes: the verify-time code where the
+ * node repeated a verify check, and a c402 settle code for an expired blockhash.
+ */
 export const SvmSendRefusal = {
   /** The blockhash expired or was never seen: this transaction can never land. */
-  blockhashNotFound: "blockhash_not_found",
+  blockhashNotFound: "settle_exact_svm_block_height_exceeded",
   /** Preflight simulation failed (the transfer would fail: funds, frozen account, …). */
-  simulationFailed: "transaction_simulation_failed",
+  simulationFailed: "invalid_exact_svm_transaction_simulation_failed",
   /** A signature did not verify. */
-  signatureInvalid: "signature_verification_failed",
+  signatureInvalid: "invalid_exact_svm_payload_signature_invalid",
 } as const;
 
 export type SvmSendRefusalReason = (typeof SvmSendRefusal)[keyof typeof SvmSendRefusal];

@@ -126,7 +126,7 @@ describe("SvmChain on the local devnet", () => {
     expect((status as { error: string }).error).toMatch(/InstructionError|Custom|insufficient/i);
   });
 
-  it("an expired blockhash: blockhashValid false, send refused with blockhash_not_found, verify refuses", async () => {
+  it("an expired blockhash: blockhashValid false, send refused as settle_exact_svm_block_height_exceeded, verify refuses", async () => {
     const { payment, requirement } = await buyerPayment(USDC(1));
     expect(await chain.blockhashValid(payment.blockhash)).toBe(true);
     devnet.advanceBlocks(151);

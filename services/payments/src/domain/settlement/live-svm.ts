@@ -1,7 +1,7 @@
 import { failpoint } from "@c402/failpoints";
 import { breakdown, type Breakdown } from "@c402/money";
 import { ProblemError } from "@c402/problems";
-import { decodeExactSvmPayment, SvmPaymentRejected, SvmSendRefused, type ExactSvmPayment, type SvmChain } from "@c402/svm-chain";
+import { decodeExactSvmPayment, SvmPaymentRejected, SvmSendRefusal, SvmSendRefused, type ExactSvmPayment, type SvmChain } from "@c402/svm-chain";
 import { isSvmPayload, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
@@ -251,7 +251,7 @@ export class LiveSvmSettlement implements Settlement {
     const status = await chain.statusOf(row.tx_hash as string);
     if (status.state !== "unseen") return this.await(row, chain, this.opts.settleTimeoutMs);
     await store.advance(this.db, row.id, SETTLEABLE, { status: "failed", failure_reason: refusal.reason });
-    throw settlementFailed(refusal.reason as `settle_exact_svm_${string}`, `The payment cannot settle: ${refusal.message} Nothing was charged.`, row);
+    throw settlementFailed(refusal.reason, `The payment cannot settle: ${refusal.message} Nothing was charged.`, row);
   }
 
   /** Records the confirmed settlement: receipt fields and the outbox event, once, in one statement. */
@@ -345,7 +345,7 @@ export class LiveSvmSettlement implements Settlement {
     if (!(await chain.blockhashValid(payment.blockhash))) {
       // Unseen, and its blockhash expired: it can never land. Asked once more, in case it landed meanwhile.
       if ((await chain.statusOf(row.tx_hash as string)).state === "unseen") {
-        await store.advance(this.db, row.id, ["settling"], { status: "failed", failure_reason: "settle_exact_svm_block_height_exceeded" });
+        await store.advance(this.db, row.id, ["settling"], { status: "failed", failure_reason: SvmSendRefusal.blockhashNotFound });
         return;
       }
     }
