@@ -28,6 +28,22 @@ export async function associatedUsdcAccount(owner: string): Promise<string> {
   return ata;
 }
 
+/**
+ * Whether the target settles on Solana: off only when an embedded target is
+ * started with SOLANA_ENABLED=false (the distributed runner always starts its devnet).
+ */
+export const SOLANA_ENABLED = process.env.SOLANA_ENABLED !== "false";
+
+/**
+ * Creates the owners' USDC accounts (empty) where the target settles on
+ * Solana: a Solana payout wallet needs one before a checkout takes it.
+ */
+export async function createUsdcAccounts(...owners: string[]): Promise<void> {
+  if (!SOLANA_ENABLED) return;
+  const devnet = await solanaDevnet();
+  for (const owner of owners) await devnet.setUsdc(owner, 0n);
+}
+
 export async function solanaDevnet(): Promise<SolanaDevnetClient> {
   const health = await call("GET", "/health?deep=true");
   const url = health.body.solana_devnet?.url as string | undefined;

@@ -6,6 +6,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhoo
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";
+import { createUsdcAccounts } from "../src/solana";
 import { documentProblems, Fuzzer, send, type Doc, type Fixtures, type HttpResponse, type Scope } from "../src/openapi-fuzz";
 
 /**
@@ -169,7 +170,8 @@ async function setUp(): Promise<Fixtures> {
   const armed = await create(payments, { title: "Armed", price_usd: "1.00", payload: "text goods" });
   await scripted("POST /v1/checkouts/{id}/go-live", { path: `/v1/checkouts/${armed}/go-live`, headers: auth(payments) });
   await scripted("POST /v1/checkouts/{id}/go-live", { path: `/v1/checkouts/${armed}/go-live`, headers: auth(payments) }); // already live
-  // A Solana payout rail: its live face lists a Solana requirement too (a base58 payTo, extra.feePayer), which the document must accept.
+  // A Solana payout rail (its USDC account created first): its live face lists a Solana requirement too (a base58 payTo, extra.feePayer), which the document must accept.
+  await createUsdcAccounts("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM");
   expectStatus(
     await scripted("POST /v1/checkouts/{id}/payouts", {
       path: `/v1/checkouts/${armed}/payouts`,

@@ -1,6 +1,7 @@
 import { eventually } from "@c402/testkit";
 import { getAddress } from "viem";
 import { call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
+import { createUsdcAccounts } from "../src/solana";
 
 /**
  * Payout wallets and payout rails over the running services: PUT, preview
@@ -33,6 +34,9 @@ async function eventsOf(key: string, prefix: string) {
 }
 
 const standing = (address: string, offered: boolean, verified = false) => ({ address, verified, offered });
+
+// A checkout takes a Solana wallet only once its USDC account exists (test-e2e/test/solana-payout-accounts.test.ts).
+beforeAll(() => createUsdcAccounts(SOLANA, SOLANA_2));
 
 describe("payout wallets (/v1/account/wallets)", () => {
   it("GET shows the sign-in wallet; a PUT sets Solana and Stellar beside it; GET reads it back; one wallets.updated event", async () => {

@@ -355,10 +355,9 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
     expect(put.status).toBe(200);
     const subSeller = (await newSeller()).wallet.address;
     const cut = await newCheckout(platform.key, { title: "Cut", pay_to: subSeller, test_mode: false, reusable: true });
-    const added = await call("POST", `/v1/checkouts/${cut.id}/payouts`, {
-      key: platform.key,
-      body: { chain: "solana", address: (await generateKeyPairSigner()).address },
-    });
+    const subSellerSolana = (await generateKeyPairSigner()).address;
+    await devnet.setUsdc(subSellerSolana, 0n); // a rail is added only with its USDC account
+    const added = await call("POST", `/v1/checkouts/${cut.id}/payouts`, { key: platform.key, body: { chain: "solana", address: subSellerSolana } });
     expect(added.status).toBe(200);
     expect((await paymentRequired(cut.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
   });

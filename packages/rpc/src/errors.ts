@@ -14,6 +14,7 @@ const STATUS_OF: Record<ProblemSlug, status> = {
   conflict: status.ABORTED,
   gone: status.OUT_OF_RANGE,
   "invalid-request": status.INVALID_ARGUMENT,
+  "payout-account-missing": status.FAILED_PRECONDITION,
   "bad-request": status.INVALID_ARGUMENT,
   "method-not-allowed": status.UNIMPLEMENTED,
   "payload-too-large": status.INVALID_ARGUMENT,

@@ -10,6 +10,7 @@ import { SvmChain } from "@c402/svm-chain";
 import { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
+import { PayoutAccounts } from "./domain/payout-accounts";
 import { priceOf, splitPartiesOf, type SplitParties } from "./domain/requirements";
 import { PaidOnDelivery } from "./domain/settlement/paid-on-delivery";
 import { catalogCheckouts } from "./rpc/catalog-checkouts";
@@ -167,7 +168,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   return {
     name: "payments",
     register(server) {
-      server.add(paymentsV1.PaymentsService, paymentsRpc(payments, facilitator));
+      server.add(paymentsV1.PaymentsService, paymentsRpc(payments, facilitator, new PayoutAccounts(solanaChain)));
       server.add(healthV1.HealthService, healthService("payments", { database: () => deps.database.ping(), bus: () => deps.bus.ping(), ...chainChecks }));
     },
     async start() {

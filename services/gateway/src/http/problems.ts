@@ -63,7 +63,10 @@ interface HttpLibraryError extends Error {
   encoding?: string;
 }
 
-const SLUG_OF_STATUS = new Map<number, ProblemSlug>((Object.entries(PROBLEM_STATUS) as [ProblemSlug, number][]).map(([slug, status]) => [status, slug]));
+/** The generic slug of each status: the first listed (422 is `invalid-request`, never a precise 422 such as `payout-account-missing`). */
+const SLUG_OF_STATUS = new Map<number, ProblemSlug>(
+  (Object.entries(PROBLEM_STATUS) as [ProblemSlug, number][]).reverse().map(([slug, status]) => [status, slug]),
+);
 
 /**
  * The problem for an error raised by the HTTP libraries, from its `type` or

@@ -8,6 +8,7 @@ import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../http/pagina
 import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, type BodyOf } from "../http/request-schemas";
 import { NOT_AVAILABLE_YET, validateBody, validateBodyWithholding } from "../http/validate";
 import { checkoutSummaryView, checkoutView, goLiveView } from "../views/checkouts";
+import { ensurePayoutAccounts, railsTakenAtCreate } from "./payout-accounts";
 
 /**
  * What a seller's credential may do with its checkouts, whatever the door:
@@ -142,6 +143,9 @@ export class CheckoutOperations {
   async create(cred: Credential, raw: unknown, opts: { idempotencyKey?: string } = {}) {
     ensureScope(cred, "payments");
     const body = checkoutBodyOf(raw);
+    const { identity, payments } = this.deps.clients;
+    // Before anything is written: a rail no buyer could pay is refused, and an unanswered check creates nothing.
+    await ensurePayoutAccounts(payments, await railsTakenAtCreate(identity, cred.accountId, body.pay_to));
     const r = await this.deps.clients.catalog.createCheckout({
       accountId: cred.accountId,
       actor: cred.actor,

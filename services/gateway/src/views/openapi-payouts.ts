@@ -12,7 +12,7 @@ export interface PayoutOperationKit {
   operation: (op: Part, ...shared: Part[]) => unknown;
   authenticated: (minimumScope: "read_only" | "payments" | "full") => Part;
   bodyProblems: Part;
-  use: (name: "NotFound" | "Conflict") => unknown;
+  use: (name: "NotFound" | "Conflict" | "InvalidOrPayoutAccountMissing" | "Unavailable") => unknown;
   json: (description: string, schema: Schema) => unknown;
   body: (name: "PayoutWalletsPut" | "CheckoutPayoutAdd") => unknown;
   checkoutId: unknown;
@@ -111,7 +111,13 @@ export function payoutPaths(k: PayoutOperationKit): Record<string, Record<string
             "Both faces read the same rails (the test face gains it too). A chain that already has an address (base always has pay_to) answers 409, as does a void checkout; an address its chain refuses answers 422 naming `address`. Recorded as a `checkout.payouts_added` account event. Solana and Stellar rails are stored and shown (`offered: false`), not quoted to buyers, until those rails settle.",
           parameters: [k.checkoutId],
           requestBody: k.body("CheckoutPayoutAdd"),
-          responses: { "200": k.json("The checkout with its rails", ref("Checkout")), "404": k.use("NotFound"), "409": k.use("Conflict") },
+          responses: {
+            "200": k.json("The checkout with its rails", ref("Checkout")),
+            "404": k.use("NotFound"),
+            "409": k.use("Conflict"),
+            "422": k.use("InvalidOrPayoutAccountMissing"),
+            "503": k.use("Unavailable"),
+          },
         },
         k.authenticated("payments"),
         k.bodyProblems,

@@ -73,8 +73,8 @@ const help = object(
   { description: "What to do about it; `prepare` names how to obtain typed data to sign where a payment is involved" },
 );
 
-/** A problem of one status: the generic document with that status and slug (422 also lists `errors`). */
-function problemOf(status: ProblemStatus, extra: Schema = {}): Schema {
+/** A problem of one status: the generic document with that status and slug (422 also lists `errors`), or a precise slug of that status. */
+function problemOf(status: ProblemStatus, extra: Schema = {}, slug: string = PROBLEM_SLUGS[status]): Schema {
   return {
     allOf: [
       ref("Problem"),
@@ -82,7 +82,7 @@ function problemOf(status: ProblemStatus, extra: Schema = {}): Schema {
         type: "object",
         properties: {
           status: { const: status },
-          type: { type: "string", pattern: `/problems/${PROBLEM_SLUGS[status]}$` },
+          type: { type: "string", pattern: `/problems/${slug}$` },
           ...((extra.properties as Record<string, Schema> | undefined) ?? {}),
         },
         ...(extra.required ? { required: extra.required } : {}),
@@ -108,6 +108,9 @@ const problemResponse = (description: string, status: ProblemStatus, headers?: R
   ...(headers ? { headers } : {}),
   content: { "application/problem+json": { schema: problemOf(status, extra) } },
 });
+
+/** What a 422 `invalid-request` carries besides the problem: the fields refused. */
+const invalidRequestErrors: Schema = { properties: { errors: { type: "array", minItems: 1, items: ref("FieldError") } }, required: ["errors"] };
 
 /** Shared responses; operations name them with `$ref: #/components/responses/<Name>`. */
 const responses = {
@@ -139,8 +142,29 @@ const responses = {
     "Validation failed; `errors` lists each field (also free-form JSON nested too deep, too large, or with NUL characters)",
     422,
     undefined,
-    { properties: { errors: { type: "array", minItems: 1, items: ref("FieldError") } }, required: ["errors"] },
+    invalidRequestErrors,
   ),
+  InvalidOrPayoutAccountMissing: {
+    description:
+      "Validation failed (invalid-request; `errors` lists each field); or (payout-account-missing) a Solana payout wallet the checkout would take has no USDC account (its associated token account) on the network Solana settles on, so no buyer could pay it: the service never creates one. `token_account` names the account and `help.fix` how to create it; nothing was created",
+    content: {
+      "application/problem+json": {
+        schema: {
+          oneOf: [
+            problemOf(422, invalidRequestErrors),
+            problemOf(
+              422,
+              {
+                properties: { chain: { const: "solana" }, address: str, network: caip2, asset: str, token_account: str },
+                required: ["chain", "address", "network", "asset", "token_account"],
+              },
+              "payout-account-missing",
+            ),
+          ],
+        },
+      },
+    },
+  },
   RateLimited: problemResponse("Too many requests from this client (or too many failed authentications)", 429, {
     "Retry-After": header("Seconds until a retry can succeed", wholeNumber),
     // Absent when the refusal is for failed authentications (counted before any credential is resolved).
@@ -1552,6 +1576,8 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
                 400,
               ),
               "409": use("Conflict"),
+              "422": use("InvalidOrPayoutAccountMissing"),
+              "503": use("Unavailable"),
             },
           },
           authenticated("payments"),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { catalogV1, identityV1, paymentsV1 } from "@c402/contracts";
+import { ProblemError } from "@c402/problems";
 import {
   ACCOUNT_ID,
   BASE_URL,
@@ -24,9 +25,22 @@ const auth = { authorization: `Bearer ${SELLER_KEY}` };
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, { method: "POST", headers: { ...auth, "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 
-function catalogFakes(scope: identityV1.Scope = identityV1.Scope.FULL) {
+const SOLANA = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+const SOLANA_ATA = "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi";
+const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+const DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+const standing = (chainFamily: string, address: string) => create(identityV1.PayoutWalletSchema, { chainFamily, address, isDefault: true });
+
+/** The fakes of a create: the account's standing wallets (EVM only unless given), and payments' answer about their accounts. */
+function catalogFakes(
+  scope: identityV1.Scope = identityV1.Scope.FULL,
+  accounts: { wallets?: identityV1.PayoutWallet[]; exists?: boolean; failure?: Error } = {},
+) {
   return recorded({
-    identity: { resolveCredential: resolveCredential(scope) },
+    identity: {
+      resolveCredential: resolveCredential(scope),
+      getPayoutWallets: async () => create(identityV1.GetPayoutWalletsResponseSchema, { wallets: accounts.wallets ?? [standing("eip155", PAY_TO)] }),
+    },
     catalog: {
       createCheckout: async (req) =>
         create(catalogV1.CreateCheckoutResponseSchema, {
@@ -52,6 +66,21 @@ function catalogFakes(scope: identityV1.Scope = identityV1.Scope.FULL) {
     },
     payments: {
       quotePayment: async () => quote(paymentsV1.SettlementKind.SIMULATED),
+      checkPayoutAccounts: async (req) => {
+        if (accounts.failure) throw accounts.failure;
+        return create(paymentsV1.CheckPayoutAccountsResponseSchema, {
+          checks: (req.rails ?? [])
+            .filter((r) => r.chainFamily === "solana")
+            .map((r) => ({
+              chainFamily: r.chainFamily,
+              address: r.address,
+              network: DEVNET,
+              asset: DEVNET_USDC,
+              account: SOLANA_ATA,
+              exists: accounts.exists ?? true,
+            })),
+        });
+      },
     },
   });
 }
@@ -187,6 +216,58 @@ describe("creating a checkout", () => {
     expect(errors.map((e) => e.field).sort()).toEqual(fields);
     expect(errors.some((e) => e.reason.includes(reason))).toBe(true);
     expect(of("createCheckout")).toHaveLength(0);
+  });
+
+  it("asks payments about the standing Solana wallet the checkout copies, and creates when its USDC account exists", async () => {
+    const { fakes, of, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("eip155", PAY_TO), standing("solana", SOLANA)] });
+    const { url } = await serve.app(fakes);
+    expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" })).status).toBe(201);
+    expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: SOLANA }] }]);
+    expect(called()).toEqual(["identity.resolveCredential", "identity.getPayoutWallets", "payments.checkPayoutAccounts", "catalog.createCheckout"]);
+  });
+
+  it("refuses a standing Solana wallet without a USDC account: 422 payout-account-missing naming the account, nothing created", async () => {
+    const { fakes, of } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("eip155", PAY_TO), standing("solana", SOLANA)], exists: false });
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" });
+    expect(res.status).toBe(422);
+    const problem = await bodyOf(res);
+    expect(problem).toMatchObject({
+      type: `${SITE_URL}/problems/payout-account-missing`,
+      title: "Payout account missing",
+      status: 422,
+      chain: "solana",
+      address: SOLANA,
+      network: DEVNET,
+      asset: DEVNET_USDC,
+      token_account: SOLANA_ATA,
+      help: { retry_is_safe: false },
+    });
+    expect(problem.help.fix).toContain(SOLANA_ATA);
+    expect(problem.help.fix).toContain(`spl-token create-account ${DEVNET_USDC} --owner ${SOLANA}`);
+    expect(of("createCheckout")).toHaveLength(0);
+  });
+
+  it("answers 503 unavailable, creating nothing, when payments cannot tell (the network does not answer)", async () => {
+    const failure = new ProblemError("unavailable", { message: "The network did not answer.", retryAfterSeconds: 5 });
+    const { fakes, of } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("solana", SOLANA)], failure });
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(await bodyOf(res)).toMatchObject({ type: `${SITE_URL}/problems/unavailable`, help: { retry_is_safe: true } });
+    expect(of("createCheckout")).toHaveLength(0);
+  });
+
+  it("asks nothing about accounts for a pay_to sent (its only rail, EVM) or an account whose only wallet is EVM", async () => {
+    const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("solana", SOLANA)], exists: false });
+    const { url } = await serve.app(fakes);
+    expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
+    expect(called()).toEqual(["identity.resolveCredential", "catalog.createCheckout"]);
+    const evmOnly = catalogFakes();
+    const served = await serve.app(evmOnly.fakes);
+    expect((await post(`${served.url}/v1/checkouts`, { title: "T", price_usd: "1" })).status).toBe(201);
+    expect(evmOnly.called()).toEqual(["identity.resolveCredential", "identity.getPayoutWallets", "catalog.createCheckout"]);
   });
 
   it("needs a credential with scope payments", async () => {

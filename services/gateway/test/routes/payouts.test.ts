@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { catalogV1, identityV1 } from "@c402/contracts";
+import { catalogV1, identityV1, paymentsV1 } from "@c402/contracts";
 import { invalid, ProblemError } from "@c402/problems";
 import { ACCOUNT_ID, bodyOf, checkout, CHECKOUT_ID, PAY_TO, recorded, resolveCredential, SELLER_KEY, servers } from "../support/fake-gateway";
 
@@ -23,7 +23,7 @@ const PUT_ANSWER = create(identityV1.PutPayoutWalletsResponseSchema, {
   changed: true,
 });
 
-function fakes(opts: { scope?: identityV1.Scope; putFailure?: Error; railFailure?: Error } = {}) {
+function fakes(opts: { scope?: identityV1.Scope; putFailure?: Error; railFailure?: Error; accountExists?: boolean; solanaRail?: string } = {}) {
   return recorded({
     identity: {
       resolveCredential: resolveCredential(opts.scope ?? identityV1.Scope.FULL),
@@ -33,7 +33,28 @@ function fakes(opts: { scope?: identityV1.Scope; putFailure?: Error; railFailure
         return PUT_ANSWER;
       },
     },
+    payments: {
+      checkPayoutAccounts: async (req) =>
+        create(paymentsV1.CheckPayoutAccountsResponseSchema, {
+          checks: (req.rails ?? [])
+            .filter((r) => r.chainFamily === "solana")
+            .map((r) => ({
+              chainFamily: r.chainFamily,
+              address: r.address,
+              network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+              asset: "USDC",
+              account: "ATA",
+              exists: opts.accountExists ?? true,
+            })),
+        }),
+    },
     catalog: {
+      getCheckout: async () =>
+        create(catalogV1.GetCheckoutResponseSchema, {
+          checkout: checkout({
+            payoutRails: [{ chainFamily: "eip155", address: PAY_TO }, ...(opts.solanaRail ? [{ chainFamily: "solana", address: opts.solanaRail }] : [])],
+          }),
+        }),
       addPayoutRail: async () => {
         if (opts.railFailure) throw opts.railFailure;
         return create(catalogV1.AddPayoutRailResponseSchema, {
@@ -205,6 +226,34 @@ describe("POST /v1/checkouts/{id}/payouts", () => {
     expect(res.status).toBe(422);
     expect((await bodyOf(res)).errors.map((e: { field: string }) => e.field)).toEqual([field]);
     expect(called()).toEqual(["identity.resolveCredential"]);
+  });
+
+  it("adds a Solana rail once payments says its USDC account exists; refuses it (422 payout-account-missing, nothing added) when not", async () => {
+    const ready = fakes({ scope: identityV1.Scope.PAYMENTS });
+    const served = await serve.app(ready.fakes);
+    expect((await send(served.url, "POST", `/v1/checkouts/${CHECKOUT_ID}/payouts`, { chain: "solana", address: SOLANA })).status).toBe(200);
+    expect(ready.called()).toEqual(["identity.resolveCredential", "catalog.getCheckout", "payments.checkPayoutAccounts", "catalog.addPayoutRail"]);
+
+    const missing = fakes({ scope: identityV1.Scope.PAYMENTS, accountExists: false });
+    const { url } = await serve.app(missing.fakes);
+    const res = await send(url, "POST", `/v1/checkouts/${CHECKOUT_ID}/payouts`, { chain: "solana", address: SOLANA });
+    expect(res.status).toBe(422);
+    expect(await bodyOf(res)).toMatchObject({ type: expect.stringMatching(/\/problems\/payout-account-missing$/), address: SOLANA, token_account: "ATA" });
+    expect(missing.of("addPayoutRail")).toEqual([]);
+  });
+
+  it("leaves a second Solana address to catalog's 409 without looking at its account; asks nothing about base or a malformed address", async () => {
+    const { fakes: f, called } = fakes({ solanaRail: SOLANA, accountExists: false, railFailure: new ProblemError("conflict", "already pays out on solana") });
+    const { url } = await serve.app(f);
+    expect((await send(url, "POST", `/v1/checkouts/${CHECKOUT_ID}/payouts`, { chain: "solana", address: SOLANA })).status).toBe(409);
+    expect((await send(url, "POST", `/v1/checkouts/${CHECKOUT_ID}/payouts`, { chain: "base", address: SIGNER })).status).toBe(409);
+    expect((await send(url, "POST", `/v1/checkouts/${CHECKOUT_ID}/payouts`, { chain: "solana", address: "2".repeat(42) })).status).toBe(409);
+    expect(called().filter((c) => c !== "identity.resolveCredential")).toEqual([
+      "catalog.getCheckout",
+      "catalog.addPayoutRail",
+      "catalog.addPayoutRail",
+      "catalog.addPayoutRail",
+    ]);
   });
 
   it.each([

@@ -8,6 +8,7 @@ import { deliveryMessage, receiptMessage } from "../domain/payment-wire";
 import { issuedPackageMessage } from "./package-issuer";
 import type { Payments, SalesSums } from "../domain/payments";
 import type { Face } from "../domain/requirements";
+import type { PayoutAccounts } from "../domain/payout-accounts";
 
 function faceOf(face: paymentsV1.Face): Face {
   if (face === paymentsV1.Face.LIVE) return "live";
@@ -28,8 +29,16 @@ function jsonOf(text: string, field: string): unknown {
   }
 }
 
-export function paymentsRpc(payments: Payments, facilitator: Facilitator): ServiceImplementation<typeof paymentsV1.PaymentsService> {
+export function paymentsRpc(
+  payments: Payments,
+  facilitator: Facilitator,
+  payoutAccounts: PayoutAccounts,
+): ServiceImplementation<typeof paymentsV1.PaymentsService> {
   return {
+    async checkPayoutAccounts(req) {
+      const checks = await payoutAccounts.check(req.rails.map(({ chainFamily, address }) => ({ chainFamily, address })));
+      return { checks: checks.map((c) => ({ $typeName: "payments.v1.PayoutAccountCheck" as const, ...c })) };
+    },
     async facilitatorSupported(req) {
       return supportedMessage(facilitator.supported(familyOf(req.family)));
     },

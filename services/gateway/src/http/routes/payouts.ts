@@ -3,6 +3,7 @@ import { invalid } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { Router } from "express";
 import { forgetFaces, type FaceQuotes } from "../../faces/answers";
+import { ensureAddedRailPayable } from "../../operations/payout-accounts";
 import { checkoutView } from "../../views/checkouts";
 import { payoutWalletsChangeView, payoutWalletsView } from "../../views/payouts";
 import { credentialOf, requireScope } from "../auth";
@@ -61,15 +62,12 @@ export function payoutRoutes({ clients, settings }: GatewayDeps, quotes: FaceQuo
   router.post("/v1/checkouts/:id/payouts", requireScope(clients, "payments"), async (req, res) => {
     const body = validateBody("CheckoutPayoutAdd", req.body);
     const cred = credentialOf(req);
-    const r = await clients.catalog.addPayoutRail({
-      accountId: cred.accountId,
-      actor: cred.actor,
-      checkoutId: String(req.params.id),
-      chainFamily: CHAIN_FAMILY[body.chain],
-      address: body.address,
-    });
+    const checkoutId = String(req.params.id);
+    const rail = { chainFamily: CHAIN_FAMILY[body.chain], address: body.address };
+    await ensureAddedRailPayable(clients, cred.accountId, checkoutId, rail);
+    const r = await clients.catalog.addPayoutRail({ accountId: cred.accountId, actor: cred.actor, checkoutId, ...rail });
     // Both faces carry the checkout's record in their cached answers.
-    forgetFaces(quotes, String(req.params.id));
+    forgetFaces(quotes, checkoutId);
     res.json(checkoutView(answered(r.checkout, "checkout"), settings.baseUrl));
   });
 
