@@ -73,10 +73,12 @@ export interface RelayOrigin {
   testDeliveryDailyCap: number;
 }
 
-/** A checkout's platform cut: `feeBps` of the price (1 to 2000), paid to `feeTo`. */
+/** A checkout's platform cut: `feeBps` of the price (1 to 2000), paid to `feeTo` (EVM) or, on Solana, to `feeToSolana`. */
 export interface PlatformCut {
   feeBps: number;
   feeTo: string;
+  /** The platform's Solana wallet, frozen at create (its standing Solana payout wallet then); absent when it had none. */
+  feeToSolana?: string;
 }
 
 /** Who a sale pays: the seller, and the platform when the checkout carries a cut. The split contract is derived from exactly this. */
