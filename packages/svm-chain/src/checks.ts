@@ -1,6 +1,7 @@
 import { getPublicKeyFromAddress, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
 import { associatedTokenAddress } from "./associated-token-address";
 import type { ExactSvmPayment, SvmInstruction } from "./decode";
+import type { SvmTransfer } from "./prepared-transfers";
 import {
   COMPUTE_BUDGET_PROGRAM_ADDRESS,
   LIGHTHOUSE_PROGRAM_ADDRESS,
@@ -19,6 +20,12 @@ export interface ExactSvmRequirement {
   amount: bigint;
   feePayer: string;
   memo?: string;
+  /**
+   * A payment to several recipients (a transaction the service prepared):
+   * exactly these transfers, in this order, from one payer, in place of the
+   * one transfer of `amount` to `payTo`.
+   */
+  transfers?: readonly SvmTransfer[];
 }
 
 /** The limits this service holds a payment to: whose fee payer, which mint, how much compute it may buy. */
@@ -35,7 +42,7 @@ export const DEFAULT_MAX_COMPUTE_UNIT_PRICE = 5_000_000n;
 /** The official client asks for 20,000; a TransferChecked uses about 6,200 (Token-2022 with extensions more). */
 export const DEFAULT_MAX_COMPUTE_UNITS = 200_000;
 /** After the compute limit, the compute price and the transfer, the official facilitator allows four more (Memo or Lighthouse). */
-const MOST_INSTRUCTIONS = 7;
+const MOST_OPTIONAL_INSTRUCTIONS = 4;
 const OPTIONAL_INSTRUCTION_REASONS: readonly SvmRejectionReason[] = [
   SvmRejection.unknownFourthInstruction,
   SvmRejection.unknownFifthInstruction,
@@ -66,15 +73,23 @@ export function checkExactSvmPayment(payment: ExactSvmPayment, requirement: Exac
   }
 
   const { instructions } = payment;
-  if (instructions.length < 3 || instructions.length > MOST_INSTRUCTIONS) {
-    reject(SvmRejection.instructionsLength, `The transaction has ${instructions.length} instructions; an exact payment has 3 to ${MOST_INSTRUCTIONS}.`);
+  const transfers = requirement.transfers ?? [{ payTo: requirement.payTo, amount: requirement.amount }];
+  const fewest = 2 + transfers.length;
+  if (instructions.length < fewest || instructions.length > fewest + MOST_OPTIONAL_INSTRUCTIONS) {
+    reject(
+      SvmRejection.instructionsLength,
+      `The transaction has ${instructions.length} instructions; this payment has ${fewest} to ${fewest + MOST_OPTIONAL_INSTRUCTIONS}.`,
+    );
   }
   checkComputeUnitLimit(instructions[0]!, policy.maxComputeUnits);
   checkComputeUnitPrice(instructions[1]!, policy.maxComputeUnitPrice);
-  checkTransfer(payment, instructions[2]!, requirement, policy);
-  instructions.slice(3).forEach((ix, i) => {
+  transfers.forEach((transfer, i) => checkTransfer(payment, instructions[2 + i]!, transfer, requirement.asset, policy));
+  instructions.slice(fewest).forEach((ix, i) => {
     if (!OPTIONAL_PROGRAMS.has(ix.programAddress)) {
-      reject(OPTIONAL_INSTRUCTION_REASONS[i]!, `Instruction ${i + 4} runs ${ix.programAddress}; after the transfer only Memo and Lighthouse are allowed.`);
+      reject(
+        OPTIONAL_INSTRUCTION_REASONS[i]!,
+        `Instruction ${fewest + i + 1} runs ${ix.programAddress}; after the transfers only Memo and Lighthouse are allowed.`,
+      );
     }
   });
   checkMemo(instructions, requirement.memo);
@@ -100,29 +115,42 @@ function checkComputeUnitPrice(ix: SvmInstruction, maxPrice: bigint): void {
   if (price > maxPrice) reject(SvmRejection.computePriceTooHigh, `The compute unit price ${price} microlamports is above ${maxPrice}.`);
 }
 
-function checkTransfer(payment: ExactSvmPayment, ix: SvmInstruction, requirement: ExactSvmRequirement, policy: ExactSvmPolicy): void {
-  // The decoder's summary is of the first TransferChecked: after two compute budget instructions, this one. A second
-  // one would come after it, where only Memo and Lighthouse are allowed. Exactly four accounts: a multisig authority
-  // (its signers listed after the fourth) is not an exact payment.
-  if (!TOKEN_PROGRAMS.has(ix.programAddress) || ix.data[0] !== TRANSFER_CHECKED || ix.data.length !== 10 || ix.accounts.length !== 4) {
-    reject(SvmRejection.noTransferInstruction, "The third instruction must be the transaction's one TransferChecked.");
+/**
+ * One expected transfer, read from its instruction. The decoder's summary
+ * (payer, source, token program) is of the first TransferChecked: after two
+ * compute budget instructions, the first expected one. Every transfer moves
+ * from that source under that authority and program; another TransferChecked
+ * after the expected ones would sit where only Memo and Lighthouse are
+ * allowed. Exactly four accounts: a multisig authority (its signers listed
+ * after the fourth) is not an exact payment.
+ */
+function checkTransfer(payment: ExactSvmPayment, ix: SvmInstruction, expected: SvmTransfer, asset: string, policy: ExactSvmPolicy): void {
+  if (
+    !TOKEN_PROGRAMS.has(ix.programAddress) ||
+    ix.programAddress !== payment.tokenProgram ||
+    ix.data[0] !== TRANSFER_CHECKED ||
+    ix.data.length !== 10 ||
+    ix.accounts.length !== 4
+  ) {
+    reject(SvmRejection.noTransferInstruction, "The transfers must follow the compute budget instructions, one TransferChecked per recipient.");
   }
-  if (payment.payer === policy.feePayer) {
+  const [source, mint, destination, authority] = ix.accounts as [string, string, string, string];
+  if (authority === policy.feePayer) {
     reject(SvmRejection.feePayerTransferringFunds, "The transfer's authority is the fee payer: the facilitator's own funds would move.");
   }
-  if (payment.mint !== requirement.asset || requirement.asset !== policy.usdcMint) {
-    reject(SvmRejection.mintMismatch, `The transfer moves ${payment.mint}, not ${requirement.asset}.`);
+  if (authority !== payment.payer || source !== payment.source) {
+    reject(SvmRejection.transfersFromSeveralPayers, "Every transfer of a payment moves from the one payer's account, under its signature.");
   }
+  if (mint !== asset || asset !== policy.usdcMint) reject(SvmRejection.mintMismatch, `The transfer moves ${mint}, not ${asset}.`);
   let expectedDestination: string | undefined;
   try {
-    expectedDestination = associatedTokenAddress(requirement.payTo, requirement.asset, payment.tokenProgram);
+    expectedDestination = associatedTokenAddress(expected.payTo, asset, payment.tokenProgram);
   } catch {}
-  if (payment.destination !== expectedDestination) {
-    reject(SvmRejection.recipientMismatch, `The transfer pays ${payment.destination}, not the associated token account of ${requirement.payTo}.`);
+  if (destination !== expectedDestination) {
+    reject(SvmRejection.recipientMismatch, `The transfer pays ${destination}, not the associated token account of ${expected.payTo}.`);
   }
-  if (payment.amount !== requirement.amount) {
-    reject(SvmRejection.amountMismatch, `The transfer moves ${payment.amount} base units, not ${requirement.amount}.`);
-  }
+  const amount = new DataView(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength).getBigUint64(1, true);
+  if (amount !== expected.amount) reject(SvmRejection.amountMismatch, `The transfer moves ${amount} base units, not ${expected.amount}.`);
 }
 
 function checkMemo(instructions: readonly SvmInstruction[], expected: string | undefined): void {

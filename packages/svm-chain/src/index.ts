@@ -15,4 +15,5 @@ export {
 } from "./checks";
 export { SvmPaymentRejected, SvmRejection, SvmSendRefusal, SvmSendRefused, type SvmRejectionReason, type SvmSendRefusalReason } from "./rejections";
 export { associatedTokenAddress } from "./associated-token-address";
+export { preparedTransfersTransaction, type SvmTransfer } from "./prepared-transfers";
 export { SvmChain, type SvmChainOptions, type SvmTransactionStatus } from "./svm-chain";

@@ -24,6 +24,8 @@ export const SvmRejection = {
   mintMismatch: "invalid_exact_svm_payload_mint_mismatch",
   recipientMismatch: "invalid_exact_svm_payload_recipient_mismatch",
   amountMismatch: "invalid_exact_svm_payload_amount_mismatch",
+  /** c402: a payment of several transfers (prepared by the service) moves them all from one account, under one authority. */
+  transfersFromSeveralPayers: "invalid_exact_svm_payload_transfers_from_several_payers",
   unknownFourthInstruction: "invalid_exact_svm_payload_unknown_fourth_instruction",
   unknownFifthInstruction: "invalid_exact_svm_payload_unknown_fifth_instruction",
   unknownSixthInstruction: "invalid_exact_svm_payload_unknown_sixth_instruction",

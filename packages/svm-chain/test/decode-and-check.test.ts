@@ -20,6 +20,7 @@ import {
   associatedTokenAddress,
   checkExactSvmPayment,
   decodeExactSvmPayment,
+  preparedTransfersTransaction,
   SvmChain,
   SvmPaymentRejected,
   SvmRejection,
@@ -36,6 +37,7 @@ import {
   memoInstruction,
   newFeePayer,
   officialPayment,
+  payerSigned,
   paymentInstructions,
   randomAddress,
   SOME_BLOCKHASH,
@@ -106,6 +108,59 @@ describe("exact SVM payments: decode and static checks", () => {
     expect(payment.memos).toHaveLength(1);
     expect(payment.memos[0]).toMatch(/^[0-9a-f]{32}$/);
     expect(payment.messageHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  describe("a payment the service prepared for several recipients (requirement.transfers)", () => {
+    async function split() {
+      const platform = await randomAddress();
+      const transfers = [
+        { payTo: requirement.payTo, amount: 900n },
+        { payTo: platform, amount: 100n },
+      ];
+      const prepare = (t: typeof transfers) =>
+        preparedTransfersTransaction({
+          feePayer: chain.feePayer,
+          payer: payer.address,
+          mint: DEVNET_USDC,
+          decimals: 6,
+          transfers: t,
+          blockhash: { blockhash: SOME_BLOCKHASH, lastValidBlockHeight: 1_000n },
+          memo: "c402 0123456789abcdef",
+        });
+      return { transfers, prepare, splitRequirement: { ...requirement, amount: 1_000n, transfers } };
+    }
+
+    it("accepts the prepared transaction once the payer signs it: one transfer per recipient, in order, from the payer", async () => {
+      const { prepare, transfers, splitRequirement } = await split();
+      const prepared = prepare(transfers);
+      expect(decodeExactSvmPayment(prepared).signatures).toEqual([null, null]);
+      // Unsigned by the payer: refused.
+      expect(checked(prepared, splitRequirement)).toBe(SvmRejection.signatureInvalid);
+      const signed = await payerSigned(prepared, payer);
+      expect(checked(signed, splitRequirement)).toBe("accepted");
+      await expect(verifySignerSignatures(decodeExactSvmPayment(signed))).resolves.toBeUndefined();
+      // Two preparations never share a message (the memo's nonce is the caller's): here the same memo, the same message.
+      expect(decodeExactSvmPayment(signed).messageHash).toBe(decodeExactSvmPayment(await payerSigned(prepare(transfers), payer)).messageHash);
+    });
+
+    it("refuses the amounts or the recipients swapped, a recipient missing, and a split checked as one transfer", async () => {
+      const { prepare, transfers, splitRequirement } = await split();
+      const [seller, platform] = transfers as [{ payTo: string; amount: bigint }, { payTo: string; amount: bigint }];
+      const sign = (t: typeof transfers) => payerSigned(prepare(t), payer);
+      expect(
+        checked(
+          await sign([
+            { ...seller, amount: 100n },
+            { ...platform, amount: 900n },
+          ]),
+          splitRequirement,
+        ),
+      ).toBe(SvmRejection.amountMismatch);
+      expect(checked(await sign([platform, seller]), splitRequirement)).toBe(SvmRejection.recipientMismatch);
+      expect(checked(await sign([seller]), splitRequirement)).toBe(SvmRejection.noTransferInstruction);
+      // Against the one-transfer requirement, the platform's transfer sits where only Memo and Lighthouse may.
+      expect(checked(await sign([{ ...seller, amount: 1_000n }, platform]), requirement)).toBe(SvmRejection.unknownFourthInstruction);
+    });
   });
 
   it("accepts the official client's payment carrying the requirement's memo", async () => {

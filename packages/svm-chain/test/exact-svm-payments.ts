@@ -170,3 +170,10 @@ export async function handBuiltPayment(
   );
   return getBase64EncodedWireTransaction(signed);
 }
+
+/** A prepared transaction (base64, signatures empty) signed by the payer, as a buyer's wallet signs what the service prepared. */
+export async function payerSigned(prepared: string, payer: KeyPairSigner): Promise<string> {
+  const { getBase64Encoder, getTransactionDecoder } = await import("@solana/kit");
+  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(prepared));
+  return getBase64EncodedWireTransaction(await partiallySignTransaction([payer.keyPair], transaction as Parameters<typeof partiallySignTransaction>[1]));
+}
