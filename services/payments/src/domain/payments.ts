@@ -143,9 +143,14 @@ export class Payments {
     this.now = opts.now ?? (() => new Date());
   }
 
-  /** The live rails every live settlement offers. */
-  private rails(): LiveRail[] {
-    return this.settlements.flatMap((s) => s.rails());
+  /** The rails the settlements of one kind offer: what a face settling that way quotes. */
+  private rails(kind: SettlementKind): LiveRail[] {
+    return this.settlements.filter((s) => s.kind === kind).flatMap((s) => s.rails());
+  }
+
+  /** The requirements a face issues for a checkout now. */
+  private requirements(face: Face, checkout: CheckoutForPayment): PaymentRequirements[] {
+    return requirementsFor(face, checkout, this.rails(settlementKindOf(face, checkout)));
   }
 
   /** The settlement of a payment of this kind on `network` (503 when none is configured). */
@@ -158,7 +163,7 @@ export class Payments {
   async quote(checkoutId: string, face: Face): Promise<Quote> {
     const checkout = await this.checkouts(checkoutId);
     assertSelling(face, checkout);
-    return { accepts: requirementsFor(face, checkout, this.rails()), price: priceOf(checkout), settlement: settlementKindOf(face, checkout), checkout };
+    return { accepts: this.requirements(face, checkout), price: priceOf(checkout), settlement: settlementKindOf(face, checkout), checkout };
   }
 
   /** The authorization a payer signs for one of the face's requirements (the EIP-712 typed data and payload stub follow from the two). */
@@ -203,7 +208,7 @@ export class Payments {
       );
     }
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
-    const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
+    const requirement = matchRequirement(payload, this.requirements(face, checkout));
     const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, {
       handoffId,
       params: call.params ?? {},
@@ -246,7 +251,7 @@ export class Payments {
   private async isRecorded(face: Face, checkout: CheckoutForPayment, header: string): Promise<boolean> {
     try {
       const payload = decodePayment(header);
-      const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
+      const requirement = matchRequirement(payload, this.requirements(face, checkout));
       return await this.settlement(settlementKindOf(face, checkout), requirement.network).isRecorded(payload, requirement);
     } catch (err) {
       if (err instanceof ProblemError) return false;
