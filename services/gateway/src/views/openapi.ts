@@ -1,4 +1,5 @@
 import { HANDOFF_NONCE } from "@c402/ids";
+import { BASE58_ADDRESS } from "@c402/x402";
 import { schemas } from "../http/request-schemas";
 import { catalogueResponseSchemas, cataloguePaths } from "./openapi-catalogue";
 import { withOperationIds } from "./openapi-conventions";
@@ -284,21 +285,40 @@ const requirementV2 = object(
 
 /**
  * A rehearsal requirement settles simulated: it says so (`extra.rehearsal`)
- * and is signed under an EIP-712 domain no real token has, so its signature
- * moves nothing anywhere.
+ * and what it has the buyer sign is valid on no chain: on EVM an
+ * authorization under an EIP-712 domain no real token has, on Solana a
+ * transaction whose fee payer is an address no key can sign for.
  */
 const rehearsalRequirement: Schema = {
   allOf: [
     ref("PaymentRequirement"),
     {
-      type: "object",
-      properties: {
-        extra: {
+      oneOf: [
+        {
           type: "object",
-          required: ["rehearsal", "name"],
-          properties: { rehearsal: { const: true }, name: { type: "string", not: { enum: ["USDC", "USD Coin", "USDC.e", "Bridged USDC"] } } },
+          description: "EVM: the testnet USDC under a domain no token has",
+          properties: {
+            network: { type: "string", pattern: "^eip155:" },
+            extra: {
+              type: "object",
+              required: ["rehearsal", "name"],
+              properties: { rehearsal: { const: true }, name: { type: "string", not: { enum: ["USDC", "USD Coin", "USDC.e", "Bridged USDC"] } } },
+            },
+          },
         },
-      },
+        {
+          type: "object",
+          description: "Solana: the live requirement's shape, its fee payer the rehearsal's program-derived address (no key exists for it)",
+          properties: {
+            network: { type: "string", pattern: "^solana:" },
+            extra: {
+              type: "object",
+              required: ["rehearsal", "feePayer"],
+              properties: { rehearsal: { const: true }, feePayer: { type: "string", pattern: BASE58_ADDRESS.source } },
+            },
+          },
+        },
+      ],
     },
   ],
 };
