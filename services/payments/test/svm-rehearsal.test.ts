@@ -133,6 +133,20 @@ describeWith("postgres")("Solana rehearsals (PostgreSQL, Solana devnet)", () => 
     expect(live?.extra).toEqual({ feePayer: rig.feePayer, checkoutId: checkout.id });
   });
 
+  it("prepares no Solana requirement, on either face: a problem naming the SVM client, never a 5xx; the EVM one still prepares", async () => {
+    const { checkout } = await solanaCheckout();
+    const payer = "0x2222222222222222222222222222222222222222";
+    for (const face of ["test", "live"] as const) {
+      const refused = await payments.prepare(checkout.id, face, { payer, network: devnet.network }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(ProblemError);
+      expect((refused as ProblemError).slug).toBe("invalid-request");
+      expect((refused as ProblemError).errors).toEqual([
+        { field: "network", reason: expect.stringMatching(/; a Solana requirement is signed as issued by an x402 SVM client, not prepared$/) },
+      ]);
+    }
+    expect((await payments.prepare(checkout.id, "test", { payer, network: "eip155:84532" })).requirement.extra.rehearsal).toBe(true);
+  });
+
   it("is not offered without a Solana wallet, nor with a platform cut (as live)", async () => {
     const { checkout: none } = await solanaCheckout({ payoutAddresses: {} });
     expect((await payments.quote(none.id, "test")).accepts.map((r) => r.network)).toEqual(["eip155:84532"]);

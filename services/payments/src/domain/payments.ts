@@ -2,7 +2,7 @@ import { accountActivityRow, type Actor } from "@c402/account-events";
 import { HANDOFF_NONCE, isId, isCheckoutId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
-import { randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
+import { isSolanaNetworkId, randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
 import { getAddress, isAddress } from "viem";
 import { paymentsStore as store, type LedgerFilter, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import { settleResponseOf } from "./payment-wire";
@@ -172,8 +172,15 @@ export class Payments {
     const { accepts, checkout } = await this.quote(checkoutId, face);
     // A relay or mcp call's parameters are checked before anything is signed (inline goods take none: they are ignored).
     if (checkout.relay && this.originCalls) await this.originCalls.check(checkout.relay, input.params ?? {});
-    const requirement = input.network === undefined ? accepts[0] : accepts.find((r) => r.network === input.network);
-    if (!requirement) throw invalid([{ field: "network", reason: `must be one of ${accepts.map((r) => r.network).join(", ")}` }]);
+    // EIP-3009 typed data exists for EVM requirements only: a Solana one is a transaction the buyer's SVM client builds.
+    const preparable = accepts.filter((r) => !isSolanaNetworkId(r.network));
+    const requirement = input.network === undefined ? preparable[0] : preparable.find((r) => r.network === input.network);
+    if (!requirement) {
+      const solana =
+        input.network !== undefined && isSolanaNetworkId(input.network) ? "; a Solana requirement is signed as issued by an x402 SVM client, not prepared" : "";
+      const offered = preparable.length > 0 ? `must be one of ${preparable.map((r) => r.network).join(", ")}` : "no requirement of this face can be prepared";
+      throw invalid([{ field: "network", reason: `${offered}${solana}` }]);
+    }
     const authorization = {
       from: getAddress(input.payer),
       to: getAddress(requirement.payTo),
