@@ -154,6 +154,16 @@ describeWith("postgres")("Solana rehearsals (PostgreSQL, Solana devnet)", () => 
     expect((await payments.quote(cut.id, "test")).accepts.map((r) => r.network)).toEqual(["eip155:84532"]);
   });
 
+  it("a deployment without Solana (SOLANA_ENABLED=false) rehearses on EVM only, whatever wallets the checkout has", async () => {
+    const { checkout } = await solanaCheckout();
+    const evmOnly = new RehearsalSettlement({ db: rig.database.db, subjectSecret: "svm-rehearsal", onCommitted: () => {}, now: () => new Date() });
+    const withoutSolana = new Payments({ db: rig.database.db, checkouts: async () => checkout, settlements: [evmOnly] });
+    const { accepts } = await withoutSolana.quote(checkout.id, "test");
+    expect(accepts.map((r) => r.network)).toEqual(["eip155:84532"]);
+    expect(JSON.stringify(accepts)).not.toMatch(/solana|feePayer/i);
+    expect(evmOnly.settles(devnet.network)).toBe(false);
+  });
+
   it("the official client's payment settles simulated: a receipt in test mode with a synthetic hash; no USDC moves", async () => {
     const { checkout, seller } = await solanaCheckout();
     const buyer = await fundedBuyer();
