@@ -1,23 +1,22 @@
 import {
   decodeExactSvmPayment,
   rehearsalPolicy,
-  SOLANA_DEVNET,
   REHEARSAL_FEE_PAYER,
   SvmPaymentRejected,
   verifyExactSvmPaymentOffline,
   type ExactSvmPolicy,
 } from "@c402/svm-chain";
-import { isSvmNetwork, SVM_NETWORKS, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { svmRehearsalNetwork, SVM_NETWORKS, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
 import type { PresentedPayment } from "../payment-row";
 import type { CheckoutForPayment, LiveRail } from "../requirements";
 import { paymentOf, requirementOf, solanaAmounts, svmPaymentKey, svmPresentedPayment, svmRejected } from "./live-svm";
 import type { RehearsalFamily } from "./rehearsal-family";
 
-/** Where Solana rehearsals are quoted: the deployment's Solana network when it is a testnet, else the devnet (spec: the test face lists testnet rails only). */
+/** Where Solana rehearsals are quoted (`svmRehearsalNetwork`): the deployment's network and mint when it is a testnet, else the devnet's. */
 export function rehearsalSolanaNetwork(live: { network: string; usdcMint: string }): { network: string; usdcMint: string } {
-  if (isSvmNetwork(live.network) && SVM_NETWORKS[live.network].testnet) return live;
-  return { network: SOLANA_DEVNET, usdcMint: SVM_NETWORKS[SOLANA_DEVNET].usdc };
+  const network = svmRehearsalNetwork(live.network);
+  return network === live.network ? live : { network, usdcMint: SVM_NETWORKS[network].usdc };
 }
 
 /**
