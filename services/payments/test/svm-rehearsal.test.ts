@@ -154,6 +154,21 @@ describeWith("postgres")("Solana rehearsals (PostgreSQL, Solana devnet)", () => 
     expect((await payments.quote(cut.id, "test")).accepts.map((r) => r.network)).toEqual(["eip155:84532"]);
   });
 
+  it("a deployment settling Solana mainnet rehearses on the devnet with its USDC (the test face lists testnets only)", () => {
+    const mainnet = new RehearsalSettlement({
+      db: rig.database.db,
+      subjectSecret: "svm-rehearsal",
+      onCommitted: () => {},
+      now: () => new Date(),
+      solana: { network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", usdcMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" },
+    });
+    expect(mainnet.rails().map((r) => [r.network, r.asset])).toEqual([
+      ["eip155:84532", "0x036CbD53842c5426634e7929541eC2318f3dCF7e"],
+      ["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"],
+    ]);
+    expect(mainnet.settles("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp")).toBe(false);
+  });
+
   it("a deployment without Solana (SOLANA_ENABLED=false) rehearses on EVM only, whatever wallets the checkout has", async () => {
     const { checkout } = await solanaCheckout();
     const evmOnly = new RehearsalSettlement({ db: rig.database.db, subjectSecret: "svm-rehearsal", onCommitted: () => {}, now: () => new Date() });
