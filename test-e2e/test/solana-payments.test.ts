@@ -317,6 +317,8 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
       expect(settle.transaction).toMatch(/^0x[0-9a-f]{64}$/);
       const receipt = await call("GET", `/r/${body.receipt.id}`);
       expect(receipt.body).toMatchObject({ test_mode: true, network: SOLANA_DEVNET, tx_hash: settle.transaction });
+      const byTx = await call("GET", `/r/by-tx/${settle.transaction}`);
+      expect([byTx.status, byTx.body.id]).toEqual([200, body.receipt.id]);
       expect(await devnet.usdc(buyer.address)).toBe(1_000_000n);
       expect(await devnet.usdc(solana)).toBe(0n);
       // The rehearsal leaves the live face selling.
