@@ -54,11 +54,17 @@ describe("the discovery documents name only what this run serves", () => {
     const llms = (await call("GET", "/llms.txt")).text;
     const supported = { kinds: [...(await call("GET", "/x402/base/supported")).body.kinds, ...(await call("GET", "/x402/solana/supported")).body.kinds] };
 
-    expect(root.buying).toMatchObject({ networks: [DEVCHAIN, SOLANA_DEVNET], live_networks: [DEVCHAIN, SOLANA_DEVNET], rehearsal_network: DEVCHAIN });
+    expect(root.buying).toMatchObject({
+      networks: [DEVCHAIN, SOLANA_DEVNET],
+      live_networks: [DEVCHAIN, SOLANA_DEVNET],
+      rehearsal_network: DEVCHAIN,
+      rehearsal_networks: [DEVCHAIN, SOLANA_DEVNET],
+    });
     expect(wellKnown.x402.rails).toEqual([
       { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "onchain" },
       { network: SOLANA_DEVNET, asset: "USDC", testnet: true, settlement: "onchain" },
       { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "simulated" },
+      { network: SOLANA_DEVNET, asset: "USDC", testnet: true, settlement: "simulated" },
     ]);
     expect(llms).toContain(`Live payments settle on-chain on ${DEVCHAIN}, ${SOLANA_DEVNET}.`);
     for (const text of [JSON.stringify(root), JSON.stringify(wellKnown), llms]) expect(text).not.toMatch(/eip155:8453(?!2)/);

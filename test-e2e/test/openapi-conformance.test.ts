@@ -184,6 +184,10 @@ async function setUp(): Promise<Fixtures> {
   const solanaQuote = await scripted("GET /c/{id}", { path: `/c/${armed}` });
   expectStatus(solanaQuote, 402, "live face with a Solana rail");
   expect(parsed(solanaQuote).accepts.map((a: { network: string }) => a.network)).toContain("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+  // Its rehearsal face lists a Solana rehearsal requirement (the rehearsal fee payer), which the rehearsal schema must accept.
+  const solanaRehearsal = await scripted("GET /c/{id}/test", { path: `/c/${armed}/test` });
+  expectStatus(solanaRehearsal, 402, "rehearsal face with a Solana rail");
+  expect(parsed(solanaRehearsal).accepts.map((a: { network: string }) => a.network)).toContain("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
 
   const page = await scripted("GET /v1/checkouts", { path: "/v1/checkouts?limit=1", headers: auth(readOnly) });
   captured.checkouts = page;

@@ -362,6 +362,86 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
     expect((await paymentRequired(cut.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
   });
 
+  describe("the rehearsal face: the official client pays unmodified, settled simulated, no USDC moves", () => {
+    let origin: FakeOrigin;
+
+    beforeAll(async () => {
+      origin = await startFakeOrigin();
+    });
+    afterAll(() => origin?.close());
+
+    async function rehearsalRequired(checkoutId: string): Promise<PaymentRequired> {
+      const quote = await call("GET", `/c/${checkoutId}/test`);
+      expect(quote.status).toBe(402);
+      return decoded(quote.headers.get("payment-required")) as PaymentRequired;
+    }
+
+    /** Pays `path` with the official client (Solana only), expecting the goods; answers the body and the PAYMENT-RESPONSE. */
+    async function paidRehearsal(buyer: KeyPairSigner, path: string) {
+      const res = await wrapFetchWithPayment(fetch, svmClient(buyer))(`${baseUrl()}${path}`, { headers: { accept: "application/json" } });
+      const text = await res.text();
+      expect([res.status, res.status === 200 ? "" : text]).toEqual([200, ""]);
+      const settle = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE") as string);
+      return { body: JSON.parse(text) as { fulfillment: { payload: Record<string, unknown> }; receipt: Record<string, unknown> }, settle };
+    }
+
+    it("quotes the live Solana requirement's shape with a fee payer no key exists for, beside the EVM one", async () => {
+      const { solana, checkout } = await liveSolanaCheckout();
+      const required = await rehearsalRequired(checkout.id);
+      expect(required.accepts.map((a) => a.network)).toEqual(["eip155:84532", SOLANA_DEVNET]);
+      const rehearsal = solanaOf(required);
+      expect(rehearsal).toEqual({
+        scheme: "exact",
+        network: SOLANA_DEVNET,
+        asset: DEVNET_USDC,
+        amount: "100000",
+        payTo: solana,
+        maxTimeoutSeconds: 300,
+        extra: { feePayer: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/), rehearsal: true, checkoutId: checkout.id },
+        resource: `${baseUrl()}/c/${checkout.id}/test`,
+      });
+      expect(rehearsal?.extra.feePayer).not.toBe(feePayer);
+    });
+
+    it("an inline checkout: goods and a test-mode receipt on Solana with a synthetic hash; balances unchanged", async () => {
+      const { solana, checkout } = await liveSolanaCheckout({ reusable: true });
+      const buyer = await fundedBuyer();
+      const { body, settle } = await paidRehearsal(buyer, `/c/${checkout.id}/test`);
+      expect(body.fulfillment.payload).toEqual({ temp_c: 23 });
+      expect(body.receipt).toMatchObject({ test_mode: true, network: SOLANA_DEVNET, payer: buyer.address, pay_to: solana, total: 100_000, fee_amount: 0 });
+      expect(settle).toMatchObject({ success: true, network: SOLANA_DEVNET, payer: buyer.address, transaction: body.receipt.tx_hash });
+      // 0x and hex: never a Solana signature, which is base58 (no "0", no "x").
+      expect(settle.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      const receipt = await call("GET", `/r/${body.receipt.id}`);
+      expect(receipt.body).toMatchObject({ test_mode: true, network: SOLANA_DEVNET, tx_hash: settle.transaction });
+      const byTx = await call("GET", `/r/by-tx/${settle.transaction}`);
+      expect([byTx.status, byTx.body.id]).toEqual([200, body.receipt.id]);
+      expect(await devnet.usdc(buyer.address)).toBe(1_000_000n);
+      expect(await devnet.usdc(solana)).toBe(0n);
+      // The rehearsal leaves the live face selling.
+      expect((await call("GET", `/c/${checkout.id}`)).status).toBe(402);
+    });
+
+    it("a relay checkout: the origin on loopback delivers, then the rehearsal settles; balances unchanged", async () => {
+      const { seller, solana } = await solanaSeller();
+      const relay = await newCheckout(seller.key, {
+        title: "Relay rehearsal",
+        price_usd: "0.10",
+        payload: undefined,
+        origin_url: `${origin.url}/echo`,
+        reusable: true,
+      });
+      const buyer = await fundedBuyer();
+      expect(solanaOf(await rehearsalRequired(relay.id))).toMatchObject({ payTo: solana, amount: "100000", extra: { rehearsal: true } });
+      const { body, settle } = await paidRehearsal(buyer, `/c/${relay.id}/test?city=Oslo`);
+      expect(body.fulfillment.payload.query).toEqual({ city: "Oslo" });
+      expect(body.receipt).toMatchObject({ test_mode: true, network: SOLANA_DEVNET, payer: buyer.address, delivery: { outcome: "delivered", status: 200 } });
+      expect(settle).toMatchObject({ success: true, network: SOLANA_DEVNET, transaction: body.receipt.tx_hash });
+      expect(await devnet.usdc(buyer.address)).toBe(1_000_000n);
+      expect(await devnet.usdc(solana)).toBe(0n);
+    });
+  });
+
   it("the facilitator lists the devnet kind with its fee payer; the discovery document names the Solana network", async () => {
     const supported = await call("GET", "/x402/solana/supported");
     expect(supported.status).toBe(200);

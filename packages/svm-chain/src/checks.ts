@@ -187,6 +187,17 @@ function checkSigners(payment: ExactSvmPayment): void {
   if (!payment.signatures[1]) reject(SvmRejection.signatureInvalid, "The payer has not signed the transaction.");
 }
 
+/**
+ * Everything that can be judged of a payment without a chain: the static
+ * checks, then every signature but the fee payer's verified over the message.
+ * Live payments are then simulated (`SvmChain.verify`); a rehearsal, which
+ * never reaches a chain, is judged by this alone.
+ */
+export async function verifyExactSvmPaymentOffline(payment: ExactSvmPayment, requirement: ExactSvmRequirement, policy: ExactSvmPolicy): Promise<void> {
+  checkExactSvmPayment(payment, requirement, policy);
+  await verifySignerSignatures(payment);
+}
+
 /** Every signature but the fee payer's (ours, added when co-signing) verifies over the message. */
 export async function verifySignerSignatures(payment: ExactSvmPayment): Promise<void> {
   const results = await Promise.all(

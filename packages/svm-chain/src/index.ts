@@ -8,6 +8,7 @@ export { decodeExactSvmPayment, MAX_TRANSACTION_BYTES, type ExactSvmPayment, typ
 export {
   checkExactSvmPayment,
   verifySignerSignatures,
+  verifyExactSvmPaymentOffline,
   DEFAULT_MAX_COMPUTE_UNIT_PRICE,
   DEFAULT_MAX_COMPUTE_UNITS,
   type ExactSvmPolicy,
@@ -16,4 +17,6 @@ export {
 export { SvmPaymentRejected, SvmRejection, SvmSendRefusal, SvmSendRefused, type SvmRejectionReason, type SvmSendRefusalReason } from "./rejections";
 export { associatedTokenAddress } from "./associated-token-address";
 export { preparedTransfersTransaction, type SvmTransfer } from "./prepared-transfers";
+export { programDerivedAddress } from "./program-derived-address";
+export { REHEARSAL_FEE_PAYER, rehearsalPolicy } from "./rehearsal-fee-payer";
 export { SvmChain, type SvmChainOptions, type SvmTransactionStatus } from "./svm-chain";

@@ -28,7 +28,7 @@ import {
   checkExactSvmPayment,
   DEFAULT_MAX_COMPUTE_UNIT_PRICE,
   DEFAULT_MAX_COMPUTE_UNITS,
-  verifySignerSignatures,
+  verifyExactSvmPaymentOffline,
   type ExactSvmPolicy,
   type ExactSvmRequirement,
 } from "./checks";
@@ -125,8 +125,7 @@ export class SvmChain {
    * failed RPC call is a plain error (the payment was not judged).
    */
   async verify(payment: ExactSvmPayment, requirement: ExactSvmRequirement): Promise<void> {
-    this.check(payment, requirement);
-    await verifySignerSignatures(payment);
+    await verifyExactSvmPaymentOffline(payment, requirement, this.policy);
     const { wire } = await this.cosign(payment);
     const { value } = await this.rpc
       .simulateTransaction(wire as Base64EncodedWireTransaction, {

@@ -215,7 +215,16 @@ export async function signExactEvmPayment(
   };
 }
 
-/** A deterministic, clearly synthetic transaction hash for a simulated settlement. */
+/**
+ * A deterministic, clearly synthetic transaction hash for a simulated
+ * settlement (ADR 5): keccak256("c402-rehearsal:<network>:<payer>:<nonce>")
+ * as 0x and 64 hex digits, on every family. EVM payers and nonces are hex,
+ * read lowercase; a Solana payer and nonce (the message hash) are read as
+ * written, base58 being case-sensitive. On Solana the form can never be
+ * mistaken for a transaction signature: "0" and "x" are not base58 digits.
+ */
 export function syntheticTxHash(network: string, payer: string, nonce: string): Hex {
-  return bytesToHex(keccak256Bytes(stringToBytes(`c402-rehearsal:${network}:${payer.toLowerCase()}:${nonce.toLowerCase()}`)));
+  const caseless = network.startsWith("eip155:");
+  const [who, what] = caseless ? [payer.toLowerCase(), nonce.toLowerCase()] : [payer, nonce];
+  return bytesToHex(keccak256Bytes(stringToBytes(`c402-rehearsal:${network}:${who}:${what}`)));
 }

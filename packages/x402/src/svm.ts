@@ -14,6 +14,15 @@ export function isSvmNetwork(network: string): network is SvmNetwork {
   return Object.prototype.hasOwnProperty.call(SVM_NETWORKS, network);
 }
 
+/**
+ * The Solana network rehearsals are quoted on where `live` is the deployment's
+ * Solana network: itself when it is a testnet, else the devnet (the test face
+ * lists testnet rails only; ADR 5).
+ */
+export function svmRehearsalNetwork(live: string): SvmNetwork {
+  return isSvmNetwork(live) && SVM_NETWORKS[live].testnet ? live : "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+}
+
 /** Whether a network id (CAIP-2, or a v1 name) is Solana's: its payloads carry a transaction, not an authorization. */
 export function isSolanaNetworkId(network: string): boolean {
   return network.startsWith("solana:") || network === "solana" || network === "solana-devnet";

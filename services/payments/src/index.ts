@@ -134,6 +134,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     now,
     contractSignatures: (network) => live?.contractSignatures(network),
     paidOnDelivery,
+    ...(settings.solana ? { solana: { network: settings.solana.network, usdcMint: settings.solana.usdcMint } } : {}),
   });
   const solanaChain = settings.solana
     ? await SvmChain.create({

@@ -15,10 +15,10 @@ interface Service {
   version: string;
 }
 
-/** The networks this run settles on: live (on-chain, what the live faces quote) and the rehearsal network (simulated). */
+/** The networks this run settles on: live (on-chain, what the live faces quote) and the rehearsal networks (simulated), the EVM one first. */
 export interface Rails {
   live: readonly string[];
-  rehearsal: string;
+  rehearsal: readonly [string, ...string[]];
 }
 
 /** Whether a CAIP-2 id names a test network (the devchain runs as eip155:84532, the local Solana devnet as Solana devnet: test networks both). */
@@ -47,9 +47,10 @@ export function rootView({ baseUrl, siteUrl, serviceName, version }: Service, ra
     buying: {
       how: "GET a checkout URL; answer its HTTP 402 by signing one of accepts[] and retrying with PAYMENT-SIGNATURE (or X-PAYMENT). Every checkout has a rehearsal face at /test that settles without real money.",
       faces: { checkout: `${baseUrl}/c/{id}`, rehearsal: `${baseUrl}/c/{id}/test`, receipt: `${baseUrl}/r/{payment_id}` },
-      networks: [...new Set([...rails.live, rails.rehearsal])],
+      networks: [...new Set([...rails.live, ...rails.rehearsal])],
       live_networks: [...rails.live],
-      rehearsal_network: rails.rehearsal,
+      rehearsal_network: rails.rehearsal[0],
+      rehearsal_networks: [...rails.rehearsal],
       asset: "USDC",
     },
     selling: {
@@ -78,7 +79,7 @@ export function llmsText(serviceName: string, rails: Rails): string {
     `Machine-readable schema: /openapi.json (browsable at /docs). Service map: GET / . Capabilities and rails: /.well-known/${serviceName}`,
     "",
     "## Networks",
-    `${live} Rehearsals settle simulated on ${rails.rehearsal} (no funds move). Asset: USDC.`,
+    `${live} Rehearsals settle simulated on ${rails.rehearsal.join(", ")} (no funds move). Asset: USDC.`,
     "GET /health/facilitator -> what each chain family (base, solana, stellar) settles right now.",
     "",
     "## Buy (no account and no key: a wallet is enough)",
@@ -160,7 +161,7 @@ export function wellKnownView({ baseUrl, serviceName, version }: Omit<Service, "
       schemes: ["exact"],
       rails: [
         ...rails.live.map((network) => ({ network, asset: "USDC", testnet: isTestnet(network), settlement: "onchain" as const })),
-        { network: rails.rehearsal, asset: "USDC", testnet: isTestnet(rails.rehearsal), settlement: "simulated" as const },
+        ...rails.rehearsal.map((network) => ({ network, asset: "USDC", testnet: isTestnet(network), settlement: "simulated" as const })),
       ],
     },
     capabilities: { checkouts: ["inline"], rehearsal: true, live: rails.live.length > 0 },

@@ -1,4 +1,5 @@
 import { HANDOFF_NONCE } from "@c402/ids";
+import { BASE58_ADDRESS } from "@c402/x402";
 import { schemas } from "../http/request-schemas";
 import { catalogueResponseSchemas, cataloguePaths } from "./openapi-catalogue";
 import { withOperationIds } from "./openapi-conventions";
@@ -308,21 +309,40 @@ const requirementV2 = object(
 
 /**
  * A rehearsal requirement settles simulated: it says so (`extra.rehearsal`)
- * and is signed under an EIP-712 domain no real token has, so its signature
- * moves nothing anywhere.
+ * and what it has the buyer sign is valid on no chain: on EVM an
+ * authorization under an EIP-712 domain no real token has, on Solana a
+ * transaction whose fee payer is an address no key can sign for.
  */
 const rehearsalRequirement: Schema = {
   allOf: [
     ref("PaymentRequirement"),
     {
-      type: "object",
-      properties: {
-        extra: {
+      oneOf: [
+        {
           type: "object",
-          required: ["rehearsal", "name"],
-          properties: { rehearsal: { const: true }, name: { type: "string", not: { enum: ["USDC", "USD Coin", "USDC.e", "Bridged USDC"] } } },
+          description: "EVM: the testnet USDC under a domain no token has",
+          properties: {
+            network: { type: "string", pattern: "^eip155:" },
+            extra: {
+              type: "object",
+              required: ["rehearsal", "name"],
+              properties: { rehearsal: { const: true }, name: { type: "string", not: { enum: ["USDC", "USD Coin", "USDC.e", "Bridged USDC"] } } },
+            },
+          },
         },
-      },
+        {
+          type: "object",
+          description: "Solana: the live requirement's shape, its fee payer the rehearsal's program-derived address (no key exists for it)",
+          properties: {
+            network: { type: "string", pattern: "^solana:" },
+            extra: {
+              type: "object",
+              required: ["rehearsal", "feePayer"],
+              properties: { rehearsal: { const: true }, feePayer: { type: "string", pattern: BASE58_ADDRESS.source } },
+            },
+          },
+        },
+      ],
     },
   ],
 };
@@ -552,7 +572,13 @@ const responseSchemas: Record<string, Schema> = {
       faces: object({ checkout: str, rehearsal: str, receipt: str }),
       networks: { type: "array", items: caip2, description: "Every network a face of this run quotes: the live ones and the rehearsal one" },
       live_networks: { type: "array", items: caip2, description: "Where live payments settle on-chain in this run (empty: an armed live face answers 503)" },
-      rehearsal_network: caip2,
+      rehearsal_network: { ...caip2, description: "The EVM rehearsal network, which every rehearsal face quotes first" },
+      rehearsal_networks: {
+        type: "array",
+        minItems: 1,
+        items: caip2,
+        description: "Every network a rehearsal face quotes: the EVM one, and a Solana testnet where Solana settles live",
+      },
       asset: str,
     }),
     selling: object({ how: str, auth: str, fees: str, platform_quote: url }),

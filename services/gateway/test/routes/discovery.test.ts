@@ -5,12 +5,12 @@ import { BASE_URL, bodyOf, recorded, servers } from "../support/fake-gateway";
 
 const serve = servers();
 
-/** payments.facilitatorSupported: `live` networks for the base family, none for Solana and Stellar. */
+/** payments.facilitatorSupported: `live` networks for the base family, `solana` ones for Solana (none by default), none for Stellar. */
 const supported =
-  (live: string[]) =>
+  (live: string[], solana: string[] = []) =>
   async ({ family }: { family?: string }) =>
     supportedMessage({
-      kinds: family === "base" ? live.map((network) => ({ x402Version: 2, scheme: "exact", network })) : [],
+      kinds: (family === "base" ? live : family === "solana" ? solana : []).map((network) => ({ x402Version: 2, scheme: "exact", network })),
       extensions: [],
       signers: {},
     });
@@ -48,6 +48,25 @@ describe("the discovery documents", () => {
     ]);
   });
 
+  it("name the Solana rehearsal network where Solana settles live: the devnet itself, or the devnet beside mainnet", async () => {
+    const devnet = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+    for (const live of [devnet, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]) {
+      const { fakes } = recorded({ payments: { facilitatorSupported: supported(["eip155:84532"], [live]) } });
+      const { url } = await serve.app(fakes);
+      const { root, wellKnown, llms } = await documents(url);
+      expect(root.buying).toMatchObject({
+        live_networks: ["eip155:84532", live],
+        rehearsal_network: "eip155:84532",
+        rehearsal_networks: ["eip155:84532", devnet],
+      });
+      expect(wellKnown.x402.rails.filter((r: { settlement: string }) => r.settlement === "simulated")).toEqual([
+        { network: "eip155:84532", asset: "USDC", testnet: true, settlement: "simulated" },
+        { network: devnet, asset: "USDC", testnet: true, settlement: "simulated" },
+      ]);
+      expect(llms).toContain(`Rehearsals settle simulated on eip155:84532, ${devnet} (no funds move).`);
+    }
+  });
+
   it("without a live network (or before payments ever answered) list the rehearsal network only", async () => {
     for (const payments of [{ facilitatorSupported: supported([]) }, { facilitatorSupported: async () => Promise.reject(new Error("unavailable")) }]) {
       const { fakes } = recorded({ payments });
@@ -55,7 +74,12 @@ describe("the discovery documents", () => {
       const res = await fetch(`${url}/`);
       expect(res.status).toBe(200);
       const { root, wellKnown, llms } = await documents(url);
-      expect(root.buying).toMatchObject({ networks: ["eip155:84532"], live_networks: [], rehearsal_network: "eip155:84532" });
+      expect(root.buying).toMatchObject({
+        networks: ["eip155:84532"],
+        live_networks: [],
+        rehearsal_network: "eip155:84532",
+        rehearsal_networks: ["eip155:84532"],
+      });
       expect(wellKnown.x402.rails).toEqual([{ network: "eip155:84532", asset: "USDC", testnet: true, settlement: "simulated" }]);
       expect(wellKnown.capabilities.live).toBe(false);
       expect(llms).toContain("No live network in this run");

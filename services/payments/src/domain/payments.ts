@@ -2,7 +2,7 @@ import { accountActivityRow, type Actor } from "@c402/account-events";
 import { HANDOFF_NONCE, isId, isCheckoutId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
-import { randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
+import { isSolanaNetworkId, randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
 import { getAddress, isAddress } from "viem";
 import { paymentsStore as store, type LedgerFilter, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import { settleResponseOf } from "./payment-wire";
@@ -143,9 +143,14 @@ export class Payments {
     this.now = opts.now ?? (() => new Date());
   }
 
-  /** The live rails every live settlement offers. */
-  private rails(): LiveRail[] {
-    return this.settlements.flatMap((s) => s.rails());
+  /** The rails the settlements of one kind offer: what a face settling that way quotes. */
+  private rails(kind: SettlementKind): LiveRail[] {
+    return this.settlements.filter((s) => s.kind === kind).flatMap((s) => s.rails());
+  }
+
+  /** The requirements a face issues for a checkout now. */
+  private requirements(face: Face, checkout: CheckoutForPayment): PaymentRequirements[] {
+    return requirementsFor(face, checkout, this.rails(settlementKindOf(face, checkout)));
   }
 
   /** The settlement of a payment of this kind on `network` (503 when none is configured). */
@@ -158,7 +163,7 @@ export class Payments {
   async quote(checkoutId: string, face: Face): Promise<Quote> {
     const checkout = await this.checkouts(checkoutId);
     assertSelling(face, checkout);
-    return { accepts: requirementsFor(face, checkout, this.rails()), price: priceOf(checkout), settlement: settlementKindOf(face, checkout), checkout };
+    return { accepts: this.requirements(face, checkout), price: priceOf(checkout), settlement: settlementKindOf(face, checkout), checkout };
   }
 
   /** The authorization a payer signs for one of the face's requirements (the EIP-712 typed data and payload stub follow from the two). */
@@ -167,8 +172,15 @@ export class Payments {
     const { accepts, checkout } = await this.quote(checkoutId, face);
     // A relay or mcp call's parameters are checked before anything is signed (inline goods take none: they are ignored).
     if (checkout.relay && this.originCalls) await this.originCalls.check(checkout.relay, input.params ?? {});
-    const requirement = input.network === undefined ? accepts[0] : accepts.find((r) => r.network === input.network);
-    if (!requirement) throw invalid([{ field: "network", reason: `must be one of ${accepts.map((r) => r.network).join(", ")}` }]);
+    // EIP-3009 typed data exists for EVM requirements only: a Solana one is a transaction the buyer's SVM client builds.
+    const preparable = accepts.filter((r) => !isSolanaNetworkId(r.network));
+    const requirement = input.network === undefined ? preparable[0] : preparable.find((r) => r.network === input.network);
+    if (!requirement) {
+      const solana =
+        input.network !== undefined && isSolanaNetworkId(input.network) ? "; a Solana requirement is signed as issued by an x402 SVM client, not prepared" : "";
+      const offered = preparable.length > 0 ? `must be one of ${preparable.map((r) => r.network).join(", ")}` : "no requirement of this face can be prepared";
+      throw invalid([{ field: "network", reason: `${offered}${solana}` }]);
+    }
     const authorization = {
       from: getAddress(input.payer),
       to: getAddress(requirement.payTo),
@@ -203,7 +215,7 @@ export class Payments {
       );
     }
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
-    const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
+    const requirement = matchRequirement(payload, this.requirements(face, checkout));
     const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, {
       handoffId,
       params: call.params ?? {},
@@ -246,7 +258,7 @@ export class Payments {
   private async isRecorded(face: Face, checkout: CheckoutForPayment, header: string): Promise<boolean> {
     try {
       const payload = decodePayment(header);
-      const requirement = matchRequirement(payload, requirementsFor(face, checkout, this.rails()));
+      const requirement = matchRequirement(payload, this.requirements(face, checkout));
       return await this.settlement(settlementKindOf(face, checkout), requirement.network).isRecorded(payload, requirement);
     } catch (err) {
       if (err instanceof ProblemError) return false;

@@ -1,7 +1,7 @@
 import type { catalogV1 } from "@c402/contracts";
 import { breakdown, type Breakdown } from "@c402/money";
 import { ProblemError } from "@c402/problems";
-import { EVM_NETWORKS, type EvmNetwork, type PaymentRequirements } from "@c402/x402";
+import type { EvmNetwork, PaymentRequirements } from "@c402/x402";
 
 /**
  * Which requirements a face issues. The path plus the checkout's armed state
@@ -126,14 +126,14 @@ export function priceOf(checkout: CheckoutForPayment): Breakdown {
 }
 
 /**
- * A network the live face can settle on, as the rail that settles there
- * quotes it: which token, who the buyer pays and how much, and what the
+ * A network a face can settle on, as the settlement that settles there
+ * quotes it (a live rail, or one of the rehearsal's): which token, who the buyer pays and how much, and what the
  * requirement's `extra` tells the buyer's client.
  */
 export interface LiveRail {
   network: string;
   asset: string;
-  /** The requirement's `extra` (beside `checkoutId`): EVM the token's EIP-712 domain, Solana the fee payer. */
+  /** The requirement's `extra` (beside `checkoutId`): EVM the token's EIP-712 domain, Solana the fee payer; a rehearsal's adds `rehearsal: true`. */
   extra: Readonly<Record<string, unknown>>;
   /** Where this checkout's buyers pay on this network; undefined when the rail cannot sell it (no payout address there). */
   payTo(checkout: CheckoutForPayment): string | undefined;
@@ -143,22 +143,12 @@ export interface LiveRail {
   supportedExtra?: { feePayer: string };
 }
 
-/** The rehearsal's one requirement (ADR 5): the EVM testnet's USDC under a domain no token has, paid to the checkout's EVM wallet. */
-function rehearsalRequirement(checkout: CheckoutForPayment): PaymentRequirements {
-  const n = EVM_NETWORKS[REHEARSAL_NETWORK];
-  return {
-    scheme: "exact",
-    network: REHEARSAL_NETWORK,
-    asset: n.usdc,
-    amount: priceOf(checkout).total.toString(),
-    payTo: checkout.payTo,
-    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-    extra: { name: REHEARSAL_DOMAIN.name, version: REHEARSAL_DOMAIN.version, checkoutId: checkout.id, rehearsal: true },
-  };
-}
-
+/**
+ * The requirements a face issues: one per rail of the face's settlement kind
+ * (`rails`) that can sell this checkout. A rehearsal always has the EVM one
+ * (ADR 5), and Solana's where the checkout has a Solana payout wallet.
+ */
 export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
-  if (settlementKindOf(face, checkout) === "simulated") return [rehearsalRequirement(checkout)];
   const requirements = rails.flatMap((r): PaymentRequirements[] => {
     const payTo = r.payTo(checkout);
     if (payTo === undefined) return [];

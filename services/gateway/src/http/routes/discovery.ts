@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import { ProblemError } from "@c402/problems";
 import { Router } from "express";
 import { DOCS_ASSETS, DOCS_PAGE_HEADERS, DOCS_SCRIPT, docsPage, llmsText, rootView, wellKnownView, type DocsAsset, type Rails } from "../../views/discovery";
+import { svmRehearsalNetwork } from "@c402/x402";
 import { openApiDocument } from "../../views/openapi";
 import type { GatewayDeps } from "../deps";
 import { REHEARSAL_NETWORK, type SettlementRails } from "../rails";
@@ -23,7 +24,9 @@ export function discoveryRoutes({ clients, cache, settings, logger }: GatewayDep
   const { baseUrl, serviceName, version } = settings;
   const railsNow = async (): Promise<Rails> => {
     const live = await rails.known();
-    return { live: live ? Object.values(live).flat() : [], rehearsal: REHEARSAL_NETWORK };
+    // Rehearsals are quoted on the EVM testnet, and on a Solana testnet where Solana settles live (ADR 5).
+    const solana = [...new Set((live?.solana ?? []).map(svmRehearsalNetwork))];
+    return { live: live ? Object.values(live).flat() : [], rehearsal: [REHEARSAL_NETWORK, ...solana] };
   };
 
   router.get("/", async (_req, res) => {

@@ -141,7 +141,7 @@ export class LiveSvmSettlement implements Settlement {
     const row = newPaymentRow({
       checkout,
       presented: {
-        ...presentedOf(checkout, requirement, payment),
+        ...svmPresentedPayment(false, checkout, requirement, payment),
         // A relay sale is delivered before it is sent: its origin's time is bounded by when the transaction stops landing.
         ...(checkout.relay ? { validBefore: await this.landsUntil(requirement.network, payment, now) } : {}),
       },
@@ -357,11 +357,12 @@ export class LiveSvmSettlement implements Settlement {
 const SVM_PREPARE_HINT =
   "On Solana, sign the requirement as it was issued with an x402 SVM client (exact scheme): one USDC transfer to payTo's token account, extra.feePayer as fee payer; /prepare serves EVM typed data only.";
 
-function svmRejected(reason: RejectReason, message: string) {
+export function svmRejected(reason: RejectReason, message: string) {
   return paymentRejected(reason, message, SVM_PREPARE_HINT);
 }
 
-function paymentOf(payload: AnyPaymentPayload): ExactSvmPayment {
+/** The decoded transaction of a Solana payload (a payload of another family, or an undecodable one, is the buyer's problem). */
+export function paymentOf(payload: AnyPaymentPayload): ExactSvmPayment {
   if (!isSvmPayload(payload)) throw svmRejected("invalid_payload", "This network takes a Solana transaction, not an authorization.");
   try {
     return decodeExactSvmPayment(payload.payload.transaction);
@@ -372,13 +373,21 @@ function paymentOf(payload: AnyPaymentPayload): ExactSvmPayment {
 }
 
 /** A Solana payment is identified by its transaction's message (an attacker can vary the unsigned fee-payer slot; never the message). */
-function keyOf(requirement: PaymentRequirements, payment: ExactSvmPayment) {
-  return { test_mode: false, network: requirement.network, asset: requirement.asset, payer: payment.payer, nonce: payment.messageHash };
+export function svmPaymentKey(testMode: boolean, requirement: PaymentRequirements, payment: ExactSvmPayment) {
+  return { test_mode: testMode, network: requirement.network, asset: requirement.asset, payer: payment.payer, nonce: payment.messageHash };
 }
 
-function presentedOf(checkout: CheckoutForPayment, requirement: PaymentRequirements, payment: ExactSvmPayment): PresentedPayment {
+const keyOf = (requirement: PaymentRequirements, payment: ExactSvmPayment) => svmPaymentKey(false, requirement, payment);
+
+/** A Solana payment as presented: keyed by its message, one transfer of the price to the seller (ADR 15). */
+export function svmPresentedPayment(
+  testMode: boolean,
+  checkout: CheckoutForPayment,
+  requirement: PaymentRequirements,
+  payment: ExactSvmPayment,
+): PresentedPayment {
   return {
-    key: keyOf(requirement, payment),
+    key: svmPaymentKey(testMode, requirement, payment),
     authorization: { transaction: payment.transaction },
     validBefore: null,
     payTo: requirement.payTo,
@@ -387,6 +396,7 @@ function presentedOf(checkout: CheckoutForPayment, requirement: PaymentRequireme
   };
 }
 
-function requirementOf(requirement: PaymentRequirements) {
+/** What the chain adapter checks a payment against, read from the requirement issued. */
+export function requirementOf(requirement: PaymentRequirements) {
   return { payTo: requirement.payTo, asset: requirement.asset, amount: BigInt(requirement.amount), feePayer: String(requirement.extra.feePayer) };
 }

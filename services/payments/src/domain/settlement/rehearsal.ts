@@ -1,11 +1,14 @@
 import { ProblemError } from "@c402/problems";
-import { syntheticTxHash, type AnyPaymentPayload, type ContractSignatureCheck, type PaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { syntheticTxHash, type AnyPaymentPayload, type ContractSignatureCheck, type PaymentRequirements } from "@c402/x402";
 import { paymentSettledEvent } from "../../events/payment-settled";
-import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
-import { assertRedeliverable, authorizationKey, evmPresentedPayment, newPaymentRow } from "../payment-row";
-import { REHEARSAL_NETWORK, type CheckoutForPayment, type LiveRail } from "../requirements";
-import { evmPayerOf, evmPayloadOf, paymentRejected, verifyPayment, type VerifiedPayment } from "../verify-payment";
+import { paymentsStore as store, type AuthorizationKey, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
+import { newPaymentRow, type PresentedPayment } from "../payment-row";
+import type { CheckoutForPayment, LiveRail } from "../requirements";
+import { paymentRejected } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
+import { EvmRehearsal } from "./rehearsal-evm";
+import type { RehearsalFamily } from "./rehearsal-family";
+import { rehearsalSolanaNetwork, SvmRehearsal } from "./rehearsal-svm";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
 export interface RehearsalSettlementOptions {
@@ -21,31 +24,41 @@ export interface RehearsalSettlementOptions {
   contractSignatures?: (network: string) => ContractSignatureCheck | undefined;
   /** The delivery step of relay sales (absent: relay checkouts cannot be paid here). */
   paidOnDelivery?: PaidOnDelivery;
+  /** The deployment's Solana network and USDC mint, when it has a Solana rail (absent: rehearsals are EVM only). */
+  solana?: { network: string; usdcMint: string };
 }
 
 /** Rehearsal payments left unfinished are looked at once they have been quiet this long. */
 const SWEEP_QUIET_MS = 30_000;
 
 /**
- * Rehearsal payments (ADR 5): verified like live ones, then settled simulated
- * in one statement (payment row with its receipt fields and the
- * `payment.settled` outbox event), with the synthetic transaction hash. The
- * same payment again redelivers the same receipt; concurrent duplicates
- * collapse on the authorization's unique index. No money moves: the buyer
- * signed under a domain no token has.
+ * Rehearsal payments (ADR 5), of every family it has a rail for (EVM always,
+ * Solana when the deployment has a Solana rail): verified like live ones by
+ * the family's rules, then settled simulated in one statement (payment row
+ * with its receipt fields and the `payment.settled` outbox event), with the
+ * synthetic transaction hash. The same payment again redelivers the same
+ * receipt; concurrent duplicates collapse on the payment key's unique index.
+ * No money moves: what the buyer signed is valid on no chain.
  */
 export class RehearsalSettlement implements Settlement {
   readonly kind = "simulated" as const;
-  readonly family = "base" as const;
+  private readonly families: readonly RehearsalFamily[];
 
-  constructor(private readonly opts: RehearsalSettlementOptions) {}
-
-  settles(network: string): boolean {
-    return network === REHEARSAL_NETWORK;
+  constructor(private readonly opts: RehearsalSettlementOptions) {
+    const { now, contractSignatures, solana } = opts;
+    this.families = [
+      new EvmRehearsal({ now, ...(contractSignatures ? { contractSignatures } : {}) }),
+      ...(solana ? [new SvmRehearsal(rehearsalSolanaNetwork(solana), now)] : []),
+    ];
   }
 
+  settles(network: string): boolean {
+    return this.families.some((f) => f.rail.network === network);
+  }
+
+  /** The rehearsal face's rails: the EVM one first (every checkout has an EVM wallet), then Solana's. */
   rails(): readonly LiveRail[] {
-    return [];
+    return this.families.map((f) => f.rail);
   }
 
   signers(): readonly string[] {
@@ -53,62 +66,65 @@ export class RehearsalSettlement implements Settlement {
   }
 
   payerOf(payload: AnyPaymentPayload): string | undefined {
-    return evmPayerOf(payload);
+    for (const family of this.families) {
+      const payer = family.payerOf(payload);
+      if (payer !== undefined) return payer;
+    }
+    return undefined;
   }
 
-  async verify(_checkout: CheckoutForPayment, presented: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
-    const payload = evmPayloadOf(presented);
-    if (await this.isRecorded(payload, requirement)) throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already been used.");
-    await this.check(payload, requirement);
+  private familyOf(network: string): RehearsalFamily {
+    const family = this.families.find((f) => f.rail.network === network);
+    if (!family) throw paymentRejected("invalid_network", `Rehearsals do not settle ${network} on this deployment.`);
+    return family;
+  }
+
+  async verify(checkout: CheckoutForPayment, payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
+    const family = this.familyOf(requirement.network);
+    if (await this.isRecorded(payload, requirement)) throw family.alreadyUsed();
+    await family.verify(payload, requirement, checkout);
   }
 
   async isRecorded(payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<boolean> {
-    return (await store.findByAuthorization(this.opts.db, authorizationKey(true, requirement, evmPayloadOf(payload)))) !== undefined;
+    return (await store.findByAuthorization(this.opts.db, this.familyOf(requirement.network).keyOf(payload, requirement))) !== undefined;
   }
 
   async submit(
     checkout: CheckoutForPayment,
-    presented: AnyPaymentPayload,
+    payload: AnyPaymentPayload,
     requirement: PaymentRequirements,
     call: PurchaseCall = {},
   ): Promise<SettlementOutcome> {
-    const payload = evmPayloadOf(presented);
     const { db } = this.opts;
-    const key = authorizationKey(true, requirement, payload);
+    const family = this.familyOf(requirement.network);
+    const key = family.keyOf(payload, requirement);
     // Verified first: a fresh payment (the common case) is then one statement, its record and event
-    // together. A payment already recorded is found by the insert's conflict, or here when its
-    // authorization no longer verifies (it expired since): either way it is redelivered, never twice charged.
-    let verified: VerifiedPayment;
+    // together. A payment already recorded is found by the insert's conflict, or here when it no longer
+    // verifies (an EVM authorization that expired since): either way it is redelivered, never twice charged.
+    let presented: PresentedPayment;
     try {
-      verified = await this.check(payload, requirement);
+      presented = await family.verify(payload, requirement, checkout);
     } catch (err) {
       const existing = await store.findByAuthorization(db, key);
-      if (existing) return this.redeliver(existing, checkout.id, payload);
+      if (existing) return this.redeliver(family, existing, checkout.id, payload);
       throw err;
     }
-    if (checkout.relay) return this.deliverThenSettle(checkout, payload, requirement, verified, call);
+    if (checkout.relay) return this.deliverThenSettle(family, checkout, payload, presented, call);
     const handoffId = call.handoffId ?? null;
     const settledAt = this.opts.now();
     const row = newPaymentRow({
       checkout,
-      presented: evmPresentedPayment(true, checkout, requirement, payload),
+      presented,
       subjectSecret: this.opts.subjectSecret,
       now: settledAt,
       handoffId,
-      saga: {
-        status: "settled",
-        test_mode: true,
-        tx_hash: syntheticTxHash(requirement.network, verified.payer, key.nonce),
-        settled_at: settledAt,
-        split_address: null,
-        single_shot: false,
-      },
+      saga: { status: "settled", test_mode: true, tx_hash: rehearsalTxHash(key), settled_at: settledAt, split_address: null, single_shot: false },
     });
     if (!(await store.insertSettledWithEvent(db, row, paymentSettledEvent(row, checkout.reusable)))) {
       // A concurrent duplicate settled first: redeliver what it recorded.
       const winner = await store.findByAuthorization(db, key);
       if (!winner) throw new ProblemError("internal", "The payment could not be recorded.");
-      return this.redeliver(winner, checkout.id, payload);
+      return this.redeliver(family, winner, checkout.id, payload);
     }
     this.opts.onCommitted();
     return { kind: "settled", row, redelivered: false };
@@ -120,35 +136,28 @@ export class RehearsalSettlement implements Settlement {
    * event in one statement.
    */
   private async deliverThenSettle(
+    family: RehearsalFamily,
     checkout: CheckoutForPayment,
-    payload: PaymentPayload,
-    requirement: PaymentRequirements,
-    verified: VerifiedPayment,
+    payload: AnyPaymentPayload,
+    presented: PresentedPayment,
     call: PurchaseCall,
   ): Promise<SettlementOutcome> {
     const step = this.paidOnDelivery();
-    const key = authorizationKey(true, requirement, payload);
+    const { key } = presented;
     const now = this.opts.now();
     const claimed = newPaymentRow({
       checkout,
-      presented: evmPresentedPayment(true, checkout, requirement, payload),
+      presented,
       subjectSecret: this.opts.subjectSecret,
       now,
       handoffId: call.handoffId ?? null,
       answerBy: answerByOf(call.answerBy, now),
-      saga: {
-        status: "claimed",
-        test_mode: true,
-        tx_hash: syntheticTxHash(requirement.network, verified.payer, key.nonce),
-        settled_at: null,
-        split_address: null,
-        single_shot: false,
-      },
+      saga: { status: "claimed", test_mode: true, tx_hash: rehearsalTxHash(key), settled_at: null, split_address: null, single_shot: false },
     });
     if (!(await store.insertIfNew(this.opts.db, claimed))) {
       const winner = await store.findByAuthorization(this.opts.db, key);
       if (!winner) throw releasedMeanwhile();
-      return this.redeliver(winner, checkout.id, payload);
+      return this.redeliver(family, winner, checkout.id, payload);
     }
     const { row, delivery } = await step.deliver(claimed, checkout, call.params ?? {});
     const outcome = await this.settleDelivered(row);
@@ -184,8 +193,8 @@ export class RehearsalSettlement implements Settlement {
   }
 
   /** A payment already recorded: its outcome (a relay one with its recorded answer), once it has one. */
-  private async redeliver(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<SettlementOutcome> {
-    assertRedeliverable(existing, checkoutId, payload);
+  private async redeliver(family: RehearsalFamily, existing: PaymentRow, checkoutId: string, payload: AnyPaymentPayload): Promise<SettlementOutcome> {
+    family.assertRedeliverable(existing, checkoutId, payload);
     const outcome = existing.status === "settled" ? { kind: "settled" as const, row: existing, redelivered: true } : await this.waitForOutcome(existing.id);
     if (outcome.kind !== "settled") return outcome;
     const delivery = await this.opts.paidOnDelivery?.recorded(outcome.row);
@@ -204,8 +213,9 @@ export class RehearsalSettlement implements Settlement {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+}
 
-  private check(payload: PaymentPayload, requirement: PaymentRequirements): Promise<VerifiedPayment> {
-    return verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000), this.opts.contractSignatures?.(requirement.network));
-  }
+/** The synthetic transaction hash of a rehearsal (ADR 5): derived from what identifies the payment, valid on no chain. */
+function rehearsalTxHash(key: AuthorizationKey): string {
+  return syntheticTxHash(key.network, key.payer, key.nonce);
 }

@@ -24,7 +24,7 @@ export interface PurchaseCall {
 export type RailFamily = "base" | "solana" | "stellar";
 
 /**
- * One way payments settle: rehearsal (simulated), and one live rail per chain
+ * One way payments settle: rehearsal (simulated, every family), and one live rail per chain
  * family (EVM, Solana); escrow and series later. A settlement owns a payment
  * from its authorization on: it records it under its authorization key (EVM:
  * payer and nonce; Solana: the transaction message's hash), settles it (or
@@ -36,13 +36,13 @@ export type RailFamily = "base" | "solana" | "stellar";
  */
 export interface Settlement {
   readonly kind: SettlementKind;
-  /** The family of the networks it settles (a rehearsal's is its network's: base). */
-  readonly family: RailFamily;
+  /** The family of the networks a live settlement settles (the facilitator's `/x402/{family}`); a rehearsal settles several, and none live. */
+  readonly family?: RailFamily;
   /** Whether it settles payments made on `network`. */
   settles(network: string): boolean;
   /**
-   * The live rails (network, token, payTo) a live face issues requirements
-   * for. A rehearsal has none: its one requirement is fixed (ADR 5).
+   * The rails (network, token, payTo) a face of its kind issues requirements
+   * for: a live settlement's networks, or the rehearsal's (ADR 5).
    */
   rails(): readonly LiveRail[];
   /** The addresses that sign its transactions (the facilitator's `signers`, under the family's CAIP-2 wildcard); none when nothing is sent. */
