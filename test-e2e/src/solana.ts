@@ -1,4 +1,13 @@
-import { getAddressEncoder, getProgramDerivedAddress, type Address } from "@solana/kit";
+import {
+  getAddressEncoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getProgramDerivedAddress,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  type Address,
+  type KeyPairSigner,
+} from "@solana/kit";
 import { call } from "./http";
 
 /** The devnet's CAIP-2 id and its USDC mint (packages/solana-devnet: it presents itself as Solana devnet). */
@@ -78,4 +87,10 @@ export async function solanaDevnet(): Promise<SolanaDevnetClient> {
       await rpc("surfnet_advanceBlocks", [count]);
     },
   };
+}
+
+/** A transaction the service prepared (POST …/prepare, base64), signed by the buyer's wallet in its own slot, as signTransaction does. */
+export async function signPrepared(transaction: string, buyer: KeyPairSigner): Promise<string> {
+  const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+  return getBase64EncodedWireTransaction(await partiallySignTransaction([buyer.keyPair], decoded as Parameters<typeof partiallySignTransaction>[1]));
 }

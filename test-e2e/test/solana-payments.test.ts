@@ -9,7 +9,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { createSigner, decodeXPaymentResponse as legacyDecodeXPaymentResponse, wrapFetchWithPayment as legacyWrapFetchWithPayment } from "x402-fetch";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { baseUrl, call, decoded, newCheckout, newSeller, type Reply } from "../src/http";
-import { DEVNET_USDC, SOLANA_DEVNET, solanaDevnet, type SolanaDevnetClient } from "../src/solana";
+import { DEVNET_USDC, signPrepared, SOLANA_DEVNET, solanaDevnet, type SolanaDevnetClient } from "../src/solana";
 
 /**
  * Live settlement on the local Solana devnet (docs/adr/0015-solana-one-transfer.md)
@@ -167,6 +167,36 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
     expect(legacyDecodeXPaymentResponse(res.headers.get("X-PAYMENT-RESPONSE") as string)).toMatchObject({ success: true, transaction: body.receipt.tx_hash });
     expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 100_000n);
     expect(await devnet.usdc(solana)).toBe(100_000n);
+  });
+
+  it("POST /c/{id}/prepare on the Solana network answers a transaction the buyer's wallet signs and /pay settles (no typed data)", async () => {
+    const { solana, checkout } = await liveSolanaCheckout({ reusable: true });
+    const buyer = await fundedBuyer();
+    const prepared = await call("POST", `/c/${checkout.id}/prepare`, { body: { payer: buyer.address, network: SOLANA_DEVNET } });
+    expect(prepared.status).toBe(200);
+    expect(prepared.body).toMatchObject({
+      network: SOLANA_DEVNET,
+      typed_data: null,
+      transaction: expect.stringMatching(/^[A-Za-z0-9+/]+={0,2}$/),
+      payload_stub: {
+        x402Version: 2,
+        accepted: { network: SOLANA_DEVNET, payTo: solana, amount: "100000", extra: { feePayer } },
+        payload: { transaction: "" },
+      },
+      pay_url: `${baseUrl()}/c/${checkout.id}`,
+    });
+    const stub = prepared.body.payload_stub;
+    const header = encodePaymentSignatureHeader({ ...stub, payload: { transaction: await signPrepared(prepared.body.transaction, buyer) } });
+    const paid = await call("POST", `/c/${checkout.id}/pay`, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect([paid.status, paid.body.type ?? null]).toEqual([200, null]);
+    expect(paid.body.receipt).toMatchObject({ network: SOLANA_DEVNET, pay_to: solana, total: 100_000, payer: buyer.address });
+    expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 100_000n);
+    expect(await devnet.usdc(solana)).toBe(100_000n);
+
+    // Not a Solana wallet: 422 naming payer, nothing prepared.
+    const bad = await call("POST", `/c/${checkout.id}/prepare`, { body: { payer: "0x1111111111111111111111111111111111111111", network: SOLANA_DEVNET } });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain("payer");
   });
 
   /** The PAYMENT-SIGNATURE the official client sends for this face, captured and never delivered. */

@@ -1,5 +1,5 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import type { ExactEvmAuthorization, PaymentRequirements, SettleResponse, VerifyResponse } from "@c402/x402";
+import { requirementTransfers, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse, type VerifyResponse } from "@c402/x402";
 import {
   AuthorizationSchema,
   FacilitatorSupportedResponseSchema,
@@ -42,6 +42,7 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
       checkoutId: text(r.extra.checkoutId) ?? "",
       rehearsal: r.extra.rehearsal === true,
       ...(text(r.extra.feePayer) !== undefined ? { feePayer: text(r.extra.feePayer) } : {}),
+      transfers: requirementTransfers(r.extra).map((t) => ({ payTo: t.payTo, amount: t.amount })),
     },
   });
 }
@@ -58,7 +59,12 @@ export function requirementFromMessage(m: PaymentRequirement): PaymentRequiremen
     // Solana's extra names the fee payer and no EIP-712 domain; EVM's the domain (keys in the order payments wrote them).
     extra:
       extra?.feePayer !== undefined
-        ? { feePayer: extra.feePayer, checkoutId: extra.checkoutId, ...(extra.rehearsal ? { rehearsal: true } : {}) }
+        ? {
+            feePayer: extra.feePayer,
+            checkoutId: extra.checkoutId,
+            ...(extra.rehearsal ? { rehearsal: true } : {}),
+            ...(extra.transfers.length > 0 ? { transfers: extra.transfers.map((t) => ({ payTo: t.payTo, amount: t.amount })) } : {}),
+          }
         : {
             name: extra?.name ?? "",
             version: extra?.version ?? "",

@@ -33,3 +33,23 @@ export const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** The largest Solana transaction (the packet limit), so its base64 is at most 1,644 characters. */
 export const MAX_SVM_TRANSACTION_BYTES = 1232;
+
+/** One recipient of a prepared Solana payment, as its requirement's `extra.transfers` lists it (base units in decimal text). */
+export interface RequirementTransfer {
+  payTo: string;
+  amount: string;
+}
+
+/**
+ * A prepared Solana requirement's recipients (`extra.transfers`: the seller's
+ * share and a platform cut, one TransferChecked each, in order); none for a
+ * requirement an x402 client signs as issued.
+ */
+export function requirementTransfers(extra: Readonly<Record<string, unknown>>): RequirementTransfer[] {
+  const transfers = extra.transfers;
+  if (!Array.isArray(transfers)) return [];
+  return transfers.flatMap((t: unknown) => {
+    const { payTo, amount } = (t ?? {}) as { payTo?: unknown; amount?: unknown };
+    return typeof payTo === "string" && typeof amount === "string" ? [{ payTo, amount }] : [];
+  });
+}

@@ -404,7 +404,7 @@ describe("payments: rehearsal purchase flow", () => {
     const c = addCheckout();
     const answer = await payments.prepare(c.id, "test", { payer: buyer.address });
     expect(answer.network).toBe("eip155:84532");
-    const prepared = preparedPayment(answer.requirement, answer.authorization, "http://127.0.0.1:4020/c/x/test");
+    const prepared = preparedPayment(answer.requirement, answer.authorization!, "http://127.0.0.1:4020/c/x/test");
     expect(prepared.typedData.domain).toMatchObject({ name: "USDC rehearsal - no funds move", version: "2", chainId: 84532 });
     expect(prepared.typedData.message).toMatchObject({ from: buyer.address, to: SELLER, value: "110500" });
     const signature = await buyer.signTypedData({

@@ -133,17 +133,18 @@ describeWith("postgres")("Solana rehearsals (PostgreSQL, Solana devnet)", () => 
     expect(live?.extra).toEqual({ feePayer: rig.feePayer, checkoutId: checkout.id });
   });
 
-  it("prepares no Solana requirement, on either face: a problem naming the SVM client, never a 5xx; the EVM one still prepares", async () => {
+  it("prepares no Solana rehearsal (the SVM client signs it as issued), and a live Solana payment only for a Solana payer; never a 5xx", async () => {
     const { checkout } = await solanaCheckout();
     const payer = "0x2222222222222222222222222222222222222222";
-    for (const face of ["test", "live"] as const) {
-      const refused = await payments.prepare(checkout.id, face, { payer, network: devnet.network }).catch((err: unknown) => err);
-      expect(refused).toBeInstanceOf(ProblemError);
-      expect((refused as ProblemError).slug).toBe("invalid-request");
-      expect((refused as ProblemError).errors).toEqual([
-        { field: "network", reason: expect.stringMatching(/; a Solana requirement is signed as issued by an x402 SVM client, not prepared$/) },
-      ]);
-    }
+    const rehearsal = await payments.prepare(checkout.id, "test", { payer, network: devnet.network }).catch((err: unknown) => err);
+    expect(rehearsal).toBeInstanceOf(ProblemError);
+    expect((rehearsal as ProblemError).slug).toBe("invalid-request");
+    expect((rehearsal as ProblemError).errors).toEqual([
+      { field: "network", reason: expect.stringMatching(/; this face's Solana requirement is signed as issued by an x402 SVM client, not prepared$/) },
+    ]);
+    // The live face prepares Solana transactions (ADR 16), for a Solana payer only.
+    const live = await payments.prepare(checkout.id, "live", { payer, network: devnet.network }).catch((err: unknown) => err);
+    expect((live as ProblemError).errors).toEqual([{ field: "payer", reason: expect.stringMatching(/Solana address/) }]);
     expect((await payments.prepare(checkout.id, "test", { payer, network: "eip155:84532" })).requirement.extra.rehearsal).toBe(true);
   });
 

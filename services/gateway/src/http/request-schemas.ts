@@ -325,8 +325,12 @@ export const schemas = {
     additionalProperties: false,
     required: ["payer"],
     properties: {
-      payer: { type: "string", maxLength: 128 },
-      network: nullable({ type: "string", maxLength: 64 }),
+      payer: { type: "string", maxLength: 128, description: "The buyer's address on `network`: 0x… on EVM, base58 on Solana" },
+      network: nullable({
+        type: "string",
+        maxLength: 64,
+        description: "One of the face's networks (the first EVM one when null); a Solana network answers a transaction to sign (ADR 16)",
+      }),
       params: nullable({ type: "object", additionalProperties: { type: "string" } }),
     },
   },

@@ -295,9 +295,20 @@ const requirementV2 = object(
     payTo: { type: "string", minLength: 1 },
     maxTimeoutSeconds: { type: "integer", minimum: 1 },
     extra: object(
-      { name: str, version: str, feePayer: str, checkoutId: str },
       {
-        optional: ["name", "version", "feePayer", "checkoutId"],
+        name: str,
+        version: str,
+        feePayer: str,
+        checkoutId: str,
+        transfers: {
+          type: "array",
+          minItems: 1,
+          items: object({ payTo: { type: "string", minLength: 1 }, amount: atomic }),
+          description: "A prepared Solana payment (POST …/prepare): every recipient in order, one TransferChecked each (ADR 16)",
+        },
+      },
+      {
+        optional: ["name", "version", "feePayer", "checkoutId", "transfers"],
         description:
           "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer); checkoutId names the checkout",
       },
@@ -516,7 +527,12 @@ const typedData = object({
 const prepareAnswer = object(
   {
     network: caip2,
-    typed_data: typedData,
+    typed_data: { oneOf: [typedData, { type: "null" }], description: "EVM: the EIP-712 typed data to sign; null on Solana" },
+    transaction: {
+      type: "string",
+      pattern: "^[A-Za-z0-9+/]+={0,2}$",
+      description: "Solana: the transaction (base64, signatures empty) the payer's wallet signs; absent on EVM",
+    },
     payload_stub: object({ x402Version: { enum: [1, 2] }, accepted: ref("PaymentRequirement"), payload: { type: "object" } }, { optional: ["accepted"] }),
     how: str,
     pay_url: {
@@ -524,7 +540,10 @@ const prepareAnswer = object(
       description: "Where to present the payment: the face URL with the call parameters sent as params (a relay or mcp checkout checks them first: 422)",
     },
   },
-  { description: "The EIP-712 typed data to sign and the payload to put the signature in; signs nothing" },
+  {
+    optional: ["transaction"],
+    description: "What to sign (EIP-712 typed data on EVM, a prepared transaction on Solana) and the payload to put it in; signs nothing",
+  },
 );
 
 const componentHealth: Schema = {

@@ -108,13 +108,23 @@ export function pendingPaymentView(r: paymentsV1.SubmitPaymentResponse, baseUrl:
   };
 }
 
-/** The typed data a buyer signs for a face, and the payload to put the signature in. */
+/**
+ * What a buyer signs for a face, and the payload to put it in: EIP-712 typed
+ * data on EVM; on Solana the transaction the service prepared (ADR 16), which
+ * the buyer's wallet signs as any Solana transaction.
+ */
 export function preparedView(r: paymentsV1.PreparePaymentResponse, resourceUrl: string) {
-  const { typedData, payloadStub } = preparedPayment(
-    requirementFromMessage(answered(r.requirement, "requirement")),
-    authorizationFromMessage(answered(r.authorization, "authorization")),
-    resourceUrl,
-  );
+  const requirement = requirementFromMessage(answered(r.requirement, "requirement"));
+  if (r.transaction !== undefined) {
+    return {
+      network: r.network,
+      typed_data: null,
+      transaction: r.transaction,
+      payload_stub: { x402Version: 2 as const, resource: { url: resourceUrl }, accepted: requirement, payload: { transaction: "" } },
+      how: "Sign transaction with the payer's Solana wallet (it is the fee payer's to co-sign: sign only your own slot, as signTransaction does), put the signed transaction (base64) in payload_stub.payload.transaction, base64 the JSON and send it as PAYMENT-SIGNATURE (or X-PAYMENT) on GET of pay_url, within about a minute (its blockhash expires).",
+    };
+  }
+  const { typedData, payloadStub } = preparedPayment(requirement, authorizationFromMessage(answered(r.authorization, "authorization")), resourceUrl);
   return {
     network: r.network,
     typed_data: typedData,

@@ -9,6 +9,8 @@ import { settleResponseOf } from "./payment-wire";
 import {
   assertSelling,
   isRehearsalRequirement,
+  issuedRequirementsFor,
+  preparedRequirementsFor,
   sellingRefusal,
   priceOf,
   requirementsFor,
@@ -112,11 +114,10 @@ export interface Quote {
   checkout: CheckoutForPayment;
 }
 
-export interface Prepared {
-  network: string;
-  requirement: PaymentRequirements;
-  authorization: ExactEvmAuthorization;
-}
+/** What a payer signs for a requirement: an EIP-3009 authorization (EVM), or a transaction the service prepared (Solana). */
+export type Prepared = { network: string; requirement: PaymentRequirements } & (
+  { authorization: ExactEvmAuthorization; transaction?: undefined } | { transaction: string; authorization?: undefined }
+);
 
 /**
  * The purchase flow of the payments service: quote, prepare, verify and
@@ -148,9 +149,14 @@ export class Payments {
     return this.settlements.filter((s) => s.kind === kind).flatMap((s) => s.rails());
   }
 
-  /** The requirements a face issues for a checkout now. */
+  /** The requirements a face lists for a checkout now (its 402). */
   private requirements(face: Face, checkout: CheckoutForPayment): PaymentRequirements[] {
     return requirementsFor(face, checkout, this.rails(settlementKindOf(face, checkout)));
+  }
+
+  /** Everything a face issues for a checkout now, which a presented payment must match: its 402's, then /prepare's own. */
+  private issued(face: Face, checkout: CheckoutForPayment): PaymentRequirements[] {
+    return issuedRequirementsFor(checkout, this.rails(settlementKindOf(face, checkout)));
   }
 
   /** The settlement of a payment of this kind on `network` (503 when none is configured). */
@@ -166,21 +172,37 @@ export class Payments {
     return { accepts: this.requirements(face, checkout), price: priceOf(checkout), settlement: settlementKindOf(face, checkout), checkout };
   }
 
-  /** The authorization a payer signs for one of the face's requirements (the EIP-712 typed data and payload stub follow from the two). */
+  /**
+   * What a payer signs for one of the face's requirements: on EVM the
+   * EIP-3009 authorization (the EIP-712 typed data and payload stub follow
+   * from the two); on Solana the transaction its settlement prepares, for the
+   * listed requirement or, where the checkout carries a platform cut, the
+   * prepared payment that carries it (ADR 16).
+   */
   async prepare(checkoutId: string, face: Face, input: { payer: string; network?: string; params?: Record<string, string> }): Promise<Prepared> {
-    if (!isAddress(input.payer, { strict: false })) throw invalid([{ field: "payer", reason: "must be a 0x-prefixed EVM address" }]);
-    const { accepts, checkout } = await this.quote(checkoutId, face);
-    // A relay or mcp call's parameters are checked before anything is signed (inline goods take none: they are ignored).
-    if (checkout.relay && this.originCalls) await this.originCalls.check(checkout.relay, input.params ?? {});
-    // EIP-3009 typed data exists for EVM requirements only: a Solana one is a transaction the buyer's SVM client builds.
-    const preparable = accepts.filter((r) => !isSolanaNetworkId(r.network));
-    const requirement = input.network === undefined ? preparable[0] : preparable.find((r) => r.network === input.network);
+    const checkout = await this.checkouts(checkoutId);
+    assertSelling(face, checkout);
+    const kind = settlementKindOf(face, checkout);
+    // A prepared payment first: on its network it is the one that sells a checkout with a cut (the listed one cannot).
+    const rails = this.rails(kind);
+    const issued = [...preparedRequirementsFor(checkout, rails), ...issuedRequirementsFor(checkout, rails)];
+    // One requirement per network.
+    const preparable = issued.filter((r, i) => issued.findIndex((o) => o.network === r.network) === i && this.preparer(kind, r) !== undefined);
+    const requirement =
+      input.network === undefined ? preparable.find((r) => !isSolanaNetworkId(r.network)) : preparable.find((r) => r.network === input.network);
     if (!requirement) {
-      const solana =
-        input.network !== undefined && isSolanaNetworkId(input.network) ? "; a Solana requirement is signed as issued by an x402 SVM client, not prepared" : "";
       const offered = preparable.length > 0 ? `must be one of ${preparable.map((r) => r.network).join(", ")}` : "no requirement of this face can be prepared";
+      const solana =
+        input.network !== undefined && isSolanaNetworkId(input.network) && issued.some((r) => r.network === input.network)
+          ? "; this face's Solana requirement is signed as issued by an x402 SVM client, not prepared"
+          : "";
       throw invalid([{ field: "network", reason: `${offered}${solana}` }]);
     }
+    // A relay or mcp call's parameters are checked before anything is signed (inline goods take none: they are ignored).
+    if (checkout.relay && this.originCalls) await this.originCalls.check(checkout.relay, input.params ?? {});
+    const preparer = this.preparer(kind, requirement);
+    if (preparer) return { network: requirement.network, requirement, transaction: await preparer(input.payer) };
+    if (!isAddress(input.payer, { strict: false })) throw invalid([{ field: "payer", reason: "must be a 0x-prefixed EVM address" }]);
     const authorization = {
       from: getAddress(input.payer),
       to: getAddress(requirement.payTo),
@@ -190,6 +212,20 @@ export class Payments {
       nonce: randomNonce(),
     };
     return { network: requirement.network, requirement, authorization };
+  }
+
+  /**
+   * How a payer's signing material for `requirement` is prepared: by its
+   * settlement (a transaction, Solana), by payments itself (EIP-3009 typed
+   * data, EVM: `null`), or not at all (undefined: a Solana rail whose
+   * settlement prepares nothing, such as a rehearsal's).
+   */
+  private preparer(kind: SettlementKind, requirement: PaymentRequirements): ((payer: string) => Promise<string>) | null | undefined {
+    if (!isSolanaNetworkId(requirement.network)) return null;
+    const settlement = settlementOf(this.settlements, kind, requirement.network);
+    if (!settlement?.prepare) return undefined;
+    const prepare = settlement.prepare.bind(settlement);
+    return (payer) => prepare(requirement, payer);
   }
 
   /**
@@ -215,7 +251,7 @@ export class Payments {
       );
     }
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
-    const requirement = matchRequirement(payload, this.requirements(face, checkout));
+    const requirement = matchRequirement(payload, this.issued(face, checkout));
     const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, {
       handoffId,
       params: call.params ?? {},
@@ -258,7 +294,7 @@ export class Payments {
   private async isRecorded(face: Face, checkout: CheckoutForPayment, header: string): Promise<boolean> {
     try {
       const payload = decodePayment(header);
-      const requirement = matchRequirement(payload, this.requirements(face, checkout));
+      const requirement = matchRequirement(payload, this.issued(face, checkout));
       return await this.settlement(settlementKindOf(face, checkout), requirement.network).isRecorded(payload, requirement);
     } catch (err) {
       if (err instanceof ProblemError) return false;

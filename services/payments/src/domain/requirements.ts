@@ -141,6 +141,15 @@ export interface LiveRail {
   amounts(checkout: CheckoutForPayment): Breakdown;
   /** What the facilitator's `supported` kinds say of this network (Solana: the fee payer). */
   supportedExtra?: { feePayer: string };
+  /**
+   * A payment to several recipients that the service prepares for the
+   * buyer's wallet to sign (POST …/prepare; Solana: a platform cut beside the
+   * seller's share, ADR 16), where the one-transfer requirement cannot sell
+   * the checkout: `payTo` is the seller, `transfers` every recipient in order
+   * (their amounts add up to the rail's total). Never listed in a 402: an
+   * x402 client signs one transfer. Undefined when there is none.
+   */
+  preparedPayment?(checkout: CheckoutForPayment): { payTo: string; transfers: readonly { payTo: string; amount: bigint }[] } | undefined;
 }
 
 /**
@@ -148,7 +157,12 @@ export interface LiveRail {
  * (`rails`) that can sell this checkout. A rehearsal always has the EVM one
  * (ADR 5), and Solana's where the checkout has a Solana payout wallet.
  */
-export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+export function requirementsFor(_face: Face, checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+  return someOrUnavailable(listedRequirementsFor(checkout, rails));
+}
+
+/** What a face's 402 lists: one requirement per rail that can sell the checkout (none, possibly). */
+function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
   const requirements = rails.flatMap((r): PaymentRequirements[] => {
     const payTo = r.payTo(checkout);
     if (payTo === undefined) return [];
@@ -165,6 +179,11 @@ export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails:
       },
     ];
   });
+  return requirements;
+}
+
+/** Requirements, or 503 when no network this deployment settles can sell the checkout. */
+function someOrUnavailable(requirements: PaymentRequirements[]): PaymentRequirements[] {
   if (requirements.length === 0) {
     throw new ProblemError("unavailable", {
       message: "No settleable network is available on this deployment right now.",
@@ -172,6 +191,34 @@ export function requirementsFor(face: Face, checkout: CheckoutForPayment, rails:
     });
   }
   return requirements;
+}
+
+/**
+ * The requirements a face issues only through /prepare (a rail's prepared
+ * payment, see LiveRail.preparedPayment): accepted when presented, never
+ * listed in a 402.
+ */
+export function preparedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+  return rails.flatMap((r): PaymentRequirements[] => {
+    const prepared = r.preparedPayment?.(checkout);
+    if (!prepared) return [];
+    return [
+      {
+        scheme: "exact",
+        network: r.network,
+        asset: r.asset,
+        amount: r.amounts(checkout).total.toString(),
+        payTo: prepared.payTo,
+        maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+        extra: { ...r.extra, checkoutId: checkout.id, transfers: prepared.transfers.map((t) => ({ payTo: t.payTo, amount: t.amount.toString() })) },
+      },
+    ];
+  });
+}
+
+/** Everything a face issued for a checkout, which a presented payment must match: what its 402 lists, then what /prepare issues. */
+export function issuedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+  return someOrUnavailable([...listedRequirementsFor(checkout, rails), ...preparedRequirementsFor(checkout, rails)]);
 }
 
 export function isRehearsalRequirement(r: Pick<PaymentRequirements, "extra">): boolean {

@@ -71,7 +71,11 @@ export function paymentsRpc(
         ...(req.network !== undefined ? { network: req.network } : {}),
         params: req.params,
       });
-      return { network: p.network, requirement: requirementMessage(p.requirement), authorization: authorizationMessage(p.authorization) };
+      return {
+        network: p.network,
+        requirement: requirementMessage(p.requirement),
+        ...(p.authorization ? { authorization: authorizationMessage(p.authorization) } : { transaction: p.transaction }),
+      };
     },
     async submitPayment(req, ctx) {
       const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, {

@@ -1,8 +1,20 @@
 import { failpoint } from "@c402/failpoints";
 import { breakdown, type Breakdown } from "@c402/money";
-import { ProblemError } from "@c402/problems";
-import { decodeExactSvmPayment, SvmPaymentRejected, SvmSendRefusal, SvmSendRefused, type ExactSvmPayment, type SvmChain } from "@c402/svm-chain";
-import { isSvmPayload, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
+import { randomBytes } from "node:crypto";
+import { checkSolanaAddress } from "@c402/chain-addresses";
+import { invalid, ProblemError } from "@c402/problems";
+import {
+  decodeExactSvmPayment,
+  preparedTransfersTransaction,
+  SvmPaymentRejected,
+  SvmSendRefusal,
+  SvmSendRefused,
+  USDC_DECIMALS,
+  type ExactSvmPayment,
+  type ExactSvmRequirement,
+  type SvmChain,
+} from "@c402/svm-chain";
+import { isSvmPayload, requirementTransfers, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import { newPaymentRow, type PresentedPayment } from "../payment-row";
@@ -45,10 +57,30 @@ const SOLANA_SLOT_MS = 400;
  * not reach the platform without the service holding it).
  */
 export function solanaAmounts(checkout: CheckoutForPayment): Breakdown {
-  const price = breakdown(checkout.priceAtomic);
+  const price = breakdown(checkout.priceAtomic, { platformFeeBps: checkout.platform?.feeBps ?? 0 });
   return { ...price, feeAmount: 0n, total: price.price };
 }
 
+/**
+ * The prepared payment of a checkout with a platform cut (ADR 16): two
+ * transfers the buyer signs in one transaction, the seller's share to the
+ * seller and the cut to the platform's Solana wallet (frozen at create), so
+ * the cut reaches the platform without passing through the service.
+ * Undefined without a cut, or without either wallet.
+ */
+export function solanaSplit(checkout: CheckoutForPayment): { payTo: string; transfers: { payTo: string; amount: bigint }[] } | undefined {
+  const seller = checkout.payoutAddresses?.solana;
+  const platform = checkout.platform?.feeToSolana;
+  if (!seller || !platform) return undefined;
+  const amounts = solanaAmounts(checkout);
+  return {
+    payTo: seller,
+    transfers: [
+      { payTo: seller, amount: amounts.providerAmount },
+      { payTo: platform, amount: amounts.platformAmount ?? 0n },
+    ],
+  };
+}
 /**
  * Live settlement on Solana (the x402 exact SVM scheme), the same saga as EVM
  * (ADR 8), keyed by the transaction message's hash: claimed -> settling (the
@@ -78,6 +110,8 @@ export class LiveSvmSettlement implements Settlement {
       // sale needs the delivery step, which bounds the origin's time by the transaction's blockhash.
       payTo: (checkout) => (checkout.platform || (checkout.relay && !opts.paidOnDelivery) ? undefined : checkout.payoutAddresses?.solana),
       amounts: solanaAmounts,
+      // A platform's cut rides in a transaction the service prepares (ADR 16).
+      preparedPayment: (checkout) => (checkout.relay && !opts.paidOnDelivery ? undefined : solanaSplit(checkout)),
     }));
   }
 
@@ -106,6 +140,31 @@ export class LiveSvmSettlement implements Settlement {
     const chain = this.opts.chains.get(network);
     if (!chain) throw new ProblemError("unavailable", "This network cannot settle right now.");
     return chain;
+  }
+
+  /**
+   * The transaction a payer's wallet signs for a requirement this rail
+   * issued: its transfers (the one to payTo, or a prepared payment's, ADR 16)
+   * from the payer's USDC account, the service's fee payer, a recent
+   * blockhash, a random memo (two preparations never share a message).
+   * Unsigned; nothing is recorded.
+   */
+  async prepare(requirement: PaymentRequirements, payer: string): Promise<string> {
+    const chain = this.chain(requirement.network);
+    const checked = checkSolanaAddress(payer);
+    if (!checked.ok || payer === chain.feePayer) {
+      throw invalid([{ field: "payer", reason: checked.ok ? "is the service's fee payer, not a buyer" : checked.reason }]);
+    }
+    const { transfers, payTo, amount } = requirementOf(requirement);
+    return preparedTransfersTransaction({
+      feePayer: chain.feePayer,
+      payer,
+      mint: requirement.asset,
+      decimals: USDC_DECIMALS,
+      transfers: transfers ?? [{ payTo, amount }],
+      blockhash: await chain.latestBlockhash(),
+      memo: randomBytes(16).toString("hex"),
+    });
   }
 
   /** The checks `submit` makes before it records anything (the transaction's shape, signatures, simulation): nothing is written or sent. */
@@ -391,12 +450,20 @@ export function svmPresentedPayment(
     authorization: { transaction: payment.transaction },
     validBefore: null,
     payTo: requirement.payTo,
-    platformFeeTo: null,
+    // A prepared payment's second transfer is the platform's cut (ADR 16).
+    platformFeeTo: requirementTransfers(requirement.extra).length > 1 ? (checkout.platform?.feeToSolana ?? null) : null,
     amounts: solanaAmounts(checkout),
   };
 }
 
 /** What the chain adapter checks a payment against, read from the requirement issued. */
-export function requirementOf(requirement: PaymentRequirements) {
-  return { payTo: requirement.payTo, asset: requirement.asset, amount: BigInt(requirement.amount), feePayer: String(requirement.extra.feePayer) };
+export function requirementOf(requirement: PaymentRequirements): ExactSvmRequirement {
+  const transfers = requirementTransfers(requirement.extra).map((t) => ({ payTo: t.payTo, amount: BigInt(t.amount) }));
+  return {
+    payTo: requirement.payTo,
+    asset: requirement.asset,
+    amount: BigInt(requirement.amount),
+    feePayer: String(requirement.extra.feePayer),
+    ...(transfers.length > 0 ? { transfers } : {}),
+  };
 }

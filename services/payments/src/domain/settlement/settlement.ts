@@ -59,6 +59,12 @@ export interface Settlement {
    * called first and only a charged delivery settles (PaidOnDelivery).
    */
   submit(checkout: CheckoutForPayment, payload: AnyPaymentPayload, requirement: PaymentRequirements, call?: PurchaseCall): Promise<SettlementOutcome>;
+  /**
+   * The transaction a payer signs for one of its requirements, where the
+   * rail's buyers sign transactions the service can prepare (Solana); absent
+   * where they sign typed data (EVM: payments builds it from the requirement).
+   */
+  prepare?(requirement: PaymentRequirements, payer: string): Promise<string>;
   /** Resumes payments a crash or a timeout left unfinished; answers how many it looked at. */
   sweep(): Promise<number>;
 }
