@@ -71,6 +71,17 @@ export function platformCut(price: bigint, bps: number): bigint {
   return (price * BigInt(bps)) / 10_000n;
 }
 
+/**
+ * The platform fee a new checkout takes (spec, Platforms): the create's own
+ * `platform_fee_bps` when sent (0 included), else the account's standing fee
+ * while it is in platform mode, else none. Catalog freezes it; the gateway
+ * reads it to know, before the create, whether the platform's fee wallets
+ * will be taken.
+ */
+export function platformFeeBpsAtCreate(sent: number | undefined, account: { platformAccount: boolean; platformFeeBps: number }): number {
+  return sent ?? (account.platformAccount ? account.platformFeeBps : 0);
+}
+
 export interface Breakdown {
   price: bigint;
   providerAmount: bigint;

@@ -1,4 +1,4 @@
-import { breakdown, formatUsd, MoneyFormatError, parsePrice, parseUsd, priceFromTotal, protocolFee, platformCut } from "../src";
+import { breakdown, formatUsd, MoneyFormatError, parsePrice, parseUsd, priceFromTotal, protocolFee, platformCut, platformFeeBpsAtCreate } from "../src";
 
 describe("money", () => {
   it("a price of 0.10 is 100000 atomic units (spec)", () => {
@@ -52,6 +52,14 @@ describe("money", () => {
     }
     expect(platformCut(1_000_000n, 2000)).toBe(200_000n);
     expect(() => platformCut(1n, 2001)).toThrow(RangeError);
+  });
+
+  it("a create's platform fee: its own platform_fee_bps wins (0 included), else the standing fee in platform mode, else none", () => {
+    const platform = { platformAccount: true, platformFeeBps: 300 };
+    expect(platformFeeBpsAtCreate(undefined, platform)).toBe(300);
+    expect(platformFeeBpsAtCreate(0, platform)).toBe(0);
+    expect(platformFeeBpsAtCreate(2000, platform)).toBe(2000);
+    expect(platformFeeBpsAtCreate(undefined, { platformAccount: false, platformFeeBps: 300 })).toBe(0);
   });
 
   it("the price is recoverable from the total at every rounding boundary", () => {

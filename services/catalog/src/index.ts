@@ -27,6 +27,7 @@ import { mcpTool } from "./store/migrations/0015_mcp_tool";
 import { checkoutPackages } from "./store/migrations/0016_packages";
 import { checkoutContent } from "./store/migrations/0017_content";
 import { retiredTwins } from "./store/migrations/0018_retired_twins";
+import { platformFeeRails } from "./store/migrations/0019_platform_fee_rails";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -49,6 +50,7 @@ export const catalogMigrations = {
   "0016_packages": checkoutPackages,
   "0017_content": checkoutContent,
   "0018_retired_twins": retiredTwins,
+  "0019_platform_fee_rails": platformFeeRails,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */

@@ -17,7 +17,7 @@ import {
 } from "../store/catalog-store";
 import { checkoutActivity } from "../events/checkout-activity";
 import { IDEMPOTENCY_CLAIM_LEASE_MS, IDEMPOTENCY_RETENTION_MS, retryAfterSecondsForClaim } from "./idempotency";
-import { inheritedRails, standingPayTo, withAddedRail, type AccountWallet } from "./payout-rails";
+import { payoutsAtCreate, platformFeeRailsAtCreate, withAddedRail, type AccountWallet } from "./payout-rails";
 import {
   accountTermsOf,
   CHECKOUT_LIMITS,
@@ -177,13 +177,15 @@ export class Catalog {
     const valid = validateCreate(req);
     // Never call another service inside a transaction: resolve the account's terms and payout wallet first.
     const terms = accountTermsOf(valid, await this.platform(req.accountId));
-    const payouts = await this.payoutsOf(req.accountId, valid.payTo);
+    const wallets = await this.standingWalletsFor(req.accountId, valid.payTo, terms);
+    const payouts = payoutsAtCreate(wallets, valid.payTo);
+    const platformFeeRails = platformFeeRailsAtCreate(wallets, terms);
     const id = valid.content ? newId("contentCheckout") : newId("checkout");
     const relay = "origin" in valid.fulfillment ? valid.fulfillment.origin : undefined;
     // The origin and its credential are bound before the checkout exists, under the id it will have.
     const originUrl = relay ? await this.origins.register({ accountId: req.accountId, checkoutId: id, origin: relay }) : null;
     try {
-      return await this.insertNew(req, idempotency, valid, terms, payouts, { id, relay, originUrl });
+      return await this.insertNew(req, idempotency, valid, { ...terms, platformFeeRails }, payouts, { id, relay, originUrl });
     } catch (err) {
       // The checkout was not written: nothing may stay bound to its id (a key's checkouts_using counts bindings).
       if (relay) await this.origins.forget(id).catch(() => undefined);
@@ -195,7 +197,7 @@ export class Catalog {
     req: CreateRequest,
     idempotency: { scope: IdempotencyScope; token: string } | undefined,
     valid: ValidCheckout,
-    terms: AccountTerms,
+    terms: AccountTerms & { platformFeeRails: Record<string, string> },
     payouts: { payTo: string; rails: Record<string, string> },
     origin: { id: string; relay: RelayOrigin | undefined; originUrl: string | null },
   ): Promise<CheckoutRow> {
@@ -222,6 +224,7 @@ export class Catalog {
       parties: valid.parties,
       platform_fee_bps: terms.platformFeeBps,
       platform_fee_to: terms.platformFeeTo,
+      platform_fee_rails: terms.platformFeeRails,
       sold_by: terms.soldBy,
       inherit_account_payouts: terms.inheritAccountPayouts,
       wallet_button: valid.walletButton,
@@ -271,16 +274,12 @@ export class Catalog {
   }
 
   /**
-   * The rails a new checkout gets. A pay_to sent is its only rail (the seller
-   * named where it pays; more can be added later). Omitted, which needs
-   * inherit_account_payouts (accountTermsOf), the account's standing wallet
-   * of each chain is copied: EVM as pay_to, the others as rails. Copied now:
-   * later changes to the account's wallets leave the checkout alone.
+   * The account's standing wallets, asked of identity only when the create
+   * takes any: the payout rails of a checkout without pay_to, and the
+   * platform's fee wallets of one with a cut.
    */
-  private async payoutsOf(accountId: string, payTo: string | null): Promise<{ payTo: string; rails: Record<string, string> }> {
-    if (payTo !== null) return { payTo, rails: {} };
-    const wallets = await this.payoutWallets(accountId);
-    return { payTo: standingPayTo(wallets), rails: inheritedRails(wallets) };
+  private async standingWalletsFor(accountId: string, payTo: string | null, terms: AccountTerms): Promise<AccountWallet[]> {
+    return payTo === null || terms.platformFeeTo !== null ? this.payoutWallets(accountId) : [];
   }
 
   async get(checkoutId: string, accountId?: string): Promise<CheckoutRow> {

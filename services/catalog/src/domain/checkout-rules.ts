@@ -1,4 +1,4 @@
-import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice } from "@c402/money";
+import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice, platformFeeBpsAtCreate } from "@c402/money";
 import { invalid, type FieldError } from "@c402/problems";
 import { getAddress, isAddress } from "viem";
 import { contentDeclarationOf, contentSaleRefusals, type ContentDeclaration } from "./content-rules";
@@ -313,7 +313,7 @@ export interface AccountTerms {
  */
 export function accountTermsOf(valid: Pick<ValidCheckout, "platformFeeBps" | "inheritAccountPayouts" | "payTo">, account: AccountPlatform): AccountTerms {
   const errors: FieldError[] = [];
-  const bps = valid.platformFeeBps ?? (account.platformAccount ? account.platformFeeBps : 0);
+  const bps = platformFeeBpsAtCreate(valid.platformFeeBps, account);
   if (bps > 0 && (!account.platformAccount || account.platformFeeTo === null)) {
     errors.push({
       field: "platform_fee_bps",

@@ -35,6 +35,34 @@ export function inheritedRails(wallets: readonly AccountWallet[]): Record<string
   return rails;
 }
 
+/**
+ * The rails a new checkout gets. A pay_to sent is its only rail (the seller
+ * named where it pays; more can be added later). Omitted, which needs
+ * inherit_account_payouts (accountTermsOf), the account's standing wallet
+ * of each chain is copied: EVM as pay_to, the others as rails. Copied now:
+ * later changes to the account's wallets leave the checkout alone.
+ */
+export function payoutsAtCreate(wallets: readonly AccountWallet[], payTo: string | null): { payTo: string; rails: Record<string, string> } {
+  if (payTo !== null) return { payTo, rails: {} };
+  return { payTo: standingPayTo(wallets), rails: inheritedRails(wallets) };
+}
+
+/**
+ * The platform's fee wallets beside its EVM one (platform_fee_to) that a
+ * checkout with a cut freezes: the creating platform account's standing
+ * wallet of each other chain (Solana), copied like the payout rails. None
+ * without a cut; a chain with no standing wallet gets none (payments then
+ * does not offer that chain for the checkout).
+ */
+export function platformFeeRailsAtCreate(wallets: readonly AccountWallet[], terms: { platformFeeTo: string | null }): Record<string, string> {
+  return terms.platformFeeTo !== null ? inheritedRails(wallets) : {};
+}
+
+/** Every fee wallet of a checkout's platform cut, EVM (platform_fee_to) first; none without a cut. */
+export function platformFeeRailsOf(c: { platform_fee_to: string | null; platform_fee_rails: Readonly<Record<string, string>> }) {
+  return c.platform_fee_to === null ? [] : railsOf({ pay_to: c.platform_fee_to, payout_rails: c.platform_fee_rails });
+}
+
 /** Every rail of a checkout, EVM (pay_to) first, then by family in the API's order. */
 export function railsOf(c: { pay_to: string; payout_rails: Readonly<Record<string, string>> }): { chainFamily: string; address: string }[] {
   const rails = [{ chainFamily: EVM_FAMILY, address: c.pay_to }];

@@ -5,7 +5,7 @@ import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { Catalog } from "../domain/catalog";
 import { effectiveStatus, OFFER_JSON_FIELDS, OFFER_TEXT_FIELDS } from "../domain/checkout-rules";
-import { railsOf } from "../domain/payout-rails";
+import { platformFeeRailsOf, railsOf } from "../domain/payout-rails";
 import type { CheckoutPage, CheckoutRow, CheckoutSummaryRow } from "../store/catalog-store";
 import type { ReportMethod } from "./report-rpc";
 
@@ -63,6 +63,7 @@ function checkoutMessage(c: CheckoutRow, now: Date): catalogV1.Checkout {
       ...(c.parties !== null ? { partiesJson: JSON.stringify(c.parties) } : {}),
       platformFeeBps: c.platform_fee_bps,
       ...(c.platform_fee_to !== null ? { platformFeeTo: c.platform_fee_to } : {}),
+      platformFeeRails: platformFeeRailsOf(c).map((r) => ({ $typeName: "catalog.v1.PayoutRail" as const, ...r })),
       ...(c.sold_by !== null ? { soldBy: c.sold_by } : {}),
       inheritAccountPayouts: c.inherit_account_payouts,
       walletButton: c.wallet_button,

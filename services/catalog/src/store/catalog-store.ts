@@ -25,6 +25,8 @@ interface CheckoutsTable {
   platform_fee_bps: number;
   /** The wallet the platform cut is paid to (frozen at create); null without a cut. */
   platform_fee_to: string | null;
+  /** The platform's fee wallets beyond platform_fee_to (its EVM one), frozen at create: address by chain family; {} without a cut. */
+  platform_fee_rails: Record<string, string>;
   /** What receipts name the platform that created it; null unless a platform account did. */
   sold_by: string | null;
   inherit_account_payouts: boolean;
@@ -146,6 +148,7 @@ export const catalogStore = {
         offer: JSON.stringify(row.offer) as unknown as CheckoutRow["offer"],
         parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as CheckoutRow["parties"],
         payout_rails: JSON.stringify(row.payout_rails) as unknown as CheckoutRow["payout_rails"],
+        platform_fee_rails: JSON.stringify(row.platform_fee_rails) as unknown as CheckoutRow["platform_fee_rails"],
       })
       .execute(),
 
@@ -356,6 +359,8 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     parties: (s.parties as Parties | undefined) ?? null,
     platform_fee_bps: (s.platform_fee_bps as number | undefined) ?? 0,
     platform_fee_to: (s.platform_fee_to as string | null | undefined) ?? null,
+    // Snapshots taken before platform fee rails existed: the cut's EVM wallet only.
+    platform_fee_rails: (s.platform_fee_rails as Record<string, string> | undefined) ?? {},
     sold_by: (s.sold_by as string | null | undefined) ?? null,
     inherit_account_payouts: (s.inherit_account_payouts as boolean | undefined) ?? true,
     wallet_button: (s.wallet_button as boolean | undefined) ?? false,

@@ -145,7 +145,8 @@ export class CheckoutOperations {
     const body = checkoutBodyOf(raw);
     const { identity, payments } = this.deps.clients;
     // Before anything is written: a rail no buyer could pay is refused, and an unanswered check creates nothing.
-    await ensurePayoutAccounts(payments, await railsTakenAtCreate(identity, cred.accountId, body.pay_to));
+    const taken = await railsTakenAtCreate(identity, cred.accountId, { payTo: body.pay_to, platformFeeBps: body.platform_fee_bps });
+    await ensurePayoutAccounts(payments, taken);
     const r = await this.deps.clients.catalog.createCheckout({
       accountId: cred.accountId,
       actor: cred.actor,

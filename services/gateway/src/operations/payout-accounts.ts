@@ -1,5 +1,6 @@
 import { chainOfFamily, checkPayoutAddress } from "@c402/chain-addresses";
 import type { paymentsV1 } from "@c402/contracts";
+import { platformFeeBpsAtCreate } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import type { ServiceClients } from "../http/deps";
@@ -10,7 +11,9 @@ import type { ServiceClients } from "../http/deps";
  * wallet (ADR 15); the service never creates that account (its rent would be
  * the service's to pay, for any account a seller names), so a wallet without
  * one is refused before the checkout takes it, at create and when a rail is
- * added. Only payments reads the chains: it says which rails it checks (none
+ * added. The same holds for the platform's fee wallet on Solana, which a
+ * checkout with a platform cut takes from the platform account's standing
+ * wallets. Only payments reads the chains: it says which rails it checks (none
  * while Solana is off) and whether their accounts exist.
  */
 
@@ -18,6 +21,8 @@ import type { ServiceClients } from "../http/deps";
 export interface PayoutRail {
   chainFamily: string;
   address: string;
+  /** What the checkout pays the wallet: the seller's sale (absent), or the platform's cut. */
+  takes?: "platform-fee";
 }
 
 /**
@@ -36,22 +41,48 @@ function needsAccount(rail: PayoutRail): boolean {
  * that network does not answer (nothing is created unverified).
  */
 export async function ensurePayoutAccounts(payments: ServiceClients["payments"], rails: readonly PayoutRail[]): Promise<void> {
-  const checked = rails.filter(needsAccount);
+  const checked = distinctWallets(rails.filter(needsAccount));
   if (checked.length === 0) return;
-  const { checks } = await payments.checkPayoutAccounts({ rails: checked });
+  const { checks } = await payments.checkPayoutAccounts({ rails: checked.map(({ chainFamily, address }) => ({ chainFamily, address })) });
   const missing = checks.find((c) => !c.exists);
-  if (missing) throw payoutAccountMissing(missing);
+  if (missing)
+    throw payoutAccountMissing(
+      missing,
+      checked.find((r) => r.chainFamily === missing.chainFamily && r.address === missing.address),
+    );
+}
+
+/** One question per wallet: a platform's own Solana wallet can be both its payout rail and its fee wallet (the payout named first). */
+function distinctWallets(rails: readonly PayoutRail[]): PayoutRail[] {
+  return rails.filter((r, i) => rails.findIndex((o) => o.chainFamily === r.chainFamily && o.address === r.address) === i);
 }
 
 /**
- * The rails a checkout created with `pay_to` omitted copies: the account's
- * standing wallet of each chain (catalog copies the default one per chain).
- * A `pay_to` sent is the checkout's only rail (EVM): none to check.
+ * The wallets a checkout create takes from the account's standing ones
+ * (catalog copies the default one per chain): its payout rails when
+ * `pay_to` is omitted (a `pay_to` sent is its only rail, EVM: none to
+ * check), and the platform's fee wallets when the create takes a platform cut
+ * (catalog's rule, @c402/money platformFeeBpsAtCreate, frozen beside
+ * platform_fee_to). Identity is asked only what the body leaves open.
  */
-export async function railsTakenAtCreate(identity: ServiceClients["identity"], accountId: string, payTo: string | undefined): Promise<PayoutRail[]> {
-  if (payTo !== undefined) return [];
+export async function railsTakenAtCreate(
+  identity: ServiceClients["identity"],
+  accountId: string,
+  sent: { payTo: string | undefined; platformFeeBps: number | undefined },
+): Promise<PayoutRail[]> {
+  const takesPayoutRails = sent.payTo === undefined;
+  const takesFeeWallets = sent.platformFeeBps !== 0 && (await takesPlatformCut(identity, accountId, sent.platformFeeBps));
+  if (!takesPayoutRails && !takesFeeWallets) return [];
   const { wallets } = await identity.getPayoutWallets({ accountId });
-  return wallets.filter((w) => w.isDefault).map(({ chainFamily, address }) => ({ chainFamily, address }));
+  const standing = wallets.filter((w) => w.isDefault).map(({ chainFamily, address }) => ({ chainFamily, address }));
+  return [...(takesPayoutRails ? standing : []), ...(takesFeeWallets ? standing.map((w) => ({ ...w, takes: "platform-fee" as const })) : [])];
+}
+
+/** Whether catalog will freeze a platform cut on the checkout: a fee above 0 and the fee wallet it is paid to (else catalog refuses the create). */
+async function takesPlatformCut(identity: ServiceClients["identity"], accountId: string, sentBps: number | undefined): Promise<boolean> {
+  const { settings } = await identity.getPlatformSettings({ accountId });
+  if (!settings?.platformAccount || !settings.platformFeeTo) return false;
+  return platformFeeBpsAtCreate(sentBps, settings) > 0;
 }
 
 /**
@@ -71,11 +102,15 @@ export async function ensureAddedRailPayable(
   await ensurePayoutAccounts(clients.payments, [rail]);
 }
 
-function payoutAccountMissing(missing: paymentsV1.PayoutAccountCheck): ProblemError {
+function payoutAccountMissing(missing: paymentsV1.PayoutAccountCheck, rail: PayoutRail | undefined): ProblemError {
   const chain = chainOfFamily(missing.chainFamily) ?? missing.chainFamily;
+  const wallet =
+    rail?.takes === "platform-fee"
+      ? `platform fee wallet ${missing.address} (your standing ${chain} payout wallet, which takes this checkout's platform cut on ${chain})`
+      : `payout wallet ${missing.address}`;
   return new ProblemError("payout-account-missing", {
     message:
-      `The ${chain} payout wallet ${missing.address} has no USDC account on ${missing.network}: its associated token account ` +
+      `The ${chain} ${wallet} has no USDC account on ${missing.network}: its associated token account ` +
       `${missing.account} does not exist, so no buyer could pay it. The service never creates that account for you.`,
     help: {
       fix:

@@ -2,7 +2,7 @@ import { catalogV1, checkoutStatusName } from "@c402/contracts";
 import { isId } from "@c402/ids";
 import { formatUsd } from "@c402/money";
 import type { Face } from "../faces/face";
-import { payoutRailsView } from "./payouts";
+import { payoutRailsView, platformFeeWalletsView } from "./payouts";
 import { isoOrNull, jsonOrNull } from "./values";
 
 /** The public JSON shapes of checkouts, and the URLs of their faces. */
@@ -101,6 +101,7 @@ export function checkoutSettingsView(c: catalogV1.Checkout) {
     parties: jsonOrNull(s?.partiesJson),
     platform_fee_bps: s?.platformFeeBps ?? 0,
     platform_fee_to: s?.platformFeeTo ?? null,
+    platform_fee_wallets: platformFeeWalletsView(s),
     sold_by: s?.soldBy ?? null,
     inherit_account_payouts: s?.inheritAccountPayouts ?? true,
     wallet_button: s?.walletButton ?? false,

@@ -257,6 +257,13 @@ const checkoutSettingsProperties = {
   },
   platform_fee_bps: { type: "integer", minimum: 0, maximum: 2000, description: "The platform cut, frozen at create (0: none)" },
   platform_fee_to: { ...strOrNull, description: "The wallet the platform cut is paid to (the account's at create); null without a cut" },
+  platform_fee_wallets: {
+    type: "object",
+    properties: { base: str, solana: str, stellar: str },
+    additionalProperties: false,
+    description:
+      "The wallets the platform cut is paid to per chain, frozen at create: base is platform_fee_to, solana the platform's standing Solana payout wallet then (absent when it had none: Solana is then not offered for the checkout); {} without a cut",
+  },
   sold_by: { ...strOrNull, description: "What receipts name the platform that created the checkout; null unless a platform account did" },
   inherit_account_payouts: bool,
   wallet_button: bool,
@@ -854,7 +861,8 @@ const responseSchemas: Record<string, Schema> = {
       fee_wallets: {
         type: "object",
         additionalProperties: str,
-        description: "The fee wallet per network (CAIP-2) a checkout of this account can settle on in this run; {} without a fee wallet",
+        description:
+          "The fee wallet per network (CAIP-2) a checkout of this account can settle on in this run: platform_fee_to on the EVM networks, and the account's standing Solana payout wallet on the Solana network when it has one; {} without a fee wallet",
       },
       max_bps: { type: "integer", const: 2000 },
     },

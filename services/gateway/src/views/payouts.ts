@@ -24,6 +24,22 @@ export function payoutRailsView(c: Pick<catalogV1.CheckoutSummary, "payTo" | "pa
   });
 }
 
+/**
+ * The wallets a checkout's platform cut is paid to, by chain ({base, solana}),
+ * frozen at create: {} without a cut. An older catalog that sends no fee
+ * rails still has its platform_fee_to (base).
+ */
+export function platformFeeWalletsView(s: Pick<catalogV1.CheckoutSettings, "platformFeeTo" | "platformFeeRails"> | undefined) {
+  const feeTo = s?.platformFeeTo;
+  const rails = s?.platformFeeRails?.length ? s.platformFeeRails : feeTo ? [{ chainFamily: "eip155", address: feeTo }] : [];
+  const wallets: Partial<Record<PayoutChain, string>> = {};
+  for (const r of rails) {
+    const chain = chainOfFamily(r.chainFamily);
+    if (chain) wallets[chain] = r.address;
+  }
+  return wallets;
+}
+
 /** The account's wallets: the standing one per chain, and the wallets a sign-in verified. */
 export function payoutWalletsView(wallets: readonly identityV1.PayoutWallet[]) {
   const standing: Record<string, { address: string; verified: boolean; offered: boolean } | null> = {};

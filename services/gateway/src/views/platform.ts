@@ -21,19 +21,28 @@ export function platformQuoteView(price: bigint, platformFeeBps: number) {
   };
 }
 
+/** The networks a checkout of the account can settle on in this run, by the kind of fee wallet each pays: EVM (rehearsal included) and Solana. */
+export interface FeeNetworks {
+  evm: readonly string[];
+  solana: readonly string[];
+}
+
 /**
  * GET and PUT /v1/account/platform's answer. `fee_wallets` names the wallet
  * the cut goes to on each network a checkout of this account can settle on
- * in this run (the fee wallet is an EVM address: the EVM networks, rehearsal
- * included); `max_bps` is the ceiling of any platform fee.
+ * in this run: `platform_fee_to` on the EVM networks, and the account's
+ * standing Solana payout wallet (which checkouts with a cut freeze) on the
+ * Solana network when it has one; none without `platform_fee_to` (no cut can
+ * be taken). `max_bps` is the ceiling of any platform fee.
  */
-export function platformSettingsView(settings: identityV1.PlatformSettings | undefined, evmNetworks: readonly string[]) {
+export function platformSettingsView(settings: identityV1.PlatformSettings | undefined, networks: FeeNetworks, solanaWallet: string | undefined) {
   const feeTo = settings?.platformFeeTo ?? null;
+  const feeWallets = (to: string | undefined, on: readonly string[]) => (feeTo !== null && to !== undefined ? on.map((n) => [n, to] as const) : []);
   return {
     platform_account: settings?.platformAccount ?? false,
     platform_fee_bps: settings?.platformFeeBps ?? 0,
     platform_fee_to: feeTo,
-    fee_wallets: feeTo === null ? {} : Object.fromEntries(evmNetworks.map((n) => [n, feeTo])),
+    fee_wallets: Object.fromEntries([...feeWallets(feeTo ?? undefined, networks.evm), ...feeWallets(solanaWallet, networks.solana)]),
     max_bps: MAX_PLATFORM_FEE_BPS,
   };
 }

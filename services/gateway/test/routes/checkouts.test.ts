@@ -31,15 +31,27 @@ const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const DEVNET_USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 const standing = (chainFamily: string, address: string) => create(identityV1.PayoutWalletSchema, { chainFamily, address, isDefault: true });
 
-/** The fakes of a create: the account's standing wallets (EVM only unless given), and payments' answer about their accounts. */
+const FEE_WALLET = "0x3333333333333333333333333333333333333333";
+const PLATFORM_SOLANA = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV";
+/** A platform account taking 300 bps by default, paid to FEE_WALLET on EVM. */
+const PLATFORM = create(identityV1.PlatformSettingsSchema, { platformAccount: true, platformFeeBps: 300, platformFeeTo: FEE_WALLET });
+
+/**
+ * The fakes of a create: the account's standing wallets (EVM only unless
+ * given), its platform settings (an ordinary seller unless given), and
+ * payments' answer about their accounts (every one missing in `missing`
+ * when `exists` is false).
+ */
 function catalogFakes(
   scope: identityV1.Scope = identityV1.Scope.FULL,
-  accounts: { wallets?: identityV1.PayoutWallet[]; exists?: boolean; failure?: Error } = {},
+  accounts: { wallets?: identityV1.PayoutWallet[]; platform?: identityV1.PlatformSettings; exists?: boolean; failure?: Error } = {},
 ) {
   return recorded({
     identity: {
       resolveCredential: resolveCredential(scope),
       getPayoutWallets: async () => create(identityV1.GetPayoutWalletsResponseSchema, { wallets: accounts.wallets ?? [standing("eip155", PAY_TO)] }),
+      getPlatformSettings: async () =>
+        create(identityV1.GetPlatformSettingsResponseSchema, { settings: accounts.platform ?? create(identityV1.PlatformSettingsSchema, {}) }),
     },
     catalog: {
       createCheckout: async (req) =>
@@ -223,7 +235,13 @@ describe("creating a checkout", () => {
     const { url } = await serve.app(fakes);
     expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" })).status).toBe(201);
     expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: SOLANA }] }]);
-    expect(called()).toEqual(["identity.resolveCredential", "identity.getPayoutWallets", "payments.checkPayoutAccounts", "catalog.createCheckout"]);
+    expect(called()).toEqual([
+      "identity.resolveCredential",
+      "identity.getPlatformSettings",
+      "identity.getPayoutWallets",
+      "payments.checkPayoutAccounts",
+      "catalog.createCheckout",
+    ]);
   });
 
   it("refuses a standing Solana wallet without a USDC account: 422 payout-account-missing naming the account, nothing created", async () => {
@@ -263,11 +281,97 @@ describe("creating a checkout", () => {
     const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("solana", SOLANA)], exists: false });
     const { url } = await serve.app(fakes);
     expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
-    expect(called()).toEqual(["identity.resolveCredential", "catalog.createCheckout"]);
+    expect(called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"]);
     const evmOnly = catalogFakes();
     const served = await serve.app(evmOnly.fakes);
     expect((await post(`${served.url}/v1/checkouts`, { title: "T", price_usd: "1" })).status).toBe(201);
-    expect(evmOnly.called()).toEqual(["identity.resolveCredential", "identity.getPayoutWallets", "catalog.createCheckout"]);
+    expect(evmOnly.called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "identity.getPayoutWallets", "catalog.createCheckout"]);
+  });
+
+  describe("a platform's Solana fee wallet", () => {
+    const platformWallets = [standing("eip155", PAY_TO), standing("solana", PLATFORM_SOLANA)];
+
+    it("asks payments about the platform's standing Solana wallet when the create takes a cut, and creates when its USDC account exists", async () => {
+      const { fakes, of, called } = catalogFakes(identityV1.Scope.FULL, { wallets: platformWallets, platform: PLATFORM });
+      const { url } = await serve.app(fakes);
+      expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
+      expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: PLATFORM_SOLANA }] }]);
+      expect(called()).toEqual([
+        "identity.resolveCredential",
+        "identity.getPlatformSettings",
+        "identity.getPayoutWallets",
+        "payments.checkPayoutAccounts",
+        "catalog.createCheckout",
+      ]);
+    });
+
+    it("refuses a platform Solana wallet without a USDC account: 422 payout-account-missing naming it as the platform fee wallet, nothing created", async () => {
+      const { fakes, of } = catalogFakes(identityV1.Scope.FULL, { wallets: platformWallets, platform: PLATFORM, exists: false });
+      const { url } = await serve.app(fakes);
+      const res = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO, platform_fee_bps: 150 });
+      expect(res.status).toBe(422);
+      const problem = await bodyOf(res);
+      expect(problem).toMatchObject({
+        type: `${SITE_URL}/problems/payout-account-missing`,
+        chain: "solana",
+        address: PLATFORM_SOLANA,
+        token_account: SOLANA_ATA,
+        help: { retry_is_safe: false },
+      });
+      expect(problem.detail.message).toContain(`solana platform fee wallet ${PLATFORM_SOLANA}`);
+      expect(problem.detail.message).toContain("platform cut");
+      expect(problem.help.fix).toContain(`spl-token create-account ${DEVNET_USDC} --owner ${PLATFORM_SOLANA}`);
+      expect(of("createCheckout")).toHaveLength(0);
+    });
+
+    it("one question when the platform's Solana wallet is both its payout rail and its fee wallet, named as its payout wallet", async () => {
+      const { fakes, of } = catalogFakes(identityV1.Scope.FULL, { wallets: platformWallets, platform: PLATFORM, exists: false });
+      const { url } = await serve.app(fakes);
+      const res = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", inherit_account_payouts: true });
+      expect(res.status).toBe(422);
+      expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: PLATFORM_SOLANA }] }]);
+      expect((await bodyOf(res)).detail.message).toContain(`solana payout wallet ${PLATFORM_SOLANA}`);
+      expect(of("createCheckout")).toHaveLength(0);
+    });
+
+    it.each([
+      [
+        "the create sends platform_fee_bps 0 (no cut: the platform's settings are not even asked)",
+        PLATFORM,
+        { platform_fee_bps: 0 },
+        ["identity.resolveCredential", "catalog.createCheckout"],
+      ],
+      [
+        "the platform's standing fee is 0",
+        create(identityV1.PlatformSettingsSchema, { platformAccount: true, platformFeeTo: FEE_WALLET }),
+        {},
+        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+      ],
+      [
+        "the platform has no fee wallet (catalog refuses a cut)",
+        create(identityV1.PlatformSettingsSchema, { platformAccount: true }),
+        { platform_fee_bps: 100 },
+        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+      ],
+      [
+        "the account is not a platform (catalog refuses a cut)",
+        undefined,
+        { platform_fee_bps: 100 },
+        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+      ],
+    ])("checks no fee wallet when %s", async (_, platform, extra, calls) => {
+      const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: platformWallets, ...(platform ? { platform } : {}), exists: false });
+      const { url } = await serve.app(fakes);
+      expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO, ...extra })).status).toBe(201);
+      expect(called()).toEqual(calls);
+    });
+
+    it("a platform without a Solana wallet: nothing to check, the checkout is created", async () => {
+      const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("eip155", PAY_TO)], platform: PLATFORM, exists: false });
+      const { url } = await serve.app(fakes);
+      expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
+      expect(called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "identity.getPayoutWallets", "catalog.createCheckout"]);
+    });
   });
 
   it("needs a credential with scope payments", async () => {
@@ -310,6 +414,37 @@ describe("reading checkouts", () => {
     const res = await fetch(`${url}/v1/checkouts/${CHECKOUT_ID}`, { headers: auth });
     expect(await bodyOf(res)).toMatchObject({ id: CHECKOUT_ID, payload: { temp_c: 21 }, freshness: "hourly", input_schema: null });
     expect(of("getCheckout")).toEqual([{ checkoutId: CHECKOUT_ID, accountId: ACCOUNT_ID }]);
+  });
+
+  it.each([
+    [
+      "a cut with the platform's Solana wallet frozen",
+      {
+        platformFeeBps: 300,
+        platformFeeTo: FEE_WALLET,
+        platformFeeRails: [
+          { chainFamily: "eip155", address: FEE_WALLET },
+          { chainFamily: "solana", address: PLATFORM_SOLANA },
+        ],
+      },
+      { base: FEE_WALLET, solana: PLATFORM_SOLANA },
+    ],
+    [
+      "a cut of a platform without a Solana wallet",
+      { platformFeeBps: 300, platformFeeTo: FEE_WALLET, platformFeeRails: [{ chainFamily: "eip155", address: FEE_WALLET }] },
+      { base: FEE_WALLET },
+    ],
+    ["a cut answered by a catalog that sends no fee rails yet", { platformFeeBps: 300, platformFeeTo: FEE_WALLET }, { base: FEE_WALLET }],
+    ["no cut", { platformFeeBps: 0 }, {}],
+  ])("answers platform_fee_wallets by chain: %s", async (_, settings, wallets) => {
+    const { fakes } = catalogFakes(identityV1.Scope.READ_ONLY);
+    const { url } = await serve.app({
+      ...fakes,
+      catalog: { getCheckout: async () => create(catalogV1.GetCheckoutResponseSchema, { checkout: checkout({ settings }) }) },
+    });
+    const body = await bodyOf(await fetch(`${url}/v1/checkouts/${CHECKOUT_ID}`, { headers: auth }));
+    expect(body.platform_fee_wallets).toEqual(wallets);
+    expect(body.platform_fee_to).toBe("platformFeeTo" in settings ? settings.platformFeeTo : null);
   });
 });
 

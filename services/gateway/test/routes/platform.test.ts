@@ -1,6 +1,12 @@
-import { bodyOf, recorded, servers } from "../support/fake-gateway";
+import { create } from "@bufbuild/protobuf";
+import { identityV1, supportedMessage } from "@c402/contracts";
+import { bodyOf, recorded, resolveCredential, SELLER_KEY, servers } from "../support/fake-gateway";
 
-/** GET /v1/platform/quote (routes/platform.ts): the split of a price under a platform fee, from @c402/money's integer maths. */
+/**
+ * GET /v1/platform/quote (routes/platform.ts): the split of a price under a
+ * platform fee, from @c402/money's integer maths; GET and PUT
+ * /v1/account/platform: the account's settings and its fee wallet per network.
+ */
 
 const serve = servers();
 
@@ -137,5 +143,86 @@ describe("GET /v1/platform/quote", () => {
     const problem = await bodyOf(res);
     expect(problem).toMatchObject({ type: "https://site.test/problems/invalid-request", status: 422 });
     expect(problem.errors).toEqual(errors);
+  });
+});
+
+describe("GET, PUT /v1/account/platform: fee_wallets per network", () => {
+  const FEE_WALLET = "0x3333333333333333333333333333333333333333";
+  const PLATFORM_SOLANA = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV";
+  const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+  const BASE_SEPOLIA = "eip155:84532";
+  const auth = { authorization: `Bearer ${SELLER_KEY}` };
+  const PLATFORM = create(identityV1.PlatformSettingsSchema, { platformAccount: true, platformFeeBps: 300, platformFeeTo: FEE_WALLET });
+  const standing = (chainFamily: string, address: string, isDefault = true) => create(identityV1.PayoutWalletSchema, { chainFamily, address, isDefault });
+
+  /** The run settles base on Base Sepolia and, when `solana`, Solana on the devnet (payments' facilitator answer). */
+  function fakes(opts: { settings?: identityV1.PlatformSettings; wallets?: identityV1.PayoutWallet[]; solana?: boolean }) {
+    const networks: Record<string, string[]> = { base: [BASE_SEPOLIA], solana: opts.solana ? [DEVNET] : [], stellar: [] };
+    return recorded({
+      identity: {
+        resolveCredential: resolveCredential(identityV1.Scope.FULL),
+        getPlatformSettings: async () => create(identityV1.GetPlatformSettingsResponseSchema, { settings: opts.settings ?? PLATFORM }),
+        putPlatformSettings: async () => create(identityV1.PutPlatformSettingsResponseSchema, { settings: opts.settings ?? PLATFORM }),
+        getPayoutWallets: async () => create(identityV1.GetPayoutWalletsResponseSchema, { wallets: opts.wallets ?? [] }),
+      },
+      payments: {
+        facilitatorSupported: async ({ family }: { family?: string }) =>
+          supportedMessage({
+            kinds: (networks[family ?? ""] ?? []).map((network) => ({ x402Version: 2, scheme: "exact", network })),
+            extensions: [],
+            signers: {},
+          }),
+      },
+    });
+  }
+
+  it("maps the Solana network this run settles on to the platform's standing Solana wallet, beside the EVM networks' platform_fee_to", async () => {
+    const { fakes: f } = fakes({
+      solana: true,
+      wallets: [standing("eip155", FEE_WALLET), standing("solana", "Old1111111111111111111111111111111", false), standing("solana", PLATFORM_SOLANA)],
+    });
+    const { url } = await serve.app(f);
+    const body = await bodyOf(await fetch(`${url}/v1/account/platform`, { headers: auth }));
+    expect(body).toEqual({
+      platform_account: true,
+      platform_fee_bps: 300,
+      platform_fee_to: FEE_WALLET,
+      fee_wallets: { [BASE_SEPOLIA]: FEE_WALLET, [DEVNET]: PLATFORM_SOLANA },
+      max_bps: 2000,
+    });
+  });
+
+  it("the PUT answers the same fee wallets", async () => {
+    const { fakes: f } = fakes({ solana: true, wallets: [standing("solana", PLATFORM_SOLANA)] });
+    const { url } = await serve.app(f);
+    const res = await fetch(`${url}/v1/account/platform`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ platform_account: true, platform_fee_bps: 300, platform_fee_to: FEE_WALLET }),
+    });
+    expect(res.status).toBe(200);
+    expect((await bodyOf(res)).fee_wallets).toEqual({ [BASE_SEPOLIA]: FEE_WALLET, [DEVNET]: PLATFORM_SOLANA });
+  });
+
+  it("lists no Solana network for a platform without a Solana wallet", async () => {
+    const { fakes: f } = fakes({ solana: true, wallets: [standing("eip155", FEE_WALLET)] });
+    const { url } = await serve.app(f);
+    expect((await bodyOf(await fetch(`${url}/v1/account/platform`, { headers: auth }))).fee_wallets).toEqual({ [BASE_SEPOLIA]: FEE_WALLET });
+  });
+
+  it("asks identity for no wallet when the run does not settle on Solana, or when no cut can be taken (no platform_fee_to)", async () => {
+    const offSolana = fakes({ solana: false, wallets: [standing("solana", PLATFORM_SOLANA)] });
+    const served = await serve.app(offSolana.fakes);
+    expect((await bodyOf(await fetch(`${served.url}/v1/account/platform`, { headers: auth }))).fee_wallets).toEqual({ [BASE_SEPOLIA]: FEE_WALLET });
+    expect(offSolana.called()).not.toContain("identity.getPayoutWallets");
+
+    const noFeeWallet = fakes({
+      solana: true,
+      settings: create(identityV1.PlatformSettingsSchema, { platformAccount: true }),
+      wallets: [standing("solana", PLATFORM_SOLANA)],
+    });
+    const other = await serve.app(noFeeWallet.fakes);
+    expect((await bodyOf(await fetch(`${other.url}/v1/account/platform`, { headers: auth }))).fee_wallets).toEqual({});
+    expect(noFeeWallet.called()).not.toContain("identity.getPayoutWallets");
   });
 });

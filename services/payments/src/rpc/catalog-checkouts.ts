@@ -58,10 +58,17 @@ function checkoutForPayment(checkout: catalogV1.Checkout, revision: string): Che
   };
 }
 
-/** The platform terms a checkout was created with, from catalog's record: the cut (none without a fee and its wallet), and sold_by. */
+/**
+ * The platform terms a checkout was created with, from catalog's record: the
+ * cut (none without a fee and its wallet) with the platform's Solana wallet
+ * frozen beside it when it had one, and sold_by.
+ */
 function platformTermsOf(settings: catalogV1.CheckoutSettings | undefined): Pick<CheckoutForPayment, "platform" | "soldBy"> {
+  const feeToSolana = settings?.platformFeeRails.find((r) => r.chainFamily === "solana")?.address;
   return {
-    ...(settings?.platformFeeBps && settings.platformFeeTo ? { platform: { feeBps: settings.platformFeeBps, feeTo: settings.platformFeeTo } } : {}),
+    ...(settings?.platformFeeBps && settings.platformFeeTo
+      ? { platform: { feeBps: settings.platformFeeBps, feeTo: settings.platformFeeTo, ...(feeToSolana !== undefined ? { feeToSolana } : {}) } }
+      : {}),
     ...(settings?.soldBy ? { soldBy: settings.soldBy } : {}),
   };
 }

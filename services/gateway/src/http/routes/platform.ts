@@ -1,8 +1,10 @@
+import { CHAIN_FAMILY } from "@c402/chain-addresses";
+import type { identityV1 } from "@c402/contracts";
 import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice } from "@c402/money";
 import { invalid, type FieldError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { Router } from "express";
-import { platformQuoteView, platformSettingsView } from "../../views/platform";
+import { platformQuoteView, platformSettingsView, type FeeNetworks } from "../../views/platform";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { REHEARSAL_NETWORK, type SettlementRails } from "../rails";
@@ -59,14 +61,29 @@ export function quoteQueryOf(query: Record<string, unknown>): { price: bigint; b
 export function platformRoutes({ clients }: GatewayDeps, rails: SettlementRails): Router {
   const router = Router();
 
-  /** The EVM networks a checkout can settle on in this run: the rehearsal's, and the live ones payments last named. */
-  async function evmNetworks(): Promise<string[]> {
-    return [...new Set([REHEARSAL_NETWORK, ...((await rails.known())?.base ?? [])])];
+  /** The networks a checkout can settle on in this run: the rehearsal's (EVM), and the live ones payments last named. */
+  async function feeNetworks(): Promise<FeeNetworks> {
+    const live = await rails.known();
+    return { evm: [...new Set([REHEARSAL_NETWORK, ...(live?.base ?? [])])], solana: live?.solana ?? [] };
+  }
+
+  /**
+   * The account's settings as answered, with the fee wallet its checkouts with
+   * a cut take on Solana (its standing Solana wallet); identity's wallets are
+   * asked only when the run settles on Solana and a cut can be taken.
+   */
+  async function settingsAnswer(accountId: string, settings: identityV1.PlatformSettings | undefined) {
+    const networks = await feeNetworks();
+    const asksWallets = Boolean(settings?.platformFeeTo) && networks.solana.length > 0;
+    const wallets = asksWallets ? (await clients.identity.getPayoutWallets({ accountId })).wallets : [];
+    const solanaWallet = wallets.find((w) => w.isDefault && w.chainFamily === CHAIN_FAMILY.solana)?.address;
+    return platformSettingsView(answered(settings, "settings"), networks, solanaWallet);
   }
 
   router.get("/v1/account/platform", requireScope(clients, "read_only"), async (req, res) => {
-    const r = await clients.identity.getPlatformSettings({ accountId: credentialOf(req).accountId });
-    res.json(platformSettingsView(answered(r.settings, "settings"), await evmNetworks()));
+    const { accountId } = credentialOf(req);
+    const r = await clients.identity.getPlatformSettings({ accountId });
+    res.json(await settingsAnswer(accountId, r.settings));
   });
 
   router.put("/v1/account/platform", requireScope(clients, "full"), async (req, res) => {
@@ -79,7 +96,7 @@ export function platformRoutes({ clients }: GatewayDeps, rails: SettlementRails)
       ...(typeof body.platform_fee_to === "string" ? { platformFeeTo: body.platform_fee_to } : {}),
       actor: cred.actor,
     });
-    res.json(platformSettingsView(answered(r.settings, "settings"), await evmNetworks()));
+    res.json(await settingsAnswer(cred.accountId, r.settings));
   });
 
   router.get("/v1/platform/quote", (req, res) => {
