@@ -392,6 +392,74 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
     expect((await paymentRequired(cut.id)).accepts.map((a) => a.network)).toEqual(["eip155:84532"]);
   });
 
+  it("a platform's checkout on Solana: /prepare answers two transfers (the seller's share, the cut), the buyer's wallet signs, both move on-chain exactly", async () => {
+    // A platform with a standing Solana wallet (its USDC account created) takes 15 % of a sub-seller's sale.
+    const platform = await newSeller();
+    const platformSolana = (await generateKeyPairSigner()).address as string;
+    await devnet.setUsdc(platformSolana, 0n);
+    expect((await call("PUT", "/v1/account/wallets", { key: platform.key, body: { solana: platformSolana } })).status).toBe(200);
+    const put = await call("PUT", "/v1/account/platform", {
+      key: platform.key,
+      body: { platform_account: true, platform_fee_bps: 1500, platform_fee_to: platform.wallet.address.toLowerCase() },
+    });
+    expect(put.status).toBe(200);
+    const cut = await newCheckout(platform.key, {
+      title: "Sold for a sub-seller",
+      price_usd: "0.40",
+      pay_to: (await newSeller()).wallet.address,
+      test_mode: false,
+    });
+    expect(cut.platform_fee_wallets.solana).toBe(platformSolana);
+    const subSellerSolana = (await generateKeyPairSigner()).address as string;
+    await devnet.setUsdc(subSellerSolana, 0n);
+    expect((await call("POST", `/v1/checkouts/${cut.id}/payouts`, { key: platform.key, body: { chain: "solana", address: subSellerSolana } })).status).toBe(
+      200,
+    );
+
+    const buyer = await fundedBuyer();
+    const prepared = await call("POST", `/c/${cut.id}/prepare`, { body: { payer: buyer.address, network: SOLANA_DEVNET } });
+    expect(prepared.status).toBe(200);
+    expect(prepared.body.payload_stub.accepted).toMatchObject({
+      network: SOLANA_DEVNET,
+      amount: "400000",
+      payTo: subSellerSolana,
+      extra: {
+        feePayer,
+        checkoutId: cut.id,
+        transfers: [
+          { payTo: subSellerSolana, amount: "340000" },
+          { payTo: platformSolana, amount: "60000" },
+        ],
+      },
+    });
+    const header = encodePaymentSignatureHeader({
+      ...prepared.body.payload_stub,
+      payload: { transaction: await signPrepared(prepared.body.transaction, buyer) },
+    });
+    const paid = await call("GET", `/c/${cut.id}`, { headers: { "PAYMENT-SIGNATURE": header, accept: "application/json" } });
+    expect([paid.status, paid.body.type ?? null]).toEqual([200, null]);
+    expect(paid.body.receipt).toMatchObject({
+      network: SOLANA_DEVNET,
+      pay_to: subSellerSolana,
+      provider_amount: 340_000,
+      platform_amount: 60_000,
+      platform_fee_to: platformSolana,
+      fee_amount: 0,
+      total: 400_000,
+      payer: buyer.address,
+    });
+    const settle = decodePaymentResponseHeader(paid.headers.get("PAYMENT-RESPONSE") as string);
+    // One transaction, both transfers in it.
+    const tx = await devnet.rpc<{ meta: { err: unknown; postTokenBalances: { owner: string; uiTokenAmount: { amount: string } }[] } }>("getTransaction", [
+      settle.transaction,
+      { encoding: "json", maxSupportedTransactionVersion: 0 },
+    ]);
+    expect(tx.meta.err).toBeNull();
+    expect(await devnet.usdc(subSellerSolana)).toBe(340_000n);
+    expect(await devnet.usdc(platformSolana)).toBe(60_000n);
+    expect(await devnet.usdc(buyer.address)).toBe(1_000_000n - 400_000n);
+  });
+
   describe("the rehearsal face: the official client pays unmodified, settled simulated, no USDC moves", () => {
     let origin: FakeOrigin;
 

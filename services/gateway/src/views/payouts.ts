@@ -11,7 +11,7 @@ import type { catalogV1, identityV1 } from "@c402/contracts";
  */
 
 export const PAYOUTS_NOTE =
-  "Checkouts copy the standing wallets at create (base as pay_to, the others as payout rails) when pay_to is omitted; later changes leave existing checkouts alone. Base and Solana rails are offered to buyers (Solana where this deployment exposes it, and not for checkouts with a platform cut); Stellar addresses are stored and shown until that rail settles.";
+  "Checkouts copy the standing wallets at create (base as pay_to, the others as payout rails) when pay_to is omitted; later changes leave existing checkouts alone. Base and Solana rails are offered to buyers (Solana where this deployment exposes it; a checkout with a platform cut is paid on Solana through POST /c/{id}/prepare's two-transfer transaction); Stellar addresses are stored and shown until that rail settles.";
 
 const offered = (chain: PayoutChain) => OFFERED_CHAINS.includes(chain);
 
