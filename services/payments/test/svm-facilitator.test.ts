@@ -1,4 +1,3 @@
-import { newId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import type { SolanaDevnet } from "@c402/solana-devnet";
 import { describeWith } from "@c402/testkit";
@@ -9,7 +8,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { Facilitator } from "../src/domain/facilitator";
 import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
 import type { LiveSvmSettlement } from "../src/domain/settlement/live-svm";
-import { openSvmRig, type SvmRig } from "./support/svm-saga";
+import { openSvmRig, solanaSellingCheckout, type SvmRig } from "./support/svm-saga";
 
 /**
  * The public facilitator's `solana` family: it lists the devnet with the
@@ -41,19 +40,7 @@ describeWith("postgres")("the facilitator's solana family (PostgreSQL, Solana de
   });
 
   async function sellingCheckout(): Promise<{ checkout: CheckoutForPayment; seller: string; requirement: PaymentRequirements }> {
-    const seller = (await generateKeyPairSigner()).address;
-    await devnet.setTokenBalance(seller, 0n);
-    const checkout: CheckoutForPayment = {
-      id: newId("checkout"),
-      accountId: "acc_f",
-      title: "t",
-      priceAtomic: 300_000n,
-      payTo: "0x2222222222222222222222222222222222222222",
-      armed: true,
-      reusable: true,
-      status: "open",
-      payoutAddresses: { solana: seller },
-    };
+    const { checkout, seller } = await solanaSellingCheckout(devnet, { accountId: "acc_f" });
     checkouts.set(checkout.id, checkout);
     const requirement = requirementsFor("live", checkout, saga.rails())[0] as PaymentRequirements;
     return { checkout, seller, requirement };

@@ -1,4 +1,3 @@
-import { newId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import type { SolanaDevnet } from "@c402/solana-devnet";
 import { REHEARSAL_FEE_PAYER } from "@c402/svm-chain";
@@ -20,7 +19,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { Payments } from "../src/domain/payments";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { RehearsalSettlement } from "../src/domain/settlement/rehearsal";
-import { openSvmRig, type SvmRig } from "./support/svm-saga";
+import { openSvmRig, solanaSellingCheckout, type SvmRig } from "./support/svm-saga";
 
 /**
  * Solana rehearsals (ADR 5): the rehearsal face quotes the live Solana
@@ -59,22 +58,9 @@ describeWith("postgres")("Solana rehearsals (PostgreSQL, Solana devnet)", () => 
   });
 
   async function solanaCheckout(over: Partial<CheckoutForPayment> = {}) {
-    const seller = (await generateKeyPairSigner()).address;
-    await devnet.setTokenBalance(seller, 0n);
-    const checkout: CheckoutForPayment = {
-      id: newId("checkout"),
-      accountId: "acc_r",
-      title: "Rehearsed",
-      priceAtomic: 300_000n,
-      payTo: "0x2222222222222222222222222222222222222222",
-      armed: true,
-      reusable: true,
-      status: "open",
-      payoutAddresses: { solana: seller },
-      ...over,
-    };
-    checkouts.set(checkout.id, checkout);
-    return { checkout, seller };
+    const made = await solanaSellingCheckout(devnet, { accountId: "acc_r", title: "Rehearsed", ...over });
+    checkouts.set(made.checkout.id, made.checkout);
+    return made;
   }
 
   async function fundedBuyer(): Promise<KeyPairSigner> {

@@ -1,4 +1,3 @@
-import { newId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import type { SolanaDevnet } from "@c402/solana-devnet";
 import { describeWith } from "@c402/testkit";
@@ -15,7 +14,7 @@ import { toClientSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { Payments } from "../src/domain/payments";
 import type { CheckoutForPayment } from "../src/domain/requirements";
-import { openSvmRig, type SvmRig } from "./support/svm-saga";
+import { openSvmRig, payableSolanaWallet, solanaSellingCheckout, type SvmRig } from "./support/svm-saga";
 
 /**
  * A platform's cut on Solana (ADR 16): the official client signs one
@@ -48,28 +47,15 @@ describeWith("postgres")("a platform cut on Solana: the prepared two-transfer pa
     await rig?.close();
   });
 
-  async function wallet(): Promise<string> {
-    const address = (await generateKeyPairSigner()).address;
-    await devnet.setTokenBalance(address, 0n);
-    return address;
-  }
-
   async function cutCheckout(over: Partial<CheckoutForPayment> = {}) {
-    const [seller, platform] = [await wallet(), await wallet()];
-    const checkout: CheckoutForPayment = {
-      id: newId("checkout"),
+    const platform = await payableSolanaWallet(devnet);
+    const { checkout, seller } = await solanaSellingCheckout(devnet, {
       accountId: "acc_split",
-      title: "Sold by a platform",
       priceAtomic: PRICE,
-      payTo: "0x4444444444444444444444444444444444444444",
-      armed: true,
-      reusable: true,
-      status: "open",
       platform: { feeBps: CUT_BPS, feeTo: "0x5555555555555555555555555555555555555555", feeToSolana: platform },
       soldBy: "acc_platform",
-      payoutAddresses: { solana: seller },
       ...over,
-    };
+    });
     checkouts.set(checkout.id, checkout);
     return { checkout, seller, platform };
   }

@@ -2,7 +2,9 @@ import { fulfillmentV1 } from "@c402/contracts";
 import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
 import { createClient } from "@c402/rpc";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
+import { newId } from "@c402/ids";
 import { freshPostgresDatabase } from "@c402/testkit";
+import { generateKeyPairSigner } from "@solana/kit";
 import { SvmChain } from "@c402/svm-chain";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import { PAYMENTS_SCHEMA, paymentsMigrations } from "../../src";
@@ -102,4 +104,32 @@ export async function openSvmRig(subjectSecret: string): Promise<SvmRig> {
       await devnet.close();
     },
   };
+}
+
+/** A fresh Solana wallet with its USDC account (empty) on the devnet: a seller or platform that can be paid. */
+export async function payableSolanaWallet(devnet: SolanaDevnet): Promise<string> {
+  const address = (await generateKeyPairSigner()).address;
+  await devnet.setTokenBalance(address, 0n);
+  return address;
+}
+
+/** An armed, reusable checkout of `priceAtomic` whose seller has a payable Solana wallet (its EVM pay_to a placeholder). */
+export async function solanaSellingCheckout(
+  devnet: SolanaDevnet,
+  over: Partial<CheckoutForPayment> = {},
+): Promise<{ checkout: CheckoutForPayment; seller: string }> {
+  const seller = await payableSolanaWallet(devnet);
+  const checkout: CheckoutForPayment = {
+    id: newId("checkout"),
+    accountId: "acc_solana",
+    title: "Solana goods",
+    priceAtomic: 300_000n,
+    payTo: "0x2222222222222222222222222222222222222222",
+    armed: true,
+    reusable: true,
+    status: "open",
+    payoutAddresses: { solana: seller },
+    ...over,
+  };
+  return { checkout, seller };
 }
