@@ -1,7 +1,7 @@
 import { eventually } from "@c402/testkit";
 import { getAddress } from "viem";
 import { call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
-import { createUsdcAccounts } from "../src/solana";
+import { createUsdcAccounts, SOLANA_DEVNET, SOLANA_ENABLED } from "../src/solana";
 
 /**
  * Payout wallets and payout rails over the running services: PUT, preview
@@ -168,7 +168,7 @@ describe("payout rails of checkouts", () => {
     expect(named.payouts).toEqual([{ chain: "base", address: OTHER_EVM, offered: true }]);
   });
 
-  it("POST /payouts adds a rail (additive only: 409 for a chain that has one); reads and lists show it; the faces quote EVM only; the event arrives", async () => {
+  it("POST /payouts adds a rail (additive only: 409 for a chain that has one); reads and lists show it; the faces quote it (EVM paid to the EVM rail, Solana to the Solana one); the event arrives", async () => {
     const seller = await newSeller();
     const signer = seller.wallet.address;
     const payments = await mintKey(seller.key, "payments");
@@ -207,17 +207,13 @@ describe("payout rails of checkouts", () => {
     const list = await call("GET", "/v1/checkouts", { key: seller.key });
     expect(list.body.checkouts.find((c: { id: string }) => c.id === checkout.id).payouts).toEqual(added.body.payouts);
 
-    // Both faces still quote only what this run settles: EVM networks, paid to the EVM rail (never the Solana address).
+    // Both faces (this checkout rehearses on both) quote what this run settles: EVM paid to the EVM rail, and the
+    // added Solana rail where Solana is on (ADR 5, ADR 15); never the Solana address on an EVM requirement.
     for (const face of ["", "/test"]) {
       const unpaid = await call("GET", `/c/${checkout.id}${face}`);
       expect(unpaid.status).toBe(402);
       const accepts = decoded(unpaid.headers.get("payment-required")).accepts as { network: string; payTo: string }[];
-      expect(accepts.length).toBeGreaterThan(0);
-      for (const a of accepts) {
-        expect(a.network).toMatch(/^eip155:/);
-        expect(a.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/);
-      }
-      expect(JSON.stringify(unpaid.body)).not.toContain(SOLANA);
+      expect(accepts.map((a) => [a.network, a.payTo])).toEqual([["eip155:84532", signer], ...(SOLANA_ENABLED ? [[SOLANA_DEVNET, SOLANA]] : [])]);
     }
     expect((await payRehearsal(checkout.id)).body.receipt.pay_to).toBe(signer);
 
