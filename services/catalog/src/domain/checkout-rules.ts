@@ -196,7 +196,11 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   let payTo: string | null = null;
   if (input.payTo !== undefined) {
     if (!isAddress(input.payTo, { strict: false }) || /^0x0{40}$/i.test(input.payTo)) {
-      errors.push({ field: "pay_to", reason: "must be a non-zero 0x-prefixed EVM address (Base is the only rail so far)" });
+      errors.push({
+        field: "pay_to",
+        reason:
+          "must be a non-zero 0x-prefixed EVM address (the checkout's EVM rail; a checkout takes other chains' wallets from the account's standing ones or POST /v1/checkouts/{id}/payouts)",
+      });
     } else if (!hasValidChecksum(input.payTo)) {
       errors.push({ field: "pay_to", reason: "has a wrong EIP-55 checksum (check the address, or send it all lowercase)" });
     } else payTo = getAddress(input.payTo);

@@ -10,7 +10,6 @@ import {
   assertSelling,
   isRehearsalRequirement,
   issuedRequirementsFor,
-  preparedRequirementsFor,
   sellingRefusal,
   priceOf,
   requirementsFor,
@@ -183,9 +182,8 @@ export class Payments {
     const checkout = await this.checkouts(checkoutId);
     assertSelling(face, checkout);
     const kind = settlementKindOf(face, checkout);
-    // A prepared payment first: on its network it is the one that sells a checkout with a cut (the listed one cannot).
-    const rails = this.rails(kind);
-    const issued = [...preparedRequirementsFor(checkout, rails), ...issuedRequirementsFor(checkout, rails)];
+    // Prepared requirements come first, so on their network /prepare offers the one that sells a checkout with a cut.
+    const issued = this.issued(face, checkout);
     // One requirement per network.
     const preparable = issued.filter((r, i) => issued.findIndex((o) => o.network === r.network) === i && this.preparer(kind, r) !== undefined);
     const requirement =

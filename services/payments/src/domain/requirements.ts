@@ -198,7 +198,7 @@ function someOrUnavailable(requirements: PaymentRequirements[]): PaymentRequirem
  * payment, see LiveRail.preparedPayment): accepted when presented, never
  * listed in a 402.
  */
-export function preparedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+function preparedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
   return rails.flatMap((r): PaymentRequirements[] => {
     const prepared = r.preparedPayment?.(checkout);
     if (!prepared) return [];
@@ -216,9 +216,15 @@ export function preparedRequirementsFor(checkout: CheckoutForPayment, rails: rea
   });
 }
 
-/** Everything a face issued for a checkout, which a presented payment must match: what its 402 lists, then what /prepare issues. */
+/**
+ * Everything a face issued for a checkout, which a presented payment must
+ * match: what /prepare issues, then what its 402 lists. Prepared ones come
+ * first because on their network they are the ones /prepare offers (they
+ * sell a checkout with a cut, which the listed one cannot); they never equal
+ * a listed one (their `extra.transfers` differs), so matching is unaffected.
+ */
 export function issuedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
-  return someOrUnavailable([...listedRequirementsFor(checkout, rails), ...preparedRequirementsFor(checkout, rails)]);
+  return someOrUnavailable([...preparedRequirementsFor(checkout, rails), ...listedRequirementsFor(checkout, rails)]);
 }
 
 export function isRehearsalRequirement(r: Pick<PaymentRequirements, "extra">): boolean {
