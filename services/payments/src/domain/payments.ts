@@ -16,7 +16,7 @@ import {
   settlementKindOf,
   type CheckoutForPayment,
   type Face,
-  type LiveRail,
+  type Rail,
   type RelayOrigin,
   type SettlementKind,
 } from "./requirements";
@@ -144,7 +144,7 @@ export class Payments {
   }
 
   /** The rails the settlements of one kind offer: what a face settling that way quotes. */
-  private rails(kind: SettlementKind): LiveRail[] {
+  private rails(kind: SettlementKind): Rail[] {
     return this.settlements.filter((s) => s.kind === kind).flatMap((s) => s.rails());
   }
 

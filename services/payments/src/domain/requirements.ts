@@ -130,7 +130,7 @@ export function priceOf(checkout: CheckoutForPayment): Breakdown {
  * quotes it (a live rail, or one of the rehearsal's): which token, who the buyer pays and how much, and what the
  * requirement's `extra` tells the buyer's client.
  */
-export interface LiveRail {
+export interface Rail {
   network: string;
   asset: string;
   /** The requirement's `extra` (beside `checkoutId`): EVM the token's EIP-712 domain, Solana the fee payer; a rehearsal's adds `rehearsal: true`. */
@@ -157,12 +157,12 @@ export interface LiveRail {
  * (`rails`) that can sell this checkout. A rehearsal always has the EVM one
  * (ADR 5), and Solana's where the checkout has a Solana payout wallet.
  */
-export function requirementsFor(_face: Face, checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+export function requirementsFor(_face: Face, checkout: CheckoutForPayment, rails: readonly Rail[]): PaymentRequirements[] {
   return someOrUnavailable(listedRequirementsFor(checkout, rails));
 }
 
 /** What a face's 402 lists: one requirement per rail that can sell the checkout (none, possibly). */
-function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rail[]): PaymentRequirements[] {
   const requirements = rails.flatMap((r): PaymentRequirements[] => {
     const payTo = r.payTo(checkout);
     if (payTo === undefined) return [];
@@ -195,10 +195,10 @@ function someOrUnavailable(requirements: PaymentRequirements[]): PaymentRequirem
 
 /**
  * The requirements a face issues only through /prepare (a rail's prepared
- * payment, see LiveRail.preparedPayment): accepted when presented, never
+ * payment, see Rail.preparedPayment): accepted when presented, never
  * listed in a 402.
  */
-function preparedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+function preparedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rail[]): PaymentRequirements[] {
   return rails.flatMap((r): PaymentRequirements[] => {
     const prepared = r.preparedPayment?.(checkout);
     if (!prepared) return [];
@@ -223,7 +223,7 @@ function preparedRequirementsFor(checkout: CheckoutForPayment, rails: readonly L
  * sell a checkout with a cut, which the listed one cannot); they never equal
  * a listed one (their `extra.transfers` differs), so matching is unaffected.
  */
-export function issuedRequirementsFor(checkout: CheckoutForPayment, rails: readonly LiveRail[]): PaymentRequirements[] {
+export function issuedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rail[]): PaymentRequirements[] {
   return someOrUnavailable([...preparedRequirementsFor(checkout, rails), ...listedRequirementsFor(checkout, rails)]);
 }
 

@@ -3,41 +3,27 @@ import { ProblemError } from "@c402/problems";
 import { NonceSpentError, type Authorization, type EvmChain, type SettledEvent, type SplitRecipients } from "@c402/evm-chain";
 import type { AnyPaymentPayload, ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
-import { paymentSettledEvent } from "../../events/payment-settled";
-import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
-import { assertRedeliverable, authorizationKey, evmPresentedPayment, newPaymentRow, splitPartiesOfRow } from "../payment-row";
-import { splitPartiesOf, type CheckoutForPayment, type LiveRail, type SplitParties } from "../requirements";
+import { paymentsStore as store, type PaymentRow } from "../../store/payments-store";
+import { assertRedeliverable, authorizationKey, evmPresentedPayment, splitPartiesOfRow } from "../payment-row";
+import { splitPartiesOf, type CheckoutForPayment, type Rail, type SplitParties } from "../requirements";
 import { evmPayerOf, evmPayloadOf, paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
-import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } from "./paid-on-delivery";
+import { OnchainSettlement, SETTLEABLE, type OnchainSettlementOptions } from "./onchain-settlement";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 import { SettlementBatches, type BatchedSettlement } from "./settlement-batches";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
 export interface LiveChain {
-  rail: LiveRail;
+  rail: Rail;
   chain: EvmChain;
   recipients(parties: SplitParties): SplitRecipients;
 }
 
-export interface LiveEvmSettlementOptions {
-  db: PaymentsDb;
+export interface LiveEvmSettlementOptions extends OnchainSettlementOptions {
   /** The live networks, by CAIP-2 id. */
   chains: ReadonlyMap<string, LiveChain>;
-  subjectSecret: string;
-  /** How long a buyer's request waits for the receipt before answering "pending". */
-  settleTimeoutMs: number;
-  /** Called after a commit that wrote an outbox event. */
-  onCommitted: () => void;
-  now: () => Date;
-  onSweepError?: (err: unknown, paymentId: string) => void;
-  /** The delivery step of relay sales (absent: relay checkouts cannot be paid here). */
-  paidOnDelivery?: PaidOnDelivery;
   /** How long a settlement transaction may wait for payments on their way to it (default GATHER_MS). */
   gatherMs?: number;
 }
-
-/** Every saga state a payment can be settled from (a relay sale settles only once delivered). */
-const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delivered", "settling"];
 
 /**
  * Live settlement on EVM networks: the purchase saga (ADR 8), persisted on the
@@ -47,16 +33,14 @@ const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delive
  * so a crash at any step never leads to a second transfer: the authorization
  * can be used once, and a settlement already on-chain is found and recorded.
  */
-export class LiveEvmSettlement implements Settlement {
-  readonly kind = "onchain" as const;
+export class LiveEvmSettlement extends OnchainSettlement implements Settlement {
   readonly family = "base" as const;
-  private readonly db: PaymentsDb;
   private readonly chains: ReadonlyMap<string, LiveChain>;
   /** Each chain's settlement transactions, shared by the payments ready at once. */
   private readonly batches = new Map<LiveChain, SettlementBatches>();
 
   constructor(private readonly opts: LiveEvmSettlementOptions) {
-    this.db = opts.db;
+    super(opts);
     this.chains = opts.chains;
     for (const live of opts.chains.values()) this.batches.set(live, new SettlementBatches(opts.db, live, SETTLEABLE, opts.gatherMs));
   }
@@ -65,8 +49,12 @@ export class LiveEvmSettlement implements Settlement {
     return this.chains.has(network);
   }
 
-  rails(): readonly LiveRail[] {
+  rails(): readonly Rail[] {
     return [...this.chains.values()].map((c) => c.rail);
+  }
+
+  protected networks(): string[] {
+    return [...this.chains.keys()];
   }
 
   /** The facilitator key of each network (one address when they share a key). */
@@ -116,7 +104,6 @@ export class LiveEvmSettlement implements Settlement {
     call: PurchaseCall = {},
   ): Promise<SettlementOutcome> {
     const payload = evmPayloadOf(presented);
-    const handoffId = call.handoffId ?? null;
     const live = this.live(requirement.network);
     // An inline sale is on its way to a settlement transaction, which may wait a moment for it. A relay
     // sale first waits for its origin, for as long as that takes: nothing waits for it. Counted before
@@ -130,7 +117,7 @@ export class LiveEvmSettlement implements Settlement {
         arrived?.();
         return await this.resume(existing, checkout.id, payload);
       }
-      return await this.claimAndSettle(checkout, payload, requirement, live, handoffId, call, arrived);
+      return await this.claimAndSettle(checkout, payload, requirement, live, call, arrived);
     } finally {
       arrived?.();
     }
@@ -141,7 +128,6 @@ export class LiveEvmSettlement implements Settlement {
     payload: PaymentPayload,
     requirement: PaymentRequirements,
     live: LiveChain,
-    handoffId: string | null,
     call: PurchaseCall,
     arrived?: () => void,
   ): Promise<SettlementOutcome> {
@@ -165,46 +151,16 @@ export class LiveEvmSettlement implements Settlement {
       if (!onChain) throw paymentRejected(simulationRejectReason(simulation.reason), `The payment cannot settle: ${simulation.reason.replace(/_/g, " ")}.`);
     }
 
-    const now = this.opts.now();
-    const row = newPaymentRow({
-      checkout,
-      presented: evmPresentedPayment(false, checkout, requirement, payload),
-      subjectSecret: this.opts.subjectSecret,
-      now,
-      handoffId,
-      // A relay sale settles only while its buyer's request can still be answered (ADR 9).
-      ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
-      saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: split, single_shot: !checkout.reusable },
-    });
-    if (!(await store.insertIfNew(this.db, row))) {
-      // The authorization is recorded (a duplicate: its outcome), or the single-shot checkout sold to another payment.
-      const winner = await store.findByAuthorization(this.db, key);
-      if (!winner) {
-        throw new ProblemError("gone", {
-          message: "This single-shot checkout has already been paid.",
-          help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
-        });
-      }
-      return this.resume(winner, checkout.id, payload);
-    }
-    failpoint("after-claim");
-    if (!checkout.relay) return this.drive(row, live, onChain, false, arrived);
-    // Paid only on delivery (ADR 9): the origin answers first, and only a charged answer, recorded, is settled.
-    const { row: delivered, delivery } = await this.paidOnDelivery().deliver(row, checkout, call.params ?? {});
-    failpoint("after-delivery");
-    const outcome = await this.drive(delivered, live, onChain);
-    return outcome.kind === "settled" ? { ...outcome, delivery } : outcome;
+    const claim = await this.claim(checkout, evmPresentedPayment(false, checkout, requirement, payload), call, split);
+    if ("recorded" in claim) return this.resume(claim.recorded, checkout.id, payload);
+    // A relay sale is delivered first (ADR 9), and never waits for others: `arrived` is undefined for it.
+    return this.settleClaimed(claim.claimed, checkout, call, (row) => this.drive(row, live, onChain, false, arrived));
   }
 
   private batchesOf(live: LiveChain): SettlementBatches {
     const batches = this.batches.get(live);
     if (!batches) throw new ProblemError("unavailable", "This network cannot settle right now.");
     return batches;
-  }
-
-  private paidOnDelivery(): PaidOnDelivery {
-    if (!this.opts.paidOnDelivery) throw new ProblemError("unavailable", "Relay checkouts cannot be paid here: no fulfillment service is configured.");
-    return this.opts.paidOnDelivery;
   }
 
   /**
@@ -219,7 +175,7 @@ export class LiveEvmSettlement implements Settlement {
     const signature = claimed.authorization.signature as Hex;
     const recipients = live.recipients(splitPartiesOfRow(claimed));
     const already = onChain === undefined ? await live.chain.findSettlement(split, auth.from, auth.nonce) : onChain;
-    if (already) return { kind: "settled", row: await this.finalize(claimed, already), redelivered: false };
+    if (already) return { kind: "settled", row: await this.record(claimed, already), redelivered: false };
     let batched: BatchedSettlement;
     try {
       // Every replica signs with the facilitator key: the nonce comes from the count they share,
@@ -235,7 +191,7 @@ export class LiveEvmSettlement implements Settlement {
       if (simulation && !simulation.ok) {
         // Someone may have settled it since our check before the claim.
         const settledMeanwhile = await live.chain.findSettlement(split, auth.from, auth.nonce);
-        if (settledMeanwhile) return { kind: "settled", row: await this.finalize(claimed, settledMeanwhile), redelivered: false };
+        if (settledMeanwhile) return { kind: "settled", row: await this.record(claimed, settledMeanwhile), redelivered: false };
         await store.advance(this.db, claimed.id, ["claimed", "delivered"], { status: "failed", failure_reason: simulation.reason });
         throw settlementFailed(
           simulationRejectReason(simulation.reason),
@@ -264,7 +220,7 @@ export class LiveEvmSettlement implements Settlement {
     const nonce = row.nonce as Hex;
     const split = row.split_address as Hex;
     const settled = live.chain.settledIn(receipt, split, from, nonce) ?? (await live.chain.findSettlement(split, from, nonce));
-    if (settled) return { kind: "settled", row: await this.finalize(row, settled), redelivered: false };
+    if (settled) return { kind: "settled", row: await this.record(row, settled), redelivered: false };
     if (receipt.status === "reverted" && row.raw_tx && live.chain.settlesSeveral(row.raw_tx as Hex) && !(await live.chain.authorizationUsed(from, nonce))) {
       // The whole transaction reverted (a payment in it ran out of gas: see the factory's settleEach),
       // not this payment's settlement: it is settled again, in a transaction of its own.
@@ -274,62 +230,25 @@ export class LiveEvmSettlement implements Settlement {
     throw settlementFailed("settlement_failed", "The settlement transaction failed; nothing was charged and no goods were delivered.", row);
   }
 
-  /** Records the chain's settlement: receipt fields and the outbox event, once, in one statement. */
-  private async finalize(row: PaymentRow, settled: SettledEvent): Promise<PaymentRow> {
-    const set = {
+  /** Records the settlement the chain holds: its transaction and the split as it moved. */
+  private record(row: PaymentRow, settled: SettledEvent): Promise<PaymentRow> {
+    return this.finalize(row, {
       tx_hash: settled.txHash,
-      settled_at: this.opts.now(),
       provider_amount: settled.providerAmount,
       platform_amount: row.platform_amount === null && settled.platformAmount === 0n ? null : settled.platformAmount,
       fee_amount: settled.feeAmount,
-    };
-    // A live row is single-shot exactly when its checkout is not reusable.
-    const event = paymentSettledEvent({ ...row, ...set }, !row.single_shot);
-    const done = await store.settleWithEvent(this.db, row.id, SETTLEABLE, set, event);
-    failpoint("after-ledger-commit");
-    if (done) this.opts.onCommitted();
-    return done ?? (await store.findById(this.db, row.id)) ?? row;
+    });
   }
 
-  private async resume(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<SettlementOutcome> {
+  private resume(existing: PaymentRow, checkoutId: string, payload: PaymentPayload): Promise<SettlementOutcome> {
     assertRedeliverable(existing, checkoutId, payload);
-    const outcome = await this.current(existing.id);
-    if (outcome.kind !== "settled") return outcome;
-    // A relay sale redelivers the origin's recorded answer (the origin is never called twice for one payment).
-    const delivery = await this.opts.paidOnDelivery?.recorded(outcome.row);
-    return delivery ? { ...outcome, delivery } : outcome;
+    return this.redeliver(existing);
   }
 
-  /**
-   * Where a payment stands, waiting (up to the settle timeout) while another
-   * request drives it: a duplicate of an in-flight payment gets its outcome,
-   * not a premature "pending".
-   */
-  private async current(id: string): Promise<SettlementOutcome> {
-    const deadline = this.opts.now().getTime() + this.opts.settleTimeoutMs;
-    for (;;) {
-      const row = await store.findById(this.db, id);
-      // Only a relay claim whose delivery was not charged is ever removed.
-      if (!row) throw releasedMeanwhile();
-      if (row.status === "settled") return { kind: "settled", row, redelivered: true };
-      if (row.status === "failed") throw settlementFailed("settlement_failed", "This payment did not settle; nothing was charged.", row);
-      const remaining = deadline - this.opts.now().getTime();
-      if (row.tx_hash) {
-        const live = this.live(row.network);
-        const receipt = await live.chain.waitForReceipt(row.tx_hash as Hex, Math.max(remaining, 1));
-        if (receipt) {
-          const outcome = await this.conclude(row, live, receipt);
-          return outcome.kind === "settled" ? { ...outcome, redelivered: true } : outcome;
-        }
-        return { kind: "pending", row };
-      }
-      if (remaining <= 0) {
-        // Nothing broadcast: a relay sale still waits for its origin in another request. Pending would be untrue.
-        if (row.fulfillment !== "inline" && row.fulfillment !== "webhook") throw stillDelivering();
-        return { kind: "pending", row };
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  protected async outcomeOfSent(row: PaymentRow, timeoutMs: number): Promise<SettlementOutcome> {
+    const live = this.live(row.network);
+    const receipt = await live.chain.waitForReceipt(row.tx_hash as Hex, timeoutMs);
+    return receipt ? this.conclude(row, live, receipt) : { kind: "pending", row };
   }
 
   /**
@@ -339,27 +258,9 @@ export class LiveEvmSettlement implements Settlement {
    * rebroadcast while valid (signed again when another transaction took its
    * nonce), or failed once it expired.
    */
-  async sweep(quietMs = 30_000, limit = 50): Promise<number> {
-    const rows = await store.unfinished(this.db, false, new Date(this.opts.now().getTime() - quietMs), limit, [...this.chains.keys()]);
-    for (const row of rows) {
-      try {
-        await this.sweepOne(row);
-      } catch (err) {
-        this.opts.onSweepError?.(err, row.id);
-      }
-    }
-    return rows.length;
-  }
-
-  private async sweepOne(row: PaymentRow): Promise<void> {
+  protected async sweepOne(row: PaymentRow): Promise<void> {
     const live = this.chains.get(row.network);
     if (!live) return;
-    if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {
-      // Nothing is broadcast for a relay sale but by the request that delivered it, while its buyer still waits: past
-      // that, the claim is released (ADR 9); before, it is that request's to finish.
-      await this.paidOnDelivery().releaseIfUnanswered(row);
-      return;
-    }
     if (row.tx_hash) {
       const receipt = await live.chain.receipt(row.tx_hash as Hex);
       if (receipt) {
@@ -371,7 +272,7 @@ export class LiveEvmSettlement implements Settlement {
     const nonce = row.nonce as Hex;
     if (await live.chain.authorizationUsed(from, nonce)) {
       const found = await live.chain.findSettlement(row.split_address as Hex, from, nonce);
-      if (found) await this.finalize(row, found);
+      if (found) await this.record(row, found);
       else await this.drive(row, live); // front-run into the split: split it now
       return;
     }

@@ -15,31 +15,17 @@ import {
   type SvmChain,
 } from "@c402/svm-chain";
 import { isSvmPayload, requirementTransfers, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
-import { paymentSettledEvent } from "../../events/payment-settled";
-import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
-import { newPaymentRow, type PresentedPayment } from "../payment-row";
-import type { CheckoutForPayment, LiveRail } from "../requirements";
+import { paymentsStore as store, type PaymentRow } from "../../store/payments-store";
+import type { PresentedPayment } from "../payment-row";
+import type { CheckoutForPayment, Rail } from "../requirements";
 import { paymentRejected, settlementFailed, type RejectReason } from "../verify-payment";
-import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } from "./paid-on-delivery";
+import { OnchainSettlement, SETTLEABLE, type OnchainSettlementOptions } from "./onchain-settlement";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
-export interface LiveSvmSettlementOptions {
-  db: PaymentsDb;
+export interface LiveSvmSettlementOptions extends OnchainSettlementOptions {
   /** The Solana networks, by CAIP-2 id. */
   chains: ReadonlyMap<string, SvmChain>;
-  subjectSecret: string;
-  /** How long a buyer's request waits for the confirmation before answering "pending". */
-  settleTimeoutMs: number;
-  /** Called after a commit that wrote an outbox event. */
-  onCommitted: () => void;
-  now: () => Date;
-  onSweepError?: (err: unknown, paymentId: string) => void;
-  /** The delivery step of relay sales (absent: relay checkouts are not offered on Solana here). */
-  paidOnDelivery?: PaidOnDelivery;
 }
-
-/** Every saga state a Solana payment can be settled from (a relay sale settles only once delivered). */
-const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delivered", "settling"];
 
 /**
  * How long a block takes, at the least, on Solana (the cluster's 400 ms slot
@@ -92,15 +78,13 @@ export function solanaSplit(checkout: CheckoutForPayment): { payTo: string; tran
  * transaction the chain has not seen is sent again while its blockhash is
  * valid, and fails once it can never land.
  */
-export class LiveSvmSettlement implements Settlement {
-  readonly kind = "onchain" as const;
+export class LiveSvmSettlement extends OnchainSettlement implements Settlement {
   readonly family = "solana" as const;
-  private readonly db: PaymentsDb;
   /** Built once: every quote reads them. */
-  private readonly liveRails: readonly LiveRail[];
+  private readonly liveRails: readonly Rail[];
 
   constructor(private readonly opts: LiveSvmSettlementOptions) {
-    this.db = opts.db;
+    super(opts);
     this.liveRails = [...opts.chains.values()].map((chain) => ({
       network: chain.network,
       asset: chain.usdcMint,
@@ -119,8 +103,12 @@ export class LiveSvmSettlement implements Settlement {
     return this.opts.chains.has(network);
   }
 
-  rails(): readonly LiveRail[] {
+  rails(): readonly Rail[] {
     return this.liveRails;
+  }
+
+  protected networks(): string[] {
+    return [...this.opts.chains.keys()];
   }
 
   signers(): readonly string[] {
@@ -196,39 +184,14 @@ export class LiveSvmSettlement implements Settlement {
       if (recorded) return this.resume(recorded, checkout.id);
       throw err;
     }
-    const now = this.opts.now();
-    const row = newPaymentRow({
-      checkout,
-      presented: {
-        ...svmPresentedPayment(false, checkout, requirement, payment),
-        // A relay sale is delivered before it is sent: its origin's time is bounded by when the transaction stops landing.
-        ...(checkout.relay ? { validBefore: await this.landsUntil(requirement.network, payment, now) } : {}),
-      },
-      subjectSecret: this.opts.subjectSecret,
-      now,
-      handoffId: call.handoffId ?? null,
-      // A relay sale settles only while its buyer's request can still be answered (ADR 9).
-      ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
-      saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: null, single_shot: !checkout.reusable },
-    });
-    if (!(await store.insertIfNew(this.db, row))) {
-      // The transaction is recorded (a duplicate: its outcome), or the single-shot checkout sold to another payment.
-      const winner = await store.findByAuthorization(this.db, keyOf(requirement, payment));
-      if (!winner) {
-        throw new ProblemError("gone", {
-          message: "This single-shot checkout has already been paid.",
-          help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
-        });
-      }
-      return this.resume(winner, checkout.id);
-    }
-    failpoint("after-claim");
-    if (!checkout.relay) return this.drive(row, payment);
-    // Paid only on delivery (ADR 9): the origin answers first, and only a charged answer, recorded, is sent.
-    const { row: delivered, delivery } = await this.paidOnDelivery().deliver(row, checkout, call.params ?? {});
-    failpoint("after-delivery");
-    const outcome = await this.drive(delivered, payment);
-    return outcome.kind === "settled" ? { ...outcome, delivery } : outcome;
+    const presented = {
+      ...svmPresentedPayment(false, checkout, requirement, payment),
+      // A relay sale is delivered before it is sent: its origin's time is bounded by when the transaction stops landing.
+      ...(checkout.relay ? { validBefore: await this.landsUntil(requirement.network, payment, this.opts.now()) } : {}),
+    };
+    const claim = await this.claim(checkout, presented, call);
+    if ("recorded" in claim) return this.resume(claim.recorded, checkout.id);
+    return this.settleClaimed(claim.claimed, checkout, call, (row) => this.drive(row, payment));
   }
 
   /**
@@ -240,12 +203,6 @@ export class LiveSvmSettlement implements Settlement {
   private async landsUntil(network: string, payment: ExactSvmPayment, now: Date): Promise<bigint> {
     const blocks = await this.chain(network).blocksLeft(payment.blockhash);
     return BigInt(Math.floor((now.getTime() + Number(blocks ?? 0n) * SOLANA_SLOT_MS) / 1000));
-  }
-
-  private paidOnDelivery(): PaidOnDelivery {
-    if (!this.opts.paidOnDelivery)
-      throw new ProblemError("unavailable", "Relay checkouts cannot be paid on Solana here: no fulfillment service is configured.");
-    return this.opts.paidOnDelivery;
   }
 
   /** The rail's checks, as the buyer's problem (nothing recorded, nothing sent). */
@@ -313,53 +270,15 @@ export class LiveSvmSettlement implements Settlement {
     throw settlementFailed(refusal.reason, `The payment cannot settle: ${refusal.message} Nothing was charged.`, row);
   }
 
-  /** Records the confirmed settlement: receipt fields and the outbox event, once, in one statement. */
-  private async finalize(row: PaymentRow): Promise<PaymentRow> {
-    const set = { settled_at: this.opts.now() };
-    // A live row is single-shot exactly when its checkout is not reusable.
-    const event = paymentSettledEvent({ ...row, ...set }, !row.single_shot);
-    const done = await store.settleWithEvent(this.db, row.id, SETTLEABLE, set, event);
-    failpoint("after-ledger-commit");
-    if (done) this.opts.onCommitted();
-    return done ?? (await store.findById(this.db, row.id)) ?? row;
-  }
-
-  /** A transaction presented again: the same message for the same checkout answers the recorded outcome (a relay sale's with its origin's recorded answer). */
-  private async resume(existing: PaymentRow, checkoutId: string): Promise<SettlementOutcome> {
+  /** A transaction presented again: the same message for the same checkout answers the recorded outcome. */
+  private resume(existing: PaymentRow, checkoutId: string): Promise<SettlementOutcome> {
     if (existing.checkout_id !== checkoutId)
       throw svmRejected("invalid_exact_svm_payload_transaction_already_used", "This transaction has already paid for something else.");
-    const outcome = await this.current(existing.id);
-    if (outcome.kind !== "settled") return outcome;
-    // The origin is never called twice for one payment.
-    const delivery = await this.opts.paidOnDelivery?.recorded(outcome.row);
-    return delivery ? { ...outcome, delivery } : outcome;
+    return this.redeliver(existing);
   }
 
-  /**
-   * Where a payment stands, waiting (up to the settle timeout) while another
-   * request drives it: a duplicate of an in-flight payment gets its outcome,
-   * not a premature "pending".
-   */
-  private async current(id: string): Promise<SettlementOutcome> {
-    const deadline = this.opts.now().getTime() + this.opts.settleTimeoutMs;
-    for (;;) {
-      const row = await store.findById(this.db, id);
-      // Only a relay claim whose delivery was not charged is ever removed.
-      if (!row) throw releasedMeanwhile();
-      if (row.status === "settled") return { kind: "settled", row, redelivered: true };
-      if (row.status === "failed") throw settlementFailed("settlement_failed", "This payment did not settle; nothing was charged.", row);
-      const remaining = deadline - this.opts.now().getTime();
-      if (row.tx_hash) {
-        const outcome = await this.await(row, this.chain(row.network), Math.max(remaining, 1));
-        return outcome.kind === "settled" ? { ...outcome, redelivered: true } : outcome;
-      }
-      if (remaining <= 0) {
-        // Nothing sent: a relay sale still waits for its origin in another request. Pending would be untrue.
-        if (row.fulfillment !== "inline" && row.fulfillment !== "webhook") throw stillDelivering();
-        return { kind: "pending", row };
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  protected outcomeOfSent(row: PaymentRow, timeoutMs: number): Promise<SettlementOutcome> {
+    return this.await(row, this.chain(row.network), timeoutMs);
   }
 
   /**
@@ -368,28 +287,9 @@ export class LiveSvmSettlement implements Settlement {
    * not seen is sent again while its blockhash is valid (the same signed
    * bytes: it lands once at most), and failed once it never can.
    */
-  async sweep(quietMs = 30_000, limit = 50): Promise<number> {
-    const networks = [...this.opts.chains.keys()];
-    const rows = await store.unfinished(this.db, false, new Date(this.opts.now().getTime() - quietMs), limit, networks);
-    for (const row of rows) {
-      try {
-        await this.sweepOne(row);
-      } catch (err) {
-        this.opts.onSweepError?.(err, row.id);
-      }
-    }
-    return rows.length;
-  }
-
-  private async sweepOne(row: PaymentRow): Promise<void> {
+  protected async sweepOne(row: PaymentRow): Promise<void> {
     const chain = this.opts.chains.get(row.network);
     if (!chain) return;
-    if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {
-      // Nothing is sent for a relay sale but by the request that delivered it, while its buyer still waits: past
-      // that, the claim is released (ADR 9); before, it is that request's to finish.
-      await this.opts.paidOnDelivery?.releaseIfUnanswered(row);
-      return;
-    }
     const payment = decodeExactSvmPayment(String(row.authorization.transaction));
     if (row.status === "claimed") {
       // Claimed, never signed: driven from the start (the checks ran before the claim).

@@ -1,7 +1,7 @@
 import { EVM_NETWORKS, type AnyPaymentPayload, type ContractSignatureCheck, type PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
 import { assertRedeliverable, authorizationKey, evmPresentedPayment, type PresentedPayment } from "../payment-row";
-import { priceOf, REHEARSAL_DOMAIN, REHEARSAL_NETWORK, type CheckoutForPayment, type LiveRail } from "../requirements";
+import { priceOf, REHEARSAL_DOMAIN, REHEARSAL_NETWORK, type CheckoutForPayment, type Rail } from "../requirements";
 import { evmPayerOf, evmPayloadOf, paymentRejected, verifyPayment } from "../verify-payment";
 import type { RehearsalFamily } from "./rehearsal-family";
 
@@ -11,7 +11,7 @@ import type { RehearsalFamily } from "./rehearsal-family";
  * contract wallet's signature asked of a chain this service settles live).
  */
 export class EvmRehearsal implements RehearsalFamily {
-  readonly rail: LiveRail = {
+  readonly rail: Rail = {
     network: REHEARSAL_NETWORK,
     asset: EVM_NETWORKS[REHEARSAL_NETWORK].usdc,
     extra: { name: REHEARSAL_DOMAIN.name, version: REHEARSAL_DOMAIN.version, rehearsal: true },

@@ -2,7 +2,7 @@ import type { ProblemError } from "@c402/problems";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import type { AuthorizationKey, PaymentRow } from "../../store/payments-store";
 import type { PresentedPayment } from "../payment-row";
-import type { CheckoutForPayment, LiveRail } from "../requirements";
+import type { CheckoutForPayment, Rail } from "../requirements";
 
 /**
  * How the rehearsal reads the payments of one chain family (ADR 5): the rail
@@ -12,7 +12,7 @@ import type { CheckoutForPayment, LiveRail } from "../requirements";
  * payment that passes them still moves nothing anywhere.
  */
 export interface RehearsalFamily {
-  readonly rail: LiveRail;
+  readonly rail: Rail;
   /** Who pays, as the family writes addresses; undefined when the payload is not this family's or does not say. */
   payerOf(payload: AnyPaymentPayload): string | undefined;
   /** What identifies the payment (its row's key); a payload this family cannot read is the buyer's problem. */

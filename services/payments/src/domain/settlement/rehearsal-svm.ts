@@ -9,7 +9,7 @@ import {
 import { svmRehearsalNetwork, SVM_NETWORKS, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
 import type { PresentedPayment } from "../payment-row";
-import type { CheckoutForPayment, LiveRail } from "../requirements";
+import type { CheckoutForPayment, Rail } from "../requirements";
 import { paymentOf, requirementOf, solanaAmounts, svmPaymentKey, svmPresentedPayment, svmRejected } from "./live-svm";
 import type { RehearsalFamily } from "./rehearsal-family";
 
@@ -28,7 +28,7 @@ export function rehearsalSolanaNetwork(live: { network: string; usdcMint: string
  * rehearsals work whatever the deployment's node is.
  */
 export class SvmRehearsal implements RehearsalFamily {
-  readonly rail: LiveRail;
+  readonly rail: Rail;
   private readonly policy: ExactSvmPolicy;
 
   /** `testnet`: the Solana network and USDC mint the rehearsal face quotes. */

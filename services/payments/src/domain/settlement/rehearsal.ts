@@ -3,7 +3,7 @@ import { syntheticTxHash, type AnyPaymentPayload, type ContractSignatureCheck, t
 import { paymentSettledEvent } from "../../events/payment-settled";
 import { paymentsStore as store, type AuthorizationKey, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import { newPaymentRow, type PresentedPayment } from "../payment-row";
-import type { CheckoutForPayment, LiveRail } from "../requirements";
+import type { CheckoutForPayment, Rail } from "../requirements";
 import { paymentRejected } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
 import { EvmRehearsal } from "./rehearsal-evm";
@@ -57,7 +57,7 @@ export class RehearsalSettlement implements Settlement {
   }
 
   /** The rehearsal face's rails: the EVM one first (every checkout has an EVM wallet), then Solana's. */
-  rails(): readonly LiveRail[] {
+  rails(): readonly Rail[] {
     return this.families.map((f) => f.rail);
   }
 

@@ -1,7 +1,7 @@
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
 import type { DeliveryRecord } from "./paid-on-delivery";
-import type { CheckoutForPayment, LiveRail, SettlementKind } from "../requirements";
+import type { CheckoutForPayment, Rail, SettlementKind } from "../requirements";
 
 /**
  * Where a submitted payment stands: settled (its row is the receipt;
@@ -44,7 +44,7 @@ export interface Settlement {
    * The rails (network, token, payTo) a face of its kind issues requirements
    * for: a live settlement's networks, or the rehearsal's (ADR 5).
    */
-  rails(): readonly LiveRail[];
+  rails(): readonly Rail[];
   /** The addresses that sign its transactions (the facilitator's `signers`, under the family's CAIP-2 wildcard); none when nothing is sent. */
   signers(): readonly string[];
   /** Who pays with this payload, as the family writes addresses (the facilitator's `payer`); undefined when the payload does not say. */

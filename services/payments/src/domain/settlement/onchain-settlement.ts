@@ -1,0 +1,188 @@
+import { failpoint } from "@c402/failpoints";
+import { ProblemError } from "@c402/problems";
+import { paymentSettledEvent } from "../../events/payment-settled";
+import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
+import { newPaymentRow, type PresentedPayment } from "../payment-row";
+import type { CheckoutForPayment } from "../requirements";
+import { settlementFailed } from "../verify-payment";
+import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } from "./paid-on-delivery";
+import type { PurchaseCall, RailFamily, Settlement, SettlementOutcome } from "./settlement";
+
+/** What every rail's saga needs, whatever its chain. */
+export interface OnchainSettlementOptions {
+  db: PaymentsDb;
+  subjectSecret: string;
+  /** How long a buyer's request waits for the chain's answer before answering "pending". */
+  settleTimeoutMs: number;
+  /** Called after a commit that wrote an outbox event. */
+  onCommitted: () => void;
+  now: () => Date;
+  onSweepError?: (err: unknown, paymentId: string) => void;
+  /** The delivery step of relay sales (absent: relay checkouts cannot be paid on this rail here). */
+  paidOnDelivery?: PaidOnDelivery;
+}
+
+/** Every saga state a live payment can be settled from (a relay sale settles only once delivered). */
+export const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delivered", "settling"];
+
+/** A claim's result: the new row to drive, or the payment already recorded under its key (a duplicate). */
+type Claim = { claimed: PaymentRow } | { recorded: PaymentRow };
+
+/**
+ * The purchase saga every live rail shares (ADR 8), on the payments table:
+ * **record first** (the payment claimed under its key, what makes it unique
+ * on its chain), **then act** (the rail signs, stores the signed transaction
+ * and its id as `settling`, then sends), **resume from the record** (a
+ * duplicate waits for the recorded payment's outcome; the sweep asks the
+ * chain about the stored id first). Receipt and `payment.settled` event in
+ * one statement. A relay sale is delivered between the claim and the
+ * signing, and settled only while its buyer still waits (ADR 9).
+ *
+ * A rail supplies how a claimed payment is driven on its chain (`drive`),
+ * how a sent one's outcome is awaited (`outcomeOfSent`) and how the sweep
+ * resumes one (`sweepOne`); docs/adding-a-rail.md.
+ */
+export abstract class OnchainSettlement implements Pick<Settlement, "kind" | "family" | "sweep"> {
+  readonly kind = "onchain" as const;
+  abstract readonly family: RailFamily;
+  protected readonly db: PaymentsDb;
+
+  constructor(protected readonly saga: OnchainSettlementOptions) {
+    this.db = saga.db;
+  }
+
+  /** The networks whose unfinished payments this settlement's sweep resumes. */
+  protected abstract networks(): string[];
+  /** The outcome of a payment whose transaction is recorded and sent, waiting up to `timeoutMs` for the chain (pending when it does not answer). */
+  protected abstract outcomeOfSent(row: PaymentRow, timeoutMs: number): Promise<SettlementOutcome>;
+  /** Resumes one unfinished payment (not a relay claim still waiting for its delivery: the base releases those). */
+  protected abstract sweepOne(row: PaymentRow): Promise<void>;
+
+  /**
+   * Records a new payment as claimed. A payment already recorded under the
+   * same key answers as `recorded` (the caller resumes it); a single-shot
+   * checkout sold to another payment meanwhile is gone (nothing charged).
+   */
+  protected async claim(checkout: CheckoutForPayment, presented: PresentedPayment, call: PurchaseCall, splitAddress: string | null = null): Promise<Claim> {
+    const now = this.saga.now();
+    const row = newPaymentRow({
+      checkout,
+      presented,
+      subjectSecret: this.saga.subjectSecret,
+      now,
+      handoffId: call.handoffId ?? null,
+      // A relay sale settles only while its buyer's request can still be answered (ADR 9).
+      ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
+      saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: splitAddress, single_shot: !checkout.reusable },
+    });
+    if (!(await store.insertIfNew(this.db, row))) {
+      // The payment is recorded (a duplicate: its outcome), or the single-shot checkout sold to another payment.
+      const winner = await store.findByAuthorization(this.db, presented.key);
+      if (!winner) {
+        throw new ProblemError("gone", {
+          message: "This single-shot checkout has already been paid.",
+          help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
+        });
+      }
+      return { recorded: winner };
+    }
+    failpoint("after-claim");
+    return { claimed: row };
+  }
+
+  /**
+   * Settles a claimed payment: an inline sale straight away; a relay sale
+   * only once its origin's charged answer is recorded (ADR 9), which the
+   * outcome then carries.
+   */
+  protected async settleClaimed(
+    claimed: PaymentRow,
+    checkout: CheckoutForPayment,
+    call: PurchaseCall,
+    drive: (row: PaymentRow) => Promise<SettlementOutcome>,
+  ): Promise<SettlementOutcome> {
+    if (!checkout.relay) return drive(claimed);
+    const { row: delivered, delivery } = await this.paidOnDelivery().deliver(claimed, checkout, call.params ?? {});
+    failpoint("after-delivery");
+    const outcome = await drive(delivered);
+    return outcome.kind === "settled" ? { ...outcome, delivery } : outcome;
+  }
+
+  protected paidOnDelivery(): PaidOnDelivery {
+    if (!this.saga.paidOnDelivery)
+      throw new ProblemError("unavailable", "Relay checkouts cannot be paid on this network here: no fulfillment service is configured.");
+    return this.saga.paidOnDelivery;
+  }
+
+  /** Records the chain's settlement: the receipt's fields and the outbox event, once, in one statement. */
+  protected async finalize(
+    row: PaymentRow,
+    receipt: Partial<Pick<PaymentRow, "tx_hash" | "provider_amount" | "platform_amount" | "fee_amount">> = {},
+  ): Promise<PaymentRow> {
+    const set = { ...receipt, settled_at: this.saga.now() };
+    // A live row is single-shot exactly when its checkout is not reusable.
+    const event = paymentSettledEvent({ ...row, ...set }, !row.single_shot);
+    const done = await store.settleWithEvent(this.db, row.id, SETTLEABLE, set, event);
+    failpoint("after-ledger-commit");
+    if (done) this.saga.onCommitted();
+    return done ?? (await store.findById(this.db, row.id)) ?? row;
+  }
+
+  /** A recorded payment presented again (the rail checked it is the same payment for the same checkout): its outcome, a relay sale's with its origin's recorded answer. */
+  protected async redeliver(existing: PaymentRow): Promise<SettlementOutcome> {
+    const outcome = await this.current(existing.id);
+    if (outcome.kind !== "settled") return outcome;
+    // The origin is never called twice for one payment.
+    const delivery = await this.saga.paidOnDelivery?.recorded(outcome.row);
+    return delivery ? { ...outcome, delivery } : outcome;
+  }
+
+  /**
+   * Where a payment stands, waiting (up to the settle timeout) while another
+   * request drives it: a duplicate of an in-flight payment gets its outcome,
+   * not a premature "pending".
+   */
+  protected async current(id: string): Promise<SettlementOutcome> {
+    const deadline = this.saga.now().getTime() + this.saga.settleTimeoutMs;
+    for (;;) {
+      const row = await store.findById(this.db, id);
+      // Only a relay claim whose delivery was not charged is ever removed.
+      if (!row) throw releasedMeanwhile();
+      if (row.status === "settled") return { kind: "settled", row, redelivered: true };
+      if (row.status === "failed") throw settlementFailed("settlement_failed", "This payment did not settle; nothing was charged.", row);
+      const remaining = deadline - this.saga.now().getTime();
+      if (row.tx_hash) {
+        const outcome = await this.outcomeOfSent(row, Math.max(remaining, 1));
+        return outcome.kind === "settled" ? { ...outcome, redelivered: true } : outcome;
+      }
+      if (remaining <= 0) {
+        // Nothing sent: a relay sale still waits for its origin in another request. Pending would be untrue.
+        if (row.fulfillment !== "inline" && row.fulfillment !== "webhook") throw stillDelivering();
+        return { kind: "pending", row };
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /**
+   * Resumes payments left unfinished by a crash or a timeout, with the chain
+   * as the truth (each rail's `sweepOne`). A relay claim is the request's
+   * that delivers it, while its buyer still waits; past that it is released
+   * (ADR 9): nothing is ever sent for it but by that request.
+   */
+  async sweep(quietMs = 30_000, limit = 50): Promise<number> {
+    const rows = await store.unfinished(this.db, false, new Date(this.saga.now().getTime() - quietMs), limit, this.networks());
+    for (const row of rows) {
+      try {
+        if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {
+          await this.saga.paidOnDelivery?.releaseIfUnanswered(row);
+        } else {
+          await this.sweepOne(row);
+        }
+      } catch (err) {
+        this.saga.onSweepError?.(err, row.id);
+      }
+    }
+    return rows.length;
+  }
+}
