@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { EmbeddedPostgres, migrate } from "@c402/db";
+import { sep53Sign } from "@c402/testkit";
 import { Keypair, StrKey } from "@stellar/stellar-base";
 import { identityMigrations } from "../src";
 import { listAccountEvents } from "../src/domain/account-events";
@@ -7,17 +8,6 @@ import { hashApiKey } from "../src/domain/api-keys";
 import { Identity } from "../src/domain/identity";
 import { sep53Digest, walletSigned } from "../src/domain/wallet-signatures";
 import type { IdentityDb } from "../src/store/identity-store";
-
-/**
- * SEP-53 as the SEP writes it, signed by a Stellar SDK keypair (what a wallet
- * does for "sign message"); the vectors below pin it to the SEP's own.
- */
-const sep53Sign = (keypair: Keypair, message: string) =>
-  keypair.sign(
-    createHash("sha256")
-      .update(Buffer.concat([Buffer.from("Stellar Signed Message:\n"), Buffer.from(message, "utf8")]))
-      .digest(),
-  );
 
 /** SEP-53's test cases (ecosystem/sep-0053.md, version 1.0.0): one seed, two text messages. */
 const SEP53_SEED = "SAKICEVQLYWGSOJS4WW7HZJWAHZVEEBS527LHK5V4MLJALYKICQCJXMW";
@@ -41,6 +31,7 @@ describe("SEP-53 signatures (Stellar's sign message)", () => {
     expect(keypair.publicKey()).toBe(SEP53_ADDRESS);
     // ed25519 is deterministic: the SDK keypair over our digest gives the SEP's bytes.
     expect(keypair.sign(sep53Digest(message)).toString("hex")).toBe(hex);
+    // The signer the tests below use is SEP-53 too.
     expect(sep53Sign(keypair, message).toString("hex")).toBe(hex);
     for (const signature of [hex, hex.toUpperCase(), `0x${hex}`, base64]) {
       expect(await walletSigned("stellar", SEP53_ADDRESS, message, signature)).toBe(true);
