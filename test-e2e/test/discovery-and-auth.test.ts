@@ -1,3 +1,5 @@
+import { sep53Sign } from "@c402/testkit";
+import { Keypair, StrKey } from "@stellar/stellar-base";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { call, newSeller, walletSession } from "../src/http";
 
@@ -91,6 +93,79 @@ describe("wallet sign-in", () => {
     const sig = await wallet.signMessage({ message: c2.body.message });
     expect((await call("POST", "/auth/wallet/verify", { body: { message: c2.body.message, signature: sig } })).status).toBe(201);
     expect((await call("POST", "/auth/wallet/verify", { body: { message: c2.body.message, signature: sig } })).status).toBe(401);
+  });
+
+  it("a Stellar account signs in: challenge -> SEP-53 signature (hex) -> account, key and its verified default Stellar payout wallet", async () => {
+    const keypair = Keypair.random();
+    const address = keypair.publicKey();
+    const challenge = await call("POST", "/auth/wallet/challenge", { body: { address, network: "stellar:pubnet" } });
+    expect(challenge.status).toBe(200);
+    expect(challenge.body.message).toMatch(
+      new RegExp(`wants you to sign in with your Stellar account:\n${address}\n[^]*\nChain ID: stellar:pubnet\nNonce: ${challenge.body.nonce}\n`),
+    );
+    const signature = sep53Sign(keypair, challenge.body.message).toString("hex");
+    const created = await call("POST", "/auth/wallet/verify", { body: { message: challenge.body.message, signature } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("cache-control")).toMatch(/no-store/);
+    expect(created.body).toMatchObject({
+      account: { id: expect.stringMatching(/^acct_/), created: true },
+      api_key: { secret: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/), scope: "full", mode: "test" },
+      session: { token: expect.stringMatching(/^sess_/) },
+      payout_wallet: { chain: "stellar", address, verified: true, default: true },
+    });
+    const key = created.body.api_key.secret as string;
+    const wallets = await call("GET", "/v1/account/wallets", { key });
+    expect(wallets.status).toBe(200);
+    expect(wallets.body).toMatchObject({
+      wallets: { base: null, solana: null, stellar: { address, verified: true, offered: false } },
+      verified_wallets: [{ chain: "stellar", address }],
+    });
+    // The signed challenge is spent.
+    const reused = await call("POST", "/auth/wallet/verify", { body: { message: challenge.body.message, signature } });
+    expect(reused.status).toBe(401);
+    expect(reused.body).toEqual(problemShape(401, "unauthenticated"));
+
+    // Signing again (on the testnet, with the base64 a wallet such as Freighter answers) recovers access: the same account, a fresh key.
+    const later = await call("POST", "/auth/wallet/challenge", { body: { address, network: "stellar:testnet" } });
+    const again = await call("POST", "/auth/wallet/verify", {
+      body: { message: later.body.message, signature: sep53Sign(keypair, later.body.message).toString("base64") },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.account).toEqual({ id: created.body.account.id, created: false });
+    expect(again.body.api_key.secret).not.toBe(key);
+    const keys = await call("GET", "/v1/keys", { key: again.body.api_key.secret });
+    expect(keys.status).toBe(200);
+    expect(keys.body.keys).toHaveLength(2);
+
+    // With no EVM wallet, a checkout needs its pay_to named: 422, not a server error.
+    const checkout = await call("POST", "/v1/checkouts", { key, body: { title: "Stellar-only seller", price_usd: "0.10", payload: { ok: true } } });
+    expect(checkout.status).toBe(422);
+    expect(checkout.body.errors).toEqual([expect.objectContaining({ field: "pay_to" })]);
+  });
+
+  it("a Stellar sign-in refuses another key's or a raw signature (401), a malformed one (422) and a muxed or contract address (422)", async () => {
+    const keypair = Keypair.random();
+    const c = await call("POST", "/auth/wallet/challenge", { body: { address: keypair.publicKey(), network: "stellar:testnet" } });
+    const verify = (signature: string) => call("POST", "/auth/wallet/verify", { body: { message: c.body.message, signature } });
+    const otherKey = await verify(sep53Sign(Keypair.random(), c.body.message).toString("hex"));
+    expect(otherKey.status).toBe(401);
+    expect(otherKey.body).toEqual(problemShape(401, "unauthenticated"));
+    expect((await verify(keypair.sign(Buffer.from(c.body.message)).toString("hex"))).status).toBe(401);
+    const short = await verify(sep53Sign(keypair, c.body.message).toString("hex").slice(2));
+    expect(short.status).toBe(422);
+    expect(short.body).toEqual(problemShape(422, "invalid-request"));
+    expect(short.body.errors).toEqual([expect.objectContaining({ field: "signature", reason: expect.stringMatching(/128 hex digits/) })]);
+    // None of those spent the challenge.
+    expect((await verify(sep53Sign(keypair, c.body.message).toString("hex"))).status).toBe(201);
+
+    for (const [address, reason] of [
+      [StrKey.encodeMed25519PublicKey(Buffer.alloc(40, 7)), /muxed account/],
+      [StrKey.encodeContract(Buffer.alloc(32, 7)), /contract address/],
+    ] as const) {
+      const r = await call("POST", "/auth/wallet/challenge", { body: { address, network: "stellar:pubnet" } });
+      expect(r.status).toBe(422);
+      expect(r.body.errors).toEqual([expect.objectContaining({ field: "address", reason: expect.stringMatching(reason) })]);
+    }
   });
 
   it.each([

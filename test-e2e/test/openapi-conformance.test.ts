@@ -3,6 +3,8 @@ import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequiremen
 import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
+import { sep53Sign } from "@c402/testkit";
+import { Keypair } from "@stellar/stellar-base";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";
@@ -45,16 +47,18 @@ const requirementOf = (unpaid: HttpResponse) => (decodeHeader(unpaid.headers["pa
 /** A payment of `requirement` signed by a fresh wallet, as PAYMENT-SIGNATURE carries it (the faces paid here settle simulated: nothing moves). */
 const paymentFor = async (requirement: PaymentRequirements) => encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement));
 
-async function signIn(wallet: PrivateKeyAccount): Promise<HttpResponse> {
+/** A wallet's sign-in through the checked path: an EVM account signs with personal_sign, a Stellar keypair with SEP-53 (hex). */
+async function signIn(wallet: PrivateKeyAccount | Keypair): Promise<HttpResponse> {
+  const stellar = wallet instanceof Keypair;
   const challenge = await fuzzer.scripted("POST /auth/wallet/challenge", {
     path: "/auth/wallet/challenge",
-    body: body({ address: wallet.address, network: "eip155:8453" }),
+    body: body(stellar ? { address: wallet.publicKey(), network: "stellar:pubnet" } : { address: wallet.address, network: "eip155:8453" }),
   });
   expectStatus(challenge, 200, "wallet challenge");
   const message = parsed(challenge).message as string;
   return fuzzer.scripted("POST /auth/wallet/verify", {
     path: "/auth/wallet/verify",
-    body: body({ message, signature: await wallet.signMessage({ message }) }),
+    body: body({ message, signature: stellar ? sep53Sign(wallet, message).toString("hex") : await wallet.signMessage({ message }) }),
   });
 }
 
@@ -91,6 +95,11 @@ async function setUp(): Promise<Fixtures> {
   const later = await signIn(wallet); // a later sign-in: 200 with a session, checked against the document
   expectStatus(later, 200, "a later sign-in");
   expectStatus(await scripted("POST /auth/logout", { path: "/auth/logout", headers: auth(parsed(later).session.token) }), 200, "logout");
+  // A Stellar account's sign-in (the answer names the stellar payout wallet), and its wallets as the document says.
+  const stellarSignUp = await signIn(Keypair.random());
+  expectStatus(stellarSignUp, 201, "a Stellar wallet's sign-in");
+  const stellarKey = parsed(stellarSignUp).api_key.secret as string;
+  expectStatus(await scripted("GET /v1/account/wallets", { path: "/v1/account/wallets", headers: auth(stellarKey) }), 200, "a Stellar seller's wallets");
 
   // Magic-link sign-in: two links read from the mail the service wrote; one followed (303 with the cookie), one posted (200).
   const email = `fuzz-${SEED}-${Date.now().toString(36)}@example.com`;

@@ -86,11 +86,23 @@ export function crc16Xmodem(bytes: Uint8Array): number {
 }
 
 /**
+ * Strkeys that are not account ids but get pasted where one belongs, and what
+ * to send instead: the reason names the mistake rather than the alphabet.
+ */
+const OTHER_STELLAR_STRKEYS: Readonly<Record<string, string>> = {
+  M: "is a muxed account (M…): send the account id (G…) it is built on",
+  C: "is a contract address (C…), not an account: send an account id (G…)",
+  S: "is a secret seed (S…), which must never be shared: send its account id (G…) instead",
+};
+
+/**
  * A Stellar account id: the strkey `G…` (RFC 4648 base32, 56 characters:
  * version byte, 32-byte ed25519 key, CRC16-XModem little-endian). Muxed
- * (`M…`) and other strkeys are refused; so is the all-zero key.
+ * (`M…`), contract (`C…`) and other strkeys are refused; so is the all-zero key.
  */
 export function checkStellarAddress(text: string): AddressCheck {
+  const other = /^[A-Z][A-Z2-7]{55,}$/.test(text) ? OTHER_STELLAR_STRKEYS[text[0]!] : undefined;
+  if (other) return refused(other);
   if (!/^G[A-Z2-7]{55}$/.test(text)) return refused("must be a Stellar account id: G followed by 55 base32 characters (A-Z, 2-7)");
   let bytes: Uint8Array;
   try {
@@ -104,6 +116,13 @@ export function checkStellarAddress(text: string): AddressCheck {
   if (bytes[33] !== (crc & 0xff) || bytes[34] !== crc >> 8) return refused("has a wrong strkey checksum (check the address)");
   if (body.subarray(1).every((b) => b === 0)) return refused("is the all-zero key, which nobody can spend from");
   return { ok: true, address: text };
+}
+
+/** The 32-byte ed25519 public key of a Stellar account id (G…); throws for text checkStellarAddress refuses. */
+export function stellarPublicKey(accountId: string): Uint8Array {
+  const checked = checkStellarAddress(accountId);
+  if (!checked.ok) throw new Error(`not a Stellar account id: ${checked.reason}`);
+  return base32nopad.decode(accountId).subarray(1, 33);
 }
 
 const CHECKS: Record<PayoutChain, (text: string) => AddressCheck> = {

@@ -8,6 +8,7 @@ import {
   checkStellarAddress,
   crc16Xmodem,
   isPayoutChain,
+  stellarPublicKey,
   PAYOUT_CHAINS,
   payoutChange,
 } from "../src";
@@ -137,6 +138,24 @@ describe("Stellar addresses", () => {
     expect(checkStellarAddress(STELLAR.toLowerCase()).ok).toBe(false);
     expect(checkStellarAddress(STELLAR.slice(0, 55)).ok).toBe(false);
     expect(checkStellarAddress(`${STELLAR}A`).ok).toBe(false);
+  });
+
+  it.each([
+    ["a muxed account", 12 << 3, 40, /muxed account \(M…\): send the account id \(G…\)/],
+    ["a contract", 2 << 3, 32, /contract address \(C…\), not an account/],
+    ["a secret seed", 18 << 3, 32, /secret seed \(S…\), which must never be shared/],
+  ])("names what %s strkey is instead of an account id", (_, version, length, reason) => {
+    const text = strkey(
+      version,
+      Uint8Array.from({ length }, (_, i) => i + 1),
+    );
+    expect(checkStellarAddress(text)).toEqual({ ok: false, reason: expect.stringMatching(reason) });
+  });
+
+  it("answers the 32-byte ed25519 key an account id stands for, and refuses anything else", () => {
+    const key = Uint8Array.from({ length: 32 }, (_, i) => 255 - i);
+    expect(stellarPublicKey(strkey(6 << 3, key))).toEqual(key);
+    expect(() => stellarPublicKey(mistyped(STELLAR, 30, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"))).toThrow(/checksum/);
   });
 
   it("refuses the all-zero key (its checksum is right: Stellar's documented GAAA…WHF)", () => {

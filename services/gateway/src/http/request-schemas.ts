@@ -296,13 +296,36 @@ export const schemas = {
     type: "object",
     additionalProperties: false,
     required: ["address", "network"],
-    properties: { address: { type: "string", minLength: 4, maxLength: 128 }, network: { type: "string", minLength: 3, maxLength: 64 } },
+    properties: {
+      address: {
+        type: "string",
+        minLength: 4,
+        maxLength: 128,
+        description:
+          "The signing wallet: an EVM address (0x…, EIP-55 checksummed or single-case), or a Stellar account id (G…; not a muxed M… or contract C… address).",
+      },
+      network: {
+        type: "string",
+        minLength: 3,
+        maxLength: 64,
+        description: "CAIP-2: eip155:<chain id> for an EVM wallet (such as eip155:8453), stellar:pubnet or stellar:testnet for a Stellar one.",
+      },
+    },
   },
   WalletVerify: {
     type: "object",
     additionalProperties: false,
     required: ["message", "signature"],
-    properties: { message: { type: "string", minLength: 1, maxLength: 4000 }, signature: { type: "string", minLength: 1, maxLength: 2048 } },
+    properties: {
+      message: { type: "string", minLength: 1, maxLength: 4000, description: "The challenge's message, unchanged." },
+      signature: {
+        type: "string",
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          "EVM: the personal_sign (EIP-191) signature, 0x-prefixed hex. Stellar: the wallet's sign-message signature (SEP-53, 64 bytes) as 128 hex digits; its base64 (88 characters, what Freighter answers) is taken too.",
+      },
+    },
   },
   FacilitatorRequest: {
     type: "object",

@@ -96,7 +96,7 @@ export function llmsText(serviceName: string, rails: Rails): string {
     "Something wrong? POST /v1/checkouts/{id}/reports {category, detail, receipt_id} (no key). A report never refunds; the seller sees it.",
     "",
     "## Sell",
-    "1. Sign in with a wallet: POST /auth/wallet/challenge {address, network}; sign the message (EIP-191); POST /auth/wallet/verify {message, signature} -> the account and a fresh API key, shown once (every sign-in mints one: key recovery), plus a 24-hour session. Or by e-mail: POST /auth/magic-link/request {email}; the mailed link (GET /auth/verify?token=, or POST /auth/verify {token}) opens a session and sets the session cookie.",
+    "1. Sign in with a wallet: POST /auth/wallet/challenge {address, network}; sign the message (EVM: personal_sign, EIP-191; Stellar, network stellar:pubnet or stellar:testnet: SEP-53 sign message, the signature as hex); POST /auth/wallet/verify {message, signature} -> the account and a fresh API key, shown once (every sign-in mints one: key recovery), plus a 24-hour session. Or by e-mail: POST /auth/magic-link/request {email}; the mailed link (GET /auth/verify?token=, or POST /auth/verify {token}) opens a session and sets the session cookie.",
     "2. Keys: send Authorization: Bearer <key>. Scopes read_only < payments < full; modes test and live. POST /v1/keys {name, scope, mode}; GET /v1/keys; DELETE /v1/keys/{key_id}",
     "3. Create: POST /v1/checkouts {title, price_usd, payload} (optional Idempotency-Key header) -> 201 with url (the live face) and test_url (the rehearsal face). A test key creates a checkout that only rehearses.",
     '4. Go live: POST /v1/checkouts/{id}/go-live arms the live face under the same URL (or create with "test_mode": false).',

@@ -1408,6 +1408,8 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
         post: operation(
           {
             summary: "Wallet sign-in: get a message to sign",
+            description:
+              "A single-use sign-in message (EIP-4361's layout) naming this service, the wallet, the network and a nonce; it lives 10 minutes. EVM wallets (eip155:<chain id>) and Stellar accounts (stellar:pubnet, stellar:testnet) sign in.",
             requestBody: body("WalletChallenge"),
             responses: { "200": json("Challenge", ref("WalletChallengeAnswer"), rateLimitHeaders()), "429": use("RateLimited"), "503": use("Unavailable") },
           },
@@ -1419,7 +1421,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           {
             summary: "Wallet sign-in: verify the signature",
             description:
-              "Every sign-in mints a fresh automation key (test mode, scope full), shown once, and opens a 24-hour bearer session beside it. 201 on the first sign-in (the account is created; the key is its first), 200 on a later one (key recovery for wallet-only accounts).",
+              "The signature is over the challenge's message unchanged: an EVM wallet's personal_sign (EIP-191), or a Stellar wallet's sign-message (SEP-53). The wallet becomes the account's verified default payout wallet of its chain. Every sign-in mints a fresh automation key (test mode, scope full), shown once, and opens a 24-hour bearer session beside it. 201 on the first sign-in (the account is created; the key is its first), 200 on a later one (key recovery for wallet-only accounts).",
             requestBody: body("WalletVerify"),
             responses: {
               "200": json("Signed in", ref("WalletSignIn"), rateLimitHeaders()),

@@ -1,12 +1,21 @@
 import type { Actor } from "@c402/account-events";
 import { isId, newId } from "@c402/ids";
 import { ProblemError, invalid } from "@c402/problems";
-import { verifyMessage } from "viem";
 import { identityStore as store, type ApiKeyPage, type ApiKeyRow, type IdentityDb, type PayoutWalletRow } from "../store/identity-store";
 import { recordActivity } from "./account-events";
 import { hashApiKey, isWellFormedApiKey, mintApiKey, mintRefusal, type CredentialKind, type KeyMode, type MintingCredential, type Scope } from "./api-keys";
 import { hashSessionToken, isWellFormedSessionToken, openSession, sessionActor, sessionPrefix, type OpenedSession } from "./sessions";
-import { challengeMessage, challengeRejected, newChallengeNonce, nonceOf, validateChallenge, validateVerify, type ChallengeInput } from "./wallet-challenge";
+import {
+  challengeMessage,
+  challengeRejected,
+  newChallengeNonce,
+  nonceOf,
+  signInNetwork,
+  validateChallenge,
+  validateVerify,
+  type ChallengeInput,
+} from "./wallet-challenge";
+import { walletSigned } from "./wallet-signatures";
 
 /** The most keys one list call answers, whoever asks (the gateway asks at most 201). */
 export const LIST_PAGE_SIZE_MAX = 1000;
@@ -61,15 +70,18 @@ export class Identity {
     const issuedAt = this.now();
     const expiresAt = new Date(issuedAt.getTime() + this.settings.challengeTtlSeconds * 1000);
     const nonce = newChallengeNonce();
-    const message = challengeMessage({ baseUrl: this.settings.baseUrl, address, chainId: network.chainId, nonce, issuedAt, expiresAt });
+    const message = challengeMessage({ baseUrl: this.settings.baseUrl, address, network, nonce, issuedAt, expiresAt });
     await store.deleteExpiredChallenges(this.db, issuedAt, PURGE_BATCH);
     await store.insertChallenge(this.db, { nonce, address, network: input.network, message, expires_at: expiresAt });
     return { message, nonce, expiresAt, expiresInSeconds: this.settings.challengeTtlSeconds };
   }
 
   /**
-   * Consumes a signed challenge. The first sign-in creates the account with
-   * the wallet as its verified default payout wallet. Every sign-in mints a
+   * Consumes a signed challenge (EVM or Stellar: the challenge's network
+   * says which, wallet-signatures.ts how it is checked). A signature that
+   * does not match leaves the challenge unused. The first sign-in creates
+   * the account with the wallet as its verified default payout wallet of
+   * its family. Every sign-in mints a
    * fresh automation key (test mode, scope `full`), shown once: the first is
    * the account's first key, a later one is how a wallet-only seller
    * recovers access (the spec: "Re-signing later mints a fresh key"). A
@@ -81,16 +93,13 @@ export class Identity {
     if (!nonce) throw challengeRejected();
     return this.db.transaction().execute(async (trx) => {
       const challenge = await store.claimChallenge(trx, nonce, this.now());
-      if (!challenge || challenge.message !== input.message) throw challengeRejected();
-      const valid = await verifyMessage({
-        address: challenge.address as `0x${string}`,
-        message: challenge.message,
-        signature: input.signature as `0x${string}`,
-      }).catch(() => false);
-      if (!valid) throw challengeRejected();
+      const network = challenge && signInNetwork(challenge.network);
+      if (!challenge || !network || challenge.message !== input.message) throw challengeRejected();
+      const family = network.family;
+      if (!(await walletSigned(family, challenge.address, challenge.message, input.signature))) throw challengeRejected();
 
       const at = this.now();
-      const existing = await store.findSignerWallet(trx, "eip155", challenge.address);
+      const existing = await store.findSignerWallet(trx, family, challenge.address);
       let account: Pick<SignInResult, "accountId" | "accountCreatedAt" | "accountCreated" | "wallet">;
       if (existing) {
         const found = await store.findAccount(trx, existing.account_id);
@@ -98,13 +107,13 @@ export class Identity {
       } else {
         const accountId = newId("account");
         await store.insertAccount(trx, { id: accountId, created_at: at });
-        const wallet = { account_id: accountId, chain_family: "eip155", address: challenge.address, verified: true, is_default: true };
+        const wallet = { account_id: accountId, chain_family: family, address: challenge.address, verified: true, is_default: true };
         await store.insertPayoutWallet(trx, wallet);
         await recordActivity(trx, {
           accountId,
           action: "account.created",
           objectId: accountId,
-          detail: { via: "wallet", chain_family: "eip155", address: challenge.address },
+          detail: { via: "wallet", chain_family: family, address: challenge.address },
           actor: "wallet",
           testMode: false,
           at,
