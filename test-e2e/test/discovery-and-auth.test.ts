@@ -61,7 +61,7 @@ describe("wallet sign-in", () => {
     expect(s.verified.body).toMatchObject({
       account: { id: expect.stringMatching(/^acct_/), created: true },
       api_key: { secret: expect.stringMatching(/^sk_test_/), scope: "full", mode: "test" },
-      payout_wallet: { chain: "eip155", address: s.wallet.address, verified: true, default: true },
+      payout_wallet: { chain: "base", address: s.wallet.address, verified: true, default: true },
     });
   });
 

@@ -1,3 +1,4 @@
+import { PAYOUT_CHAINS } from "@c402/chain-addresses";
 import { HANDOFF_NONCE } from "@c402/ids";
 import { BASE58_ADDRESS } from "@c402/x402";
 import { schemas } from "../http/request-schemas";
@@ -646,7 +647,7 @@ const responseSchemas: Record<string, Schema> = {
     expires_at: timestamp,
     expires_in_seconds: { type: "integer", minimum: 1 },
   }),
-  PayoutWallet: object({ chain: str, address: str, verified: bool, default: bool }),
+  PayoutWallet: object({ chain: { type: "string", enum: [...PAYOUT_CHAINS] }, address: str, verified: bool, default: bool }),
   WalletSignUp: object(
     {
       account: object({ id: idOf("acct"), created: { const: true } }),

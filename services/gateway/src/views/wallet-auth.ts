@@ -1,3 +1,4 @@
+import { chainOfFamily } from "@c402/chain-addresses";
 import type { identityV1 } from "@c402/contracts";
 import { newApiKeyView } from "./keys";
 import { isoOrNull } from "./values";
@@ -19,8 +20,14 @@ export function walletSignInView(r: identityV1.VerifyWalletSignatureResponse) {
           note: "A bearer token like a key (scope full, test mode for checkout defaults), for browsers and scripts that hold a session; shown once. POST /auth/session/cookie turns it into the session cookie.",
         }
       : null,
+    // Named as every payout answer names chains (base, solana, stellar), not by the stored CAIP-2 family.
     payout_wallet: r.payoutWallet
-      ? { chain: r.payoutWallet.chainFamily, address: r.payoutWallet.address, verified: r.payoutWallet.verified, default: r.payoutWallet.isDefault }
+      ? {
+          chain: chainOfFamily(r.payoutWallet.chainFamily) ?? r.payoutWallet.chainFamily,
+          address: r.payoutWallet.address,
+          verified: r.payoutWallet.verified,
+          default: r.payoutWallet.isDefault,
+        }
       : null,
   };
 }
