@@ -12,6 +12,12 @@ export interface Lane {
   sequence: bigint | undefined;
 }
 
+interface Waiter {
+  /** Only this account's lane will do (a stored transaction followed on the lane it was built on). */
+  account?: string;
+  take: (lane: Lane) => void;
+}
+
 /**
  * Serialized submission per source account: each lane (the service's
  * account, or each channel account) carries one settlement at a time, from
@@ -21,22 +27,41 @@ export interface Lane {
  */
 export class Lanes {
   private readonly free: Lane[];
-  private readonly waiting: ((lane: Lane) => void)[] = [];
+  private readonly accounts: ReadonlySet<string>;
+  private readonly waiting: Waiter[] = [];
 
   constructor(keypairs: readonly Keypair[]) {
     if (keypairs.length === 0) throw new Error("at least one source account is needed");
     this.free = keypairs.map((keypair) => ({ keypair, sequence: undefined }));
+    this.accounts = new Set(keypairs.map((k) => k.publicKey()));
   }
 
-  /** Runs `work` on the first free lane, waiting for one when all are taken. */
-  async run<T>(work: (lane: Lane) => Promise<T>): Promise<T> {
-    const lane = this.free.shift() ?? (await new Promise<Lane>((resolve) => this.waiting.push(resolve)));
+  /** Whether `account` is one of the lanes'. */
+  has(account: string): boolean {
+    return this.accounts.has(account);
+  }
+
+  /**
+   * Runs `work` on the first free lane (or on `account`'s lane only), waiting
+   * for one when they are taken.
+   */
+  async run<T>(work: (lane: Lane) => Promise<T>, account?: string): Promise<T> {
+    if (account !== undefined && !this.has(account)) throw new Error(`${account} is not one of the source accounts`);
+    const at = this.free.findIndex((lane) => account === undefined || lane.keypair.publicKey() === account);
+    const lane = at >= 0 ? this.free.splice(at, 1)[0]! : await new Promise<Lane>((take) => this.waiting.push({ ...(account ? { account } : {}), take }));
     try {
       return await work(lane);
     } finally {
-      const next = this.waiting.shift();
-      if (next) next(lane);
-      else this.free.push(lane);
+      this.release(lane);
     }
+  }
+
+  private release(lane: Lane): void {
+    const at = this.waiting.findIndex((w) => w.account === undefined || w.account === lane.keypair.publicKey());
+    if (at < 0) {
+      this.free.push(lane);
+      return;
+    }
+    this.waiting.splice(at, 1)[0]!.take(lane);
   }
 }

@@ -218,12 +218,32 @@ export class StellarChain {
   }
 
   /**
+   * Follows a stored settlement to a final status (the sweep's step after a
+   * crash): on the lane of its source, when it is one of ours, so no new
+   * settlement takes that account's sequence number meanwhile; sends the same
+   * bytes again while it is unseen and can still land. Answers its status,
+   * "unseen, can still land" when `timeoutMs` (90 s) ran out; a plain error
+   * when the RPC could not be asked.
+   */
+  async resume(signedXdr: string, timeoutMs = 90_000): Promise<StellarTransactionStatus> {
+    const settlement = readSettlement(signedXdr, this.networkPassphrase);
+    const until = Date.now() + timeoutMs;
+    const follow = async (lane: Lane) => {
+      await this.send(signedXdr).catch(() => undefined);
+      return this.follow(lane, { xdr: signedXdr, sequence: settlement.sequence }, until);
+    };
+    if (this.lanes.has(settlement.source)) return this.lanes.run(follow, settlement.source);
+    // A source no longer configured: followed without a lane.
+    return follow({ keypair: Keypair.fromPublicKey(settlement.source), sequence: undefined });
+  }
+
+  /**
    * Asks until the transaction is final or can never land, or `until`; sends
    * the same bytes again now and then while it is unseen. The lane's sequence
    * number is known again only when the transaction is in a ledger (success
    * or failed both use it); otherwise it is read from the chain next time.
    */
-  private async follow(lane: Lane, signed: SignedSettlement, until: number): Promise<StellarTransactionStatus> {
+  private async follow(lane: Lane, signed: Pick<SignedSettlement, "xdr" | "sequence">, until: number): Promise<StellarTransactionStatus> {
     let failure: unknown;
     for (let poll = 1; ; poll++) {
       let status: StellarTransactionStatus | undefined;

@@ -57,6 +57,28 @@ describe("Lanes: serialized submission per source account", () => {
     expect([...perLane.values()].flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 
+  it("runs work that must be on one account's lane there, waiting for it while other lanes are free", async () => {
+    const [first, second] = [Keypair.random(), Keypair.random()];
+    const lanes = new Lanes([first, second]);
+    const order: string[] = [];
+    let releaseFirst!: () => void;
+    const holding = lanes.run(
+      (lane) =>
+        new Promise<void>((resolve) => {
+          order.push(`hold ${lane.keypair.publicKey() === first.publicKey() ? "first" : "second"}`);
+          releaseFirst = resolve;
+        }),
+      first.publicKey(),
+    );
+    const onFirst = lanes.run(async () => void order.push("resumed on first"), first.publicKey());
+    // Another settlement takes the free lane meanwhile.
+    await lanes.run(async (lane) => void order.push(`other on ${lane.keypair.publicKey() === second.publicKey() ? "second" : "first"}`));
+    releaseFirst();
+    await Promise.all([holding, onFirst]);
+    expect(order).toEqual(["hold first", "other on second", "resumed on first"]);
+    await expect(lanes.run(async () => undefined, Keypair.random().publicKey())).rejects.toThrow(/not one of the source accounts/);
+  });
+
   it("frees the lane when the work fails, and keeps what it learnt of the sequence", async () => {
     const lanes = new Lanes([Keypair.random()]);
     await expect(
