@@ -72,8 +72,9 @@ export function checkSolanaAddress(text: string): AddressCheck {
   return { ok: true, address: text };
 }
 
-/** The version byte of a Stellar account id (strkey `G…`): ed25519 public key, 6 << 3. */
+/** Version bytes of the Stellar strkeys this service reads: an account id (`G…`, ed25519 key, 6 << 3) and a contract id (`C…`, 2 << 3). */
 const STELLAR_ACCOUNT_VERSION = 6 << 3;
+const STELLAR_CONTRACT_VERSION = 2 << 3;
 
 /** CRC16-XModem (polynomial 0x1021, initial 0), the checksum of a Stellar strkey. */
 export function crc16Xmodem(bytes: Uint8Array): number {
@@ -83,6 +84,28 @@ export function crc16Xmodem(bytes: Uint8Array): number {
     for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc;
+}
+
+/**
+ * A 32-byte Stellar strkey of one kind: `letter` then 55 characters of RFC
+ * 4648 base32 (56 in all), decoding to the version byte, the 32 bytes and
+ * their CRC16-XModem, little-endian. The all-zero body is refused.
+ */
+function checkStellarStrkey(text: string, letter: "G" | "C", version: number, what: string): AddressCheck {
+  const shape = `must be ${what}: ${letter} followed by 55 base32 characters (A-Z, 2-7)`;
+  if (!new RegExp(`^${letter}[A-Z2-7]{55}$`).test(text)) return refused(shape);
+  let bytes: Uint8Array;
+  try {
+    bytes = base32nopad.decode(text);
+  } catch {
+    return refused(shape);
+  }
+  if (bytes.length !== 35 || bytes[0] !== version) return refused(`must be ${what} (version byte of a ${letter}… key)`);
+  const body = bytes.subarray(0, 33);
+  const crc = crc16Xmodem(body);
+  if (bytes[33] !== (crc & 0xff) || bytes[34] !== crc >> 8) return refused("has a wrong strkey checksum (check the address)");
+  if (body.subarray(1).every((b) => b === 0)) return refused("is the all-zero key, which nobody can spend from");
+  return { ok: true, address: text };
 }
 
 /**
@@ -96,26 +119,14 @@ const OTHER_STELLAR_STRKEYS: Readonly<Record<string, string>> = {
 };
 
 /**
- * A Stellar account id: the strkey `G…` (RFC 4648 base32, 56 characters:
- * version byte, 32-byte ed25519 key, CRC16-XModem little-endian). Muxed
- * (`M…`), contract (`C…`) and other strkeys are refused; so is the all-zero key.
+ * A Stellar account id: the strkey `G…` (version byte, 32-byte ed25519 key,
+ * CRC16-XModem). Muxed (`M…`), contract (`C…`) and other strkeys are refused,
+ * saying what they are; so is the all-zero key.
  */
 export function checkStellarAddress(text: string): AddressCheck {
   const other = /^[A-Z][A-Z2-7]{55,}$/.test(text) ? OTHER_STELLAR_STRKEYS[text[0]!] : undefined;
   if (other) return refused(other);
-  if (!/^G[A-Z2-7]{55}$/.test(text)) return refused("must be a Stellar account id: G followed by 55 base32 characters (A-Z, 2-7)");
-  let bytes: Uint8Array;
-  try {
-    bytes = base32nopad.decode(text);
-  } catch {
-    return refused("must be a Stellar account id: G followed by 55 base32 characters (A-Z, 2-7)");
-  }
-  if (bytes.length !== 35 || bytes[0] !== STELLAR_ACCOUNT_VERSION) return refused("must be a Stellar account id (version byte of a G… key)");
-  const body = bytes.subarray(0, 33);
-  const crc = crc16Xmodem(body);
-  if (bytes[33] !== (crc & 0xff) || bytes[34] !== crc >> 8) return refused("has a wrong strkey checksum (check the address)");
-  if (body.subarray(1).every((b) => b === 0)) return refused("is the all-zero key, which nobody can spend from");
-  return { ok: true, address: text };
+  return checkStellarStrkey(text, "G", STELLAR_ACCOUNT_VERSION, "a Stellar account id");
 }
 
 /** The 32-byte ed25519 public key of a Stellar account id (G…); throws for text checkStellarAddress refuses. */
@@ -123,6 +134,16 @@ export function stellarPublicKey(accountId: string): Uint8Array {
   const checked = checkStellarAddress(accountId);
   if (!checked.ok) throw new Error(`not a Stellar account id: ${checked.reason}`);
   return base32nopad.decode(accountId).subarray(1, 33);
+}
+
+/**
+ * A Soroban contract id: the strkey `C…` (version byte, 32-byte contract
+ * hash, CRC16-XModem), as a SEP-41 token's address (x402's `asset` on
+ * Stellar) or a contract wallet is written.
+ */
+export function checkStellarContractId(text: string): AddressCheck {
+  return checkStellarStrkey(text, "C", STELLAR_CONTRACT_VERSION, "a Soroban contract id");
+}
 }
 
 const CHECKS: Record<PayoutChain, (text: string) => AddressCheck> = {

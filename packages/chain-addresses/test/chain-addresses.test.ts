@@ -6,6 +6,7 @@ import {
   checkPayoutAddress,
   checkSolanaAddress,
   checkStellarAddress,
+  checkStellarContractId,
   crc16Xmodem,
   isPayoutChain,
   stellarPublicKey,
@@ -18,6 +19,8 @@ const EVM = "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045";
 const SOLANA_USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 // Stellar's documentation example account id.
 const STELLAR = "GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H";
+// Circle's USDC contracts on Stellar's public network and testnet (as @x402/stellar 2.9 names them).
+const STELLAR_USDC_CONTRACTS = ["CCW67TSZV3SSS2HXMBQ5JFGCKJNXKZM7UQUWUZPUTHXSTZLEO7SJMI75", "CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA"];
 
 /** A strkey built the way Stellar does: version byte, key, CRC16-XModem little-endian. */
 function strkey(version: number, key: Uint8Array): string {
@@ -160,6 +163,22 @@ describe("Stellar addresses", () => {
 
   it("refuses the all-zero key (its checksum is right: Stellar's documented GAAA…WHF)", () => {
     expect(checkStellarAddress(`G${"A".repeat(52)}WHF`)).toEqual({ ok: false, reason: expect.stringMatching(/all-zero key/) });
+  });
+
+  it("reads contract ids (C…) with the same strkey rules, and never an account id as one or the other way round", () => {
+    for (const usdc of STELLAR_USDC_CONTRACTS) expect(checkStellarContractId(usdc)).toEqual({ ok: true, address: usdc });
+    const built = strkey(
+      2 << 3,
+      Uint8Array.from({ length: 32 }, (_, i) => i + 1),
+    );
+    expect(built).toMatch(/^C/);
+    expect(checkStellarContractId(built).ok).toBe(true);
+    expect(checkStellarContractId(mistyped(built, 20, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"))).toEqual({ ok: false, reason: expect.stringMatching(/checksum/) });
+    expect(checkStellarContractId(STELLAR)).toEqual({ ok: false, reason: expect.stringMatching(/contract id: C followed/) });
+    expect(checkStellarAddress(built).ok).toBe(false);
+    // A G… prefix on a contract's bytes: the letter says account, the version byte says contract.
+    expect(checkStellarAddress(`G${built.slice(1)}`).ok).toBe(false);
+    expect(checkStellarContractId(built.toLowerCase()).ok).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
+import { isStellarAsset, isStellarNetworkId, isStellarPayTo, MAX_STELLAR_TRANSACTION_BYTES } from "./stellar";
 import { BASE58_ADDRESS, isSolanaNetworkId, MAX_SVM_TRANSACTION_BYTES } from "./svm";
 
 /**
@@ -61,8 +62,18 @@ export interface ExactSvmPayload {
   transaction: string;
 }
 
+/**
+ * An `exact` Stellar payload: the base64 XDR of a transaction of one
+ * InvokeHostFunction calling the asset contract's `transfer`, its Soroban
+ * authorization entry signed by the payer (the transaction itself unsigned:
+ * the facilitator rebuilds it as its own).
+ */
+export interface ExactStellarPayload {
+  transaction: string;
+}
+
 /** A payment payload; EVM's unless said otherwise. */
-export interface PaymentPayload<P extends ExactEvmPayload | ExactSvmPayload = ExactEvmPayload> {
+export interface PaymentPayload<P extends ExactEvmPayload | ExactSvmPayload | ExactStellarPayload = ExactEvmPayload> {
   x402Version: 1 | 2;
   /** v2: the requirement the client chose, echoed verbatim. */
   accepted?: PaymentRequirements;
@@ -150,11 +161,25 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** A payment payload on either family: EVM (an EIP-3009 authorization) or Solana (a partially signed transaction). */
-export type AnyPaymentPayload = PaymentPayload<ExactEvmPayload> | PaymentPayload<ExactSvmPayload>;
+/**
+ * A payment payload of any family: EVM (an EIP-3009 authorization), Solana (a
+ * partially signed transaction) or Stellar (a transaction with a signed
+ * authorization entry).
+ */
+export type AnyPaymentPayload = PaymentPayload<ExactEvmPayload> | PaymentPayload<ExactSvmPayload> | PaymentPayload<ExactStellarPayload>;
 
+/** The network a payload names: v2's `accepted.network`, v1's `network`. */
+export function networkOfPayload(p: AnyPaymentPayload): string {
+  return p.accepted?.network ?? p.network ?? "";
+}
+
+/** Solana and Stellar payloads have one shape (`{ transaction }`): the network tells them apart. */
 export function isSvmPayload(p: AnyPaymentPayload): p is PaymentPayload<ExactSvmPayload> {
-  return "transaction" in p.payload;
+  return "transaction" in p.payload && isSolanaNetworkId(networkOfPayload(p));
+}
+
+export function isStellarPayload(p: AnyPaymentPayload): p is PaymentPayload<ExactStellarPayload> {
+  return "transaction" in p.payload && isStellarNetworkId(networkOfPayload(p));
 }
 
 export function isEvmPayload(p: AnyPaymentPayload): p is PaymentPayload<ExactEvmPayload> {
@@ -164,7 +189,8 @@ export function isEvmPayload(p: AnyPaymentPayload): p is PaymentPayload<ExactEvm
 /**
  * Validates the shape of an `exact` payment payload (v1 or v2) and returns it
  * typed: the network it names (v2: `accepted.network`; v1: `network`) decides
- * whether it must carry an EVM authorization or a Solana transaction. Field
+ * whether it must carry an EVM authorization, a Solana transaction or a
+ * Stellar one. Field
  * values are checked for format only; binding to what was issued is the
  * verifier's job.
  */
@@ -189,7 +215,10 @@ export function parsePaymentPayload(raw: Record<string, unknown>): AnyPaymentPay
     envelope.network = network;
   }
   const network = envelope.accepted?.network ?? (envelope.network as string);
-  return isSolanaNetworkId(network) ? { ...envelope, payload: parseSvmPayload(payload) } : { ...envelope, payload: parseEvmPayload(payload) };
+  if (isSolanaNetworkId(network)) return { ...envelope, payload: parseTransactionPayload(payload, MAX_SVM_TRANSACTION_BYTES, "a Solana transaction") };
+  if (isStellarNetworkId(network))
+    return { ...envelope, payload: parseTransactionPayload(payload, MAX_STELLAR_TRANSACTION_BYTES, "a Stellar transaction's XDR") };
+  return { ...envelope, payload: parseEvmPayload(payload) };
 }
 
 function parseEvmPayload(payload: Record<string, unknown>): ExactEvmPayload {
@@ -219,24 +248,40 @@ function parseEvmPayload(payload: Record<string, unknown>): ExactEvmPayload {
   return { signature, authorization: authorization as unknown as ExactEvmAuthorization };
 }
 
-/** Base64 of at most MAX_SVM_TRANSACTION_BYTES: what the transaction holds is the rail's to check. */
-function parseSvmPayload(payload: Record<string, unknown>): ExactSvmPayload {
+/** Standard base64 of at most maxBytes (Solana's or Stellar's bound): what the transaction holds is the rail's to check. */
+function parseTransactionPayload(payload: Record<string, unknown>, maxBytes: number, what: string): { transaction: string } {
   const transaction = str(payload, "transaction");
-  const maxChars = Math.ceil(MAX_SVM_TRANSACTION_BYTES / 3) * 4;
+  const maxChars = Math.ceil(maxBytes / 3) * 4;
   if (!transaction || transaction.length > maxChars || transaction.length % 4 !== 0 || !STANDARD_BASE64.test(transaction)) {
-    throw new PaymentHeaderError(
-      "invalid_payload",
-      `payload.transaction must be standard base64 of a Solana transaction (at most ${MAX_SVM_TRANSACTION_BYTES} bytes).`,
-    );
+    throw new PaymentHeaderError("invalid_payload", `payload.transaction must be standard base64 of ${what} (at most ${maxBytes} bytes).`);
   }
   return { transaction };
+}
+
+/** How a network's family writes a requirement's asset and payTo, and how to say so. */
+function addressRules(network: string): { asset: (v: string) => boolean; payTo: (v: string) => boolean; asAsset: string; asPayTo: string } {
+  if (isSolanaNetworkId(network)) {
+    const base58 = (v: string) => BASE58_ADDRESS.test(v);
+    return { asset: base58, payTo: base58, asAsset: "a base58 Solana address", asPayTo: "a base58 Solana address" };
+  }
+  if (isStellarNetworkId(network)) {
+    return {
+      asset: isStellarAsset,
+      payTo: isStellarPayTo,
+      asAsset: "a Soroban token contract id (C…)",
+      asPayTo: "a Stellar account id (G…) or contract id (C…)",
+    };
+  }
+  const evm = (v: string) => ADDRESS.test(v);
+  return { asset: evm, payTo: evm, asAsset: "a 0x-prefixed EVM address", asPayTo: "a 0x-prefixed EVM address" };
 }
 
 /**
  * Validates an `exact` payment requirement (v2 shape): every core field
  * present, `asset` and `payTo` addresses of the network's family (0x EVM
- * addresses, or base58 Solana keys), `amount` a uint256 and the timeout a
- * positive integer. `what` names it in the message.
+ * addresses, base58 Solana keys, or Stellar strkeys with their checksum),
+ * `amount` a uint256 and the timeout a positive integer. `what` names it in
+ * the message.
  */
 export function parseRequirements(r: Record<string, unknown>, what = "accepted"): PaymentRequirements {
   const scheme = str(r, "scheme");
@@ -248,9 +293,9 @@ export function parseRequirements(r: Record<string, unknown>, what = "accepted")
   if (!scheme || !network || !asset || !amount || !payTo || typeof timeout !== "number" || !Number.isSafeInteger(timeout) || timeout <= 0) {
     throw new PaymentHeaderError("invalid_payload", `${what} is not a complete payment requirement.`);
   }
-  const [shape, kind] = isSolanaNetworkId(network) ? [BASE58_ADDRESS, "a base58 Solana address"] : [ADDRESS, "a 0x-prefixed EVM address"];
-  if (!shape.test(asset)) throw new PaymentHeaderError("invalid_payload", `${what}.asset must be ${kind}.`);
-  if (!shape.test(payTo)) throw new PaymentHeaderError("invalid_payload", `${what}.payTo must be ${kind}.`);
+  const rules = addressRules(network);
+  if (!rules.asset(asset)) throw new PaymentHeaderError("invalid_payload", `${what}.asset must be ${rules.asAsset}.`);
+  if (!rules.payTo(payTo)) throw new PaymentHeaderError("invalid_payload", `${what}.payTo must be ${rules.asPayTo}.`);
   if (!isUint256(amount)) throw new PaymentHeaderError("invalid_payload", `${what}.amount must be a decimal integer of at most 2^256 - 1.`);
   const extra = isRecord(r.extra) ? r.extra : {};
   return { scheme, network, asset, amount, payTo, maxTimeoutSeconds: timeout, extra };
@@ -259,8 +304,9 @@ export function parseRequirements(r: Record<string, unknown>, what = "accepted")
 /**
  * The 2.27 official matching rule: every core field equal, and every `extra`
  * key the server declared present with the same value (the client may add keys).
- * EVM addresses compare without case (checksums are spelling); base58 is
- * case-sensitive, so on Solana they compare exactly.
+ * EVM addresses compare without case (checksums are spelling); base58 and
+ * Stellar's strkeys are case-sensitive (one spelling per key), so on Solana
+ * and Stellar they compare exactly.
  */
 export function acceptedMatches(accepted: PaymentRequirements, issued: PaymentRequirements): boolean {
   return (
@@ -275,5 +321,5 @@ export function acceptedMatches(accepted: PaymentRequirements, issued: PaymentRe
 }
 
 function sameAddress(network: string, a: string, b: string): boolean {
-  return isSolanaNetworkId(network) ? a === b : a.toLowerCase() === b.toLowerCase();
+  return isSolanaNetworkId(network) || isStellarNetworkId(network) ? a === b : a.toLowerCase() === b.toLowerCase();
 }
