@@ -144,7 +144,6 @@ export function stellarPublicKey(accountId: string): Uint8Array {
 export function checkStellarContractId(text: string): AddressCheck {
   return checkStellarStrkey(text, "C", STELLAR_CONTRACT_VERSION, "a Soroban contract id");
 }
-}
 
 const CHECKS: Record<PayoutChain, (text: string) => AddressCheck> = {
   base: checkEvmAddress,

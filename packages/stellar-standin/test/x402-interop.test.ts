@@ -2,8 +2,7 @@ import { Keypair, rpc, scValToNative, xdr } from "@stellar/stellar-sdk";
 import { createEd25519Signer } from "@x402/stellar";
 import { ExactStellarScheme as ExactStellarClientScheme } from "@x402/stellar/exact/client";
 import { ExactStellarScheme as ExactStellarFacilitatorScheme } from "@x402/stellar/exact/facilitator";
-import { startStellarStandin, trustCertificateInThisProcess, type StellarStandin } from "../src";
-import { refuseStellarOrgLookups } from "./offline-horizon";
+import { refuseStellarOrgLookups, startStellarStandin, trustCertificateInThisProcess, type StellarStandin } from "../src";
 
 /**
  * The interop proof: the official x402 Stellar client and facilitator (2.9),

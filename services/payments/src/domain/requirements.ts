@@ -137,10 +137,15 @@ export interface Rail {
   extra: Readonly<Record<string, unknown>>;
   /** Where this checkout's buyers pay on this network; undefined when the rail cannot sell it (no payout address there). */
   payTo(checkout: CheckoutForPayment): string | undefined;
-  /** What a buyer pays on this rail, split as it moves (see each rail). */
+  /** What a buyer pays on this rail, split as it moves (see each rail), in the service's atomic USDC (6 decimals), as receipts hold it. */
   amounts(checkout: CheckoutForPayment): Breakdown;
-  /** What the facilitator's `supported` kinds say of this network (Solana: the fee payer). */
-  supportedExtra?: { feePayer: string };
+  /**
+   * An atomic amount in the token's own units, as a requirement states it
+   * (absent: the same, 6 decimals; Stellar's USDC has 7, ADR 17).
+   */
+  tokenUnits?(atomic: bigint): bigint;
+  /** What the facilitator's `supported` kinds say of this network (Solana: the fee payer; Stellar: that fees are sponsored). */
+  supportedExtra?: { feePayer?: string; areFeesSponsored?: boolean };
   /**
    * A payment to several recipients that the service prepares for the
    * buyer's wallet to sign (POST …/prepare; Solana: a platform cut beside the
@@ -166,13 +171,12 @@ function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rai
   const requirements = rails.flatMap((r): PaymentRequirements[] => {
     const payTo = r.payTo(checkout);
     if (payTo === undefined) return [];
-    const amount = r.amounts(checkout).total;
     return [
       {
         scheme: "exact",
         network: r.network,
         asset: r.asset,
-        amount: amount.toString(),
+        amount: tokenAmount(r, r.amounts(checkout).total),
         payTo,
         maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
         extra: { ...r.extra, checkoutId: checkout.id },
@@ -180,6 +184,23 @@ function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rai
     ];
   });
   return requirements;
+}
+
+/**
+ * What a buyer pays on a rail whose payment is one transfer to the seller
+ * (Solana as the official client signs it, ADR 15; Stellar, ADR 17): the
+ * seller's price moves to the seller; the protocol fee, which a second
+ * transfer would carry, is not charged there, and a platform's cut rides
+ * only in a payment the service prepares with a second transfer.
+ */
+export function singleTransferAmounts(checkout: CheckoutForPayment): Breakdown {
+  const price = priceOf(checkout);
+  return { ...price, feeAmount: 0n, total: price.price };
+}
+
+/** A requirement's amount: the atomic amount in the rail's token units, as decimal text. */
+function tokenAmount(rail: Rail, atomic: bigint): string {
+  return (rail.tokenUnits?.(atomic) ?? atomic).toString();
 }
 
 /** Requirements, or 503 when no network this deployment settles can sell the checkout. */
@@ -207,10 +228,10 @@ function preparedRequirementsFor(checkout: CheckoutForPayment, rails: readonly R
         scheme: "exact",
         network: r.network,
         asset: r.asset,
-        amount: r.amounts(checkout).total.toString(),
+        amount: tokenAmount(r, r.amounts(checkout).total),
         payTo: prepared.payTo,
         maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-        extra: { ...r.extra, checkoutId: checkout.id, transfers: prepared.transfers.map((t) => ({ payTo: t.payTo, amount: t.amount.toString() })) },
+        extra: { ...r.extra, checkoutId: checkout.id, transfers: prepared.transfers.map((t) => ({ payTo: t.payTo, amount: tokenAmount(r, t.amount) })) },
       },
     ];
   });

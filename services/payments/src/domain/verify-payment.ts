@@ -35,7 +35,9 @@ export type RejectReason =
   | "settlement_failed"
   | "rehearsal_payment_on_live_face"
   | `invalid_exact_svm_${string}`
-  | `settle_exact_svm_${string}`;
+  | `settle_exact_svm_${string}`
+  | `invalid_exact_stellar_${string}`
+  | `settle_exact_stellar_${string}`;
 
 export function paymentRejected(reason: RejectReason, message: string, prepareHint?: string): ProblemError {
   return paymentRefused(reason, message, prepareHint);

@@ -18,9 +18,8 @@ export interface LiveChain {
   recipients(parties: SplitParties): SplitRecipients;
 }
 
-export interface LiveEvmSettlementOptions extends OnchainSettlementOptions {
-  /** The live networks, by CAIP-2 id. */
-  chains: ReadonlyMap<string, LiveChain>;
+/** The live networks, by CAIP-2 id (`chains`), and what every rail's saga needs. */
+export interface LiveEvmSettlementOptions extends OnchainSettlementOptions<LiveChain> {
   /** How long a settlement transaction may wait for payments on their way to it (default GATHER_MS). */
   gatherMs?: number;
 }
@@ -33,7 +32,7 @@ export interface LiveEvmSettlementOptions extends OnchainSettlementOptions {
  * so a crash at any step never leads to a second transfer: the authorization
  * can be used once, and a settlement already on-chain is found and recorded.
  */
-export class LiveEvmSettlement extends OnchainSettlement implements Settlement {
+export class LiveEvmSettlement extends OnchainSettlement<LiveChain> implements Settlement {
   readonly family = "base" as const;
   private readonly chains: ReadonlyMap<string, LiveChain>;
   /** Each chain's settlement transactions, shared by the payments ready at once. */
@@ -45,16 +44,8 @@ export class LiveEvmSettlement extends OnchainSettlement implements Settlement {
     for (const live of opts.chains.values()) this.batches.set(live, new SettlementBatches(opts.db, live, SETTLEABLE, opts.gatherMs));
   }
 
-  settles(network: string): boolean {
-    return this.chains.has(network);
-  }
-
   rails(): readonly Rail[] {
     return [...this.chains.values()].map((c) => c.rail);
-  }
-
-  protected networks(): string[] {
-    return [...this.chains.keys()];
   }
 
   /** The facilitator key of each network (one address when they share a key). */
@@ -72,12 +63,6 @@ export class LiveEvmSettlement extends OnchainSettlement implements Settlement {
     return chain ? (signer, digest, signature) => chain.isValidContractSignature(signer, digest, signature) : undefined;
   }
 
-  private live(network: string): LiveChain {
-    const live = this.chains.get(network);
-    if (!live) throw new ProblemError("unavailable", "This network cannot settle right now.");
-    return live;
-  }
-
   /**
    * The checks `submit` makes before it records anything (signature, binding,
    * time window, then the settle call run against the chain), for the
@@ -85,7 +70,7 @@ export class LiveEvmSettlement extends OnchainSettlement implements Settlement {
    */
   async verify(checkout: CheckoutForPayment, presented: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
     const payload = evmPayloadOf(presented);
-    const live = this.live(requirement.network);
+    const live = this.chain(requirement.network);
     if (await this.isRecorded(payload, requirement)) throw paymentRejected("invalid_exact_evm_nonce_already_used", "This authorization has already been used.");
     await verifyPayment(payload, requirement, Math.floor(this.opts.now().getTime() / 1000), this.contractSignatures(requirement.network));
     const simulation = await live.chain.simulateSettle(live.recipients(splitPartiesOf(checkout)), authorizationOf(payload), payload.payload.signature as Hex);
@@ -104,7 +89,7 @@ export class LiveEvmSettlement extends OnchainSettlement implements Settlement {
     call: PurchaseCall = {},
   ): Promise<SettlementOutcome> {
     const payload = evmPayloadOf(presented);
-    const live = this.live(requirement.network);
+    const live = this.chain(requirement.network);
     // An inline sale is on its way to a settlement transaction, which may wait a moment for it. A relay
     // sale first waits for its origin, for as long as that takes: nothing waits for it. Counted before
     // the first await, so that sales arriving together are all counted before any of them is signed
@@ -246,7 +231,7 @@ export class LiveEvmSettlement extends OnchainSettlement implements Settlement {
   }
 
   protected async outcomeOfSent(row: PaymentRow, timeoutMs: number): Promise<SettlementOutcome> {
-    const live = this.live(row.network);
+    const live = this.chain(row.network);
     const receipt = await live.chain.waitForReceipt(row.tx_hash as Hex, timeoutMs);
     return receipt ? this.conclude(row, live, receipt) : { kind: "pending", row };
   }

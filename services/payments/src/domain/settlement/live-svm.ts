@@ -1,8 +1,7 @@
 import { failpoint } from "@c402/failpoints";
-import { breakdown, type Breakdown } from "@c402/money";
 import { randomBytes } from "node:crypto";
 import { checkSolanaAddress } from "@c402/chain-addresses";
-import { invalid, ProblemError } from "@c402/problems";
+import { invalid } from "@c402/problems";
 import {
   decodeExactSvmPayment,
   preparedTransfersTransaction,
@@ -17,15 +16,13 @@ import {
 import { isSvmPayload, requirementTransfers, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
 import { paymentsStore as store, type PaymentRow } from "../../store/payments-store";
 import type { PresentedPayment } from "../payment-row";
-import type { CheckoutForPayment, Rail } from "../requirements";
+import { singleTransferAmounts, type CheckoutForPayment, type Rail } from "../requirements";
 import { paymentRejected, settlementFailed, type RejectReason } from "../verify-payment";
 import { OnchainSettlement, SETTLEABLE, type OnchainSettlementOptions } from "./onchain-settlement";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
-export interface LiveSvmSettlementOptions extends OnchainSettlementOptions {
-  /** The Solana networks, by CAIP-2 id. */
-  chains: ReadonlyMap<string, SvmChain>;
-}
+/** The Solana networks, by CAIP-2 id (`chains`), and what every rail's saga needs. */
+export type LiveSvmSettlementOptions = OnchainSettlementOptions<SvmChain>;
 
 /**
  * How long a block takes, at the least, on Solana (the cluster's 400 ms slot
@@ -33,19 +30,6 @@ export interface LiveSvmSettlementOptions extends OnchainSettlementOptions {
  * this, is the earliest its transaction can stop landing.
  */
 const SOLANA_SLOT_MS = 400;
-
-/**
- * What a buyer pays on Solana (docs/adr/0015-solana-one-transfer.md): the official
- * client signs one transfer to the seller's token account, so one transfer
- * must carry the whole sale. The seller's price moves to the seller; the
- * protocol fee, which a second transfer would carry, is not charged on this
- * rail, and a checkout with a platform cut is not offered on it (the cut could
- * not reach the platform without the service holding it).
- */
-export function solanaAmounts(checkout: CheckoutForPayment): Breakdown {
-  const price = breakdown(checkout.priceAtomic, { platformFeeBps: checkout.platform?.feeBps ?? 0 });
-  return { ...price, feeAmount: 0n, total: price.price };
-}
 
 /**
  * The prepared payment of a checkout with a platform cut (ADR 16): two
@@ -58,7 +42,7 @@ export function solanaSplit(checkout: CheckoutForPayment): { payTo: string; tran
   const seller = checkout.payoutAddresses?.solana;
   const platform = checkout.platform?.feeToSolana;
   if (!seller || !platform) return undefined;
-  const amounts = solanaAmounts(checkout);
+  const amounts = singleTransferAmounts(checkout);
   return {
     payTo: seller,
     transfers: [
@@ -78,7 +62,7 @@ export function solanaSplit(checkout: CheckoutForPayment): { payTo: string; tran
  * transaction the chain has not seen is sent again while its blockhash is
  * valid, and fails once it can never land.
  */
-export class LiveSvmSettlement extends OnchainSettlement implements Settlement {
+export class LiveSvmSettlement extends OnchainSettlement<SvmChain> implements Settlement {
   readonly family = "solana" as const;
   /** Built once: every quote reads them. */
   private readonly liveRails: readonly Rail[];
@@ -93,22 +77,14 @@ export class LiveSvmSettlement extends OnchainSettlement implements Settlement {
       // One transfer to the seller: no platform cut can ride along (docs/adr/0015-solana-one-transfer.md). A relay
       // sale needs the delivery step, which bounds the origin's time by the transaction's blockhash.
       payTo: (checkout) => (checkout.platform || (checkout.relay && !opts.paidOnDelivery) ? undefined : checkout.payoutAddresses?.solana),
-      amounts: solanaAmounts,
+      amounts: singleTransferAmounts,
       // A platform's cut rides in a transaction the service prepares (ADR 16).
       preparedPayment: (checkout) => (checkout.relay && !opts.paidOnDelivery ? undefined : solanaSplit(checkout)),
     }));
   }
 
-  settles(network: string): boolean {
-    return this.opts.chains.has(network);
-  }
-
   rails(): readonly Rail[] {
     return this.liveRails;
-  }
-
-  protected networks(): string[] {
-    return [...this.opts.chains.keys()];
   }
 
   signers(): readonly string[] {
@@ -122,12 +98,6 @@ export class LiveSvmSettlement extends OnchainSettlement implements Settlement {
     } catch {
       return undefined;
     }
-  }
-
-  private chain(network: string): SvmChain {
-    const chain = this.opts.chains.get(network);
-    if (!chain) throw new ProblemError("unavailable", "This network cannot settle right now.");
-    return chain;
   }
 
   /**
@@ -174,24 +144,18 @@ export class LiveSvmSettlement extends OnchainSettlement implements Settlement {
     call: PurchaseCall = {},
   ): Promise<SettlementOutcome> {
     const payment = paymentOf(payload);
-    const existing = await store.findByAuthorization(this.db, keyOf(requirement, payment));
-    if (existing) return this.resume(existing, checkout.id);
-    try {
-      await this.checked(payment, requirement);
-    } catch (err) {
-      // A duplicate presented while the first copy landed: its simulation now fails (AlreadyProcessed), but it is the recorded payment.
-      const recorded = await store.findByAuthorization(this.db, keyOf(requirement, payment));
-      if (recorded) return this.resume(recorded, checkout.id);
-      throw err;
-    }
-    const presented = {
-      ...svmPresentedPayment(false, checkout, requirement, payment),
-      // A relay sale is delivered before it is sent: its origin's time is bounded by when the transaction stops landing.
-      ...(checkout.relay ? { validBefore: await this.landsUntil(requirement.network, payment, this.opts.now()) } : {}),
-    };
-    const claim = await this.claim(checkout, presented, call);
-    if ("recorded" in claim) return this.resume(claim.recorded, checkout.id);
-    return this.settleClaimed(claim.claimed, checkout, call, (row) => this.drive(row, payment));
+    // A copy presented while the first landed fails its simulation (AlreadyProcessed): it answers the recorded payment.
+    return this.settleOnce(checkout, call, {
+      key: keyOf(requirement, payment),
+      check: () => this.checked(payment, requirement),
+      presented: async () => ({
+        ...svmPresentedPayment(false, checkout, requirement, payment),
+        // A relay sale is delivered before it is sent: its origin's time is bounded by when the transaction stops landing.
+        ...(checkout.relay ? { validBefore: await this.landsUntil(requirement.network, payment, this.opts.now()) } : {}),
+      }),
+      resume: (recorded) => this.resume(recorded, checkout.id),
+      drive: (row) => this.drive(row, payment),
+    });
   }
 
   /**
@@ -288,8 +252,7 @@ export class LiveSvmSettlement extends OnchainSettlement implements Settlement {
    * bytes: it lands once at most), and failed once it never can.
    */
   protected async sweepOne(row: PaymentRow): Promise<void> {
-    const chain = this.opts.chains.get(row.network);
-    if (!chain) return;
+    const chain = this.chain(row.network);
     const payment = decodeExactSvmPayment(String(row.authorization.transaction));
     if (row.status === "claimed") {
       // Claimed, never signed: driven from the start (the checks ran before the claim).
@@ -352,7 +315,7 @@ export function svmPresentedPayment(
     payTo: requirement.payTo,
     // A prepared payment's second transfer is the platform's cut (ADR 16).
     platformFeeTo: requirementTransfers(requirement.extra).length > 1 ? (checkout.platform?.feeToSolana ?? null) : null,
-    amounts: solanaAmounts(checkout),
+    amounts: singleTransferAmounts(checkout),
   };
 }
 

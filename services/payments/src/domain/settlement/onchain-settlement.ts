@@ -1,7 +1,7 @@
 import { failpoint } from "@c402/failpoints";
 import { ProblemError } from "@c402/problems";
 import { paymentSettledEvent } from "../../events/payment-settled";
-import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
+import { paymentsStore as store, type AuthorizationKey, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import { newPaymentRow, type PresentedPayment } from "../payment-row";
 import type { CheckoutForPayment } from "../requirements";
 import { settlementFailed } from "../verify-payment";
@@ -9,7 +9,9 @@ import { answerByOf, releasedMeanwhile, stillDelivering, type PaidOnDelivery } f
 import type { PurchaseCall, RailFamily, Settlement, SettlementOutcome } from "./settlement";
 
 /** What every rail's saga needs, whatever its chain. */
-export interface OnchainSettlementOptions {
+export interface OnchainSettlementOptions<Chain = unknown> {
+  /** The rail's networks, by CAIP-2 id: each one's chain adapter. */
+  chains: ReadonlyMap<string, Chain>;
   db: PaymentsDb;
   subjectSecret: string;
   /** How long a buyer's request waits for the chain's answer before answering "pending". */
@@ -28,6 +30,19 @@ export const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", 
 /** A claim's result: the new row to drive, or the payment already recorded under its key (a duplicate). */
 type Claim = { claimed: PaymentRow } | { recorded: PaymentRow };
 
+/** A payment presented to a rail whose buyer's signed payment is settled as it is (Solana, Stellar): what `settleOnce` needs of it. */
+export interface PresentedOnce {
+  key: AuthorizationKey;
+  /** The rail's checks (nothing recorded, nothing sent); throws the buyer's problem. */
+  check(): Promise<void>;
+  /** The payment as it is recorded, read once the checks passed. */
+  presented(): Promise<PresentedPayment>;
+  /** A copy already recorded: its outcome (after the rail checked it is the same sale). */
+  resume(recorded: PaymentRow): Promise<SettlementOutcome>;
+  /** Settles the claimed payment on the chain. */
+  drive(claimed: PaymentRow): Promise<SettlementOutcome>;
+}
+
 /**
  * The purchase saga every live rail shares (ADR 8), on the payments table:
  * **record first** (the payment claimed under its key, what makes it unique
@@ -42,17 +57,52 @@ type Claim = { claimed: PaymentRow } | { recorded: PaymentRow };
  * how a sent one's outcome is awaited (`outcomeOfSent`) and how the sweep
  * resumes one (`sweepOne`); docs/adding-a-rail.md.
  */
-export abstract class OnchainSettlement implements Pick<Settlement, "kind" | "family" | "sweep"> {
+export abstract class OnchainSettlement<Chain> implements Pick<Settlement, "kind" | "family" | "settles" | "sweep"> {
   readonly kind = "onchain" as const;
   abstract readonly family: RailFamily;
   protected readonly db: PaymentsDb;
 
-  constructor(protected readonly saga: OnchainSettlementOptions) {
+  constructor(protected readonly saga: OnchainSettlementOptions<Chain>) {
     this.db = saga.db;
   }
 
+  settles(network: string): boolean {
+    return this.saga.chains.has(network);
+  }
+
   /** The networks whose unfinished payments this settlement's sweep resumes. */
-  protected abstract networks(): string[];
+  protected networks(): string[] {
+    return [...this.saga.chains.keys()];
+  }
+
+  /** The chain adapter of `network` (503 when this deployment does not settle there). */
+  protected chain(network: string): Chain {
+    const chain = this.saga.chains.get(network);
+    if (chain === undefined) throw new ProblemError("unavailable", "This network cannot settle right now.");
+    return chain;
+  }
+
+  /**
+   * Settles a payment once: a copy already recorded answers its outcome; the
+   * rail's checks run before anything is recorded (a check failing because a
+   * concurrent copy just settled answers that copy's outcome); the claim,
+   * then the chain.
+   */
+  protected async settleOnce(checkout: CheckoutForPayment, call: PurchaseCall, payment: PresentedOnce): Promise<SettlementOutcome> {
+    const existing = await store.findByAuthorization(this.db, payment.key);
+    if (existing) return payment.resume(existing);
+    try {
+      await payment.check();
+    } catch (err) {
+      const recorded = await store.findByAuthorization(this.db, payment.key);
+      if (recorded) return payment.resume(recorded);
+      throw err;
+    }
+    const claim = await this.claim(checkout, await payment.presented(), call);
+    if ("recorded" in claim) return payment.resume(claim.recorded);
+    return this.settleClaimed(claim.claimed, checkout, call, (row) => payment.drive(row));
+  }
+
   /** The outcome of a payment whose transaction is recorded and sent, waiting up to `timeoutMs` for the chain (pending when it does not answer). */
   protected abstract outcomeOfSent(row: PaymentRow, timeoutMs: number): Promise<SettlementOutcome>;
   /** Resumes one unfinished payment (not a relay claim still waiting for its delivery: the base releases those). */

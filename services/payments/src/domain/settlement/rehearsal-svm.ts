@@ -9,8 +9,8 @@ import {
 import { svmRehearsalNetwork, SVM_NETWORKS, type AnyPaymentPayload, type PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
 import type { PresentedPayment } from "../payment-row";
-import type { CheckoutForPayment, Rail } from "../requirements";
-import { paymentOf, requirementOf, solanaAmounts, svmPaymentKey, svmPresentedPayment, svmRejected } from "./live-svm";
+import { singleTransferAmounts, type CheckoutForPayment, type Rail } from "../requirements";
+import { paymentOf, requirementOf, svmPaymentKey, svmPresentedPayment, svmRejected } from "./live-svm";
 import type { RehearsalFamily } from "./rehearsal-family";
 
 /** Where Solana rehearsals are quoted (`svmRehearsalNetwork`): the deployment's network and mint when it is a testnet, else the devnet's. */
@@ -43,7 +43,7 @@ export class SvmRehearsal implements RehearsalFamily {
       extra: { feePayer: REHEARSAL_FEE_PAYER, rehearsal: true },
       // One transfer to the seller, as live: a platform cut could not ride along (ADR 15).
       payTo: (checkout) => (checkout.platform ? undefined : checkout.payoutAddresses?.solana),
-      amounts: solanaAmounts,
+      amounts: singleTransferAmounts,
     };
   }
 
