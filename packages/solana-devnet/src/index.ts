@@ -3,7 +3,7 @@ import { getAddressDecoder, type Address } from "@solana/kit";
 import { SolanaLedger } from "./ledger";
 import { createRpcMethods } from "./methods";
 import { DEVNET_USDC_DECIMALS, DEVNET_USDC_MINT, SOLANA_DEVNET_GENESIS_HASH, SOLANA_DEVNET_NETWORK } from "./network";
-import { serveJsonRpc } from "./rpc-server";
+import { serveJsonRpc } from "@c402/json-rpc-server";
 
 export { DEVNET_USDC_DECIMALS, DEVNET_USDC_MINT, SOLANA_DEVNET_GENESIS_HASH, SOLANA_DEVNET_NETWORK } from "./network";
 

@@ -1,3 +1,4 @@
+import type { PositionalRpcMethod } from "@c402/json-rpc-server";
 import {
   getBase58Decoder,
   getBase58Encoder,
@@ -21,9 +22,6 @@ import {
 } from "./rpc-errors";
 import { transactionErrorText } from "./transaction-errors";
 import { decodeTransaction, isWritableIndex, transactionFee, withRecentBlockhash, type CompiledMessage, type DecodedTransaction } from "./transactions";
-
-/** A JSON-RPC method: its positional params in, its result out. */
-export type RpcMethod = (params: unknown[]) => unknown;
 
 /** A wire transaction can be no longer than a packet (PACKET_DATA_SIZE). */
 const MAX_TRANSACTION_BYTES = 1232;
@@ -161,7 +159,7 @@ function innerInstructionsJson(outcome: ExecutionOutcome, keys: readonly Address
 }
 
 /** The methods this devnet answers, by name. */
-export function createRpcMethods(ledger: SolanaLedger): Record<string, RpcMethod> {
+export function createRpcMethods(ledger: SolanaLedger): Record<string, PositionalRpcMethod> {
   const context = () => ({ slot: ledger.currentSlot, apiVersion: AGAVE_VERSION });
   const respond = (value: unknown) => ({ context: context(), value });
 

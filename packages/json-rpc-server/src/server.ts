@@ -1,45 +1,64 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from "./errors";
 import { toJsonText } from "./json-text";
-import type { RpcMethod } from "./methods";
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from "./rpc-errors";
+
+/** A method called with positional parameters (`params: [...]`, as Solana's). */
+export type PositionalRpcMethod = (params: unknown[]) => unknown;
+/** A method called with named parameters (`params: {...}`, as Stellar RPC's). */
+export type NamedRpcMethod = (params: Record<string, unknown>) => unknown;
 
 export interface RpcServerOptions {
+  /** A loopback address (127.0.0.0/8); anything else is refused. */
   host: string;
+  /** 0: the OS picks a free port. */
   port: number;
   /** A request body longer than this is refused with 413 before it is read to the end. */
   maxBodyBytes: number;
   /** A batch of more requests than this is refused whole. */
   maxBatchRequests: number;
-  /** Told of errors that are the devnet's own fault (answered as -32603 Internal error). */
+  /** Told of errors that are the server's own fault (answered as -32603 Internal error). */
   onInternalError?: (method: string, err: unknown) => void;
+  /** Serve HTTPS with this key and certificate chain (PEM) instead of plain HTTP. */
+  tls?: { keyPem: string; certificatePem: string };
 }
 
 export interface RunningRpcServer {
+  /** http(s)://<host>:<port> */
   url: string;
   close(): Promise<void>;
 }
 
 type JsonRpcId = string | number | null;
+export type ParamsShape = "positional" | "named";
 
 function errorResponse(id: JsonRpcId, code: number, message: string, data?: unknown) {
   return { jsonrpc: "2.0", error: data === undefined ? { code, message } : { code, message, data }, id };
 }
 
-/** Only loopback: the devnet holds no real money but has cheats anyone reaching it could use. */
+/** Only loopback: a local node holds no real money but has cheats anyone reaching it could use. */
 function assertLoopback(host: string): void {
-  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) throw new Error(`solana devnet binds loopback only (127.0.0.0/8), not ${host}`);
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) throw new Error(`a local JSON-RPC node binds loopback only (127.0.0.0/8), not ${host}`);
 }
 
-async function answer(methods: Record<string, RpcMethod>, request: unknown, options: RpcServerOptions) {
+/** The params as the methods take them, or null when their shape is wrong. Absent params are empty. */
+function shapedParams(params: unknown, shape: ParamsShape): unknown[] | Record<string, unknown> | null {
+  if (params === undefined || params === null) return shape === "positional" ? [] : {};
+  if (shape === "positional") return Array.isArray(params) ? params : null;
+  return typeof params === "object" && !Array.isArray(params) ? (params as Record<string, unknown>) : null;
+}
+
+async function answer(methods: Record<string, PositionalRpcMethod | NamedRpcMethod>, shape: ParamsShape, request: unknown, options: RpcServerOptions) {
   if (typeof request !== "object" || request === null || Array.isArray(request)) return errorResponse(null, INVALID_REQUEST, "Invalid request");
   const { jsonrpc, method, params, id: rawId } = request as Record<string, unknown>;
   const id: JsonRpcId = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
   if (jsonrpc !== "2.0" || typeof method !== "string") return errorResponse(id, INVALID_REQUEST, "Invalid request");
   if (!Object.hasOwn(methods, method)) return errorResponse(id, METHOD_NOT_FOUND, "Method not found");
-  if (params !== undefined && params !== null && !Array.isArray(params)) return errorResponse(id, INVALID_PARAMS, "Invalid params: expected an array");
+  const shaped = shapedParams(params, shape);
+  if (shaped === null) return errorResponse(id, INVALID_PARAMS, `Invalid params: expected ${shape === "positional" ? "an array" : "an object"}`);
   try {
-    const result = await methods[method]!(params ?? []);
+    const result = await (methods[method] as (params: unknown) => unknown)(shaped);
     return { jsonrpc: "2.0", result, id };
   } catch (err) {
     if (err instanceof RpcError) return errorResponse(id, err.code, err.message, err.data);
@@ -74,7 +93,13 @@ function send(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, methods: Record<string, RpcMethod>, options: RpcServerOptions): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  methods: Record<string, PositionalRpcMethod | NamedRpcMethod>,
+  shape: ParamsShape,
+  options: RpcServerOptions,
+): Promise<void> {
   if (req.method !== "POST") {
     res.writeHead(405, { allow: "POST" }).end();
     return;
@@ -95,7 +120,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, methods: Record
     return;
   }
   if (!Array.isArray(parsed)) {
-    send(res, 200, toJsonText(await answer(methods, parsed, options)));
+    send(res, 200, toJsonText(await answer(methods, shape, parsed, options)));
     return;
   }
   if (parsed.length === 0 || parsed.length > options.maxBatchRequests) {
@@ -104,28 +129,38 @@ async function handle(req: IncomingMessage, res: ServerResponse, methods: Record
     return;
   }
   const answers = [];
-  // In order, one after another: each request sees the ledger as the previous one left it.
-  for (const request of parsed) answers.push(await answer(methods, request, options));
+  // In order, one after another: each request sees the node as the previous one left it.
+  for (const request of parsed) answers.push(await answer(methods, shape, request, options));
   send(res, 200, toJsonText(answers));
 }
 
-/** Serves JSON-RPC 2.0 over HTTP POST on a loopback address. */
-export function serveJsonRpc(methods: Record<string, RpcMethod>, options: RpcServerOptions): Promise<RunningRpcServer> {
+/**
+ * Serves JSON-RPC 2.0 over HTTP(S) POST on a loopback address. `params` says how the
+ * methods take their parameters: "positional" (the default) or "named".
+ */
+export function serveJsonRpc<Shape extends ParamsShape = "positional">(
+  methods: Record<string, Shape extends "named" ? NamedRpcMethod : PositionalRpcMethod>,
+  options: RpcServerOptions & { params?: Shape },
+): Promise<RunningRpcServer> {
   assertLoopback(options.host);
-  const server: Server = createServer((req, res) => {
-    handle(req, res, methods, options).catch((err: unknown) => {
+  const shape = options.params ?? "positional";
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res, methods, shape, options).catch((err: unknown) => {
       options.onInternalError?.("(http)", err);
       if (!res.headersSent) send(res, 500, toJsonText(errorResponse(null, INTERNAL_ERROR, "Internal error")));
       else res.destroy();
     });
-  });
+  };
+  const server: Server = options.tls
+    ? createHttpsServer({ key: options.tls.keyPem, cert: options.tls.certificatePem }, onRequest)
+    : createHttpServer(onRequest);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
       server.off("error", reject);
       const { port } = server.address() as AddressInfo;
       resolve({
-        url: `http://${options.host}:${port}`,
+        url: `${options.tls ? "https" : "http"}://${options.host}:${port}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

@@ -1,5 +1,5 @@
 /**
- * JSON text of an RPC answer, with bigints written as plain numbers: a
+ * JSON text of an RPC answer, with bigints written as plain numbers: a Solana
  * validator answers u64 values (lamports, rentEpoch = 2^64-1) as JSON numbers
  * beyond 2^53, and @solana/kit parses them back to bigints.
  */
