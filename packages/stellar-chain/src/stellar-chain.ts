@@ -199,8 +199,9 @@ export class StellarChain {
           networkPassphrase: this.networkPassphrase,
         });
         await opts.beforeSend?.(signed);
+        let sent: StellarSendResult | "unknown";
         try {
-          await this.send(signed.xdr);
+          sent = await this.send(signed.xdr);
         } catch (err) {
           if (err instanceof StellarSendRefused) {
             // Refused at submission: nothing applied. A taken sequence number is re-read and the settlement rebuilt.
@@ -211,8 +212,9 @@ export class StellarChain {
             throw err;
           }
           // The outcome is unknown: the bytes may have reached the network. Follow them like any other.
+          sent = "unknown";
         }
-        return { signed, status: await this.follow(lane, signed, until) };
+        return { signed, status: await this.follow(lane, signed, until, sent === "busy") };
       }
     });
   }
@@ -229,8 +231,8 @@ export class StellarChain {
     const settlement = readSettlement(signedXdr, this.networkPassphrase);
     const until = Date.now() + timeoutMs;
     const follow = async (lane: Lane) => {
-      await this.send(signedXdr).catch(() => undefined);
-      return this.follow(lane, { xdr: signedXdr, sequence: settlement.sequence }, until);
+      const sent = await this.send(signedXdr).catch(() => "unknown" as const);
+      return this.follow(lane, { xdr: signedXdr, sequence: settlement.sequence }, until, sent === "busy");
     };
     if (this.lanes.has(settlement.source)) return this.lanes.run(follow, settlement.source);
     // A source no longer configured: followed without a lane.
@@ -239,12 +241,14 @@ export class StellarChain {
 
   /**
    * Asks until the transaction is final or can never land, or `until`; sends
-   * the same bytes again now and then while it is unseen. The lane's sequence
-   * number is known again only when the transaction is in a ledger (success
-   * or failed both use it); otherwise it is read from the chain next time.
+   * the same bytes again while it is unseen, at once after the node was busy
+   * (it queued nothing), else every few polls. The lane's sequence number is
+   * known again only when the transaction is in a ledger (success or failed
+   * both use it); otherwise it is read from the chain next time.
    */
-  private async follow(lane: Lane, signed: Pick<SignedSettlement, "xdr" | "sequence">, until: number): Promise<StellarTransactionStatus> {
+  private async follow(lane: Lane, signed: Pick<SignedSettlement, "xdr" | "sequence">, until: number, busy: boolean): Promise<StellarTransactionStatus> {
     let failure: unknown;
+    let resendNow = busy;
     for (let poll = 1; ; poll++) {
       let status: StellarTransactionStatus | undefined;
       try {
@@ -262,7 +266,7 @@ export class StellarChain {
         if (status) return status;
         throw failure;
       }
-      if (poll % RESEND_EVERY_POLLS === 0) await this.send(signed.xdr).catch(() => undefined);
+      if (resendNow || poll % RESEND_EVERY_POLLS === 0) resendNow = (await this.send(signed.xdr).catch(() => "unknown")) === "busy";
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(this.pollIntervalMs, until - Date.now()))));
     }
   }
