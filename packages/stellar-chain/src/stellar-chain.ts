@@ -289,17 +289,19 @@ export class StellarChain {
       case "TRY_AGAIN_LATER":
         return "busy";
       default: {
-        const code = resultCode(answer.errorResult);
+        // A fee bump refused for its inner transaction is judged by the inner transaction's code.
+        const code = resultCode(answer.errorResult, true);
+        const named = resultCode(answer.errorResult);
         // A used sequence number or closed bounds may be this very transaction's, applied earlier.
         if (code === "txBadSeq" || code === "txTooLate") {
           const found = await this.call("getTransaction", () => this.server.getTransaction(answer.hash));
           if (found.status !== rpc.Api.GetTransactionStatus.NOT_FOUND) return "duplicate";
         }
-        if (code === "txBadSeq") throw new StellarSendRefused(StellarSendRefusal.badSequence, code, "The transaction's sequence number is already used.");
+        if (code === "txBadSeq") throw new StellarSendRefused(StellarSendRefusal.badSequence, named, "The transaction's sequence number is already used.");
         if (code === "txTooLate" || code === "txTooEarly") {
-          throw new StellarSendRefused(StellarSendRefusal.expired, code, "The transaction is outside its ledger bounds: it can never land.");
+          throw new StellarSendRefused(StellarSendRefusal.expired, named, "The transaction is outside its ledger bounds: it can never land.");
         }
-        throw new StellarSendRefused(StellarSendRefusal.submissionFailed, code, `The network refused the transaction: ${code}.`);
+        throw new StellarSendRefused(StellarSendRefusal.submissionFailed, named, `The network refused the transaction: ${named}.`);
       }
     }
   }
@@ -401,12 +403,17 @@ function readSettlement(signedXdr: string, networkPassphrase: string) {
   };
 }
 
-/** A transaction result's code, e.g. "txBadSeq" (the inner one's for a fee bump whose inner transaction failed). */
-function resultCode(result: xdr.TransactionResult | undefined): string {
+/**
+ * A transaction result's code, e.g. "txBadSeq"; for a fee bump, its inner
+ * transaction's appended ("txFeeBumpInnerFailed: txBadSeq"), or alone when
+ * `inner` is asked for.
+ */
+function resultCode(result: xdr.TransactionResult | undefined, inner = false): string {
   if (!result) return "unknown";
   const outcome = result.result();
   if (outcome.switch() === xdr.TransactionResultCode.txFeeBumpInnerFailed() || outcome.switch() === xdr.TransactionResultCode.txFeeBumpInnerSuccess()) {
-    return `${outcome.switch().name}: ${outcome.innerResultPair().result().result().switch().name}`;
+    const innerCode = outcome.innerResultPair().result().result().switch().name;
+    return inner ? innerCode : `${outcome.switch().name}: ${innerCode}`;
   }
   return outcome.switch().name;
 }

@@ -1,7 +1,7 @@
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { Keypair } from "@stellar/stellar-sdk";
-import { startStellarStandin, trustCertificateInThisProcess, type StellarStandin } from "@c402/stellar-standin";
+import { createTestCertificateAuthority, startStellarStandin, trustCertificateInThisProcess, type StellarStandin } from "@c402/stellar-standin";
 import { refuseStellarOrgLookups } from "@c402/stellar-standin/test/offline-horizon";
 import { createEd25519Signer } from "@x402/stellar";
 import { ExactStellarScheme as ExactStellarClientScheme } from "@x402/stellar/exact/client";
@@ -48,6 +48,10 @@ describe("StellarChain on the Soroban RPC stand-in, paid by the official @x402/s
     service = Keypair.random();
     standin.fundAccount(service.publicKey());
     chain = new StellarChain(options());
+    // The official client builds its own RPC clients: it trusts the stand-in through the global agent, and asks no one
+    // outside the machine for ledger times.
+    untrust = trustCertificateInThisProcess(standin.caCertificatePem);
+    horizon = refuseStellarOrgLookups();
     seller = Keypair.random().publicKey();
     standin.fundAccount(seller);
     // Its USDC trustline, without which it cannot be paid.
@@ -59,14 +63,11 @@ describe("StellarChain on the Soroban RPC stand-in, paid by the official @x402/s
     await standin?.close();
   });
 
-  it("speaks HTTPS with the RPC's CA as given, and refuses a certificate it cannot verify", async () => {
+  it("speaks HTTPS trusting the CA it is given (its own agent, not the global one), and refuses a certificate it cannot verify", async () => {
     await expect(chain.ping()).resolves.toBeUndefined();
-    const untrusting = new StellarChain(options({ caCertificatePem: undefined }));
+    const otherAuthority = await createTestCertificateAuthority();
+    const untrusting = new StellarChain(options({ caCertificatePem: otherAuthority.certificatePem }));
     await expect(untrusting.ping()).rejects.toThrow(/certificate/);
-    // From here on, the official client (which builds its own RPC clients) trusts the stand-in through the global agent,
-    // and asks no one outside the machine for ledger times.
-    untrust = trustCertificateInThisProcess(standin.caCertificatePem);
-    horizon = refuseStellarOrgLookups();
   });
 
   /** A buyer holding `balance`, and the official client's payment of `amount` from it to payTo (the seller by default). */
@@ -216,6 +217,25 @@ describe("StellarChain on the Soroban RPC stand-in, paid by the official @x402/s
     expect(built[0]!.sequence).toBe(signed.sequence - 1n);
     expect(await chain.status(built[0]!.xdr)).toEqual({ state: "unseen", canStillLand: false, reason: expect.stringMatching(/sequence number .* used/) });
     expect(standin.transfers().filter((t) => t.hash === built[0]!.hash)).toEqual([]);
+  });
+
+  it("rebuilds a channel's settlement whose inner sequence number was taken (the fee bump refused for its inner transaction)", async () => {
+    const channel = Keypair.random();
+    standin.fundAccount(channel.publicKey());
+    const [mine, other] = [
+      new StellarChain(options({ channelSecrets: [channel.secret()] })),
+      new StellarChain(options({ channelSecrets: [channel.secret()] })),
+    ];
+    const first = await buyerPayment(USDC(0.02));
+    await mine.settle(first.payment, first.requirement);
+    const meanwhile = await buyerPayment(USDC(0.03));
+    await other.settle(meanwhile.payment, meanwhile.requirement);
+    const { payment, requirement } = await buyerPayment(USDC(0.04));
+    const built: SignedSettlement[] = [];
+    const { status } = await mine.settle(payment, requirement, { beforeSend: async (s) => void built.push(s) });
+    expect(status.state).toBe("success");
+    expect(built.map((s) => s.source)).toEqual([channel.publicKey(), channel.publicKey()]);
+    expect(built[1]!.sequence).toBe(built[0]!.sequence + 1n);
   });
 
   describe("a settlement stored and never sent (the process died before sending)", () => {
