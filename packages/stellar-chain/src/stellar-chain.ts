@@ -55,7 +55,7 @@ export type StellarTransactionStatus =
   | { state: "unseen"; canStillLand: true }
   | { state: "unseen"; canStillLand: false; reason: string };
 
-/** What a send did: queued now, already queued or applied (the same bytes again), or the node asked to be asked later (not queued). */
+/** What a send did: queued now, already queued or applied (the same bytes again), or not queued now (the node asked to be asked later, or the transaction's first ledger is not closed yet). */
 export type StellarSendResult = "sent" | "duplicate" | "busy";
 
 export interface SettleOptions {
@@ -274,8 +274,8 @@ export class StellarChain {
   /**
    * Sends a signed settlement. "sent": queued; "duplicate": these bytes are
    * already queued or applied (a resend never applies twice: the sequence
-   * number is used once); "busy": the node asked to be asked later (not
-   * queued). A refusal (nothing applied, no fee) throws StellarSendRefused;
+   * number is used once); "busy": not queued now (the node asked to be
+   * asked later, or the transaction's first ledger is still to come). A refusal (nothing applied, no fee) throws StellarSendRefused;
    * a failed call throws a plain error: the outcome is unknown.
    */
   async send(signedXdr: string): Promise<StellarSendResult> {
@@ -298,7 +298,9 @@ export class StellarChain {
           if (found.status !== rpc.Api.GetTransactionStatus.NOT_FOUND) return "duplicate";
         }
         if (code === "txBadSeq") throw new StellarSendRefused(StellarSendRefusal.badSequence, named, "The transaction's sequence number is already used.");
-        if (code === "txTooLate" || code === "txTooEarly") {
+        // Before its first ledger (an RPC behind the one it was built from): not queued, valid later.
+        if (code === "txTooEarly") return "busy";
+        if (code === "txTooLate") {
           throw new StellarSendRefused(StellarSendRefusal.expired, named, "The transaction is outside its ledger bounds: it can never land.");
         }
         throw new StellarSendRefused(StellarSendRefusal.submissionFailed, named, `The network refused the transaction: ${named}.`);

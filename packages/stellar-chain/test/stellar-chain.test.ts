@@ -1,13 +1,20 @@
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import { Keypair } from "@stellar/stellar-sdk";
-import { createTestCertificateAuthority, startStellarStandin, trustCertificateInThisProcess, type StellarStandin } from "@c402/stellar-standin";
+import { Keypair, SorobanDataBuilder } from "@stellar/stellar-sdk";
+import {
+  createTestCertificateAuthority,
+  MIN_RESOURCE_FEE,
+  startStellarStandin,
+  trustCertificateInThisProcess,
+  type StellarStandin,
+} from "@c402/stellar-standin";
 import { refuseStellarOrgLookups } from "@c402/stellar-standin/test/offline-horizon";
 import { createEd25519Signer } from "@x402/stellar";
 import { ExactStellarScheme as ExactStellarClientScheme } from "@x402/stellar/exact/client";
 import { ExactStellarScheme as ExactStellarFacilitatorScheme } from "@x402/stellar/exact/facilitator";
 import { NULL_ACCOUNT } from "@stellar/stellar-sdk/contract";
 import {
+  buildSettlementTransaction,
   StellarChain,
   StellarPaymentRejected,
   StellarRejection,
@@ -285,6 +292,24 @@ describe("StellarChain on the Soroban RPC stand-in, paid by the official @x402/s
       expect(await chain.resume(stored.xdr, 1_000)).toMatchObject({ state: "unseen", canStillLand: false });
       expect(standin.usdcBalance(buyer.publicKey())).toBe(USDC(10));
     });
+  });
+
+  it("a settlement whose first ledger is still to come is not queued yet (busy), and can still land", async () => {
+    const { payment } = await buyerPayment(USDC(0.01));
+    const early = buildSettlementTransaction({
+      payment,
+      source: service,
+      sequence: await chain.sequenceOf(service.publicKey()),
+      sorobanData: new SorobanDataBuilder().setResourceFee(MIN_RESOURCE_FEE).build(),
+      inclusionFee: 100n,
+      // As if built from an RPC fifty ledgers ahead of this one.
+      latestLedger: standin.latestLedger() + 50,
+      serviceAccounts: chain.serviceAccounts,
+      maxFee: 50_000n,
+      networkPassphrase: standin.networkPassphrase,
+    });
+    expect(await chain.send(early.xdr)).toBe("busy");
+    expect(await chain.status(early.xdr)).toEqual({ state: "unseen", canStillLand: true });
   });
 
   it("a payment whose money moved away after verify lands and fails: the fee is taken, nothing moves", async () => {
