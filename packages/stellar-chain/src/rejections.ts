@@ -75,7 +75,7 @@ export type StellarSendRefusalReason = (typeof StellarSendRefusal)[keyof typeof 
 export class StellarSendRefused extends Error {
   constructor(
     readonly reason: StellarSendRefusalReason,
-    /** The network's result code, e.g. `txBAD_SEQ`. */
+    /** The network's result code, e.g. `txBadSeq` (a fee bump's followed by its inner transaction's: `txFeeBumpInnerFailed: txBadSeq`). */
     readonly resultCode: string,
     message: string,
   ) {

@@ -55,7 +55,7 @@ export type StellarTransactionStatus =
   | { state: "unseen"; canStillLand: true }
   | { state: "unseen"; canStillLand: false; reason: string };
 
-/** What a send did: queued now, already queued or applied (the same bytes again), or the node asked to be asked later (not queued). */
+/** What a send did: queued now, already queued or applied (the same bytes again), or not queued now (the node asked to be asked later, or the transaction's first ledger is not closed yet). */
 export type StellarSendResult = "sent" | "duplicate" | "busy";
 
 export interface SettleOptions {
@@ -199,8 +199,9 @@ export class StellarChain {
           networkPassphrase: this.networkPassphrase,
         });
         await opts.beforeSend?.(signed);
+        let sent: StellarSendResult | "unknown";
         try {
-          await this.send(signed.xdr);
+          sent = await this.send(signed.xdr);
         } catch (err) {
           if (err instanceof StellarSendRefused) {
             // Refused at submission: nothing applied. A taken sequence number is re-read and the settlement rebuilt.
@@ -211,8 +212,9 @@ export class StellarChain {
             throw err;
           }
           // The outcome is unknown: the bytes may have reached the network. Follow them like any other.
+          sent = "unknown";
         }
-        return { signed, status: await this.follow(lane, signed, until) };
+        return { signed, status: await this.follow(lane, signed, until, sent === "busy") };
       }
     });
   }
@@ -229,8 +231,8 @@ export class StellarChain {
     const settlement = readSettlement(signedXdr, this.networkPassphrase);
     const until = Date.now() + timeoutMs;
     const follow = async (lane: Lane) => {
-      await this.send(signedXdr).catch(() => undefined);
-      return this.follow(lane, { xdr: signedXdr, sequence: settlement.sequence }, until);
+      const sent = await this.send(signedXdr).catch(() => "unknown" as const);
+      return this.follow(lane, { xdr: signedXdr, sequence: settlement.sequence }, until, sent === "busy");
     };
     if (this.lanes.has(settlement.source)) return this.lanes.run(follow, settlement.source);
     // A source no longer configured: followed without a lane.
@@ -239,12 +241,14 @@ export class StellarChain {
 
   /**
    * Asks until the transaction is final or can never land, or `until`; sends
-   * the same bytes again now and then while it is unseen. The lane's sequence
-   * number is known again only when the transaction is in a ledger (success
-   * or failed both use it); otherwise it is read from the chain next time.
+   * the same bytes again while it is unseen, at once after the node was busy
+   * (it queued nothing), else every few polls. The lane's sequence number is
+   * known again only when the transaction is in a ledger (success or failed
+   * both use it); otherwise it is read from the chain next time.
    */
-  private async follow(lane: Lane, signed: Pick<SignedSettlement, "xdr" | "sequence">, until: number): Promise<StellarTransactionStatus> {
+  private async follow(lane: Lane, signed: Pick<SignedSettlement, "xdr" | "sequence">, until: number, busy: boolean): Promise<StellarTransactionStatus> {
     let failure: unknown;
+    let resendNow = busy;
     for (let poll = 1; ; poll++) {
       let status: StellarTransactionStatus | undefined;
       try {
@@ -262,7 +266,7 @@ export class StellarChain {
         if (status) return status;
         throw failure;
       }
-      if (poll % RESEND_EVERY_POLLS === 0) await this.send(signed.xdr).catch(() => undefined);
+      if (resendNow || poll % RESEND_EVERY_POLLS === 0) resendNow = (await this.send(signed.xdr).catch(() => "unknown")) === "busy";
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(this.pollIntervalMs, until - Date.now()))));
     }
   }
@@ -270,8 +274,8 @@ export class StellarChain {
   /**
    * Sends a signed settlement. "sent": queued; "duplicate": these bytes are
    * already queued or applied (a resend never applies twice: the sequence
-   * number is used once); "busy": the node asked to be asked later (not
-   * queued). A refusal (nothing applied, no fee) throws StellarSendRefused;
+   * number is used once); "busy": not queued now (the node asked to be
+   * asked later, or the transaction's first ledger is still to come). A refusal (nothing applied, no fee) throws StellarSendRefused;
    * a failed call throws a plain error: the outcome is unknown.
    */
   async send(signedXdr: string): Promise<StellarSendResult> {
@@ -285,17 +289,21 @@ export class StellarChain {
       case "TRY_AGAIN_LATER":
         return "busy";
       default: {
-        const code = resultCode(answer.errorResult);
+        // A fee bump refused for its inner transaction is judged by the inner transaction's code.
+        const code = resultCode(answer.errorResult, true);
+        const named = resultCode(answer.errorResult);
         // A used sequence number or closed bounds may be this very transaction's, applied earlier.
         if (code === "txBadSeq" || code === "txTooLate") {
           const found = await this.call("getTransaction", () => this.server.getTransaction(answer.hash));
           if (found.status !== rpc.Api.GetTransactionStatus.NOT_FOUND) return "duplicate";
         }
-        if (code === "txBadSeq") throw new StellarSendRefused(StellarSendRefusal.badSequence, code, "The transaction's sequence number is already used.");
-        if (code === "txTooLate" || code === "txTooEarly") {
-          throw new StellarSendRefused(StellarSendRefusal.expired, code, "The transaction is outside its ledger bounds: it can never land.");
+        if (code === "txBadSeq") throw new StellarSendRefused(StellarSendRefusal.badSequence, named, "The transaction's sequence number is already used.");
+        // Before its first ledger (an RPC behind the one it was built from): not queued, valid later.
+        if (code === "txTooEarly") return "busy";
+        if (code === "txTooLate") {
+          throw new StellarSendRefused(StellarSendRefusal.expired, named, "The transaction is outside its ledger bounds: it can never land.");
         }
-        throw new StellarSendRefused(StellarSendRefusal.submissionFailed, code, `The network refused the transaction: ${code}.`);
+        throw new StellarSendRefused(StellarSendRefusal.submissionFailed, named, `The network refused the transaction: ${named}.`);
       }
     }
   }
@@ -397,12 +405,17 @@ function readSettlement(signedXdr: string, networkPassphrase: string) {
   };
 }
 
-/** A transaction result's code, e.g. "txBadSeq" (the inner one's for a fee bump whose inner transaction failed). */
-function resultCode(result: xdr.TransactionResult | undefined): string {
+/**
+ * A transaction result's code, e.g. "txBadSeq"; for a fee bump, its inner
+ * transaction's appended ("txFeeBumpInnerFailed: txBadSeq"), or alone when
+ * `inner` is asked for.
+ */
+function resultCode(result: xdr.TransactionResult | undefined, inner = false): string {
   if (!result) return "unknown";
   const outcome = result.result();
   if (outcome.switch() === xdr.TransactionResultCode.txFeeBumpInnerFailed() || outcome.switch() === xdr.TransactionResultCode.txFeeBumpInnerSuccess()) {
-    return `${outcome.switch().name}: ${outcome.innerResultPair().result().result().switch().name}`;
+    const innerCode = outcome.innerResultPair().result().result().switch().name;
+    return inner ? innerCode : `${outcome.switch().name}: ${innerCode}`;
   }
   return outcome.switch().name;
 }
