@@ -15,6 +15,11 @@ export function isEvmNetwork(network: string): network is EvmNetwork {
   return Object.prototype.hasOwnProperty.call(EVM_NETWORKS, network);
 }
 
+/** Whether a network id is an EVM chain's (CAIP-2 `eip155:…`): its payloads carry an EIP-3009 authorization. */
+export function isEvmNetworkId(network: string): boolean {
+  return network.startsWith("eip155:");
+}
+
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },

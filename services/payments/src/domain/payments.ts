@@ -2,7 +2,7 @@ import { accountActivityRow, type Actor } from "@c402/account-events";
 import { HANDOFF_NONCE, isId, isCheckoutId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
-import { isSolanaNetworkId, randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
+import { isEvmNetworkId, isSolanaNetworkId, randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
 import { getAddress, isAddress } from "viem";
 import { paymentsStore as store, type LedgerFilter, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import { settleResponseOf } from "./payment-wire";
@@ -187,7 +187,7 @@ export class Payments {
     // One requirement per network.
     const preparable = issued.filter((r, i) => issued.findIndex((o) => o.network === r.network) === i && this.preparer(kind, r) !== undefined);
     const requirement =
-      input.network === undefined ? preparable.find((r) => !isSolanaNetworkId(r.network)) : preparable.find((r) => r.network === input.network);
+      input.network === undefined ? preparable.find((r) => isEvmNetworkId(r.network)) : preparable.find((r) => r.network === input.network);
     if (!requirement) {
       const offered = preparable.length > 0 ? `must be one of ${preparable.map((r) => r.network).join(", ")}` : "no requirement of this face can be prepared";
       const solana =
@@ -215,11 +215,11 @@ export class Payments {
   /**
    * How a payer's signing material for `requirement` is prepared: by its
    * settlement (a transaction, Solana), by payments itself (EIP-3009 typed
-   * data, EVM: `null`), or not at all (undefined: a Solana rail whose
-   * settlement prepares nothing, such as a rehearsal's).
+   * data, EVM: `null`), or not at all (undefined: a rail whose settlement
+   * prepares nothing, such as a Solana rehearsal's, or Stellar's).
    */
   private preparer(kind: SettlementKind, requirement: PaymentRequirements): ((payer: string) => Promise<string>) | null | undefined {
-    if (!isSolanaNetworkId(requirement.network)) return null;
+    if (isEvmNetworkId(requirement.network)) return null;
     const settlement = settlementOf(this.settlements, kind, requirement.network);
     if (!settlement?.prepare) return undefined;
     const prepare = settlement.prepare.bind(settlement);
