@@ -186,8 +186,7 @@ export class Payments {
     const issued = this.issued(face, checkout);
     // One requirement per network.
     const preparable = issued.filter((r, i) => issued.findIndex((o) => o.network === r.network) === i && this.preparer(kind, r) !== undefined);
-    const requirement =
-      input.network === undefined ? preparable.find((r) => isEvmNetworkId(r.network)) : preparable.find((r) => r.network === input.network);
+    const requirement = input.network === undefined ? preparable.find((r) => isEvmNetworkId(r.network)) : preparable.find((r) => r.network === input.network);
     if (!requirement) {
       const offered = preparable.length > 0 ? `must be one of ${preparable.map((r) => r.network).join(", ")}` : "no requirement of this face can be prepared";
       const solana =
