@@ -80,7 +80,8 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
   /** The checks `submit` makes before it records anything (the transaction's shape, the payer's signature, a simulation): nothing is written or sent. */
   async verify(_checkout: CheckoutForPayment, payload: AnyPaymentPayload, requirement: PaymentRequirements): Promise<void> {
     const payment = this.paymentOf(payload, requirement.network);
-    if (await this.isRecorded(payload, requirement)) {
+    // Decoded once: the key is read from the same payment the checks see.
+    if ((await store.findByAuthorization(this.db, stellarPaymentKey(requirement, payment))) !== undefined) {
       throw stellarRejected("invalid_exact_stellar_payload_authorization_already_used", "This authorization has already been presented.");
     }
     await this.checked(payment, requirement);
