@@ -138,8 +138,9 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
   private async drive(claimed: PaymentRow, payment: ExactStellarPayment, transactions = 1): Promise<SettlementOutcome> {
     const chain = this.chain(claimed.network);
     let row = claimed;
+    let status: StellarTransactionStatus;
     try {
-      const { status } = await chain.settle(payment, requirementOfRow(row), {
+      ({ status } = await chain.settle(payment, requirementOfRow(row), {
         timeoutMs: this.opts.settleTimeoutMs,
         beforeSend: async (signed) => {
           const from: PaymentRow["status"][] = row.status === "settling" ? ["settling"] : ["claimed", "delivered"];
@@ -148,9 +149,7 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
           row = advanced;
           failpoint("after-sign");
         },
-      });
-      failpoint("after-receipt");
-      return await this.conclude(row, status, payment, transactions);
+      }));
     } catch (err) {
       if (err instanceof MovedOnMeanwhile) return this.current(claimed.id);
       if (err instanceof StellarPaymentRejected) return this.refused(row, err.reason, err.message);
@@ -159,6 +158,9 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
       if (row.status === "settling") return { kind: "pending", row };
       throw err;
     }
+    failpoint("after-receipt");
+    // Outside the try: a settlement that failed on the network is the buyer's answer, never "pending".
+    return this.conclude(row, status, payment, transactions);
   }
 
   /**
