@@ -5,6 +5,14 @@ import { OffsetCommits } from "./offset-commits";
 
 /** A busy group commits its offsets at most once a second (see OffsetCommits). */
 const OFFSET_COMMIT_MS = 1_000;
+/** How long a created topic may take to have leaders for all its partitions. */
+const TOPIC_LEADERS_WAIT_MS = 30_000;
+
+/** What a broker answers while a topic it just created is still spreading through its metadata. */
+function isMetadataLag(err: unknown): boolean {
+  const type = (err as { type?: unknown } | null)?.type;
+  return type === "UNKNOWN_TOPIC_OR_PARTITION" || type === "LEADER_NOT_AVAILABLE";
+}
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -166,15 +174,37 @@ export class KafkaBus implements Bus {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
     if (missing.length === 0) return;
+    let createError: unknown;
     try {
       await admin.createTopics({
-        waitForLeaders: true,
+        // kafkajs's own wait gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker answers for a moment after a create.
+        waitForLeaders: false,
         topics: missing.map((topic) => ({ topic, numPartitions: this.partitions, replicationFactor: this.opts.replicationFactor ?? 1 })),
       });
     } catch (err) {
-      // Another process may have created them meanwhile; only a topic still missing is an error.
+      // Another process may have created them meanwhile; a refusal (a replication factor the cluster cannot meet, say) is an error.
       const now = new Set(await admin.listTopics());
-      if (missing.some((t) => !now.has(t))) throw err;
+      if (!isMetadataLag(err) && missing.some((t) => !now.has(t))) throw err;
+      createError = err;
+    }
+    await this.waitForLeaders(admin, missing, createError);
+  }
+
+  /** Until every partition of the topics has a leader: a publish or a subscription right after a create then finds them. */
+  private async waitForLeaders(admin: Admin, topics: string[], createError: unknown): Promise<void> {
+    const deadline = Date.now() + TOPIC_LEADERS_WAIT_MS;
+    let lastError: unknown = createError;
+    for (;;) {
+      try {
+        const { topics: found } = await admin.fetchTopicMetadata({ topics });
+        const led = found.length === topics.length && found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        if (led) return;
+      } catch (err) {
+        if (!isMetadataLag(err)) throw createError ?? err;
+        lastError = err;
+      }
+      if (Date.now() > deadline) throw lastError ?? new Error(`topics ${topics.join(", ")} have no leaders after ${TOPIC_LEADERS_WAIT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 

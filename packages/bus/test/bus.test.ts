@@ -243,6 +243,24 @@ describeWith("kafka")("KafkaBus against a real broker", () => {
     await bus.close();
   }, 60_000);
 
+  it("several processes creating the same new topics at once each return only when every partition has a leader, so a publish right after succeeds", async () => {
+    const brokers = (infraAvailable("kafka") as string).split(",");
+    const topics = Array.from({ length: 6 }, () => uniqueName("t-race"));
+    const buses = Array.from({ length: 4 }, (_, i) => new KafkaBus({ brokers, clientId: `race-${i}`, partitions: 3 }));
+    try {
+      await Promise.all(buses.map((b) => b.ensureTopics(topics)));
+      const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+      const { topics: found } = await admin.fetchTopicMetadata({ topics });
+      await admin.disconnect();
+      expect(found.map((t) => t.partitions.length)).toEqual(topics.map(() => 3));
+      expect(found.every((t) => t.partitions.every((p) => p.leader >= 0))).toBe(true);
+      await Promise.all(buses.flatMap((b) => topics.map((t) => b.publish(t, [{ key: "k", value: bytes("x") }]))));
+    } finally {
+      await Promise.all(buses.map((b) => b.close()));
+    }
+  }, 60_000);
+
   it("resumes a group from its committed offset (at-least-once across restarts)", async () => {
     const brokers = (infraAvailable("kafka") as string).split(",");
     const topic = uniqueName("t-resume");
