@@ -117,7 +117,7 @@ describe("wallet sign-in", () => {
     const wallets = await call("GET", "/v1/account/wallets", { key });
     expect(wallets.status).toBe(200);
     expect(wallets.body).toMatchObject({
-      wallets: { base: null, solana: null, stellar: { address, verified: true, offered: false } },
+      wallets: { base: null, solana: null, stellar: { address, verified: true, offered: true } },
       verified_wallets: [{ chain: "stellar", address }],
     });
     // The signed challenge is spent.

@@ -152,7 +152,7 @@ describe("payout rails of checkouts", () => {
     const rails = [
       { chain: "base", address: signer, offered: true },
       { chain: "solana", address: SOLANA, offered: true },
-      { chain: "stellar", address: STELLAR, offered: false },
+      { chain: "stellar", address: STELLAR, offered: true },
     ];
     expect(copied).toMatchObject({ pay_to: signer, payouts: rails });
 

@@ -16,6 +16,10 @@ export const embeddedConfigSpec = {
     },
   ),
   solanaDevnetPort: env.optionalString("SOLANA_DEVNET_PORT", "port of the local Solana devnet (default: one the OS picks)"),
+  stellarEnabled: env.bool("STELLAR_ENABLED", "settle on Stellar, on a local Soroban RPC stand-in started with the service (as stellar:testnet)", {
+    default: true,
+  }),
+  stellarStandinPort: env.optionalString("STELLAR_STANDIN_PORT", "port of the local Stellar stand-in (default: one the OS picks)"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   smtpUrl: identityConfigSpec.smtpUrl,
   mailFrom: identityConfigSpec.mailFrom,

@@ -28,6 +28,8 @@ async function main() {
     ...(config.devchainPort !== undefined ? { devchainPort: Number(config.devchainPort) } : {}),
     solanaEnabled: config.solanaEnabled,
     ...(config.solanaDevnetPort !== undefined ? { solanaDevnetPort: Number(config.solanaDevnetPort) } : {}),
+    stellarEnabled: config.stellarEnabled,
+    ...(config.stellarStandinPort !== undefined ? { stellarStandinPort: Number(config.stellarStandinPort) } : {}),
     ...(config.smtpUrl !== undefined ? { smtpUrl: config.smtpUrl } : {}),
     mailFrom: config.mailFrom,
     outboundAllowLoopback: config.outboundAllowLoopback,
@@ -38,7 +40,7 @@ async function main() {
   });
   logger.info({ url: system.gateway.baseUrl, grpc: system.grpcAddresses }, "ready");
   process.stdout.write(
-    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.solanaDevnet ? `solana devnet at ${system.solanaDevnet.url}; ` : ""}${system.mail}; ${system.origins})\n\n`,
+    `\nc402 is running at ${system.gateway.baseUrl}  (data: ${config.dataDir}; devchain ${system.devchain.network} at ${system.devchain.url}; ${system.solanaDevnet ? `solana devnet at ${system.solanaDevnet.url}; ` : ""}${system.stellar ? `stellar stand-in at ${system.stellar.standin.url}; ` : ""}${system.mail}; ${system.origins})\n\n`,
   );
   stopping.shutDown = onShutdown(logger, async () => {
     await system.stop();

@@ -9,6 +9,7 @@ import { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymen
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
+import { startStellarStandin, type StellarStandin } from "@c402/stellar-standin";
 import { createLogger, type Logger } from "@c402/logging";
 import { createClient, formatCallers, parseCallers, RpcServer, type InProcessChannel, type ServiceClient } from "@c402/rpc";
 import { busSpec, deadLetterPolicy, rpcFailureLog, type ServiceDeps, type ServiceModule } from "@c402/runtime";
@@ -43,6 +44,10 @@ export interface EmbeddedOptions {
   solanaEnabled?: boolean;
   /** Port of the local Solana devnet (unset or 0: one the OS picks). */
   solanaDevnetPort?: number;
+  /** Whether a local Stellar stand-in (Soroban RPC, as stellar:testnet) is started and settled on (default true). */
+  stellarEnabled?: boolean;
+  /** Port of the local Stellar stand-in (unset or 0: one the OS picks). */
+  stellarStandinPort?: number;
   /** Relay for sign-in mails; unset: each mail is written as an .eml file under <dataDir>/mail/. */
   smtpUrl?: string;
   /** Sender of sign-in mails (identity's MAIL_FROM default). */
@@ -65,6 +70,8 @@ export interface EmbeddedSystem {
   devchain: RunningDevchain;
   /** The local Solana devnet, when Solana is exposed. */
   solanaDevnet?: SolanaDevnet;
+  /** The local Stellar stand-in and the file of the authority its certificate is issued by, when Stellar is settled on. */
+  stellar?: { standin: StellarStandin; caFile: string };
   grpcAddresses: Record<string, string>;
   /** The token its services accept (made at start, never stored): for tools and tests that call them directly. */
   rpcToken: string;
@@ -137,16 +144,40 @@ export async function startEmbeddedSystem(opts: EmbeddedOptions): Promise<Embedd
   const devchain = await startDevchain(opts.devchainPort === undefined ? {} : { port: opts.devchainPort });
   logger.info({ url: devchain.url, network: devchain.network }, "devchain serving");
   let solana: LocalSolana | undefined;
+  let stellar: LocalStellar | undefined;
   try {
     solana = opts.solanaEnabled === false ? undefined : await startLocalSolana(opts.solanaDevnetPort);
     if (solana) logger.info({ url: solana.devnet.url, network: solana.devnet.network }, "solana devnet serving");
-    return await startOnDevchain(opts, logger, host, secrets, devchain, solana);
+    stellar = opts.stellarEnabled === false ? undefined : await startLocalStellar(opts.stellarStandinPort);
+    if (stellar) logger.info({ url: stellar.standin.url, network: stellar.standin.network }, "stellar stand-in serving");
+    return await startOnDevchain(opts, logger, host, secrets, devchain, solana, stellar);
   } catch (err) {
     // The devchain is a child process: a start that failed must not leave it running.
     await devchain.stop().catch(() => undefined);
     await solana?.devnet.close().catch(() => undefined);
+    await stellar?.standin.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The local Stellar stand-in, the account the Stellar rail submits from (fresh, funded there, for this run) and its CA's file. */
+interface LocalStellar {
+  standin: StellarStandin;
+  facilitatorSecret: string;
+  caFile: string;
+}
+
+/**
+ * A Soroban RPC stand-in in this process (there is no Stellar node to run
+ * here: docs/decisions.md, "Stellar stand-in"), presenting itself as
+ * stellar:testnet over HTTPS with a test authority's certificate, written to a
+ * file so buyers' clients on this machine can trust it.
+ */
+async function startLocalStellar(port: number | undefined): Promise<LocalStellar> {
+  const standin = await startStellarStandin(port === undefined ? {} : { port });
+  const caFile = join(mkdtempSync(join(tmpdir(), "c402-stellar-")), "ca.pem");
+  writeFileSync(caFile, standin.caCertificatePem);
+  return { standin, facilitatorSecret: standin.fundedAccount().secret, caFile };
 }
 
 /** The local Solana devnet and the fee payer the Solana rail co-signs with (a fresh key, funded there, for this run). */
@@ -177,6 +208,7 @@ async function startOnDevchain(
   secrets: Secrets,
   devchain: RunningDevchain,
   solana: LocalSolana | undefined,
+  stellar: LocalStellar | undefined,
 ): Promise<EmbeddedSystem> {
   const pg = await EmbeddedPostgres.open({
     ...(opts.dataDir === ":memory:" ? {} : { dataDir: join(opts.dataDir, "pg") }),
@@ -233,6 +265,18 @@ async function startOnDevchain(
           liveChains: [devchainSettlement(devchain)],
           ...(solana
             ? { solana: { network: solana.devnet.network, rpcUrl: solana.devnet.url, usdcMint: solana.devnet.usdcMint, feePayerKey: solana.feePayerKey } }
+            : {}),
+          ...(stellar
+            ? {
+                stellar: {
+                  network: stellar.standin.network,
+                  rpcUrl: stellar.standin.url,
+                  usdcContract: stellar.standin.usdc,
+                  facilitatorSecret: stellar.facilitatorSecret,
+                  channelSecrets: [],
+                  rpcCaPem: stellar.standin.caCertificatePem,
+                },
+              }
             : {}),
         },
       ),
@@ -292,6 +336,9 @@ async function startOnDevchain(
         healthExtras: {
           devchain: { url: devchain.url, network: devchain.network, usdc: devchain.usdc, split_factory: devchain.splitFactory },
           ...(solana ? { solana_devnet: { url: solana.devnet.url, network: solana.devnet.network, usdc: solana.devnet.usdcMint } } : {}),
+          ...(stellar
+            ? { stellar_standin: { url: stellar.standin.url, network: stellar.standin.network, usdc: stellar.standin.usdc, ca_file: stellar.caFile } }
+            : {}),
         },
       },
       clients: { ...serviceClients, contentGrants: serviceClients["content-grants"], health },
@@ -307,6 +354,7 @@ async function startOnDevchain(
     gateway,
     devchain,
     ...(solana ? { solanaDevnet: solana.devnet } : {}),
+    ...(stellar ? { stellar: { standin: stellar.standin, caFile: stellar.caFile } } : {}),
     grpcAddresses: addresses,
     rpcToken: token,
     mail: mailer.describe(),
@@ -316,6 +364,7 @@ async function startOnDevchain(
       await stopServices();
       await devchain.stop();
       await solana?.devnet.close();
+      await stellar?.standin.close();
     },
   };
 }

@@ -31,12 +31,12 @@ function resources(r: Resources): string {
               memory: ${r.limits.memory}`;
 }
 
-function secretEnv(env: string, key: string): string {
+function secretEnv(env: string, key: string, optional = false): string {
   return `            - name: ${env}
               valueFrom:
                 secretKeyRef:
                   name: ${SECRET}
-                  key: ${key}`;
+                  key: ${key}${optional ? "\n                  optional: true" : ""}`;
 }
 
 /**
@@ -209,7 +209,7 @@ ${metricsPort()}
             - configMapRef:
                 name: ${CONFIG_MAP}
           env:
-${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env)), ...rpcIdentityEnv(s.name)].join("\n")}
+${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env, x.optional)), ...rpcIdentityEnv(s.name)].join("\n")}
           # Kubernetes' native gRPC probes ask the standard grpc.health.v1 service:
           # NOT_SERVING until migrations ran and the service started, and again
           # from the moment it starts to stop (a gRPC probe takes a port number only).
@@ -462,6 +462,12 @@ ${mapping(defaults.identitySettings, "  ")}
   EVM_NETWORK: eip155:8453
   SPLIT_FACTORY_ADDRESS: replace-with-the-SplitFactory-address-on-the-network
   FEE_WALLET_ADDRESS: replace-with-the-wallet-that-receives-the-protocol-fee
+  # payments on Stellar (optional): set STELLAR_NETWORK (stellar:pubnet or stellar:testnet)
+  # and STELLAR_RPC_URL plus STELLAR_FACILITATOR_SECRET in the Secret; unset, no Stellar rail.
+  # Sequence numbers are taken per process: replicas sharing these accounts collide, and a
+  # collided settlement is refused with nothing applied and rebuilt (ADR 17), so it is safe
+  # but slower; channel accounts (STELLAR_CHANNEL_SECRETS) settle in parallel within a pod.
+  # STELLAR_NETWORK: stellar:pubnet
 ${mapping(defaults.paymentsSettings, "  ")}
 `;
 }

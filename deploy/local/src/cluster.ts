@@ -13,10 +13,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { devchainSettlement, devchainSettlementAt, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
+import { startStellarStandin, type StellarStandin } from "@c402/stellar-standin";
 import { formatCallers, waitUntilServing } from "@c402/rpc";
 import { addressVariables, callersOf, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
@@ -84,6 +86,8 @@ export interface LocalCluster {
   devchain?: RunningDevchain;
   /** The local Solana devnet payments settles Solana on (in this process), unless SOLANA_RPC_URL points elsewhere. */
   solanaDevnet?: SolanaDevnet;
+  /** The local Stellar stand-in payments settles Stellar on (in this process), unless STELLAR_RPC_URL points elsewhere, and its CA's file. */
+  stellar?: { standin: StellarStandin; caFile: string };
   /**
    * What a Kubernetes rollout does to one pod: SIGTERM, wait for the exit (a
    * process that outlives `graceMs` is killed, as the kubelet would), start it
@@ -129,6 +133,21 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       SOLANA_FEE_PAYER_KEY: feePayer.secretKey,
     });
   }
+  // Stellar: a Soroban RPC stand-in in this process unless STELLAR_RPC_URL points elsewhere. Each payments replica
+  // submits from an account of its own (ADR 17: sequence numbers are taken per process).
+  const stellarStandin = env.STELLAR_RPC_URL ? undefined : await startStellarStandin({ port: Number(env.STELLAR_STANDIN_PORT ?? 0) });
+  const stellarCaFile = stellarStandin ? join(mkdtempSync(join(tmpdir(), "c402-stellar-")), "ca.pem") : undefined;
+  if (stellarStandin && stellarCaFile) writeFileSync(stellarCaFile, stellarStandin.caCertificatePem);
+  const stellarEnv = (): Record<string, string> =>
+    stellarStandin && stellarCaFile
+      ? {
+          STELLAR_NETWORK: stellarStandin.network,
+          STELLAR_RPC_URL: stellarStandin.url,
+          STELLAR_USDC_CONTRACT: stellarStandin.usdc,
+          STELLAR_FACILITATOR_SECRET: stellarStandin.fundedAccount().secret,
+          STELLAR_RPC_CA_FILE: stellarCaFile,
+        }
+      : {};
   const passwords = Object.fromEntries(SERVICES.map((s) => [s.name, randomBytes(12).toString("hex")]));
   await provision(opts.adminUrl, opts.database, passwords);
 
@@ -218,6 +237,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     for (const p of processes) p.child.kill("SIGKILL");
     await devchain?.stop();
     await solanaDevnet?.close();
+    await stellarStandin?.close();
     throw err;
   }
   async function startAll() {
@@ -231,7 +251,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         DATABASE_URL: serviceDatabaseUrl(opts.adminUrl, opts.database, s.name, passwords[s.name] as string),
       };
       for (const [replica, port] of (grpcPorts[s.name] as number[]).entries())
-        launch(s.name, replica, port, { ...vars, GRPC_PORT: String(port) }, await freePort());
+        launch(s.name, replica, port, { ...vars, ...(s.settlesOnChain ? stellarEnv() : {}), GRPC_PORT: String(port) }, await freePort());
     }
     // As compose's depends_on (service_healthy) and Kubernetes' readiness: the gateway starts once every
     // service reports SERVING on grpc.health.v1 (migrated, started).
@@ -248,6 +268,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
           ...addressVariables(GATEWAY.calls, address),
           ...(devchainUrl ? { DEVCHAIN_URL: devchainUrl } : {}),
           ...(solanaDevnet ? { SOLANA_DEVNET_URL: solanaDevnet.url } : {}),
+          ...(stellarStandin && stellarCaFile ? { STELLAR_STANDIN_URL: stellarStandin.url, STELLAR_STANDIN_CA_FILE: stellarCaFile } : {}),
           ...(env.BASE_URL ? { BASE_URL: env.BASE_URL } : {}),
         },
         await freePort(),
@@ -273,6 +294,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     rpcTokens,
     devchain,
     ...(solanaDevnet ? { solanaDevnet } : {}),
+    ...(stellarStandin && stellarCaFile ? { stellar: { standin: stellarStandin, caFile: stellarCaFile } } : {}),
     async restart(entry, graceMs = 30_000) {
       const started = Date.now();
       expectedExits.add(entry.child);
@@ -302,6 +324,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       clearTimeout(killer);
       await devchain?.stop();
       await solanaDevnet?.close();
+      await stellarStandin?.close();
     },
   };
 }

@@ -28,12 +28,12 @@ export function chainOfFamily(family: string): PayoutChain | undefined {
 
 /**
  * The chains whose payout rails a checkout's faces offer in this build: Base
- * (the live EVM networks payments settles, and the rehearsal network) and
- * Solana (where the deployment exposes it: SOLANA_ENABLED; not for checkouts
- * with a platform cut or a relay origin, ADR 15). A Stellar rail is stored and
- * shown on the checkout, but not offered to buyers until that rail settles.
+ * (the live EVM networks payments settles, and the rehearsal network), Solana
+ * (where the deployment exposes it: SOLANA_ENABLED; ADR 15, 16) and Stellar
+ * (where the deployment settles on it: STELLAR_NETWORK; not for checkouts with
+ * a platform cut, ADR 17).
  */
-export const OFFERED_CHAINS: readonly PayoutChain[] = ["base", "solana"];
+export const OFFERED_CHAINS: readonly PayoutChain[] = ["base", "solana", "stellar"];
 
 export type AddressCheck = { ok: true; address: string } | { ok: false; reason: string };
 

@@ -21,7 +21,7 @@ import {
 
 /** What the facilitator's `supported` answers (x402 GET /supported). */
 export interface SupportedKinds {
-  kinds: { x402Version: number; scheme: string; network: string; extra?: { feePayer?: string } }[];
+  kinds: { x402Version: number; scheme: string; network: string; extra?: { feePayer?: string; areFeesSponsored?: boolean } }[];
   extensions: string[];
   signers: Record<string, string[]>;
 }
@@ -42,6 +42,7 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
       checkoutId: text(r.extra.checkoutId) ?? "",
       rehearsal: r.extra.rehearsal === true,
       ...(text(r.extra.feePayer) !== undefined ? { feePayer: text(r.extra.feePayer) } : {}),
+      ...(r.extra.areFeesSponsored === true ? { areFeesSponsored: true } : {}),
       transfers: requirementTransfers(r.extra).map((t) => ({ payTo: t.payTo, amount: t.amount })),
     },
   });
@@ -56,21 +57,28 @@ export function requirementFromMessage(m: PaymentRequirement): PaymentRequiremen
     amount: m.amount,
     payTo: m.payTo,
     maxTimeoutSeconds: m.maxTimeoutSeconds,
-    // Solana's extra names the fee payer and no EIP-712 domain; EVM's the domain (keys in the order payments wrote them).
+    // Solana's extra names the fee payer and no EIP-712 domain, Stellar's that the fee is sponsored; EVM's the domain
+    // (keys in the order payments wrote them).
     extra:
-      extra?.feePayer !== undefined
+      extra?.areFeesSponsored === true
         ? {
-            feePayer: extra.feePayer,
-            checkoutId: extra.checkoutId,
+            areFeesSponsored: true,
             ...(extra.rehearsal ? { rehearsal: true } : {}),
-            ...(extra.transfers.length > 0 ? { transfers: extra.transfers.map((t) => ({ payTo: t.payTo, amount: t.amount })) } : {}),
+            checkoutId: extra.checkoutId,
           }
-        : {
-            name: extra?.name ?? "",
-            version: extra?.version ?? "",
-            checkoutId: extra?.checkoutId ?? "",
-            ...(extra?.rehearsal ? { rehearsal: true } : {}),
-          },
+        : extra?.feePayer !== undefined
+          ? {
+              feePayer: extra.feePayer,
+              checkoutId: extra.checkoutId,
+              ...(extra.rehearsal ? { rehearsal: true } : {}),
+              ...(extra.transfers.length > 0 ? { transfers: extra.transfers.map((t) => ({ payTo: t.payTo, amount: t.amount })) } : {}),
+            }
+          : {
+              name: extra?.name ?? "",
+              version: extra?.version ?? "",
+              checkoutId: extra?.checkoutId ?? "",
+              ...(extra?.rehearsal ? { rehearsal: true } : {}),
+            },
   };
 }
 
@@ -117,6 +125,7 @@ export function supportedMessage(s: SupportedKinds): FacilitatorSupportedRespons
       scheme: k.scheme,
       network: k.network,
       ...(k.extra?.feePayer !== undefined ? { feePayer: k.extra.feePayer } : {}),
+      ...(k.extra?.areFeesSponsored === true ? { areFeesSponsored: true } : {}),
     })),
     signers: Object.fromEntries(Object.entries(s.signers).map(([family, addresses]) => [family, { addresses }])),
   });
@@ -129,6 +138,7 @@ export function supportedFromMessage(m: FacilitatorSupportedResponse): Supported
       scheme: k.scheme,
       network: k.network,
       ...(k.feePayer !== undefined ? { extra: { feePayer: k.feePayer } } : {}),
+      ...(k.areFeesSponsored === true ? { extra: { areFeesSponsored: true } } : {}),
     })),
     extensions: [],
     signers: Object.fromEntries(Object.entries(m.signers).map(([family, s]) => [family, [...s.addresses]])),

@@ -1,3 +1,4 @@
+import { Keypair } from "@stellar/stellar-base";
 import { serveJsonRpc } from "@c402/json-rpc-server";
 import { createTestCertificateAuthority, issueLoopbackCertificate, type TestCertificateAuthority } from "./certificate";
 import { StellarLedger, type TransferRecord } from "./ledger";
@@ -46,6 +47,8 @@ export interface StellarStandin {
   caCertificatePem: string;
   /** Creates a classic account with `stroops` XLM (default 10,000 XLM), or adds them to it. */
   fundAccount(accountId: string, stroops?: bigint): void;
+  /** A new account funded with `stroops` XLM (default 10,000 XLM): for a service that submits and pays fees here. */
+  fundedAccount(stroops?: bigint): { publicKey: string; secret: string };
   /** Adds USDC (7 decimals) to an account's trustline (creating it; the account must exist) or a contract's balance. */
   mintUsdc(address: string, amount: bigint): void;
   usdcBalance(address: string): bigint;
@@ -91,6 +94,11 @@ export async function startStellarStandin(options: StellarStandinOptions = {}): 
     usdc: facts.usdcContract,
     caCertificatePem: authority.certificatePem,
     fundAccount: (accountId, stroops = DEFAULT_FUNDING_STROOPS) => ledger.fundAccount(accountId, stroops),
+    fundedAccount: (stroops = DEFAULT_FUNDING_STROOPS) => {
+      const keypair = Keypair.random();
+      ledger.fundAccount(keypair.publicKey(), stroops);
+      return { publicKey: keypair.publicKey(), secret: keypair.secret() };
+    },
     mintUsdc: (address, amount) => ledger.mintUsdc(address, amount),
     usdcBalance: (address) => ledger.usdcBalance(address),
     transfers: () => ledger.transfers(),

@@ -35,6 +35,8 @@ export interface SecretSetting {
    * service's offline default applies; a cluster must set it.
    */
   readonly unsetInDevelopment?: boolean;
+  /** Read only where its rail is configured: a pod starts without the key in the Secret. */
+  readonly optional?: boolean;
   /**
    * The fixed value development runs (compose, the local runner) give a
    * secret with a format of its own, instead of random hex. Public, so
@@ -179,6 +181,27 @@ export const SERVICES = [
         describe: "0x-prefixed key of the wallet that pays gas for settlements (fund it with ETH on the live network).",
         placeholder: "0x-replace-with-the-facilitator-private-key",
         unsetInDevelopment: true,
+      },
+      {
+        env: "STELLAR_RPC_URL",
+        describe: "Soroban JSON-RPC URL (HTTPS) of the Stellar network (STELLAR_NETWORK in the ConfigMap); optional: unset, no Stellar rail.",
+        placeholder: "https://soroban-rpc.example/replace-with-your-provider",
+        unsetInDevelopment: true,
+        optional: true,
+      },
+      {
+        env: "STELLAR_FACILITATOR_SECRET",
+        describe: "S… secret seed of the Stellar account that submits settlements and pays their fees (fund it with XLM); optional, with STELLAR_NETWORK.",
+        placeholder: "S-replace-with-the-stellar-facilitator-secret",
+        unsetInDevelopment: true,
+        optional: true,
+      },
+      {
+        env: "STELLAR_CHANNEL_SECRETS",
+        describe: "comma-separated S… seeds of Stellar channel accounts (settle in parallel); optional. Each replica needs its own: see docs/adr/0017.",
+        placeholder: "",
+        unsetInDevelopment: true,
+        optional: true,
       },
     ],
     readsBaseUrl: false,

@@ -99,6 +99,11 @@ export const gatewayDistributedSpec = {
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   devchainUrl: env.optionalString("DEVCHAIN_URL", "local EVM chain URL to show in the deep health report (local runs only)"),
   solanaDevnetUrl: env.optionalString("SOLANA_DEVNET_URL", "local Solana devnet URL to show in the deep health report (local runs only)"),
+  stellarStandinUrl: env.optionalString("STELLAR_STANDIN_URL", "local Stellar stand-in URL to show in the deep health report (local runs only)"),
+  stellarStandinCaFile: env.optionalString(
+    "STELLAR_STANDIN_CA_FILE",
+    "file of the local Stellar stand-in's certificate authority, shown with its URL (local runs only)",
+  ),
   ...observabilitySpec,
   rpcToken: rpcIdentitySpec.rpcToken,
 };

@@ -46,11 +46,14 @@ async function main() {
       authFailureLimitPerMinute: config.authFailureLimitPerMinute,
       packageCallsPerMinute: config.packageCallsPerMinute,
       trustProxy: config.trustProxy,
-      ...(config.devchainUrl || config.solanaDevnetUrl
+      ...(config.devchainUrl || config.solanaDevnetUrl || config.stellarStandinUrl
         ? {
             healthExtras: {
               ...(config.devchainUrl ? { devchain: { url: config.devchainUrl } } : {}),
               ...(config.solanaDevnetUrl ? { solana_devnet: { url: config.solanaDevnetUrl } } : {}),
+              ...(config.stellarStandinUrl
+                ? { stellar_standin: { url: config.stellarStandinUrl, ...(config.stellarStandinCaFile ? { ca_file: config.stellarStandinCaFile } : {}) } }
+                : {}),
             },
           }
         : {}),

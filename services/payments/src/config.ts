@@ -25,6 +25,24 @@ export const paymentsConfigSpec = {
       secret: true,
     },
   ),
+  // Stellar has no exposure switch: with STELLAR_NETWORK unset the rail is absent and nothing mentions Stellar.
+  stellarNetwork: env.optionalString("STELLAR_NETWORK", "CAIP-2 id of the Stellar network: stellar:pubnet or stellar:testnet (unset: no Stellar rail)"),
+  stellarRpcUrl: env.optionalString("STELLAR_RPC_URL", "Soroban JSON-RPC URL (HTTPS) of the Stellar network", { secret: true }),
+  stellarUsdcContract: env.optionalString("STELLAR_USDC_CONTRACT", "USDC contract id (C…) on the Stellar network (default: Circle's USDC of the network)"),
+  stellarFacilitatorSecret: env.optionalString(
+    "STELLAR_FACILITATOR_SECRET",
+    "secret seed (S…) of the Stellar account that submits settlements and pays their fees (the fee-bump payer when channel accounts are set)",
+    { secret: true },
+  ),
+  stellarChannelSecrets: env.list(
+    "STELLAR_CHANNEL_SECRETS",
+    "comma-separated secret seeds (S…) of channel accounts, each settling in parallel; replicas must not share any (default: none, settlements take turns on the facilitator account)",
+    { default: [], secret: true },
+  ),
+  stellarRpcCaFile: env.optionalString(
+    "STELLAR_RPC_CA_FILE",
+    "PEM file of a private certificate authority the Soroban RPC's certificate is issued by (default: the system's)",
+  ),
   // At most 20 s: a relay origin's 30 s and this wait fit in the gateway's 60 s wait for a paid request (ADR 9).
   settleTimeoutMs: env.int(
     "SETTLE_TIMEOUT_MS",
@@ -54,6 +72,19 @@ export interface SolanaSettings {
   rpcUrl: string;
   usdcMint: string;
   feePayerKey: string;
+  /** Default 10 s. */
+  rpcTimeoutMs?: number;
+}
+
+/** The Stellar network the payments service settles on. */
+export interface StellarSettings {
+  network: string;
+  rpcUrl: string;
+  usdcContract: string;
+  facilitatorSecret: string;
+  channelSecrets: readonly string[];
+  /** PEM of a private CA the RPC's certificate is issued by. */
+  rpcCaPem?: string;
   /** Default 10 s. */
   rpcTimeoutMs?: number;
 }

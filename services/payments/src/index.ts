@@ -7,7 +7,8 @@ import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
 import { healthService, serviceOutboxRelay, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { getAddress, isAddress } from "viem";
 import { SvmChain } from "@c402/svm-chain";
-import { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings } from "./config";
+import { StellarChain } from "@c402/stellar-chain";
+import { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings, type StellarSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
 import { PayoutAccounts } from "./domain/payout-accounts";
@@ -18,6 +19,7 @@ import { originDelivery } from "./rpc/origin-delivery";
 import { packageIssuer } from "./rpc/package-issuer";
 import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
 import { LiveSvmSettlement } from "./domain/settlement/live-svm";
+import { LiveStellarSettlement } from "./domain/settlement/live-stellar";
 import { RehearsalSettlement } from "./domain/settlement/rehearsal";
 import type { Settlement } from "./domain/settlement/settlement";
 import { paymentsRpc } from "./rpc/payments-rpc";
@@ -25,7 +27,7 @@ import { paymentsMigrations } from "./store/migrations";
 import { paymentsStore, type PaymentsDb } from "./store/payments-store";
 import { oncePerScrape, sagaOldestAge, sagaSettlements } from "@c402/metrics";
 
-export { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings } from "./config";
+export { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings, type StellarSettings } from "./config";
 export { paymentsMigrations } from "./store/migrations";
 export const PAYMENTS_SCHEMA = "payments";
 
@@ -43,6 +45,8 @@ export interface PaymentsSettings {
   liveChains: LiveChainSettings[];
   /** The Solana network, when Solana is exposed (SOLANA_ENABLED). */
   solana?: SolanaSettings;
+  /** The Stellar network, when STELLAR_NETWORK is set. */
+  stellar?: StellarSettings;
   settleTimeoutMs?: number;
   sweepIntervalMs?: number;
 }
@@ -157,7 +161,30 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
         paidOnDelivery,
       })
     : undefined;
-  const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : [])];
+  const stellarChain = settings.stellar
+    ? new StellarChain({
+        network: settings.stellar.network,
+        rpcUrl: settings.stellar.rpcUrl,
+        usdcContract: settings.stellar.usdcContract,
+        accountSecret: settings.stellar.facilitatorSecret,
+        channelSecrets: settings.stellar.channelSecrets,
+        ...(settings.stellar.rpcCaPem !== undefined ? { caCertificatePem: settings.stellar.rpcCaPem } : {}),
+        ...(settings.stellar.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.stellar.rpcTimeoutMs } : {}),
+      })
+    : undefined;
+  const stellar = stellarChain
+    ? new LiveStellarSettlement({
+        db,
+        chains: new Map([[stellarChain.network, stellarChain]]),
+        subjectSecret: settings.subjectSecret,
+        settleTimeoutMs,
+        onCommitted,
+        now,
+        onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
+        paidOnDelivery,
+      })
+    : undefined;
+  const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : []), ...(stellar ? [stellar] : [])];
   const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: PeriodicTask | undefined;
@@ -165,6 +192,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const chainChecks = Object.fromEntries([
     ...[...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()] as const),
     ...(solanaChain ? [[`chain ${solanaChain.network}`, () => solanaChain.ping()] as const] : []),
+    ...(stellarChain ? [[`chain ${stellarChain.network}`, () => stellarChain.ping()] as const] : []),
   ]);
   return {
     name: "payments",

@@ -1,7 +1,16 @@
 import { catalogV1, fulfillmentV1 } from "@c402/contracts";
 import { runDistributedService } from "@c402/runtime";
-import { EVM_NETWORKS, isEvmNetwork, isSvmNetwork, SVM_NETWORKS } from "@c402/x402";
-import { createPaymentsService, paymentsConfigSpec, paymentsMigrations, PAYMENTS_SCHEMA, type LiveChainSettings, type SolanaSettings } from "./index";
+import { readFileSync } from "node:fs";
+import { EVM_NETWORKS, isEvmNetwork, isStellarNetwork, isSvmNetwork, STELLAR_NETWORKS, SVM_NETWORKS } from "@c402/x402";
+import {
+  createPaymentsService,
+  paymentsConfigSpec,
+  paymentsMigrations,
+  PAYMENTS_SCHEMA,
+  type LiveChainSettings,
+  type SolanaSettings,
+  type StellarSettings,
+} from "./index";
 
 void runDistributedService({
   name: "payments",
@@ -41,13 +50,35 @@ void runDistributedService({
         rpcTimeoutMs: config.rpcTimeoutMs,
       };
     }
+    let stellar: StellarSettings | undefined;
+    if (config.stellarNetwork) {
+      const network = config.stellarNetwork;
+      if (!isStellarNetwork(network)) throw new Error(`STELLAR_NETWORK must be stellar:pubnet or stellar:testnet, not ${network}`);
+      const missing = (["stellarRpcUrl", "stellarFacilitatorSecret"] as const).filter((k) => !config[k]);
+      if (missing.length > 0) throw new Error(`STELLAR_NETWORK is set; also set ${missing.join(", ")}`);
+      stellar = {
+        network,
+        rpcUrl: config.stellarRpcUrl as string,
+        usdcContract: config.stellarUsdcContract ?? STELLAR_NETWORKS[network].usdc,
+        facilitatorSecret: config.stellarFacilitatorSecret as string,
+        channelSecrets: config.stellarChannelSecrets,
+        ...(config.stellarRpcCaFile ? { rpcCaPem: readFileSync(config.stellarRpcCaFile, "utf8") } : {}),
+        rpcTimeoutMs: config.rpcTimeoutMs,
+      };
+    }
     return createPaymentsService(
       deps,
       {
         catalog: connect(catalogV1.CatalogService, config.catalogAddress),
         fulfillment: connect(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
       },
-      { subjectSecret: config.subjectSecret, liveChains, ...(solana ? { solana } : {}), settleTimeoutMs: config.settleTimeoutMs },
+      {
+        subjectSecret: config.subjectSecret,
+        liveChains,
+        ...(solana ? { solana } : {}),
+        ...(stellar ? { stellar } : {}),
+        settleTimeoutMs: config.settleTimeoutMs,
+      },
     );
   },
 });

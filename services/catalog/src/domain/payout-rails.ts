@@ -6,9 +6,8 @@ import { invalid, ProblemError } from "@c402/problems";
  * `pay_to` (immutable, what the faces quote); the others live in
  * `payout_rails`. A checkout copies the account's standing wallets at create
  * (a snapshot: later changes to the account's wallets leave it alone) and
- * gains rails only additively afterwards. Rails other than EVM are stored and
- * shown, not offered to buyers, until those chains settle (@c402/chain-addresses
- * OFFERED_CHAINS).
+ * gains rails only additively afterwards. Which chains' rails buyers are
+ * offered: @c402/chain-addresses OFFERED_CHAINS.
  */
 
 const EVM_FAMILY = CHAIN_FAMILY.base;

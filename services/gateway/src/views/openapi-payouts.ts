@@ -27,7 +27,7 @@ export const PAYOUT_EXAMPLES = {
 const chain: Schema = { enum: [...PAYOUT_CHAINS], description: "The chain family: base (EVM), solana or stellar" };
 const offered: Schema = {
   type: "boolean",
-  description: "Whether checkout faces offer this chain to buyers; so far only base (Solana and Stellar are stored and shown until they settle)",
+  description: "Whether checkout faces offer this chain to buyers in this build (each where the deployment settles it)",
 };
 
 export function payoutResponseSchemas(): Record<string, Schema> {
@@ -108,7 +108,7 @@ export function payoutPaths(k: PayoutOperationKit): Record<string, Record<string
           operationId: "addCheckoutPayout",
           summary: "Add a payout rail for a chain the checkout has none for (additive only)",
           description:
-            "Both faces read the same rails (the test face gains it too). A chain that already has an address (base always has pay_to) answers 409, as does a void checkout; an address its chain refuses answers 422 naming `address`. Recorded as a `checkout.payouts_added` account event. Solana and Stellar rails are stored and shown (`offered: false`), not quoted to buyers, until those rails settle.",
+            "Both faces read the same rails (the test face gains it too). A chain that already has an address (base always has pay_to) answers 409, as does a void checkout; an address its chain refuses answers 422 naming `address`. Recorded as a `checkout.payouts_added` account event. A rail is quoted to buyers where the deployment settles its chain.",
           parameters: [k.checkoutId],
           requestBody: k.body("CheckoutPayoutAdd"),
           responses: {

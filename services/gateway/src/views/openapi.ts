@@ -307,6 +307,7 @@ const requirementV2 = object(
         name: str,
         version: str,
         feePayer: str,
+        areFeesSponsored: { type: "boolean", const: true, description: "Stellar: the service submits the transaction and pays its fee" },
         checkoutId: str,
         transfers: {
           type: "array",
@@ -316,9 +317,9 @@ const requirementV2 = object(
         },
       },
       {
-        optional: ["name", "version", "feePayer", "checkoutId", "transfers"],
+        optional: ["name", "version", "feePayer", "areFeesSponsored", "checkoutId", "transfers"],
         description:
-          "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer); checkoutId names the checkout",
+          "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer), on Stellar that the fee is sponsored (areFeesSponsored); checkoutId names the checkout",
       },
     ),
     resource: url,
@@ -330,7 +331,8 @@ const requirementV2 = object(
  * A rehearsal requirement settles simulated: it says so (`extra.rehearsal`)
  * and what it has the buyer sign is valid on no chain: on EVM an
  * authorization under an EIP-712 domain no real token has, on Solana a
- * transaction whose fee payer is an address no key can sign for.
+ * transaction whose fee payer is an address no key can sign for; on Stellar
+ * a testnet authorization the service never submits.
  */
 const rehearsalRequirement: Schema = {
   allOf: [
@@ -358,6 +360,18 @@ const rehearsalRequirement: Schema = {
               type: "object",
               required: ["rehearsal", "feePayer"],
               properties: { rehearsal: { const: true }, feePayer: { type: "string", pattern: BASE58_ADDRESS.source } },
+            },
+          },
+        },
+        {
+          type: "object",
+          description: "Stellar: on stellar:testnet only (testnet USDC has no value), never submitted by the service",
+          properties: {
+            network: { const: "stellar:testnet" },
+            extra: {
+              type: "object",
+              required: ["rehearsal", "areFeesSponsored"],
+              properties: { rehearsal: { const: true }, areFeesSponsored: { const: true } },
             },
           },
         },

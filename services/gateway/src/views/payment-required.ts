@@ -46,7 +46,7 @@ export function paymentRequiredBody(opts: {
       headers: ["PAYMENT-SIGNATURE", "X-PAYMENT"],
       legacy_v1_url: `${resourceUrl}?${WIRE_VERSION_PARAM}=1`,
       prepare: `${resourceUrl}/prepare`,
-      how: "Sign one of accepts[] (EIP-3009 transferWithAuthorization on EVM networks, a transfer transaction with extra.feePayer as fee payer on Solana), then retry this URL with the base64 payload in PAYMENT-SIGNATURE (or X-PAYMENT).",
+      how: "Sign one of accepts[] (EIP-3009 transferWithAuthorization on EVM networks, a transfer transaction with extra.feePayer as fee payer on Solana, a signed Soroban authorization of one USDC transfer on Stellar), then retry this URL with the base64 payload in PAYMENT-SIGNATURE (or X-PAYMENT).",
     },
     settlement: simulated ? "simulated" : "onchain",
     ...(content ? { article: articleBlock(checkout, content) } : {}),

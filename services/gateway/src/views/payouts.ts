@@ -5,13 +5,13 @@ import type { catalogV1, identityV1 } from "@c402/contracts";
  * The public JSON shapes of payout wallets (GET, PUT /v1/account/wallets and
  * its preview) and of a checkout's payout rails. Chains are named as the
  * facilitator's families (base, solana, stellar). `offered` says whether the
- * checkout's faces quote the chain to buyers in this build: base and solana
- * (Solana where the deployment exposes it, ADR 15); a Stellar address is
- * stored and shown, not offered, until that rail settles.
+ * checkout's faces quote the chain to buyers in this build: every family, each
+ * where the deployment settles it (Solana behind its exposure switch, ADR 15;
+ * Stellar where it is configured, ADR 17).
  */
 
 export const PAYOUTS_NOTE =
-  "Checkouts copy the standing wallets at create (base as pay_to, the others as payout rails) when pay_to is omitted; later changes leave existing checkouts alone. Base and Solana rails are offered to buyers (Solana where this deployment exposes it; a checkout with a platform cut is paid on Solana through POST /c/{id}/prepare's two-transfer transaction); Stellar addresses are stored and shown until that rail settles.";
+  "Checkouts copy the standing wallets at create (base as pay_to, the others as payout rails) when pay_to is omitted; later changes leave existing checkouts alone. Base, Solana and Stellar rails are offered to buyers, each where this deployment settles it (a checkout with a platform cut is paid on Solana through POST /c/{id}/prepare's two-transfer transaction, and not on Stellar, whose x402 clients sign one transfer).";
 
 const offered = (chain: PayoutChain) => OFFERED_CHAINS.includes(chain);
 

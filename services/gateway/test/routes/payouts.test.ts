@@ -93,7 +93,7 @@ describe("GET /v1/account/wallets", () => {
       object: "payout_wallets",
       wallets: { base: { address: SIGNER, verified: true, offered: true }, solana: null, stellar: null },
       verified_wallets: [{ chain: "base", address: SIGNER }],
-      note: expect.stringContaining("Stellar addresses are stored and shown"),
+      note: expect.stringContaining("Base, Solana and Stellar rails are offered"),
     });
     expect(of("getPayoutWallets")).toEqual([{ accountId: ACCOUNT_ID }]);
   });
@@ -195,7 +195,7 @@ describe("POST /v1/checkouts/{id}/payouts", () => {
     expect(body).toMatchObject({ id: CHECKOUT_ID, object: "checkout", pay_to: PAY_TO });
     expect(body.payouts).toEqual([
       { chain: "base", address: PAY_TO, offered: true },
-      { chain: "stellar", address: STELLAR, offered: false },
+      { chain: "stellar", address: STELLAR, offered: true },
     ]);
     expect(of("addPayoutRail")).toEqual([
       { accountId: ACCOUNT_ID, actor: "key:sk_test_abcd", checkoutId: CHECKOUT_ID, chainFamily: "stellar", address: STELLAR },
