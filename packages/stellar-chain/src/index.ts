@@ -30,6 +30,7 @@ export {
 } from "./rejections";
 export { assertServiceIsolated, buildSettlementTransaction, type SettlementBuild, type SignedSettlement } from "./settlement-transaction";
 export { Lanes, type Lane } from "./lanes";
+export { sendByTime, type ClosedLedger } from "./ledger-time";
 export {
   StellarChain,
   type SettleOptions,

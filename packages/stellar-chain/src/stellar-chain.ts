@@ -10,6 +10,7 @@ import {
 } from "./checks";
 import { decodeExactStellarPayment, type ExactStellarPayment } from "./decode";
 import { Lanes, type Lane } from "./lanes";
+import { sendByTime, type ClosedLedger } from "./ledger-time";
 import { networkPassphraseOf } from "./networks";
 import { StellarPaymentRejected, StellarRejection, StellarSendRefusal, StellarSendRefused } from "./rejections";
 import { serviceKeypair } from "./service-keys";
@@ -36,7 +37,11 @@ export interface StellarChainOptions {
   maxFeeStroops?: bigint;
   /** Stroops bid per operation for inclusion (default 100, the network's minimum). */
   inclusionFeeStroops?: bigint;
-  /** Seconds per ledger, to turn a requirement's maxTimeoutSeconds into ledgers (default 5). */
+  /**
+   * Seconds per ledger, the shortest a ledger takes (default 5, the network's target): turns a requirement's
+   * maxTimeoutSeconds into ledgers, and an authorization's last ledger into the time a settlement must be sent by
+   * (`sendBy`).
+   */
   ledgerSeconds?: number;
   /** How often a settlement's status is asked while it is followed (default 1 s). */
   pollIntervalMs?: number;
@@ -358,7 +363,28 @@ export class StellarChain {
 
   /** The latest closed ledger the RPC knows. */
   async latestLedger(): Promise<number> {
-    return (await this.call("getLatestLedger", () => this.server.getLatestLedger())).sequence;
+    return (await this.latestClosed()).sequence;
+  }
+
+  /**
+   * The latest time (unix ms) a settlement can be sent and still land by
+   * ledger `ledger` (the last a payer's authorization is good for): when the
+   * ledger before it closes, at the earliest (`sendByTime`): the latest closed
+   * ledger's close time plus `ledgerSeconds` for each ledger in between,
+   * `ledgerSeconds` being the shortest a ledger takes (the network's 5 s
+   * target; real ledgers run a little longer, so the bound errs early). An RPC
+   * that does not say when its latest ledger closed (`getLatestLedger`'s
+   * `closeTime`, unix seconds) counts it closed a ledger before `now`.
+   */
+  async sendBy(ledger: number, now: number = Date.now()): Promise<number> {
+    return sendByTime(await this.latestClosed(), ledger, this.policy.ledgerSeconds, now);
+  }
+
+  /** The latest closed ledger, and when it closed where the RPC says (stellar-rpc answers `closeTime`; stellar-sdk 14's type leaves it out). */
+  private async latestClosed(): Promise<ClosedLedger> {
+    const latest: rpc.Api.GetLatestLedgerResponse & { closeTime?: string | number } = await this.call("getLatestLedger", () => this.server.getLatestLedger());
+    const closeTime = Number(latest.closeTime);
+    return { sequence: latest.sequence, ...(latest.closeTime !== undefined && Number.isSafeInteger(closeTime) && closeTime > 0 ? { closeTime } : {}) };
   }
 
   async ping(): Promise<void> {

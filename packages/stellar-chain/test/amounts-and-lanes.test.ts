@@ -1,5 +1,5 @@
 import { Keypair } from "@stellar/stellar-sdk";
-import { Lanes, MAX_I128, stellarUnitsFromUsdc, usdcFromStellarUnits, USDC_DECIMALS } from "../src";
+import { Lanes, MAX_I128, sendByTime, stellarUnitsFromUsdc, usdcFromStellarUnits, USDC_DECIMALS } from "../src";
 
 describe("USDC amounts between the service (6 decimals) and Stellar (7)", () => {
   it("goes to Stellar exactly: one service unit is ten Stellar units", () => {
@@ -17,6 +17,25 @@ describe("USDC amounts between the service (6 decimals) and Stellar (7)", () => 
     expect(() => usdcFromStellarUnits(11_050_001n)).toThrow(/not rounded/);
     expect(() => usdcFromStellarUnits(9n)).toThrow(/not rounded/);
     expect(() => usdcFromStellarUnits(-10n)).toThrow(RangeError);
+  });
+});
+
+describe("when a settlement must be sent to land by a ledger (sendByTime)", () => {
+  const now = Date.parse("2026-11-26T12:00:00Z");
+  const closed = { sequence: 1_000, closeTime: now / 1000 - 2 };
+
+  it("is when the ledger before it closes at the earliest: the latest ledger's close time plus a ledger's time for each one between", () => {
+    // Ledger 1,013 applies transactions sent before ledger 1,012 closes: 12 ledgers after 1,000 closed, 5 s each.
+    expect(sendByTime(closed, 1_013, 5, now)).toBe(now - 2_000 + 12 * 5_000);
+    // Shorter ledgers: earlier.
+    expect(sendByTime(closed, 1_013, 2, now)).toBe(now - 2_000 + 12 * 2_000);
+    // The next ledger is being built now: past already. A closed one, further past.
+    expect(sendByTime(closed, 1_001, 5, now)).toBe(now - 2_000);
+    expect(sendByTime(closed, 990, 5, now)).toBeLessThan(now - 2_000);
+  });
+
+  it("counts a latest ledger whose close time the RPC does not say as closed a ledger before now (errs early)", () => {
+    expect(sendByTime({ sequence: 1_000 }, 1_013, 5, now)).toBe(now - 5_000 + 12 * 5_000);
   });
 });
 

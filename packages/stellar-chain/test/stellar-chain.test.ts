@@ -77,6 +77,19 @@ describe("StellarChain on the Soroban RPC stand-in, paid by the official @x402/s
     await expect(untrusting.ping()).rejects.toThrow(/certificate/);
   });
 
+  it("says when a settlement must be sent to land by a ledger, from the latest ledger's close time the RPC reports", async () => {
+    // The RPC's close time is in whole seconds and a ledger closes every 250 ms here: the latest closed at most 1.25 s
+    // before it is read. A ledger closing during the call moves the answer one ledger's time earlier.
+    for (const ledgerSeconds of [5, 1]) {
+      const counting = new StellarChain(options({ ledgerSeconds }));
+      const [first, before] = [standin.latestLedger(), Date.now()];
+      const at = await counting.sendBy(first + 13);
+      const [last, after] = [standin.latestLedger(), Date.now()];
+      expect(at).toBeLessThanOrEqual(after + 12 * ledgerSeconds * 1_000);
+      expect(at).toBeGreaterThanOrEqual(before - 1_250 + (12 - (last - first)) * ledgerSeconds * 1_000);
+    }
+  });
+
   /** A buyer holding `balance`, and the official client's payment of `amount` from it to payTo (the seller by default). */
   async function buyerPayment(amount: bigint, balance = USDC(10), payTo = seller) {
     const buyer = Keypair.random();

@@ -26,8 +26,9 @@ export interface PresentedPayment {
   /** What the buyer signed, as the row keeps it (EVM: the authorization and its signature; Solana: the transaction). */
   authorization: Record<string, string>;
   /**
-   * The last second it can settle (EVM validBefore; a Solana relay sale: when its blockhash may expire, read
-   * from the chain); null when the chain alone decides (an inline Solana sale).
+   * The last second it can settle (EVM validBefore; a Solana relay sale: when its blockhash may expire, a Stellar
+   * one: when its authorization's last ledger may close, read from the chain); null when the chain alone decides (an
+   * inline Solana or Stellar sale).
    */
   validBefore: bigint | null;
   payTo: string;

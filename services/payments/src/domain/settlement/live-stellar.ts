@@ -51,8 +51,9 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
       // The service submits and pays the fee: the official client then leaves the transaction's source to us.
       extra: { areFeesSponsored: true },
       supportedExtra: { areFeesSponsored: true },
-      // One transfer to the seller, as on Solana (ADR 17): no platform cut can ride along. Relay sales come later.
-      payTo: (checkout) => (checkout.platform || checkout.relay ? undefined : checkout.payoutAddresses?.stellar),
+      // One transfer to the seller, as on Solana (ADR 17): no platform cut can ride along. A relay sale needs the
+      // delivery step, which bounds the origin's time by when the buyer's authorization stops being usable.
+      payTo: (checkout) => (checkout.platform || (checkout.relay && !opts.paidOnDelivery) ? undefined : checkout.payoutAddresses?.stellar),
       amounts: singleTransferAmounts,
       tokenUnits: stellarUnitsFromUsdc,
     }));
@@ -102,10 +103,28 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
     return this.settleOnce(checkout, call, {
       key: stellarPaymentKey(requirement, payment),
       check: () => this.checked(payment, requirement),
-      presented: async () => stellarPresentedPayment(checkout, requirement, payment),
+      presented: async () => ({
+        ...stellarPresentedPayment(checkout, requirement, payment),
+        // A relay sale is delivered before it is sent: its origin's time is bounded by when the authorization stops being usable.
+        ...(checkout.relay ? { validBefore: await this.usableUntil(requirement.network, payment) } : {}),
+      }),
       resume: (recorded) => this.resume(recorded, checkout.id),
       drive: (row) => this.drive(row, payment),
     });
+  }
+
+  /**
+   * Unix seconds by which a settlement carrying the payer's authorization
+   * must be sent to land: the close of the ledger before its signature
+   * expiration ledger, at the earliest (`StellarChain.sendBy`). A relay sale's
+   * `valid_before`: ADR 9's deadlines follow from it (the delivery step
+   * refuses, before calling the origin and with nothing kept, an
+   * authorization that leaves too little time).
+   */
+  private async usableUntil(network: string, payment: ExactStellarPayment): Promise<bigint> {
+    const expiration = payerAuthEntry(payment)?.signatureExpirationLedger;
+    if (expiration === undefined) return 0n;
+    return BigInt(Math.floor((await this.chain(network).sendBy(expiration, this.opts.now().getTime())) / 1000));
   }
 
   /** The decoded transaction of a Stellar payload (a payload of another family, or an undecodable one, is the buyer's problem). */

@@ -1,7 +1,7 @@
 import { ORIGIN_HOP_MARGIN_MS, ORIGIN_TIMEOUT_MAX_MS, PAID_REQUEST_TIMEOUT_MS, type DeliveryOutcomeName } from "@c402/contracts";
 import { failpoint } from "@c402/failpoints";
 import { notChargedProblem, ProblemError, rehearsalCapProblem } from "@c402/problems";
-import { isSvmNetwork } from "@c402/x402";
+import { isStellarNetworkId, isSvmNetwork } from "@c402/x402";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../../store/payments-store";
 import type { CheckoutForPayment, RelayOrigin } from "../requirements";
 import { paymentRejected } from "../verify-payment";
@@ -203,6 +203,12 @@ export class PaidOnDelivery {
 
 /** The buyer's answer to a payment whose validity leaves the origin too little time (refused before it is called). */
 function expiresTooSoon(network: string): ProblemError {
+  if (isStellarNetworkId(network)) {
+    return paymentRejected(
+      "invalid_exact_stellar_signature_expires_too_soon",
+      "This authorization's signature expiration ledger comes too soon for the seller's origin to answer and the payment to settle. Sign the requirement again (the official client signs one valid for the quote's maxTimeoutSeconds). Nothing was charged.",
+    );
+  }
   if (isSvmNetwork(network)) {
     return paymentRejected(
       "invalid_exact_svm_payload_blockhash_expires_too_soon",
