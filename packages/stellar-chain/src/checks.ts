@@ -185,12 +185,17 @@ export function verifyExactStellarPaymentOffline(
 /**
  * Everything that can be judged of a payment with no chain at all (a
  * rehearsal, which is never submitted, ADR 5): the static checks but the
- * authorization's ledgers (no ledger is read), then the payer's signature,
- * which must be an account's (G…): a contract payer authorizes in its own
- * `__check_auth`, which only a simulation runs, so it is refused here.
+ * authorization's ledgers (no ledger is read); in place of the simulated
+ * footprint's rule, the transfer's `to` (the one balance it writes besides
+ * the payer's) is none of the service's accounts; then the payer's
+ * signature, which must be an account's (G…): a contract payer authorizes in
+ * its own `__check_auth`, which only a simulation runs, so it is refused here.
  */
 export function verifyExactStellarPaymentWithoutChain(payment: ExactStellarPayment, requirement: ExactStellarRequirement, policy: ExactStellarPolicy): void {
   checkExactStellarPayment(payment, requirement, policy, null);
+  if (policy.serviceAccounts.includes(payment.payTo)) {
+    reject(StellarRejection.facilitatorInFootprint, `The transfer would write a balance of the facilitator's account ${payment.payTo}.`);
+  }
   if (!StrKey.isValidEd25519PublicKey(payment.payer)) {
     reject(
       StellarRejection.signatureInvalid,

@@ -311,7 +311,7 @@ describe("exact Stellar payments: decode and static checks", () => {
       expect(await checked({ expirationLedger: LATEST + 10_000 })).toBe(StellarRejection.expirationTooFar);
     });
 
-    it("holds the payment to every other rule: amount, destination, asset, sub-invocations, the service's accounts", async () => {
+    it("holds the payment to every other rule: amount, destination, asset, sub-invocations, the service's accounts (paid to as well)", async () => {
       expect(await withoutChain({ args: [address(payer.publicKey()), address(requirement.payTo), i128(requirement.amount - 1n)] })).toBe(
         StellarRejection.wrongAmount,
       );
@@ -327,6 +327,11 @@ describe("exact Stellar payments: decode and static checks", () => {
       expect(await withoutChain({ txSource: service.publicKey() })).toBe(StellarRejection.unsafeSource);
       const fromChannel = { args: [address(channel.publicKey()), address(requirement.payTo), i128(requirement.amount)], signer: channel };
       expect(await withoutChain(fromChannel)).toBe(StellarRejection.facilitatorIsPayer);
+      // Paying the service (the balance a simulation's footprint would show): refused with the footprint's reason.
+      const toService = { ...requirement, payTo: service.publicKey() };
+      const base64 = await stellarPayment(payer, toService);
+      expect(rejectionOf(() => verifyExactStellarPaymentOffline(decoded(base64), toService, policy, LATEST))).toBe("accepted");
+      expect(rejectionOf(() => verifyExactStellarPaymentWithoutChain(decoded(base64), toService, policy))).toBe(StellarRejection.facilitatorInFootprint);
     });
 
     it("verifies the payer's signature: by its own key, for this network", async () => {
