@@ -334,11 +334,15 @@ describeWith("postgres")("Stellar rehearsals (PostgreSQL, Soroban RPC stand-in a
       await expect(payments.submit(checkout.id, "test", header(issued, transaction))).resolves.toMatchObject({ status: "settled", redelivered: false });
     }, 60_000);
 
-    it("the service's own account as the payer", async () => {
-      const { checkout } = sale();
+    it("the service's own account as the payer, or as the payee", async () => {
+      const { buyer, checkout } = sale();
       standin.mintUsdc(service.publicKey(), 10_000_000n);
       const issued = await stellarRequirement(checkout.id);
       await expectRefused(checkout.id, (await officialHeader(service, issued)).header, "invalid_exact_stellar_payload_facilitator_is_payer");
+      const { checkout: toService } = sale({ payoutAddresses: { stellar: service.publicKey() } });
+      const paysService = await stellarRequirement(toService.id);
+      expect(paysService.payTo).toBe(service.publicKey());
+      await expectRefused(toService.id, (await officialHeader(buyer, paysService)).header, "invalid_exact_stellar_payload_facilitator_in_footprint");
     }, 60_000);
 
     it("a recorded authorization with its transfer changed afterwards answers no receipt", async () => {
