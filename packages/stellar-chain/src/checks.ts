@@ -52,13 +52,15 @@ export function payerAuthEntry(payment: ExactStellarPayment): StellarAuthEntry |
  * one authorization entry, the payer's, authorizing exactly the transfer the
  * transaction calls and not yet expired. Its signature is only seen to be
  * there; `verifyPayerSignature` checks it. The simulation's rules are
- * `checkSimulatedTransfer`'s.
+ * `checkSimulatedTransfer`'s. `latestLedger` null: no ledger is known (no
+ * chain is asked, `verifyExactStellarPaymentWithoutChain`), and the
+ * authorizations' ledgers (expired, good for too long) are not judged.
  */
 export function checkExactStellarPayment(
   payment: ExactStellarPayment,
   requirement: ExactStellarRequirement,
   policy: ExactStellarPolicy,
-  latestLedger: number,
+  latestLedger: number | null,
 ): void {
   const service = new Set(policy.serviceAccounts);
   // The payload's source and the operation's are replaced when settling; the official rule refuses ours, and
@@ -76,10 +78,12 @@ export function checkExactStellarPayment(
   if (payment.fee > policy.maxFeeStroops) {
     reject(StellarRejection.feeExceedsMaximum, `The transaction's fee is ${payment.fee} stroops; at most ${policy.maxFeeStroops} are paid.`);
   }
-  checkAuthEntries(payment, service, latestExpirationAllowed(requirement, policy, latestLedger), latestLedger);
+  const ledgers = latestLedger === null ? null : { lastExpiration: latestExpirationAllowed(requirement, policy, latestLedger), latestLedger };
+  checkAuthEntries(payment, service, ledgers);
 }
 
-function checkAuthEntries(payment: ExactStellarPayment, service: ReadonlySet<string>, lastExpiration: number, latestLedger: number): void {
+/** `ledgers`: the last ledger an authorization may be good for and the latest closed one; null when no ledger is known. */
+function checkAuthEntries(payment: ExactStellarPayment, service: ReadonlySet<string>, ledgers: { lastExpiration: number; latestLedger: number } | null): void {
   if (payment.authEntries.length === 0) reject(StellarRejection.noAuthEntries, "The operation carries no authorization entry.");
   for (const entry of payment.authEntries) {
     // Source-account credentials would be authorized by the settlement's source: the service's account.
@@ -88,8 +92,8 @@ function checkAuthEntries(payment: ExactStellarPayment, service: ReadonlySet<str
     }
     if (service.has(entry.address!)) reject(StellarRejection.facilitatorInAuth, "An authorization entry is the facilitator's.");
     const expiration = entry.signatureExpirationLedger!;
-    if (expiration > lastExpiration) {
-      reject(StellarRejection.expirationTooFar, `An authorization is good until ledger ${expiration}; the payment's timeout allows ${lastExpiration}.`);
+    if (ledgers && expiration > ledgers.lastExpiration) {
+      reject(StellarRejection.expirationTooFar, `An authorization is good until ledger ${expiration}; the payment's timeout allows ${ledgers.lastExpiration}.`);
     }
     if (entry.subInvocations > 0) reject(StellarRejection.hasSubinvocations, "An authorization entry authorizes sub-invocations besides the transfer.");
   }
@@ -104,10 +108,10 @@ function checkAuthEntries(payment: ExactStellarPayment, service: ReadonlySet<str
     reject(StellarRejection.authInvocationMismatch, "The payer's authorization is for another call than the transaction's transfer.");
   }
   // The transfer is applied in the next ledger at the earliest; the host refuses an authorization past its last ledger.
-  if (payer.signatureExpirationLedger! <= latestLedger) {
+  if (ledgers && payer.signatureExpirationLedger! <= ledgers.latestLedger) {
     reject(
       StellarRejection.signatureExpired,
-      `The payer's authorization expired at ledger ${payer.signatureExpirationLedger}; ledger ${latestLedger} is closed.`,
+      `The payer's authorization expired at ledger ${payer.signatureExpirationLedger}; ledger ${ledgers.latestLedger} is closed.`,
     );
   }
 }
@@ -175,6 +179,29 @@ export function verifyExactStellarPaymentOffline(
   latestLedger: number,
 ): void {
   checkExactStellarPayment(payment, requirement, policy, latestLedger);
+  verifyPayerSignature(payment);
+}
+
+/**
+ * Everything that can be judged of a payment with no chain at all (a
+ * rehearsal, which is never submitted, ADR 5): the static checks but the
+ * authorization's ledgers (no ledger is read); in place of the simulated
+ * footprint's rule, the transfer's `to` (the one balance it writes besides
+ * the payer's) is none of the service's accounts; then the payer's
+ * signature, which must be an account's (G…): a contract payer authorizes in
+ * its own `__check_auth`, which only a simulation runs, so it is refused here.
+ */
+export function verifyExactStellarPaymentWithoutChain(payment: ExactStellarPayment, requirement: ExactStellarRequirement, policy: ExactStellarPolicy): void {
+  checkExactStellarPayment(payment, requirement, policy, null);
+  if (policy.serviceAccounts.includes(payment.payTo)) {
+    reject(StellarRejection.facilitatorInFootprint, `The transfer would write a balance of the facilitator's account ${payment.payTo}.`);
+  }
+  if (!StrKey.isValidEd25519PublicKey(payment.payer)) {
+    reject(
+      StellarRejection.signatureInvalid,
+      `The payer ${payment.payer} is a contract, whose authorization only a simulation can check; pay from an account (G…).`,
+    );
+  }
   verifyPayerSignature(payment);
 }
 

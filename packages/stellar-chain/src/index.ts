@@ -13,6 +13,7 @@ export {
   latestExpirationAllowed,
   payerAuthEntry,
   verifyExactStellarPaymentOffline,
+  verifyExactStellarPaymentWithoutChain,
   verifyPayerSignature,
   DEFAULT_LEDGER_SECONDS,
   DEFAULT_MAX_FEE_STROOPS,

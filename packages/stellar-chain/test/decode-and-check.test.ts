@@ -7,6 +7,7 @@ import {
   Networks,
   Operation,
   SorobanDataBuilder,
+  StrKey,
   TransactionBuilder,
   xdr,
   type FeeBumpTransaction,
@@ -22,6 +23,7 @@ import {
   StellarPaymentRejected,
   StellarRejection,
   verifyExactStellarPaymentOffline,
+  verifyExactStellarPaymentWithoutChain,
   verifyPayerSignature,
   type ExactStellarPolicy,
   type ExactStellarRequirement,
@@ -293,6 +295,62 @@ describe("exact Stellar payments: decode and static checks", () => {
       .operations([...envelope.v1().tx().operations(), extra]);
     return envelope.toXDR("base64");
   }
+
+  describe("with no chain at all (a rehearsal, never submitted)", () => {
+    /** The payment with `changes`, decoded and verified with no ledger (static rules but the ledgers', the payer's signature). */
+    async function withoutChain(changes: PaymentChanges = {}) {
+      const base64 = await stellarPayment(payer, requirement, changes);
+      return rejectionOf(() => verifyExactStellarPaymentWithoutChain(decoded(base64), requirement, policy));
+    }
+
+    it("judges no ledger: an authorization expired or good for long passes, which the checks at a ledger refuse", async () => {
+      expect(await withoutChain()).toBe("accepted");
+      expect(await withoutChain({ expirationLedger: LATEST })).toBe("accepted");
+      expect(await checked({ expirationLedger: LATEST })).toBe(StellarRejection.signatureExpired);
+      expect(await withoutChain({ expirationLedger: LATEST + 10_000 })).toBe("accepted");
+      expect(await checked({ expirationLedger: LATEST + 10_000 })).toBe(StellarRejection.expirationTooFar);
+    });
+
+    it("holds the payment to every other rule: amount, destination, asset, sub-invocations, the service's accounts (paid to as well)", async () => {
+      expect(await withoutChain({ args: [address(payer.publicKey()), address(requirement.payTo), i128(requirement.amount - 1n)] })).toBe(
+        StellarRejection.wrongAmount,
+      );
+      expect(await withoutChain({ args: [address(payer.publicKey()), address(Keypair.random().publicKey()), i128(requirement.amount)] })).toBe(
+        StellarRejection.wrongRecipient,
+      );
+      expect(await withoutChain({ contract: PUBNET_USDC })).toBe(StellarRejection.wrongAsset);
+      const inner = new xdr.SorobanAuthorizedInvocation({
+        function: xdr.SorobanAuthorizedFunction.sorobanAuthorizedFunctionTypeContractFn(contractCall(PUBNET_USDC, "transfer", [])),
+        subInvocations: [],
+      });
+      expect(await withoutChain({ subInvocations: [inner] })).toBe(StellarRejection.hasSubinvocations);
+      expect(await withoutChain({ txSource: service.publicKey() })).toBe(StellarRejection.unsafeSource);
+      const fromChannel = { args: [address(channel.publicKey()), address(requirement.payTo), i128(requirement.amount)], signer: channel };
+      expect(await withoutChain(fromChannel)).toBe(StellarRejection.facilitatorIsPayer);
+      // Paying the service (the balance a simulation's footprint would show): refused with the footprint's reason.
+      const toService = { ...requirement, payTo: service.publicKey() };
+      const base64 = await stellarPayment(payer, toService);
+      expect(rejectionOf(() => verifyExactStellarPaymentOffline(decoded(base64), toService, policy, LATEST))).toBe("accepted");
+      expect(rejectionOf(() => verifyExactStellarPaymentWithoutChain(decoded(base64), toService, policy))).toBe(StellarRejection.facilitatorInFootprint);
+    });
+
+    it("verifies the payer's signature: by its own key, for this network", async () => {
+      expect(await withoutChain({ signer: Keypair.random() })).toBe(StellarRejection.signatureInvalid);
+      expect(await withoutChain({ networkPassphrase: Networks.PUBLIC })).toBe(StellarRejection.signatureInvalid);
+      expect(await withoutChain({ unsigned: true })).toBe(StellarRejection.missingPayerSignature);
+    });
+
+    it("refuses a contract payer, whose authorization only a simulation checks", async () => {
+      const wallet = StrKey.encodeContract(Buffer.alloc(32, 9));
+      const args = [address(wallet), address(requirement.payTo), i128(requirement.amount)];
+      const entry = authEntry(wallet, contractCall(TESTNET_USDC, "transfer", args));
+      entry.credentials().address().signatureExpirationLedger(1_010);
+      entry.credentials().address().signature(xdr.ScVal.scvVec([]));
+      const changes = { args, replaceAuth: [entry] };
+      expect(await checked(changes)).toBe("accepted");
+      expect(await withoutChain(changes)).toBe(StellarRejection.signatureInvalid);
+    });
+  });
 
   describe("the settlement transaction", () => {
     const sorobanData = (resourceFee: bigint) => new SorobanDataBuilder().setResourceFee(resourceFee.toString()).build();

@@ -285,7 +285,7 @@ export function stellarPresentedPayment(checkout: CheckoutForPayment, requiremen
 }
 
 /** What the chain adapter checks a payment against, read from the requirement issued (amount in the token's 7 decimals). */
-function requirementOf(requirement: PaymentRequirements): ExactStellarRequirement {
+export function requirementOf(requirement: PaymentRequirements): ExactStellarRequirement {
   return { payTo: requirement.payTo, asset: requirement.asset, amount: BigInt(requirement.amount), maxTimeoutSeconds: requirement.maxTimeoutSeconds };
 }
 

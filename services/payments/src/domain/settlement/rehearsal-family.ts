@@ -8,8 +8,9 @@ import type { CheckoutForPayment, Rail } from "../requirements";
  * How the rehearsal reads the payments of one chain family (ADR 5): the rail
  * its faces quote, and the checks a payment gets before it is settled
  * simulated. Each family's rehearsal requirement is one no chain settles
- * (EVM: a domain no token has; Solana: a fee payer no key exists for), so a
- * payment that passes them still moves nothing anywhere.
+ * (EVM: a domain no token has; Solana: a fee payer no key exists for) or one
+ * the service never submits (Stellar: a testnet authorization of a token with
+ * no value), so a payment that passes them moves nothing of value.
  */
 export interface RehearsalFamily {
   readonly rail: Rail;

@@ -8,6 +8,7 @@ import { paymentRejected } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
 import { EvmRehearsal } from "./rehearsal-evm";
 import type { RehearsalFamily } from "./rehearsal-family";
+import { StellarRehearsal, type StellarRehearsalSettings } from "./rehearsal-stellar";
 import { rehearsalSolanaNetwork, SvmRehearsal } from "./rehearsal-svm";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
@@ -26,6 +27,11 @@ export interface RehearsalSettlementOptions {
   paidOnDelivery?: PaidOnDelivery;
   /** The deployment's Solana network and USDC mint, when it has a Solana rail (absent: rehearsals are EVM only). */
   solana?: { network: string; usdcMint: string };
+  /**
+   * The deployment's live Stellar rail (its network and USDC contract) and the service's Stellar accounts, when it
+   * has one (absent: no rehearsal mentions Stellar). Rehearsals are quoted on testnet whatever its network.
+   */
+  stellar?: StellarRehearsalSettings;
 }
 
 /** Rehearsal payments left unfinished are looked at once they have been quiet this long. */
@@ -33,22 +39,24 @@ const SWEEP_QUIET_MS = 30_000;
 
 /**
  * Rehearsal payments (ADR 5), of every family it has a rail for (EVM always,
- * Solana when the deployment has a Solana rail): verified like live ones by
+ * Solana and Stellar where the deployment has their rail): verified like live ones by
  * the family's rules, then settled simulated in one statement (payment row
  * with its receipt fields and the `payment.settled` outbox event), with the
  * synthetic transaction hash. The same payment again redelivers the same
  * receipt; concurrent duplicates collapse on the payment key's unique index.
- * No money moves: what the buyer signed is valid on no chain.
+ * No money moves: what the buyer signed is valid on no chain (EVM, Solana),
+ * or only on Stellar's testnet, and never submitted.
  */
 export class RehearsalSettlement implements Settlement {
   readonly kind = "simulated" as const;
   private readonly families: readonly RehearsalFamily[];
 
   constructor(private readonly opts: RehearsalSettlementOptions) {
-    const { now, contractSignatures, solana } = opts;
+    const { now, contractSignatures, solana, stellar } = opts;
     this.families = [
       new EvmRehearsal({ now, ...(contractSignatures ? { contractSignatures } : {}) }),
       ...(solana ? [new SvmRehearsal(rehearsalSolanaNetwork(solana), now)] : []),
+      ...(stellar ? [new StellarRehearsal(stellar)] : []),
     ];
   }
 
@@ -56,7 +64,7 @@ export class RehearsalSettlement implements Settlement {
     return this.families.some((f) => f.rail.network === network);
   }
 
-  /** The rehearsal face's rails: the EVM one first (every checkout has an EVM wallet), then Solana's. */
+  /** The rehearsal face's rails: the EVM one first (every checkout has an EVM wallet), then Solana's, then Stellar's. */
   rails(): readonly Rail[] {
     return this.families.map((f) => f.rail);
   }
