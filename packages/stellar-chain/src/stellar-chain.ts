@@ -66,6 +66,8 @@ export type StellarSendResult = "sent" | "duplicate" | "busy";
 export interface SettleOptions {
   /** Called with each signed transaction before it is sent (the saga stores it); when it throws, nothing is sent. */
   beforeSend?: (signed: SignedSettlement) => Promise<void>;
+  /** Called once a signed transaction was sent and the network took it (queued now, or already there), before it is followed; not after a refusal, a busy node or a failed call. */
+  afterSend?: (signed: SignedSettlement) => void;
   /** How long to follow the transaction before answering "unseen, can still land" (default 90 s). */
   timeoutMs?: number;
 }
@@ -176,7 +178,8 @@ export class StellarChain {
   /**
    * Verifies the payment again (settle never trusts an earlier verify), then
    * on a free lane: builds the settlement with the lane's next sequence
-   * number, signs it, hands it to `beforeSend`, sends it and follows it to a
+   * number, signs it, hands it to `beforeSend`, sends it (then `afterSend`
+   * when the network took it) and follows it to a
    * final status, sending the same bytes again while it is unseen and can
    * still land. Rebuilt (a new hash, `beforeSend` again) only when its
    * sequence number was taken, when the old one can never land. Answers the
@@ -219,6 +222,7 @@ export class StellarChain {
           // The outcome is unknown: the bytes may have reached the network. Follow them like any other.
           sent = "unknown";
         }
+        if (sent === "sent" || sent === "duplicate") opts.afterSend?.(signed);
         return { signed, status: await this.follow(lane, signed, until, sent === "busy") };
       }
     });

@@ -9,6 +9,8 @@
 // standin_closeLedger), STELLAR_STANDIN_CA_FILE (write the test CA certificate there, for the
 // clients' NODE_EXTRA_CA_CERTS), STELLAR_STANDIN_LOG_ERRORS=1 (log the stand-in's own failures to
 // stderr; quiet by default).
+// Cheats over JSON-RPC (named params): standin_fundAccount, standin_mintUsdc, standin_closeLedger,
+// standin_failNextTransaction {source?} (the next transaction from that account lands FAILED).
 // The package is TypeScript sources (as every package here): tsx compiles them on the fly.
 require("tsx/cjs/api").register();
 const { writeFileSync } = require("node:fs");

@@ -52,6 +52,14 @@ export interface StellarStandin {
   /** Adds USDC (7 decimals) to an account's trustline (creating it; the account must exist) or a contract's balance. */
   mintUsdc(address: string, amount: bigint): void;
   usdcBalance(address: string): bigint;
+  /**
+   * The next transaction to apply from `source` (its source, operation source
+   * or fee source; any transaction when omitted) lands FAILED, as a contract
+   * call that traps on the network: txFAILED / INVOKE_HOST_FUNCTION_TRAPPED,
+   * its fee charged and sequence number used, no USDC moved, no nonce spent.
+   * Each call arms one failure.
+   */
+  failNextTransaction(source?: string): void;
   /** Every USDC transfer a transaction made, in order. */
   transfers(): ReadonlyArray<TransferRecord>;
   /** The account's XLM balance in stroops, or undefined when it does not exist. */
@@ -101,6 +109,7 @@ export async function startStellarStandin(options: StellarStandinOptions = {}): 
     },
     mintUsdc: (address, amount) => ledger.mintUsdc(address, amount),
     usdcBalance: (address) => ledger.usdcBalance(address),
+    failNextTransaction: (source) => ledger.failNextTransaction(source ?? null),
     transfers: () => ledger.transfers(),
     xlmBalance: (accountId) => ledger.accounts.get(accountId)?.balance,
     sequenceNumber: (accountId) => ledger.accounts.get(accountId)?.seqNum,

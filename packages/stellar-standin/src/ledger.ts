@@ -4,7 +4,7 @@ import { accountEntry, nonceEntry, usdcEntry, usdcKey, type AccountRecord, type 
 import { PROTOCOL_VERSION, type NetworkFacts } from "./network";
 import { appliedResult, errorDiagnostic, feeEvent, invalidResult, transactionMeta } from "./results";
 import { checkValidity, invokeOperation, parseEnvelope, type Invalid, type ParsedEnvelope } from "./transactions";
-import { callContract, type ContractState, type Transfer } from "./usdc-contract";
+import { callContract, type CallOutcome, type ContractState, type Transfer } from "./usdc-contract";
 
 /**
  * The stand-in's ledger: accounts, USDC holdings and nonces, transactions
@@ -82,6 +82,8 @@ export class StellarLedger implements ContractState {
   private latestLedger: ClosedLedger;
   private feePool = 0n;
   private readonly networkId: Buffer;
+  /** Failures armed by failNextTransaction, in the order armed: each the account it waits for (null: any transaction). */
+  private readonly armedFailures: (string | null)[] = [];
 
   constructor(
     readonly facts: NetworkFacts,
@@ -119,6 +121,27 @@ export class StellarLedger implements ContractState {
       throw new Error(`not an account (G…) or contract (C…) address: ${holder}`);
     }
     this.usdc.set(holder, { balance: (this.usdc.get(holder)?.balance ?? 0n) + amount, lastModified: this.latestLedger.sequence });
+  }
+
+  /**
+   * Makes the next transaction to apply whose source, operation source or fee
+   * source is `source` (any transaction when null) land FAILED, its call
+   * trapping as a contract call traps on the network: txFAILED /
+   * INVOKE_HOST_FUNCTION_TRAPPED, the fee charged, the sequence number used,
+   * nothing moved, no nonce spent. Each call arms one failure; a transaction
+   * refused or dropped before it applies uses none.
+   */
+  failNextTransaction(source: string | null): void {
+    if (source !== null && !StrKey.isValidEd25519PublicKey(source)) throw new Error(`not an account id (G…): ${source}`);
+    this.armedFailures.push(source);
+  }
+
+  /** Takes the first armed failure waiting for one of `parties` (or for any transaction), if there is one. */
+  private takeArmedFailure(parties: string[]): boolean {
+    const index = this.armedFailures.findIndex((source) => source === null || parties.includes(source));
+    if (index < 0) return false;
+    this.armedFailures.splice(index, 1);
+    return true;
   }
 
   usdcBalance(holder: string): bigint {
@@ -203,7 +226,10 @@ export class StellarLedger implements ContractState {
     const txChangesBefore = update(parsed.inner.source, () => ({ seqNum: parsed.inner.seqNum }));
 
     const { op, source } = invokeOperation(parsed.inner.tx);
-    const outcome = callContract(op, { facts: this.facts, state: this, invoker: source ?? parsed.inner.source, ledgerSeq: sequence, authMode: "enforce" });
+    const invoker = source ?? parsed.inner.source;
+    const outcome: CallOutcome = this.takeArmedFailure([parsed.inner.source, invoker, parsed.feeSource])
+      ? { ok: false, error: "HostError: Error(WasmVm, InvalidAction): the call trapped (the stand-in was told to fail this transaction: failNextTransaction)" }
+      : callContract(op, { facts: this.facts, state: this, invoker, ledgerSeq: sequence, authMode: "enforce" });
     if (outcome.ok) {
       outcome.commit();
       this.transferLog.push({ ...outcome.transfer, hash: parsed.hash, ledger: sequence });

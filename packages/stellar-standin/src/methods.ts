@@ -24,6 +24,14 @@ function stringParam(params: Record<string, unknown>, name: string): string {
   return value;
 }
 
+/** An optional string param: absent (or null) is undefined. */
+function optionalStringParam(params: Record<string, unknown>, name: string): string | undefined {
+  const value = params[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new RpcError(INVALID_PARAMS, `${name}: expected a string`);
+  return value;
+}
+
 /** A non-negative integer amount, as a JSON number (up to 2^53) or a decimal string. */
 function amountParam(params: Record<string, unknown>, name: string): bigint {
   const value = params[name];
@@ -146,5 +154,6 @@ export function createRpcMethods(ledger: StellarLedger, retentionLedgers: number
     standin_fundAccount: (params) => cheat(ledger, () => ledger.fundAccount(stringParam(params, "accountId"), amountParam(params, "stroops"))),
     standin_mintUsdc: (params) => cheat(ledger, () => ledger.mintUsdc(stringParam(params, "address"), amountParam(params, "amount"))),
     standin_closeLedger: () => ({ latestLedger: ledger.closeLedger().sequence }),
+    standin_failNextTransaction: (params) => cheat(ledger, () => ledger.failNextTransaction(optionalStringParam(params, "source") ?? null)),
   };
 }

@@ -118,7 +118,7 @@ describe("the stand-in over Soroban JSON-RPC", () => {
     });
   });
 
-  it("funds, mints and closes ledgers through standin_* cheats, for callers in another process", async () => {
+  it("funds, mints, closes ledgers and arms a failure through standin_* cheats, for callers in another process", async () => {
     const holder = Keypair.random().publicKey();
     const call = (method: string, params: Record<string, unknown>) => rawCall(standin, { jsonrpc: "2.0", id: 1, method, params });
     expect((await call("standin_mintUsdc", { address: holder, amount: 5 })).json).toMatchObject({
@@ -132,5 +132,11 @@ describe("the stand-in over Soroban JSON-RPC", () => {
     expect((await call("standin_mintUsdc", { address: holder, amount: -1 })).json).toMatchObject({ error: { code: -32602 } });
     const ledger = standin.latestLedger();
     expect((await call("standin_closeLedger", {})).json).toMatchObject({ result: { latestLedger: ledger + 1 } });
+    // Armed for an account that never sends (what the failure does is a test of test/strictness.test.ts).
+    expect((await call("standin_failNextTransaction", { source: holder })).json).toMatchObject({ result: { latestLedger: ledger + 1 } });
+    expect((await call("standin_failNextTransaction", { source: "GNOTANACCOUNT" })).json).toMatchObject({
+      error: { code: -32602, message: expect.stringMatching(/not an account id/) },
+    });
+    expect((await call("standin_failNextTransaction", { source: 7 })).json).toMatchObject({ error: { code: -32602 } });
   });
 });

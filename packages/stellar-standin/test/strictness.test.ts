@@ -316,6 +316,23 @@ describe("the stand-in's checks", () => {
       expect(standin.usdcBalance(parties.seller.publicKey())).toBe(120_000_000n);
     });
 
+    it("fails the next transaction of an account when told to (failNextTransaction): trapped, the fee charged, nothing moved, the nonce unused; once", async () => {
+      const parties = await setup();
+      const bystander = await setup();
+      expect(() => standin.failNextTransaction("GNOTANACCOUNT")).toThrow(/not an account id/);
+      standin.failNextTransaction(parties.facilitator.publicKey());
+      // Another account's transaction is not the one armed for.
+      expect((await transfers.sendAndClose(transfers.build(bystander.signed, bystander.facilitator))).found.status).toBe("SUCCESS");
+      await expectFailedOnChain(transfers.build(parties.signed, parties.facilitator), parties, /told to fail this transaction/);
+      // Used once, and the nonce was never spent: the same signed entry lands in the next transaction.
+      expect((await transfers.sendAndClose(transfers.build(parties.signed, parties.facilitator))).found.status).toBe("SUCCESS");
+      expect(standin.usdcBalance(parties.seller.publicKey())).toBe(2_500_000n);
+      // Armed for any account: the next transaction to apply, whoever sends it.
+      const anyone = await setup();
+      standin.failNextTransaction();
+      await expectFailedOnChain(transfers.build(anyone.signed, anyone.facilitator), anyone, /told to fail this transaction/);
+    });
+
     it("fails a transfer to an account without a USDC trustline", async () => {
       const [buyer, stranger, facilitator] = fundedKeypairs(standin, 3) as [Keypair, Keypair, Keypair];
       standin.mintUsdc(buyer.publicKey(), 10_000_000n);

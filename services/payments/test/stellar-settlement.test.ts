@@ -1,16 +1,13 @@
-import { migrate, openPostgres, sql, type ServiceDatabase } from "@c402/db";
-import { newId } from "@c402/ids";
-import { StellarChain } from "@c402/stellar-chain";
-import { refuseStellarOrgLookups, startStellarStandin, trustCertificateInThisProcess, type StellarStandin } from "@c402/stellar-standin";
-import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { sql } from "@c402/db";
+import type { StellarChain } from "@c402/stellar-chain";
+import { describeWith } from "@c402/testkit";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
-import { Keypair } from "@stellar/stellar-sdk";
-import { createEd25519Signer } from "@x402/stellar";
-import { ExactStellarScheme } from "@x402/stellar/exact/client";
-import { PAYMENTS_SCHEMA, paymentsMigrations } from "../src";
+import type { Keypair } from "@stellar/stellar-sdk";
 import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
-import { LiveStellarSettlement, stellarPresentedPayment, type LiveStellarSettlementOptions } from "../src/domain/settlement/live-stellar";
+import { LiveStellarSettlement, stellarPresentedPayment } from "../src/domain/settlement/live-stellar";
 import { paymentsStore } from "../src/store/payments-store";
+import { paymentRecords } from "./support/rail-saga";
+import { officialStellarPayment, openStellarRig, stellarSale, type StellarRig } from "./support/stellar-saga";
 
 /**
  * The Stellar rail's saga against the Soroban RPC stand-in (no Stellar
@@ -19,85 +16,26 @@ import { paymentsStore } from "../src/store/payments-store";
  * answers duplicates with the recorded outcome.
  */
 describeWith("postgres")("Stellar live settlement (PostgreSQL, Soroban RPC stand-in)", () => {
-  let standin: StellarStandin;
-  let untrust: () => void;
-  let horizon: ReturnType<typeof refuseStellarOrgLookups>;
-  let database: ServiceDatabase;
-  let dropDatabase: () => Promise<void>;
+  let rig: StellarRig;
+  let standin: StellarRig["standin"];
+  let database: StellarRig["database"];
   let chain: StellarChain;
   let saga: LiveStellarSettlement;
-  let sagaOptions: LiveStellarSettlementOptions;
-  let service: Keypair;
+  let sagaOptions: StellarRig["options"];
   const PRICE = 250_000n; // $0.25 in the service's 6 decimals; 2,500,000 units of Stellar's 7
 
   beforeAll(async () => {
-    standin = await startStellarStandin({ ledgerMs: 500 });
-    untrust = trustCertificateInThisProcess(standin.caCertificatePem);
-    horizon = refuseStellarOrgLookups();
-    const postgres = await freshPostgresDatabase();
-    dropDatabase = () => postgres.drop();
-    database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
-    await migrate(database, paymentsMigrations);
-    service = Keypair.random();
-    standin.fundAccount(service.publicKey());
-    chain = new StellarChain({
-      network: standin.network,
-      rpcUrl: standin.url,
-      usdcContract: standin.usdc,
-      accountSecret: service.secret(),
-      caCertificatePem: standin.caCertificatePem,
-      pollIntervalMs: 200,
-    });
-    sagaOptions = {
-      db: database.db,
-      chains: new Map([[chain.network, chain]]),
-      subjectSecret: "stellar-settlement",
-      settleTimeoutMs: 15_000,
-      onCommitted: () => {},
-      now: () => new Date(),
-    };
-    saga = new LiveStellarSettlement(sagaOptions);
+    rig = await openStellarRig("stellar-settlement", { ledgerMs: 500 });
+    ({ standin, database, chain, saga, options: sagaOptions } = rig);
   }, 60_000);
 
   afterAll(async () => {
-    horizon?.restore();
-    untrust?.();
-    await database?.close();
-    await dropDatabase?.();
-    await standin?.close();
+    await rig?.close();
   });
 
-  /** A funded buyer, a seller with a USDC balance entry, and a checkout paying the seller on Stellar. */
-  function sale(over: Partial<CheckoutForPayment> = {}, buyerUsdc = 10_000_000n) {
-    const buyer = Keypair.random();
-    const seller = Keypair.random();
-    standin.fundAccount(buyer.publicKey());
-    standin.fundAccount(seller.publicKey());
-    standin.mintUsdc(buyer.publicKey(), buyerUsdc);
-    standin.mintUsdc(seller.publicKey(), 0n);
-    const checkout: CheckoutForPayment = {
-      id: newId("checkout"),
-      accountId: "acc_stellar",
-      title: "Stellar goods",
-      priceAtomic: PRICE,
-      payTo: "0x2222222222222222222222222222222222222222",
-      armed: true,
-      reusable: true,
-      status: "open",
-      payoutAddresses: { stellar: seller.publicKey() },
-      ...over,
-    };
-    const requirement = requirementsFor("live", checkout, saga.rails()).find((r) => r.network === standin.network);
-    if (!requirement) throw new Error("no Stellar requirement quoted");
-    return { buyer, seller, checkout, requirement };
-  }
-
-  /** What the official client sends for `requirement` (signed for `signedFor` when the buyer was shown another). */
-  async function pay(buyer: Keypair, requirement: PaymentRequirements, signedFor: PaymentRequirements = requirement): Promise<AnyPaymentPayload> {
-    const client = new ExactStellarScheme(createEd25519Signer(buyer.secret(), "stellar:testnet"), { url: standin.url });
-    const created = await client.createPaymentPayload(2, signedFor as Parameters<typeof client.createPaymentPayload>[1]);
-    return { ...created, accepted: requirement, resource: { url: "http://127.0.0.1/c/x", description: "", mimeType: "" } } as unknown as AnyPaymentPayload;
-  }
+  const sale = (over: Partial<CheckoutForPayment> = {}, buyerUsdc = 10_000_000n) => stellarSale(rig, { priceAtomic: PRICE, ...over }, buyerUsdc);
+  const pay = (buyer: Keypair, requirement: PaymentRequirements, signedFor: PaymentRequirements = requirement) =>
+    officialStellarPayment(rig, buyer, requirement, signedFor);
 
   it("quotes the seller's Stellar wallet in the token's 7 decimals, fees sponsored, and no Stellar requirement for a checkout with a platform cut", () => {
     const { seller, requirement } = sale();
@@ -180,6 +118,43 @@ describeWith("postgres")("Stellar live settlement (PostgreSQL, Soroban RPC stand
     expect(standin.usdcBalance(seller.publicKey())).toBe(2_500_000n);
     const rows = await sql<{ n: string }>`select count(*)::text as n from ${sql.table("payments")} where checkout_id = ${checkout.id}`.execute(database.db);
     expect(rows.rows[0]!.n).toBe("1");
+  }, 60_000);
+
+  it("a settlement that lands and fails on the network answers its failure, not pending: failed, nothing charged, no receipt, no event; the sweep sends nothing again", async () => {
+    const { buyer, seller, checkout, requirement } = sale();
+    const payload = await pay(buyer, requirement);
+    const { rowsOf, outboxEventsOf } = paymentRecords(database);
+    const transfersBefore = standin.transfers().length;
+    const sequenceBefore = standin.sequenceNumber(rig.service)!;
+    const xlmBefore = standin.xlmBalance(rig.service)!;
+    // The settlement's call traps when it applies (as a transfer trapping on the network): its fee is taken, nothing moves.
+    standin.failNextTransaction(rig.service);
+    await expect(saga.submit(checkout, payload, requirement)).rejects.toMatchObject({
+      message: expect.stringMatching(/failed on the network .*txFailed/),
+      extensions: { reason: "settlement_failed", settlement: { transaction: expect.stringMatching(/^[0-9a-f]{64}$/), payer: buyer.publicKey() } },
+    });
+    const rows = await rowsOf(checkout.id);
+    expect(rows).toMatchObject([{ status: "failed", failure_reason: "settlement_failed", tx_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect((await paymentsStore.findById(database.db, rows[0]!.id))?.settled_at).toBeNull();
+    expect(await outboxEventsOf(rows[0]!.id)).toBe(0);
+    // One transaction, landed and failed: the service paid its fee, and the buyer's authorization is still unused.
+    const failedFee = xlmBefore - standin.xlmBalance(rig.service)!;
+    expect(failedFee).toBeGreaterThan(0n);
+    const unchanged = () => ({
+      transfers: standin.transfers().length - transfersBefore,
+      buyer: standin.usdcBalance(buyer.publicKey()),
+      seller: standin.usdcBalance(seller.publicKey()),
+      serviceTransactions: standin.sequenceNumber(rig.service)! - sequenceBefore,
+      serviceFees: xlmBefore - standin.xlmBalance(rig.service)!,
+    });
+    const expected = { transfers: 0, buyer: 10_000_000n, seller: 0n, serviceTransactions: 1n, serviceFees: failedFee };
+    expect(unchanged()).toEqual(expected);
+    // Neither the sweep nor the payment presented again sends it, or a new transaction, again (one would land at the next ledger).
+    await saga.sweep(0);
+    await expect(saga.submit(checkout, payload, requirement)).rejects.toMatchObject({ extensions: { reason: "settlement_failed" } });
+    standin.closeLedger();
+    expect(unchanged()).toEqual(expected);
+    expect(await rowsOf(checkout.id)).toMatchObject([{ status: "failed", tx_hash: rows[0]!.tx_hash }]);
   }, 60_000);
 
   it("the sweep settles a payment a crash left claimed (recorded, nothing signed): one transfer, the receipt", async () => {

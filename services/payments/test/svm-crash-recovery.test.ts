@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
-import { sql, type ServiceDatabase } from "@c402/db";
+import type { ServiceDatabase } from "@c402/db";
 import { DELIVERY_FAILPOINTS, type FailpointName } from "@c402/failpoints";
 import { newId } from "@c402/ids";
 import type { SolanaDevnet } from "@c402/solana-devnet";
-import { describeWith, infraAvailable, resultLine, runScriptProcess } from "@c402/testkit";
+import { describeWith, infraAvailable } from "@c402/testkit";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
 import { generateKeyPairSigner } from "@solana/kit";
@@ -12,7 +12,8 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirements";
 import type { LiveSvmSettlement } from "../src/domain/settlement/live-svm";
 import { startFulfillmentRig, type FulfillmentRig } from "./support/fulfillment-rig";
-import { openSvmRig, openSvmSaga, SVM_SAGA_RESULT_PREFIX, type SvmRig, type SvmSagaConfig, type SvmSagaInput } from "./support/svm-saga";
+import { onePaymentInput, paymentRecords, runOnePayment, sweepUntilConcluded } from "./support/rail-saga";
+import { openSvmRig, openSvmSaga, type SvmRig, type SvmSagaConfig } from "./support/svm-saga";
 
 /**
  * G6–G8 on the Solana rail, with a real kill -9: each payment is submitted by
@@ -74,35 +75,9 @@ describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an exp
     return { buyer: buyer.address, requirement, payload: await officialPayment(client, requirement, requirement) };
   }
 
-  async function rowsOf(checkoutId: string) {
-    const { rows } = await sql<{
-      id: string;
-      status: string;
-      tx_hash: string | null;
-    }>`select id, status, tx_hash from payments where checkout_id = ${checkoutId}`.execute(database.db);
-    return rows;
-  }
-
-  async function outboxEventsOf(paymentId: string): Promise<number> {
-    const { rows } = await sql<{ n: string }>`select count(*) as n from outbox where key = ${paymentId}`.execute(database.db);
-    return Number(rows[0]?.n ?? 0);
-  }
-
-  /** Sweeps as a restarted process would, until the payment is settled or failed. */
-  async function recover(checkoutId: string): Promise<{ status: string; ms: number }> {
-    const started = Date.now();
-    for (;;) {
-      await saga.sweep(0);
-      const [row] = await rowsOf(checkoutId);
-      if (row && (row.status === "settled" || row.status === "failed")) return { status: row.status, ms: Date.now() - started };
-      if (Date.now() - started > RECOVERY_LIMIT_MS) throw new Error(`not recovered in ${RECOVERY_LIMIT_MS} ms: ${JSON.stringify(row)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  function input(c: CheckoutForPayment, payment: { requirement: PaymentRequirements; payload: AnyPaymentPayload }): SvmSagaInput {
-    return { ...config, checkout: { ...c, priceAtomic: String(c.priceAtomic) }, ...payment };
-  }
+  const rowsOf = (checkoutId: string) => paymentRecords(database).rowsOf(checkoutId);
+  const outboxEventsOf = (paymentId: string) => paymentRecords(database).outboxEventsOf(paymentId);
+  const recover = (checkoutId: string) => sweepUntilConcluded(saga, database, checkoutId);
 
   it.each(SVM_FAILPOINTS)(
     "killed %s: recovered to one transfer, one settled row, one event; presented again, the same receipt",
@@ -110,9 +85,12 @@ describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an exp
       const c = checkout();
       const payment = await signedPayment(c);
       const sellerBefore = await devnet.tokenBalance(seller as never);
-      const exit = await runScriptProcess(DRIVER, input(c, payment), { failpoint, timeoutMs: 60_000 });
-      expect({ signal: exit.signal, stderr: exit.stderr.includes(`failpoint ${failpoint}`) }).toEqual({ signal: "SIGKILL", stderr: true });
-      expect(resultLine(exit.stdout, SVM_SAGA_RESULT_PREFIX)).toBeUndefined();
+      const exit = await runOnePayment(DRIVER, onePaymentInput(config, c, payment), failpoint);
+      expect({ signal: exit.signal, reachedFailpoint: exit.reachedFailpoint, outcome: exit.outcome }).toEqual({
+        signal: "SIGKILL",
+        reachedFailpoint: true,
+        outcome: undefined,
+      });
 
       const recovery = await recover(c.id);
       expect(recovery.status).toBe("settled");
@@ -148,7 +126,7 @@ describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an exp
     const c = checkout();
     const payment = await signedPayment(c);
     const sellerBefore = await devnet.tokenBalance(seller as never);
-    const exit = await runScriptProcess(DRIVER, input(c, payment), { failpoint: "after-sign", timeoutMs: 60_000 });
+    const exit = await runOnePayment(DRIVER, onePaymentInput(config, c, payment), "after-sign");
     expect(exit.signal).toBe("SIGKILL");
     devnet.advanceBlocks(151);
     expect((await recover(c.id)).status).toBe("failed");
@@ -218,12 +196,8 @@ describeWith("postgres")("Solana saga: kill -9 at every step, duplicates, an exp
         const originCalls = () => origin.calls.filter((call) => call.query.run === run).length;
         const payment = await signedPayment(c, relay.saga);
         const sellerBefore = await devnet.tokenBalance(seller as never);
-        const exit = await runScriptProcess(
-          DRIVER,
-          { ...input(c, payment), ...relayConfig, answerWithinMs: ANSWER_WITHIN_MS },
-          { failpoint, timeoutMs: 60_000 },
-        );
-        expect({ signal: exit.signal, stderr: exit.stderr.includes(`failpoint ${failpoint}`) }).toEqual({ signal: "SIGKILL", stderr: true });
+        const exit = await runOnePayment(DRIVER, { ...onePaymentInput(relayConfig, c, payment), answerWithinMs: ANSWER_WITHIN_MS }, failpoint);
+        expect({ signal: exit.signal, reachedFailpoint: exit.reachedFailpoint }).toEqual({ signal: "SIGKILL", reachedFailpoint: true });
         const calledBefore = failpoint === "after-claim" ? 0 : 1;
         expect(originCalls()).toBe(calledBefore);
 

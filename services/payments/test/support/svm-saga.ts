@@ -1,17 +1,16 @@
 import { fulfillmentV1 } from "@c402/contracts";
-import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
+import { openPostgres, type ServiceDatabase } from "@c402/db";
 import { createClient } from "@c402/rpc";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
 import { newId } from "@c402/ids";
-import { freshPostgresDatabase } from "@c402/testkit";
 import { generateKeyPairSigner } from "@solana/kit";
 import { SvmChain } from "@c402/svm-chain";
-import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
-import { PAYMENTS_SCHEMA, paymentsMigrations } from "../../src";
+import { PAYMENTS_SCHEMA } from "../../src";
 import type { CheckoutForPayment } from "../../src/domain/requirements";
 import { LiveSvmSettlement } from "../../src/domain/settlement/live-svm";
 import { PaidOnDelivery } from "../../src/domain/settlement/paid-on-delivery";
 import { originDelivery } from "../../src/rpc/origin-delivery";
+import { freshPaymentsDatabase, type OnePaymentInput } from "./rail-saga";
 
 /** Where the Solana saga of a kill -9 test runs: a PostgreSQL database and a devnet with the service's fee payer. */
 export interface SvmSagaConfig {
@@ -26,16 +25,8 @@ export interface SvmSagaConfig {
   fulfillmentAddress?: string;
 }
 
-/** The JSON argument of fixtures/svm-saga-process.ts: one payment to submit (the price as a string). */
-export interface SvmSagaInput extends SvmSagaConfig {
-  checkout: Omit<CheckoutForPayment, "priceAtomic"> & { priceAtomic: string };
-  payload: AnyPaymentPayload;
-  requirement: PaymentRequirements;
-  /** How long the buyer's request waits (its caller's deadline); the service's longest otherwise. */
-  answerWithinMs?: number;
-}
-
-export const SVM_SAGA_RESULT_PREFIX = "SVM_SAGA_RESULT ";
+/** The JSON argument of fixtures/svm-saga-process.ts: one payment to submit. */
+export type SvmSagaInput = OnePaymentInput<SvmSagaConfig>;
 
 /** A payments process's Solana settlement, as the service builds it, on the test's database and devnet (and fulfillment, when given). */
 export async function openSvmSaga(config: SvmSagaConfig): Promise<{ saga: LiveSvmSettlement; database: ServiceDatabase; close(): Promise<void> }> {
@@ -77,12 +68,10 @@ export interface SvmRig {
 
 export async function openSvmRig(subjectSecret: string): Promise<SvmRig> {
   const devnet = await startSolanaDevnet();
-  const postgres = await freshPostgresDatabase();
-  const database = openPostgres({ url: postgres.url, schema: PAYMENTS_SCHEMA });
-  await migrate(database, paymentsMigrations);
+  const { url: databaseUrl, database, close: closeDatabase } = await freshPaymentsDatabase();
   const feePayer = await devnet.fundedKeyPair(10_000_000_000n);
   const config: SvmSagaConfig = {
-    databaseUrl: postgres.url,
+    databaseUrl,
     rpcUrl: devnet.url,
     network: devnet.network,
     usdcMint: devnet.usdcMint,
@@ -99,8 +88,7 @@ export async function openSvmRig(subjectSecret: string): Promise<SvmRig> {
     feePayer: feePayer.address,
     async close() {
       await opened.close();
-      await database.close();
-      await postgres.drop();
+      await closeDatabase();
       await devnet.close();
     },
   };

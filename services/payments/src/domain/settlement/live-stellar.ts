@@ -168,6 +168,8 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
           row = advanced;
           failpoint("after-sign");
         },
+        // Sent and taken by the network, not yet followed: the sweep finds it by its recorded bytes.
+        afterSend: () => failpoint("after-broadcast"),
       }));
     } catch (err) {
       if (err instanceof MovedOnMeanwhile) return this.current(claimed.id);
