@@ -275,6 +275,7 @@ async function startOnDevchain(
                   facilitatorSecret: stellar.facilitatorSecret,
                   channelSecrets: [],
                   rpcCaPem: stellar.standin.caCertificatePem,
+                  ledgerSeconds: stellar.standin.ledgerSeconds,
                 },
               }
             : {}),

@@ -146,6 +146,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
           STELLAR_USDC_CONTRACT: stellarStandin.usdc,
           STELLAR_FACILITATOR_SECRET: stellarStandin.fundedAccount().secret,
           STELLAR_RPC_CA_FILE: stellarCaFile,
+          STELLAR_LEDGER_SECONDS: String(stellarStandin.ledgerSeconds),
         }
       : {};
   const passwords = Object.fromEntries(SERVICES.map((s) => [s.name, randomBytes(12).toString("hex")]));

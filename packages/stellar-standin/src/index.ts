@@ -39,6 +39,8 @@ export interface StellarStandinOptions {
 export interface StellarStandin {
   /** The Soroban JSON-RPC endpoint: https://127.0.0.1:<port>. */
   url: string;
+  /** Seconds between ledgers (at least 1): what a client here should take as the shortest a ledger takes. */
+  ledgerSeconds: number;
   network: StellarNetwork;
   networkPassphrase: string;
   /** USDC's Stellar Asset Contract id (C…) on that network: the real one. */
@@ -97,6 +99,7 @@ export async function startStellarStandin(options: StellarStandinOptions = {}): 
   timer?.unref();
   return {
     url: server.url,
+    ledgerSeconds: Math.max(1, Math.floor(ledgerMs / 1000)),
     network: facts.network,
     networkPassphrase: facts.passphrase,
     usdc: facts.usdcContract,

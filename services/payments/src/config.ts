@@ -39,6 +39,11 @@ export const paymentsConfigSpec = {
     "comma-separated secret seeds (S…) of channel accounts, each settling in parallel; replicas must not share any (default: none, settlements take turns on the facilitator account)",
     { default: [], secret: true },
   ),
+  stellarLedgerSeconds: env.int(
+    "STELLAR_LEDGER_SECONDS",
+    "the shortest time a Stellar ledger takes to close (5 on the public networks): turns authorization expiry ledgers into deadlines",
+    { default: 5, min: 1, max: 60 },
+  ),
   stellarRpcCaFile: env.optionalString(
     "STELLAR_RPC_CA_FILE",
     "PEM file of a private certificate authority the Soroban RPC's certificate is issued by (default: the system's)",
@@ -87,4 +92,6 @@ export interface StellarSettings {
   rpcCaPem?: string;
   /** Default 10 s. */
   rpcTimeoutMs?: number;
+  /** The shortest a ledger takes (default 5 s). */
+  ledgerSeconds?: number;
 }

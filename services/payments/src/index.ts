@@ -131,6 +131,18 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
           onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
         })
       : undefined;
+  const stellarChain = settings.stellar
+    ? new StellarChain({
+        network: settings.stellar.network,
+        rpcUrl: settings.stellar.rpcUrl,
+        usdcContract: settings.stellar.usdcContract,
+        accountSecret: settings.stellar.facilitatorSecret,
+        channelSecrets: settings.stellar.channelSecrets,
+        ...(settings.stellar.rpcCaPem !== undefined ? { caCertificatePem: settings.stellar.rpcCaPem } : {}),
+        ...(settings.stellar.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.stellar.rpcTimeoutMs } : {}),
+        ...(settings.stellar.ledgerSeconds !== undefined ? { ledgerSeconds: settings.stellar.ledgerSeconds } : {}),
+      })
+    : undefined;
   const rehearsal = new RehearsalSettlement({
     db,
     subjectSecret: settings.subjectSecret,
@@ -139,6 +151,9 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     contractSignatures: (network) => live?.contractSignatures(network),
     paidOnDelivery,
     ...(settings.solana ? { solana: { network: settings.solana.network, usdcMint: settings.solana.usdcMint } } : {}),
+    ...(stellarChain
+      ? { stellar: { network: stellarChain.network, usdcContract: stellarChain.usdcContract, serviceAccounts: stellarChain.serviceAccounts } }
+      : {}),
   });
   const solanaChain = settings.solana
     ? await SvmChain.create({
@@ -159,17 +174,6 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
         now,
         onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
         paidOnDelivery,
-      })
-    : undefined;
-  const stellarChain = settings.stellar
-    ? new StellarChain({
-        network: settings.stellar.network,
-        rpcUrl: settings.stellar.rpcUrl,
-        usdcContract: settings.stellar.usdcContract,
-        accountSecret: settings.stellar.facilitatorSecret,
-        channelSecrets: settings.stellar.channelSecrets,
-        ...(settings.stellar.rpcCaPem !== undefined ? { caCertificatePem: settings.stellar.rpcCaPem } : {}),
-        ...(settings.stellar.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.stellar.rpcTimeoutMs } : {}),
       })
     : undefined;
   const stellar = stellarChain

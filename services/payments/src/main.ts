@@ -64,6 +64,7 @@ void runDistributedService({
         channelSecrets: config.stellarChannelSecrets,
         ...(config.stellarRpcCaFile ? { rpcCaPem: readFileSync(config.stellarRpcCaFile, "utf8") } : {}),
         rpcTimeoutMs: config.rpcTimeoutMs,
+        ledgerSeconds: config.stellarLedgerSeconds,
       };
     }
     return createPaymentsService(

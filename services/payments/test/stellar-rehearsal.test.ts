@@ -198,14 +198,14 @@ describeWith("postgres")("Stellar rehearsals (PostgreSQL, Soroban RPC stand-in a
       expect(testnet.rails().map((r) => [r.network, r.asset])[1]).toEqual(["stellar:testnet", configured]);
     });
 
-    it("nothing on Stellar without a Stellar payout wallet, with a platform cut, or for a relay sale (as live)", async () => {
+    it("nothing on Stellar without a Stellar payout wallet or with a platform cut; a relay sale is quoted (as live)", async () => {
       const { checkout: none } = sale({ payoutAddresses: {} });
       expect((await payments.quote(none.id, "test")).accepts.map((r) => r.network)).toEqual(["eip155:84532"]);
       const { checkout: cut } = sale({ platform: { feeBps: 300, feeTo: "0x3333333333333333333333333333333333333333" } });
       expect((await payments.quote(cut.id, "test")).accepts.map((r) => r.network)).toEqual(["eip155:84532"]);
       const relay = { url: "https://origin.example/api", method: "GET", oneOffCredential: false, testDeliveryDailyCap: 100 };
       const { checkout: relayed } = sale({ relay });
-      expect((await payments.quote(relayed.id, "test")).accepts.map((r) => r.network)).toEqual(["eip155:84532"]);
+      expect((await payments.quote(relayed.id, "test")).accepts.map((r) => r.network)).toEqual(["eip155:84532", "stellar:testnet"]);
     });
 
     it("a deployment without a Stellar rail mentions Stellar in no rehearsal requirement, whatever wallets the checkout has", async () => {

@@ -54,7 +54,10 @@ export class StellarRehearsal implements RehearsalFamily {
   private readonly policy: ExactStellarPolicy;
   private readonly networkPassphrase: string;
 
-  constructor(live: StellarRehearsalSettings) {
+  constructor(
+    live: StellarRehearsalSettings,
+    private readonly now: () => Date,
+  ) {
     const { network, usdcContract } = rehearsalStellarNetwork(live);
     this.networkPassphrase = networkPassphraseOf(network);
     // The ledger figures are never used: no ledger is read (verifyExactStellarPaymentWithoutChain).
@@ -63,9 +66,8 @@ export class StellarRehearsal implements RehearsalFamily {
       network,
       asset: usdcContract,
       extra: { areFeesSponsored: true, rehearsal: true },
-      // As live (ADR 17): not with a platform cut (one transfer to the seller cannot carry it), nor for a relay sale,
-      // which the live rail does not sell on Stellar yet.
-      payTo: (checkout) => (checkout.platform || checkout.relay ? undefined : checkout.payoutAddresses?.stellar),
+      // As live (ADR 17): not with a platform cut (one transfer to the seller cannot carry it).
+      payTo: (checkout) => (checkout.platform ? undefined : checkout.payoutAddresses?.stellar),
       amounts: singleTransferAmounts,
       tokenUnits: stellarUnitsFromUsdc,
     };
@@ -89,7 +91,10 @@ export class StellarRehearsal implements RehearsalFamily {
     const payment = this.paymentOf(payload);
     asBuyersProblem(() => verifyExactStellarPaymentWithoutChain(payment, requirementOf(requirement), this.policy));
     const presented = stellarPresentedPayment(checkout, requirement, payment);
-    return { ...presented, key: { ...presented.key, test_mode: true } };
+    // No ledger is read: the requirement's timeout from its presentation stands in for the authorization's last
+    // ledger, so a relay rehearsal's origin gets the time an EVM one gets (ADR 9).
+    const validBefore = BigInt(Math.floor(this.now().getTime() / 1000) + requirement.maxTimeoutSeconds);
+    return { ...presented, key: { ...presented.key, test_mode: true }, validBefore };
   }
 
   /**

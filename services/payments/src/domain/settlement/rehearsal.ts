@@ -56,7 +56,7 @@ export class RehearsalSettlement implements Settlement {
     this.families = [
       new EvmRehearsal({ now, ...(contractSignatures ? { contractSignatures } : {}) }),
       ...(solana ? [new SvmRehearsal(rehearsalSolanaNetwork(solana), now)] : []),
-      ...(stellar ? [new StellarRehearsal(stellar)] : []),
+      ...(stellar ? [new StellarRehearsal(stellar, now)] : []),
     ];
   }
 
