@@ -155,5 +155,11 @@ export function createRpcMethods(ledger: StellarLedger, retentionLedgers: number
     standin_mintUsdc: (params) => cheat(ledger, () => ledger.mintUsdc(stringParam(params, "address"), amountParam(params, "amount"))),
     standin_closeLedger: () => ({ latestLedger: ledger.closeLedger().sequence }),
     standin_failNextTransaction: (params) => cheat(ledger, () => ledger.failNextTransaction(optionalStringParam(params, "source") ?? null)),
+    // Reads for tests in another process (an e2e suite against a running service): balances and the transfers made.
+    standin_usdcBalance: (params) => ({ balance: ledger.usdcBalance(stringParam(params, "address")).toString(), latestLedger: ledger.latest.sequence }),
+    standin_transfers: () => ({
+      transfers: ledger.transfers().map((t) => ({ hash: t.hash, ledger: t.ledger, from: t.from, to: t.to, amount: t.amount.toString() })),
+      latestLedger: ledger.latest.sequence,
+    }),
   };
 }

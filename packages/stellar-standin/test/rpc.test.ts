@@ -139,4 +139,16 @@ describe("the stand-in over Soroban JSON-RPC", () => {
     });
     expect((await call("standin_failNextTransaction", { source: 7 })).json).toMatchObject({ error: { code: -32602 } });
   });
+
+  it("answers balances and the transfers made through standin_usdcBalance and standin_transfers", async () => {
+    const holder = Keypair.random().publicKey();
+    const call = (method: string, params: Record<string, unknown>) => rawCall(standin, { jsonrpc: "2.0", id: 1, method, params });
+    standin.fundAccount(holder);
+    standin.mintUsdc(holder, 42n);
+    expect((await call("standin_usdcBalance", { address: holder })).json).toMatchObject({ result: { balance: "42" } });
+    expect((await call("standin_usdcBalance", { address: Keypair.random().publicKey() })).json).toMatchObject({ result: { balance: "0" } });
+    expect((await call("standin_usdcBalance", {})).json).toMatchObject({ error: { code: -32602 } });
+    const answer = (await call("standin_transfers", {})).json as { result: { transfers: unknown[] } };
+    expect(answer.result.transfers).toEqual(standin.transfers().map((t) => ({ ...t, amount: t.amount.toString() })));
+  });
 });
