@@ -54,7 +54,7 @@ describe("payout wallets (/v1/account/wallets)", () => {
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({
       object: "payout_wallets",
-      wallets: { base: standing(signer, true, true), solana: standing(SOLANA, true), stellar: standing(STELLAR, false) },
+      wallets: { base: standing(signer, true, true), solana: standing(SOLANA, true), stellar: standing(STELLAR, true) },
       verified_wallets: [{ chain: "base", address: signer }],
       changed: true,
       changes: { base: "unchanged", solana: "added", stellar: "added" },
