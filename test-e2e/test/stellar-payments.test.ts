@@ -174,6 +174,39 @@ describeStellar("purchases on Stellar (the stand-in, as stellar:testnet) with th
     expect(await standin.usdc(stellar)).toBe(0n);
   });
 
+  it("/x402/stellar/verify and /settle take the official client's payment for a requirement this service issued: one transfer, the checkout's sale; a forged one is refused", async () => {
+    const { stellar, checkout } = await stellarCheckout({ reusable: true });
+    const buyer = await fundedBuyer();
+    const required = await paymentRequired(`/c/${checkout.id}`);
+    const requirement = stellarOf(required)!;
+    const payload = await new ExactStellarScheme(createEd25519Signer(buyer.secret(), STELLAR_TESTNET), { url: standin.url }).createPaymentPayload(
+      2,
+      requirement,
+    );
+    const presented = { ...payload, x402Version: 2, accepted: requirement, resource: required.resource };
+
+    // A requirement this service never issued (another payee) is refused before anything is checked or sent.
+    const forged = { ...requirement, payTo: Keypair.random().publicKey() };
+    const refused = await call("POST", "/x402/stellar/settle", {
+      body: { network: STELLAR_TESTNET, requirement: forged, payload: { ...presented, accepted: forged } },
+    });
+    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_payment_requirements", transaction: "" });
+
+    const body = { network: STELLAR_TESTNET, requirement, payload: presented };
+    expect((await call("POST", "/x402/stellar/verify", { body })).body).toEqual({ isValid: true, payer: buyer.publicKey() });
+    const settled = await call("POST", "/x402/stellar/settle", { body });
+    expect(settled.body).toMatchObject({
+      success: true,
+      network: STELLAR_TESTNET,
+      payer: buyer.publicKey(),
+      transaction: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(await standin.usdc(stellar)).toBe(1_000_000n);
+    // Settled again: the same transaction, nothing moves twice.
+    expect((await call("POST", "/x402/stellar/settle", { body })).body).toMatchObject({ success: true, transaction: settled.body.transaction });
+    expect(await standin.usdc(buyer.publicKey())).toBe(10_000_000n - 1_000_000n);
+  });
+
   it("the rehearsal face quotes stellar:testnet and settles the official client's payment simulated: a test receipt, nothing moves", async () => {
     const { stellar, checkout } = await stellarCheckout({ test_mode: true });
     const buyer = await fundedBuyer();
