@@ -164,30 +164,19 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
         ...(settings.solana.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.solana.rpcTimeoutMs } : {}),
       })
     : undefined;
-  const solana = solanaChain
-    ? new LiveSvmSettlement({
-        db,
-        chains: new Map([[solanaChain.network, solanaChain]]),
-        subjectSecret: settings.subjectSecret,
-        settleTimeoutMs,
-        onCommitted,
-        now,
-        onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
-        paidOnDelivery,
-      })
-    : undefined;
-  const stellar = stellarChain
-    ? new LiveStellarSettlement({
-        db,
-        chains: new Map([[stellarChain.network, stellarChain]]),
-        subjectSecret: settings.subjectSecret,
-        settleTimeoutMs,
-        onCommitted,
-        now,
-        onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
-        paidOnDelivery,
-      })
-    : undefined;
+  /** What the saga of a rail settling one network is given: its chain adapter, and what every rail shares. */
+  const oneNetworkSaga = <Chain extends { network: string }>(chain: Chain) => ({
+    db,
+    chains: new Map([[chain.network, chain]]),
+    subjectSecret: settings.subjectSecret,
+    settleTimeoutMs,
+    onCommitted,
+    now,
+    onSweepError: (err: unknown, paymentId: string) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
+    paidOnDelivery,
+  });
+  const solana = solanaChain ? new LiveSvmSettlement(oneNetworkSaga(solanaChain)) : undefined;
+  const stellar = stellarChain ? new LiveStellarSettlement(oneNetworkSaga(stellarChain)) : undefined;
   const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : []), ...(stellar ? [stellar] : [])];
   const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
