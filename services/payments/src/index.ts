@@ -7,7 +7,6 @@ import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
 import { healthService, serviceOutboxRelay, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { getAddress, isAddress } from "viem";
 import { SvmChain } from "@c402/svm-chain";
-import { StellarChain } from "@c402/stellar-chain";
 import { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings, type StellarSettings } from "./config";
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
@@ -19,7 +18,6 @@ import { originDelivery } from "./rpc/origin-delivery";
 import { packageIssuer } from "./rpc/package-issuer";
 import { LiveEvmSettlement, type LiveChain } from "./domain/settlement/live-evm";
 import { LiveSvmSettlement } from "./domain/settlement/live-svm";
-import { LiveStellarSettlement } from "./domain/settlement/live-stellar";
 import { RehearsalSettlement } from "./domain/settlement/rehearsal";
 import type { Settlement } from "./domain/settlement/settlement";
 import { paymentsRpc } from "./rpc/payments-rpc";
@@ -106,6 +104,16 @@ function sagaGauges(db: PaymentsDb): () => void {
   return () => removals.forEach((remove) => remove());
 }
 
+/** The Stellar rail's modules, loaded on demand. */
+async function loadStellarModules() {
+  const [{ StellarChain }, { LiveStellarSettlement }, { StellarRehearsal }] = await Promise.all([
+    import("@c402/stellar-chain"),
+    import("./domain/settlement/live-stellar"),
+    import("./domain/settlement/rehearsal-stellar"),
+  ]);
+  return { StellarChain, LiveStellarSettlement, StellarRehearsal };
+}
+
 export async function createPaymentsService(deps: ServiceDeps, clients: PaymentsClients, settings: PaymentsSettings): Promise<ServiceModule> {
   await migrate(deps.database, paymentsMigrations);
   const relay = serviceOutboxRelay(deps, "payments");
@@ -131,18 +139,22 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
           onSweepError: (err, paymentId) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume a payment"),
         })
       : undefined;
-  const stellarChain = settings.stellar
-    ? new StellarChain({
-        network: settings.stellar.network,
-        rpcUrl: settings.stellar.rpcUrl,
-        usdcContract: settings.stellar.usdcContract,
-        accountSecret: settings.stellar.facilitatorSecret,
-        channelSecrets: settings.stellar.channelSecrets,
-        ...(settings.stellar.rpcCaPem !== undefined ? { caCertificatePem: settings.stellar.rpcCaPem } : {}),
-        ...(settings.stellar.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.stellar.rpcTimeoutMs } : {}),
-        ...(settings.stellar.ledgerSeconds !== undefined ? { ledgerSeconds: settings.stellar.ledgerSeconds } : {}),
-      })
-    : undefined;
+  // Stellar's modules (stellar-sdk) load only where the rail is configured: a payments process without it starts
+  // without them (a second or more, paid by every process a crash test starts).
+  const stellarModules = settings.stellar ? await loadStellarModules() : undefined;
+  const stellarChain =
+    settings.stellar && stellarModules
+      ? new stellarModules.StellarChain({
+          network: settings.stellar.network,
+          rpcUrl: settings.stellar.rpcUrl,
+          usdcContract: settings.stellar.usdcContract,
+          accountSecret: settings.stellar.facilitatorSecret,
+          channelSecrets: settings.stellar.channelSecrets,
+          ...(settings.stellar.rpcCaPem !== undefined ? { caCertificatePem: settings.stellar.rpcCaPem } : {}),
+          ...(settings.stellar.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: settings.stellar.rpcTimeoutMs } : {}),
+          ...(settings.stellar.ledgerSeconds !== undefined ? { ledgerSeconds: settings.stellar.ledgerSeconds } : {}),
+        })
+      : undefined;
   const rehearsal = new RehearsalSettlement({
     db,
     subjectSecret: settings.subjectSecret,
@@ -151,8 +163,13 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     contractSignatures: (network) => live?.contractSignatures(network),
     paidOnDelivery,
     ...(settings.solana ? { solana: { network: settings.solana.network, usdcMint: settings.solana.usdcMint } } : {}),
-    ...(stellarChain
-      ? { stellar: { network: stellarChain.network, usdcContract: stellarChain.usdcContract, serviceAccounts: stellarChain.serviceAccounts } }
+    ...(stellarChain && stellarModules
+      ? {
+          stellar: new stellarModules.StellarRehearsal(
+            { network: stellarChain.network, usdcContract: stellarChain.usdcContract, serviceAccounts: stellarChain.serviceAccounts },
+            now,
+          ),
+        }
       : {}),
   });
   const solanaChain = settings.solana
@@ -176,7 +193,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     paidOnDelivery,
   });
   const solana = solanaChain ? new LiveSvmSettlement(oneNetworkSaga(solanaChain)) : undefined;
-  const stellar = stellarChain ? new LiveStellarSettlement(oneNetworkSaga(stellarChain)) : undefined;
+  const stellar = stellarChain && stellarModules ? new stellarModules.LiveStellarSettlement(oneNetworkSaga(stellarChain)) : undefined;
   const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : []), ...(stellar ? [stellar] : [])];
   const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });

@@ -11,6 +11,7 @@ import { PAYMENTS_SCHEMA, paymentsMigrations } from "../src";
 import { Payments } from "../src/domain/payments";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { RehearsalSettlement, type RehearsalSettlementOptions } from "../src/domain/settlement/rehearsal";
+import { StellarRehearsal } from "../src/domain/settlement/rehearsal-stellar";
 
 const TESTNET_USDC = STELLAR_NETWORKS["stellar:testnet"].usdc;
 const PUBNET_USDC = STELLAR_NETWORKS["stellar:pubnet"].usdc;
@@ -38,12 +39,13 @@ describeWith("postgres")("Stellar rehearsals (PostgreSQL, Soroban RPC stand-in a
 
   /** A rehearsal settlement for a deployment whose live Stellar rail is `live` (none: no Stellar rail). */
   function rehearsalFor(live?: { network: string; usdcContract: string }, over: Partial<RehearsalSettlementOptions> = {}) {
+    const now = () => new Date();
     return new RehearsalSettlement({
       db: database.db,
       subjectSecret: "stellar-rehearsal",
       onCommitted: () => {},
-      now: () => new Date(),
-      ...(live ? { stellar: { ...live, serviceAccounts: [service.publicKey()] } } : {}),
+      now,
+      ...(live ? { stellar: new StellarRehearsal({ ...live, serviceAccounts: [service.publicKey()] }, now) } : {}),
       ...over,
     });
   }

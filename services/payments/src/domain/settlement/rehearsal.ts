@@ -8,7 +8,7 @@ import { paymentRejected } from "../verify-payment";
 import { answerByOf, releasedMeanwhile, type PaidOnDelivery } from "./paid-on-delivery";
 import { EvmRehearsal } from "./rehearsal-evm";
 import type { RehearsalFamily } from "./rehearsal-family";
-import { StellarRehearsal, type StellarRehearsalSettings } from "./rehearsal-stellar";
+import type { StellarRehearsal } from "./rehearsal-stellar";
 import { rehearsalSolanaNetwork, SvmRehearsal } from "./rehearsal-svm";
 import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
 
@@ -28,10 +28,10 @@ export interface RehearsalSettlementOptions {
   /** The deployment's Solana network and USDC mint, when it has a Solana rail (absent: rehearsals are EVM only). */
   solana?: { network: string; usdcMint: string };
   /**
-   * The deployment's live Stellar rail (its network and USDC contract) and the service's Stellar accounts, when it
-   * has one (absent: no rehearsal mentions Stellar). Rehearsals are quoted on testnet whatever its network.
+   * The Stellar rehearsal, when the deployment has a Stellar rail (absent: no rehearsal mentions Stellar); built by
+   * the caller, so stellar-sdk loads only where Stellar is configured. Quoted on testnet whatever the rail's network.
    */
-  stellar?: StellarRehearsalSettings;
+  stellar?: StellarRehearsal;
 }
 
 /** Rehearsal payments left unfinished are looked at once they have been quiet this long. */
@@ -56,7 +56,7 @@ export class RehearsalSettlement implements Settlement {
     this.families = [
       new EvmRehearsal({ now, ...(contractSignatures ? { contractSignatures } : {}) }),
       ...(solana ? [new SvmRehearsal(rehearsalSolanaNetwork(solana), now)] : []),
-      ...(stellar ? [new StellarRehearsal(stellar, now)] : []),
+      ...(stellar ? [stellar] : []),
     ];
   }
 
