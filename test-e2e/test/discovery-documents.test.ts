@@ -1,5 +1,6 @@
 import { validateOpenApiDocument } from "@c402/testkit";
 import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
+import { STELLAR_TESTNET } from "../src/stellar";
 
 /**
  * The discovery documents (/, /.well-known/c402, /llms.txt) are honest about
@@ -42,7 +43,7 @@ const filled = (path: string) =>
     .replaceAll("{slug}", slug);
 
 describe("the discovery documents name only what this run serves", () => {
-  it("they list the devchain and Solana devnet networks the faces quote and the facilitator settles, and never Base mainnet", async () => {
+  it("they list the devchain, Solana devnet and Stellar stand-in networks the faces quote and the facilitator settles, and never Base mainnet", async () => {
     if (process.env.E2E_RUN_MODE === "embedded") {
       // Embedded mode says which networks its devchain and Solana devnet run as.
       const health = (await call("GET", "/health?deep=true")).body;
@@ -52,21 +53,24 @@ describe("the discovery documents name only what this run serves", () => {
     const root = (await call("GET", "/")).body;
     const wellKnown = (await call("GET", "/.well-known/c402")).body;
     const llms = (await call("GET", "/llms.txt")).text;
-    const supported = { kinds: [...(await call("GET", "/x402/base/supported")).body.kinds, ...(await call("GET", "/x402/solana/supported")).body.kinds] };
+    const kindsOf = async (family: string) => (await call("GET", `/x402/${family}/supported`)).body.kinds;
+    const supported = { kinds: [...(await kindsOf("base")), ...(await kindsOf("solana")), ...(await kindsOf("stellar"))] };
 
     expect(root.buying).toMatchObject({
-      networks: [DEVCHAIN, SOLANA_DEVNET],
-      live_networks: [DEVCHAIN, SOLANA_DEVNET],
+      networks: [DEVCHAIN, SOLANA_DEVNET, STELLAR_TESTNET],
+      live_networks: [DEVCHAIN, SOLANA_DEVNET, STELLAR_TESTNET],
       rehearsal_network: DEVCHAIN,
-      rehearsal_networks: [DEVCHAIN, SOLANA_DEVNET],
+      rehearsal_networks: [DEVCHAIN, SOLANA_DEVNET, STELLAR_TESTNET],
     });
     expect(wellKnown.x402.rails).toEqual([
       { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "onchain" },
       { network: SOLANA_DEVNET, asset: "USDC", testnet: true, settlement: "onchain" },
+      { network: STELLAR_TESTNET, asset: "USDC", testnet: true, settlement: "onchain" },
       { network: DEVCHAIN, asset: "USDC", testnet: true, settlement: "simulated" },
       { network: SOLANA_DEVNET, asset: "USDC", testnet: true, settlement: "simulated" },
+      { network: STELLAR_TESTNET, asset: "USDC", testnet: true, settlement: "simulated" },
     ]);
-    expect(llms).toContain(`Live payments settle on-chain on ${DEVCHAIN}, ${SOLANA_DEVNET}.`);
+    expect(llms).toContain(`Live payments settle on-chain on ${DEVCHAIN}, ${SOLANA_DEVNET}, ${STELLAR_TESTNET}.`);
     for (const text of [JSON.stringify(root), JSON.stringify(wellKnown), llms]) expect(text).not.toMatch(/eip155:8453(?!2)/);
 
     // The same networks as the facilitator's kinds and the faces' requirements.
@@ -103,7 +107,7 @@ describe("the discovery documents name only what this run serves", () => {
     expect(answers.filter(([, status]) => status === 404)).toEqual([]);
   });
 
-  it("GET /health/facilitator answers every family in one shape: base live on the devchain, Solana live on the devnet, Stellar not available, with a reason", async () => {
+  it("GET /health/facilitator answers every family in one shape: base live on the devchain, Solana live on the devnet, Stellar live on the stand-in", async () => {
     const r = await call("GET", "/health/facilitator");
     expect(r.status).toBe(200);
     expect(r.headers.get("cache-control")).toBe("no-store");
@@ -113,7 +117,7 @@ describe("the discovery documents name only what this run serves", () => {
       chains: {
         base: { networks: [DEVCHAIN], available: true, settles: "live", reason: null },
         solana: { networks: [SOLANA_DEVNET], available: true, settles: "live", reason: null },
-        stellar: { networks: [], available: false, settles: "none", reason: expect.stringMatching(/Stellar/) },
+        stellar: { networks: [STELLAR_TESTNET], available: true, settles: "live", reason: null },
       },
     });
   });

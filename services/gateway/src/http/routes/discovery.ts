@@ -13,6 +13,8 @@ const SWAGGER_UI_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
 const DOCS_ASSET_MAX_AGE_SECONDS = 86_400;
 /** When a degraded deep health check is worth asking again. */
 const HEALTH_RETRY_AFTER_SECONDS = 5;
+/** Where a Stellar rehearsal is quoted (payments' rehearsalStellarNetwork, ADR 5): always Stellar's testnet. */
+const STELLAR_REHEARSAL_NETWORK = "stellar:testnet";
 
 /**
  * What the service is: /, /openapi.json, /llms.txt, /docs (and its viewer's
@@ -24,9 +26,11 @@ export function discoveryRoutes({ clients, cache, settings, logger }: GatewayDep
   const { baseUrl, serviceName, version } = settings;
   const railsNow = async (): Promise<Rails> => {
     const live = await rails.known();
-    // Rehearsals are quoted on the EVM testnet, and on a Solana testnet where Solana settles live (ADR 5).
+    // Rehearsals are quoted on the EVM testnet, on a Solana testnet where Solana settles live, and on Stellar's
+    // testnet where Stellar does, whatever its live network (ADR 5).
     const solana = [...new Set((live?.solana ?? []).map(svmRehearsalNetwork))];
-    return { live: live ? Object.values(live).flat() : [], rehearsal: [REHEARSAL_NETWORK, ...solana] };
+    const stellar = (live?.stellar ?? []).length > 0 ? [STELLAR_REHEARSAL_NETWORK] : [];
+    return { live: live ? Object.values(live).flat() : [], rehearsal: [REHEARSAL_NETWORK, ...solana, ...stellar] };
   };
 
   router.get("/", async (_req, res) => {
