@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import { dirname } from "node:path";
 import { Keypair } from "@stellar/stellar-base";
+import { callStandin } from "@c402/stellar-standin";
 
 /**
  * A demo Stellar keypair kept in a file (mode 0600) as `{"publicKey": "G…", "secret": "S…"}`,
@@ -39,21 +39,5 @@ export async function localStellarStandin(): Promise<LocalStellarStandin> {
 
 /** One JSON-RPC call (named params) to the stand-in, over HTTPS trusting its CA. */
 export function standinRpc<T = unknown>(standin: LocalStellarStandin, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const req = request(standin.url, { method: "POST", ca: standin.ca, headers: { "content-type": "application/json" } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        try {
-          const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { result?: T; error?: { message: string } };
-          if (body.error) reject(new Error(`${method}: ${body.error.message}`));
-          else resolve(body.result as T);
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }));
-  });
+  return callStandin<T>(standin.url, standin.ca, method, params);
 }

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { request } from "node:https";
-import { refuseStellarOrgLookups, trustCertificateInThisProcess } from "@c402/stellar-standin";
+import { callStandin, refuseStellarOrgLookups, trustCertificateInThisProcess } from "@c402/stellar-standin";
 import { call } from "./http";
 
 /** The stand-in presents itself as Stellar testnet, with Circle's testnet USDC at its real id (packages/stellar-standin). */
@@ -46,21 +45,7 @@ async function connect(): Promise<StellarStandinClient> {
   trustCertificateInThisProcess(ca);
   refuseStellarOrgLookups();
   const url = standin.url;
-  let id = 0;
-  const rpc = <T>(method: string, params: Record<string, unknown> = {}): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const req = request(url, { method: "POST", ca, headers: { "content-type": "application/json" } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { result?: T; error?: { code: number; message: string } };
-          if (body.error) reject(Object.assign(new Error(`${method}: ${body.error.message}`), { code: body.error.code }));
-          else resolve(body.result as T);
-        });
-      });
-      req.on("error", reject);
-      req.end(JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }));
-    });
+  const rpc = <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => callStandin<T>(url, ca, method, params);
   return {
     url,
     rpc,

@@ -6,6 +6,7 @@ import { createRpcMethods } from "./methods";
 import { STELLAR_TESTNET, networkFacts, type StellarNetwork } from "./network";
 
 export { refuseStellarOrgLookups } from "./offline-horizon";
+export { callStandin } from "./client";
 export { createTestCertificateAuthority, type TestCertificateAuthority } from "./certificate";
 export type { TransferRecord } from "./ledger";
 export { STELLAR_PUBNET, STELLAR_TESTNET, USDC_DECIMALS, isStellarNetwork, networkFacts, type StellarNetwork } from "./network";

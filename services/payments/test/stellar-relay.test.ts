@@ -15,7 +15,8 @@ import { requirementsFor, type CheckoutForPayment } from "../src/domain/requirem
 import { LiveStellarSettlement } from "../src/domain/settlement/live-stellar";
 import type { SettlementOutcome } from "../src/domain/settlement/settlement";
 import { startFulfillmentRig, type FulfillmentRig } from "./support/fulfillment-rig";
-import { openStellarRelaySaga, type StellarRelaySagaConfig, type StellarRelaySagaInput } from "./support/stellar-relay-saga";
+import { type StellarRelaySagaConfig, type StellarRelaySagaInput } from "./support/stellar-relay-saga";
+import { openStellarSaga } from "./support/stellar-saga";
 
 /**
  * Relay sales on Stellar (ADR 17, paid only on delivery as ADR 9 says):
@@ -45,7 +46,7 @@ describeOnInfra("relay sales on Stellar: paid only on delivery (PostgreSQL, Kafk
   let origin: FakeOrigin;
   let fulfillment: FulfillmentRig;
   let config: StellarRelaySagaConfig;
-  let opened: ReturnType<typeof openStellarRelaySaga>;
+  let opened: Awaited<ReturnType<typeof openStellarSaga>>;
   let saga: LiveStellarSettlement;
   let chain: StellarChain;
 
@@ -66,11 +67,12 @@ describeOnInfra("relay sales on Stellar: paid only on delivery (PostgreSQL, Kafk
       usdcContract: standin.usdc,
       accountSecret: service.secret(),
       ledgerSeconds: LEDGER_MS / 1000,
+      pollIntervalMs: 200,
       subjectSecret: "stellar-relay",
       settleTimeoutMs: SETTLE_TIMEOUT_MS,
       fulfillmentAddress: fulfillment.address,
     };
-    opened = openStellarRelaySaga(config);
+    opened = await openStellarSaga(config);
     ({ saga, chain, database } = opened);
     await migrate(database, paymentsMigrations);
   }, 120_000);

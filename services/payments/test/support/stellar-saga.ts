@@ -1,5 +1,7 @@
+import { fulfillmentV1 } from "@c402/contracts";
 import { openPostgres, type ServiceDatabase } from "@c402/db";
 import { newId } from "@c402/ids";
+import { createClient } from "@c402/rpc";
 import { StellarChain } from "@c402/stellar-chain";
 import { refuseStellarOrgLookups, startStellarStandin, trustCertificateInThisProcess, type StellarStandin } from "@c402/stellar-standin";
 import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
@@ -9,6 +11,8 @@ import { ExactStellarScheme } from "@x402/stellar/exact/client";
 import { PAYMENTS_SCHEMA } from "../../src";
 import { requirementsFor, type CheckoutForPayment } from "../../src/domain/requirements";
 import { LiveStellarSettlement, type LiveStellarSettlementOptions } from "../../src/domain/settlement/live-stellar";
+import { PaidOnDelivery } from "../../src/domain/settlement/paid-on-delivery";
+import { originDelivery } from "../../src/rpc/origin-delivery";
 import { freshPaymentsDatabase, type OnePaymentInput } from "./rail-saga";
 
 /** Where the Stellar saga of a test runs: a PostgreSQL database and the Soroban RPC stand-in, with the service's account. */
@@ -24,15 +28,20 @@ export interface StellarSagaConfig {
   subjectSecret: string;
   settleTimeoutMs: number;
   pollIntervalMs: number;
+  /** The shortest a ledger takes (the stand-in's ledger interval; default the network's 5 s). */
+  ledgerSeconds?: number;
+  /** host:port of a fulfillment service: with it, relay checkouts are paid only on delivery through it. */
+  fulfillmentAddress?: string;
 }
 
 /** The JSON argument of fixtures/stellar-saga-process.ts: one payment to submit. */
 export type StellarSagaInput = OnePaymentInput<StellarSagaConfig>;
 
-/** A payments process's Stellar settlement, as the service builds it, on the test's database and stand-in. */
+/** A payments process's Stellar settlement, as the service builds it, on the test's database and stand-in (and fulfillment, when given). */
 export async function openStellarSaga(config: StellarSagaConfig): Promise<{
   saga: LiveStellarSettlement;
   chain: StellarChain;
+  database: ServiceDatabase;
   options: LiveStellarSettlementOptions;
   close(): Promise<void>;
 }> {
@@ -44,16 +53,31 @@ export async function openStellarSaga(config: StellarSagaConfig): Promise<{
     accountSecret: config.accountSecret,
     caCertificatePem: config.caCertificatePem,
     pollIntervalMs: config.pollIntervalMs,
+    ...(config.ledgerSeconds !== undefined ? { ledgerSeconds: config.ledgerSeconds } : {}),
   });
+  const fulfillment = config.fulfillmentAddress ? createClient(fulfillmentV1.FulfillmentService, config.fulfillmentAddress) : undefined;
+  const now = () => new Date();
   const options: LiveStellarSettlementOptions = {
     db: database.db,
     chains: new Map([[chain.network, chain]]),
     subjectSecret: config.subjectSecret,
     settleTimeoutMs: config.settleTimeoutMs,
     onCommitted: () => {},
-    now: () => new Date(),
+    now,
+    ...(fulfillment
+      ? { paidOnDelivery: new PaidOnDelivery({ db: database.db, delivery: originDelivery(fulfillment), settleTimeoutMs: config.settleTimeoutMs, now }) }
+      : {}),
   };
-  return { saga: new LiveStellarSettlement(options), chain, options, close: () => database.close() };
+  return {
+    saga: new LiveStellarSettlement(options),
+    chain,
+    database,
+    options,
+    close: async () => {
+      fulfillment?.close();
+      await database.close();
+    },
+  };
 }
 
 /** What a Stellar saga test runs on: the stand-in (in the test's process), a migrated payments database, the service's funded account, and the saga. */
