@@ -50,6 +50,12 @@ export interface LocalClusterOptions {
   command?: (program: string) => ProgramCommand;
   /** A devchain already running elsewhere (e.g. from the devchain image), at compose's fixed layout; default: one is started here unless EVM_RPC_URL is set. */
   devchainUrl?: string;
+  /**
+   * Where the Stellar stand-in's CA certificate is written for the programs: a directory of this machine and the
+   * path the programs see it at (they differ when they run chrooted in an image's root filesystem); default a new
+   * temporary directory, seen at the same path.
+   */
+  stellarCaDirectory?: { here: string; inPrograms: string };
 }
 
 export interface ProgramCommand {
@@ -136,8 +142,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   // Stellar: a Soroban RPC stand-in in this process unless STELLAR_RPC_URL points elsewhere. Each payments replica
   // submits from an account of its own (ADR 17: sequence numbers are taken per process).
   const stellarStandin = env.STELLAR_RPC_URL ? undefined : await startStellarStandin({ port: Number(env.STELLAR_STANDIN_PORT ?? 0) });
-  const stellarCaFile = stellarStandin ? join(mkdtempSync(join(tmpdir(), "c402-stellar-")), "ca.pem") : undefined;
-  if (stellarStandin && stellarCaFile) writeFileSync(stellarCaFile, stellarStandin.caCertificatePem);
+  let stellarCa: { here: string; inPrograms: string } | undefined;
+  if (stellarStandin) {
+    const directory = opts.stellarCaDirectory ?? ((here) => ({ here, inPrograms: here }))(mkdtempSync(join(tmpdir(), "c402-stellar-")));
+    stellarCa = { here: join(directory.here, "ca.pem"), inPrograms: join(directory.inPrograms, "ca.pem") };
+    writeFileSync(stellarCa.here, stellarStandin.caCertificatePem, { mode: 0o644 });
+  }
+  const stellarCaFile = stellarCa?.inPrograms;
   const stellarEnv = (): Record<string, string> =>
     stellarStandin && stellarCaFile
       ? {
@@ -295,7 +306,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     rpcTokens,
     devchain,
     ...(solanaDevnet ? { solanaDevnet } : {}),
-    ...(stellarStandin && stellarCaFile ? { stellar: { standin: stellarStandin, caFile: stellarCaFile } } : {}),
+    ...(stellarStandin && stellarCa ? { stellar: { standin: stellarStandin, caFile: stellarCa.here } } : {}),
     async restart(entry, graceMs = 30_000) {
       const started = Date.now();
       expectedExits.add(entry.child);

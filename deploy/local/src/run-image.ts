@@ -21,6 +21,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { join } from "node:path";
 import { builtFile, GATEWAY } from "@c402/topology";
 import { startLocalCluster, type ProgramCommand } from "./cluster";
 import { waitUntilHealthy } from "./health-wait";
@@ -147,6 +148,8 @@ async function main(): Promise<void> {
       logDir,
       command: (program) => inImage(runtime, [...(runtime.config.Entrypoint ?? []), builtFile(program)]),
       ...(devchain ? { devchainUrl: devchain.url } : {}),
+      // The programs see only the image's root filesystem: its /tmp (a tmpfs of this run) carries the stand-in's CA.
+      stellarCaDirectory: { here: join(runtime.rootfs, "tmp"), inPrograms: "/tmp" },
     });
     const gateway = cluster.processes.find((p) => p.name === GATEWAY.name);
     if (!gateway) throw new Error("no gateway process");
