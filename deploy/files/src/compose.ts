@@ -52,6 +52,28 @@ function liveChainSettings(): [string, string][] {
   ];
 }
 
+/**
+ * The optional rails, passed through from the environment compose runs in (the shell, or a .env file beside
+ * this file): unset, each is empty, which payments reads as unset, so the rail is absent. No local Solana or
+ * Stellar network runs as a container; these point payments at a real one.
+ */
+const OPTIONAL_RAIL_SETTINGS = [
+  "SOLANA_ENABLED",
+  "SOLANA_NETWORK",
+  "SOLANA_RPC_URL",
+  "SOLANA_USDC_MINT",
+  "SOLANA_FEE_PAYER_KEY",
+  "STELLAR_NETWORK",
+  "STELLAR_RPC_URL",
+  "STELLAR_USDC_CONTRACT",
+  "STELLAR_FACILITATOR_SECRET",
+  "STELLAR_CHANNEL_SECRETS",
+] as const;
+
+function optionalRailSettings(): [string, string][] {
+  return OPTIONAL_RAIL_SETTINGS.map((env) => [env, `\${${env}:-}`]);
+}
+
 /** The local EVM chain as a container of the same image (Hardhat's EDR from npm), published on loopback for buyers' scripts. */
 function devchainService(): string {
   return `  ${DEVCHAIN}:
@@ -99,7 +121,7 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
     ...developmentSecrets(s).map((secret): [string, string] => [secret.env, secret.developmentValue ?? devSecret(secret.env)]),
     ...(COMPOSE_SETTINGS[s.name] ?? []),
     ...rpcIdentity(s.name),
-    ...(s.settlesOnChain ? liveChainSettings() : []),
+    ...(s.settlesOnChain ? [...liveChainSettings(), ...optionalRailSettings()] : []),
   ];
   const waitsFor = [...s.calls.map((c) => [c, "service_started"] as const), ...(s.settlesOnChain ? ([[DEVCHAIN, "service_healthy"]] as const) : [])];
   const dependsOn =
@@ -167,6 +189,11 @@ export function dockerCompose(services: readonly ServiceEntry[], defaults: Servi
     "",
     "Every password and secret below is a DEVELOPMENT value. Only the gateway is",
     "published, on loopback.",
+    "",
+    "Payments settles live on the devchain container. Solana and Stellar are off",
+    "unless the environment compose runs in (or a .env file beside this file) sets",
+    "SOLANA_ENABLED=true with SOLANA_NETWORK, SOLANA_RPC_URL and SOLANA_FEE_PAYER_KEY,",
+    "or STELLAR_NETWORK with STELLAR_RPC_URL and STELLAR_FACILITATOR_SECRET.",
   )}
 
 name: c402

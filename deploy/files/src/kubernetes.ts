@@ -462,6 +462,10 @@ ${mapping(defaults.identitySettings, "  ")}
   EVM_NETWORK: eip155:8453
   SPLIT_FACTORY_ADDRESS: replace-with-the-SplitFactory-address-on-the-network
   FEE_WALLET_ADDRESS: replace-with-the-wallet-that-receives-the-protocol-fee
+  # payments on Solana (optional): set SOLANA_ENABLED "true" and SOLANA_NETWORK (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp
+  # is mainnet), and SOLANA_RPC_URL plus SOLANA_FEE_PAYER_KEY in the Secret; off, no Solana rail.
+  # SOLANA_ENABLED: "true"
+  # SOLANA_NETWORK: solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp
   # payments on Stellar (optional): set STELLAR_NETWORK (stellar:pubnet or stellar:testnet)
   # and STELLAR_RPC_URL plus STELLAR_FACILITATOR_SECRET in the Secret; unset, no Stellar rail.
   # Sequence numbers are taken per process: replicas sharing these accounts collide, and a

@@ -13,7 +13,7 @@ import { callersOf, callingProcesses, GATEWAY, GRPC_CONTAINER_PORT, rpcTokenKey,
 import { WEBHOOKS_SCHEMA } from "@c402/webhooks";
 import { FULFILLMENT_SCHEMA } from "@c402/fulfillment";
 import { load, loadAll } from "js-yaml";
-import { defaultOf } from "@c402/config";
+import { defaultOf, loadConfig } from "@c402/config";
 import { configurationDoc, deployFiles, PROCESS_CONFIG_SPECS, staleDeployFiles } from "../src";
 import { mapping } from "../src/text";
 
@@ -148,6 +148,40 @@ describe("the generated deploy files", () => {
       await chain.stop();
     }
   }, 90_000);
+
+  it("compose: Solana and Stellar come from the environment compose runs in; unset there, payments has neither rail", () => {
+    const compose = load(read("deploy/docker/docker-compose.yml")) as { services: Record<string, { environment: Record<string, unknown> }> };
+    const payments = compose.services.payments!.environment;
+    const rail = Object.keys(payments).filter((k) => /^(SOLANA|STELLAR)_/.test(k));
+    expect(rail.sort()).toEqual(
+      [
+        "SOLANA_ENABLED",
+        "SOLANA_NETWORK",
+        "SOLANA_RPC_URL",
+        "SOLANA_USDC_MINT",
+        "SOLANA_FEE_PAYER_KEY",
+        "STELLAR_NETWORK",
+        "STELLAR_RPC_URL",
+        "STELLAR_USDC_CONTRACT",
+        "STELLAR_FACILITATOR_SECRET",
+        "STELLAR_CHANNEL_SECRETS",
+      ].sort(),
+    );
+    // Compose's interpolation of ${NAME:-}: the environment's value, else empty.
+    const interpolate = (environment: Record<string, string>) =>
+      Object.fromEntries(Object.entries(payments).map(([k, v]) => [k, String(v).replace(/^\$\{([A-Z_]+):-\}$/, (_, name: string) => environment[name] ?? "")]));
+    for (const k of rail) expect(payments[k]).toBe(`\${${k}:-}`);
+    const unset = loadConfig(processSpecs.payments, interpolate({}));
+    expect(unset).toMatchObject({ solanaEnabled: false, stellarNetwork: undefined, stellarFacilitatorSecret: undefined, stellarChannelSecrets: [] });
+    const set = loadConfig(
+      processSpecs.payments,
+      interpolate({ SOLANA_ENABLED: "true", STELLAR_NETWORK: "stellar:testnet", STELLAR_CHANNEL_SECRETS: "SA,SB", STELLAR_FACILITATOR_SECRET: "SX" }),
+    );
+    expect(set).toMatchObject({ solanaEnabled: true, stellarNetwork: "stellar:testnet", stellarFacilitatorSecret: "SX", stellarChannelSecrets: ["SA", "SB"] });
+    // Nothing else gets them.
+    for (const name of processes.filter((p) => p !== "payments"))
+      expect(Object.keys(compose.services[name]!.environment).filter((k) => rail.includes(k))).toEqual([]);
+  });
 
   it("compose: one container per process, each given every setting it requires and nothing it does not read", () => {
     const compose = load(read("deploy/docker/docker-compose.yml")) as { services: Record<string, { command: string[]; environment: Record<string, unknown> }> };

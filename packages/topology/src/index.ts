@@ -183,6 +183,20 @@ export const SERVICES = [
         unsetInDevelopment: true,
       },
       {
+        env: "SOLANA_RPC_URL",
+        describe: "JSON-RPC URL of the Solana network (SOLANA_ENABLED and SOLANA_NETWORK in the ConfigMap); optional: unset, no Solana rail.",
+        placeholder: "https://solana-rpc.example/replace-with-your-provider",
+        unsetInDevelopment: true,
+        optional: true,
+      },
+      {
+        env: "SOLANA_FEE_PAYER_KEY",
+        describe: "base58 secret key of the Solana fee payer that co-signs and pays network fees (fund it with SOL); optional, with SOLANA_ENABLED.",
+        placeholder: "replace-with-the-solana-fee-payer-key",
+        unsetInDevelopment: true,
+        optional: true,
+      },
+      {
         env: "STELLAR_RPC_URL",
         describe: "Soroban JSON-RPC URL (HTTPS) of the Stellar network (STELLAR_NETWORK in the ConfigMap); optional: unset, no Stellar rail.",
         placeholder: "https://soroban-rpc.example/replace-with-your-provider",
