@@ -2,6 +2,7 @@ import { eventually } from "@c402/testkit";
 import { getAddress } from "viem";
 import { call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
 import { createUsdcAccounts, SOLANA_DEVNET, SOLANA_ENABLED } from "../src/solana";
+import { STELLAR_ENABLED, stellarStandin } from "../src/stellar";
 
 /**
  * Payout wallets and payout rails over the running services: PUT, preview
@@ -35,8 +36,12 @@ async function eventsOf(key: string, prefix: string) {
 
 const standing = (address: string, offered: boolean, verified = false) => ({ address, verified, offered });
 
-// A checkout takes a Solana wallet only once its USDC account exists (test-e2e/test/solana-payout-accounts.test.ts).
-beforeAll(() => createUsdcAccounts(SOLANA, SOLANA_2));
+// A checkout takes a Solana wallet only once its USDC account exists, a Stellar one only with its USDC trustline
+// (test-e2e/test/solana-payout-accounts.test.ts, stellar-payments.test.ts).
+beforeAll(async () => {
+  await createUsdcAccounts(SOLANA, SOLANA_2);
+  if (STELLAR_ENABLED) await (await stellarStandin()).fundWithUsdc(STELLAR, 0n);
+});
 
 describe("payout wallets (/v1/account/wallets)", () => {
   it("GET shows the sign-in wallet; a PUT sets Solana and Stellar beside it; GET reads it back; one wallets.updated event", async () => {

@@ -90,6 +90,34 @@ describeStellar("purchases on Stellar (the stand-in, as stellar:testnet) with th
     return { body, signature: signatures[0] as string, settle: decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE") as string) };
   }
 
+  it("a checkout does not take a Stellar payout wallet without its USDC trustline: 422 payout-account-missing, nothing created; with it the same create succeeds", async () => {
+    const seller = await newSeller();
+    const wallet = Keypair.random().publicKey();
+    // An account with XLM and no USDC trustline: registering it is never refused, a checkout taking it is.
+    await standin.rpc("standin_fundAccount", { accountId: wallet, stroops: "100000000000" });
+    expect((await call("PUT", "/v1/account/wallets", { key: seller.key, body: { stellar: wallet } })).status).toBe(200);
+    const body = { title: "Paid in USDC on Stellar", price_usd: "0.25", payload: "goods", test_mode: false };
+    const refused = await call("POST", "/v1/checkouts", { key: seller.key, body });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      type: expect.stringMatching(/\/problems\/payout-account-missing$/),
+      status: 422,
+      chain: "stellar",
+      address: wallet,
+      network: STELLAR_TESTNET,
+      asset: expect.stringMatching(/^USDC:G[A-Z2-7]{55}$/),
+      help: { retry_is_safe: false },
+    });
+    expect(refused.body.help.fix).toContain("trustline");
+    expect(refused.body.token_account).toBeUndefined();
+    expect((await call("GET", "/v1/checkouts", { key: seller.key })).body.checkouts).toEqual([]);
+
+    await standin.fundWithUsdc(wallet, 0n);
+    const created = await call("POST", "/v1/checkouts", { key: seller.key, body });
+    expect(created.status).toBe(201);
+    expect(created.body.payouts).toContainEqual({ chain: "stellar", address: wallet, offered: true });
+  });
+
   it("the facilitator lists stellar:testnet with areFeesSponsored, and /health/facilitator says Stellar settles live", async () => {
     const supported = await call("GET", "/x402/stellar/supported");
     expect(supported.status).toBe(200);

@@ -87,7 +87,7 @@ const DEFAULT_FIX: Record<ProblemSlug, string> = {
   conflict: "Wait for the first request to finish, then retry.",
   gone: "This resource has expired.",
   "invalid-request": "Correct the fields listed in `errors` and retry.",
-  "payout-account-missing": "Create the payout wallet's token account on the network named, then retry.",
+  "payout-account-missing": "Create the payout wallet's USDC token account (Solana) or trustline (Stellar) on the network named, then retry.",
   "bad-request": "Correct the request and retry.",
   "method-not-allowed": "Use one of the methods the `Allow` header lists for this path.",
   "payload-too-large": "Send a smaller request body.",

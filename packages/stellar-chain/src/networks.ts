@@ -1,3 +1,4 @@
+import { Asset } from "@stellar/stellar-sdk";
 import { isStellarNetwork, STELLAR_NETWORKS } from "@c402/x402";
 
 /** CAIP-2 ids of Stellar's networks, as x402 names them. */
@@ -17,4 +18,11 @@ export function networkPassphraseOf(network: string): string {
 export function usdcContractOf(network: string): string {
   if (!isStellarNetwork(network)) throw new Error(`${network} is not a Stellar network this service knows`);
   return STELLAR_NETWORKS[network].usdc;
+}
+
+/** Circle's USDC as a classic asset, when `usdcContract` is its asset contract on the network (else undefined: another token). */
+export function usdcAssetOf(network: string, networkPassphrase: string, usdcContract: string): Asset | undefined {
+  if (!isStellarNetwork(network)) return undefined;
+  const asset = new Asset("USDC", STELLAR_NETWORKS[network].usdcIssuer);
+  return asset.contractId(networkPassphrase) === usdcContract ? asset : undefined;
 }

@@ -1,5 +1,17 @@
 import https from "node:https";
-import { Account, FeeBumpTransaction, Keypair, Operation, rpc, TimeoutInfinite, TransactionBuilder, xdr, type Transaction } from "@stellar/stellar-sdk";
+import {
+  Account,
+  Asset,
+  FeeBumpTransaction,
+  Keypair,
+  Operation,
+  rpc,
+  StrKey,
+  TimeoutInfinite,
+  TransactionBuilder,
+  xdr,
+  type Transaction,
+} from "@stellar/stellar-sdk";
 import {
   checkSimulatedTransfer,
   DEFAULT_LEDGER_SECONDS,
@@ -11,7 +23,7 @@ import {
 import { decodeExactStellarPayment, type ExactStellarPayment } from "./decode";
 import { Lanes, type Lane } from "./lanes";
 import { sendByTime, type ClosedLedger } from "./ledger-time";
-import { networkPassphraseOf } from "./networks";
+import { networkPassphraseOf, usdcAssetOf } from "./networks";
 import { StellarPaymentRejected, StellarRejection, StellarSendRefusal, StellarSendRefused } from "./rejections";
 import { serviceKeypair } from "./service-keys";
 import { buildSettlementTransaction, type SignedSettlement } from "./settlement-transaction";
@@ -107,11 +119,14 @@ export class StellarChain {
   private readonly pollIntervalMs: number;
   private readonly server: rpc.Server;
   private readonly rpcOrigin: string;
+  /** The classic asset whose asset contract `usdcContract` is, where known: an account receives it only through its trustline. */
+  private readonly usdcAsset: Asset | undefined;
 
   constructor(opts: StellarChainOptions) {
     this.network = opts.network;
     this.networkPassphrase = opts.networkPassphrase ?? networkPassphraseOf(opts.network);
     this.usdcContract = opts.usdcContract;
+    this.usdcAsset = usdcAssetOf(this.network, this.networkPassphrase, opts.usdcContract);
     this.keypair = serviceKeypair(opts.accountSecret, "account secret");
     const channels = (opts.channelSecrets ?? []).map((secret, i) => serviceKeypair(secret, `channel secret #${i + 1}`));
     this.account = this.keypair.publicKey();
@@ -389,6 +404,28 @@ export class StellarChain {
     const latest: rpc.Api.GetLatestLedgerResponse & { closeTime?: string | number } = await this.call("getLatestLedger", () => this.server.getLatestLedger());
     const closeTime = Number(latest.closeTime);
     return { sequence: latest.sequence, ...(latest.closeTime !== undefined && Number.isSafeInteger(closeTime) && closeTime > 0 ? { closeTime } : {}) };
+  }
+
+  /**
+   * Whether `address` can be paid USDC: a contract (C…) holds an asset contract balance and always can; an
+   * account (G…) only through its USDC trustline, which the service never creates (its reserve would be the
+   * service's to pay, for any account a seller names). Undefined where `usdcContract` is not the network's
+   * Circle USDC (a token whose classic asset this chain does not know: nothing to look for).
+   */
+  async receivesUsdc(address: string): Promise<boolean | undefined> {
+    if (StrKey.isValidContract(address)) return true;
+    const asset = this.usdcAsset;
+    if (!asset) return undefined;
+    const key = xdr.LedgerKey.trustline(
+      new xdr.LedgerKeyTrustLine({ accountId: Keypair.fromPublicKey(address).xdrAccountId(), asset: asset.toTrustLineXDRObject() }),
+    );
+    const { entries } = await this.call("getLedgerEntries", () => this.server.getLedgerEntries(key));
+    return entries.length > 0;
+  }
+
+  /** The classic asset a trustline to USDC names (CODE:ISSUER), where known. */
+  get usdcAssetName(): string | undefined {
+    return this.usdcAsset ? `${this.usdcAsset.getCode()}:${this.usdcAsset.getIssuer()}` : undefined;
   }
 
   async ping(): Promise<void> {

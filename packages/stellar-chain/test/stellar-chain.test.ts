@@ -70,6 +70,21 @@ describe("StellarChain on the Soroban RPC stand-in, paid by the official @x402/s
     await standin?.close();
   });
 
+  it("says whether a payout wallet receives USDC: an account through its USDC trustline only, a contract always; another token: unknown", async () => {
+    const bare = Keypair.random().publicKey();
+    standin.fundAccount(bare);
+    expect(await chain.receivesUsdc(seller)).toBe(true);
+    // An account holding XLM but no USDC trustline, and one that does not exist at all.
+    expect(await chain.receivesUsdc(bare)).toBe(false);
+    expect(await chain.receivesUsdc(Keypair.random().publicKey())).toBe(false);
+    expect(await chain.receivesUsdc(standin.usdc)).toBe(true);
+    expect(chain.usdcAssetName).toMatch(/^USDC:G[A-Z2-7]{55}$/);
+    // A token contract other than the network's USDC: no classic asset to look for a trustline to.
+    const otherToken = new StellarChain(options({ usdcContract: "CAS3J7GYLGXMF6TDJBBYYSE3HQ6BBSMLNUQ34T6TZMYMW2EVH34XOWMA" }));
+    expect(await otherToken.receivesUsdc(bare)).toBeUndefined();
+    expect(otherToken.usdcAssetName).toBeUndefined();
+  });
+
   it("speaks HTTPS trusting the CA it is given (its own agent, not the global one), and refuses a certificate it cannot verify", async () => {
     await expect(chain.ping()).resolves.toBeUndefined();
     const otherAuthority = await createTestCertificateAuthority();

@@ -9,11 +9,14 @@ import { checkStellarAddress, checkStellarContractId } from "@c402/chain-address
 export const STELLAR_NETWORKS = {
   "stellar:pubnet": {
     usdc: "CCW67TSZV3SSS2HXMBQ5JFGCKJNXKZM7UQUWUZPUTHXSTZLEO7SJMI75",
+    /** Circle's issuing account of USDC: the classic asset USDC:<issuer> whose asset contract `usdc` is. */
+    usdcIssuer: "GA5ZSEJYB37JRC5AVCIA5MOP4RHTM335X2KGX3IHOJAPP5RE34K4KZVN",
     testnet: false,
     networkPassphrase: "Public Global Stellar Network ; September 2015",
   },
   "stellar:testnet": {
     usdc: "CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA",
+    usdcIssuer: "GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5",
     testnet: true,
     networkPassphrase: "Test SDF Network ; September 2015",
   },

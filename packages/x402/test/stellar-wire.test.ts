@@ -38,6 +38,8 @@ describe("Stellar on the x402 wire", () => {
     expect(Object.keys(STELLAR_NETWORKS)).toEqual(["stellar:pubnet", "stellar:testnet"]);
     expect(STELLAR_NETWORKS["stellar:testnet"]).toEqual({
       usdc: "CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA",
+      // The contract is the asset contract of USDC:<issuer> (packages/stellar-chain checks the two agree).
+      usdcIssuer: "GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5",
       testnet: true,
       networkPassphrase: "Test SDF Network ; September 2015",
     });

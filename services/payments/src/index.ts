@@ -207,7 +207,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   return {
     name: "payments",
     register(server) {
-      server.add(paymentsV1.PaymentsService, paymentsRpc(payments, facilitator, new PayoutAccounts(solanaChain)));
+      server.add(paymentsV1.PaymentsService, paymentsRpc(payments, facilitator, new PayoutAccounts({ solana: solanaChain, stellar: stellarChain })));
       server.add(healthV1.HealthService, healthService("payments", { database: () => deps.database.ping(), bus: () => deps.bus.ping(), ...chainChecks }));
     },
     async start() {

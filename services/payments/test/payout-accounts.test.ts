@@ -2,6 +2,9 @@ import { createServer, type AddressInfo } from "node:net";
 import { ProblemError } from "@c402/problems";
 import { newSolanaKeyPair, startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
 import { SvmChain } from "@c402/svm-chain";
+import { startStellarStandin, type StellarStandin } from "@c402/stellar-standin";
+import { StellarChain } from "@c402/stellar-chain";
+import { Keypair } from "@stellar/stellar-sdk";
 import { generateKeyPairSigner, getAddressEncoder, getProgramDerivedAddress, type Address } from "@solana/kit";
 import { PayoutAccounts } from "../src/domain/payout-accounts";
 
@@ -43,7 +46,7 @@ describe("payout accounts on the Solana devnet", () => {
 
   beforeAll(async () => {
     devnet = await startSolanaDevnet();
-    accounts = new PayoutAccounts(await chainOn(devnet, devnet.url));
+    accounts = new PayoutAccounts({ solana: await chainOn(devnet, devnet.url) });
   }, 60_000);
 
   afterAll(async () => {
@@ -97,7 +100,7 @@ describe("payout accounts on the Solana devnet", () => {
   });
 
   it("answers 503 unavailable (retry is safe) when the network's RPC does not answer: never exists, never missing", async () => {
-    const down = new PayoutAccounts(await chainOn(devnet, `http://127.0.0.1:${await closedPort()}`));
+    const down = new PayoutAccounts({ solana: await chainOn(devnet, `http://127.0.0.1:${await closedPort()}`) });
     const wallet = (await generateKeyPairSigner()).address;
     const refused = await down.check([{ chainFamily: "solana", address: wallet }]).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ProblemError);
@@ -107,6 +110,75 @@ describe("payout accounts on the Solana devnet", () => {
 
   it("checks nothing while Solana is not settled here (SOLANA_ENABLED off): no RPC is asked", async () => {
     const wallet = (await generateKeyPairSigner()).address;
-    expect(await new PayoutAccounts(undefined).check([{ chainFamily: "solana", address: wallet }])).toEqual([]);
+    expect(await new PayoutAccounts({}).check([{ chainFamily: "solana", address: wallet }])).toEqual([]);
+  });
+});
+
+/**
+ * Whether a Stellar payout wallet can be paid (an account needs its USDC
+ * trustline; a contract always can), asked of the Soroban RPC stand-in.
+ */
+describe("payout accounts on Stellar (the Soroban RPC stand-in)", () => {
+  let standin: StellarStandin;
+  let chain: StellarChain;
+
+  beforeAll(async () => {
+    standin = await startStellarStandin();
+    chain = new StellarChain({
+      network: standin.network,
+      rpcUrl: standin.url,
+      usdcContract: standin.usdc,
+      accountSecret: standin.fundedAccount().secret,
+      caCertificatePem: standin.caCertificatePem,
+      rpcTimeoutMs: 2_000,
+    });
+  });
+  afterAll(async () => {
+    await standin?.close();
+  });
+
+  it("answers exists for an account with a USDC trustline (even empty) missing for an account without one (or with no account at all), naming the asset", async () => {
+    const trusting = Keypair.random().publicKey();
+    standin.fundAccount(trusting);
+    standin.mintUsdc(trusting, 0n);
+    const bare = Keypair.random().publicKey();
+    standin.fundAccount(bare);
+    const absent = Keypair.random().publicKey();
+    const checks = await new PayoutAccounts({ stellar: chain }).check([
+      { chainFamily: "stellar", address: trusting },
+      { chainFamily: "eip155", address: EVM },
+      { chainFamily: "stellar", address: bare },
+      { chainFamily: "stellar", address: absent },
+    ]);
+    const asset = chain.usdcAssetName;
+    expect(asset).toMatch(/^USDC:G/);
+    expect(checks).toEqual([
+      { chainFamily: "stellar", address: trusting, network: standin.network, asset, account: trusting, exists: true },
+      { chainFamily: "stellar", address: bare, network: standin.network, asset, account: bare, exists: false },
+      { chainFamily: "stellar", address: absent, network: standin.network, asset, account: absent, exists: false },
+    ]);
+  });
+
+  it("refuses an address that is not a Stellar one as the caller's mistake (422), and answers 503 when the RPC does not answer", async () => {
+    const accounts = new PayoutAccounts({ stellar: chain });
+    await expect(accounts.check([{ chainFamily: "stellar", address: "GNOTANADDRESS" }])).rejects.toMatchObject({
+      slug: "invalid-request",
+      errors: [{ field: "address" }],
+    });
+    const down = new StellarChain({
+      network: standin.network,
+      rpcUrl: `https://127.0.0.1:${await closedPort()}`,
+      usdcContract: standin.usdc,
+      accountSecret: Keypair.random().secret(),
+      rpcTimeoutMs: 2_000,
+    });
+    const refused = await new PayoutAccounts({ stellar: down }).check([{ chainFamily: "stellar", address: STELLAR }]).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ProblemError);
+    expect(refused).toMatchObject({ slug: "unavailable", status: 503, help: { retry_is_safe: true } });
+    expect((refused as ProblemError).message).toContain(standin.network);
+  });
+
+  it("checks nothing while Stellar is not settled here", async () => {
+    expect(await new PayoutAccounts({}).check([{ chainFamily: "stellar", address: STELLAR }])).toEqual([]);
   });
 });

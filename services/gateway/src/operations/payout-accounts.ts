@@ -8,13 +8,14 @@ import type { ServiceClients } from "../http/deps";
 /**
  * A checkout takes a payout rail only where a buyer can pay it. A Solana
  * payment is one transfer to the associated USDC account of the seller's
- * wallet (ADR 15); the service never creates that account (its rent would be
- * the service's to pay, for any account a seller names), so a wallet without
- * one is refused before the checkout takes it, at create and when a rail is
- * added. The same holds for the platform's fee wallet on Solana, which a
+ * wallet (ADR 15), a Stellar one a transfer the seller's account receives
+ * through its USDC trustline (ADR 17); the service never creates either (the
+ * rent or reserve would be the service's to pay, for any account a seller
+ * names), so a wallet without one is refused before the checkout takes it, at
+ * create and when a rail is added. The same holds for the platform's fee wallet on Solana, which a
  * checkout with a platform cut takes from the platform account's standing
  * wallets. Only payments reads the chains: it says which rails it checks (none
- * while Solana is off) and whether their accounts exist.
+ * on a chain it does not settle) and whether their accounts exist.
  */
 
 /** A payout wallet of one chain family (CAIP-2 namespace), as identity and catalog store it. */
@@ -108,6 +109,20 @@ function payoutAccountMissing(missing: paymentsV1.PayoutAccountCheck, rail: Payo
     rail?.takes === "platform-fee"
       ? `platform fee wallet ${missing.address} (your standing ${chain} payout wallet, which takes this checkout's platform cut on ${chain})`
       : `payout wallet ${missing.address}`;
+  const common = { chain, address: missing.address, network: missing.network, asset: missing.asset };
+  if (chain === "stellar")
+    return new ProblemError("payout-account-missing", {
+      message:
+        `The ${chain} ${wallet} has no USDC trustline on ${missing.network} (asset ${missing.asset}), so no buyer could pay it. ` +
+        `The service never creates a trustline for you.`,
+      help: {
+        fix:
+          `Add a trustline to ${missing.asset} on the account ${missing.address} (it sets aside 0.5 XLM of the account's own balance): ` +
+          `"add asset" USDC in a Stellar wallet app, or submit a ChangeTrust operation for ${missing.asset} on ${missing.network}; then retry.`,
+        retry_is_safe: false,
+      },
+      extensions: common,
+    });
   return new ProblemError("payout-account-missing", {
     message:
       `The ${chain} ${wallet} has no USDC account on ${missing.network}: its associated token account ` +
@@ -119,6 +134,6 @@ function payoutAccountMissing(missing: paymentsV1.PayoutAccountCheck, rail: Payo
         `\`spl-token create-account ${missing.asset} --owner ${missing.address}\` against ${missing.network}; then retry.`,
       retry_is_safe: false,
     },
-    extensions: { chain, address: missing.address, network: missing.network, asset: missing.asset, token_account: missing.account },
+    extensions: { ...common, token_account: missing.account },
   });
 }

@@ -148,7 +148,7 @@ const responses = {
   ),
   InvalidOrPayoutAccountMissing: {
     description:
-      "Validation failed (invalid-request; `errors` lists each field); or (payout-account-missing) a Solana payout wallet the checkout would take has no USDC account (its associated token account) on the network Solana settles on, so no buyer could pay it: the service never creates one. `token_account` names the account and `help.fix` how to create it; nothing was created",
+      "Validation failed (invalid-request; `errors` lists each field); or (payout-account-missing) a Solana or Stellar payout wallet the checkout would take cannot receive USDC on the network the service settles that chain on, so no buyer could pay it: on Solana it has no USDC account (its associated token account, named in `token_account`), on Stellar no USDC trustline (`asset` names the classic asset USDC:ISSUER). The service never creates either; `help.fix` says how to; nothing was created",
     content: {
       "application/problem+json": {
         schema: {
@@ -160,6 +160,11 @@ const responses = {
                 properties: { chain: { const: "solana" }, address: str, network: caip2, asset: str, token_account: str },
                 required: ["chain", "address", "network", "asset", "token_account"],
               },
+              "payout-account-missing",
+            ),
+            problemOf(
+              422,
+              { properties: { chain: { const: "stellar" }, address: str, network: caip2, asset: str }, required: ["chain", "address", "network", "asset"] },
               "payout-account-missing",
             ),
           ],
