@@ -247,6 +247,9 @@ describe("live purchase on Solana (devnet) with the official @x402/svm client", 
       const r = await call("GET", `/c/${checkoutId}`, { headers: { "PAYMENT-SIGNATURE": header } });
       expect(refusal(r)).toEqual({ status: 402, reason, fulfillment: undefined });
       expect(r.body.receipt).toBeUndefined();
+      // A Solana refusal says how Solana buyers sign (a refusal before the rail is known names the face's /prepare).
+      if (reason.startsWith("invalid_exact_svm_")) expect(r.body.help.prepare).toMatch(/x402 SVM client/);
+      else expect(r.body.help.prepare).toMatch(/\/prepare with/);
       expect(await devnet.usdc(balances.buyer)).toBe(1_000_000n);
       expect(await devnet.usdc(balances.seller)).toBe(0n);
       return r;

@@ -198,6 +198,8 @@ describeStellar("purchases on Stellar (the stand-in, as stellar:testnet) with th
     const refused = await call("GET", `/c/${checkout.id}`, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(refused.status).toBe(402);
     expect(refused.body.reason).toMatch(/^invalid_exact_stellar_/);
+    // The hint says how to pay on Stellar, not the EVM /prepare route.
+    expect(refused.body.help.prepare).toMatch(/x402 Stellar client/);
     expect(await standin.usdc(buyer.publicKey())).toBe(10_000_000n);
     expect(await standin.usdc(stellar)).toBe(0n);
   });

@@ -222,7 +222,8 @@ export function paymentRefused(reason: string, message: string, prepareHint?: st
     message,
     help: {
       fix: "Request the URL without a payment for fresh requirements, sign one of them unchanged and retry.",
-      prepare: prepareHint ?? "POST to the face's /prepare path with {payer} for the typed data to sign.",
+      // A rail's own hint (how its buyers sign); without one the face answering names its /prepare URL.
+      ...(prepareHint !== undefined ? { prepare: prepareHint } : {}),
       retry_is_safe: true,
     },
     extensions: { reason },

@@ -98,7 +98,7 @@ export function refusalAnswer(r: {
   const prepare = `${faceUrl(r.urls.baseUrl, r.checkoutId, r.face)}/prepare`;
   const problem = new ProblemError("payment-required", {
     message: err.message,
-    help: { ...err.help, prepare: `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` },
+    help: { ...err.help, prepare: err.help.prepare ?? `POST ${prepare} with {"payer": "<address>"} returns the typed data to sign.` },
     extensions: err.extensions,
   });
   return { headers, json: JSON.stringify({ ...toProblemDocument(problem, r.urls.siteUrl), accepts: fresh?.accepts ?? [] }) };

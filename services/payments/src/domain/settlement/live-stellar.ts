@@ -261,9 +261,13 @@ export class LiveStellarSettlement extends OnchainSettlement<StellarChain> imple
   }
 }
 
+/** What a refused Stellar buyer should sign instead: /prepare has nothing for Stellar (the client builds its own transaction). */
+const STELLAR_PREPARE_HINT =
+  "On Stellar, sign the requirement as it was issued with an x402 Stellar client (exact scheme, e.g. @x402/stellar): one authorization of a USDC transfer to payTo; the service submits the transaction and pays its fee (extra.areFeesSponsored). /prepare prepares nothing for Stellar.";
+
 /** A refusal of a Stellar payment, as the buyer's problem. */
 export function stellarRejected(reason: RejectReason, message: string) {
-  return paymentRejected(reason, message);
+  return paymentRejected(reason, message, STELLAR_PREPARE_HINT);
 }
 
 /** A Stellar payment is identified by its payer's authorization: the payer and the nonce the token contract consumes once. */

@@ -277,7 +277,7 @@ export class LiveSvmSettlement extends OnchainSettlement<SvmChain> implements Se
 
 /** What a refused Solana buyer can do: /prepare serves EVM typed data, so the hint names the SVM client instead. */
 const SVM_PREPARE_HINT =
-  "On Solana, sign the requirement as it was issued with an x402 SVM client (exact scheme): one USDC transfer to payTo's token account, extra.feePayer as fee payer; /prepare serves EVM typed data only.";
+  "On Solana, sign the requirement as it was issued with an x402 SVM client (exact scheme): one USDC transfer to payTo's token account, extra.feePayer as fee payer. A checkout with a platform cut is sold through the face's /prepare with {payer, network}: it returns the transaction to sign.";
 
 export function svmRejected(reason: RejectReason, message: string) {
   return paymentRejected(reason, message, SVM_PREPARE_HINT);
