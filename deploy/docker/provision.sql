@@ -18,8 +18,9 @@ CREATE ROLE c402_fulfillment    LOGIN PASSWORD 'fulfillment-dev-password';
 CREATE ROLE c402_catalog        LOGIN PASSWORD 'catalog-dev-password';
 CREATE ROLE c402_payments       LOGIN PASSWORD 'payments-dev-password';
 CREATE ROLE c402_webhooks       LOGIN PASSWORD 'webhooks-dev-password';
+CREATE ROLE c402_escrow         LOGIN PASSWORD 'escrow-dev-password';
 
-GRANT CONNECT ON DATABASE c402 TO c402_identity, c402_content_grants, c402_fulfillment, c402_catalog, c402_payments, c402_webhooks;
+GRANT CONNECT ON DATABASE c402 TO c402_identity, c402_content_grants, c402_fulfillment, c402_catalog, c402_payments, c402_webhooks, c402_escrow;
 
 -- Nobody creates objects in public (PostgreSQL 15 already defaults to this; kept explicit).
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
@@ -30,3 +31,4 @@ CREATE SCHEMA IF NOT EXISTS fulfillment    AUTHORIZATION c402_fulfillment;
 CREATE SCHEMA IF NOT EXISTS catalog        AUTHORIZATION c402_catalog;
 CREATE SCHEMA IF NOT EXISTS payments       AUTHORIZATION c402_payments;
 CREATE SCHEMA IF NOT EXISTS webhooks       AUTHORIZATION c402_webhooks;
+CREATE SCHEMA IF NOT EXISTS escrow         AUTHORIZATION c402_escrow;

@@ -36,7 +36,7 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
 
 const structured = (result: unknown) => (result as { structuredContent: any }).structuredContent;
 
-/** Every tool listed today, sorted: the schedule, escrow and spending tools come with their features. */
+/** Every tool listed today, sorted: the schedule, spending and other escrow tools come with their features. */
 const ALL_TOOLS = [
   "create_checkout",
   "create_webhook",
@@ -45,6 +45,7 @@ const ALL_TOOLS = [
   "get_content",
   "get_content_snippet",
   "get_embed_settings",
+  "get_escrow_settings",
   "get_payout_history",
   "get_receipt",
   "go_live",
@@ -58,6 +59,7 @@ const ALL_TOOLS = [
   "quote_checkout",
   "report_checkout",
   "set_embed_settings",
+  "set_escrow_settings",
   "update_content",
   "whoami",
 ];

@@ -259,6 +259,26 @@ async function setUp(): Promise<Fixtures> {
   const platformOff = { platform_account: false, platform_fee_bps: 0 };
   expectStatus(await scripted("PUT /v1/account/platform", { path: "/v1/account/platform", headers: auth(full), body: body(platformOff) }), 200, "platform off");
 
+  // Escrow settings: read, changed (an arbiter: its readiness answered), refused, the payout wallets copied, the readiness read.
+  expectStatus(await scripted("GET /v1/account/escrow", { path: "/v1/account/escrow", headers: auth(readOnly) }), 200, "escrow settings");
+  const escrowChange = { escrow_policy: "always", escrow_default_preset: "shipping", escrow_arbiter_evm: privateKeyToAccount(generatePrivateKey()).address };
+  expectStatus(
+    await scripted("PUT /v1/account/escrow", { path: "/v1/account/escrow", headers: auth(full), body: body(escrowChange) }),
+    200,
+    "escrow settings change",
+  );
+  expectStatus(
+    await scripted("PUT /v1/account/escrow", { path: "/v1/account/escrow", headers: auth(full), body: body({ escrow_arbiter_svm: "0xnot-solana" }) }),
+    422,
+    "an arbiter of the wrong family",
+  );
+  expectStatus(
+    await scripted("PUT /v1/account/escrow", { path: "/v1/account/escrow", headers: auth(full), body: body({ arbiter: "payouts" }) }),
+    200,
+    "payouts as arbiters",
+  );
+  expectStatus(await scripted("GET /v1/account/escrow/readiness", { path: "/v1/account/escrow/readiness", headers: auth(readOnly) }), 200, "escrow readiness");
+
   // The seller profile: read, changed, refused (422), and a slug the other seller holds (409).
   const slug = `fuzz-${SEED}-${Date.now().toString(36)}`;
   expectStatus(await scripted("GET /auth/me", { path: "/auth/me", headers: auth(readOnly) }), 200, "profile");

@@ -1,5 +1,6 @@
 import { env } from "@c402/config";
 import { gatewayConfigSpec } from "@c402/gateway";
+import { escrowConfigSpec } from "@c402/escrow";
 import { identityConfigSpec } from "@c402/identity";
 import { busSpec, observabilitySpec } from "@c402/runtime";
 
@@ -23,6 +24,8 @@ export const embeddedConfigSpec = {
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   smtpUrl: identityConfigSpec.smtpUrl,
   mailFrom: identityConfigSpec.mailFrom,
+  escrowDefaultArbiterEvm: escrowConfigSpec.defaultArbiterEvm,
+  escrowDefaultArbiterSvm: escrowConfigSpec.defaultArbiterSvm,
   outboundAllowLoopback: env.bool("OUTBOUND_ALLOW_LOOPBACK", "let sellers' origins, MCP servers and webhook receivers be on loopback (this machine)", {
     default: true,
   }),

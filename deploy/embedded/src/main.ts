@@ -32,6 +32,8 @@ async function main() {
     ...(config.stellarStandinPort !== undefined ? { stellarStandinPort: Number(config.stellarStandinPort) } : {}),
     ...(config.smtpUrl !== undefined ? { smtpUrl: config.smtpUrl } : {}),
     mailFrom: config.mailFrom,
+    ...(config.escrowDefaultArbiterEvm !== undefined ? { escrowDefaultArbiterEvm: config.escrowDefaultArbiterEvm } : {}),
+    ...(config.escrowDefaultArbiterSvm !== undefined ? { escrowDefaultArbiterSvm: config.escrowDefaultArbiterSvm } : {}),
     outboundAllowLoopback: config.outboundAllowLoopback,
     outboundResolveNames: config.outboundResolveNames,
     deadLetterAfterAttempts: config.deadLetterAfterAttempts,

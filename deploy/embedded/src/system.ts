@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { defaultOf, loadConfig } from "@c402/config";
-import { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
@@ -18,6 +18,7 @@ import { createFulfillmentService } from "@c402/fulfillment";
 import { gatewayConfigSpec, SERVICE_VERSION, startGateway, type StartedGateway, type TrustProxy } from "@c402/gateway";
 import { createIdentityService, identityConfigSpec, identityMailer } from "@c402/identity";
 import { createContentGrantsService } from "@c402/content-grants";
+import { createEscrowService, escrowSettingsOf } from "@c402/escrow";
 import { createPaymentsService } from "@c402/payments";
 import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { SERVICES, type ServiceName } from "@c402/topology";
@@ -56,6 +57,9 @@ export interface EmbeddedOptions {
   outboundAllowLoopback?: boolean;
   /** Whether names in sellers' URLs are looked up in DNS (default true; the e2e suite turns it off so nothing leaves the machine). */
   outboundResolveNames?: boolean;
+  /** The service's default escrow arbiters (ESCROW_DEFAULT_ARBITER_EVM, ESCROW_DEFAULT_ARBITER_SVM; unset: none). */
+  escrowDefaultArbiterEvm?: string;
+  escrowDefaultArbiterSvm?: string;
   /** BUS_DEAD_LETTER_AFTER_ATTEMPTS. */
   deadLetterAfterAttempts?: number;
   /**
@@ -120,6 +124,7 @@ const CONTRACTS = {
   payments: paymentsV1.PaymentsService,
   fulfillment: fulfillmentV1.FulfillmentService,
   webhooks: webhooksV1.WebhooksService,
+  escrow: escrowV1.EscrowService,
 } satisfies Record<ServiceName, unknown>;
 
 type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
@@ -292,6 +297,17 @@ async function startOnDevchain(
         keyring: parseKeyring(secrets.webhookSecretsKeyring),
         outbound,
       }),
+    escrow: (deps) =>
+      createEscrowService(
+        deps,
+        // Arbiters' gas balances are read on the live chain: the devchain.
+        escrowSettingsOf({
+          defaultArbiterEvm: opts.escrowDefaultArbiterEvm,
+          defaultArbiterSvm: opts.escrowDefaultArbiterSvm,
+          evmNetwork: devchain.network,
+          evmRpcUrl: devchain.url,
+        }),
+      ),
   };
   // One process, one caller: its services still refuse a call without its token, as in distributed mode.
   const token = randomBytes(32).toString("hex");

@@ -6,6 +6,7 @@ import {
   DATABASE,
   developmentSecrets,
   builtFile,
+  CHAIN_READ_SETTINGS,
   GATEWAY,
   GRPC_CONTAINER_PORT,
   rpcTokenKey,
@@ -122,8 +123,11 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
     ...(COMPOSE_SETTINGS[s.name] ?? []),
     ...rpcIdentity(s.name),
     ...(s.settlesOnChain ? [...liveChainSettings(), ...optionalRailSettings()] : []),
+    // A service that only reads the chain (escrow: arbiters' balances) gets the network and its RPC URL, nothing else.
+    ...(s.readsChain ? liveChainSettings().filter(([env]) => (CHAIN_READ_SETTINGS as readonly string[]).includes(env)) : []),
   ];
-  const waitsFor = [...s.calls.map((c) => [c, "service_started"] as const), ...(s.settlesOnChain ? ([[DEVCHAIN, "service_healthy"]] as const) : [])];
+  const onChain = s.settlesOnChain || s.readsChain;
+  const waitsFor = [...s.calls.map((c) => [c, "service_started"] as const), ...(onChain ? ([[DEVCHAIN, "service_healthy"]] as const) : [])];
   const dependsOn =
     waitsFor.length === 0
       ? "    depends_on: *infra-ready"

@@ -1,6 +1,7 @@
 import { defaultOf, type ConfigSpec, type Setting } from "@c402/config";
 import { catalogConfigSpec } from "@c402/catalog";
 import { embeddedConfigSpec } from "@c402/embedded/src/config";
+import { escrowConfigSpec } from "@c402/escrow";
 import { fulfillmentConfigSpec } from "@c402/fulfillment";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
@@ -18,6 +19,7 @@ export const PROCESS_CONFIG_SPECS = {
   payments: { ...distributedInfraSpec, ...paymentsConfigSpec },
   fulfillment: { ...distributedInfraSpec, ...fulfillmentConfigSpec },
   webhooks: { ...distributedInfraSpec, ...webhooksConfigSpec },
+  escrow: { ...distributedInfraSpec, ...escrowConfigSpec },
   gateway: { ...gatewayConfigSpec, ...gatewayDistributedSpec },
 } satisfies Record<ServiceName | "gateway", ConfigSpec>;
 

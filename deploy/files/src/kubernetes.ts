@@ -31,6 +31,15 @@ function resources(r: Resources): string {
               memory: ${r.limits.memory}`;
 }
 
+/**
+ * A service that reads the chain without settling on it (ServiceEntry.readsChain) takes
+ * EVM_NETWORK from the ConfigMap like payments, and the RPC URL from payments' Secret key,
+ * optional: a cluster with no live network starts it without one.
+ */
+function chainReadEnv(s: ServiceEntry): string[] {
+  return s.readsChain ? [secretEnv("EVM_RPC_URL", "EVM_RPC_URL", true)] : [];
+}
+
 function secretEnv(env: string, key: string, optional = false): string {
   return `            - name: ${env}
               valueFrom:
@@ -209,7 +218,7 @@ ${metricsPort()}
             - configMapRef:
                 name: ${CONFIG_MAP}
           env:
-${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env, x.optional)), ...rpcIdentityEnv(s.name)].join("\n")}
+${[secretEnv("DATABASE_URL", databaseSecretKey(s)), ...s.secrets.map((x) => secretEnv(x.env, x.env, x.optional)), ...chainReadEnv(s), ...rpcIdentityEnv(s.name)].join("\n")}
           # Kubernetes' native gRPC probes ask the standard grpc.health.v1 service:
           # NOT_SERVING until migrations ran and the service started, and again
           # from the moment it starts to stop (a gRPC probe takes a port number only).
@@ -458,7 +467,8 @@ ${mapping(defaults.identitySettings, "  ")}
   # payments: the live EVM network it settles on (CAIP-2; eip155:8453 is Base). With
   # EVM_NETWORK set, payments needs EVM_RPC_URL and FACILITATOR_PRIVATE_KEY (Secret),
   # SPLIT_FACTORY_ADDRESS and FEE_WALLET_ADDRESS, and refuses to start without them.
-  # Without EVM_NETWORK it runs rehearsals only (the live face answers 503).
+  # Without EVM_NETWORK it runs rehearsals only (the live face answers 503). escrow reads
+  # arbiters' gas balances on the same network (EVM_RPC_URL from the Secret, optional).
   EVM_NETWORK: eip155:8453
   SPLIT_FACTORY_ADDRESS: replace-with-the-SplitFactory-address-on-the-network
   FEE_WALLET_ADDRESS: replace-with-the-wallet-that-receives-the-protocol-fee

@@ -11,6 +11,7 @@ import { PAYMENTS_SCHEMA } from "@c402/payments";
 import { distributedInfraSpec } from "@c402/runtime";
 import { callersOf, callingProcesses, GATEWAY, GRPC_CONTAINER_PORT, rpcTokenKey, SERVICES, type ServiceName } from "@c402/topology";
 import { WEBHOOKS_SCHEMA } from "@c402/webhooks";
+import { ESCROW_SCHEMA } from "@c402/escrow";
 import { FULFILLMENT_SCHEMA } from "@c402/fulfillment";
 import { load, loadAll } from "js-yaml";
 import { defaultOf, loadConfig } from "@c402/config";
@@ -29,6 +30,7 @@ const schemas = {
   payments: PAYMENTS_SCHEMA,
   fulfillment: FULFILLMENT_SCHEMA,
   webhooks: WEBHOOKS_SCHEMA,
+  escrow: ESCROW_SCHEMA,
 } satisfies Record<ServiceName, string>;
 /** Read by kafkajs itself, not by a config spec. */
 const LIBRARY_VARIABLES = ["KAFKAJS_NO_PARTITIONER_WARNING"];
@@ -142,8 +144,16 @@ describe("the generated deploy files", () => {
       const probe = (url: string) => spawnSync(process.execPath, [join(root, "packages/devchain/bin/devchain-probe.cjs"), url]).status;
       expect(probe(chain.url)).toBe(0);
       expect(probe("http://127.0.0.1:9")).toBe(1);
-      // Nothing else settles on a chain: only payments gets them.
-      for (const name of processes.filter((p) => p !== "payments")) expect(compose.services[name]!.environment.EVM_NETWORK).toBeUndefined();
+      // Nothing else settles on a chain: only payments gets them. escrow reads it (arbiters' balances): the network and its RPC URL, no key.
+      const escrow = compose.services.escrow!;
+      expect(
+        Object.keys(escrow.environment).filter(
+          (k) => k.startsWith("EVM_") || k.endsWith("_PRIVATE_KEY") || (k.endsWith("_ADDRESS") && !k.endsWith("_GRPC_ADDRESS")),
+        ),
+      ).toEqual(["EVM_NETWORK", "EVM_RPC_URL"]);
+      expect(escrow.environment).toMatchObject({ EVM_NETWORK: real.network, EVM_RPC_URL: "http://devchain:8545" });
+      expect(escrow.depends_on).toMatchObject({ devchain: { condition: "service_healthy" } });
+      for (const name of processes.filter((p) => p !== "payments" && p !== "escrow")) expect(compose.services[name]!.environment.EVM_NETWORK).toBeUndefined();
     } finally {
       await chain.stop();
     }

@@ -152,12 +152,15 @@ describe("the NetworkPolicies (k8s/overlays/production)", () => {
     expect(canConnect(intruder, { ip: PRIVATE }, 5432)).toBe(false);
   });
 
-  it("let out of the cluster only what reaches out: mail from identity, the chain's RPC from payments, sellers' public servers from fulfillment and webhooks", () => {
+  it("let out of the cluster only what reaches out: mail from identity, the chain's RPC from payments and escrow, sellers' public servers from fulfillment and webhooks", () => {
     const outside = (name: string, ip: string, port: number) => canConnect(pod(name), { ip }, port);
     expect(outside("identity", PUBLIC, 587)).toBe(true);
     expect(outside("identity", PUBLIC, 443)).toBe(false);
     expect(outside("payments", PUBLIC, 443)).toBe(true);
     expect(outside("payments", PUBLIC, 80)).toBe(false);
+    // escrow reads arbiters' gas balances there, nothing else outside.
+    expect(outside("escrow", PUBLIC, 443)).toBe(true);
+    expect(outside("escrow", PUBLIC, 8443)).toBe(false);
     expect(outside("catalog", PUBLIC, 443)).toBe(false);
     expect(outside("gateway", PUBLIC, 443)).toBe(false);
     for (const name of ["fulfillment", "webhooks"]) {

@@ -20,7 +20,7 @@ import { devchainSettlement, devchainSettlementAt, startDevchain, type RunningDe
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
 import { startStellarStandin, type StellarStandin } from "@c402/stellar-standin";
 import { formatCallers, waitUntilServing } from "@c402/rpc";
-import { addressVariables, callersOf, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
+import { addressVariables, callersOf, CHAIN_READ_SETTINGS, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl } from "./provision";
 import { waitUntilHealthy } from "./health-wait";
@@ -260,6 +260,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         ...addressVariables(s.calls, address),
         ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env, x.developmentValue)])),
         ...(s.settlesOnChain ? chainEnv : {}),
+        ...(s.readsChain ? Object.fromEntries(Object.entries(chainEnv).filter(([env]) => (CHAIN_READ_SETTINGS as readonly string[]).includes(env))) : {}),
         DATABASE_URL: serviceDatabaseUrl(opts.adminUrl, opts.database, s.name, passwords[s.name] as string),
       };
       for (const [replica, port] of (grpcPorts[s.name] as number[]).entries())

@@ -45,6 +45,7 @@ export const ACCOUNT_ACTIONS = [
   "oauth.granted",
   "oauth.revoked",
   "pass.issued",
+  "escrow_settings.updated",
 ] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 

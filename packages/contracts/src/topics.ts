@@ -13,6 +13,12 @@ export const TOPICS = {
    * them (identity's migration 0014; keyed by the batch's first pass id).
    */
   passUsesMoved: "events.content_grants.v1.pass-uses-moved",
+  /**
+   * Every escrow event (escrow.held, escrow.on_hold, escrow.escalated,
+   * escrow.released, escrow.refunded) on one topic keyed by the payment id,
+   * so one escrow's events stay in order; the envelope's type names each.
+   */
+  escrowEvents: "events.escrow.v1.escrow-events",
 } as const;
 
 export const EVENT_TYPES = {
@@ -20,4 +26,9 @@ export const EVENT_TYPES = {
   accountActivity: "account.activity",
   checkoutReported: "checkout.reported",
   passUsesMoved: "pass_uses.moved",
+  escrowHeld: "escrow.held",
+  escrowOnHold: "escrow.on_hold",
+  escrowEscalated: "escrow.escalated",
+  escrowReleased: "escrow.released",
+  escrowRefunded: "escrow.refunded",
 } as const;

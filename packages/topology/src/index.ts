@@ -67,6 +67,12 @@ export interface ServiceEntry {
   /** Settles on an EVM chain: the local runner hands it the devchain's EVM_* settings. */
   readonly settlesOnChain: boolean;
   /**
+   * Reads the live EVM network without settling on it (escrow: arbiters' gas
+   * balances): it is given EVM_NETWORK and EVM_RPC_URL only (the RPC URL from
+   * payments' Secret key, optional), never the settlement's keys and addresses.
+   */
+  readonly readsChain: boolean;
+  /**
    * What it reaches outside the cluster beyond PostgreSQL and Kafka, for its
    * NetworkPolicy: the mail relay (SMTP), the chain's RPC (HTTPS), or sellers'
    * servers (origins, MCP servers, webhook receivers: any public address).
@@ -103,6 +109,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: true,
     settlesOnChain: false,
+    readsChain: false,
     reachesOut: ["mail-relay"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -124,6 +131,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: false,
     settlesOnChain: false,
+    readsChain: false,
     reachesOut: [],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -145,6 +153,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: false,
     settlesOnChain: false,
+    readsChain: false,
     reachesOut: ["sellers"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -158,6 +167,7 @@ export const SERVICES = [
     secrets: [],
     readsBaseUrl: false,
     settlesOnChain: false,
+    readsChain: false,
     reachesOut: [],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -220,6 +230,7 @@ export const SERVICES = [
     ],
     readsBaseUrl: false,
     settlesOnChain: true,
+    readsChain: false,
     reachesOut: ["chain-rpc"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -241,7 +252,24 @@ export const SERVICES = [
     ],
     readsBaseUrl: true,
     settlesOnChain: false,
+    readsChain: false,
     reachesOut: ["sellers"],
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
+    name: "escrow",
+    owns: "accounts' escrow settings, escrows (terms, state, the moments their windows count from), outbox",
+    database: { schema: "escrow", role: "c402_escrow" },
+    addressEnv: "ESCROW_GRPC_ADDRESS",
+    calls: [],
+    // escrowEvents: the escrow.* events, with the deposits of the escrow checkout slice.
+    topics: { publishes: [TOPICS.accountActivity, TOPICS.escrowEvents], consumes: [] },
+    secrets: [],
+    readsBaseUrl: false,
+    settlesOnChain: false,
+    // Arbiters' gas balances (GET /v1/account/escrow/readiness).
+    readsChain: true,
+    reachesOut: ["chain-rpc"],
     resources: GRPC_SERVICE_RESOURCES,
   },
 ] as const satisfies readonly ServiceEntry[];
@@ -262,7 +290,7 @@ export interface GatewayEntry {
 export const GATEWAY = {
   name: "gateway",
   owns: "nothing durable (caches and rate limits in Redis)",
-  calls: ["identity", "content-grants", "catalog", "payments", "fulfillment", "webhooks"],
+  calls: ["identity", "content-grants", "catalog", "payments", "fulfillment", "webhooks", "escrow"],
   healthPath: "/health",
   resources: { requests: { cpu: "200m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
 } as const satisfies GatewayEntry;
@@ -316,6 +344,9 @@ export function builtFile(program: string): string {
 }
 
 /** The secrets a development run (compose, the local runner) gives the service a throwaway value of. */
+/** The EVM settings a service that reads the chain without settling on it is given (ServiceEntry.readsChain). */
+export const CHAIN_READ_SETTINGS = ["EVM_NETWORK", "EVM_RPC_URL"] as const;
+
 export function developmentSecrets(s: ServiceEntry): readonly SecretSetting[] {
   return s.secrets.filter((x) => !x.unsetInDevelopment);
 }

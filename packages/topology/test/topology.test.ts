@@ -22,6 +22,10 @@ describe("the service list", () => {
     ]);
   });
 
+  it("names the escrow topic's writer: the escrow service alone", () => {
+    expect(SERVICES.filter((s) => (s.topics.publishes as readonly string[]).includes(TOPICS.escrowEvents)).map((s) => s.name)).toEqual(["escrow"]);
+  });
+
   it("gives a caller the address variables of its callees", () => {
     expect(addressVariables(GATEWAY.calls, (s) => `${s.name}:1`)).toEqual({
       IDENTITY_GRPC_ADDRESS: "identity:1",
@@ -30,6 +34,7 @@ describe("the service list", () => {
       PAYMENTS_GRPC_ADDRESS: "payments:1",
       FULFILLMENT_GRPC_ADDRESS: "fulfillment:1",
       WEBHOOKS_GRPC_ADDRESS: "webhooks:1",
+      ESCROW_GRPC_ADDRESS: "escrow:1",
     });
     expect(databaseSecretKey(serviceNamed("payments"))).toBe("PAYMENTS_DATABASE_URL");
     expect(() => serviceNamed("nope")).toThrow(/no service named nope/);

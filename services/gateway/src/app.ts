@@ -39,6 +39,8 @@ import { sellerCatalogueRoutes } from "./http/routes/seller-catalogue";
 import { sessionRoutes } from "./http/routes/sessions";
 import { walletAuthRoutes } from "./http/routes/wallet-auth";
 import { embedRoutes } from "./http/routes/embed";
+import { escrowSettingsRoutes } from "./http/routes/escrow-settings";
+import { EscrowSettingsOperations } from "./operations/escrow-settings";
 import { EmbedOrigins } from "./http/embed-origins";
 import { ContentOperations } from "./operations/content";
 import { contentRoutes } from "./http/routes/content";
@@ -79,6 +81,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /v1/platform/quote                                             platform.ts
  *   /oauth/*, /.well-known/oauth-*                                 oauth.ts
  *   /v1/account/embed                                              embed.ts
+ *   /v1/account/escrow (+ /readiness)                              escrow-settings.ts
  *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
@@ -103,8 +106,9 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const embedOrigins = new EmbedOrigins(deps.clients, deps.cache);
   const embeds = new EmbedOperations(deps, embedOrigins);
   const content = new ContentOperations(deps, checkouts);
+  const escrowSettings = new EscrowSettingsOperations(deps);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings })));
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));
@@ -139,6 +143,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(facilitatorRoutes(deps, rails));
   app.use(platformRoutes(deps, rails));
   app.use(embedRoutes(deps, embeds));
+  app.use(escrowSettingsRoutes(deps, escrowSettings));
   app.use(notFound);
   app.use(retiredTwinRedirect(deps));
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));

@@ -1,6 +1,6 @@
 import { RedisCache } from "@c402/cache";
 import { describeConfig, loadConfig } from "@c402/config";
-import { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import { createLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
 import { callerToken, onShutdown, startObservability } from "@c402/runtime";
@@ -20,6 +20,7 @@ async function main() {
     payments: config.paymentsAddress,
     fulfillment: config.fulfillmentAddress,
     webhooks: config.webhooksAddress,
+    escrow: config.escrowAddress,
   };
   // Every call presents the gateway's RPC_TOKEN: the services refuse callers they do not list.
   const as = { token: callerToken(config) };
@@ -30,6 +31,7 @@ async function main() {
     payments: createClient(paymentsV1.PaymentsService, addresses.payments, as),
     fulfillment: createClient(fulfillmentV1.FulfillmentService, addresses.fulfillment, as),
     webhooks: createClient(webhooksV1.WebhooksService, addresses.webhooks, as),
+    escrow: createClient(escrowV1.EscrowService, addresses.escrow, as),
     health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address, as)])),
   };
   const cache = new RedisCache(config.redisUrl);

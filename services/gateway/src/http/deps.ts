@@ -1,5 +1,5 @@
 import type { Cache } from "@c402/cache";
-import type { catalogV1, contentGrantsV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import type { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
 import type { Logger } from "@c402/logging";
 import type { ServiceClient } from "@c402/rpc";
 import type { GatewaySettings } from "../config";
@@ -11,6 +11,7 @@ export interface ServiceClients {
   payments: ServiceClient<typeof paymentsV1.PaymentsService>;
   fulfillment: ServiceClient<typeof fulfillmentV1.FulfillmentService>;
   webhooks: ServiceClient<typeof webhooksV1.WebhooksService>;
+  escrow: ServiceClient<typeof escrowV1.EscrowService>;
   /** Health of each backing service, by name. */
   health: Record<string, ServiceClient<typeof healthV1.HealthService>>;
 }

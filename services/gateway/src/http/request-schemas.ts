@@ -2,6 +2,7 @@ import { CONTENT_LIMITS } from "@c402/contracts";
 import { originKeySchemas } from "./origin-key-schemas";
 import { webhookSchemas } from "./webhook-schemas";
 import { payoutSchemas } from "./payout-schemas";
+import { escrowSchemas } from "./escrow-schemas";
 import { reportSchemas } from "./report-schemas";
 import type { FromSchema } from "./schema-type";
 
@@ -359,6 +360,7 @@ export const schemas = {
   },
   ...reportSchemas,
   ...payoutSchemas,
+  ...escrowSchemas,
   ...originKeySchemas,
   ...webhookSchemas,
 } as const;

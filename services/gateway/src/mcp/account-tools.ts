@@ -41,6 +41,32 @@ export const setEmbedSettingsTool: McpToolDefinition = ({ embeds }) =>
     run: async (args, seller) => embeds.put(seller, args),
   });
 
+export const getEscrowSettingsTool: McpToolDefinition = ({ escrowSettings }) =>
+  sellerTool({
+    name: "get_escrow_settings",
+    title: "Get escrow settings",
+    description:
+      "The seller's escrow settings (as GET /v1/account/escrow): escrow_policy, escrow_default_preset, the arbiters per chain family and the presets' windows. check_balances=true adds each arbiter's readiness to rule (as GET /v1/account/escrow/readiness).",
+    inputSchema: {
+      type: "object",
+      additionalProperties: false,
+      properties: { check_balances: { type: "boolean", description: "true: add each arbiter's readiness to rule and the custody note." } },
+    },
+    scope: "read_only",
+    run: async (args, seller) => escrowSettings.get(seller, { checkBalances: args.check_balances === true }),
+  });
+
+export const setEscrowSettingsTool: McpToolDefinition = ({ escrowSettings }) =>
+  sellerTool({
+    name: "set_escrow_settings",
+    title: "Set escrow settings",
+    description:
+      'Changes the seller\'s escrow settings (as PUT /v1/account/escrow): the fields named are set, the others kept. arbiter="payouts" copies the standing payout wallets as the arbiters (a snapshot). Escrow checkouts copy the settings at create. Needs a full key (or mcp.write).',
+    inputSchema: schemas.EscrowSettingsPut,
+    scope: "full",
+    run: async (args, seller) => escrowSettings.put(seller, args),
+  });
+
 export const getAnalyticsTool: McpToolDefinition = ({ deps }) =>
   sellerTool({
     name: "get_analytics",

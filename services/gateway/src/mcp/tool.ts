@@ -8,6 +8,7 @@ import type { GatewayDeps } from "../http/deps";
 import type { CheckoutOperations } from "../operations/checkouts";
 import type { ContentOperations } from "../operations/content";
 import type { EmbedOperations } from "../operations/embed";
+import type { EscrowSettingsOperations } from "../operations/escrow-settings";
 import type { ReceiptOperations } from "../operations/receipts";
 import type { ReportFiling } from "../operations/reports";
 
@@ -39,6 +40,7 @@ export interface McpToolDeps {
   reports: ReportFiling;
   embeds: EmbedOperations;
   content: ContentOperations;
+  escrowSettings: EscrowSettingsOperations;
 }
 
 /** A tool definition: the tool, given the operations it runs. */

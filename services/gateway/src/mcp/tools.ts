@@ -1,4 +1,12 @@
-import { createWebhookTool, getAnalyticsTool, getEmbedSettingsTool, setEmbedSettingsTool, whoamiTool } from "./account-tools";
+import {
+  createWebhookTool,
+  getAnalyticsTool,
+  getEmbedSettingsTool,
+  getEscrowSettingsTool,
+  setEmbedSettingsTool,
+  setEscrowSettingsTool,
+  whoamiTool,
+} from "./account-tools";
 import { payTestCheckoutTool, quoteCheckoutTool, reportCheckoutTool } from "./buyer-tools";
 import { createCheckoutTool, getCheckoutTool, goLiveTool, listCheckoutsTool, listMcpToolsTool } from "./checkout-tools";
 import { getContentSnippetTool, getContentTool, issueContentGrantTool, updateContentTool } from "./content-tools";
@@ -7,8 +15,8 @@ import type { McpTool, McpToolDeps } from "./tool";
 
 /**
  * The tools of POST /mcp, in the order tools/list names them. Only tools
- * whose feature works are listed: schedule, escrow and spending tools come
- * with those features.
+ * whose feature works are listed: schedule, spending and the other escrow
+ * tools come with those features (escrow settings work already).
  */
 const TOOLS = [
   whoamiTool,
@@ -25,6 +33,8 @@ const TOOLS = [
   getPayoutHistoryTool,
   getEmbedSettingsTool,
   setEmbedSettingsTool,
+  getEscrowSettingsTool,
+  setEscrowSettingsTool,
   listAwaitingFulfilmentTool,
   markFulfilledTool,
   getAnalyticsTool,

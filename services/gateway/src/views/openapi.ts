@@ -9,6 +9,7 @@ import { WEBHOOK_EXAMPLES, webhookPaths, webhookResponseSchemas } from "./openap
 import { RECEIPT_CSV_COLUMNS } from "./receipts-csv";
 import { PACKAGE_PURCHASE_FIELDS, packageExhaustedExtra, packageKeyHeader, packagePurchaseProperties, packageResponseSchemas } from "./openapi-packages";
 import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
+import { ESCROW_EXAMPLES, escrowPaths, escrowResponseSchemas } from "./openapi-escrow";
 import { CONTENT_EXAMPLES, contentPaths, contentResponseSchemas } from "./openapi-content";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
 
@@ -951,6 +952,7 @@ const responseSchemas: Record<string, Schema> = {
   ...reportResponseSchemas(),
   ...packageResponseSchemas(),
   ...payoutResponseSchemas(),
+  ...escrowResponseSchemas(),
   ...originKeyResponseSchemas(),
   ...webhookResponseSchemas(),
   ...catalogueResponseSchemas(),
@@ -1026,6 +1028,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
   PaymentPrepare: { payer: EXAMPLE_ADDRESS, network: "eip155:84532" },
   ...REPORT_EXAMPLES,
   ...PAYOUT_EXAMPLES,
+  ...ESCROW_EXAMPLES,
   ...ORIGIN_KEY_EXAMPLES,
   ...WEBHOOK_EXAMPLES,
   ...CONTENT_EXAMPLES,
@@ -1977,6 +1980,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId: sellerCheckoutId, pageQuery, rateLimitHeaders }),
       ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId: sellerCheckoutId }),
+      ...escrowPaths({ operation, authenticated, bodyProblems, json, body }),
       ...contentPaths({
         operation,
         authenticated,

@@ -23,7 +23,7 @@ export const PAYER = "0x2222222222222222222222222222222222222222";
 export const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 export const TX_HASH = `0x${"ab".repeat(32)}`;
 
-type ClientName = "identity" | "contentGrants" | "catalog" | "payments" | "fulfillment" | "webhooks";
+type ClientName = "identity" | "contentGrants" | "catalog" | "payments" | "fulfillment" | "webhooks" | "escrow";
 export type Fakes = { [C in ClientName]?: Partial<ServiceClients[C]> };
 
 /** A client answering with `methods`; any other call rejects naming itself, so a test sees an unexpected call. */
@@ -69,6 +69,7 @@ export function recorded(fakes: Fakes) {
       payments: wrap("payments", fakes.payments),
       fulfillment: wrap("fulfillment", fakes.fulfillment),
       webhooks: wrap("webhooks", fakes.webhooks),
+      escrow: wrap("escrow", fakes.escrow),
     } as Fakes,
     calls,
     of: (method: string) => calls.filter((c) => c.method === method).map((c) => c.req),
@@ -84,6 +85,7 @@ export function fakeClients(fakes: Fakes): ServiceClients {
     payments: fakeClient("payments", fakes.payments ?? {}),
     fulfillment: fakeClient("fulfillment", fakes.fulfillment ?? {}),
     webhooks: fakeClient("webhooks", fakes.webhooks ?? {}),
+    escrow: fakeClient("escrow", fakes.escrow ?? {}),
     health: {},
   };
 }

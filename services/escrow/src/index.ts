@@ -1,0 +1,58 @@
+import { escrowV1, healthV1, TOPICS } from "@c402/contracts";
+import { migrate } from "@c402/db";
+import { serviceOutboxRelay, standardHealth, type ServiceDeps, type ServiceModule } from "@c402/runtime";
+import { EscrowAccounts } from "./domain/account-settings";
+import type { EscrowServiceSettings } from "./config";
+import { escrowRpc } from "./rpc/escrow-rpc";
+import type { EscrowDb } from "./store/escrow-store";
+import { escrowSettings } from "./store/migrations/0001_escrow_settings";
+import { escrows } from "./store/migrations/0002_escrows";
+import { escrowOutbox } from "./store/migrations/0003_outbox";
+
+export const ESCROW_SCHEMA = "escrow";
+export { escrowConfigSpec, escrowSettingsOf, type EscrowServiceSettings } from "./config";
+export { EscrowAccounts } from "./domain/account-settings";
+export * from "./domain/windows";
+export * from "./domain/transitions";
+export * from "./domain/next-step";
+export * from "./domain/arbiters";
+export * from "./domain/settings";
+export * from "./domain/terms";
+export * from "./domain/readiness";
+export { jsonRpcGasReader, type GasReader } from "./chain/gas-reader";
+export const escrowMigrations = {
+  "0001_escrow_settings": escrowSettings,
+  "0002_escrows": escrows,
+  "0003_outbox": escrowOutbox,
+};
+
+/**
+ * Escrow (spec, Escrow): accounts' escrow settings and the rules of escrow
+ * terms today; escrows' state, actions and timers as the escrow checkout
+ * slice adds them. It publishes through its outbox: escrow_settings.updated
+ * account events now, escrow.* events with the deposits.
+ */
+export async function createEscrowService(deps: ServiceDeps, settings: EscrowServiceSettings): Promise<ServiceModule> {
+  await migrate(deps.database, escrowMigrations);
+  const db = deps.database.db as EscrowDb;
+  const relay = serviceOutboxRelay(deps, "escrow");
+  const accounts = new EscrowAccounts(db, {
+    serviceArbiters: settings.serviceArbiters,
+    ...(settings.chain ? { chain: settings.chain } : {}),
+    onOutbox: () => relay.poke(),
+  });
+  return {
+    name: "escrow",
+    register(server) {
+      server.add(escrowV1.EscrowService, escrowRpc(accounts));
+      server.add(healthV1.HealthService, standardHealth(deps, "escrow"));
+    },
+    async start() {
+      await deps.bus.ensureTopics([TOPICS.accountActivity, TOPICS.escrowEvents]);
+      relay.start();
+    },
+    async stop() {
+      await relay.stop();
+    },
+  };
+}

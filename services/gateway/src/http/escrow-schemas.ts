@@ -1,0 +1,42 @@
+/**
+ * JSON Schemas of the escrow settings body, part of request-schemas.ts's
+ * `schemas` (validation, the OpenAPI document and the body type all read it
+ * there). The shape is checked here; each arbiter's address is checked for
+ * its chain family by the escrow service, which answers 422 naming the field.
+ */
+
+const ADDRESS_MAX = 128;
+
+/** The values of the settings, as the API names them (the escrow service's domain names them alike). */
+export const ESCROW_POLICY_VALUES = ["disabled", "seller_choice", "always"] as const;
+export const ESCROW_PRESET_VALUES = ["instant", "standard", "shipping"] as const;
+
+const arbiter = (description: string) => ({ anyOf: [{ type: "string", minLength: 1, maxLength: ADDRESS_MAX }, { type: "null" }], description }) as const;
+
+export const escrowSchemas = {
+  /** PUT /v1/account/escrow: the fields to change; a field left out keeps its value. */
+  EscrowSettingsPut: {
+    type: "object",
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      "Changes the account's escrow settings: each field named is set, a field left out keeps its value. `arbiter: \"payouts\"` copies the account's standing payout wallets (Base and Solana) as the arbiters, a snapshot that later wallet changes do not follow; it cannot be sent with escrow_arbiter_evm or escrow_arbiter_svm. Escrow checkouts copy the settings at create and never follow them later.",
+    properties: {
+      escrow_policy: {
+        type: "string",
+        enum: ESCROW_POLICY_VALUES,
+        description: "disabled: no escrow checkouts; seller_choice (default): the seller chooses per checkout; always: every checkout goes through escrow.",
+      },
+      escrow_default_preset: {
+        type: "string",
+        enum: ESCROW_PRESET_VALUES,
+        description: "The preset an escrow checkout takes when it names none (default standard).",
+      },
+      escrow_arbiter_evm: arbiter(
+        "The arbiter on Base: an EVM address (0x and 40 hex digits; a mixed-case one must carry a valid EIP-55 checksum; stored checksummed); null removes it.",
+      ),
+      escrow_arbiter_svm: arbiter("The arbiter on Solana: base58 of a 32-byte public key; null removes it. This deployment offers no Solana escrow rail."),
+      arbiter: { type: "string", enum: ["payouts"], description: "payouts: copy the account's standing payout wallets as the arbiters (a snapshot)." },
+    },
+  },
+} as const;
