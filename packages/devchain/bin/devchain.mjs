@@ -3,7 +3,7 @@
 // served over JSON-RPC on loopback (Hardhat's CLI refuses Node 20, so its
 // `node` task is run from code), then the test USDC placed at the canonical
 // Base Sepolia USDC address, Multicall3 at its canonical address, the split
-// factory at a fixed address, and demo accounts funded. Prints one line
+// factory and the escrow at fixed addresses, and demo accounts funded. Prints one line
 // `DEVCHAIN_READY {json}` when it serves; stops on SIGTERM/SIGINT.
 //
 // Environment: DEVCHAIN_PORT (default 8545; 0: the OS picks a free one), DEVCHAIN_HOST (the
@@ -118,6 +118,10 @@ await rpc("hardhat_setCode", [layout.usdc, usdc.deployedBytecode]);
 await send(layout.usdc, encodeFunctionData({ abi: usdc.abi, functionName: "initialize", args: [layout.usdcName, layout.usdcVersion] }));
 await rpc("hardhat_setCode", [layout.multicall3, artifact("Multicall3").deployedBytecode]);
 await rpc("hardhat_setCode", [layout.splitFactory, artifact("SplitFactory").deployedBytecode]);
+// The escrow's constructor never runs here: initialize gives it the token (callable once).
+const escrow = artifact("C402Escrow");
+await rpc("hardhat_setCode", [layout.escrow, escrow.deployedBytecode]);
+await send(layout.escrow, encodeFunctionData({ abi: escrow.abi, functionName: "initialize", args: [layout.usdc] }));
 const demo = accounts.slice(0, layout.demoAccounts);
 for (const a of demo) await send(layout.usdc, encodeFunctionData({ abi: usdc.abi, functionName: "mint", args: [a, mintEach] }));
 

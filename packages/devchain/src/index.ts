@@ -24,6 +24,8 @@ export interface DevchainInfo {
   usdcVersion: string;
   multicall3: `0x${string}`;
   splitFactory: `0x${string}`;
+  /** The escrow contract (C402Escrow, ADR 18), its token the test USDC. */
+  escrow: `0x${string}`;
   mnemonic: string;
   demoAccounts: `0x${string}`[];
   /** Receives the protocol fee on the devchain (the last demo account). */
@@ -90,6 +92,7 @@ export function devchainSettlementAt(rpcUrl: string): ReturnType<typeof devchain
     usdcVersion: layout.usdcVersion,
     multicall3: layout.multicall3 as `0x${string}`,
     splitFactory: layout.splitFactory as `0x${string}`,
+    escrow: layout.escrow as `0x${string}`,
     mnemonic: layout.mnemonic,
     demoAccounts: [],
     feeWallet,
@@ -105,6 +108,7 @@ export function devchainSettlement(d: DevchainInfo) {
     usdcName: d.usdcName,
     usdcVersion: d.usdcVersion,
     splitFactory: d.splitFactory,
+    escrow: d.escrow,
     facilitatorKey: devchainKey(d.mnemonic, 0),
     feeWallet: d.feeWallet,
     confirmations: 1,

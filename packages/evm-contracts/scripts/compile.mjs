@@ -18,9 +18,9 @@ const artifactsDir = join(pkgDir, "artifacts");
 const tsOut = join(pkgDir, "src", "artifacts.ts");
 
 /** The contracts exported as artifacts (other contracts and libraries are build inputs only). */
-const EXPORTED = ["TestUSDC", "PaySplit", "SplitFactory", "Multicall3", "TestSmartWallet", "TestGasBurningWallet"];
+const EXPORTED = ["TestUSDC", "PaySplit", "SplitFactory", "Multicall3", "TestSmartWallet", "TestGasBurningWallet", "C402Escrow", "TestReentrantToken"];
 /** Placed on the devchain with `hardhat_setCode` (no constructor run): their runtime code must not hold immutables. */
-const SET_CODE = ["TestUSDC", "SplitFactory", "Multicall3"];
+const SET_CODE = ["TestUSDC", "SplitFactory", "Multicall3", "C402Escrow"];
 
 const check = process.argv.includes("--check");
 
