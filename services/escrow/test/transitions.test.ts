@@ -31,7 +31,7 @@ describe("escrow transitions", () => {
     expect(rows).toEqual([
       "(none) --deposit/buyer/any_time--> held [escrow.held]",
       "held --hold/buyer/before_deadline--> on_hold [escrow.on_hold]",
-      "held --approve/buyer/before_deadline--> released [escrow.released, checkout.paid]",
+      "held --approve/buyer/any_time--> released [escrow.released, checkout.paid]",
       "held --request_refund/buyer/before_deadline--> escalated [escrow.escalated]",
       "on_hold --request_refund/buyer/before_deadline--> escalated [escrow.escalated]",
       "held --settle_window_end/anyone/deadline_passed--> released [escrow.released, checkout.paid]",
@@ -70,14 +70,16 @@ describe("escrow transitions", () => {
     expect(decide(held, "deposit", depositedAt)).toMatchObject({ ok: false, refusal: "not_from_state" });
   });
 
-  it("held: the buyer may hold, approve or ask for a refund until the settle window ends; then anyone may release", () => {
+  it("held: the buyer may hold or ask for a refund until the settle window ends, approve at any time; then anyone may release", () => {
     expect(decide(held, "hold", before(settleEnd))).toMatchObject({ ok: true, to: "on_hold", events: ["escrow.on_hold"] });
     expect(decide(held, "approve", before(settleEnd))).toMatchObject({ ok: true, to: "released", events: ["escrow.released", "checkout.paid"] });
     expect(decide(held, "request_refund", before(settleEnd))).toMatchObject({ ok: true, to: "escalated", events: ["escrow.escalated"] });
     expect(decide(held, "settle_window_end", before(settleEnd))).toMatchObject({ ok: false, refusal: "deadline_not_reached" });
-    for (const trigger of ["hold", "approve", "request_refund"] as const) {
+    for (const trigger of ["hold", "request_refund"] as const) {
       expect(decide(held, trigger, settleEnd)).toMatchObject({ ok: false, refusal: "deadline_passed" });
     }
+    // Approving pays the seller, as the release does: it counts at any time while held.
+    expect(decide(held, "approve", at(settleEnd, 86_400))).toMatchObject({ ok: true, to: "released" });
     expect(decide(held, "settle_window_end", settleEnd)).toMatchObject({ ok: true, to: "released", events: ["escrow.released", "checkout.paid"] });
     expect(dueTimedExit(held, before(settleEnd))).toBeUndefined();
     expect(dueTimedExit(held, settleEnd)?.trigger).toBe("settle_window_end");
@@ -93,6 +95,14 @@ describe("escrow transitions", () => {
     expect(decide(onHold, "request_refund", holdEnd)).toMatchObject({ ok: false, refusal: "deadline_passed" });
     expect(decide(onHold, "hold_window_end", before(holdEnd))).toMatchObject({ ok: false, refusal: "deadline_not_reached" });
     expect(dueTimedExit(onHold, holdEnd)).toMatchObject({ trigger: "hold_window_end", to: "released" });
+  });
+
+  it("a hold never brings the release forward: a short hold late in the settle window ends with the settle window", () => {
+    const shortHold = { ...windows, holdSeconds: 3_600 };
+    const lateHold: EscrowClock = { state: "on_hold", depositedAt, onHoldAt: at(depositedAt, 86_400), windows: shortHold };
+    expect(deadlineOf(lateHold)).toEqual(settleEnd);
+    expect(dueTimedExit(lateHold, at(depositedAt, 86_400 + 3_600))).toBeUndefined();
+    expect(dueTimedExit(lateHold, settleEnd)).toMatchObject({ trigger: "hold_window_end" });
   });
 
   it("the seller may cancel (a refund) while held or on hold, even after a window ended; never once escalated", () => {
@@ -123,7 +133,7 @@ describe("escrow transitions", () => {
   it("lists what may happen now, by whom", () => {
     const now = (e: EscrowClock, t: Date) => triggersNow(e, t).map((x) => `${x.by}:${x.trigger}`);
     expect(now(held, depositedAt)).toEqual(["buyer:hold", "buyer:approve", "buyer:request_refund", "seller:cancel"]);
-    expect(now(held, settleEnd)).toEqual(["anyone:settle_window_end", "seller:cancel"]);
+    expect(now(held, settleEnd)).toEqual(["buyer:approve", "anyone:settle_window_end", "seller:cancel"]);
     expect(now(onHold, onHoldAt)).toEqual(["buyer:request_refund", "seller:cancel"]);
     expect(now(escalated, backstopEnd)).toEqual(["anyone:backstop_end"]);
   });

@@ -65,15 +65,17 @@ const REFUNDED = ["escrow.refunded"] as const;
 /**
  * The table. Rows the spec lists verbatim, plus the contract's timed exit
  * from on_hold (the hold window ending resumes the automatic release). A
- * buyer's action counts only before the state's deadline: once it passed,
- * the timed exit is due and anyone may take it. A seller's cancel (conceding
- * a refund) counts at any time while the money is held or on hold; an
- * arbiter rules only before the backstop.
+ * buyer's hold or refund request counts only before the state's deadline:
+ * once it passed, the timed exit is due and anyone may take it. The buyer's
+ * approval (paying the seller, as the release would) and the seller's cancel
+ * (conceding a refund) count at any time while held (approve) or held or on
+ * hold (cancel); an arbiter rules only before the backstop. As the contract
+ * (C402Escrow, ADR 18) enforces it.
  */
 export const TRANSITIONS: readonly Transition[] = [
   { from: null, trigger: "deposit", by: "buyer", condition: "any_time", to: "held", events: ["escrow.held"] },
   { from: "held", trigger: "hold", by: "buyer", condition: "before_deadline", to: "on_hold", events: ["escrow.on_hold"] },
-  { from: "held", trigger: "approve", by: "buyer", condition: "before_deadline", to: "released", events: RELEASED, pays: "seller" },
+  { from: "held", trigger: "approve", by: "buyer", condition: "any_time", to: "released", events: RELEASED, pays: "seller" },
   { from: "held", trigger: "request_refund", by: "buyer", condition: "before_deadline", to: "escalated", events: ["escrow.escalated"] },
   { from: "on_hold", trigger: "request_refund", by: "buyer", condition: "before_deadline", to: "escalated", events: ["escrow.escalated"] },
   { from: "held", trigger: "settle_window_end", by: "anyone", condition: "deadline_passed", to: "released", events: RELEASED, pays: "seller" },
@@ -97,9 +99,9 @@ export interface EscrowClock {
 }
 
 /**
- * The current state's deadline: settle from the deposit (held), hold from the
- * buyer's hold (on_hold), backstop from the escalation (escalated); none in a
- * final state. Throws for an escrow missing the moment its state counts from.
+ * The current state's deadline: settle from the deposit (held), the later of
+ * that and the hold window from the buyer's hold (on_hold), backstop from the
+ * escalation (escalated); none in a final state. Throws for an escrow missing the moment its state counts from.
  */
 export function deadlineOf(e: EscrowClock): Date | undefined {
   const after = (from: Date | null | undefined, seconds: number, what: string) => {
@@ -109,8 +111,12 @@ export function deadlineOf(e: EscrowClock): Date | undefined {
   switch (e.state) {
     case "held":
       return after(e.depositedAt, e.windows.settleSeconds, "its deposit time");
-    case "on_hold":
-      return after(e.onHoldAt, e.windows.holdSeconds, "the time of the buyer's hold");
+    case "on_hold": {
+      // A hold pauses the release, never brings it forward: the later of the settle window's end and the hold's.
+      const settleEnd = after(e.depositedAt, e.windows.settleSeconds, "its deposit time");
+      const holdEnd = after(e.onHoldAt, e.windows.holdSeconds, "the time of the buyer's hold");
+      return holdEnd > settleEnd ? holdEnd : settleEnd;
+    }
     case "escalated":
       return after(e.escalatedAt, e.windows.backstopSeconds, "the time of the escalation");
     default:
