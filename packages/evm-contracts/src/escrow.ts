@@ -6,6 +6,7 @@
  * order and words, so terms can be refused before a buyer is asked to sign them).
  */
 import { getAddress, hashStruct, hashTypedData, type Address, type Hex } from "viem";
+import { RECEIVE_WITH_AUTHORIZATION_TYPES } from "@c402/x402";
 
 export const ESCROW_EIP712_NAME = "c402 Escrow";
 export const ESCROW_EIP712_VERSION = "1";
@@ -39,18 +40,6 @@ export const ESCROW_ACTION_TYPES = {
     { name: "action", type: "uint8" },
     { name: "nonce", type: "uint256" },
     { name: "deadline", type: "uint256" },
-  ],
-} as const;
-
-/** USDC's EIP-3009 `ReceiveWithAuthorization`: the deposit's authorization, which only its payee (the escrow) can execute. */
-export const RECEIVE_WITH_AUTHORIZATION_TYPES = {
-  ReceiveWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
   ],
 } as const;
 

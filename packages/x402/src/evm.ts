@@ -20,16 +20,20 @@ export function isEvmNetworkId(network: string): boolean {
   return network.startsWith("eip155:");
 }
 
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+/** EIP-3009's authorization fields, the same for a transfer anyone may submit and a receive only its payee may. */
+const EIP3009_AUTHORIZATION_FIELDS = [
+  { name: "from", type: "address" },
+  { name: "to", type: "address" },
+  { name: "value", type: "uint256" },
+  { name: "validAfter", type: "uint256" },
+  { name: "validBefore", type: "uint256" },
+  { name: "nonce", type: "bytes32" },
+] as const;
+
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = { TransferWithAuthorization: EIP3009_AUTHORIZATION_FIELDS } as const;
+
+/** USDC's EIP-3009 `ReceiveWithAuthorization`: only its payee (`to`, as msg.sender) can execute it, e.g. an escrow's deposit. */
+export const RECEIVE_WITH_AUTHORIZATION_TYPES = { ReceiveWithAuthorization: EIP3009_AUTHORIZATION_FIELDS } as const;
 
 export interface Eip712Domain {
   name: string;
