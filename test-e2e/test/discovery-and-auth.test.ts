@@ -2,6 +2,7 @@ import { sep53Sign } from "@c402/testkit";
 import { Keypair, StrKey } from "@stellar/stellar-base";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { call, newSeller, walletSession } from "../src/http";
+import { STELLAR_ENABLED, stellarStandin } from "../src/stellar";
 
 const problemShape = (status: number, slug: string) =>
   expect.objectContaining({
@@ -137,8 +138,16 @@ describe("wallet sign-in", () => {
     expect(keys.status).toBe(200);
     expect(keys.body.keys).toHaveLength(2);
 
+    const body = { title: "Stellar-only seller", price_usd: "0.10", payload: { ok: true } };
+    if (STELLAR_ENABLED) {
+      // Where Stellar settles, the wallet the checkout would copy is checked first: a fresh account has no USDC trustline.
+      const untrusted = await call("POST", "/v1/checkouts", { key, body });
+      expect(untrusted.status).toBe(422);
+      expect(untrusted.body).toMatchObject({ chain: "stellar", address, type: expect.stringMatching(/payout-account-missing$/) });
+      await (await stellarStandin()).fundWithUsdc(address, 0n);
+    }
     // With no EVM wallet, a checkout needs its pay_to named: 422, not a server error.
-    const checkout = await call("POST", "/v1/checkouts", { key, body: { title: "Stellar-only seller", price_usd: "0.10", payload: { ok: true } } });
+    const checkout = await call("POST", "/v1/checkouts", { key, body });
     expect(checkout.status).toBe(422);
     expect(checkout.body.errors).toEqual([expect.objectContaining({ field: "pay_to" })]);
   });

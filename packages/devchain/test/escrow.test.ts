@@ -14,6 +14,7 @@ import {
   TestUSDC,
   ZERO_ADDRESS,
   ESCROW_ACTION_TYPES,
+  ESCROW_RULING_GAS_BUDGET,
   type EscrowTerms,
 } from "@c402/evm-contracts";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "@c402/x402";
@@ -412,6 +413,19 @@ describe("C402Escrow on the devchain", () => {
       expect(releasedEvent(ruling)?.cause).toBe(ESCROW_CAUSE.ruling);
       expect(await rig.state(e.id)).toBe(released);
       await expectReleased(e.terms, before);
+    });
+
+    it("a ruling costs the arbiter at most the gas readiness budgets for it (ESCROW_RULING_GAS_BUDGET), paying fresh addresses", async () => {
+      // The costliest rulings: each payee (seller, platform, fee wallet; or the buyer) holding no USDC before.
+      const used: bigint[] = [];
+      for (const toSeller of [true, false]) {
+        const e = await rig.open();
+        await rig.call(e.buyer, "requestRefund", [e.id]);
+        used.push((await rig.call(e.arbiter, "rule", [e.id, toSeller])).gasUsed);
+      }
+      for (const gas of used) expect(gas).toBeLessThanOrEqual(ESCROW_RULING_GAS_BUDGET);
+      // A budget far above the real cost would understate what an arbiter's balance pays for.
+      expect(ESCROW_RULING_GAS_BUDGET).toBeLessThanOrEqual(3n * used.reduce((a, b) => (a > b ? a : b)));
     });
 
     it("held → hold → request refund (signed) → escalated → the arbiter rules for the buyer → refunded in full, fee included", async () => {

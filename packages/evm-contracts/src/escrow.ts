@@ -99,6 +99,14 @@ export const ESCROW_TIMED_EXIT = { none: 0, release: 1, refund: 2 } as const;
 /** The contract's `Cause` ids, carried by its `Released` and `Refunded` events. */
 export const ESCROW_CAUSE = { approved: 0, settle_window_ended: 1, ruling: 2, cancelled: 3, backstop: 4 } as const;
 
+/**
+ * The gas an arbiter's ruling is budgeted (what readiness counts an arbiter's balance in): the costliest ruling
+ * pays the seller, a platform cut and the fee, each possibly to an address holding no USDC yet, for less than
+ * this (packages/devchain/test/escrow.test.ts measures it and keeps the budget within three times the cost);
+ * the rest is room for gas schedule changes.
+ */
+export const ESCROW_RULING_GAS_BUDGET = 200_000n;
+
 /** The spec's escrow window limits, as the contract enforces them (seconds). */
 export const ESCROW_LIMITS = {
   minWindow: 3_600n,

@@ -1,3 +1,4 @@
+import { ESCROW_RULING_GAS_BUDGET } from "@c402/evm-contracts";
 import { ESCROW_FAMILY_SUPPORT } from "./arbiters";
 import type { GasReader } from "../chain/gas-reader";
 import type { EscrowSettings } from "./settings";
@@ -9,12 +10,8 @@ import type { EscrowSettings } from "./settings";
  * afford. A Solana ruling is broadcast on the service's gas.
  */
 
-/**
- * The gas one ruling is budgeted (the escrow contract's ruling pays the seller,
- * the platform cut and the fee, or refunds the buyer: a few token transfers),
- * with room to spare so "affordable" stays true when the fee market moves.
- */
-export const RULING_GAS = 200_000n;
+/** The gas one ruling is budgeted, as measured against the escrow contract (ADR 18). */
+export const RULING_GAS = ESCROW_RULING_GAS_BUDGET;
 /** The most rulings a balance is counted for (the answer's integer stays small). */
 export const MAX_RULINGS_COUNTED = 1_000_000;
 
