@@ -1,6 +1,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { actorOfRequest } from "@c402/account-events";
 import { escrowV1 } from "@c402/contracts";
+import { ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { EscrowAccounts } from "../domain/account-settings";
 import type { ArbiterSource } from "../domain/arbiters";
@@ -105,5 +106,16 @@ export function escrowRpc(accounts: EscrowAccounts): ServiceImplementation<typeo
         },
       };
     },
+    // The escrows themselves (ADR 19) are being built: until then these answer unavailable.
+    deposit: notYet,
+    getEscrow: notYet,
+    listEscrows: notYet,
+    prepareAction: notYet,
+    submitAction: notYet,
+    prepareRuling: notYet,
   };
+}
+
+function notYet(): never {
+  throw new ProblemError("unavailable", "Escrows are not available yet.");
 }

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file escrow/v1/escrow.proto.
  */
 export const file_escrow_v1_escrow: GenFile = /*@__PURE__*/
-  fileDesc("ChZlc2Nyb3cvdjEvZXNjcm93LnByb3RvEgllc2Nyb3cudjEiggIKDkVzY3Jvd1NldHRpbmdzEicKBnBvbGljeRgBIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQb2xpY3kSLwoOZGVmYXVsdF9wcmVzZXQYAiABKA4yFy5lc2Nyb3cudjEuRXNjcm93UHJlc2V0EhgKC2FyYml0ZXJfZXZtGAMgASgJSACIAQESGAoLYXJiaXRlcl9zdm0YBCABKAlIAYgBARIzCgp1cGRhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBQg4KDF9hcmJpdGVyX2V2bUIOCgxfYXJiaXRlcl9zdm1CDQoLX3VwZGF0ZWRfYXQiNwoYR2V0RXNjcm93U2V0dGluZ3NSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiYwoNUHJlc2V0V2luZG93cxInCgZwcmVzZXQYASABKA4yFy5lc2Nyb3cudjEuRXNjcm93UHJlc2V0EikKB3dpbmRvd3MYAiABKAsyGC5lc2Nyb3cudjEuRXNjcm93V2luZG93cyJzChlHZXRFc2Nyb3dTZXR0aW5nc1Jlc3BvbnNlEisKCHNldHRpbmdzGAEgASgLMhkuZXNjcm93LnYxLkVzY3Jvd1NldHRpbmdzEikKB3ByZXNldHMYAiADKAsyGC5lc2Nyb3cudjEuUHJlc2V0V2luZG93cyI7Cg1BcmJpdGVyVXBkYXRlEh4KB2FkZHJlc3MYASABKAlCCLpIBXIDGIABSACIAQFCCgoIX2FkZHJlc3MizAIKGFB1dEVzY3Jvd1NldHRpbmdzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEjgKBnBvbGljeRgCIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQb2xpY3lCCrpIB4IBBBABIABIAIgBARJCCg5kZWZhdWx0X3ByZXNldBgDIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQcmVzZXRCDLpICYIBBhABIAAgBEgBiAEBEi0KC2FyYml0ZXJfZXZtGAQgASgLMhguZXNjcm93LnYxLkFyYml0ZXJVcGRhdGUSLQoLYXJiaXRlcl9zdm0YBSABKAsyGC5lc2Nyb3cudjEuQXJiaXRlclVwZGF0ZRIZCgVhY3RvchgGIAEoCUIKukgHcgUQARjIAUIJCgdfcG9saWN5QhEKD19kZWZhdWx0X3ByZXNldCKeAQoZUHV0RXNjcm93U2V0dGluZ3NSZXNwb25zZRIrCghzZXR0aW5ncxgBIAEoCzIZLmVzY3Jvdy52MS5Fc2Nyb3dTZXR0aW5ncxIPCgdjaGFuZ2VkGAIgASgIEhgKEGFyYml0ZXJzX2NoYW5nZWQYAyABKAgSKQoHcHJlc2V0cxgEIAMoCzIYLmVzY3Jvdy52MS5QcmVzZXRXaW5kb3dzIlcKDUVzY3Jvd1dpbmRvd3MSFgoOc2V0dGxlX3NlY29uZHMYASABKA0SFAoMaG9sZF9zZWNvbmRzGAIgASgNEhgKEGJhY2tzdG9wX3NlY29uZHMYAyABKA0iiQEKCkVzY3Jvd1JhaWwSDgoGZmFtaWx5GAEgASgJEhQKB2FyYml0ZXIYAiABKAlIAIgBARIoCgZzb3VyY2UYAyABKA4yGC5lc2Nyb3cudjEuQXJiaXRlclNvdXJjZRIPCgdvZmZlcmVkGAQgASgIEg4KBnJlYXNvbhgFIAEoCUIKCghfYXJiaXRlciKHAQoLRXNjcm93VGVybXMSJwoGcHJlc2V0GAEgASgOMhcuZXNjcm93LnYxLkVzY3Jvd1ByZXNldBIpCgd3aW5kb3dzGAIgASgLMhguZXNjcm93LnYxLkVzY3Jvd1dpbmRvd3MSJAoFcmFpbHMYAyADKAsyFS5lc2Nyb3cudjEuRXNjcm93UmFpbCKPAwoZUmVzb2x2ZUVzY3Jvd1Rlcm1zUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEjoKBnByZXNldBgCIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQcmVzZXRCDLpICYIBBhABIAAgBEgAiAEBEhsKDnNldHRsZV9zZWNvbmRzGAMgASgNSAGIAQESGQoMaG9sZF9zZWNvbmRzGAQgASgNSAKIAQESHQoQYmFja3N0b3Bfc2Vjb25kcxgFIAEoDUgDiAEBEiIKC2FyYml0ZXJfZXZtGAYgASgJQgi6SAVyAxiAAUgEiAEBEiIKC2FyYml0ZXJfc3ZtGAcgASgJQgi6SAVyAxiAAUgFiAEBEhYKDmZvcl9zdWJfc2VsbGVyGAggASgIQgkKB19wcmVzZXRCEQoPX3NldHRsZV9zZWNvbmRzQg8KDV9ob2xkX3NlY29uZHNCEwoRX2JhY2tzdG9wX3NlY29uZHNCDgoMX2FyYml0ZXJfZXZtQg4KDF9hcmJpdGVyX3N2bSJDChpSZXNvbHZlRXNjcm93VGVybXNSZXNwb25zZRIlCgV0ZXJtcxgBIAEoCzIWLmVzY3Jvdy52MS5Fc2Nyb3dUZXJtcyI5ChpHZXRBcmJpdGVyUmVhZGluZXNzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABIu4BChBBcmJpdGVyUmVhZGluZXNzEg8KB2FyYml0ZXIYASABKAkSFgoOZXNjcm93X29mZmVyZWQYAiABKAgSFAoHbmV0d29yaxgDIAEoCUgAiAEBEhgKC2dhc19iYWxhbmNlGAQgASgJSAGIAQESHwoScnVsaW5nc19hZmZvcmRhYmxlGAUgASgNSAKIAQESHwoXcnVsaW5nc191c2Vfc2VydmljZV9nYXMYBiABKAgSDAoEbm90ZRgHIAEoCUIKCghfbmV0d29ya0IOCgxfZ2FzX2JhbGFuY2VCFQoTX3J1bGluZ3NfYWZmb3JkYWJsZSJxChtHZXRBcmJpdGVyUmVhZGluZXNzUmVzcG9uc2USKAoDZXZtGAEgASgLMhsuZXNjcm93LnYxLkFyYml0ZXJSZWFkaW5lc3MSKAoDc3ZtGAIgASgLMhsuZXNjcm93LnYxLkFyYml0ZXJSZWFkaW5lc3MqhAEKDEVzY3Jvd1BvbGljeRIdChlFU0NST1dfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGgoWRVNDUk9XX1BPTElDWV9ESVNBQkxFRBABEh8KG0VTQ1JPV19QT0xJQ1lfU0VMTEVSX0NIT0lDRRACEhgKFEVTQ1JPV19QT0xJQ1lfQUxXQVlTEAMqmgEKDEVzY3Jvd1ByZXNldBIdChlFU0NST1dfUFJFU0VUX1VOU1BFQ0lGSUVEEAASGQoVRVNDUk9XX1BSRVNFVF9JTlNUQU5UEAESGgoWRVNDUk9XX1BSRVNFVF9TVEFOREFSRBACEhoKFkVTQ1JPV19QUkVTRVRfU0hJUFBJTkcQAxIYChRFU0NST1dfUFJFU0VUX0NVU1RPTRAEKq4BCgtFc2Nyb3dTdGF0ZRIcChhFU0NST1dfU1RBVEVfVU5TUEVDSUZJRUQQABIVChFFU0NST1dfU1RBVEVfSEVMRBABEhgKFEVTQ1JPV19TVEFURV9PTl9IT0xEEAISGgoWRVNDUk9XX1NUQVRFX0VTQ0FMQVRFRBADEhkKFUVTQ1JPV19TVEFURV9SRUxFQVNFRBAEEhkKFUVTQ1JPV19TVEFURV9SRUZVTkRFRBAFKoIBCg1BcmJpdGVyU291cmNlEh4KGkFSQklURVJfU09VUkNFX1VOU1BFQ0lGSUVEEAASGQoVQVJCSVRFUl9TT1VSQ0VfQ1JFQVRFEAESGgoWQVJCSVRFUl9TT1VSQ0VfQUNDT1VOVBACEhoKFkFSQklURVJfU09VUkNFX1NFUlZJQ0UQAzKYAwoNRXNjcm93U2VydmljZRJeChFHZXRFc2Nyb3dTZXR0aW5ncxIjLmVzY3Jvdy52MS5HZXRFc2Nyb3dTZXR0aW5nc1JlcXVlc3QaJC5lc2Nyb3cudjEuR2V0RXNjcm93U2V0dGluZ3NSZXNwb25zZRJeChFQdXRFc2Nyb3dTZXR0aW5ncxIjLmVzY3Jvdy52MS5QdXRFc2Nyb3dTZXR0aW5nc1JlcXVlc3QaJC5lc2Nyb3cudjEuUHV0RXNjcm93U2V0dGluZ3NSZXNwb25zZRJhChJSZXNvbHZlRXNjcm93VGVybXMSJC5lc2Nyb3cudjEuUmVzb2x2ZUVzY3Jvd1Rlcm1zUmVxdWVzdBolLmVzY3Jvdy52MS5SZXNvbHZlRXNjcm93VGVybXNSZXNwb25zZRJkChNHZXRBcmJpdGVyUmVhZGluZXNzEiUuZXNjcm93LnYxLkdldEFyYml0ZXJSZWFkaW5lc3NSZXF1ZXN0GiYuZXNjcm93LnYxLkdldEFyYml0ZXJSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp]);
+  fileDesc("ChZlc2Nyb3cvdjEvZXNjcm93LnByb3RvEgllc2Nyb3cudjEiggIKDkVzY3Jvd1NldHRpbmdzEicKBnBvbGljeRgBIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQb2xpY3kSLwoOZGVmYXVsdF9wcmVzZXQYAiABKA4yFy5lc2Nyb3cudjEuRXNjcm93UHJlc2V0EhgKC2FyYml0ZXJfZXZtGAMgASgJSACIAQESGAoLYXJiaXRlcl9zdm0YBCABKAlIAYgBARIzCgp1cGRhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBQg4KDF9hcmJpdGVyX2V2bUIOCgxfYXJiaXRlcl9zdm1CDQoLX3VwZGF0ZWRfYXQiNwoYR2V0RXNjcm93U2V0dGluZ3NSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAEiYwoNUHJlc2V0V2luZG93cxInCgZwcmVzZXQYASABKA4yFy5lc2Nyb3cudjEuRXNjcm93UHJlc2V0EikKB3dpbmRvd3MYAiABKAsyGC5lc2Nyb3cudjEuRXNjcm93V2luZG93cyJzChlHZXRFc2Nyb3dTZXR0aW5nc1Jlc3BvbnNlEisKCHNldHRpbmdzGAEgASgLMhkuZXNjcm93LnYxLkVzY3Jvd1NldHRpbmdzEikKB3ByZXNldHMYAiADKAsyGC5lc2Nyb3cudjEuUHJlc2V0V2luZG93cyI7Cg1BcmJpdGVyVXBkYXRlEh4KB2FkZHJlc3MYASABKAlCCLpIBXIDGIABSACIAQFCCgoIX2FkZHJlc3MizAIKGFB1dEVzY3Jvd1NldHRpbmdzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEjgKBnBvbGljeRgCIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQb2xpY3lCCrpIB4IBBBABIABIAIgBARJCCg5kZWZhdWx0X3ByZXNldBgDIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQcmVzZXRCDLpICYIBBhABIAAgBEgBiAEBEi0KC2FyYml0ZXJfZXZtGAQgASgLMhguZXNjcm93LnYxLkFyYml0ZXJVcGRhdGUSLQoLYXJiaXRlcl9zdm0YBSABKAsyGC5lc2Nyb3cudjEuQXJiaXRlclVwZGF0ZRIZCgVhY3RvchgGIAEoCUIKukgHcgUQARjIAUIJCgdfcG9saWN5QhEKD19kZWZhdWx0X3ByZXNldCKeAQoZUHV0RXNjcm93U2V0dGluZ3NSZXNwb25zZRIrCghzZXR0aW5ncxgBIAEoCzIZLmVzY3Jvdy52MS5Fc2Nyb3dTZXR0aW5ncxIPCgdjaGFuZ2VkGAIgASgIEhgKEGFyYml0ZXJzX2NoYW5nZWQYAyABKAgSKQoHcHJlc2V0cxgEIAMoCzIYLmVzY3Jvdy52MS5QcmVzZXRXaW5kb3dzIlcKDUVzY3Jvd1dpbmRvd3MSFgoOc2V0dGxlX3NlY29uZHMYASABKA0SFAoMaG9sZF9zZWNvbmRzGAIgASgNEhgKEGJhY2tzdG9wX3NlY29uZHMYAyABKA0iiQEKCkVzY3Jvd1JhaWwSDgoGZmFtaWx5GAEgASgJEhQKB2FyYml0ZXIYAiABKAlIAIgBARIoCgZzb3VyY2UYAyABKA4yGC5lc2Nyb3cudjEuQXJiaXRlclNvdXJjZRIPCgdvZmZlcmVkGAQgASgIEg4KBnJlYXNvbhgFIAEoCUIKCghfYXJiaXRlciKHAQoLRXNjcm93VGVybXMSJwoGcHJlc2V0GAEgASgOMhcuZXNjcm93LnYxLkVzY3Jvd1ByZXNldBIpCgd3aW5kb3dzGAIgASgLMhguZXNjcm93LnYxLkVzY3Jvd1dpbmRvd3MSJAoFcmFpbHMYAyADKAsyFS5lc2Nyb3cudjEuRXNjcm93UmFpbCKPAwoZUmVzb2x2ZUVzY3Jvd1Rlcm1zUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEjoKBnByZXNldBgCIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dQcmVzZXRCDLpICYIBBhABIAAgBEgAiAEBEhsKDnNldHRsZV9zZWNvbmRzGAMgASgNSAGIAQESGQoMaG9sZF9zZWNvbmRzGAQgASgNSAKIAQESHQoQYmFja3N0b3Bfc2Vjb25kcxgFIAEoDUgDiAEBEiIKC2FyYml0ZXJfZXZtGAYgASgJQgi6SAVyAxiAAUgEiAEBEiIKC2FyYml0ZXJfc3ZtGAcgASgJQgi6SAVyAxiAAUgFiAEBEhYKDmZvcl9zdWJfc2VsbGVyGAggASgIQgkKB19wcmVzZXRCEQoPX3NldHRsZV9zZWNvbmRzQg8KDV9ob2xkX3NlY29uZHNCEwoRX2JhY2tzdG9wX3NlY29uZHNCDgoMX2FyYml0ZXJfZXZtQg4KDF9hcmJpdGVyX3N2bSJDChpSZXNvbHZlRXNjcm93VGVybXNSZXNwb25zZRIlCgV0ZXJtcxgBIAEoCzIWLmVzY3Jvdy52MS5Fc2Nyb3dUZXJtcyI5ChpHZXRBcmJpdGVyUmVhZGluZXNzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABIu4BChBBcmJpdGVyUmVhZGluZXNzEg8KB2FyYml0ZXIYASABKAkSFgoOZXNjcm93X29mZmVyZWQYAiABKAgSFAoHbmV0d29yaxgDIAEoCUgAiAEBEhgKC2dhc19iYWxhbmNlGAQgASgJSAGIAQESHwoScnVsaW5nc19hZmZvcmRhYmxlGAUgASgNSAKIAQESHwoXcnVsaW5nc191c2Vfc2VydmljZV9nYXMYBiABKAgSDAoEbm90ZRgHIAEoCUIKCghfbmV0d29ya0IOCgxfZ2FzX2JhbGFuY2VCFQoTX3J1bGluZ3NfYWZmb3JkYWJsZSJxChtHZXRBcmJpdGVyUmVhZGluZXNzUmVzcG9uc2USKAoDZXZtGAEgASgLMhsuZXNjcm93LnYxLkFyYml0ZXJSZWFkaW5lc3MSKAoDc3ZtGAIgASgLMhsuZXNjcm93LnYxLkFyYml0ZXJSZWFkaW5lc3MiyQIKDERlcG9zaXRUZXJtcxIWCgVidXllchgBIAEoCUIHukgEcgIYQBIXCgZzZWxsZXIYAiABKAlCB7pIBHICGEASGQoIcGxhdGZvcm0YAyABKAlCB7pIBHICGEASFwoGZmVlX3RvGAQgASgJQge6SARyAhhAEhgKB2FyYml0ZXIYBSABKAlCB7pIBHICGEASFwoGYW1vdW50GAYgASgJQge6SARyAhgoEiAKD3BsYXRmb3JtX2Ftb3VudBgHIAEoCUIHukgEcgIYKBIUCgNmZWUYCCABKAlCB7pIBHICGCgSJwoGcHJlc2V0GAkgASgOMhcuZXNjcm93LnYxLkVzY3Jvd1ByZXNldBIpCgd3aW5kb3dzGAogASgLMhguZXNjcm93LnYxLkVzY3Jvd1dpbmRvd3MSFQoEc2FsdBgLIAEoCUIHukgEcgIYQiKIAQoURGVwb3NpdEF1dGhvcml6YXRpb24SHAoLdmFsaWRfYWZ0ZXIYASABKAlCB7pIBHICGCgSHQoMdmFsaWRfYmVmb3JlGAIgASgJQge6SARyAhgoEhYKBW5vbmNlGAMgASgJQge6SARyAhhCEhsKCXNpZ25hdHVyZRgEIAEoCUIIukgFcgMYyAEipgIKDkRlcG9zaXRSZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAESGwoKYWNjb3VudF9pZBgCIAEoCUIHukgEcgIQARIcCgtjaGVja291dF9pZBgDIAEoCUIHukgEcgIQARIYCgduZXR3b3JrGAQgASgJQge6SARyAhABEhEKCXRlc3RfbW9kZRgFIAEoCBImCgV0ZXJtcxgGIAEoCzIXLmVzY3Jvdy52MS5EZXBvc2l0VGVybXMSNgoNYXV0aG9yaXphdGlvbhgHIAEoCzIfLmVzY3Jvdy52MS5EZXBvc2l0QXV0aG9yaXphdGlvbhIgCgpoYW5kb2ZmX2lkGAggASgJQge6SARyAhhASACIAQFCDQoLX2hhbmRvZmZfaWQiVwoPRGVwb3NpdFJlc3BvbnNlEiEKBmVzY3JvdxgBIAEoCzIRLmVzY3Jvdy52MS5Fc2Nyb3cSDwoHcGVuZGluZxgCIAEoCBIQCghyZXBsYXllZBgDIAEoCCKiBgoGRXNjcm93EhIKCnBheW1lbnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEhAKCGNvbnRyYWN0GAUgASgJEhEKCWVzY3Jvd19pZBgGIAEoCRIlCgVzdGF0ZRgHIAEoDjIWLmVzY3Jvdy52MS5Fc2Nyb3dTdGF0ZRImCgV0ZXJtcxgIIAEoCzIXLmVzY3Jvdy52MS5EZXBvc2l0VGVybXMSEQoJdGVzdF9tb2RlGAkgASgIEhcKCmhhbmRvZmZfaWQYCiABKAlIAIgBARIcCg9kZXBvc2l0X3R4X2hhc2gYCyABKAlIAYgBARIaCg1jbG9zZV90eF9oYXNoGAwgASgJSAKIAQESLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMZGVwb3NpdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEjMKCm9uX2hvbGRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESNQoMZXNjYWxhdGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgFiAEBEjIKCWNsb3NlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBogBARIxCghkZWFkbGluZRgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIB4gBARIRCgluZXh0X3N0ZXAYEyABKAkSEQoJY2xvc2VkX2J5GBQgASgJEg8KB2dhc2xlc3MYFSABKAhCDQoLX2hhbmRvZmZfaWRCEgoQX2RlcG9zaXRfdHhfaGFzaEIQCg5fY2xvc2VfdHhfaGFzaEIPCg1fZGVwb3NpdGVkX2F0Qg0KC19vbl9ob2xkX2F0Qg8KDV9lc2NhbGF0ZWRfYXRCDAoKX2Nsb3NlZF9hdEILCglfZGVhZGxpbmUiVwoQR2V0RXNjcm93UmVxdWVzdBIbCgpwYXltZW50X2lkGAEgASgJQge6SARyAhABEhcKCmFjY291bnRfaWQYAiABKAlIAIgBAUINCgtfYWNjb3VudF9pZCI2ChFHZXRFc2Nyb3dSZXNwb25zZRIhCgZlc2Nyb3cYASABKAsyES5lc2Nyb3cudjEuRXNjcm93IqYBChJMaXN0RXNjcm93c1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIlCgVzdGF0ZRgCIAEoDjIWLmVzY3Jvdy52MS5Fc2Nyb3dTdGF0ZRIcCglwYWdlX3NpemUYAyABKA1CCbpIBioEGGQoARIbCg5zdGFydGluZ19hZnRlchgEIAEoCUgAiAEBQhEKD19zdGFydGluZ19hZnRlciJLChNMaXN0RXNjcm93c1Jlc3BvbnNlEiIKB2VzY3Jvd3MYASADKAsyES5lc2Nyb3cudjEuRXNjcm93EhAKCGhhc19tb3JlGAIgASgIIoYBChRQcmVwYXJlQWN0aW9uUmVxdWVzdBIbCgpwYXltZW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEjMKBmFjdGlvbhgDIAEoDjIXLmVzY3Jvdy52MS5Fc2Nyb3dBY3Rpb25CCrpIB4IBBBABIAAifwoTVW5zaWduZWRUcmFuc2FjdGlvbhIOCgZmYW1pbHkYASABKAkSDwoHbmV0d29yaxgCIAEoCRIQCghjaGFpbl9pZBgDIAEoBBIMCgRmcm9tGAQgASgJEgoKAnRvGAUgASgJEgwKBGRhdGEYBiABKAkSDQoFdmFsdWUYByABKAkiuwEKFVByZXBhcmVBY3Rpb25SZXNwb25zZRIhCgZlc2Nyb3cYASABKAsyES5lc2Nyb3cudjEuRXNjcm93Eg4KBnNpZ25lchgCIAEoCRIXCg90eXBlZF9kYXRhX2pzb24YAyABKAkSEAoIZGVhZGxpbmUYBCABKAQSMwoLdHJhbnNhY3Rpb24YBSABKAsyHi5lc2Nyb3cudjEuVW5zaWduZWRUcmFuc2FjdGlvbhIPCgdnYXNsZXNzGAYgASgIIsoBChNTdWJtaXRBY3Rpb25SZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESMwoGYWN0aW9uGAMgASgOMhcuZXNjcm93LnYxLkVzY3Jvd0FjdGlvbkIKukgHggEEEAEgABIQCghkZWFkbGluZRgEIAEoBBIJCgF2GAUgASgNEhIKAXIYBiABKAlCB7pIBHICGEISEgoBcxgHIAEoCUIHukgEcgIYQiJ+ChRTdWJtaXRBY3Rpb25SZXNwb25zZRIhCgZlc2Nyb3cYASABKAsyES5lc2Nyb3cudjEuRXNjcm93EhQKB3R4X2hhc2gYAiABKAlIAIgBARIPCgdwZW5kaW5nGAMgASgIEhAKCHJlcGxheWVkGAQgASgIQgoKCF90eF9oYXNoImMKFFByZXBhcmVSdWxpbmdSZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAESGwoKYWNjb3VudF9pZBgCIAEoCUIHukgEcgIQARIRCgl0b19zZWxsZXIYAyABKAgibwoVUHJlcGFyZVJ1bGluZ1Jlc3BvbnNlEiEKBmVzY3JvdxgBIAEoCzIRLmVzY3Jvdy52MS5Fc2Nyb3cSMwoLdHJhbnNhY3Rpb24YAiABKAsyHi5lc2Nyb3cudjEuVW5zaWduZWRUcmFuc2FjdGlvbiqEAQoMRXNjcm93UG9saWN5Eh0KGUVTQ1JPV19QT0xJQ1lfVU5TUEVDSUZJRUQQABIaChZFU0NST1dfUE9MSUNZX0RJU0FCTEVEEAESHwobRVNDUk9XX1BPTElDWV9TRUxMRVJfQ0hPSUNFEAISGAoURVNDUk9XX1BPTElDWV9BTFdBWVMQAyqaAQoMRXNjcm93UHJlc2V0Eh0KGUVTQ1JPV19QUkVTRVRfVU5TUEVDSUZJRUQQABIZChVFU0NST1dfUFJFU0VUX0lOU1RBTlQQARIaChZFU0NST1dfUFJFU0VUX1NUQU5EQVJEEAISGgoWRVNDUk9XX1BSRVNFVF9TSElQUElORxADEhgKFEVTQ1JPV19QUkVTRVRfQ1VTVE9NEAQqrgEKC0VzY3Jvd1N0YXRlEhwKGEVTQ1JPV19TVEFURV9VTlNQRUNJRklFRBAAEhUKEUVTQ1JPV19TVEFURV9IRUxEEAESGAoURVNDUk9XX1NUQVRFX09OX0hPTEQQAhIaChZFU0NST1dfU1RBVEVfRVNDQUxBVEVEEAMSGQoVRVNDUk9XX1NUQVRFX1JFTEVBU0VEEAQSGQoVRVNDUk9XX1NUQVRFX1JFRlVOREVEEAUqggEKDUFyYml0ZXJTb3VyY2USHgoaQVJCSVRFUl9TT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVBUkJJVEVSX1NPVVJDRV9DUkVBVEUQARIaChZBUkJJVEVSX1NPVVJDRV9BQ0NPVU5UEAISGgoWQVJCSVRFUl9TT1VSQ0VfU0VSVklDRRADKpwBCgxFc2Nyb3dBY3Rpb24SHQoZRVNDUk9XX0FDVElPTl9VTlNQRUNJRklFRBAAEhYKEkVTQ1JPV19BQ1RJT05fSE9MRBABEhkKFUVTQ1JPV19BQ1RJT05fQVBQUk9WRRACEiAKHEVTQ1JPV19BQ1RJT05fUkVRVUVTVF9SRUZVTkQQAxIYChRFU0NST1dfQUNUSU9OX0NBTkNFTBAEMukGCg1Fc2Nyb3dTZXJ2aWNlEl4KEUdldEVzY3Jvd1NldHRpbmdzEiMuZXNjcm93LnYxLkdldEVzY3Jvd1NldHRpbmdzUmVxdWVzdBokLmVzY3Jvdy52MS5HZXRFc2Nyb3dTZXR0aW5nc1Jlc3BvbnNlEl4KEVB1dEVzY3Jvd1NldHRpbmdzEiMuZXNjcm93LnYxLlB1dEVzY3Jvd1NldHRpbmdzUmVxdWVzdBokLmVzY3Jvdy52MS5QdXRFc2Nyb3dTZXR0aW5nc1Jlc3BvbnNlEmEKElJlc29sdmVFc2Nyb3dUZXJtcxIkLmVzY3Jvdy52MS5SZXNvbHZlRXNjcm93VGVybXNSZXF1ZXN0GiUuZXNjcm93LnYxLlJlc29sdmVFc2Nyb3dUZXJtc1Jlc3BvbnNlEmQKE0dldEFyYml0ZXJSZWFkaW5lc3MSJS5lc2Nyb3cudjEuR2V0QXJiaXRlclJlYWRpbmVzc1JlcXVlc3QaJi5lc2Nyb3cudjEuR2V0QXJiaXRlclJlYWRpbmVzc1Jlc3BvbnNlEkAKB0RlcG9zaXQSGS5lc2Nyb3cudjEuRGVwb3NpdFJlcXVlc3QaGi5lc2Nyb3cudjEuRGVwb3NpdFJlc3BvbnNlEkYKCUdldEVzY3JvdxIbLmVzY3Jvdy52MS5HZXRFc2Nyb3dSZXF1ZXN0GhwuZXNjcm93LnYxLkdldEVzY3Jvd1Jlc3BvbnNlEkwKC0xpc3RFc2Nyb3dzEh0uZXNjcm93LnYxLkxpc3RFc2Nyb3dzUmVxdWVzdBoeLmVzY3Jvdy52MS5MaXN0RXNjcm93c1Jlc3BvbnNlElIKDVByZXBhcmVBY3Rpb24SHy5lc2Nyb3cudjEuUHJlcGFyZUFjdGlvblJlcXVlc3QaIC5lc2Nyb3cudjEuUHJlcGFyZUFjdGlvblJlc3BvbnNlEk8KDFN1Ym1pdEFjdGlvbhIeLmVzY3Jvdy52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0Gh8uZXNjcm93LnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlElIKDVByZXBhcmVSdWxpbmcSHy5lc2Nyb3cudjEuUHJlcGFyZVJ1bGluZ1JlcXVlc3QaIC5lc2Nyb3cudjEuUHJlcGFyZVJ1bGluZ1Jlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp]);
 
 /**
  * EscrowSettings are an account's escrow settings, copied by an escrow checkout at create and never followed later.
@@ -515,6 +515,707 @@ export const GetArbiterReadinessResponseSchema: GenMessage<GetArbiterReadinessRe
   messageDesc(file_escrow_v1_escrow, 14);
 
 /**
+ * DepositTerms are one escrow's terms as the contract's EscrowTerms (ADR 18):
+ * addresses checksummed, amounts in USDC atomic units (decimal strings), windows in seconds.
+ *
+ * @generated from message escrow.v1.DepositTerms
+ */
+export type DepositTerms = Message<"escrow.v1.DepositTerms"> & {
+  /**
+   * @generated from field: string buyer = 1;
+   */
+  buyer: string;
+
+  /**
+   * @generated from field: string seller = 2;
+   */
+  seller: string;
+
+  /**
+   * platform is the zero address when there is no platform cut.
+   *
+   * @generated from field: string platform = 3;
+   */
+  platform: string;
+
+  /**
+   * @generated from field: string fee_to = 4;
+   */
+  feeTo: string;
+
+  /**
+   * @generated from field: string arbiter = 5;
+   */
+  arbiter: string;
+
+  /**
+   * @generated from field: string amount = 6;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: string platform_amount = 7;
+   */
+  platformAmount: string;
+
+  /**
+   * @generated from field: string fee = 8;
+   */
+  fee: string;
+
+  /**
+   * @generated from field: escrow.v1.EscrowPreset preset = 9;
+   */
+  preset: EscrowPreset;
+
+  /**
+   * @generated from field: escrow.v1.EscrowWindows windows = 10;
+   */
+  windows?: EscrowWindows | undefined;
+
+  /**
+   * salt is 0x and 64 hex digits: the buyer's prepare answer carries it and the payment brings it back.
+   *
+   * @generated from field: string salt = 11;
+   */
+  salt: string;
+};
+
+/**
+ * Describes the message escrow.v1.DepositTerms.
+ * Use `create(DepositTermsSchema)` to create a new message.
+ */
+export const DepositTermsSchema: GenMessage<DepositTerms> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 15);
+
+/**
+ * DepositAuthorization is the buyer's EIP-3009 receiveWithAuthorization to the
+ * escrow contract; its nonce is the terms' EIP-712 digest (the escrow id).
+ *
+ * @generated from message escrow.v1.DepositAuthorization
+ */
+export type DepositAuthorization = Message<"escrow.v1.DepositAuthorization"> & {
+  /**
+   * @generated from field: string valid_after = 1;
+   */
+  validAfter: string;
+
+  /**
+   * @generated from field: string valid_before = 2;
+   */
+  validBefore: string;
+
+  /**
+   * @generated from field: string nonce = 3;
+   */
+  nonce: string;
+
+  /**
+   * signature is the 65-byte signature, 0x-hex.
+   *
+   * @generated from field: string signature = 4;
+   */
+  signature: string;
+};
+
+/**
+ * Describes the message escrow.v1.DepositAuthorization.
+ * Use `create(DepositAuthorizationSchema)` to create a new message.
+ */
+export const DepositAuthorizationSchema: GenMessage<DepositAuthorization> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 16);
+
+/**
+ * @generated from message escrow.v1.DepositRequest
+ */
+export type DepositRequest = Message<"escrow.v1.DepositRequest"> & {
+  /**
+   * payment_id is payments' payment, which is also the escrow's id.
+   *
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * checkout_id is the escrow checkout (esc_…).
+   *
+   * @generated from field: string checkout_id = 3;
+   */
+  checkoutId: string;
+
+  /**
+   * network is the CAIP-2 id of the chain (eip155:…).
+   *
+   * @generated from field: string network = 4;
+   */
+  network: string;
+
+  /**
+   * @generated from field: bool test_mode = 5;
+   */
+  testMode: boolean;
+
+  /**
+   * @generated from field: escrow.v1.DepositTerms terms = 6;
+   */
+  terms?: DepositTerms | undefined;
+
+  /**
+   * @generated from field: escrow.v1.DepositAuthorization authorization = 7;
+   */
+  authorization?: DepositAuthorization | undefined;
+
+  /**
+   * @generated from field: optional string handoff_id = 8;
+   */
+  handoffId?: string | undefined;
+};
+
+/**
+ * Describes the message escrow.v1.DepositRequest.
+ * Use `create(DepositRequestSchema)` to create a new message.
+ */
+export const DepositRequestSchema: GenMessage<DepositRequest> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 17);
+
+/**
+ * @generated from message escrow.v1.DepositResponse
+ */
+export type DepositResponse = Message<"escrow.v1.DepositResponse"> & {
+  /**
+   * @generated from field: escrow.v1.Escrow escrow = 1;
+   */
+  escrow?: Escrow | undefined;
+
+  /**
+   * pending: the deposit is sent and the chain has not confirmed it yet (never a reason to deposit again).
+   *
+   * @generated from field: bool pending = 2;
+   */
+  pending: boolean;
+
+  /**
+   * replayed: this payment's deposit was recorded by an earlier call.
+   *
+   * @generated from field: bool replayed = 3;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message escrow.v1.DepositResponse.
+ * Use `create(DepositResponseSchema)` to create a new message.
+ */
+export const DepositResponseSchema: GenMessage<DepositResponse> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 18);
+
+/**
+ * Escrow is one escrow as the service knows it (spec, Escrow resource).
+ *
+ * @generated from message escrow.v1.Escrow
+ */
+export type Escrow = Message<"escrow.v1.Escrow"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: string account_id = 3;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string network = 4;
+   */
+  network: string;
+
+  /**
+   * contract is the escrow contract's address; escrow_id the contract's id of the terms (0x…).
+   *
+   * @generated from field: string contract = 5;
+   */
+  contract: string;
+
+  /**
+   * @generated from field: string escrow_id = 6;
+   */
+  escrowId: string;
+
+  /**
+   * @generated from field: escrow.v1.EscrowState state = 7;
+   */
+  state: EscrowState;
+
+  /**
+   * @generated from field: escrow.v1.DepositTerms terms = 8;
+   */
+  terms?: DepositTerms | undefined;
+
+  /**
+   * @generated from field: bool test_mode = 9;
+   */
+  testMode: boolean;
+
+  /**
+   * @generated from field: optional string handoff_id = 10;
+   */
+  handoffId?: string | undefined;
+
+  /**
+   * deposit_tx_hash is absent while the deposit is not sent; close_tx_hash names the release or refund.
+   *
+   * @generated from field: optional string deposit_tx_hash = 11;
+   */
+  depositTxHash?: string | undefined;
+
+  /**
+   * @generated from field: optional string close_tx_hash = 12;
+   */
+  closeTxHash?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp deposited_at = 14;
+   */
+  depositedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp on_hold_at = 15;
+   */
+  onHoldAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp escalated_at = 16;
+   */
+  escalatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp closed_at = 17;
+   */
+  closedAt?: Timestamp | undefined;
+
+  /**
+   * deadline is when the next timed exit opens (release or backstop refund); absent in a final state.
+   *
+   * @generated from field: optional google.protobuf.Timestamp deadline = 18;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * next_step is the sentence on what happens next (or what happened), for the buyer and the seller.
+   *
+   * @generated from field: string next_step = 19;
+   */
+  nextStep: string;
+
+  /**
+   * closed_by is what ended it: approve, settle_window, hold_window, ruling, cancel or backstop; empty while open.
+   *
+   * @generated from field: string closed_by = 20;
+   */
+  closedBy: string;
+
+  /**
+   * gasless: relayed submission of actions is available (escrows minted before 2026-08-26 offer only self-broadcast).
+   *
+   * @generated from field: bool gasless = 21;
+   */
+  gasless: boolean;
+};
+
+/**
+ * Describes the message escrow.v1.Escrow.
+ * Use `create(EscrowSchema)` to create a new message.
+ */
+export const EscrowSchema: GenMessage<Escrow> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 19);
+
+/**
+ * @generated from message escrow.v1.GetEscrowRequest
+ */
+export type GetEscrowRequest = Message<"escrow.v1.GetEscrowRequest"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: optional string account_id = 2;
+   */
+  accountId?: string | undefined;
+};
+
+/**
+ * Describes the message escrow.v1.GetEscrowRequest.
+ * Use `create(GetEscrowRequestSchema)` to create a new message.
+ */
+export const GetEscrowRequestSchema: GenMessage<GetEscrowRequest> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 20);
+
+/**
+ * @generated from message escrow.v1.GetEscrowResponse
+ */
+export type GetEscrowResponse = Message<"escrow.v1.GetEscrowResponse"> & {
+  /**
+   * @generated from field: escrow.v1.Escrow escrow = 1;
+   */
+  escrow?: Escrow | undefined;
+};
+
+/**
+ * Describes the message escrow.v1.GetEscrowResponse.
+ * Use `create(GetEscrowResponseSchema)` to create a new message.
+ */
+export const GetEscrowResponseSchema: GenMessage<GetEscrowResponse> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 21);
+
+/**
+ * @generated from message escrow.v1.ListEscrowsRequest
+ */
+export type ListEscrowsRequest = Message<"escrow.v1.ListEscrowsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * state filters; UNSPECIFIED: every state.
+   *
+   * @generated from field: escrow.v1.EscrowState state = 2;
+   */
+  state: EscrowState;
+
+  /**
+   * @generated from field: uint32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * starting_after is the payment id of the last escrow of the previous page.
+   *
+   * @generated from field: optional string starting_after = 4;
+   */
+  startingAfter?: string | undefined;
+};
+
+/**
+ * Describes the message escrow.v1.ListEscrowsRequest.
+ * Use `create(ListEscrowsRequestSchema)` to create a new message.
+ */
+export const ListEscrowsRequestSchema: GenMessage<ListEscrowsRequest> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 22);
+
+/**
+ * @generated from message escrow.v1.ListEscrowsResponse
+ */
+export type ListEscrowsResponse = Message<"escrow.v1.ListEscrowsResponse"> & {
+  /**
+   * @generated from field: repeated escrow.v1.Escrow escrows = 1;
+   */
+  escrows: Escrow[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message escrow.v1.ListEscrowsResponse.
+ * Use `create(ListEscrowsResponseSchema)` to create a new message.
+ */
+export const ListEscrowsResponseSchema: GenMessage<ListEscrowsResponse> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 23);
+
+/**
+ * @generated from message escrow.v1.PrepareActionRequest
+ */
+export type PrepareActionRequest = Message<"escrow.v1.PrepareActionRequest"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * checkout_id is the face's checkout: an escrow of another checkout is NOT_FOUND.
+   *
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: escrow.v1.EscrowAction action = 3;
+   */
+  action: EscrowAction;
+};
+
+/**
+ * Describes the message escrow.v1.PrepareActionRequest.
+ * Use `create(PrepareActionRequestSchema)` to create a new message.
+ */
+export const PrepareActionRequestSchema: GenMessage<PrepareActionRequest> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 24);
+
+/**
+ * UnsignedTransaction is an EVM transaction for a wallet to sign and broadcast.
+ *
+ * @generated from message escrow.v1.UnsignedTransaction
+ */
+export type UnsignedTransaction = Message<"escrow.v1.UnsignedTransaction"> & {
+  /**
+   * family is "evm".
+   *
+   * @generated from field: string family = 1;
+   */
+  family: string;
+
+  /**
+   * @generated from field: string network = 2;
+   */
+  network: string;
+
+  /**
+   * @generated from field: uint64 chain_id = 3;
+   */
+  chainId: bigint;
+
+  /**
+   * from is the wallet that must sign it (the arbiter's, for a ruling); empty when anyone may send it.
+   *
+   * @generated from field: string from = 4;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 5;
+   */
+  to: string;
+
+  /**
+   * data is the calldata, 0x-hex.
+   *
+   * @generated from field: string data = 6;
+   */
+  data: string;
+
+  /**
+   * @generated from field: string value = 7;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message escrow.v1.UnsignedTransaction.
+ * Use `create(UnsignedTransactionSchema)` to create a new message.
+ */
+export const UnsignedTransactionSchema: GenMessage<UnsignedTransaction> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 25);
+
+/**
+ * @generated from message escrow.v1.PrepareActionResponse
+ */
+export type PrepareActionResponse = Message<"escrow.v1.PrepareActionResponse"> & {
+  /**
+   * @generated from field: escrow.v1.Escrow escrow = 1;
+   */
+  escrow?: Escrow | undefined;
+
+  /**
+   * signer is the address whose signature the contract accepts (the buyer's, or the seller's for cancel).
+   *
+   * @generated from field: string signer = 2;
+   */
+  signer: string;
+
+  /**
+   * typed_data_json is the EIP-712 typed data (domain, types, primaryType, message) as JSON text.
+   *
+   * @generated from field: string typed_data_json = 3;
+   */
+  typedDataJson: string;
+
+  /**
+   * deadline is the signature's deadline (unix seconds), inside the typed data.
+   *
+   * @generated from field: uint64 deadline = 4;
+   */
+  deadline: bigint;
+
+  /**
+   * transaction submits the signed action from one's own wallet: submitAction(id, action, deadline, v, r, s)
+   * with the signature's v, r, s in place of the zero placeholders in data (template documented on the route).
+   *
+   * @generated from field: escrow.v1.UnsignedTransaction transaction = 5;
+   */
+  transaction?: UnsignedTransaction | undefined;
+
+  /**
+   * @generated from field: bool gasless = 6;
+   */
+  gasless: boolean;
+};
+
+/**
+ * Describes the message escrow.v1.PrepareActionResponse.
+ * Use `create(PrepareActionResponseSchema)` to create a new message.
+ */
+export const PrepareActionResponseSchema: GenMessage<PrepareActionResponse> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 26);
+
+/**
+ * @generated from message escrow.v1.SubmitActionRequest
+ */
+export type SubmitActionRequest = Message<"escrow.v1.SubmitActionRequest"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: string checkout_id = 2;
+   */
+  checkoutId: string;
+
+  /**
+   * @generated from field: escrow.v1.EscrowAction action = 3;
+   */
+  action: EscrowAction;
+
+  /**
+   * @generated from field: uint64 deadline = 4;
+   */
+  deadline: bigint;
+
+  /**
+   * @generated from field: uint32 v = 5;
+   */
+  v: number;
+
+  /**
+   * r and s are 0x and 64 hex digits.
+   *
+   * @generated from field: string r = 6;
+   */
+  r: string;
+
+  /**
+   * @generated from field: string s = 7;
+   */
+  s: string;
+};
+
+/**
+ * Describes the message escrow.v1.SubmitActionRequest.
+ * Use `create(SubmitActionRequestSchema)` to create a new message.
+ */
+export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 27);
+
+/**
+ * @generated from message escrow.v1.SubmitActionResponse
+ */
+export type SubmitActionResponse = Message<"escrow.v1.SubmitActionResponse"> & {
+  /**
+   * @generated from field: escrow.v1.Escrow escrow = 1;
+   */
+  escrow?: Escrow | undefined;
+
+  /**
+   * tx_hash is the relayed transaction; absent for a test escrow.
+   *
+   * @generated from field: optional string tx_hash = 2;
+   */
+  txHash?: string | undefined;
+
+  /**
+   * pending: sent, not confirmed yet.
+   *
+   * @generated from field: bool pending = 3;
+   */
+  pending: boolean;
+
+  /**
+   * replayed: this signed action was submitted before; its outcome is answered.
+   *
+   * @generated from field: bool replayed = 4;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message escrow.v1.SubmitActionResponse.
+ * Use `create(SubmitActionResponseSchema)` to create a new message.
+ */
+export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 28);
+
+/**
+ * @generated from message escrow.v1.PrepareRulingRequest
+ */
+export type PrepareRulingRequest = Message<"escrow.v1.PrepareRulingRequest"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: bool to_seller = 3;
+   */
+  toSeller: boolean;
+};
+
+/**
+ * Describes the message escrow.v1.PrepareRulingRequest.
+ * Use `create(PrepareRulingRequestSchema)` to create a new message.
+ */
+export const PrepareRulingRequestSchema: GenMessage<PrepareRulingRequest> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 29);
+
+/**
+ * @generated from message escrow.v1.PrepareRulingResponse
+ */
+export type PrepareRulingResponse = Message<"escrow.v1.PrepareRulingResponse"> & {
+  /**
+   * @generated from field: escrow.v1.Escrow escrow = 1;
+   */
+  escrow?: Escrow | undefined;
+
+  /**
+   * transaction is rule(id, to_seller), from the arbiter.
+   *
+   * @generated from field: escrow.v1.UnsignedTransaction transaction = 2;
+   */
+  transaction?: UnsignedTransaction | undefined;
+};
+
+/**
+ * Describes the message escrow.v1.PrepareRulingResponse.
+ * Use `create(PrepareRulingResponseSchema)` to create a new message.
+ */
+export const PrepareRulingResponseSchema: GenMessage<PrepareRulingResponse> = /*@__PURE__*/
+  messageDesc(file_escrow_v1_escrow, 30);
+
+/**
  * EscrowPolicy is the account's stance on escrow checkouts.
  *
  * @generated from enum escrow.v1.EscrowPolicy
@@ -670,6 +1371,44 @@ export const ArbiterSourceSchema: GenEnum<ArbiterSource> = /*@__PURE__*/
   enumDesc(file_escrow_v1_escrow, 3);
 
 /**
+ * EscrowAction names a buyer's or the seller's action.
+ *
+ * @generated from enum escrow.v1.EscrowAction
+ */
+export enum EscrowAction {
+  /**
+   * @generated from enum value: ESCROW_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ESCROW_ACTION_HOLD = 1;
+   */
+  HOLD = 1,
+
+  /**
+   * @generated from enum value: ESCROW_ACTION_APPROVE = 2;
+   */
+  APPROVE = 2,
+
+  /**
+   * @generated from enum value: ESCROW_ACTION_REQUEST_REFUND = 3;
+   */
+  REQUEST_REFUND = 3,
+
+  /**
+   * @generated from enum value: ESCROW_ACTION_CANCEL = 4;
+   */
+  CANCEL = 4,
+}
+
+/**
+ * Describes the enum escrow.v1.EscrowAction.
+ */
+export const EscrowActionSchema: GenEnum<EscrowAction> = /*@__PURE__*/
+  enumDesc(file_escrow_v1_escrow, 4);
+
+/**
  * EscrowService owns escrow (spec, Escrow): the accounts' escrow settings, the
  * rules of escrow terms (presets, windows, arbiters) and, as the service grows,
  * each escrow's terms, state and timers. Its rules are the escrow contract's:
@@ -727,6 +1466,79 @@ export const EscrowService: GenService<{
     methodKind: "unary";
     input: typeof GetArbiterReadinessRequestSchema;
     output: typeof GetArbiterReadinessResponseSchema;
+  },
+  /**
+   * Deposit puts a buyer's signed deposit into escrow (ADR 19): payments calls it
+   * as an escrow sale's settlement. Live: record first (the escrow and its deposit
+   * transaction), then send depositWithSignature from the escrow relayer, and
+   * answer held once the chain confirms it (pending while it has not). Test mode:
+   * the signature is checked and the escrow is held with no chain asked. Keyed by
+   * payment_id: a second call answers the first one's escrow, never a second
+   * transaction. FAILED_PRECONDITION when the contract would refuse the terms or
+   * the authorization (a reason the buyer can read).
+   *
+   * @generated from rpc escrow.v1.EscrowService.Deposit
+   */
+  deposit: {
+    methodKind: "unary";
+    input: typeof DepositRequestSchema;
+    output: typeof DepositResponseSchema;
+  },
+  /**
+   * GetEscrow answers one escrow by its payment id (NOT_FOUND when none, or not the account's when account_id is set).
+   *
+   * @generated from rpc escrow.v1.EscrowService.GetEscrow
+   */
+  getEscrow: {
+    methodKind: "unary";
+    input: typeof GetEscrowRequestSchema;
+    output: typeof GetEscrowResponseSchema;
+  },
+  /**
+   * ListEscrows answers an account's escrows, newest first, paged.
+   *
+   * @generated from rpc escrow.v1.EscrowService.ListEscrows
+   */
+  listEscrows: {
+    methodKind: "unary";
+    input: typeof ListEscrowsRequestSchema;
+    output: typeof ListEscrowsResponseSchema;
+  },
+  /**
+   * PrepareAction answers what a buyer (hold, approve, request-refund) or the
+   * seller (cancel) signs to act on an escrow: the EIP-712 typed data with the
+   * escrow's next action nonce, and the transaction that submits it from one's
+   * own wallet. FAILED_PRECONDITION when the escrow's state does not allow it.
+   *
+   * @generated from rpc escrow.v1.EscrowService.PrepareAction
+   */
+  prepareAction: {
+    methodKind: "unary";
+    input: typeof PrepareActionRequestSchema;
+    output: typeof PrepareActionResponseSchema;
+  },
+  /**
+   * SubmitAction relays a signed action on the service's gas (record first:
+   * one transaction per signed action, whatever the retries) and answers the
+   * escrow as the chain leaves it. Test mode: checked and applied, no chain.
+   *
+   * @generated from rpc escrow.v1.EscrowService.SubmitAction
+   */
+  submitAction: {
+    methodKind: "unary";
+    input: typeof SubmitActionRequestSchema;
+    output: typeof SubmitActionResponseSchema;
+  },
+  /**
+   * PrepareRuling answers the UNSIGNED transaction the escalated escrow's
+   * arbiter signs and broadcasts from its own wallet (the service holds no arbiter key).
+   *
+   * @generated from rpc escrow.v1.EscrowService.PrepareRuling
+   */
+  prepareRuling: {
+    methodKind: "unary";
+    input: typeof PrepareRulingRequestSchema;
+    output: typeof PrepareRulingResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_escrow_v1_escrow, 0);
