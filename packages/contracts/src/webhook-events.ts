@@ -22,7 +22,15 @@ export const WEBHOOK_EVENT_NAMES = [
 ] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
 
-export const WEBHOOK_EVENTS_FIRED = ["checkout.paid", "checkout.reported"] as const satisfies readonly WebhookEventName[];
+export const WEBHOOK_EVENTS_FIRED = [
+  "checkout.paid",
+  "checkout.reported",
+  "escrow.held",
+  "escrow.on_hold",
+  "escrow.escalated",
+  "escrow.released",
+  "escrow.refunded",
+] as const satisfies readonly WebhookEventName[];
 
 /** What a registration without `events` subscribes to. */
 export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEventName[] = ["checkout.paid"];

@@ -7,7 +7,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhoo
 import { webhooksMigrations } from "../src";
 import { SOURCE_TOPICS, subscribeWebhookSources } from "../src/events/event-consumer";
 import { webhooksStore, type WebhooksDb } from "../src/store/webhooks-store";
-import { checkoutReportedEnvelope, paymentSettledEnvelope, SELLER, webhookRig } from "./webhook-fixtures";
+import { checkoutReportedEnvelope, escrowEnvelope, paymentSettledEnvelope, SELLER, webhookRig } from "./webhook-fixtures";
 
 /**
  * From the bus to the receiver, on both buses: payment.settled and
@@ -77,6 +77,53 @@ function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhoo
       (rows) => rows.length === 3,
     );
     expect(new Set(recorded.map((r) => r.event_id)).size).toBe(3);
+  });
+
+  it("delivers the escrow events a receiver subscribed to, each once, with the escrow and its handoff id", async () => {
+    const accountId = `acct_esc_${Date.now()}`;
+    const hook = await startWebhookReceiver();
+    try {
+      await rig.endpoints.register({ ...SELLER, accountId, url: `${hook.url}/hook`, events: ["escrow.escalated", "escrow.released"] });
+      const paymentId = `pay_esc_${Date.now()}`;
+      const events = (["held", "escalated", "released"] as const).map((type) => escrowEnvelope(accountId, type, { paymentId }));
+      for (const envelope of events) {
+        await ctx.emitter.db
+          .insertInto("outbox" as never)
+          .values({
+            event_id: envelope.eventId,
+            topic: TOPICS.escrowEvents,
+            key: paymentId,
+            payload: Buffer.from(toBinary(eventsV1.EventEnvelopeSchema, envelope)),
+          } as never)
+          .execute();
+      }
+      const relay = new OutboxRelay({ db: ctx.emitter.db, bus: ctx.bus });
+      expect(await relay.publishBatch()).toBe(3);
+      // The broker redelivering the escalation delivers nothing more.
+      await ctx.bus.publish(TOPICS.escrowEvents, [{ key: paymentId, value: toBinary(eventsV1.EventEnvelopeSchema, events[1]!) }]);
+      await hook.waitFor(2, 30_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(hook.received).toHaveLength(2);
+      const byEvent = Object.fromEntries(hook.received.map((r) => [JSON.parse(r.rawBody).event, JSON.parse(r.rawBody).data]));
+      expect(Object.keys(byEvent).sort()).toEqual(["escrow.escalated", "escrow.released"]);
+      expect(byEvent["escrow.escalated"]).toMatchObject({
+        payment_id: paymentId,
+        checkout_id: "esc_AAAAAAAAAAAAAAAAAAAAAAAA",
+        state: "escalated",
+        total: 1_030_000,
+        handoff_id: "handoff_nonce_0123456789",
+        arbiter_readiness: { family: "evm", rulings_affordable: 5 },
+        status_url: `https://checkout.test/e/esc_AAAAAAAAAAAAAAAAAAAAAAAA/status?payment_id=${paymentId}`,
+      });
+      expect(byEvent["escrow.released"]).toMatchObject({
+        state: "released",
+        by: "ruling",
+        deadline: null,
+        receipt_url: `https://checkout.test/r/${paymentId}`,
+      });
+    } finally {
+      await hook.close();
+    }
   });
 }
 

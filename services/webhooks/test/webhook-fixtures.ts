@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { catalogEventsV1, EVENT_TYPES, eventsV1, paymentEventsV1 } from "@c402/contracts";
+import { catalogEventsV1, escrowEventsV1, EVENT_TYPES, eventsV1, paymentEventsV1 } from "@c402/contracts";
 import { newId } from "@c402/ids";
 import { createCapturingLogger } from "@c402/logging";
 import { createGuardedFetch } from "@c402/outbound-http";
@@ -66,6 +66,60 @@ export function checkoutReportedEnvelope(accountId: string) {
     testMode: false,
     aggregateId: payload.checkoutId,
     payload: toBinary(catalogEventsV1.CheckoutReportedSchema, payload),
+  });
+}
+
+/** An escrow.* envelope as the escrow service writes it: held, escalated (with the arbiter's readiness) or released. */
+export function escrowEnvelope(accountId: string, type: "held" | "escalated" | "released", over: { paymentId?: string; testMode?: boolean } = {}) {
+  const paymentId = over.paymentId ?? newId("payment");
+  const testMode = over.testMode ?? false;
+  const at = new Date();
+  const escrow = create(escrowEventsV1.EscrowSnapshotSchema, {
+    paymentId,
+    checkoutId: "esc_AAAAAAAAAAAAAAAAAAAAAAAA",
+    accountId,
+    state: type,
+    network: "eip155:84532",
+    handoffId: "handoff_nonce_0123456789",
+    preset: "standard",
+    settleSeconds: 259_200,
+    holdSeconds: 604_800,
+    backstopSeconds: 2_592_000,
+    arbiter: "0x4444444444444444444444444444444444444444",
+    payer: "0x1111111111111111111111111111111111111111",
+    total: 1_030_000n,
+    depositedAt: timestampFromDate(at),
+    ...(type === "released" ? {} : { deadline: timestampFromDate(new Date(at.getTime() + 259_200_000)) }),
+    testMode,
+  });
+  const txHash = `0x${"ab".repeat(32)}`;
+  const [busType, payload] =
+    type === "held"
+      ? [EVENT_TYPES.escrowHeld, toBinary(escrowEventsV1.EscrowHeldSchema, create(escrowEventsV1.EscrowHeldSchema, { escrow, txHash }))]
+      : type === "escalated"
+        ? [
+            EVENT_TYPES.escrowEscalated,
+            toBinary(
+              escrowEventsV1.EscrowEscalatedSchema,
+              create(escrowEventsV1.EscrowEscalatedSchema, {
+                escrow,
+                txHash,
+                arbiterReadiness: { arbiter: escrow.arbiter, family: "evm", gasBalance: "1000000000000000", rulingsAffordable: 5, note: "ready" },
+              }),
+            ),
+          ]
+        : [
+            EVENT_TYPES.escrowReleased,
+            toBinary(escrowEventsV1.EscrowReleasedSchema, create(escrowEventsV1.EscrowReleasedSchema, { escrow, txHash, by: "ruling" })),
+          ];
+  return create(eventsV1.EventEnvelopeSchema, {
+    eventId: newId("event"),
+    type: busType,
+    occurredAt: timestampFromDate(at),
+    accountId,
+    testMode,
+    aggregateId: paymentId,
+    payload,
   });
 }
 

@@ -17,7 +17,7 @@ export const webhookSchemas = {
       },
       events: {
         anyOf: [{ type: "array", minItems: 1, maxItems: WEBHOOK_EVENT_NAMES.length, items: { type: "string", enum: WEBHOOK_EVENT_NAMES } }, { type: "null" }],
-        description: "The events to receive (null or absent: checkout.paid). escrow.* and schedule.* are accepted and fire once those features exist.",
+        description: "The events to receive (null or absent: checkout.paid). schedule.* names are accepted and fire once series exist.",
       },
     },
   },

@@ -1,10 +1,10 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { catalogEventsV1, EVENT_TYPES, paymentEventsV1, receiptUrl, TOPICS, type eventsV1, type WebhookEventName } from "@c402/contracts";
+import { catalogEventsV1, escrowEventsV1, EVENT_TYPES, paymentEventsV1, receiptUrl, TOPICS, type eventsV1, type WebhookEventName } from "@c402/contracts";
 
 /**
  * Which bus events become which webhook events, and the payload each one
- * carries. Adding a webhook event (escrow.*, schedule.*) is one entry here:
+ * carries. Adding a webhook event (schedule.*) is one entry here:
  * the topic it comes from, its name, and its `data`; the consumer, fan-out,
  * signing and retries are the same for every event.
  */
@@ -33,6 +33,85 @@ function partiesOf(json: string | undefined): unknown {
     return null;
   }
 }
+
+/** The escrow as an escrow.* event leaves it (every escrow event's `data` starts with it). */
+function escrowData(e: escrowEventsV1.EscrowSnapshot | undefined, txHash: string, baseUrl: string): Record<string, unknown> {
+  if (!e) throw new TypeError("an escrow event without its escrow");
+  return {
+    payment_id: e.paymentId,
+    checkout_id: e.checkoutId,
+    state: e.state,
+    network: e.network,
+    payer: e.payer,
+    total: integer(e.total),
+    preset: e.preset,
+    settle_window: e.settleSeconds,
+    hold_window: e.holdSeconds,
+    backstop_window: e.backstopSeconds,
+    arbiter: e.arbiter,
+    deposited_at: iso(e.depositedAt),
+    deadline: iso(e.deadline),
+    tx_hash: txHash,
+    status_url: `${baseUrl}/e/${e.checkoutId}/status?payment_id=${e.paymentId}`,
+    handoff_id: e.handoffId ?? null,
+    test_mode: e.testMode,
+  };
+}
+
+/** One entry per escrow event: all five come on one topic, told apart by the envelope's type. */
+const ESCROW_SOURCES: readonly WebhookEventSource[] = [
+  {
+    topic: TOPICS.escrowEvents,
+    busType: EVENT_TYPES.escrowHeld,
+    event: "escrow.held",
+    data(envelope, { baseUrl }) {
+      const e = fromBinary(escrowEventsV1.EscrowHeldSchema, envelope.payload);
+      return escrowData(e.escrow, e.txHash, baseUrl);
+    },
+  },
+  {
+    topic: TOPICS.escrowEvents,
+    busType: EVENT_TYPES.escrowOnHold,
+    event: "escrow.on_hold",
+    data(envelope, { baseUrl }) {
+      const e = fromBinary(escrowEventsV1.EscrowOnHoldSchema, envelope.payload);
+      return escrowData(e.escrow, e.txHash, baseUrl);
+    },
+  },
+  {
+    topic: TOPICS.escrowEvents,
+    busType: EVENT_TYPES.escrowEscalated,
+    event: "escrow.escalated",
+    data(envelope, { baseUrl }) {
+      const e = fromBinary(escrowEventsV1.EscrowEscalatedSchema, envelope.payload);
+      const r = e.arbiterReadiness;
+      return {
+        ...escrowData(e.escrow, e.txHash, baseUrl),
+        arbiter_readiness: r
+          ? { arbiter: r.arbiter, family: r.family, gas_balance: r.gasBalance ?? null, rulings_affordable: r.rulingsAffordable ?? null, note: r.note }
+          : null,
+      };
+    },
+  },
+  {
+    topic: TOPICS.escrowEvents,
+    busType: EVENT_TYPES.escrowReleased,
+    event: "escrow.released",
+    data(envelope, { baseUrl }) {
+      const e = fromBinary(escrowEventsV1.EscrowReleasedSchema, envelope.payload);
+      return { ...escrowData(e.escrow, e.txHash, baseUrl), by: e.by, receipt_url: e.escrow ? receiptUrl(baseUrl, e.escrow.paymentId) : null };
+    },
+  },
+  {
+    topic: TOPICS.escrowEvents,
+    busType: EVENT_TYPES.escrowRefunded,
+    event: "escrow.refunded",
+    data(envelope, { baseUrl }) {
+      const e = fromBinary(escrowEventsV1.EscrowRefundedSchema, envelope.payload);
+      return { ...escrowData(e.escrow, e.txHash, baseUrl), by: e.by };
+    },
+  },
+];
 
 export const EVENT_SOURCES: readonly WebhookEventSource[] = [
   {
@@ -82,6 +161,7 @@ export const EVENT_SOURCES: readonly WebhookEventSource[] = [
       };
     },
   },
+  ...ESCROW_SOURCES,
 ];
 
 /** The source of a bus event, if it becomes a webhook event. */
