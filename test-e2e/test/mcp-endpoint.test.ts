@@ -36,15 +36,18 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
 
 const structured = (result: unknown) => (result as { structuredContent: any }).structuredContent;
 
-/** Every tool listed today, sorted: the schedule, spending and other escrow tools come with their features. */
+/** Every tool listed today, sorted: the schedule and spending tools come with their features. */
 const ALL_TOOLS = [
   "create_checkout",
   "create_webhook",
+  "escrow_action",
+  "escrow_submit",
   "get_analytics",
   "get_checkout",
   "get_content",
   "get_content_snippet",
   "get_embed_settings",
+  "get_escrow",
   "get_escrow_settings",
   "get_payout_history",
   "get_receipt",
@@ -52,12 +55,15 @@ const ALL_TOOLS = [
   "issue_content_grant",
   "list_awaiting_fulfilment",
   "list_checkouts",
+  "list_escrows",
   "list_mcp_tools",
   "list_receipts",
   "mark_fulfilled",
   "pay_test_checkout",
   "quote_checkout",
   "report_checkout",
+  "resolve_escrow",
+  "resolve_escrow_submit",
   "set_embed_settings",
   "set_escrow_settings",
   "update_content",

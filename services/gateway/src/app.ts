@@ -41,6 +41,8 @@ import { walletAuthRoutes } from "./http/routes/wallet-auth";
 import { embedRoutes } from "./http/routes/embed";
 import { escrowSettingsRoutes } from "./http/routes/escrow-settings";
 import { EscrowSettingsOperations } from "./operations/escrow-settings";
+import { escrowRoutes } from "./http/routes/escrows";
+import { EscrowOperations } from "./operations/escrows";
 import { EmbedOrigins } from "./http/embed-origins";
 import { ContentOperations } from "./operations/content";
 import { contentRoutes } from "./http/routes/content";
@@ -107,8 +109,9 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const embeds = new EmbedOperations(deps, embedOrigins);
   const content = new ContentOperations(deps, checkouts);
   const escrowSettings = new EscrowSettingsOperations(deps);
+  const escrows = new EscrowOperations(deps);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings, escrows })));
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));
@@ -144,6 +147,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(platformRoutes(deps, rails));
   app.use(embedRoutes(deps, embeds));
   app.use(escrowSettingsRoutes(deps, escrowSettings));
+  app.use(escrowRoutes(deps, escrows));
   app.use(notFound);
   app.use(retiredTwinRedirect(deps));
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));

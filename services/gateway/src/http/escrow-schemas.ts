@@ -13,7 +13,23 @@ export const ESCROW_PRESET_VALUES = ["instant", "standard", "shipping"] as const
 
 const arbiter = (description: string) => ({ anyOf: [{ type: "string", minLength: 1, maxLength: ADDRESS_MAX }, { type: "null" }], description }) as const;
 
+const HEX32 = "^0x[0-9a-fA-F]{64}$";
+
 export const escrowSchemas = {
+  /** POST /e/{id}/actions/{action}/submit: the EIP-712 signature of the action's typed data, split as the contract takes it. */
+  EscrowActionSubmit: {
+    type: "object",
+    additionalProperties: false,
+    required: ["v", "r", "s", "deadline"],
+    description:
+      "The signature of the typed data POST /e/{id}/actions/{action} answered, split into v, r and s, and the deadline inside that typed data. The service relays it to the escrow contract and pays the gas; the contract accepts it only from the wallet the action needs (the buyer's; the seller's for cancel).",
+    properties: {
+      v: { type: "integer", enum: [27, 28], description: "The signature's recovery id (27 or 28)." },
+      r: { type: "string", pattern: HEX32, description: "The signature's r, 0x and 64 hex digits." },
+      s: { type: "string", pattern: HEX32, description: "The signature's s, 0x and 64 hex digits." },
+      deadline: { type: "integer", minimum: 1, maximum: 9_999_999_999, description: "The typed data's deadline, unix seconds." },
+    },
+  },
   /** PUT /v1/account/escrow: the fields to change; a field left out keeps its value. */
   EscrowSettingsPut: {
     type: "object",

@@ -9,6 +9,7 @@ import type { CheckoutOperations } from "../operations/checkouts";
 import type { ContentOperations } from "../operations/content";
 import type { EmbedOperations } from "../operations/embed";
 import type { EscrowSettingsOperations } from "../operations/escrow-settings";
+import type { EscrowOperations } from "../operations/escrows";
 import type { ReceiptOperations } from "../operations/receipts";
 import type { ReportFiling } from "../operations/reports";
 
@@ -41,6 +42,7 @@ export interface McpToolDeps {
   embeds: EmbedOperations;
   content: ContentOperations;
   escrowSettings: EscrowSettingsOperations;
+  escrows: EscrowOperations;
 }
 
 /** A tool definition: the tool, given the operations it runs. */

@@ -9,14 +9,15 @@ import {
 } from "./account-tools";
 import { payTestCheckoutTool, quoteCheckoutTool, reportCheckoutTool } from "./buyer-tools";
 import { createCheckoutTool, getCheckoutTool, goLiveTool, listCheckoutsTool, listMcpToolsTool } from "./checkout-tools";
+import { escrowActionTool, escrowSubmitTool, getEscrowTool, listEscrowsTool, resolveEscrowSubmitTool, resolveEscrowTool } from "./escrow-tools";
 import { getContentSnippetTool, getContentTool, issueContentGrantTool, updateContentTool } from "./content-tools";
 import { getPayoutHistoryTool, getReceiptTool, listAwaitingFulfilmentTool, listReceiptsTool, markFulfilledTool } from "./receipt-tools";
 import type { McpTool, McpToolDeps } from "./tool";
 
 /**
  * The tools of POST /mcp, in the order tools/list names them. Only tools
- * whose feature works are listed: schedule, spending and the other escrow
- * tools come with those features (escrow settings work already).
+ * whose feature works are listed: schedule and spending tools come with
+ * those features.
  */
 const TOOLS = [
   whoamiTool,
@@ -35,6 +36,10 @@ const TOOLS = [
   setEmbedSettingsTool,
   getEscrowSettingsTool,
   setEscrowSettingsTool,
+  listEscrowsTool,
+  getEscrowTool,
+  resolveEscrowTool,
+  resolveEscrowSubmitTool,
   listAwaitingFulfilmentTool,
   markFulfilledTool,
   getAnalyticsTool,
@@ -43,6 +48,8 @@ const TOOLS = [
   payTestCheckoutTool,
   reportCheckoutTool,
   quoteCheckoutTool,
+  escrowActionTool,
+  escrowSubmitTool,
 ];
 
 export function mcpTools(ops: McpToolDeps): readonly McpTool[] {

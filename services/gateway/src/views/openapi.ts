@@ -1980,7 +1980,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       },
       ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId: sellerCheckoutId, pageQuery, rateLimitHeaders }),
       ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId: sellerCheckoutId }),
-      ...escrowPaths({ operation, authenticated, bodyProblems, json, body }),
+      ...escrowPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
       ...contentPaths({
         operation,
         authenticated,
