@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { catalogV1, identityV1, paymentsV1 } from "@c402/contracts";
+import { catalogV1, escrowV1, identityV1, paymentsV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import {
   ACCOUNT_ID,
@@ -52,6 +52,10 @@ function catalogFakes(
       getPayoutWallets: async () => create(identityV1.GetPayoutWalletsResponseSchema, { wallets: accounts.wallets ?? [standing("eip155", PAY_TO)] }),
       getPlatformSettings: async () =>
         create(identityV1.GetPlatformSettingsResponseSchema, { settings: accounts.platform ?? create(identityV1.PlatformSettingsSchema, {}) }),
+    },
+    // Every plain create asks the account's escrow policy (always would make it an escrow one).
+    escrow: {
+      getEscrowSettings: async () => create(escrowV1.GetEscrowSettingsResponseSchema, { settings: { policy: escrowV1.EscrowPolicy.SELLER_CHOICE } }),
     },
     catalog: {
       createCheckout: async (req) =>
@@ -211,7 +215,6 @@ describe("creating a checkout", () => {
     [{ schedule_interval_days: 7, schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "not available"],
     [{ schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "both or neither"],
     [{ schedule_periods: 25 }, ["schedule_periods"], "must be <= 24"],
-    [{ escrow_offer: "required" }, ["escrow_offer"], "not available"],
     [{ escrow_offer: "always" }, ["escrow_offer"], "must be equal to one of the allowed values"],
     [{ content: { kind: "article" } }, ["content.kind"], "is not a known field"],
     [{ content: { pass_hours: 8761 } }, ["content.pass_hours"], "must be <= 8760"],
@@ -237,6 +240,7 @@ describe("creating a checkout", () => {
     expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: SOLANA }] }]);
     expect(called()).toEqual([
       "identity.resolveCredential",
+      "escrow.getEscrowSettings",
       "identity.getPlatformSettings",
       "identity.getPayoutWallets",
       "payments.checkPayoutAccounts",
@@ -281,11 +285,17 @@ describe("creating a checkout", () => {
     const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("solana", SOLANA)], exists: false });
     const { url } = await serve.app(fakes);
     expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
-    expect(called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"]);
+    expect(called()).toEqual(["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"]);
     const evmOnly = catalogFakes();
     const served = await serve.app(evmOnly.fakes);
     expect((await post(`${served.url}/v1/checkouts`, { title: "T", price_usd: "1" })).status).toBe(201);
-    expect(evmOnly.called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "identity.getPayoutWallets", "catalog.createCheckout"]);
+    expect(evmOnly.called()).toEqual([
+      "identity.resolveCredential",
+      "escrow.getEscrowSettings",
+      "identity.getPlatformSettings",
+      "identity.getPayoutWallets",
+      "catalog.createCheckout",
+    ]);
   });
 
   describe("a platform's Solana fee wallet", () => {
@@ -298,6 +308,7 @@ describe("creating a checkout", () => {
       expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: PLATFORM_SOLANA }] }]);
       expect(called()).toEqual([
         "identity.resolveCredential",
+        "escrow.getEscrowSettings",
         "identity.getPlatformSettings",
         "identity.getPayoutWallets",
         "payments.checkPayoutAccounts",
@@ -339,25 +350,25 @@ describe("creating a checkout", () => {
         "the create sends platform_fee_bps 0 (no cut: the platform's settings are not even asked)",
         PLATFORM,
         { platform_fee_bps: 0 },
-        ["identity.resolveCredential", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "catalog.createCheckout"],
       ],
       [
         "the platform's standing fee is 0",
         create(identityV1.PlatformSettingsSchema, { platformAccount: true, platformFeeTo: FEE_WALLET }),
         {},
-        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"],
       ],
       [
         "the platform has no fee wallet (catalog refuses a cut)",
         create(identityV1.PlatformSettingsSchema, { platformAccount: true }),
         { platform_fee_bps: 100 },
-        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"],
       ],
       [
         "the account is not a platform (catalog refuses a cut)",
         undefined,
         { platform_fee_bps: 100 },
-        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"],
       ],
     ])("checks no fee wallet when %s", async (_, platform, extra, calls) => {
       const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: platformWallets, ...(platform ? { platform } : {}), exists: false });
@@ -370,7 +381,13 @@ describe("creating a checkout", () => {
       const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("eip155", PAY_TO)], platform: PLATFORM, exists: false });
       const { url } = await serve.app(fakes);
       expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
-      expect(called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "identity.getPayoutWallets", "catalog.createCheckout"]);
+      expect(called()).toEqual([
+        "identity.resolveCredential",
+        "escrow.getEscrowSettings",
+        "identity.getPlatformSettings",
+        "identity.getPayoutWallets",
+        "catalog.createCheckout",
+      ]);
     });
   });
 
