@@ -1122,7 +1122,7 @@ const pathParam = (name: string, schema: Schema, description?: string) => ({
 /** A face's checkout (/c/{id}: chk_… only; gated articles have their own faces under /x/). */
 const checkoutId = pathParam("id", idOf("chk"), "Checkout id");
 /** A checkout as the seller's routes name it: a gated article (cnt_…) is a checkout there too. */
-const sellerCheckoutId = pathParam("id", checkoutOrArticleId, "Checkout id (cnt_… for a gated article)");
+const sellerCheckoutId = pathParam("id", checkoutOrArticleId, "Checkout id (cnt_… for a gated article, esc_… for an escrow checkout)");
 const pageQuery = [
   { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 200, default: 50 }, description: "Page size" },
   {
