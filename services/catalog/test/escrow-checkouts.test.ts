@@ -90,6 +90,19 @@ function escrowContract(open: () => Promise<TestDatabase>) {
     for (const id of [checkout.id, twinId]) expect((await activityOf(ctx.database.db, id)).map((e) => e.action)).toEqual(["checkout.created"]);
   });
 
+  it("a checkout and its escrow twin go live together, whichever is armed", async () => {
+    for (const side of ["plain", "twin"] as const) {
+      const { checkout } = await catalog.create(goods({ escrowTwin: TERMS }));
+      const twinId = checkout.escrow_twin_id ?? "";
+      expect((await catalog.get(twinId)).armed).toBe(false);
+      const armed = await catalog.goLive("acct_maker", side === "plain" ? checkout.id : twinId, "key:sk_test_abcd");
+      expect(armed.alreadyLive).toBe(false);
+      expect([(await catalog.get(checkout.id)).armed, (await catalog.get(twinId)).armed]).toEqual([true, true]);
+      for (const id of [checkout.id, twinId])
+        expect((await activityOf(ctx.database.db, id)).map((e) => e.action)).toEqual(["checkout.created", "checkout.live"]);
+    }
+  });
+
   it("a relay twin binds the origin under both ids, and forgets both when the create fails", async () => {
     const relay = { fulfillment: "relay", originUrl: "https://origin.example/goods", payloadJson: undefined as never };
     const { checkout } = await catalog.create(goods({ ...relay, escrowTwin: TERMS }));

@@ -344,7 +344,11 @@ export class Catalog {
     return store.liveOfRetiredTwin(this.db, checkoutId);
   }
 
-  /** Arms the checkout; a second call returns it unchanged. */
+  /**
+   * Arms the checkout; a second call returns it unchanged. A checkout and its
+   * escrow twin sell the same goods, so they go live together (the plain
+   * face advertises the twin: a live one must not point at a rehearsal).
+   */
   async goLive(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; alreadyLive: boolean }> {
     const checkout = await this.get(checkoutId, accountId);
     if (checkout.armed) return { checkout, alreadyLive: true };
@@ -352,7 +356,10 @@ export class Catalog {
     const now = this.now();
     const armed = await this.db.transaction().execute(async (trx) => {
       const changed = await store.arm(trx, checkoutId, now);
-      if (changed) await enqueueOutboxRow(trx, checkoutActivity(changed, { action: "checkout.live", actor, at: now, detail: { title: changed.title } }));
+      const twin = changed?.escrow_twin_id ? await store.arm(trx, changed.escrow_twin_id, now) : undefined;
+      for (const live of [changed, twin]) {
+        if (live) await enqueueOutboxRow(trx, checkoutActivity(live, { action: "checkout.live", actor, at: now, detail: { title: live.title } }));
+      }
       return changed;
     });
     if (!armed) return { checkout: await this.get(checkoutId, accountId), alreadyLive: true };
