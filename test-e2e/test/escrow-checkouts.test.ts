@@ -132,7 +132,7 @@ describe("escrow checkouts (POST /v1/escrow-checkouts)", () => {
 });
 
 describe("escrow_offer and the account's escrow policy (POST /v1/checkouts)", () => {
-  it("escrow_offer optional mints an escrow twin, linked both ways, under the account's default terms", async () => {
+  it("escrow_offer optional mints an escrow twin, linked both ways, under the account's default terms; the two go live together", async () => {
     const seller = await escrowSeller({ escrow_default_preset: "shipping" });
     const r = await call("POST", "/v1/checkouts", { key: seller.key, body: { ...goods, escrow_offer: "optional" } });
     expect(r.status).toBe(201);
@@ -150,6 +150,9 @@ describe("escrow_offer and the account's escrow policy (POST /v1/checkouts)", ()
     });
     const listed = (await call("GET", "/v1/checkouts", { key: seller.key })).body.checkouts.map((c: { id: string }) => c.id);
     expect(listed).toEqual(expect.arrayContaining([r.body.id, r.body.escrow_twin.id]));
+    // The two go live together: the plain face advertises the twin.
+    expect((await call("POST", `/v1/checkouts/${r.body.id}/go-live`, { key: seller.key })).status).toBe(200);
+    expect((await call("GET", `/v1/checkouts/${r.body.escrow_twin.id}`, { key: seller.key })).body.test_mode).toBe(false);
   });
 
   it("escrow_offer required makes the create an escrow one", async () => {
