@@ -24,9 +24,9 @@ describe("checkout settings", () => {
   it("validates the fields of features not built yet, then refuses them by name", async () => {
     const seller = await newSeller();
     const create = (extra: Record<string, unknown>) => call("POST", "/v1/checkouts", { key: seller.key, body: { title: "x", price_usd: "1", ...extra } });
-    const refused = await create({ escrow_offer: "optional", schedule_interval_days: 7, schedule_periods: 4 });
+    const refused = await create({ schedule_interval_days: 7, schedule_periods: 4 });
     expect(refused.status).toBe(422);
-    expect(refused.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["escrow_offer", "schedule_interval_days", "schedule_periods"]);
+    expect(refused.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["schedule_interval_days", "schedule_periods"]);
     expect(refused.body.errors.every((e: { reason: string }) => e.reason.includes("not available"))).toBe(true);
     const invalid = await create({ schedule_periods: 30, platform_fee_bps: 250 });
     expect(invalid.status).toBe(422);

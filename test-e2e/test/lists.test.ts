@@ -17,6 +17,8 @@ const SUMMARY_FIELDS = [
   "fulfillment",
   "max_deliveries",
   "package_ttl_days",
+  "escrow",
+  "escrow_twin",
   "reusable",
   "test_mode",
   "created_at",

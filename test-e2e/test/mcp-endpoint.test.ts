@@ -81,11 +81,11 @@ describe("the MCP endpoint", () => {
       expect(create.inputSchema).toMatchObject({ type: "object", required: ["title", "price_usd"], additionalProperties: false });
       const props = Object.keys(create.inputSchema.properties ?? {});
       expect(props).toEqual(
-        expect.arrayContaining(["title", "price_usd", "calls", "max_deliveries", "reusable", "payload", "origin_url", "mcp_tool", "content"]),
+        expect.arrayContaining(["title", "price_usd", "calls", "max_deliveries", "reusable", "payload", "origin_url", "mcp_tool", "content", "escrow_offer"]),
       );
       // The mode is the credential's, and features not built yet are not offered.
       expect(props).not.toEqual(expect.arrayContaining(["test_mode"]));
-      for (const f of ["test_mode", "escrow_offer", "schedule_periods"]) expect(props).not.toContain(f);
+      for (const f of ["test_mode", "schedule_periods"]) expect(props).not.toContain(f);
     } finally {
       await client.close();
     }

@@ -261,7 +261,9 @@ async function setUp(): Promise<Fixtures> {
 
   // Escrow settings: read, changed (an arbiter: its readiness answered), refused, the payout wallets copied, the readiness read.
   expectStatus(await scripted("GET /v1/account/escrow", { path: "/v1/account/escrow", headers: auth(readOnly) }), 200, "escrow settings");
-  const escrowChange = { escrow_policy: "always", escrow_default_preset: "shipping", escrow_arbiter_evm: privateKeyToAccount(generatePrivateKey()).address };
+  // seller_choice: the setup's plain creates stay plain (always would make each an escrow one).
+  const escrowArbiter = privateKeyToAccount(generatePrivateKey()).address;
+  const escrowChange = { escrow_policy: "seller_choice", escrow_default_preset: "shipping", escrow_arbiter_evm: escrowArbiter };
   expectStatus(
     await scripted("PUT /v1/account/escrow", { path: "/v1/account/escrow", headers: auth(full), body: body(escrowChange) }),
     200,
@@ -521,6 +523,20 @@ async function setUp(): Promise<Fixtures> {
       headers: auth(payments),
       body: body({ title: "Held article", price_usd: "0.10", payload: "text", content: {}, escrow_offer: "optional" }),
     }),
+    400,
+    "escrow with content",
+  );
+  // Escrow checkouts (the account's arbiters are its own payout wallets now, so the create names one): created, refused, and a twin.
+  const escrowCreate = (spec: Record<string, unknown>) =>
+    scripted("POST /v1/escrow-checkouts", { path: "/v1/escrow-checkouts", headers: auth(payments), body: body(spec) });
+  expectStatus(
+    await escrowCreate({ title: "Hand-made chair", price_usd: "120.00", payload: "ships in 5 days", arbiter_evm: escrowArbiter }),
+    201,
+    "an escrow checkout",
+  );
+  expectStatus(await escrowCreate({ title: "Hand-made chair", price_usd: "120.00", payload: "ships in 5 days" }), 422, "the seller as its own arbiter");
+  expectStatus(
+    await escrowCreate({ title: "Held article", price_usd: "0.10", payload: "text", content: {}, arbiter_evm: escrowArbiter }),
     400,
     "escrow with content",
   );

@@ -104,11 +104,12 @@ export function isId<K extends IdKind>(kind: K, value: string): value is Id<K> {
 
 /**
  * True when `value` is the id of anything sold by a checkout face: an
- * ordinary checkout (chk_, face /c/) or a gated article (cnt_, face /x/).
+ * ordinary checkout (chk_, face /c/), a gated article (cnt_, face /x/) or an
+ * escrow checkout (esc_, face /e/).
  * The faces themselves are separate namespaces and check the prefix of their own.
  */
 export function isCheckoutId(value: string): boolean {
-  return isId("checkout", value) || isId("contentCheckout", value);
+  return isId("checkout", value) || isId("contentCheckout", value) || isId("escrowCheckout", value);
 }
 
 /** True when `value` is a well-formed id of any kind (for example the item a list cursor names). */

@@ -28,6 +28,7 @@ import { checkoutPackages } from "./store/migrations/0016_packages";
 import { checkoutContent } from "./store/migrations/0017_content";
 import { retiredTwins } from "./store/migrations/0018_retired_twins";
 import { platformFeeRails } from "./store/migrations/0019_platform_fee_rails";
+import { escrowCheckouts } from "./store/migrations/0020_escrow_checkouts";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -51,6 +52,7 @@ export const catalogMigrations = {
   "0017_content": checkoutContent,
   "0018_retired_twins": retiredTwins,
   "0019_platform_fee_rails": platformFeeRails,
+  "0020_escrow_checkouts": escrowCheckouts,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */

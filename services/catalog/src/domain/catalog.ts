@@ -31,6 +31,7 @@ import {
   type AccountTerms,
   type ValidCheckout,
 } from "./checkout-rules";
+import { ensureArbiterIsNotSeller } from "./escrow-rules";
 import type { RelayOrigin } from "./relay-rules";
 
 /** Where an account's platform mode comes from (identity, over gRPC). */
@@ -180,15 +181,19 @@ export class Catalog {
     const wallets = await this.standingWalletsFor(req.accountId, valid.payTo, terms);
     const payouts = payoutsAtCreate(wallets, valid.payTo);
     const platformFeeRails = platformFeeRailsAtCreate(wallets, terms);
-    const id = valid.content ? newId("contentCheckout") : newId("checkout");
+    ensureArbiterIsNotSeller(valid.escrow ?? valid.escrowTwin, payouts.payTo);
+    const id = newId(valid.escrow ? "escrowCheckout" : valid.content ? "contentCheckout" : "checkout");
+    const twinId = valid.escrowTwin ? newId("escrowCheckout") : null;
+    const ids = twinId === null ? [id] : [id, twinId];
     const relay = "origin" in valid.fulfillment ? valid.fulfillment.origin : undefined;
-    // The origin and its credential are bound before the checkout exists, under the id it will have.
-    const originUrl = relay ? await this.origins.register({ accountId: req.accountId, checkoutId: id, origin: relay }) : null;
     try {
-      return await this.insertNew(req, idempotency, valid, { ...terms, platformFeeRails }, payouts, { id, relay, originUrl });
+      // The origin and its credential are bound before the checkout exists, under the id it will have (the twin sells the same goods).
+      let originUrl: string | null = null;
+      if (relay) for (const checkoutId of ids) originUrl = await this.origins.register({ accountId: req.accountId, checkoutId, origin: relay });
+      return await this.insertNew(req, idempotency, valid, { ...terms, platformFeeRails }, payouts, { id, twinId, relay, originUrl });
     } catch (err) {
       // The checkout was not written: nothing may stay bound to its id (a key's checkouts_using counts bindings).
-      if (relay) await this.origins.forget(id).catch(() => undefined);
+      if (relay) for (const checkoutId of ids) await this.origins.forget(checkoutId).catch(() => undefined);
       throw err;
     }
   }
@@ -199,7 +204,7 @@ export class Catalog {
     valid: ValidCheckout,
     terms: AccountTerms & { platformFeeRails: Record<string, string> },
     payouts: { payTo: string; rails: Record<string, string> },
-    origin: { id: string; relay: RelayOrigin | undefined; originUrl: string | null },
+    origin: { id: string; twinId: string | null; relay: RelayOrigin | undefined; originUrl: string | null },
   ): Promise<CheckoutRow> {
     const { relay } = origin;
     const now = this.now();
@@ -240,24 +245,32 @@ export class Catalog {
       max_deliveries: valid.package?.calls ?? null,
       package_ttl_days: valid.package?.ttlDays ?? null,
       content_json: valid.content ? JSON.stringify(valid.content) : null,
+      escrow: valid.escrow,
+      escrow_twin_id: origin.twinId,
     };
+    // escrow_offer optional: the escrow twin sells the same goods under escrow terms; the two name each other.
+    const twin: CheckoutRow | null = origin.twinId === null ? null : { ...row, id: origin.twinId, escrow: valid.escrowTwin, escrow_twin_id: row.id };
     await this.db.transaction().execute(async (trx) => {
-      await store.insertCheckout(trx, row);
-      await enqueueOutboxRow(
-        trx,
-        checkoutActivity(row, {
-          action: "checkout.created",
-          actor: req.actor,
-          at: now,
-          detail: {
-            title: row.title,
-            price_usd: formatUsd(row.price_atomic),
-            reusable: row.reusable,
-            armed: row.armed,
-            expires_at: row.expires_at?.toISOString() ?? null,
-          },
-        }),
-      );
+      for (const created of twin ? [row, twin] : [row]) {
+        await store.insertCheckout(trx, created);
+        await enqueueOutboxRow(
+          trx,
+          checkoutActivity(created, {
+            action: "checkout.created",
+            actor: req.actor,
+            at: now,
+            detail: {
+              title: created.title,
+              price_usd: formatUsd(created.price_atomic),
+              reusable: created.reusable,
+              armed: created.armed,
+              expires_at: created.expires_at?.toISOString() ?? null,
+              ...(created.escrow ? { escrow: created.escrow } : {}),
+              ...(created.escrow_twin_id ? { escrow_twin_id: created.escrow_twin_id } : {}),
+            },
+          }),
+        );
+      }
       // Commits only while this create's claim holds the key: one taken over as abandoned rolls this create back.
       if (idempotency && !(await store.completeKey(trx, idempotency.scope, idempotency.token, row))) {
         throw new ProblemError("conflict", {
@@ -331,7 +344,11 @@ export class Catalog {
     return store.liveOfRetiredTwin(this.db, checkoutId);
   }
 
-  /** Arms the checkout; a second call returns it unchanged. */
+  /**
+   * Arms the checkout; a second call returns it unchanged. A checkout and its
+   * escrow twin sell the same goods, so they go live together (the plain
+   * face advertises the twin: a live one must not point at a rehearsal).
+   */
   async goLive(accountId: string, checkoutId: string, actor: Actor): Promise<{ checkout: CheckoutRow; alreadyLive: boolean }> {
     const checkout = await this.get(checkoutId, accountId);
     if (checkout.armed) return { checkout, alreadyLive: true };
@@ -339,7 +356,10 @@ export class Catalog {
     const now = this.now();
     const armed = await this.db.transaction().execute(async (trx) => {
       const changed = await store.arm(trx, checkoutId, now);
-      if (changed) await enqueueOutboxRow(trx, checkoutActivity(changed, { action: "checkout.live", actor, at: now, detail: { title: changed.title } }));
+      const twin = changed?.escrow_twin_id ? await store.arm(trx, changed.escrow_twin_id, now) : undefined;
+      for (const live of [changed, twin]) {
+        if (live) await enqueueOutboxRow(trx, checkoutActivity(live, { action: "checkout.live", actor, at: now, detail: { title: live.title } }));
+      }
       return changed;
     });
     if (!armed) return { checkout: await this.get(checkoutId, accountId), alreadyLive: true };

@@ -2,6 +2,7 @@ import { MAX_PLATFORM_FEE_BPS, MoneyFormatError, parsePrice, platformFeeBpsAtCre
 import { invalid, type FieldError } from "@c402/problems";
 import { getAddress, isAddress } from "viem";
 import { contentDeclarationOf, contentSaleRefusals, type ContentDeclaration } from "./content-rules";
+import { escrowOfCreate, type EscrowTerms, type EscrowTermsInput } from "./escrow-rules";
 import { fulfillmentOf, type Fulfillment, type RelayFieldsInput } from "./relay-rules";
 
 /**
@@ -62,6 +63,10 @@ export interface CreateCheckoutInput extends RelayFieldsInput {
   packageTtlDays?: number;
   /** `content` as JSON text: makes the checkout a gated article (cnt_). */
   contentJson?: string;
+  /** Makes the checkout an escrow one (esc_) under these terms. */
+  escrow?: EscrowTermsInput;
+  /** Mints an escrow twin (esc_) beside the plain checkout, under these terms. */
+  escrowTwin?: EscrowTermsInput;
 }
 
 /** A package: one payment buys `calls` calls, spendable for `ttlDays` days after settlement. */
@@ -92,6 +97,10 @@ export interface ValidCheckout {
   package: PackageTerms | null;
   /** A gated article's declaration, normalized; null for every other checkout. */
   content: ContentDeclaration | null;
+  /** An escrow checkout's terms; null for every other checkout. */
+  escrow: EscrowTerms | null;
+  /** The terms of the escrow twin minted beside a plain checkout; null when none is. */
+  escrowTwin: EscrowTerms | null;
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
@@ -238,6 +247,7 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   const pkg = packageOf(input, fulfillment.mode, priceAtomic, errors);
   const content = input.contentJson === undefined ? null : contentDeclarationOf(input.contentJson, errors);
   if (input.contentJson !== undefined) errors.push(...contentSaleRefusals({ mode: fulfillment.mode, payloadJson: input.payloadJson ?? null, package: pkg }));
+  const { escrow, escrowTwin } = escrowOfCreate(input, fulfillment.mode, errors);
 
   if (errors.length) throw invalid(errors);
   return {
@@ -259,6 +269,8 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     testDeliveryDailyCap: cap,
     package: pkg,
     content,
+    escrow,
+    escrowTwin,
   };
 }
 

@@ -5,6 +5,7 @@ import { invalid } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
 import type { Catalog } from "../domain/catalog";
 import { effectiveStatus, OFFER_JSON_FIELDS, OFFER_TEXT_FIELDS } from "../domain/checkout-rules";
+import type { EscrowTerms, EscrowTermsInput } from "../domain/escrow-rules";
 import { platformFeeRailsOf, railsOf } from "../domain/payout-rails";
 import type { CheckoutPage, CheckoutRow, CheckoutSummaryRow } from "../store/catalog-store";
 import type { ReportMethod } from "./report-rpc";
@@ -42,6 +43,32 @@ function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.Checkou
     ...(c.max_deliveries !== null
       ? { package: { $typeName: "catalog.v1.PackageTerms", calls: c.max_deliveries, ttlDays: c.package_ttl_days ?? 30 } as const }
       : {}),
+    ...(c.escrow !== null ? { escrow: escrowMessage(c.escrow) } : {}),
+    ...(c.escrow_twin_id !== null ? { escrowTwinId: c.escrow_twin_id } : {}),
+  };
+}
+
+function escrowMessage(t: EscrowTerms): catalogV1.CheckoutEscrow {
+  return {
+    $typeName: "catalog.v1.CheckoutEscrow",
+    preset: t.preset,
+    settleSeconds: t.settle_seconds,
+    holdSeconds: t.hold_seconds,
+    backstopSeconds: t.backstop_seconds,
+    arbiterEvm: t.arbiter_evm,
+    ...(t.arbiter_svm !== null ? { arbiterSvm: t.arbiter_svm } : {}),
+  };
+}
+
+/** The escrow terms a create request sends (catalog.v1.CheckoutEscrow), as the domain takes them. */
+function escrowInputOf(m: catalogV1.CheckoutEscrow): EscrowTermsInput {
+  return {
+    preset: m.preset,
+    settleSeconds: m.settleSeconds,
+    holdSeconds: m.holdSeconds,
+    backstopSeconds: m.backstopSeconds,
+    ...(m.arbiterEvm !== undefined ? { arbiterEvm: m.arbiterEvm } : {}),
+    ...(m.arbiterSvm !== undefined ? { arbiterSvm: m.arbiterSvm } : {}),
   };
 }
 
@@ -157,6 +184,8 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         ...(req.maxDeliveries !== undefined ? { maxDeliveries: req.maxDeliveries } : {}),
         ...(req.packageTtlDays !== undefined ? { packageTtlDays: req.packageTtlDays } : {}),
         ...(req.contentJson !== undefined ? { contentJson: req.contentJson } : {}),
+        ...(req.escrow ? { escrow: escrowInputOf(req.escrow) } : {}),
+        ...(req.escrowTwin ? { escrowTwin: escrowInputOf(req.escrowTwin) } : {}),
       });
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },

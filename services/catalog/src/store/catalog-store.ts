@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from "kysely";
 import { reusableStatement } from "@c402/db";
 import type { KeyMode, Parties, StoredStatus } from "../domain/checkout-rules";
+import type { EscrowTerms } from "../domain/escrow-rules";
 
 interface CheckoutsTable {
   id: string;
@@ -49,6 +50,10 @@ interface CheckoutsTable {
   package_ttl_days: number | null;
   /** A gated article's declaration (JSON text, normalized by content-rules.ts); null for every other checkout. */
   content_json: string | null;
+  /** An escrow checkout's terms (esc_, faces /e/{id}), frozen at create; null for every other checkout. */
+  escrow: EscrowTerms | null;
+  /** An escrow_offer=optional checkout and its escrow twin name each other here; null otherwise. */
+  escrow_twin_id: string | null;
 }
 
 interface IdempotencyKeysTable {
@@ -99,6 +104,8 @@ export const CHECKOUT_SUMMARY_COLUMNS = [
   "payout_rails",
   "max_deliveries",
   "package_ttl_days",
+  "escrow",
+  "escrow_twin_id",
 ] as const satisfies readonly (keyof CheckoutsTable)[];
 export type CheckoutSummaryRow = Pick<CheckoutRow, (typeof CHECKOUT_SUMMARY_COLUMNS)[number]>;
 /** A checkout of the public catalogue: the summary and the offer card. */
@@ -149,6 +156,7 @@ export const catalogStore = {
         parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as CheckoutRow["parties"],
         payout_rails: JSON.stringify(row.payout_rails) as unknown as CheckoutRow["payout_rails"],
         platform_fee_rails: JSON.stringify(row.platform_fee_rails) as unknown as CheckoutRow["platform_fee_rails"],
+        escrow: (row.escrow === null ? null : JSON.stringify(row.escrow)) as unknown as CheckoutRow["escrow"],
       })
       .execute(),
 
@@ -380,5 +388,8 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     package_ttl_days: (s.package_ttl_days as number | null | undefined) ?? null,
     // Snapshots taken before gated content existed: not an article.
     content_json: (s.content_json as string | null | undefined) ?? null,
+    // Snapshots taken before escrow checkouts existed: a plain checkout without a twin.
+    escrow: (s.escrow as EscrowTerms | null | undefined) ?? null,
+    escrow_twin_id: (s.escrow_twin_id as string | null | undefined) ?? null,
   };
 }

@@ -15,6 +15,39 @@ const arbiter = (description: string) => ({ anyOf: [{ type: "string", minLength:
 
 const HEX32 = "^0x[0-9a-fA-F]{64}$";
 
+/** An escrow window as a create names it: seconds (the escrow service checks the spec's limits and names the field it refuses). */
+const windowSeconds = (description: string) => ({ type: "integer", minimum: 1, maximum: 4_294_967_295, description }) as const;
+
+/**
+ * The escrow create fields of POST /v1/escrow-checkouts (request-schemas.ts
+ * adds them to the checkout create body's). Each left out is resolved by the
+ * escrow service: the preset is the account's default; the arbiters come
+ * from the account's escrow settings, then the service default.
+ */
+export const escrowCreateFields = {
+  escrow_preset: { type: "string", enum: ESCROW_PRESET_VALUES, description: "The windows' preset (default: the account's escrow_default_preset)." },
+  escrow_settle_window: windowSeconds(
+    "Seconds from the deposit until anyone may release to the seller (overrides the preset's); at least 1 hour, at most 30 days.",
+  ),
+  escrow_hold_window: windowSeconds("Seconds from the buyer's hold until anyone may release (overrides the preset's); at least 1 hour, at most 30 days."),
+  escrow_backstop_window: windowSeconds(
+    "Seconds from an escalation until anyone may refund the buyer when the arbiter has not ruled (overrides the preset's); greater than the hold window, at most 180 days.",
+  ),
+  arbiter_evm: {
+    type: "string",
+    minLength: 1,
+    maxLength: ADDRESS_MAX,
+    description:
+      "The arbiter on Base (default: the account's escrow_arbiter_evm, then the service's). Required for a platform account creating for a sub-seller. It cannot be the checkout's own pay_to: the escrow contract refuses a seller as its own arbiter.",
+  },
+  arbiter_svm: {
+    type: "string",
+    minLength: 1,
+    maxLength: ADDRESS_MAX,
+    description: "The arbiter on Solana; this deployment offers no Solana escrow rail, so one named here is refused.",
+  },
+} as const;
+
 export const escrowSchemas = {
   /** POST /e/{id}/actions/{action}/submit: the EIP-712 signature of the action's typed data, split as the contract takes it. */
   EscrowActionSubmit: {

@@ -2,7 +2,7 @@ import { CONTENT_LIMITS } from "@c402/contracts";
 import { originKeySchemas } from "./origin-key-schemas";
 import { webhookSchemas } from "./webhook-schemas";
 import { payoutSchemas } from "./payout-schemas";
-import { escrowSchemas } from "./escrow-schemas";
+import { escrowCreateFields, escrowSchemas } from "./escrow-schemas";
 import { reportSchemas } from "./report-schemas";
 import type { FromSchema } from "./schema-type";
 
@@ -30,9 +30,9 @@ const offerCard = {
 
 /**
  * Create fields validated as the spec says (so a mistake is named first), then
- * refused because their feature (series, escrow, gated content) is not built yet.
+ * refused because their feature (series) is not built yet.
  */
-export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods", "escrow_offer"] as const;
+export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods"] as const;
 
 /** A gated article's declaration (the spec's `content`): its shape here; catalog checks dates, URLs and tags. */
 const contentDeclaration = {
@@ -73,91 +73,104 @@ const passFields = {
 
 const partyText = nullable({ type: "string", maxLength: 200 });
 
+/** The fields of POST /v1/checkouts (the spec's checkout create table). */
+const checkoutCreateFields = {
+  title: { type: "string", description: "What the buyer gets." },
+  price_usd: { type: "string", description: 'Seller price as a decimal string, e.g. "0.10".' },
+  pay_to: { type: "string", description: "Payout wallet; defaults to the account's standing payout wallet. Immutable." },
+  description: text,
+  fulfillment: { type: "string", enum: ["inline", "relay", "mcp", "webhook"] },
+  payload: { ...goods, description: "The goods, delivered inline when payment settles." },
+  origin_url: {
+    ...nullable({ type: "string", maxLength: 2048 }),
+    description: "The seller's endpoint a relay checkout calls for each paid request (sending it makes the checkout relay).",
+  },
+  origin_method: { type: "string", enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], description: "How the origin is called (default GET)." },
+  origin_auth_type: nullable({ type: "string", enum: ["bearer", "basic", "api_key", "custom"] }),
+  origin_auth_value: {
+    ...nullable({ type: "string", maxLength: 4096 }),
+    description: "A credential for this checkout alone: sealed at rest, never returned.",
+  },
+  origin_auth_header: { ...nullable({ type: "string", maxLength: 128 }), description: "The header api_key and custom credentials go in." },
+  mcp_tool: {
+    type: "string",
+    minLength: 1,
+    maxLength: 128,
+    description:
+      "The one tool of the MCP server at origin_url this checkout sells (sending it makes the checkout mcp); omitted with fulfillment mcp: any tool, chosen by the buyer's tool parameter.",
+  },
+  origin_auth_secret_id: {
+    ...nullable({ type: "string", maxLength: 64 }),
+    description: "A stored origin key (POST /v1/origin-keys) instead of a one-off credential.",
+  },
+  reusable: { type: "boolean", description: "false (default): single-shot; true: a payment link." },
+  test_mode: nullable({ type: "boolean" }),
+  // The catalog's own bound (366 days) too: a larger number cannot even cross gRPC as an int64.
+  expires_in_minutes: nullable({ type: "integer", minimum: 1, maximum: 527_040 }),
+  ...offerCard,
+  parties: nullable({
+    type: "object",
+    additionalProperties: false,
+    description: "Platform-declared identities, carried verbatim to receipts and checkout.paid.",
+    properties: {
+      buyer: nullable({
+        type: "object",
+        additionalProperties: false,
+        properties: { name: partyText, email: nullable({ type: "string", maxLength: 254 }), ref: partyText },
+      }),
+      seller: nullable({ type: "object", additionalProperties: false, properties: { name: partyText, ref: partyText } }),
+    },
+  }),
+  platform_fee_bps: {
+    type: "integer",
+    minimum: 0,
+    maximum: 2000,
+    description:
+      "Platform cut in basis points, taken out of the price; the per-create value always wins over the account's standing fee (PUT /v1/account/platform). Above 0 needs the account in platform mode with a fee wallet.",
+  },
+  inherit_account_payouts: {
+    type: "boolean",
+    description: "Copy the account's standing payout wallets (default true; false for a platform account, which then names pay_to).",
+  },
+  wallet_button: { type: "boolean", description: "Offer in-frame wallet payment in the embed (default false: a read-only product page)." },
+  test_delivery_daily_cap: {
+    type: "integer",
+    minimum: 1,
+    maximum: 100_000,
+    description: "Rehearsal deliveries per day for relay and mcp calls and gated articles' purchases and reads (default 25).",
+  },
+  schedule_interval_days: { type: "integer", minimum: 1, maximum: 366 },
+  schedule_periods: { type: "integer", minimum: 2, maximum: 24 },
+  escrow_offer: { type: "string", enum: ["optional", "required"] },
+  content: contentDeclaration,
+  max_deliveries: {
+    ...nullable({ type: "integer", minimum: 1, maximum: 1_000_000 }),
+    description: "Sell a package: one payment buys this many calls (relay and mcp only; price at least 1.00), spent with the package key.",
+  },
+  package_ttl_days: {
+    type: "integer",
+    minimum: 1,
+    maximum: 3650,
+    description: "Days a package stays spendable after settlement (default 30); only with max_deliveries.",
+  },
+} as const;
+
+/** The create fields an escrow create shares with a plain one: all but escrow_offer, which chooses between the two. */
+const { escrow_offer: _chosenByTheRoute, ...plainCreateFields } = checkoutCreateFields;
+
 export const schemas = {
   CheckoutCreate: {
     type: "object",
     additionalProperties: false,
     required: ["title", "price_usd"],
-    properties: {
-      title: { type: "string", description: "What the buyer gets." },
-      price_usd: { type: "string", description: 'Seller price as a decimal string, e.g. "0.10".' },
-      pay_to: { type: "string", description: "Payout wallet; defaults to the account's standing payout wallet. Immutable." },
-      description: text,
-      fulfillment: { type: "string", enum: ["inline", "relay", "mcp", "webhook"] },
-      payload: { ...goods, description: "The goods, delivered inline when payment settles." },
-      origin_url: {
-        ...nullable({ type: "string", maxLength: 2048 }),
-        description: "The seller's endpoint a relay checkout calls for each paid request (sending it makes the checkout relay).",
-      },
-      origin_method: { type: "string", enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], description: "How the origin is called (default GET)." },
-      origin_auth_type: nullable({ type: "string", enum: ["bearer", "basic", "api_key", "custom"] }),
-      origin_auth_value: {
-        ...nullable({ type: "string", maxLength: 4096 }),
-        description: "A credential for this checkout alone: sealed at rest, never returned.",
-      },
-      origin_auth_header: { ...nullable({ type: "string", maxLength: 128 }), description: "The header api_key and custom credentials go in." },
-      mcp_tool: {
-        type: "string",
-        minLength: 1,
-        maxLength: 128,
-        description:
-          "The one tool of the MCP server at origin_url this checkout sells (sending it makes the checkout mcp); omitted with fulfillment mcp: any tool, chosen by the buyer's tool parameter.",
-      },
-      origin_auth_secret_id: {
-        ...nullable({ type: "string", maxLength: 64 }),
-        description: "A stored origin key (POST /v1/origin-keys) instead of a one-off credential.",
-      },
-      reusable: { type: "boolean", description: "false (default): single-shot; true: a payment link." },
-      test_mode: nullable({ type: "boolean" }),
-      // The catalog's own bound (366 days) too: a larger number cannot even cross gRPC as an int64.
-      expires_in_minutes: nullable({ type: "integer", minimum: 1, maximum: 527_040 }),
-      ...offerCard,
-      parties: nullable({
-        type: "object",
-        additionalProperties: false,
-        description: "Platform-declared identities, carried verbatim to receipts and checkout.paid.",
-        properties: {
-          buyer: nullable({
-            type: "object",
-            additionalProperties: false,
-            properties: { name: partyText, email: nullable({ type: "string", maxLength: 254 }), ref: partyText },
-          }),
-          seller: nullable({ type: "object", additionalProperties: false, properties: { name: partyText, ref: partyText } }),
-        },
-      }),
-      platform_fee_bps: {
-        type: "integer",
-        minimum: 0,
-        maximum: 2000,
-        description:
-          "Platform cut in basis points, taken out of the price; the per-create value always wins over the account's standing fee (PUT /v1/account/platform). Above 0 needs the account in platform mode with a fee wallet.",
-      },
-      inherit_account_payouts: {
-        type: "boolean",
-        description: "Copy the account's standing payout wallets (default true; false for a platform account, which then names pay_to).",
-      },
-      wallet_button: { type: "boolean", description: "Offer in-frame wallet payment in the embed (default false: a read-only product page)." },
-      test_delivery_daily_cap: {
-        type: "integer",
-        minimum: 1,
-        maximum: 100_000,
-        description: "Rehearsal deliveries per day for relay and mcp calls and gated articles' purchases and reads (default 25).",
-      },
-      schedule_interval_days: { type: "integer", minimum: 1, maximum: 366 },
-      schedule_periods: { type: "integer", minimum: 2, maximum: 24 },
-      escrow_offer: { type: "string", enum: ["optional", "required"] },
-      content: contentDeclaration,
-      max_deliveries: {
-        ...nullable({ type: "integer", minimum: 1, maximum: 1_000_000 }),
-        description: "Sell a package: one payment buys this many calls (relay and mcp only; price at least 1.00), spent with the package key.",
-      },
-      package_ttl_days: {
-        type: "integer",
-        minimum: 1,
-        maximum: 3650,
-        description: "Days a package stays spendable after settlement (default 30); only with max_deliveries.",
-      },
-    },
+    properties: checkoutCreateFields,
+  },
+  /** POST /v1/escrow-checkouts: the checkout create body (escrow_offer aside: the create is an escrow one) and the escrow create fields. */
+  EscrowCheckoutCreate: {
+    type: "object",
+    additionalProperties: false,
+    required: ["title", "price_usd"],
+    properties: { ...plainCreateFields, ...escrowCreateFields },
   },
   /** PATCH /v1/checkouts/{id}: the offer card only (the spec's CheckoutOfferPatch); null clears a field (a title cannot be cleared). */
   CheckoutOfferPatch: {

@@ -17,12 +17,15 @@ const CHECKOUT_REFERENCE = {
 /**
  * A checkout named by its id or by a face URL (…/c/<id>, …/x/<id>, either
  * with /test): the id and which face. Faces are separate namespaces: a
- * /c/ URL names a chk_ id, a /x/ URL a gated article's cnt_ id.
+ * /c/ URL names a chk_ id, a /x/ URL a gated article's cnt_ id. An escrow
+ * checkout's rehearsal (/e/<id>/test) is the escrow faces' (not built yet).
  */
 function checkoutNamed(reference: string): { id: string; face: "live" | "test" } {
   const match = /^(?:(?:https?:\/\/[^/]+)?\/([cx])\/)?([A-Za-z0-9_]+)(\/test)?\/?(?:[?#].*)?$/.exec(reference.trim());
   const [namespace, id] = [match?.[1], match?.[2]];
-  const known = id !== undefined && (namespace === "c" ? isId("checkout", id) : namespace === "x" ? isId("contentCheckout", id) : isCheckoutId(id));
+  const known =
+    id !== undefined &&
+    (namespace === "c" ? isId("checkout", id) : namespace === "x" ? isId("contentCheckout", id) : isCheckoutId(id) && !isId("escrowCheckout", id));
   if (!match || id === undefined || !known) {
     throw invalid([{ field: "checkout", reason: "must be a checkout id (chk_…, cnt_…) or its URL (…/c/<id>, …/x/<id>, each optionally with /test)" }]);
   }

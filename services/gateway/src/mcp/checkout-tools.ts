@@ -30,7 +30,8 @@ export const createCheckoutTool: McpToolDefinition = ({ checkouts }) =>
     title: "Create a checkout",
     description:
       "Creates a checkout (as POST /v1/checkouts) and answers it, with url (the live face) and test_url (the rehearsal face). " +
-      "A test key's checkouts rehearse until go_live; a live key's are armed. For an mcp checkout, call list_mcp_tools first so mcp_tool names a tool the server has.",
+      "A test key's checkouts rehearse until go_live; a live key's are armed. For an mcp checkout, call list_mcp_tools first so mcp_tool names a tool the server has. " +
+      "escrow_offer optional also creates an escrow twin (answered as escrow_twin, its face /e/<id>) under the account's escrow settings; required makes the checkout an escrow one (esc_…, face /e/<id>).",
     inputSchema: createCheckoutSchema(),
     scope: "payments",
     async run(args, seller) {

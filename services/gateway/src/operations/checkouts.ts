@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { invalid, ProblemError } from "@c402/problems";
+import { invalid, ProblemError, type FieldError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { forgetFaces, type FaceQuotes } from "../faces/answers";
 import { ensureScope, type Credential } from "../http/auth";
@@ -8,6 +8,7 @@ import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../http/pagina
 import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, type BodyOf } from "../http/request-schemas";
 import { NOT_AVAILABLE_YET, validateBody, validateBodyWithholding } from "../http/validate";
 import { checkoutSummaryView, checkoutView, goLiveView } from "../views/checkouts";
+import { EscrowCreates, escrowWithContentRefused, type EscrowOfCreate } from "./escrow-checkouts";
 import { ensurePayoutAccounts, railsTakenAtCreate } from "./payout-accounts";
 
 /**
@@ -36,32 +37,42 @@ function canonical(value: unknown): string {
 /** The body, validated; a field the spec names but this deployment does not offer yet is refused by name. */
 function checkoutBodyOf(raw: unknown): CheckoutCreate {
   const body = validateBody("CheckoutCreate", raw);
-  if (body.content !== undefined && body.escrow_offer !== undefined) {
-    // The spec's one 400: an article is opened by a pass, an escrow holds funds until the buyer accepts.
-    throw new ProblemError("bad-request", {
-      message: "Escrow and gated content cannot be combined.",
-      errors: [{ field: "escrow_offer", reason: "cannot be combined with content" }],
-      help: { fix: "Send content (a gated article) or escrow_offer, not both.", retry_is_safe: false },
-    });
-  }
-  // Valid as the spec says, but their feature is not built yet: refused by name.
-  const errors = CHECKOUT_VALIDATED_NOT_YET_FIELDS.filter((f) => body[f] !== undefined && body[f] !== null).map((field) => ({
-    field,
-    reason: NOT_AVAILABLE_YET,
-  }));
+  if (body.content !== undefined && body.escrow_offer !== undefined) throw escrowWithContentRefused("escrow_offer", "cannot be combined with content");
+  refuseSeriesNotYet(body, body.escrow_offer !== undefined);
+  return body;
+}
+
+/** POST /v1/escrow-checkouts' body, validated: as a checkout create's, plus the escrow create fields. */
+function escrowCheckoutBodyOf(raw: unknown): BodyOf<"EscrowCheckoutCreate"> {
+  const body = validateBody("EscrowCheckoutCreate", raw);
+  if (body.content !== undefined) throw escrowWithContentRefused("content", "cannot be sold through escrow (an article is opened by a pass)");
+  refuseSeriesNotYet(body, true);
+  return body;
+}
+
+/**
+ * Series fields: both or neither, then refused as not built yet; with escrow
+ * they are left to the escrow rule (a series is not sold through escrow), which names them so.
+ */
+function refuseSeriesNotYet(body: Partial<Record<(typeof CHECKOUT_VALIDATED_NOT_YET_FIELDS)[number], number>>, escrow: boolean): void {
   const [interval, periods] = [body.schedule_interval_days, body.schedule_periods];
+  const errors: FieldError[] = [];
   if ((interval === undefined) !== (periods === undefined)) {
-    errors.unshift({
+    errors.push({
       field: interval === undefined ? "schedule_interval_days" : "schedule_periods",
       reason: "is required with the other schedule field (both or neither)",
     });
   }
+  if (!escrow) errors.push(...seriesFieldsOf(body).map((field) => ({ field, reason: NOT_AVAILABLE_YET })));
   if (errors.length) throw invalid(errors);
-  return body;
 }
 
+/** The series fields a body sends. */
+const seriesFieldsOf = (body: Partial<Record<(typeof CHECKOUT_VALIDATED_NOT_YET_FIELDS)[number], unknown>>) =>
+  CHECKOUT_VALIDATED_NOT_YET_FIELDS.filter((f) => body[f] !== undefined && body[f] !== null);
+
 /** The checkout's own fields of catalog's CreateCheckout, from the body. */
-function checkoutFieldsOf(body: CheckoutCreate) {
+function checkoutFieldsOf(body: Omit<CheckoutCreate, "escrow_offer">) {
   return {
     title: body.title,
     priceUsd: body.price_usd,
@@ -134,15 +145,47 @@ export function offerCardOf(body: Partial<Record<(typeof OFFER_TEXT)[number], st
 }
 
 export class CheckoutOperations {
+  private readonly escrow: EscrowCreates;
+
   constructor(
     private readonly deps: Pick<GatewayDeps, "clients" | "settings">,
     private readonly quotes: FaceQuotes,
-  ) {}
+  ) {
+    this.escrow = new EscrowCreates(deps.clients);
+  }
 
-  /** POST /v1/checkouts, create_checkout: the created checkout (or the one an Idempotency-Key already made). */
+  /**
+   * POST /v1/checkouts, create_checkout: the created checkout (or the one an
+   * Idempotency-Key already made). escrow_offer and the account's escrow
+   * policy may make it an escrow one, or mint its escrow twin.
+   */
   async create(cred: Credential, raw: unknown, opts: { idempotencyKey?: string } = {}) {
     ensureScope(cred, "payments");
     const body = checkoutBodyOf(raw);
+    const escrow = await this.escrow.plainCreate(cred.accountId, body.escrow_offer, { ...this.shapeOf(body), content: body.content !== undefined });
+    return this.createWith(cred, canonical(raw), body, escrow, opts);
+  }
+
+  /** POST /v1/escrow-checkouts: an escrow checkout (esc_, face /e/{id}) under the terms the escrow service resolves. */
+  async createEscrow(cred: Credential, raw: unknown, opts: { idempotencyKey?: string } = {}) {
+    ensureScope(cred, "payments");
+    const body = escrowCheckoutBodyOf(raw);
+    const escrow = await this.escrow.escrowCreate(cred.accountId, body, this.shapeOf(body));
+    // One Idempotency-Key scope for both routes: the route is part of what a repeat must match.
+    return this.createWith(cred, `escrow-checkouts:${canonical(raw)}`, body, escrow, opts);
+  }
+
+  private shapeOf(body: Omit<CheckoutCreate, "escrow_offer">) {
+    return { inheritAccountPayouts: body.inherit_account_payouts, seriesFields: seriesFieldsOf(body) };
+  }
+
+  private async createWith(
+    cred: Credential,
+    fingerprinted: string,
+    body: Omit<CheckoutCreate, "escrow_offer">,
+    escrow: EscrowOfCreate,
+    opts: { idempotencyKey?: string },
+  ) {
     const { identity, payments } = this.deps.clients;
     // Before anything is written: a rail no buyer could pay is refused, and an unanswered check creates nothing.
     const taken = await railsTakenAtCreate(identity, cred.accountId, { payTo: body.pay_to, platformFeeBps: body.platform_fee_bps });
@@ -152,8 +195,9 @@ export class CheckoutOperations {
       actor: cred.actor,
       createdWithLiveKey: cred.mode === "live",
       ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
-      requestFingerprint: createHash("sha256").update(canonical(raw)).digest("hex"),
+      requestFingerprint: createHash("sha256").update(fingerprinted).digest("hex"),
       ...checkoutFieldsOf(body),
+      ...escrow,
     });
     return { checkout: checkoutView(answered(r.checkout, "checkout"), this.deps.settings.baseUrl), replayed: r.replayed };
   }

@@ -2,15 +2,37 @@ import { catalogV1, checkoutStatusName } from "@c402/contracts";
 import { isId } from "@c402/ids";
 import { formatUsd } from "@c402/money";
 import type { Face } from "../faces/face";
+import { windowsView } from "./escrow-settings";
 import { payoutRailsView, platformFeeWalletsView } from "./payouts";
 import { isoOrNull, jsonOrNull } from "./values";
 
 /** The public JSON shapes of checkouts, and the URLs of their faces. */
 
-/** The faces of a checkout: /c/{id} for an ordinary one, /x/{id} for a gated article (separate namespaces). */
+/** The faces of a checkout: /c/{id} for an ordinary one, /x/{id} for a gated article, /e/{id} for an escrow one (separate namespaces). */
 export function faceUrls(baseUrl: string, checkoutId: string) {
-  const url = `${baseUrl}/${isId("contentCheckout", checkoutId) ? "x" : "c"}/${checkoutId}`;
+  const url = `${baseUrl}/${faceNamespaceOf(checkoutId)}/${checkoutId}`;
   return { url, test_url: `${url}/test` };
+}
+
+function faceNamespaceOf(checkoutId: string): "c" | "x" | "e" {
+  if (isId("contentCheckout", checkoutId)) return "x";
+  if (isId("escrowCheckout", checkoutId)) return "e";
+  return "c";
+}
+
+/**
+ * An escrow checkout's terms, frozen at create (windows in seconds); null for
+ * any other checkout. Escrow is Base only here: arbiter_svm is kept as
+ * resolved, but no Solana escrow rail is offered.
+ */
+export function escrowTermsView(c: catalogV1.CheckoutSummary | catalogV1.Checkout) {
+  const e = c.escrow;
+  return e ? { preset: e.preset, ...windowsView(e), arbiter_evm: e.arbiterEvm ?? null, arbiter_svm: e.arbiterSvm ?? null } : null;
+}
+
+/** The checkout's escrow twin (escrow_offer optional): on the plain checkout its esc_ twin, on the twin the plain checkout; null when none. */
+export function escrowTwinView(c: catalogV1.CheckoutSummary | catalogV1.Checkout, baseUrl: string) {
+  return c.escrowTwinId ? { id: c.escrowTwinId, url: faceUrls(baseUrl, c.escrowTwinId).url } : null;
 }
 
 /** The URL of one face of a checkout. */
@@ -85,6 +107,8 @@ export function checkoutSummaryView(c: catalogV1.CheckoutSummary | catalogV1.Che
     payouts: payoutRailsView(c),
     fulfillment: fulfillmentName(c.fulfillment),
     ...packageTermsView(c),
+    escrow: escrowTermsView(c),
+    escrow_twin: escrowTwinView(c, baseUrl),
     reusable: c.reusable,
     test_mode: !c.armed,
     created_at: isoOrNull(c.createdAt),

@@ -24,11 +24,14 @@ export const escrowPolicyMessage = (name: string): escrowV1.EscrowPolicy =>
 export const escrowPresetMessage = (name: string): escrowV1.EscrowPreset =>
   Number(Object.entries(PRESET).find(([, n]) => n === name)?.[0] ?? escrowV1.EscrowPreset.UNSPECIFIED) as escrowV1.EscrowPreset;
 
+/** A preset's name as the API spells it ("custom" for windows given one by one). */
+export const escrowPresetName = (preset: escrowV1.EscrowPreset): string => PRESET[preset] ?? "custom";
+
 const SETTINGS_NOTE =
   "Escrow checkouts copy these settings at create and never follow them later. Escrow runs on Base only here: a Solana arbiter is kept, but no Solana escrow rail is offered.";
 
 /** The windows of a preset, in seconds, as escrow checkouts name them. */
-function windowsView(w: escrowV1.EscrowWindows | undefined) {
+export function windowsView(w: Pick<escrowV1.EscrowWindows, "settleSeconds" | "holdSeconds" | "backstopSeconds"> | undefined) {
   return { settle_window: w?.settleSeconds ?? 0, hold_window: w?.holdSeconds ?? 0, backstop_window: w?.backstopSeconds ?? 0 };
 }
 

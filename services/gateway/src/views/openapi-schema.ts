@@ -14,8 +14,11 @@ export const timestamp: Schema = { type: "string", format: "date-time" };
 export const timestampOrNull: Schema = { type: ["string", "null"], format: "date-time" };
 export const url: Schema = { type: "string", format: "uri" };
 export const idOf = (prefix: string): Schema => ({ type: "string", pattern: `^${prefix}_[0-9A-Za-z]{24}$` });
-/** Anything a checkout face sells: an ordinary checkout (chk_…, faces under /c/) or a gated article (cnt_…, faces under /x/). */
-export const checkoutOrArticleId: Schema = { ...idOf("(chk|cnt)"), description: "chk_… for a checkout, cnt_… for a gated article" };
+/** Anything a checkout face sells: an ordinary checkout (chk_…, faces under /c/), a gated article (cnt_…, /x/) or an escrow checkout (esc_…, /e/). */
+export const checkoutOrArticleId: Schema = {
+  ...idOf("(chk|cnt|esc)"),
+  description: "chk_… for a checkout, cnt_… for a gated article, esc_… for an escrow checkout",
+};
 /** A decimal USD amount as the service prints it ("0.100000"). */
 export const usd: Schema = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$" };
 /** A decimal USD amount with exactly six decimals (a whole number of USDC atomic units). */

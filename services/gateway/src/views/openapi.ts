@@ -233,7 +233,7 @@ const apiKeyProperties = {
 const checkoutSummaryProperties = {
   id: checkoutOrArticleId,
   object: { const: "checkout" },
-  url: { ...url, description: "The live face: /c/{id}, or /x/{id} for a gated article" },
+  url: { ...url, description: "The live face: /c/{id}, /x/{id} for a gated article, /e/{id} for an escrow checkout" },
   test_url: url,
   status: ref("CheckoutStatus"),
   title: str,
@@ -254,6 +254,15 @@ const checkoutSummaryProperties = {
     description: "A package checkout: the calls one payment buys, spent with the package key (null: one payment, one call)",
   },
   package_ttl_days: { type: ["integer", "null"], minimum: 1, description: "Days a package stays spendable after settlement (null unless a package)" },
+  escrow: {
+    ...orNull(ref("CheckoutEscrow")),
+    description: "An escrow checkout's terms (esc_…), frozen at create; null for any other checkout",
+  },
+  escrow_twin: {
+    ...orNull(object({ id: checkoutOrArticleId, url }, { closed: true })),
+    description:
+      "escrow_offer optional: on the plain checkout its escrow twin (esc_…, face /e/{id}), on the twin the plain checkout; null when the checkout has none",
+  },
 };
 
 /** The create fields a checkout keeps as sent. */
@@ -777,6 +786,17 @@ const responseSchemas: Record<string, Schema> = {
   CheckoutSummary: object(checkoutSummaryProperties, { closed: true, description: "A checkout as lists show it: no goods, no offer-card JSON" }),
   CheckoutList: object({ checkouts: { type: "array", items: ref("CheckoutSummary") }, has_more: bool, next_cursor: strOrNull }),
   CheckoutStatus: { enum: ["open", "paid", "expired", "void"] },
+  CheckoutEscrow: object(
+    {
+      preset: { enum: ["instant", "standard", "shipping", "custom"], description: "custom: windows given one by one" },
+      settle_window: { type: "integer", minimum: 1, description: "Seconds from the deposit until anyone may release to the seller" },
+      hold_window: { type: "integer", minimum: 1, description: "Seconds from the buyer's hold until anyone may release" },
+      backstop_window: { type: "integer", minimum: 1, description: "Seconds from an escalation until anyone may refund the buyer" },
+      arbiter_evm: { type: "string", minLength: 1, description: "The arbiter on Base (checksummed): escrow runs on Base only" },
+      arbiter_svm: { ...strOrNull, description: "The Solana arbiter as resolved; kept, though no Solana escrow rail is offered" },
+    },
+    { closed: true, description: "Escrow terms, frozen at create and inside every buyer's deposit signature" },
+  ),
   VoidAnswer: object(
     {
       voided: { type: "array", items: checkoutOrArticleId, minItems: 1 },
@@ -994,6 +1014,13 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
     expires_in_minutes: 60,
     freshness: "hourly",
   },
+  EscrowCheckoutCreate: {
+    title: "Hand-made chair",
+    price_usd: "120.00",
+    payload: { order: "Ships within 5 days" },
+    escrow_preset: "shipping",
+    arbiter_evm: "0x00000000000000000000000000000000000a4b17",
+  },
   ApiKeyCreate: { name: "reporting", scope: "read_only", mode: "test" },
   ProfilePatch: {
     name: "Ada's Weather",
@@ -1046,6 +1073,24 @@ const bodyProblems = {
     "422": use("InvalidRequest"),
   },
 };
+/** A create's Idempotency-Key (POST /v1/checkouts and /v1/escrow-checkouts share one scope per account and key mode). */
+const idempotencyKeyHeader = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" },
+  description:
+    "A repeat with the same body (in any key order) returns the original checkout, byte for byte, with Idempotency-Replayed: true; another body is 422; while the first is in flight, 409 with Retry-After. A refused create releases the key. Kept 24 hours, per account and key mode.",
+};
+/** What a checkout create answers beside its 400 (whose causes differ per route). */
+const checkoutCreatedResponses = {
+  "201": json("Checkout with url and test_url", ref("Checkout"), {
+    "Idempotency-Replayed": header("true when this is the original answer to the same Idempotency-Key", { const: "true" }, false),
+  }),
+  "409": use("Conflict"),
+  "422": use("InvalidOrPayoutAccountMissing"),
+  "503": use("Unavailable"),
+};
 /** What every authenticated operation may answer; 403 only where it has a minimum scope above read_only. */
 function authenticated(minimumScope: "read_only" | "payments" | "full", selfRevocation = false) {
   return {
@@ -1077,7 +1122,7 @@ const pathParam = (name: string, schema: Schema, description?: string) => ({
 /** A face's checkout (/c/{id}: chk_… only; gated articles have their own faces under /x/). */
 const checkoutId = pathParam("id", idOf("chk"), "Checkout id");
 /** A checkout as the seller's routes name it: a gated article (cnt_…) is a checkout there too. */
-const sellerCheckoutId = pathParam("id", checkoutOrArticleId, "Checkout id (cnt_… for a gated article)");
+const sellerCheckoutId = pathParam("id", checkoutOrArticleId, "Checkout id (cnt_… for a gated article, esc_… for an escrow checkout)");
 const pageQuery = [
   { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 200, default: 50 }, description: "Page size" },
   {
@@ -1633,29 +1678,16 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           {
             summary: "Create a checkout",
             description:
-              "With `content` (the declaration) the checkout is a gated article: its id is cnt_…, its faces are /x/{id} and /x/{id}/test, and a purchase answers a pass that opens it again. The article is the `payload` (a string of text or HTML, or any JSON value), or, with origin_url instead, what the seller's origin answers (a relay article: called for each purchase and each read with a pass).",
-            parameters: [
-              {
-                name: "Idempotency-Key",
-                in: "header",
-                required: false,
-                schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" },
-                description:
-                  "A repeat with the same body (in any key order) returns the original checkout, byte for byte, with Idempotency-Replayed: true; another body is 422; while the first is in flight, 409 with Retry-After. A refused create releases the key. Kept 24 hours, per account and key mode.",
-              },
-            ],
+              "With `content` (the declaration) the checkout is a gated article: its id is cnt_…, its faces are /x/{id} and /x/{id}/test, and a purchase answers a pass that opens it again. The article is the `payload` (a string of text or HTML, or any JSON value), or, with origin_url instead, what the seller's origin answers (a relay article: called for each purchase and each read with a pass). " +
+              "`escrow_offer: optional` creates an escrow twin (esc_…, face /e/{id}) in the same step, under the account's default escrow terms, answered as `escrow_twin` (the twin names the checkout back); `escrow_offer: required`, or the account's escrow_policy `always`, makes the create an escrow one (as POST /v1/escrow-checkouts with no escrow fields). The escrow policy `disabled` refuses either with 409.",
+            parameters: [idempotencyKeyHeader],
             requestBody: body("CheckoutCreate"),
             responses: {
-              "201": json("Checkout with url and test_url", ref("Checkout"), {
-                "Idempotency-Replayed": header("true when this is the original answer to the same Idempotency-Key", { const: "true" }, false),
-              }),
+              ...checkoutCreatedResponses,
               "400": problemResponse(
-                "Malformed request (invalid JSON, a corrupt compressed body, a malformed percent-escape in the path); or escrow_offer and content together (an article is opened by a pass, an escrow holds funds until the buyer accepts): `errors` names escrow_offer",
+                "Malformed request (invalid JSON, a corrupt compressed body, a malformed percent-escape in the path); or escrow_offer and content together, or content under the escrow policy always (an article is opened by a pass, an escrow holds funds until the buyer accepts): `errors` names escrow_offer or content",
                 400,
               ),
-              "409": use("Conflict"),
-              "422": use("InvalidOrPayoutAccountMissing"),
-              "503": use("Unavailable"),
             },
           },
           authenticated("payments"),
@@ -1668,6 +1700,26 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
             responses: { "200": json("A page of checkout summaries", ref("CheckoutList")), "422": use("InvalidRequest") },
           },
           authenticated("read_only"),
+        ),
+      },
+      "/v1/escrow-checkouts": {
+        post: operation(
+          {
+            summary: "Create an escrow checkout",
+            description:
+              "The checkout create body (escrow_offer aside) plus the escrow create fields. Its id is esc_…, its faces /e/{id} and /e/{id}/test, and its `escrow` terms are frozen at create: the preset (default: the account's escrow_default_preset), each window named overriding the preset's, and the arbiter per chain (named here, else the account's escrow setting, else the service default). A platform account creating for a sub-seller must name an arbiter. Escrow runs on Base only: the checkout needs a Base payout wallet (pay_to) and an EVM arbiter other than pay_to (422 naming arbiter_evm); its other payout rails are kept but not offered for escrow. Sold inline or relay only; never with content (400) or series fields (422). The account's escrow policy `disabled` refuses it with 409.",
+            parameters: [idempotencyKeyHeader],
+            requestBody: body("EscrowCheckoutCreate"),
+            responses: {
+              ...checkoutCreatedResponses,
+              "400": problemResponse(
+                "Malformed request (invalid JSON, a corrupt compressed body, a malformed percent-escape in the path); or content (an article is opened by a pass, an escrow holds funds until the buyer accepts): `errors` names content",
+                400,
+              ),
+            },
+          },
+          authenticated("payments"),
+          bodyProblems,
         ),
       },
       "/v1/checkouts/{id}": {

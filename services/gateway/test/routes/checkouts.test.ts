@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { catalogV1, identityV1, paymentsV1 } from "@c402/contracts";
+import { catalogV1, escrowV1, identityV1, paymentsV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import {
   ACCOUNT_ID,
@@ -42,9 +42,27 @@ const PLATFORM = create(identityV1.PlatformSettingsSchema, { platformAccount: tr
  * payments' answer about their accounts (every one missing in `missing`
  * when `exists` is false).
  */
+const ARBITER = "0x4444444444444444444444444444444444444444";
+/** What the fake escrow service resolves: the shipping preset's windows, a Base arbiter, no Solana one. */
+const RESOLVED_TERMS = create(escrowV1.EscrowTermsSchema, {
+  preset: escrowV1.EscrowPreset.SHIPPING,
+  windows: { settleSeconds: 1_209_600, holdSeconds: 1_209_600, backstopSeconds: 5_184_000 },
+  rails: [
+    { family: "evm", arbiter: ARBITER, source: escrowV1.ArbiterSource.CREATE, offered: true },
+    { family: "svm", offered: false, reason: "No arbiter is named for this chain family, so it offers no escrow rail." },
+  ],
+});
+
 function catalogFakes(
   scope: identityV1.Scope = identityV1.Scope.FULL,
-  accounts: { wallets?: identityV1.PayoutWallet[]; platform?: identityV1.PlatformSettings; exists?: boolean; failure?: Error } = {},
+  accounts: {
+    wallets?: identityV1.PayoutWallet[];
+    platform?: identityV1.PlatformSettings;
+    exists?: boolean;
+    failure?: Error;
+    escrowPolicy?: escrowV1.EscrowPolicy;
+    escrowRefusal?: Error;
+  } = {},
 ) {
   return recorded({
     identity: {
@@ -52,6 +70,15 @@ function catalogFakes(
       getPayoutWallets: async () => create(identityV1.GetPayoutWalletsResponseSchema, { wallets: accounts.wallets ?? [standing("eip155", PAY_TO)] }),
       getPlatformSettings: async () =>
         create(identityV1.GetPlatformSettingsResponseSchema, { settings: accounts.platform ?? create(identityV1.PlatformSettingsSchema, {}) }),
+    },
+    // Every plain create asks the account's escrow policy (always would make it an escrow one).
+    escrow: {
+      getEscrowSettings: async () =>
+        create(escrowV1.GetEscrowSettingsResponseSchema, { settings: { policy: accounts.escrowPolicy ?? escrowV1.EscrowPolicy.SELLER_CHOICE } }),
+      resolveEscrowTerms: async () => {
+        if (accounts.escrowRefusal) throw accounts.escrowRefusal;
+        return create(escrowV1.ResolveEscrowTermsResponseSchema, { terms: RESOLVED_TERMS });
+      },
     },
     catalog: {
       createCheckout: async (req) =>
@@ -211,7 +238,6 @@ describe("creating a checkout", () => {
     [{ schedule_interval_days: 7, schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "not available"],
     [{ schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "both or neither"],
     [{ schedule_periods: 25 }, ["schedule_periods"], "must be <= 24"],
-    [{ escrow_offer: "required" }, ["escrow_offer"], "not available"],
     [{ escrow_offer: "always" }, ["escrow_offer"], "must be equal to one of the allowed values"],
     [{ content: { kind: "article" } }, ["content.kind"], "is not a known field"],
     [{ content: { pass_hours: 8761 } }, ["content.pass_hours"], "must be <= 8760"],
@@ -237,6 +263,7 @@ describe("creating a checkout", () => {
     expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: SOLANA }] }]);
     expect(called()).toEqual([
       "identity.resolveCredential",
+      "escrow.getEscrowSettings",
       "identity.getPlatformSettings",
       "identity.getPayoutWallets",
       "payments.checkPayoutAccounts",
@@ -281,11 +308,17 @@ describe("creating a checkout", () => {
     const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("solana", SOLANA)], exists: false });
     const { url } = await serve.app(fakes);
     expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
-    expect(called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"]);
+    expect(called()).toEqual(["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"]);
     const evmOnly = catalogFakes();
     const served = await serve.app(evmOnly.fakes);
     expect((await post(`${served.url}/v1/checkouts`, { title: "T", price_usd: "1" })).status).toBe(201);
-    expect(evmOnly.called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "identity.getPayoutWallets", "catalog.createCheckout"]);
+    expect(evmOnly.called()).toEqual([
+      "identity.resolveCredential",
+      "escrow.getEscrowSettings",
+      "identity.getPlatformSettings",
+      "identity.getPayoutWallets",
+      "catalog.createCheckout",
+    ]);
   });
 
   describe("a platform's Solana fee wallet", () => {
@@ -298,6 +331,7 @@ describe("creating a checkout", () => {
       expect(of("checkPayoutAccounts")).toEqual([{ rails: [{ chainFamily: "solana", address: PLATFORM_SOLANA }] }]);
       expect(called()).toEqual([
         "identity.resolveCredential",
+        "escrow.getEscrowSettings",
         "identity.getPlatformSettings",
         "identity.getPayoutWallets",
         "payments.checkPayoutAccounts",
@@ -339,25 +373,25 @@ describe("creating a checkout", () => {
         "the create sends platform_fee_bps 0 (no cut: the platform's settings are not even asked)",
         PLATFORM,
         { platform_fee_bps: 0 },
-        ["identity.resolveCredential", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "catalog.createCheckout"],
       ],
       [
         "the platform's standing fee is 0",
         create(identityV1.PlatformSettingsSchema, { platformAccount: true, platformFeeTo: FEE_WALLET }),
         {},
-        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"],
       ],
       [
         "the platform has no fee wallet (catalog refuses a cut)",
         create(identityV1.PlatformSettingsSchema, { platformAccount: true }),
         { platform_fee_bps: 100 },
-        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"],
       ],
       [
         "the account is not a platform (catalog refuses a cut)",
         undefined,
         { platform_fee_bps: 100 },
-        ["identity.resolveCredential", "identity.getPlatformSettings", "catalog.createCheckout"],
+        ["identity.resolveCredential", "escrow.getEscrowSettings", "identity.getPlatformSettings", "catalog.createCheckout"],
       ],
     ])("checks no fee wallet when %s", async (_, platform, extra, calls) => {
       const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: platformWallets, ...(platform ? { platform } : {}), exists: false });
@@ -370,7 +404,13 @@ describe("creating a checkout", () => {
       const { fakes, called } = catalogFakes(identityV1.Scope.FULL, { wallets: [standing("eip155", PAY_TO)], platform: PLATFORM, exists: false });
       const { url } = await serve.app(fakes);
       expect((await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", pay_to: PAY_TO })).status).toBe(201);
-      expect(called()).toEqual(["identity.resolveCredential", "identity.getPlatformSettings", "identity.getPayoutWallets", "catalog.createCheckout"]);
+      expect(called()).toEqual([
+        "identity.resolveCredential",
+        "escrow.getEscrowSettings",
+        "identity.getPlatformSettings",
+        "identity.getPayoutWallets",
+        "catalog.createCheckout",
+      ]);
     });
   });
 
@@ -383,6 +423,73 @@ describe("creating a checkout", () => {
     const readOnly = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1" });
     expect(readOnly.status).toBe(403);
     expect(await bodyOf(readOnly)).toMatchObject({ type: `${SITE_URL}/problems/forbidden`, needed_scope: "payments" });
+  });
+});
+
+describe("creating an escrow checkout", () => {
+  const FROZEN = { preset: "shipping", settleSeconds: 1_209_600, holdSeconds: 1_209_600, backstopSeconds: 5_184_000, arbiterEvm: ARBITER };
+
+  it("POST /v1/escrow-checkouts asks the escrow service for the terms of the fields sent, and hands catalog the terms it resolved", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/escrow-checkouts`, {
+      title: "Chair",
+      price_usd: "120",
+      escrow_preset: "shipping",
+      escrow_hold_window: 7200,
+      arbiter_evm: ARBITER,
+    });
+    expect(res.status).toBe(201);
+    expect(of("resolveEscrowTerms")).toEqual([
+      expect.objectContaining({ accountId: ACCOUNT_ID, preset: escrowV1.EscrowPreset.SHIPPING, holdSeconds: 7200, arbiterEvm: ARBITER, forSubSeller: false }),
+    ]);
+    expect(of("createCheckout")[0]).toMatchObject({ title: "Chair", escrow: FROZEN });
+    expect(of("createCheckout")[0]).not.toHaveProperty("escrowTwin");
+  });
+
+  it("a platform account's create is for a sub-seller unless it inherits its own payouts", async () => {
+    const { fakes, of } = catalogFakes(identityV1.Scope.FULL, { platform: PLATFORM });
+    const { url } = await serve.app(fakes);
+    await post(`${url}/v1/escrow-checkouts`, { title: "Chair", price_usd: "120", pay_to: PAY_TO, platform_fee_bps: 0 });
+    await post(`${url}/v1/escrow-checkouts`, { title: "Chair", price_usd: "120", inherit_account_payouts: true, platform_fee_bps: 0 });
+    expect(of("resolveEscrowTerms").map((r) => (r as { forSubSeller: boolean }).forSubSeller)).toEqual([true, false]);
+  });
+
+  it("escrow_offer optional asks for the account's default terms and hands them to catalog as the twin's", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    expect((await post(`${url}/v1/checkouts`, { title: "Chair", price_usd: "120", escrow_offer: "optional" })).status).toBe(201);
+    expect(of("resolveEscrowTerms")).toEqual([expect.not.objectContaining({ preset: expect.anything() })]);
+    expect(of("createCheckout")[0]).toMatchObject({ escrowTwin: FROZEN });
+    expect(of("createCheckout")[0]).not.toHaveProperty("escrow");
+  });
+
+  it("the policy always makes a plain create an escrow one; the escrow service's refusal passes through and nothing is created", async () => {
+    const always = catalogFakes(identityV1.Scope.FULL, { escrowPolicy: escrowV1.EscrowPolicy.ALWAYS });
+    const { url } = await serve.app(always.fakes);
+    expect((await post(`${url}/v1/checkouts`, { title: "Chair", price_usd: "120" })).status).toBe(201);
+    expect(always.of("createCheckout")[0]).toMatchObject({ escrow: FROZEN });
+
+    const refusal = new ProblemError("conflict", "The account's escrow policy is disabled: it creates no escrow checkouts.");
+    const disabled = catalogFakes(identityV1.Scope.FULL, { escrowRefusal: refusal });
+    const other = await serve.app(disabled.fakes);
+    const res = await post(`${other.url}/v1/escrow-checkouts`, { title: "Chair", price_usd: "120" });
+    expect(res.status).toBe(409);
+    expect(res.headers.get("content-type")).toMatch(/application\/problem\+json/);
+    expect(disabled.of("createCheckout")).toHaveLength(0);
+  });
+
+  it("refuses series fields with escrow by name, asking neither the escrow service nor catalog", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/escrow-checkouts`, { title: "Chair", price_usd: "120", schedule_interval_days: 7, schedule_periods: 4 });
+    expect(res.status).toBe(422);
+    expect(((await bodyOf(res)).errors as { field: string; reason: string }[]).map((e) => [e.field, /escrow/.test(e.reason)])).toEqual([
+      ["schedule_interval_days", true],
+      ["schedule_periods", true],
+    ]);
+    expect(of("resolveEscrowTerms")).toHaveLength(0);
+    expect(of("createCheckout")).toHaveLength(0);
   });
 });
 

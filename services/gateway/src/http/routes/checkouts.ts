@@ -1,14 +1,14 @@
 import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
-import { Router, type Request } from "express";
+import { Router, type Request, type Response } from "express";
 import { forgetFaces, type FaceQuotes } from "../../faces/answers";
 import { CheckoutOperations } from "../../operations/checkouts";
 import { checkoutView, voidView } from "../../views/checkouts";
-import { credentialOf, requireScope } from "../auth";
+import { credentialOf, requireScope, type Credential } from "../auth";
 import type { GatewayDeps } from "../deps";
 import { validateBody } from "../validate";
 
-/** /v1/checkouts: a seller creates, lists, reads, arms, changes, voids, restores and extends checkouts. */
+/** /v1/checkouts: a seller creates (and /v1/escrow-checkouts: creates escrow ones), lists, reads, arms, changes, voids, restores and extends checkouts. */
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -27,12 +27,25 @@ export function checkoutRoutes(deps: GatewayDeps, quotes: FaceQuotes, checkouts 
   const { clients, settings } = deps;
   const router = Router();
 
-  router.post("/v1/checkouts", requireScope(clients, "payments"), async (req, res) => {
+  /** A create answers 201, and a repeat of an Idempotency-Key says it is the original answer. */
+  type Create = (cred: Credential, body: unknown, opts: { idempotencyKey?: string }) => Promise<{ checkout: unknown; replayed: boolean }>;
+  const created = (create: Create) => async (req: Request, res: Response) => {
     const idempotencyKey = idempotencyKeyOf(req);
-    const r = await checkouts.create(credentialOf(req), req.body ?? {}, idempotencyKey !== undefined ? { idempotencyKey } : {});
+    const r = await create(credentialOf(req), req.body ?? {}, idempotencyKey !== undefined ? { idempotencyKey } : {});
     if (r.replayed) res.setHeader("Idempotency-Replayed", "true");
     res.status(201).json(r.checkout);
-  });
+  };
+
+  router.post(
+    "/v1/checkouts",
+    requireScope(clients, "payments"),
+    created((cred, body, opts) => checkouts.create(cred, body, opts)),
+  );
+  router.post(
+    "/v1/escrow-checkouts",
+    requireScope(clients, "payments"),
+    created((cred, body, opts) => checkouts.createEscrow(cred, body, opts)),
+  );
 
   router.get("/v1/checkouts", requireScope(clients, "read_only"), async (req, res) => {
     res.json(await checkouts.list(credentialOf(req), req.query));
