@@ -17,11 +17,20 @@ import { sql, type Migration } from "@c402/db";
  */
 export const escrowLedger: Migration = {
   async up(db) {
-    await sql`alter table escrows drop constraint escrows_state_check`.execute(db);
-    await sql`alter table escrows add constraint escrows_state_check
-      check (state in ('depositing', 'held', 'on_hold', 'escalated', 'released', 'refunded', 'failed'))`.execute(db);
-    await sql`alter table escrows alter column deposit_tx_hash drop not null`.execute(db);
-    await sql`alter table escrows alter column deposited_at drop not null`.execute(db);
+    // Through the schema builder (not raw SQL), so the statements name the service's schema in every run mode.
+    await db.schema.alterTable("escrows").dropConstraint("escrows_state_check").execute();
+    await db.schema
+      .alterTable("escrows")
+      .addCheckConstraint("escrows_state_check", sql`state in ('depositing', 'held', 'on_hold', 'escalated', 'released', 'refunded', 'failed')`)
+      .execute();
+    await db.schema
+      .alterTable("escrows")
+      .alterColumn("deposit_tx_hash", (c) => c.dropNotNull())
+      .execute();
+    await db.schema
+      .alterTable("escrows")
+      .alterColumn("deposited_at", (c) => c.dropNotNull())
+      .execute();
     await db.schema
       .alterTable("escrows")
       .addColumn("escrow_id", "text", (c) => c.notNull())
@@ -53,12 +62,27 @@ export const escrowLedger: Migration = {
       .addColumn("updated_at", "timestamptz(3)", (c) => c.notNull())
       .execute();
     // Never a second transaction for one deposit or one timed exit.
-    await sql`create unique index escrow_transactions_one_deposit on escrow_transactions (payment_id) where kind = 'deposit'`.execute(db);
-    await sql`create unique index escrow_transactions_one_exit on escrow_transactions (payment_id) where kind in ('release', 'refund') and status <> 'failed'`.execute(
-      db,
-    );
+    await db.schema
+      .createIndex("escrow_transactions_one_deposit")
+      .on("escrow_transactions")
+      .column("payment_id")
+      .unique()
+      .where(sql<boolean>`kind = 'deposit'`)
+      .execute();
+    await db.schema
+      .createIndex("escrow_transactions_one_exit")
+      .on("escrow_transactions")
+      .column("payment_id")
+      .unique()
+      .where(sql<boolean>`kind in ('release', 'refund') and status <> 'failed'`)
+      .execute();
     await db.schema.createIndex("escrow_transactions_hash").on("escrow_transactions").column("tx_hash").execute();
-    await sql`create index escrow_transactions_open on escrow_transactions (updated_at) where status in ('signed', 'sent')`.execute(db);
+    await db.schema
+      .createIndex("escrow_transactions_open")
+      .on("escrow_transactions")
+      .column("updated_at")
+      .where(sql<boolean>`status in ('signed', 'sent')`)
+      .execute();
 
     await db.schema
       .createTable("relayer_nonces")
