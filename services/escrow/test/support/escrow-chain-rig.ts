@@ -1,5 +1,5 @@
 import { C402Escrow, escrowDepositTypedData, escrowTotal, TestUSDC, type EscrowActionName, type EscrowTerms } from "@c402/evm-contracts";
-import { devchainKey, type RunningDevchain } from "@c402/devchain";
+import { devchainKey, ESCROW_RELAYER_INDEX, type RunningDevchain } from "@c402/devchain";
 import { createPublicClient, createWalletClient, http, parseSignature, toHex, type Address, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { DepositRequest } from "../../src/domain/escrow-book";
@@ -7,9 +7,6 @@ import type { EscrowContract } from "../../src/domain/deposits";
 
 export const HOUR = 3_600n;
 export const DAY = 86_400n;
-
-/** The devchain account the escrow relayer signs with in these tests (never index 0, the facilitator's). */
-export const ESCROW_RELAYER_INDEX = 13;
 
 /** Drives the devchain around an escrow service: parties, USDC, signatures, time. */
 export class ChainRig {
