@@ -150,6 +150,33 @@ describeWith("postgres")("escrows on the devchain", () => {
       expect(held.escrow).toMatchObject({ paymentId: e.paymentId, state: "held", total: escrowTotal(e.terms), testMode: false });
     });
 
+    it("a deposit not mined in time answers pending, never held; the reader confirms it once mined; a replay answers the first", async () => {
+      const parties = await rig.parties();
+      const paymentId = newId("payment");
+      const request = await rig.depositRequest(paymentId, parties.terms, parties.buyer);
+      const impatient = new EscrowBook(database.db as EscrowDb, {
+        contract: settings.contract!,
+        chain: jsonRpcEscrowChain({ network: devchain.network, rpcUrl: devchain.url, contract: devchain.escrow, relayerKey: rig.relayerKey }),
+        confirmTimeoutMs: 300,
+      });
+      await rig.rpc("evm_setAutomine", [false]);
+      try {
+        const r = await impatient.deposit(request);
+        expect(r).toMatchObject({ pending: true, replayed: false, row: { state: "depositing" } });
+        const got = await client.getEscrow({ paymentId });
+        expect(got.escrow).toMatchObject({ state: EscrowState.UNSPECIFIED, nextStep: "The deposit is sent and waits for the chain's confirmation." });
+        expect(await client.deposit(depositMessage(request))).toMatchObject({ pending: true, replayed: true });
+      } finally {
+        await rig.rpc("evm_mine");
+        await rig.rpc("evm_setAutomine", [true]);
+      }
+      await sweeper.round();
+      expect((await client.getEscrow({ paymentId })).escrow?.state).toBe(EscrowState.HELD);
+      const sent = await (database.db as EscrowDb).selectFrom("escrow_transactions").select("status").where("payment_id", "=", paymentId).execute();
+      expect(sent).toEqual([{ status: "confirmed" }]);
+      await expectEvents(paymentId, [EVENT_TYPES.escrowHeld]);
+    });
+
     it("refuses terms and authorizations the contract would refuse, with a reason the buyer can read, recording nothing", async () => {
       const parties = await rig.parties();
       const request = await rig.depositRequest(newId("payment"), parties.terms, parties.buyer);
