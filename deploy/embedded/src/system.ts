@@ -300,12 +300,17 @@ async function startOnDevchain(
     escrow: (deps) =>
       createEscrowService(
         deps,
-        // Arbiters' gas balances are read on the live chain: the devchain.
+        // Arbiters' gas balances are read, and escrows held, on the live chain: the devchain, its escrow
+        // contract, and a relayer key of its own (never the facilitator's, ADR 11).
         escrowSettingsOf({
           defaultArbiterEvm: opts.escrowDefaultArbiterEvm,
           defaultArbiterSvm: opts.escrowDefaultArbiterSvm,
           evmNetwork: devchain.network,
           evmRpcUrl: devchain.url,
+          escrowContract: devchain.escrow,
+          escrowUsdc: devchain.usdc,
+          escrowUsdcName: devchain.usdcName,
+          escrowRelayerKey: devchainSettlement(devchain).escrowRelayerKey,
         }),
       ),
   };

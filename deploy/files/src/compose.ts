@@ -7,6 +7,7 @@ import {
   developmentSecrets,
   builtFile,
   CHAIN_READ_SETTINGS,
+  devchainEscrowSettings,
   GATEWAY,
   GRPC_CONTAINER_PORT,
   rpcTokenKey,
@@ -125,6 +126,7 @@ function grpcService(s: ServiceEntry, publicUrl: string): string {
     ...(s.settlesOnChain ? [...liveChainSettings(), ...optionalRailSettings()] : []),
     // A service that only reads the chain (escrow: arbiters' balances) gets the network and its RPC URL, nothing else.
     ...(s.readsChain ? liveChainSettings().filter(([env]) => (CHAIN_READ_SETTINGS as readonly string[]).includes(env)) : []),
+    ...(s.relaysEscrow ? devchainEscrowSettings(devchainSettlementAt(`http://${DEVCHAIN}:${DEVCHAIN_PORT}`)) : []),
   ];
   const onChain = s.settlesOnChain || s.readsChain;
   const waitsFor = [...s.calls.map((c) => [c, "service_started"] as const), ...(onChain ? ([[DEVCHAIN, "service_healthy"]] as const) : [])];

@@ -144,14 +144,23 @@ describe("the generated deploy files", () => {
       const probe = (url: string) => spawnSync(process.execPath, [join(root, "packages/devchain/bin/devchain-probe.cjs"), url]).status;
       expect(probe(chain.url)).toBe(0);
       expect(probe("http://127.0.0.1:9")).toBe(1);
-      // Nothing else settles on a chain: only payments gets them. escrow reads it (arbiters' balances): the network and its RPC URL, no key.
+      // Nothing else settles on a chain: only payments gets them. escrow reads it (arbiters' balances, the escrow
+      // contract's logs) and relays escrow calls: the network, its RPC URL, the chain's escrow contract and its
+      // USDC, and a relayer key of its own (ADR 11: never the facilitator's).
       const escrow = compose.services.escrow!;
       expect(
         Object.keys(escrow.environment).filter(
           (k) => k.startsWith("EVM_") || k.endsWith("_PRIVATE_KEY") || (k.endsWith("_ADDRESS") && !k.endsWith("_GRPC_ADDRESS")),
         ),
-      ).toEqual(["EVM_NETWORK", "EVM_RPC_URL"]);
-      expect(escrow.environment).toMatchObject({ EVM_NETWORK: real.network, EVM_RPC_URL: "http://devchain:8545" });
+      ).toEqual(["EVM_NETWORK", "EVM_RPC_URL", "ESCROW_USDC_ADDRESS"]);
+      expect(escrow.environment).toMatchObject({
+        EVM_NETWORK: real.network,
+        EVM_RPC_URL: "http://devchain:8545",
+        ESCROW_CONTRACT: real.escrow,
+        ESCROW_USDC_ADDRESS: real.usdc,
+        ESCROW_RELAYER_KEY: real.escrowRelayerKey,
+      });
+      expect(escrow.environment.ESCROW_RELAYER_KEY).not.toBe(real.facilitatorKey);
       expect(escrow.depends_on).toMatchObject({ devchain: { condition: "service_healthy" } });
       for (const name of processes.filter((p) => p !== "payments" && p !== "escrow")) expect(compose.services[name]!.environment.EVM_NETWORK).toBeUndefined();
     } finally {

@@ -20,7 +20,17 @@ import { devchainSettlement, devchainSettlementAt, startDevchain, type RunningDe
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
 import { startStellarStandin, type StellarStandin } from "@c402/stellar-standin";
 import { formatCallers, waitUntilServing } from "@c402/rpc";
-import { addressVariables, callersOf, CHAIN_READ_SETTINGS, developmentSecrets, entryFile, GATEWAY, rpcTokenKey, SERVICES } from "@c402/topology";
+import {
+  addressVariables,
+  callersOf,
+  CHAIN_READ_SETTINGS,
+  devchainEscrowSettings,
+  developmentSecrets,
+  entryFile,
+  GATEWAY,
+  rpcTokenKey,
+  SERVICES,
+} from "@c402/topology";
 import { freePort } from "./ports";
 import { provision, serviceDatabaseUrl } from "./provision";
 import { waitUntilHealthy } from "./health-wait";
@@ -261,6 +271,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         ...Object.fromEntries(developmentSecrets(s).map((x) => [x.env, secret(x.env, x.developmentValue)])),
         ...(s.settlesOnChain ? chainEnv : {}),
         ...(s.readsChain ? Object.fromEntries(Object.entries(chainEnv).filter(([env]) => (CHAIN_READ_SETTINGS as readonly string[]).includes(env))) : {}),
+        ...(s.relaysEscrow && settlement ? Object.fromEntries(devchainEscrowSettings(settlement)) : {}),
         DATABASE_URL: serviceDatabaseUrl(opts.adminUrl, opts.database, s.name, passwords[s.name] as string),
       };
       for (const [replica, port] of (grpcPorts[s.name] as number[]).entries())

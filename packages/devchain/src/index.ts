@@ -99,6 +99,12 @@ export function devchainSettlementAt(rpcUrl: string): ReturnType<typeof devchain
   });
 }
 
+/**
+ * The devchain account the escrow relayer signs with (ADR 19): funded, and never the
+ * facilitator's (index 0; ADR 11: one sender per key), nor a demo account a test pays from.
+ */
+export const ESCROW_RELAYER_INDEX = 13;
+
 /** Settlement settings for a service that settles on this devchain (fee to the last demo account). */
 export function devchainSettlement(d: DevchainInfo) {
   return {
@@ -110,6 +116,7 @@ export function devchainSettlement(d: DevchainInfo) {
     splitFactory: d.splitFactory,
     escrow: d.escrow,
     facilitatorKey: devchainKey(d.mnemonic, 0),
+    escrowRelayerKey: devchainKey(d.mnemonic, ESCROW_RELAYER_INDEX),
     feeWallet: d.feeWallet,
     confirmations: 1,
   };

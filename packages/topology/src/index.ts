@@ -73,6 +73,12 @@ export interface ServiceEntry {
    */
   readonly readsChain: boolean;
   /**
+   * Sends the escrow contract's calls from a relayer key of its own (escrow, ADR 19): the
+   * development runs give it the devchain's escrow contract (ESCROW_CONTRACT, ESCROW_USDC_ADDRESS)
+   * and a funded devchain key other than the facilitator's (ESCROW_RELAYER_KEY, ADR 11).
+   */
+  readonly relaysEscrow: boolean;
+  /**
    * What it reaches outside the cluster beyond PostgreSQL and Kafka, for its
    * NetworkPolicy: the mail relay (SMTP), the chain's RPC (HTTPS), or sellers'
    * servers (origins, MCP servers, webhook receivers: any public address).
@@ -110,6 +116,7 @@ export const SERVICES = [
     readsBaseUrl: true,
     settlesOnChain: false,
     readsChain: false,
+    relaysEscrow: false,
     reachesOut: ["mail-relay"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -132,6 +139,7 @@ export const SERVICES = [
     readsBaseUrl: false,
     settlesOnChain: false,
     readsChain: false,
+    relaysEscrow: false,
     reachesOut: [],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -154,6 +162,7 @@ export const SERVICES = [
     readsBaseUrl: false,
     settlesOnChain: false,
     readsChain: false,
+    relaysEscrow: false,
     reachesOut: ["sellers"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -168,6 +177,7 @@ export const SERVICES = [
     readsBaseUrl: false,
     settlesOnChain: false,
     readsChain: false,
+    relaysEscrow: false,
     reachesOut: [],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -231,6 +241,7 @@ export const SERVICES = [
     readsBaseUrl: false,
     settlesOnChain: true,
     readsChain: false,
+    relaysEscrow: false,
     reachesOut: ["chain-rpc"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -253,6 +264,7 @@ export const SERVICES = [
     readsBaseUrl: true,
     settlesOnChain: false,
     readsChain: false,
+    relaysEscrow: false,
     reachesOut: ["sellers"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -264,11 +276,21 @@ export const SERVICES = [
     calls: [],
     // escrowEvents: the escrow.* events, with the deposits of the escrow checkout slice.
     topics: { publishes: [TOPICS.accountActivity, TOPICS.escrowEvents], consumes: [] },
-    secrets: [],
+    secrets: [
+      {
+        env: "ESCROW_RELAYER_KEY",
+        placeholder: "0x-replace-with-the-escrow-relayer-private-key",
+        describe:
+          "0x private key of the escrow relayer (deposits, relayed actions, timed exits; fund it with ETH): its own key, never FACILITATOR_PRIVATE_KEY (ADR 11); optional, with ESCROW_CONTRACT in the ConfigMap: unset, live escrow deposits answer 503.",
+        unsetInDevelopment: true,
+        optional: true,
+      },
+    ],
     readsBaseUrl: false,
     settlesOnChain: false,
-    // Arbiters' gas balances (GET /v1/account/escrow/readiness).
+    // Arbiters' gas balances (GET /v1/account/escrow/readiness), the escrow contract's logs and calls.
     readsChain: true,
+    relaysEscrow: true,
     reachesOut: ["chain-rpc"],
     resources: GRPC_SERVICE_RESOURCES,
   },
@@ -346,6 +368,15 @@ export function builtFile(program: string): string {
 /** The secrets a development run (compose, the local runner) gives the service a throwaway value of. */
 /** The EVM settings a service that reads the chain without settling on it is given (ServiceEntry.readsChain). */
 export const CHAIN_READ_SETTINGS = ["EVM_NETWORK", "EVM_RPC_URL"] as const;
+
+/** The escrow relayer's settings (ServiceEntry.relaysEscrow) from a devchain's settlement settings: public devchain values, never a real chain's. */
+export function devchainEscrowSettings(chain: { escrow: string; usdc: string; escrowRelayerKey: string }): [string, string][] {
+  return [
+    ["ESCROW_CONTRACT", chain.escrow],
+    ["ESCROW_USDC_ADDRESS", chain.usdc],
+    ["ESCROW_RELAYER_KEY", chain.escrowRelayerKey],
+  ];
+}
 
 export function developmentSecrets(s: ServiceEntry): readonly SecretSetting[] {
   return s.secrets.filter((x) => !x.unsetInDevelopment);

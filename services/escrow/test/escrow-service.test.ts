@@ -186,6 +186,34 @@ function serviceContract(open: () => Promise<{ database: ServiceDatabase; bus: B
     expect(r.svm).toMatchObject({ arbiter: SOLANA, escrowOffered: false, rulingsUseServiceGas: true, note: expect.stringMatching(/service's gas/) });
   });
 
+  it("without an escrow contract and relayer, answers deposits unavailable (503), naming the settings, and knows no escrow", async () => {
+    const paymentId = newId("payment");
+    const deposit = client.deposit({
+      paymentId,
+      accountId: "acct_x",
+      checkoutId: "esc_123456789012345678901234",
+      network: "eip155:84532",
+      testMode: false,
+      terms: {
+        buyer: SERVICE_EVM,
+        seller: EVM,
+        platform: "0x0000000000000000000000000000000000000000",
+        feeTo: EVM,
+        arbiter: SERVICE_EVM,
+        amount: "1000000",
+        platformAmount: "0",
+        fee: "30000",
+        preset: EscrowPreset.STANDARD,
+        windows: { settleSeconds: 259_200, holdSeconds: 604_800, backstopSeconds: 2_592_000 },
+        salt: `0x${"11".repeat(32)}`,
+      },
+      authorization: { validAfter: "0", validBefore: "9999999999", nonce: `0x${"22".repeat(32)}`, signature: `0x${"33".repeat(65)}` },
+    });
+    await expect(deposit).rejects.toMatchObject({ slug: "unavailable" });
+    await expect(deposit).rejects.toThrow(/ESCROW_CONTRACT, ESCROW_RELAYER_KEY/);
+    await expect(client.getEscrow({ paymentId })).rejects.toThrow(/No such escrow/);
+  });
+
   it("writes an escrow event keyed by its payment on the escrow topic, with the fields the spec names", async () => {
     const paymentId = newId("payment");
     const row = escrowEventRow(

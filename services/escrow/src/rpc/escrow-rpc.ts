@@ -3,7 +3,12 @@ import { actorOfRequest } from "@c402/account-events";
 import { escrowV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import type { ServiceImplementation } from "@c402/rpc";
+import type { EscrowActionName } from "@c402/evm-contracts";
 import type { EscrowAccounts } from "../domain/account-settings";
+import type { EscrowBook } from "../domain/escrow-book";
+import { clockOf } from "../domain/escrow-moves";
+import { nextStep } from "../domain/next-step";
+import type { EscrowRow, EscrowRowState } from "../store/escrow-store";
 import type { ArbiterSource } from "../domain/arbiters";
 import type { EscrowPolicy, EscrowSettings, EscrowSettingsChange } from "../domain/settings";
 import { ESCROW_PRESETS, PRESET_WINDOWS, type EscrowPresetName, type TermsPreset } from "../domain/windows";
@@ -44,7 +49,8 @@ export function settingsMessage(s: EscrowSettings) {
 const presets = () => ESCROW_PRESETS.map((p) => ({ preset: PRESET[p], windows: PRESET_WINDOWS[p] }));
 
 /** Thin handlers: the rules are the domain's (domain/). */
-export function escrowRpc(accounts: EscrowAccounts): ServiceImplementation<typeof escrowV1.EscrowService> {
+export function escrowRpc(accounts: EscrowAccounts, book: EscrowBook, now: () => Date): ServiceImplementation<typeof escrowV1.EscrowService> {
+  const message = (row: EscrowRow) => escrowMessage(row, now());
   return {
     async getEscrowSettings(req) {
       return { settings: settingsMessage(await accounts.get(req.accountId)), presets: presets() };
@@ -106,16 +112,145 @@ export function escrowRpc(accounts: EscrowAccounts): ServiceImplementation<typeo
         },
       };
     },
-    // The escrows themselves (ADR 19) are being built: until then these answer unavailable.
-    deposit: notYet,
-    getEscrow: notYet,
-    listEscrows: notYet,
-    prepareAction: notYet,
-    submitAction: notYet,
-    prepareRuling: notYet,
+    async deposit(req) {
+      const t = req.terms;
+      const a = req.authorization;
+      if (!t || !a || !t.windows) throw new ProblemError("invalid-request", { message: "A deposit needs its terms, windows and authorization.", errors: [] });
+      const r = await book.deposit({
+        paymentId: req.paymentId,
+        accountId: req.accountId,
+        checkoutId: req.checkoutId,
+        network: req.network,
+        testMode: req.testMode,
+        terms: {
+          buyer: t.buyer,
+          seller: t.seller,
+          platform: t.platform,
+          feeTo: t.feeTo,
+          arbiter: t.arbiter,
+          amount: t.amount,
+          platformAmount: t.platformAmount,
+          fee: t.fee,
+          preset: t.preset === escrowV1.EscrowPreset.UNSPECIFIED ? undefined : keyOf(PRESET, t.preset),
+          settleSeconds: t.windows.settleSeconds,
+          holdSeconds: t.windows.holdSeconds,
+          backstopSeconds: t.windows.backstopSeconds,
+          salt: t.salt,
+        },
+        authorization: { validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce, signature: a.signature },
+        ...(req.handoffId !== undefined ? { handoffId: req.handoffId } : {}),
+      });
+      return { escrow: message(r.row), pending: r.pending, replayed: r.replayed };
+    },
+    async getEscrow(req) {
+      return { escrow: message(await book.get(req.paymentId, req.accountId)) };
+    },
+    async listEscrows(req) {
+      const state = req.state === escrowV1.EscrowState.UNSPECIFIED ? undefined : keyOf(STATE, req.state);
+      const page = await book.list(req.accountId, {
+        size: req.pageSize,
+        ...(state ? { state } : {}),
+        ...(req.startingAfter !== undefined ? { startingAfter: req.startingAfter } : {}),
+      });
+      return { escrows: page.rows.map(message), hasMore: page.hasMore };
+    },
+    async prepareAction(req) {
+      const p = await book.prepareAction(req.paymentId, req.checkoutId, ACTION[req.action]);
+      return {
+        escrow: message(p.row),
+        signer: p.signer,
+        typedDataJson: JSON.stringify(p.typedData, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
+        deadline: p.deadline,
+        transaction: unsigned(p.row, "", p.transaction),
+        gasless: true,
+      };
+    },
+    async submitAction(req) {
+      const r = await book.submitAction({
+        paymentId: req.paymentId,
+        checkoutId: req.checkoutId,
+        action: ACTION[req.action],
+        deadline: req.deadline,
+        v: req.v,
+        r: req.r,
+        s: req.s,
+      });
+      return { escrow: message(r.row), pending: r.pending, replayed: r.replayed, ...(r.txHash ? { txHash: r.txHash } : {}) };
+    },
+    async prepareRuling(req) {
+      const p = await book.prepareRuling(req.paymentId, req.accountId, req.toSeller);
+      return { escrow: message(p.row), transaction: unsigned(p.row, p.transaction.from, p.transaction) };
+    },
   };
 }
 
-function notYet(): never {
-  throw new ProblemError("unavailable", "Escrows are not available yet.");
+const ACTION: Record<escrowV1.EscrowAction, EscrowActionName> = {
+  [escrowV1.EscrowAction.UNSPECIFIED]: "hold", // refused by the contract's validation before a handler runs
+  [escrowV1.EscrowAction.HOLD]: "hold",
+  [escrowV1.EscrowAction.APPROVE]: "approve",
+  [escrowV1.EscrowAction.REQUEST_REFUND]: "request-refund",
+  [escrowV1.EscrowAction.CANCEL]: "cancel",
+};
+
+const STATE: Record<Exclude<EscrowRowState, "depositing" | "failed">, escrowV1.EscrowState> = {
+  held: escrowV1.EscrowState.HELD,
+  on_hold: escrowV1.EscrowState.ON_HOLD,
+  escalated: escrowV1.EscrowState.ESCALATED,
+  released: escrowV1.EscrowState.RELEASED,
+  refunded: escrowV1.EscrowState.REFUNDED,
+};
+
+const PRESET_OF_ID = ["instant", "standard", "shipping", "custom"] as const;
+
+function unsigned(row: EscrowRow, from: string, tx: { to: string; data: string }) {
+  return { family: "evm", network: row.network, chainId: BigInt(row.network.split(":")[1] ?? "0"), from, to: tx.to, data: tx.data, value: "0" };
+}
+
+const stamp = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
+
+/** The sentence of what happens next: the rules' for a held escrow, the deposit's progress before. */
+function nextStepOf(row: EscrowRow, now: Date): string {
+  if (row.state === "depositing") return "The deposit is sent and waits for the chain's confirmation.";
+  if (row.state === "failed") return `The deposit failed: ${row.failure_reason ?? "the chain refused it"}. Nothing was charged.`;
+  return nextStep(clockOf(row), now);
+}
+
+export function escrowMessage(row: EscrowRow, now: Date) {
+  const t = row.terms;
+  const state = row.state === "depositing" || row.state === "failed" ? escrowV1.EscrowState.UNSPECIFIED : STATE[row.state];
+  return {
+    paymentId: row.payment_id,
+    checkoutId: row.checkout_id,
+    accountId: row.account_id,
+    network: row.network,
+    contract: row.contract_address,
+    escrowId: row.escrow_id,
+    state,
+    terms: {
+      buyer: t.buyer,
+      seller: t.seller,
+      platform: t.platform,
+      feeTo: t.feeTo,
+      arbiter: t.arbiter,
+      amount: t.amount,
+      platformAmount: t.platformAmount,
+      fee: t.fee,
+      preset: PRESET[PRESET_OF_ID[t.preset] ?? "custom"],
+      windows: { settleSeconds: row.settle_seconds, holdSeconds: row.hold_seconds, backstopSeconds: row.backstop_seconds },
+      salt: t.salt,
+    },
+    testMode: row.test_mode,
+    ...(row.handoff_id !== null ? { handoffId: row.handoff_id } : {}),
+    ...(row.deposit_tx_hash ? { depositTxHash: row.deposit_tx_hash } : {}),
+    ...(row.close_tx_hash ? { closeTxHash: row.close_tx_hash } : {}),
+    createdAt: timestampFromDate(row.created_at),
+    ...(row.deposited_at ? { depositedAt: stamp(row.deposited_at) } : {}),
+    ...(row.on_hold_at ? { onHoldAt: stamp(row.on_hold_at) } : {}),
+    ...(row.escalated_at ? { escalatedAt: stamp(row.escalated_at) } : {}),
+    ...(row.closed_at ? { closedAt: stamp(row.closed_at) } : {}),
+    ...(row.deadline_at ? { deadline: stamp(row.deadline_at) } : {}),
+    nextStep: nextStepOf(row, now),
+    closedBy: row.closed_by ?? "",
+    gasless: true,
+  };
 }

@@ -1,7 +1,15 @@
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 
-/** escrow's schema: account escrow settings, escrows (filled by the deposits of a later slice), and the bus's outbox. */
-export type EscrowDb = Kysely<{ escrow_settings: EscrowSettingsTable; escrows: EscrowsTable }>;
+/** escrow's schema: account escrow settings, escrows and their transactions, the relayer's nonce count, the chain cursor, and the bus's outbox. */
+export type EscrowDb = Kysely<EscrowTables>;
+
+export interface EscrowTables {
+  escrow_settings: EscrowSettingsTable;
+  escrows: EscrowsTable;
+  escrow_transactions: EscrowTransactionsTable;
+  relayer_nonces: RelayerNoncesTable;
+  chain_cursors: ChainCursorsTable;
+}
 
 export interface EscrowSettingsTable {
   account_id: string;
@@ -16,28 +24,99 @@ export interface EscrowSettingsTable {
 
 export type EscrowSettingsRow = Selectable<EscrowSettingsTable>;
 
+/** A state the row may hold: the spec's five, plus `depositing` (recorded, not confirmed) and `failed` (the chain refused the deposit). */
+export type EscrowRowState = "depositing" | "held" | "on_hold" | "escalated" | "released" | "refunded" | "failed";
+
+/** The terms as the buyer signed them (the contract's EscrowTerms; amounts and windows as decimal text). */
+export interface StoredTerms {
+  buyer: string;
+  seller: string;
+  platform: string;
+  feeTo: string;
+  arbiter: string;
+  amount: string;
+  platformAmount: string;
+  fee: string;
+  settleWindow: string;
+  holdWindow: string;
+  backstopWindow: string;
+  preset: number;
+  salt: string;
+}
+
+export interface StoredAuthorization {
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+  signature: string;
+}
+
 export interface EscrowsTable {
   payment_id: string;
   checkout_id: string;
   account_id: string;
   network: string;
   contract_address: string;
+  escrow_id: string;
   payer: string;
+  seller: string;
+  /** Total deposited, USDC atomic units (bigint, read back as text). */
   total: string;
   preset: string;
   settle_seconds: number;
   hold_seconds: number;
   backstop_seconds: number;
   arbiter: string;
-  state: string;
+  terms: StoredTerms;
+  authorization: StoredAuthorization;
+  state: EscrowRowState;
   handoff_id: string | null;
   test_mode: boolean;
-  deposit_tx_hash: string;
-  deposited_at: Date;
+  action_nonce: number;
+  deposit_tx_hash: string | null;
+  close_tx_hash: string | null;
+  closed_by: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  deposited_at: Date | null;
   on_hold_at: Date | null;
   escalated_at: Date | null;
   closed_at: Date | null;
   deadline_at: Date | null;
+  updated_at: Date;
+}
+
+export type EscrowRow = Selectable<EscrowsTable>;
+
+export type TransactionKind = "deposit" | "action" | "release" | "refund";
+export type TransactionStatus = "signed" | "sent" | "confirmed" | "failed";
+
+export interface EscrowTransactionsTable {
+  id: string;
+  payment_id: string;
+  kind: TransactionKind;
+  action: string | null;
+  raw_tx: string;
+  tx_hash: string;
+  nonce: string;
+  status: TransactionStatus;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type EscrowTransactionRow = Selectable<EscrowTransactionsTable>;
+
+interface RelayerNoncesTable {
+  chain_id: string;
+  address: string;
+  next_nonce: string;
+  updated_at: Date;
+}
+
+interface ChainCursorsTable {
+  name: string;
+  block: string;
   updated_at: Date;
 }
 
@@ -60,5 +139,209 @@ export const settingsStore = {
           updated_at: row.updated_at,
         }),
       )
+      .execute(),
+};
+
+/** The states a timed exit or an action can still move. */
+export const OPEN_STATES: readonly EscrowRowState[] = ["held", "on_hold", "escalated"];
+
+export const escrowsStore = {
+  /** Inserts the escrow unless its payment already has one; answers whether it did. */
+  async insert(db: EscrowDb, row: EscrowRow): Promise<boolean> {
+    const inserted = await db
+      .insertInto("escrows")
+      .values({ ...row, terms: JSON.stringify(row.terms) as never, authorization: JSON.stringify(row.authorization) as never })
+      .onConflict((oc) => oc.doNothing())
+      .returning("payment_id")
+      .executeTakeFirst();
+    return inserted !== undefined;
+  },
+
+  find: (db: EscrowDb, paymentId: string) => db.selectFrom("escrows").selectAll().where("payment_id", "=", paymentId).executeTakeFirst(),
+
+  lock: (db: EscrowDb, paymentId: string) => db.selectFrom("escrows").selectAll().where("payment_id", "=", paymentId).forUpdate().executeTakeFirst(),
+
+  /** The live escrow of a contract id, locked for the caller's transaction. */
+  lockByEscrowId: (db: EscrowDb, contract: string, escrowId: string) =>
+    db
+      .selectFrom("escrows")
+      .selectAll()
+      .where("contract_address", "=", contract.toLowerCase())
+      .where("escrow_id", "=", escrowId.toLowerCase())
+      .where("test_mode", "=", false)
+      .forUpdate()
+      .executeTakeFirst(),
+
+  /** Moves an escrow on; `from` guards against a concurrent step (undefined when another got there first). */
+  advance: (db: EscrowDb, paymentId: string, from: readonly EscrowRowState[], set: Partial<EscrowRow>) =>
+    db
+      .updateTable("escrows")
+      .set({ ...set, updated_at: new Date() })
+      .where("payment_id", "=", paymentId)
+      .where("state", "in", [...from])
+      .returningAll()
+      .executeTakeFirst(),
+
+  /** An account's escrows, newest first (created_at, then payment id), after a payment id's escrow. */
+  async page(db: EscrowDb, accountId: string, opts: { state?: EscrowRowState; size: number; startingAfter?: string }) {
+    let q = db.selectFrom("escrows").selectAll().where("account_id", "=", accountId).where("state", "not in", ["depositing", "failed"]);
+    if (opts.state) q = q.where("state", "=", opts.state);
+    if (opts.startingAfter) {
+      const after = await db.selectFrom("escrows").select(["created_at", "payment_id"]).where("payment_id", "=", opts.startingAfter).executeTakeFirst();
+      if (after) q = q.where((eb) => eb(eb.refTuple("created_at", "payment_id"), "<", eb.tuple(after.created_at, after.payment_id)));
+    }
+    const rows = await q
+      .orderBy("created_at", "desc")
+      .orderBy("payment_id", "desc")
+      .limit(opts.size + 1)
+      .execute();
+    return { rows: rows.slice(0, opts.size), hasMore: rows.length > opts.size };
+  },
+
+  /**
+   * Claims open escrows whose timed exit is due by `before` and has no transaction under way, each
+   * locked until the caller's transaction ends and skipped by every other claimer meanwhile
+   * (FOR UPDATE SKIP LOCKED): across replicas, one sweeper acts on each.
+   */
+  claimDue: (db: EscrowDb, testMode: boolean, before: Date, limit: number) =>
+    db
+      .selectFrom("escrows")
+      .selectAll()
+      .where("state", "in", [...OPEN_STATES])
+      .where("test_mode", "=", testMode)
+      .where("deadline_at", "<=", before)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("escrow_transactions as t")
+              .select("t.id")
+              .whereRef("t.payment_id", "=", "escrows.payment_id")
+              .where("t.kind", "in", ["release", "refund"])
+              .where("t.status", "<>", "failed"),
+          ),
+        ),
+      )
+      .orderBy("deadline_at")
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute(),
+};
+
+export const transactionsStore = {
+  find: (db: EscrowDb, id: string) => db.selectFrom("escrow_transactions").selectAll().where("id", "=", id).executeTakeFirst(),
+
+  byHash: (db: EscrowDb, txHash: string) => db.selectFrom("escrow_transactions").selectAll().where("tx_hash", "=", txHash.toLowerCase()).executeTakeFirst(),
+
+  depositOf: (db: EscrowDb, paymentId: string) =>
+    db.selectFrom("escrow_transactions").selectAll().where("payment_id", "=", paymentId).where("kind", "=", "deposit").executeTakeFirst(),
+
+  insert: (db: EscrowDb, row: EscrowTransactionRow) =>
+    db
+      .insertInto("escrow_transactions")
+      .values({ ...row, tx_hash: row.tx_hash.toLowerCase() })
+      .onConflict((oc) => oc.doNothing())
+      .returning("id")
+      .executeTakeFirst(),
+
+  mark: (db: EscrowDb, id: string, from: readonly TransactionStatus[], set: Partial<EscrowTransactionRow>) =>
+    db
+      .updateTable("escrow_transactions")
+      .set({ ...set, updated_at: new Date() })
+      .where("id", "=", id)
+      .where("status", "in", [...from])
+      .returningAll()
+      .executeTakeFirst(),
+
+  /** Transactions recorded or sent and not concluded, untouched since `before` (the sweep resumes them). */
+  unfinished: (db: EscrowDb, before: Date, limit: number) =>
+    db
+      .selectFrom("escrow_transactions")
+      .selectAll()
+      .where("status", "in", ["signed", "sent"])
+      .where("updated_at", "<=", before)
+      .orderBy("updated_at")
+      .limit(limit)
+      .execute(),
+};
+
+/** A signing key's shared nonce count (ADR 11): what `@c402/evm-sender`'s NonceReservation hands over. */
+export interface NonceKey {
+  chainId: number;
+  address: string;
+  behind: boolean;
+  chainCount: () => Promise<number>;
+}
+
+class NothingRecorded extends Error {}
+
+/**
+ * Signs with the key's next nonce under the count row's lock and records what was signed in the
+ * same transaction, counting the nonce only in that commit (ADR 11, as payments counts its
+ * facilitator key's): every replica of escrow signs with the one relayer key.
+ */
+export async function recordSigned<T, S>(
+  db: EscrowDb,
+  key: NonceKey,
+  sign: (nonce: number) => Promise<S>,
+  record: (trx: EscrowDb, signed: S, nonce: number) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const where = { chain_id: String(key.chainId), address: key.address.toLowerCase() };
+  const counted = await db
+    .selectFrom("relayer_nonces")
+    .select("next_nonce")
+    .where("chain_id", "=", where.chain_id)
+    .where("address", "=", where.address)
+    .executeTakeFirst();
+  // Asked outside the lock: the chain's count is a floor, and a count already kept may be higher.
+  const floor = !counted || key.behind ? await key.chainCount() : undefined;
+  // Inside a caller's transaction (the sweeper's claim), the count is locked and counted in its commit.
+  const inTransaction = <R>(work: (trx: EscrowDb) => Promise<R>) => (db.isTransaction ? work(db) : db.transaction().execute(work));
+  try {
+    return await inTransaction(async (trx) => {
+      if (floor !== undefined) {
+        await trx
+          .insertInto("relayer_nonces")
+          .values({ ...where, next_nonce: String(floor), updated_at: new Date() })
+          .onConflict((oc) =>
+            oc.columns(["chain_id", "address"]).doUpdateSet({ next_nonce: sql<string>`greatest(relayer_nonces.next_nonce, excluded.next_nonce)` }),
+          )
+          .execute();
+      }
+      const row = await trx
+        .selectFrom("relayer_nonces")
+        .select("next_nonce")
+        .where("chain_id", "=", where.chain_id)
+        .where("address", "=", where.address)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      const nonce = Number(row.next_nonce);
+      const signed = await sign(nonce);
+      const recorded = await record(trx, signed, nonce);
+      if (recorded === undefined) throw new NothingRecorded();
+      await trx
+        .updateTable("relayer_nonces")
+        .set({ next_nonce: String(nonce + 1), updated_at: new Date() })
+        .where("chain_id", "=", where.chain_id)
+        .where("address", "=", where.address)
+        .execute();
+      return recorded;
+    });
+  } catch (err) {
+    if (err instanceof NothingRecorded) return undefined;
+    throw err;
+  }
+}
+
+export const cursorStore = {
+  get: async (db: EscrowDb, name: string) => {
+    const row = await db.selectFrom("chain_cursors").select("block").where("name", "=", name).executeTakeFirst();
+    return row ? BigInt(row.block) : undefined;
+  },
+  set: (db: EscrowDb, name: string, block: bigint) =>
+    db
+      .insertInto("chain_cursors")
+      .values({ name, block: block.toString(), updated_at: new Date() })
+      .onConflict((oc) => oc.column("name").doUpdateSet({ block: block.toString(), updated_at: new Date() }))
       .execute(),
 };
