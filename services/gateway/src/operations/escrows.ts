@@ -3,7 +3,7 @@ import { invalid, ProblemError, type FieldError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { ensureScope, type Credential } from "../http/auth";
 import type { GatewayDeps } from "../http/deps";
-import { pageOf, pageRequestOf, type PageAfter } from "../http/pagination";
+import { pageOf, pageRequestOf, type PageAfter, type PageRequest } from "../http/pagination";
 import { validateBody } from "../http/validate";
 import {
   ESCROW_ACTIONS,
@@ -36,14 +36,14 @@ export class EscrowOperations {
       errors.push({ field: "status", reason: `must be one of ${Object.keys(ESCROW_LIST_STATES).join(", ")}` });
     }
     const { status: _status, ...paging } = query;
-    let page;
+    let page: PageRequest | undefined;
     try {
       page = pageRequestOf(paging);
     } catch (err) {
-      if (!errors.length) throw err;
-      page = { limit: 1 };
+      if (!(err instanceof ProblemError) || !err.errors) throw err;
+      errors.push(...err.errors);
     }
-    if (errors.length) throw invalid(errors, "Invalid escrow list parameters.");
+    if (errors.length || !page) throw invalid(errors, "Invalid escrow list parameters.");
     const r = await this.deps.clients.escrow.listEscrows({
       accountId: cred.accountId,
       state: status === undefined ? 0 : ESCROW_LIST_STATES[status as keyof typeof ESCROW_LIST_STATES],
