@@ -5,7 +5,7 @@ import { EmbeddedPostgres, migrate } from "@c402/db";
 import { newId } from "@c402/ids";
 import { escrowDepositTypedData, escrowId, escrowTotal, ZERO_ADDRESS, type EscrowTerms } from "@c402/evm-contracts";
 import { ProblemError } from "@c402/problems";
-import { encodeHeader, EVM_NETWORKS, randomNonce, type PaymentRequirements } from "@c402/x402";
+import { encodeHeader, EVM_NETWORKS, preparedEscrowDeposit, randomNonce, type PaymentRequirements } from "@c402/x402";
 import type { Kysely } from "kysely";
 import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -203,9 +203,12 @@ describe("payments: escrow sales (EscrowSettlement, ADR 19)", () => {
     const r = (await payments.quote(c.id, "live")).accepts[0] as PaymentRequirements;
     // $1.00: cut 5% = 50000, fee 1% + $0.02 = 30000.
     expect(r.amount).toBe("1030000");
-    const { prepared } = await pay(c, "live");
-    const terms = termsOf(c, buyer.address, prepared.salt as Hex, { amount: 950_000n, platformAmount: 50_000n, platform: PLATFORM });
-    expect(escrowTotal({ ...terms, fee: 30_000n })).toBe(1_030_000n);
+    const { header, prepared } = await pay(c, "live", {});
+    const terms = { ...termsOf(c, buyer.address, prepared.salt as Hex, { amount: 950_000n, platformAmount: 50_000n, platform: PLATFORM }), fee: 30_000n };
+    expect(escrowTotal(terms)).toBe(1_030_000n);
+    // The deposit's terms carry the same split (the payload here was signed over other terms: refused, nothing asked).
+    expect((await rejection(payments.submit(c.id, "live", header))).reason).toBe("invalid_exact_evm_signature");
+    expect(prepared.authorization?.nonce).toBe(escrowId(terms, LIVE.chainId, CONTRACT));
   });
 
   it("lists only escrow requirements for an escrow checkout, and none for a plain one", async () => {
@@ -233,6 +236,15 @@ describe("payments: escrow sales (EscrowSettlement, ADR 19)", () => {
       validBefore: BigInt(a.validBefore),
       nonce: escrowId(terms, LIVE.chainId, CONTRACT),
     });
+    // What the gateway's prepare answer shows a wallet (@c402/x402) is the contract package's typed data.
+    const shown = preparedEscrowDeposit(first.prepared.requirement, a, `https://pay.example/e/${c.id}`, first.prepared.salt as string);
+    expect(shown.typedData.primaryType).toBe(first.typed.primaryType);
+    expect(shown.typedData.domain).toEqual(first.typed.domain);
+    expect(shown.typedData.types.ReceiveWithAuthorization).toEqual(first.typed.types.ReceiveWithAuthorization);
+    expect(Object.fromEntries(Object.entries(shown.typedData.message).map(([k, v]) => [k, String(v)]))).toEqual(
+      Object.fromEntries(Object.entries(first.typed.message).map(([k, v]) => [k, String(v)])),
+    );
+    expect(shown.payloadStub.payload.salt).toBe(first.prepared.salt);
     expect(a.to).toBe(CONTRACT);
     expect(a.value).toBe("10120000");
     expect(a.nonce).toBe(escrowId(terms, LIVE.chainId, CONTRACT));

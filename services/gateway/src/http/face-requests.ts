@@ -14,6 +14,13 @@ export function checkoutIdOf(req: Request): string {
   return id;
 }
 
+/** The escrow checkout an /e/ path names; 404 for anything but an esc_ id (an ordinary checkout lives under /c/ only). */
+export function escrowIdOf(req: Request): string {
+  const id = String(req.params.id);
+  if (!isId("escrowCheckout", id)) throw new ProblemError("not-found", "No such escrow checkout.");
+  return id;
+}
+
 /** The gated article a /x/ path names; 404 for anything but a cnt_ id (an ordinary checkout lives under /c/ only). */
 export function articleIdOf(req: Request): string {
   const id = String(req.params.id);

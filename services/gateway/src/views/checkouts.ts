@@ -9,8 +9,15 @@ import { isoOrNull, jsonOrNull } from "./values";
 
 /** The faces of a checkout: /c/{id} for an ordinary one, /x/{id} for a gated article (separate namespaces). */
 export function faceUrls(baseUrl: string, checkoutId: string) {
-  const url = `${baseUrl}/${isId("contentCheckout", checkoutId) ? "x" : "c"}/${checkoutId}`;
+  const url = `${baseUrl}/${facePrefixOf(checkoutId)}/${checkoutId}`;
   return { url, test_url: `${url}/test` };
+}
+
+/** Where a checkout's faces live: a gated article's under /x/, an escrow checkout's under /e/, every other under /c/. */
+function facePrefixOf(checkoutId: string): "x" | "e" | "c" {
+  if (isId("contentCheckout", checkoutId)) return "x";
+  if (isId("escrowCheckout", checkoutId)) return "e";
+  return "c";
 }
 
 /** The URL of one face of a checkout. */
