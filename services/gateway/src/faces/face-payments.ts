@@ -103,7 +103,7 @@ export class FacePayments {
       r.status === paymentsV1.PaymentStatus.PENDING ? undefined : this.checkouts.take(id, held, { revision: r.checkoutRevision, value: r.checkout });
     if (checkout && r.status === paymentsV1.PaymentStatus.HELD) return this.heldAnswer(r, checkout, face, headers);
     const settled = checkout && { checkout, goods: goodsOf(checkout), receipt: answered(r.receipt, "receipt") };
-    if (!settled) return { status: 202, headers, body: pendingPaymentView(r, settings.baseUrl) };
+    if (!settled) return { status: 202, headers, body: pendingPaymentView(r, settings.baseUrl, id) };
     if (!r.redelivered) this.unpaid.sold(id, settled.goods);
     const content = declarationOf(settled.checkout);
     // A gated article's purchase also answers its pass (spec: pay adds grant, grant_scope, grant_expires_in).

@@ -1,4 +1,5 @@
 import { authorizationFromMessage, fulfillmentV1, requirementFromMessage, type paymentsV1 } from "@c402/contracts";
+import { isId } from "@c402/ids";
 import { answered } from "@c402/rpc";
 import { preparedEscrowDeposit, preparedPayment } from "@c402/x402";
 import type { Goods } from "../faces/answers";
@@ -98,17 +99,24 @@ export function reportHelp(baseUrl: string, checkoutId: string, receiptId?: stri
   };
 }
 
-/** A payment broadcast but not yet confirmed (202): never a fresh 402 that would invite a second payment. */
-export function pendingPaymentView(r: paymentsV1.SubmitPaymentResponse, baseUrl: string) {
+/**
+ * A payment broadcast but not yet confirmed (202): never a fresh 402 that
+ * would invite a second payment. An escrow deposit's is followed at its
+ * status URL (it has no receipt until released).
+ */
+export function pendingPaymentView(r: paymentsV1.SubmitPaymentResponse, baseUrl: string, checkoutId: string) {
   const url = receiptUrl(baseUrl, r.paymentId);
+  const escrow = isId("escrowCheckout", checkoutId);
+  const poll = escrow ? escrowStatusUrl(baseUrl, checkoutId, r.paymentId) : url;
   return {
     status: "pending",
     payment_id: r.paymentId,
     tx_hash: r.txHash || null,
     receipt_url: url,
-    poll: url,
-    message:
-      "The payment was submitted on-chain and is not confirmed yet. Do not pay again: poll receipt_url (or present the same payment again) for the goods and the receipt.",
+    poll,
+    message: escrow
+      ? "The deposit was submitted on-chain and is not confirmed yet. Do not pay again: poll the escrow's status at poll (or present the same payment again) for the goods."
+      : "The payment was submitted on-chain and is not confirmed yet. Do not pay again: poll receipt_url (or present the same payment again) for the goods and the receipt.",
   };
 }
 

@@ -121,6 +121,35 @@ describe("escrow faces (/e/{id})", () => {
     }
   });
 
+  it("answers a deposit not confirmed yet with 202 and the escrow's status URL to poll, never a fresh 402", async () => {
+    const { fakes } = recorded({
+      payments: {
+        submitPayment: async () =>
+          create(paymentsV1.SubmitPaymentResponseSchema, {
+            settleResponse: settleResponseMessage({
+              success: false,
+              errorReason: "settlement_pending",
+              transaction: TX_HASH,
+              network: REQUIREMENT.network,
+              payer: PAYER,
+            }),
+            status: paymentsV1.PaymentStatus.PENDING,
+            paymentId: PAYMENT_ID,
+            txHash: TX_HASH,
+          }),
+      },
+    });
+    const { url } = await serve.app(fakes);
+    const header = encodeHeader({
+      x402Version: 2,
+      accepted: REQUIREMENT,
+      payload: { signature: `0x${"11".repeat(65)}`, authorization: AUTHORIZATION, salt: SALT },
+    });
+    const res = await post(`${url}/e/${ESCROW_ID}/pay`, {}, { "payment-signature": header });
+    expect(res.status).toBe(202);
+    expect(await bodyOf(res)).toMatchObject({ status: "pending", payment_id: PAYMENT_ID, poll: `${BASE_URL}/e/${ESCROW_ID}/status?payment_id=${PAYMENT_ID}` });
+  });
+
   it("answers the escrow's status with its next step; 404 for an escrow of another checkout; 422 without a payment id", async () => {
     const { fakes, of } = escrowFakes();
     const { url } = await serve.app(fakes);
