@@ -15,6 +15,7 @@ import type { EscrowNetwork } from "../src/domain/escrow-sale";
 import { Payments } from "../src/domain/payments";
 import { REHEARSAL_DOMAIN, REHEARSAL_NETWORK, type CheckoutForPayment } from "../src/domain/requirements";
 import { EscrowSettlement, type DepositAnswer, type DepositCall } from "../src/domain/settlement/escrow";
+import { PaidOnDelivery, type DeliveryRecord, type OriginDelivery } from "../src/domain/settlement/paid-on-delivery";
 import { RehearsalSettlement } from "../src/domain/settlement/rehearsal";
 import type { PaymentsDb } from "../src/store/payments-store";
 import { settledEventOf } from "./support/settled-event";
@@ -41,6 +42,34 @@ const rehearsalNetwork: EscrowNetwork = {
   token: { address: getAddress(REHEARSAL.usdc), ...REHEARSAL_DOMAIN },
   feeTo: FEE_WALLET,
 };
+
+/** A relay checkout's origin as fulfillment calls it: charged or not as the test sets, each answer recorded under its payment. */
+class FakeOrigin implements OriginDelivery {
+  charged = true;
+  delivered = new Map<string, DeliveryRecord>();
+  /** Deposits already asked when the origin was called: it must be called before any money moves. */
+  depositsAtCall: number[] = [];
+  constructor(private readonly deposits: FakeDeposits) {}
+  async deliver(req: { paymentId: string }): Promise<DeliveryRecord> {
+    this.depositsAtCall.push(this.deposits.calls.length);
+    const record: DeliveryRecord = {
+      outcome: this.charged ? "delivered" : "origin_failed",
+      charged: this.charged,
+      status: this.charged ? 200 : 502,
+      contentType: "application/json",
+      body: Buffer.from(JSON.stringify({ tracking: "1Z999" })),
+      latencyMs: 5,
+      bytes: 20,
+      reason: this.charged ? "" : "origin_error",
+    };
+    if (this.charged) this.delivered.set(req.paymentId, record);
+    return record;
+  }
+  async conclude(paymentId: string) {
+    return this.delivered.get(paymentId);
+  }
+  async check() {}
+}
 
 /** The escrow service's Deposit as a test double: records every call, answers what the test sets. */
 class FakeDeposits {
@@ -86,6 +115,7 @@ describe("payments: escrow sales (EscrowSettlement, ADR 19)", () => {
   let payments: Payments;
   let skewMs = 0;
   const deposits = new FakeDeposits();
+  const origin = new FakeOrigin(deposits);
   const buyer = privateKeyToAccount(generatePrivateKey());
 
   beforeAll(async () => {
@@ -94,7 +124,8 @@ describe("payments: escrow sales (EscrowSettlement, ADR 19)", () => {
     await migrate(database, paymentsMigrations);
     db = database.db as PaymentsDb;
     const now = () => new Date(Date.now() + skewMs);
-    const common = { db, subjectSecret: "test-secret", now, deposits };
+    const paidOnDelivery = new PaidOnDelivery({ db, delivery: origin, settleTimeoutMs: 15_000, now });
+    const common = { db, subjectSecret: "test-secret", now, deposits, paidOnDelivery };
     payments = new Payments({
       db,
       checkouts: async (id) => {
@@ -331,6 +362,30 @@ describe("payments: escrow sales (EscrowSettlement, ADR 19)", () => {
     const again = await payments.submit(c.id, "live", header);
     expect(again).toMatchObject({ status: "held", redelivered: true });
     expect(deposits.calls.map((d) => d.paymentId)).toEqual([again.receipt.id, again.receipt.id]);
+  });
+
+  it("calls a relay checkout's origin before anything moves: a charged answer is deposited and held with it; an uncharged one deposits nothing", async () => {
+    const relay = { url: "https://origin.example/lamp", method: "GET", oneOffCredential: false, testDeliveryDailyCap: 25 };
+    const c = addCheckout({ relay });
+    const { header } = await pay(c, "live");
+    const r = await payments.submit(c.id, "live", header, { params: { size: "large" } });
+    expect(r).toMatchObject({ status: "held", receipt: { fulfillment: "relay", status: "held" }, delivery: { charged: true, status: 200 } });
+    expect(origin.depositsAtCall.at(-1)).toBe(0);
+    expect(deposits.calls).toHaveLength(1);
+    // Presented again: the recorded answer, the origin not called again, nothing deposited again.
+    const again = await payments.submit(c.id, "live", header);
+    expect(again).toMatchObject({ status: "held", redelivered: true, delivery: { charged: true } });
+    expect(origin.depositsAtCall).toHaveLength(1);
+    expect(deposits.calls).toHaveLength(1);
+
+    origin.charged = false;
+    const rows = await rowCount();
+    const { header: second } = await pay(c, "live");
+    expect((await rejection(payments.submit(c.id, "live", second))).slug).toBe("upstream-failed");
+    expect(deposits.calls).toHaveLength(1);
+    // The claim is released: nothing is owed, the same payment may be presented again.
+    expect(await rowCount()).toBe(rows);
+    origin.charged = true;
   });
 
   it("rehearses at the test face: a test escrow (test_mode true), signed under the rehearsal domain, never the live one", async () => {
