@@ -212,7 +212,15 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     const feeWallet = settings.feeWallet ?? settings.liveChains[0]?.feeWallet;
     if (feeWallet === undefined || !isAddress(feeWallet))
       throw new Error("ESCROW_CONTRACT_ADDRESS is set; also set FEE_WALLET_ADDRESS (the escrow fee's wallet)");
-    const common = { db, subjectSecret: settings.subjectSecret, now, deposits: escrowDeposits(client), paidOnDelivery };
+    const common = {
+      db,
+      subjectSecret: settings.subjectSecret,
+      now,
+      deposits: escrowDeposits(client),
+      paidOnDelivery,
+      checkouts,
+      onSweepError: (err: unknown, paymentId: string) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume an escrow deposit"),
+    };
     const rehearsalNetwork = EVM_NETWORKS[REHEARSAL_NETWORK];
     const rehearsed = new EscrowSettlement({
       ...common,

@@ -17,7 +17,7 @@ import { REHEARSAL_DOMAIN, REHEARSAL_NETWORK, type CheckoutForPayment } from "..
 import { EscrowSettlement, type DepositAnswer, type DepositCall } from "../src/domain/settlement/escrow";
 import { PaidOnDelivery, type DeliveryRecord, type OriginDelivery } from "../src/domain/settlement/paid-on-delivery";
 import { RehearsalSettlement } from "../src/domain/settlement/rehearsal";
-import type { PaymentsDb } from "../src/store/payments-store";
+import { paymentsStore as store, type PaymentsDb } from "../src/store/payments-store";
 import { settledEventOf } from "./support/settled-event";
 
 const SELLER = getAddress("0x2222222222222222222222222222222222222222");
@@ -71,12 +71,13 @@ class FakeOrigin implements OriginDelivery {
   async check() {}
 }
 
-/** The escrow service's Deposit as a test double: records every call, answers what the test sets. */
+/** The escrow service's Deposit as a test double: records every call, answers what the test sets (or fails, as an unreachable service). */
 class FakeDeposits {
   calls: DepositCall[] = [];
-  answer: DepositAnswer = { outcome: "held", replayed: false, txHash: `0x${"ab".repeat(32)}` };
+  answer: DepositAnswer | Error = { outcome: "held", replayed: false, txHash: `0x${"ab".repeat(32)}` };
   async deposit(call: DepositCall): Promise<DepositAnswer> {
     this.calls.push(call);
+    if (this.answer instanceof Error) throw this.answer;
     return this.answer;
   }
 }
@@ -125,14 +126,15 @@ describe("payments: escrow sales (EscrowSettlement, ADR 19)", () => {
     db = database.db as PaymentsDb;
     const now = () => new Date(Date.now() + skewMs);
     const paidOnDelivery = new PaidOnDelivery({ db, delivery: origin, settleTimeoutMs: 15_000, now });
-    const common = { db, subjectSecret: "test-secret", now, deposits, paidOnDelivery };
+    const checkoutOf = async (id: string) => {
+      const c = checkouts.get(id);
+      if (!c) throw new ProblemError("not-found", "No such checkout.");
+      return c;
+    };
+    const common = { db, subjectSecret: "test-secret", now, deposits, paidOnDelivery, checkouts: checkoutOf };
     payments = new Payments({
       db,
-      checkouts: async (id) => {
-        const c = checkouts.get(id);
-        if (!c) throw new ProblemError("not-found", "No such checkout.");
-        return c;
-      },
+      checkouts: checkoutOf,
       settlements: [
         new RehearsalSettlement({ db, subjectSecret: "test-secret", onCommitted: () => {}, now }),
         new EscrowSettlement({ ...common, testMode: true, network: rehearsalNetwork }),
@@ -386,6 +388,28 @@ describe("payments: escrow sales (EscrowSettlement, ADR 19)", () => {
     // The claim is released: nothing is owed, the same payment may be presented again.
     expect(await rowCount()).toBe(rows);
     origin.charged = true;
+  });
+
+  it("resumes a deposit whose escrow service did not answer: the payment presented again, or the sweep once quiet, asks again", async () => {
+    const c = addCheckout();
+    deposits.answer = new ProblemError("unavailable", "A dependency of this service did not answer in time.");
+    const { header } = await pay(c, "live");
+    expect((await rejection(payments.submit(c.id, "live", header))).slug).toBe("unavailable");
+    const paymentId = deposits.calls[0]?.paymentId as string;
+    expect((await db.selectFrom("payments").select("status").where("id", "=", paymentId).executeTakeFirstOrThrow()).status).toBe("claimed");
+    // A rail's own sweep (LiveEvmSettlement's, on the same network) never sees it: it would try to settle it itself.
+    const later = new Date(Date.now() + 3_600_000);
+    expect((await store.unfinished(db, false, later, 100, ["eip155:8453"], "plain")).map((r) => r.id)).not.toContain(paymentId);
+    expect((await store.unfinished(db, false, later, 100, ["eip155:8453"], "escrow")).map((r) => r.id)).toContain(paymentId);
+    deposits.answer = { outcome: "held", replayed: true };
+    // Not quiet yet: the sweep leaves it to the request that may still be asking.
+    await payments.sweep();
+    expect(deposits.calls).toHaveLength(1);
+    skewMs = 60_000;
+    await payments.sweep();
+    expect(deposits.calls.map((d) => d.paymentId)).toEqual([paymentId, paymentId]);
+    expect(deposits.calls[1]?.terms).toEqual(deposits.calls[0]?.terms);
+    expect((await db.selectFrom("payments").select("status").where("id", "=", paymentId).executeTakeFirstOrThrow()).status).toBe("held");
   });
 
   it("rehearses at the test face: a test escrow (test_mode true), signed under the rehearsal domain, never the live one", async () => {

@@ -403,13 +403,15 @@ export const paymentsStore = {
 
   /** Payments of one kind (live or rehearsal) left unfinished (a crash, a timeout) and quiet for a while. */
   /** Unfinished payments quiet since `quietSince`, oldest first; of `networks` only when given (each live rail sweeps its own). */
-  unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number, networks?: readonly string[]) =>
+  unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number, networks?: readonly string[], sales: "escrow" | "plain" | "all" = "all") =>
     db
       .selectFrom("payments")
       .selectAll()
       .where("status", "in", ["claimed", "delivered", "settling"])
       .where("test_mode", "=", testMode)
       .$if(networks !== undefined, (q) => q.where("network", "in", networks as string[]))
+      // An escrow sale (esc_ checkout) is deposited by the escrow service, never settled by a rail's own transaction.
+      .$if(sales !== "all", (q) => q.where("checkout_id", sales === "escrow" ? "like" : "not like", "esc\\_%"))
       .where("updated_at", "<", quietSince)
       .orderBy("updated_at")
       .limit(limit)

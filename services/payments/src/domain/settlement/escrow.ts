@@ -42,6 +42,9 @@ export interface EscrowSettlementOptions {
   deposits: EscrowDeposits;
   /** The delivery step of relay sales (absent: relay escrow checkouts cannot be paid here). */
   paidOnDelivery?: PaidOnDelivery;
+  /** Where the sweep reads a deposit's checkout again (its frozen terms); absent: unfinished deposits wait for their payment presented again. */
+  checkouts?: (checkoutId: string) => Promise<CheckoutForPayment>;
+  onSweepError?: (err: unknown, paymentId: string) => void;
 }
 
 /** The saga states a deposit may still be asked from (a relay sale's only once delivered). */
@@ -168,9 +171,31 @@ export class EscrowSettlement implements Settlement {
     return withDelivery(await this.deposit(row, verified.terms, false), delivery);
   }
 
-  /** Rows a crash left claimed are resumed when their payment is presented again, and the escrow's events settle them (the escrow service holds the truth). */
-  async sweep(): Promise<number> {
-    return 0;
+  /**
+   * Resumes deposits a crash or a lost answer left unfinished, once quiet: a
+   * relay sale whose buyer can no longer be answered is released (ADR 9:
+   * nothing was deposited for it); any other is asked of the escrow service
+   * again (Deposit is keyed by the payment id: never a second escrow), its
+   * terms rebuilt from the checkout. The escrow's events settle the rest.
+   */
+  async sweep(quietMs = 30_000, limit = 50): Promise<number> {
+    const { db, now, testMode, network, checkouts } = this.opts;
+    const rows = await store.unfinished(db, testMode, new Date(now().getTime() - quietMs), limit, [network.network], "escrow");
+    for (const row of rows) {
+      try {
+        if (row.fulfillment === "relay" || row.fulfillment === "mcp") {
+          if (row.status !== "settling" && (await this.opts.paidOnDelivery?.releaseIfUnanswered(row))) continue;
+          // A delivered relay sale still inside its buyer's wait is that request's to deposit.
+          if (row.status !== "settling") continue;
+        }
+        if (!checkouts) continue;
+        const terms = depositTermsOf(await checkouts(row.checkout_id), network, row.payer, String(row.authorization.salt) as Hex);
+        await this.deposit(row, terms, false);
+      } catch (err) {
+        this.opts.onSweepError?.(err, row.id);
+      }
+    }
+    return rows.length;
   }
 
   private keyOf(payload: PaymentPayload, requirement: PaymentRequirements) {

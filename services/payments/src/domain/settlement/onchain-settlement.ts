@@ -253,7 +253,8 @@ export abstract class OnchainSettlement<Chain> implements Pick<Settlement, "kind
    * (ADR 9): nothing is ever sent for it but by that request.
    */
   async sweep(quietMs = 30_000, limit = 50): Promise<number> {
-    const rows = await store.unfinished(this.db, false, new Date(this.saga.now().getTime() - quietMs), limit, this.networks());
+    // Escrow sales on the same network are the EscrowSettlement's to resume: a rail would try to settle them itself.
+    const rows = await store.unfinished(this.db, false, new Date(this.saga.now().getTime() - quietMs), limit, this.networks(), "plain");
     for (const row of rows) {
       try {
         if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {
