@@ -70,28 +70,57 @@ function domainOf(requirement: PaymentRequirements): Eip712Domain {
 }
 
 /**
+ * The EIP-712 typed data a buyer signs for an `escrow` deposit (ADR 19):
+ * USDC's ReceiveWithAuthorization to the escrow contract (only it may execute
+ * it), whose nonce the service set to the escrow id of the deposit's terms.
+ */
+export function receiveWithAuthorizationTypedData(requirement: PaymentRequirements, authorization: ExactEvmAuthorization) {
+  return {
+    ...transferWithAuthorizationTypedData(requirement, authorization),
+    types: RECEIVE_WITH_AUTHORIZATION_TYPES,
+    primaryType: "ReceiveWithAuthorization" as const,
+  };
+}
+
+/**
  * What a buyer without an x402 client needs to pay (the prepare step): the
  * EIP-712 typed data to sign, with its EIP712Domain type as eth_signTypedData_v4
  * wallets want it, and the v2 payload with the signature left empty.
  */
 export function preparedPayment(requirement: PaymentRequirements, authorization: ExactEvmAuthorization, resourceUrl: string) {
-  const typed = transferWithAuthorizationTypedData(requirement, authorization);
   return {
-    typedData: {
-      types: {
-        EIP712Domain: [
-          { name: "name", type: "string" },
-          { name: "version", type: "string" },
-          { name: "chainId", type: "uint256" },
-          { name: "verifyingContract", type: "address" },
-        ],
-        ...TRANSFER_WITH_AUTHORIZATION_TYPES,
-      },
-      primaryType: typed.primaryType,
-      domain: typed.domain,
-      message: typed.message,
-    },
+    typedData: forWallets(transferWithAuthorizationTypedData(requirement, authorization)),
     payloadStub: { x402Version: 2 as const, resource: { url: resourceUrl }, accepted: requirement, payload: { signature: "", authorization } },
+  };
+}
+
+/**
+ * The prepare step of an `escrow` deposit (ADR 19), as preparedPayment's:
+ * the ReceiveWithAuthorization to sign, and the payload, which brings back
+ * the terms' `salt` the prepare answer gave.
+ */
+export function preparedEscrowDeposit(requirement: PaymentRequirements, authorization: ExactEvmAuthorization, resourceUrl: string, salt: string) {
+  return {
+    typedData: forWallets(receiveWithAuthorizationTypedData(requirement, authorization)),
+    payloadStub: { x402Version: 2 as const, resource: { url: resourceUrl }, accepted: requirement, payload: { signature: "", authorization, salt } },
+  };
+}
+
+/** Typed data with its EIP712Domain type, as eth_signTypedData_v4 wallets want it. */
+function forWallets<T extends { types: object; primaryType: string; domain: Eip712Domain; message: object }>(typed: T) {
+  return {
+    types: {
+      EIP712Domain: [
+        { name: "name", type: "string" },
+        { name: "version", type: "string" },
+        { name: "chainId", type: "uint256" },
+        { name: "verifyingContract", type: "address" },
+      ],
+      ...(typed.types as T["types"]),
+    },
+    primaryType: typed.primaryType as T["primaryType"],
+    domain: typed.domain,
+    message: typed.message as T["message"],
   };
 }
 

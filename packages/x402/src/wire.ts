@@ -55,6 +55,12 @@ export interface ExactEvmAuthorization {
 export interface ExactEvmPayload {
   signature: string;
   authorization: ExactEvmAuthorization;
+  /**
+   * An `escrow` payment's terms salt (0x and 64 hex digits), as the service's
+   * prepare answer gave it: with the checkout and the payer it rebuilds the
+   * terms whose escrow id the authorization's nonce is. Absent in `exact`.
+   */
+  salt?: string;
 }
 
 /** An `exact` SVM payload: a transaction the payer signed, with the facilitator's fee-payer slot left for it (x402-interop §3). */
@@ -245,7 +251,11 @@ function parseEvmPayload(payload: Record<string, unknown>): ExactEvmPayload {
     }
     authorization[key] = v;
   }
-  return { signature, authorization: authorization as unknown as ExactEvmAuthorization };
+  const salt = payload.salt;
+  if (salt !== undefined && (typeof salt !== "string" || !NONCE.test(salt))) {
+    throw new PaymentHeaderError("invalid_payload", "payload.salt must be 0x and 64 hex digits.");
+  }
+  return { signature, authorization: authorization as unknown as ExactEvmAuthorization, ...(salt !== undefined ? { salt } : {}) };
 }
 
 /** Standard base64 of at most maxBytes (Solana's or Stellar's bound): what the transaction holds is the rail's to check. */

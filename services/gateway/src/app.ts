@@ -22,6 +22,7 @@ import { ledgerRoutes } from "./http/routes/ledger";
 import { analyticsRoutes } from "./http/routes/analytics";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
+import { escrowStatusRoutes } from "./http/routes/escrow-status";
 import { keyRoutes } from "./http/routes/keys";
 import { mcpToolRoutes } from "./http/routes/mcp-tools";
 import { originKeyRoutes } from "./http/routes/origin-keys";
@@ -140,6 +141,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(analyticsRoutes(deps));
   app.use(contentRoutes(deps, unpaid, payments, embedOrigins, content));
   app.use(handoffRoutes(deps));
+  app.use(escrowStatusRoutes(deps));
   app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));
   app.use(receiptRoutes(deps, embedOrigins));

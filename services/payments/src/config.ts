@@ -3,6 +3,14 @@ import { env } from "@c402/config";
 export const paymentsConfigSpec = {
   catalogAddress: env.string("CATALOG_GRPC_ADDRESS", "host:port of the catalog service"),
   fulfillmentAddress: env.string("FULFILLMENT_GRPC_ADDRESS", "host:port of the fulfillment service (calls relay checkouts' origins)"),
+  escrowAddress: env.optionalString(
+    "ESCROW_GRPC_ADDRESS",
+    "host:port of the escrow service, which deposits escrow sales (unset: escrow checkouts' faces answer 503)",
+  ),
+  escrowContractAddress: env.optionalString(
+    "ESCROW_CONTRACT_ADDRESS",
+    "the C402Escrow contract on the live EVM network: escrow deposits' payTo and their terms' EIP-712 verifying contract (rehearsals sign under the same address on the testnet's rehearsal domain)",
+  ),
   subjectSecret: env.string("SUBJECT_SECRET", "key of the buyer pseudonym (subject) HMAC", { secret: true }),
   evmNetwork: env.optionalString("EVM_NETWORK", "CAIP-2 id of the live EVM network, e.g. eip155:8453 (unset: the live face answers 503)"),
   // RPC URLs often carry an API key.

@@ -1,9 +1,11 @@
-import { catalogV1, fulfillmentV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
+import { catalogV1, escrowV1, fulfillmentV1, healthV1, paymentsV1, TOPICS } from "@c402/contracts";
 import { migrate } from "@c402/db";
 import { defaultOf } from "@c402/config";
 import type { ServiceClient } from "@c402/rpc";
 import { FEE_RULE_ID } from "@c402/evm-contracts";
 import { EvmChain, ZERO_ADDRESS } from "@c402/evm-chain";
+import type { Subscription } from "@c402/bus";
+import { EVM_NETWORKS } from "@c402/x402";
 import { healthService, serviceOutboxRelay, startPeriodic, type PeriodicTask, type ServiceDeps, type ServiceModule } from "@c402/runtime";
 import { getAddress, isAddress } from "viem";
 import { SvmChain } from "@c402/svm-chain";
@@ -11,8 +13,11 @@ import { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings, type S
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
 import { PayoutAccounts } from "./domain/payout-accounts";
-import { priceOf, splitPartiesOf, type SplitParties } from "./domain/requirements";
+import { priceOf, REHEARSAL_DOMAIN, REHEARSAL_NETWORK, splitPartiesOf, type SplitParties } from "./domain/requirements";
 import { PaidOnDelivery } from "./domain/settlement/paid-on-delivery";
+import { EscrowSettlement } from "./domain/settlement/escrow";
+import { subscribeEscrowOutcomes } from "./events/escrow-outcomes";
+import { escrowDeposits } from "./rpc/escrow-deposits";
 import { catalogCheckouts } from "./rpc/catalog-checkouts";
 import { originDelivery } from "./rpc/origin-delivery";
 import { packageIssuer } from "./rpc/package-issuer";
@@ -36,6 +41,8 @@ export interface PaymentsClients {
   catalog: ServiceClient<typeof catalogV1.CatalogService>;
   /** Calls relay checkouts' origins (paid only on delivery). */
   fulfillment: ServiceClient<typeof fulfillmentV1.FulfillmentService>;
+  /** Deposits escrow sales (ADR 19); absent: escrow checkouts cannot be sold here. */
+  escrow?: ServiceClient<typeof escrowV1.EscrowService>;
 }
 
 export interface PaymentsSettings {
@@ -47,6 +54,10 @@ export interface PaymentsSettings {
   stellar?: StellarSettings;
   settleTimeoutMs?: number;
   sweepIntervalMs?: number;
+  /** The C402Escrow contract's address (ESCROW_CONTRACT_ADDRESS): with the escrow client, escrow checkouts sell. */
+  escrowContract?: string;
+  /** The protocol's fee wallet (FEE_WALLET_ADDRESS), where no live chain names it: an escrow rehearsal's terms name it. */
+  feeWallet?: string;
 }
 
 /** The chain adapter and rail of one configured live network. */
@@ -194,10 +205,56 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   });
   const solana = solanaChain ? new LiveSvmSettlement(oneNetworkSaga(solanaChain)) : undefined;
   const stellar = stellarChain && stellarModules ? new stellarModules.LiveStellarSettlement(oneNetworkSaga(stellarChain)) : undefined;
-  const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : []), ...(stellar ? [stellar] : [])];
+  /** Escrow sales (ADR 19): the rehearsal's always, the live one where a live EVM network is configured (the first: escrow is Base only). */
+  const escrowSettlements = (client: ServiceClient<typeof escrowV1.EscrowService>, contract: string): EscrowSettlement[] => {
+    if (!isAddress(contract)) throw new Error("ESCROW_CONTRACT_ADDRESS must be an EVM address");
+    // The protocol's fee is part of every deposit's terms, rehearsed ones too.
+    const feeWallet = settings.feeWallet ?? settings.liveChains[0]?.feeWallet;
+    if (feeWallet === undefined || !isAddress(feeWallet))
+      throw new Error("ESCROW_CONTRACT_ADDRESS is set; also set FEE_WALLET_ADDRESS (the escrow fee's wallet)");
+    const common = {
+      db,
+      subjectSecret: settings.subjectSecret,
+      now,
+      deposits: escrowDeposits(client),
+      paidOnDelivery,
+      checkouts,
+      onSweepError: (err: unknown, paymentId: string) => deps.logger.warn({ err, payment_id: paymentId }, "sweep could not resume an escrow deposit"),
+    };
+    const rehearsalNetwork = EVM_NETWORKS[REHEARSAL_NETWORK];
+    const rehearsed = new EscrowSettlement({
+      ...common,
+      testMode: true,
+      // Signed under the rehearsal domain no token has (ADR 5): valid on no chain, whatever it is replayed to.
+      network: {
+        network: REHEARSAL_NETWORK,
+        chainId: rehearsalNetwork.chainId,
+        contract: getAddress(contract),
+        token: { address: getAddress(rehearsalNetwork.usdc), ...REHEARSAL_DOMAIN },
+        feeTo: getAddress(feeWallet),
+      },
+    });
+    const liveChain = settings.liveChains[0];
+    if (!liveChain) return [rehearsed];
+    const live = new EscrowSettlement({
+      ...common,
+      testMode: false,
+      network: {
+        network: liveChain.network,
+        chainId: Number(liveChain.network.split(":")[1]),
+        contract: getAddress(contract),
+        token: { address: getAddress(liveChain.usdc), name: liveChain.usdcName, version: liveChain.usdcVersion },
+        feeTo: getAddress(liveChain.feeWallet),
+      },
+    });
+    return [rehearsed, live];
+  };
+  const escrow = clients.escrow && settings.escrowContract ? escrowSettlements(clients.escrow, settings.escrowContract) : [];
+  const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : []), ...(stellar ? [stellar] : []), ...escrow];
   const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
   let sweeper: PeriodicTask | undefined;
+  let escrowOutcomes: Subscription | undefined;
   let unregisterGauges = () => {};
   const chainChecks = Object.fromEntries([
     ...[...chains.entries()].map(([network, c]) => [`chain ${network}`, () => c.chain.ping()] as const),
@@ -211,13 +268,15 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
       server.add(healthV1.HealthService, healthService("payments", { database: () => deps.database.ping(), bus: () => deps.bus.ping(), ...chainChecks }));
     },
     async start() {
-      await deps.bus.ensureTopics([TOPICS.paymentSettled, TOPICS.accountActivity]);
+      await deps.bus.ensureTopics([TOPICS.paymentSettled, TOPICS.accountActivity, ...(escrow.length > 0 ? [TOPICS.escrowEvents] : [])]);
       relay.start();
+      if (escrow.length > 0) escrowOutcomes = await subscribeEscrowOutcomes(deps.bus, db, onCommitted);
       unregisterGauges = sagaGauges(db);
       // Live payments, and relay rehearsals, can be left unfinished by a crash: the sweep resumes them.
       sweeper = startPeriodic({ name: "sweep", intervalMs: settings.sweepIntervalMs ?? 5_000, round: () => payments.sweep(), logger: deps.logger });
     },
     async stop() {
+      await escrowOutcomes?.stop();
       unregisterGauges();
       await sweeper?.stop();
       await relay.stop();

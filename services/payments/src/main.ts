@@ -1,4 +1,4 @@
-import { catalogV1, fulfillmentV1 } from "@c402/contracts";
+import { catalogV1, escrowV1, fulfillmentV1 } from "@c402/contracts";
 import { runDistributedService } from "@c402/runtime";
 import { readFileSync } from "node:fs";
 import { EVM_NETWORKS, isEvmNetwork, isStellarNetwork, isSvmNetwork, STELLAR_NETWORKS, SVM_NETWORKS } from "@c402/x402";
@@ -72,6 +72,7 @@ void runDistributedService({
       {
         catalog: connect(catalogV1.CatalogService, config.catalogAddress),
         fulfillment: connect(fulfillmentV1.FulfillmentService, config.fulfillmentAddress),
+        ...(config.escrowAddress ? { escrow: connect(escrowV1.EscrowService, config.escrowAddress) } : {}),
       },
       {
         subjectSecret: config.subjectSecret,
@@ -79,6 +80,8 @@ void runDistributedService({
         ...(solana ? { solana } : {}),
         ...(stellar ? { stellar } : {}),
         settleTimeoutMs: config.settleTimeoutMs,
+        ...(config.escrowContractAddress ? { escrowContract: config.escrowContractAddress } : {}),
+        ...(config.feeWalletAddress ? { feeWallet: config.feeWalletAddress } : {}),
       },
     );
   },

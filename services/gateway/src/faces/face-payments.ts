@@ -1,5 +1,5 @@
 import { toBinary } from "@bufbuild/protobuf";
-import { catalogV1, PAID_REQUEST_TIMEOUT_MS, paymentsV1, settleResponseFromMessage } from "@c402/contracts";
+import { catalogV1, fulfillmentV1, PAID_REQUEST_TIMEOUT_MS, paymentsV1, settleResponseFromMessage } from "@c402/contracts";
 import { RevisionCache } from "@c402/revision-cache";
 import { PROBLEM_CONTENT_TYPE, ProblemError } from "@c402/problems";
 import { isId } from "@c402/ids";
@@ -8,7 +8,7 @@ import { encodeHeader, HEADERS } from "@c402/x402";
 import type { GatewayDeps } from "../http/deps";
 import { faceUrl } from "../views/checkouts";
 import { packagePurchaseFields } from "../views/packages";
-import { paidView, pendingPaymentView, relayPaidView, reportHelp } from "../views/payments";
+import { goodsView, heldView, paidView, pendingPaymentView, relayFulfillmentView, relayPaidView, reportHelp } from "../views/payments";
 import { declarationOf } from "../views/content";
 import { refusalAnswer } from "./answers";
 import { ArticlePasses } from "./article-passes";
@@ -92,17 +92,18 @@ export class FacePayments {
       const refusal = refusalAnswer({ current: await this.unpaid.current(id, face), checkoutId: id, face, legacy: payment.legacy, err, urls: settings });
       return { status: 402, headers: [...refusal.headers], body: refusal.json, contentType: PROBLEM_CONTENT_TYPE };
     }
-    // Payments read the checkout for this sale and hands it back with the receipt (or tells which kept one it is): the goods, without asking catalog.
-    // Everything the answer needs is checked before it is built, so a settled payment is never answered half.
-    const checkout =
-      r.status === paymentsV1.PaymentStatus.PENDING ? undefined : this.checkouts.take(id, held, { revision: r.checkoutRevision, value: r.checkout });
-    const settled = checkout && { checkout, goods: goodsOf(checkout), receipt: answered(r.receipt, "receipt") };
     const settle = encodeHeader(settleResponseFromMessage(r.settleResponse));
     const headers: [string, string][] = [
       [HEADERS.paymentResponse, settle],
       ...(payment.legacy ? [[HEADERS.legacyPaymentResponse, settle] as [string, string]] : []),
     ];
-    if (!settled) return { status: 202, headers, body: pendingPaymentView(r, settings.baseUrl) };
+    // Payments read the checkout for this sale and hands it back with the receipt (or tells which kept one it is): the goods, without asking catalog.
+    // Everything the answer needs is checked before it is built, so a settled payment is never answered half.
+    const checkout =
+      r.status === paymentsV1.PaymentStatus.PENDING ? undefined : this.checkouts.take(id, held, { revision: r.checkoutRevision, value: r.checkout });
+    if (checkout && r.status === paymentsV1.PaymentStatus.HELD) return this.heldAnswer(r, checkout, face, headers);
+    const settled = checkout && { checkout, goods: goodsOf(checkout), receipt: answered(r.receipt, "receipt") };
+    if (!settled) return { status: 202, headers, body: pendingPaymentView(r, settings.baseUrl, id) };
     if (!r.redelivered) this.unpaid.sold(id, settled.goods);
     const content = declarationOf(settled.checkout);
     // A gated article's purchase also answers its pass (spec: pay adds grant, grant_scope, grant_expires_in).
@@ -123,6 +124,20 @@ export class FacePayments {
       body: { ...paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl), ...pass },
       ...(articleBudget ? { rateLimit: articleBudget } : {}),
     };
+  }
+
+  /**
+   * An escrow sale whose deposit is held (ADR 19): the goods as any sale's,
+   * and instead of a receipt the escrow's payment id and status URL. A relay
+   * origin's own request error answers with its status, as a settled one does.
+   */
+  private heldAnswer(r: paymentsV1.SubmitPaymentResponse, checkout: catalogV1.Checkout, face: Face, headers: [string, string][]): FacePaymentAnswer {
+    const goods = goodsOf(checkout);
+    if (!r.redelivered) this.unpaid.sold(checkout.id, goods);
+    const relayed = r.delivery && relayFulfillmentView(goods.mode === "mcp" ? "mcp" : "relay", r.delivery);
+    const status = r.delivery?.outcome === fulfillmentV1.DeliveryOutcome.BUYER_ERROR ? r.delivery.status : 200;
+    const body = heldView(relayed ?? goodsView(goods), r, checkout.id, isRehearsalFace(checkout, face), this.deps.settings.baseUrl);
+    return { status, headers, body };
   }
 
   /**

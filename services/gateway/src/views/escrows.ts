@@ -140,3 +140,20 @@ export function escrowRulingView(toSeller: boolean, r: escrowV1.PrepareRulingRes
     escrow: r.escrow ? escrowSummaryView(r.escrow, baseUrl) : null,
   };
 }
+
+/** GET /e/{id}/status?payment_id=: where a buyer's escrow stands, and the sentence on what happens next. */
+export function escrowStatusView(e: escrowV1.Escrow, baseUrl: string) {
+  const state = STATE[e.state];
+  return {
+    object: "escrow_status",
+    payment_id: e.paymentId,
+    checkout_id: e.checkoutId,
+    network: e.network,
+    state,
+    next_step: e.nextStep,
+    deadline: iso(e.deadline),
+    // The receipt exists once the escrow released the payment to the seller.
+    receipt_url: state === "released" ? receiptUrl(baseUrl, e.paymentId) : null,
+    test_mode: e.testMode,
+  };
+}

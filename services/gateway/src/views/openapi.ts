@@ -571,6 +571,12 @@ const prepareAnswer = object(
       description: "Solana: the transaction (base64, signatures empty) the payer's wallet signs; absent on EVM",
     },
     payload_stub: object({ x402Version: { enum: [1, 2] }, accepted: ref("PaymentRequirement"), payload: { type: "object" } }, { optional: ["accepted"] }),
+    salt: {
+      type: "string",
+      pattern: "^0x[0-9a-fA-F]{64}$",
+      description:
+        "An escrow deposit (/e/{id}): the terms' salt; the authorization's nonce is the escrow id of the terms with it, and payload_stub.payload.salt brings it back",
+    },
     how: str,
     pay_url: {
       ...url,
@@ -578,7 +584,7 @@ const prepareAnswer = object(
     },
   },
   {
-    optional: ["transaction"],
+    optional: ["transaction", "salt"],
     description: "What to sign (EIP-712 typed data on EVM, a prepared transaction on Solana) and the payload to put it in; signs nothing",
   },
 );
@@ -873,6 +879,35 @@ const responseSchemas: Record<string, Schema> = {
     { description: "Where a buyer reports a problem with the checkout (public)" },
   ),
   PaymentPending: paymentPending,
+  EscrowHeld: object(
+    {
+      fulfillment: { type: "object", description: "The goods, as a settled sale's (Paid.fulfillment)" },
+      receipt: { type: "null", description: "No receipt while the payment is held: it appears when the escrow releases it to the seller" },
+      escrow: object({
+        payment_id: idOf("pay"),
+        status: { const: "held" },
+        status_url: { ...url, description: "GET /e/{id}/status?payment_id=: the escrow's state and what happens next" },
+        note: str,
+      }),
+      redelivered: bool,
+      test_mode: bool,
+    },
+    { description: "An escrow sale: the goods delivered with the deposit, the payment held in escrow (no receipt, no checkout.paid until release)" },
+  ),
+  EscrowStatus: object(
+    {
+      object: { const: "escrow_status" },
+      payment_id: idOf("pay"),
+      checkout_id: idOf("esc"),
+      network: caip2,
+      state: { enum: ["held", "on_hold", "escalated", "released", "refunded", null] },
+      next_step: { ...str, description: "What happens next (or what happened), in one sentence" },
+      deadline: { ...timestampOrNull, description: "When the next timed exit opens; null in a final state" },
+      receipt_url: { ...orNull(url), description: "Set once released (the receipt exists from then)" },
+      test_mode: bool,
+    },
+    { description: "Where an escrow stands, as its service knows it (the state follows the chain)" },
+  ),
   Analytics: analyticsSchema(),
   Receipt: receipt,
   ReceiptList: object({ receipts: { type: "array", items: ref("Receipt") }, has_more: bool, next_cursor: strOrNull }),
@@ -1284,7 +1319,7 @@ function orRelayAnswer(name: "BadRequest" | "NotFound" | "InvalidRequest") {
   };
 }
 
-function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get") {
+function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get", id: unknown = checkoutId) {
   const [v2, v1] = face === "live" ? ["PaymentRequired", "PaymentRequiredV1"] : ["RehearsalPaymentRequired", "RehearsalPaymentRequiredV1"];
   const post = method === "post";
   const pages = post ? {} : { "text/html": html };
@@ -1297,7 +1332,7 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
         ? "As GET of the face with PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused; without a payment, the 402 with the requirements (JSON). The body is optional and has no fields yet: `schedule` (series) answers 422 until series exist."
         : "Without a payment: 402 with the requirements (JSON, or the pay page for browsers: `Accept: text/html`). With PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused. With `Authorization: Bearer <package_key>` (and no payment): one call of the package, on either face (60 a minute per key by default, X-RateLimit-*).",
       ...(post ? { requestBody: { ...body("FacePay"), required: false } } : {}),
-      parameters: [checkoutId, ...paymentHeaders, packageKeyHeader, ...faceQuery],
+      parameters: [id, ...paymentHeaders, packageKeyHeader, ...faceQuery],
       responses: {
         "200": json(
           "Goods and receipt in one response (a package purchase adds its key); or a package call's answer",
@@ -1356,6 +1391,45 @@ function callUrlOperation(face: "live" | "rehearsal") {
     summary: `Call URL (${face} face) of a relay or mcp checkout under its seller's handle`,
     description: `${op.description} A slug never holds \`_\` and a payment id always does, so /r/{payment_id} (a receipt) and /r/{slug}/{id} never meet. 404 when the handle is not the checkout's seller's (a slug changed: saved call URLs break), or the checkout sells no calls.`,
     parameters: [pathParam("slug", { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,38}$" }, "The seller's handle"), ...op.parameters],
+  };
+}
+
+const escrowCheckoutId = pathParam("id", idOf("esc"), "Escrow checkout id");
+
+/** An escrow checkout's face (ADR 19): a checkout face's operation whose requirement is a deposit and whose paid answer is held. */
+function escrowFaceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get") {
+  const op = faceOperation(face, method, escrowCheckoutId) as { summary: string; description: string; responses: Record<string, unknown> };
+  return {
+    ...op,
+    summary: `Escrow ${op.summary.charAt(0).toLowerCase()}${op.summary.slice(1)}`,
+    description: `${op.description} An escrow checkout's requirement has scheme \`escrow\`: payTo the escrow contract, the amount the price plus the escrow fee (1% + $0.02, replacing the standard fee), extra.escrow the windows, the arbiter, both exit routes and what happens if nobody acts. Sign it through POST …/prepare (a ReceiveWithAuthorization whose nonce is the terms' escrow id; the payload brings back the salt). Paid: the goods with the payment held in escrow (no receipt until release).`,
+    responses: { ...op.responses, "200": json("The goods, the payment held in escrow", ref("EscrowHeld"), faceOkHeaders) },
+  };
+}
+
+/** The escrow checkout's faces (/e/{id}), beside /c/{id}'s. */
+function escrowFacePaths() {
+  return {
+    "/e/{id}": { get: escrowFaceOperation("live") },
+    "/e/{id}/test": { get: escrowFaceOperation("rehearsal") },
+    "/e/{id}/pay": { post: escrowFaceOperation("live", "post") },
+    "/e/{id}/test/pay": { post: escrowFaceOperation("rehearsal", "post") },
+    "/e/{id}/prepare": { post: prepareOperation("live", escrowCheckoutId) },
+    "/e/{id}/test/prepare": { post: prepareOperation("rehearsal", escrowCheckoutId) },
+    "/e/{id}/status": {
+      get: operation({
+        summary: "Where a buyer's escrow stands, and what happens next",
+        parameters: [escrowCheckoutId, { name: "payment_id", in: "query", required: true, schema: idOf("pay"), description: "The escrow's payment id" }],
+        responses: { "200": json("The escrow's state", ref("EscrowStatus")), "404": use("NotFound"), "422": use("InvalidRequest") },
+      }),
+    },
+    "/e/{id}/handoff/{nonce}": {
+      get: operation({
+        summary: "The payment (settled, or held in escrow) that arrived with a handoff nonce (404 until there is one)",
+        parameters: [escrowCheckoutId, pathParam("nonce", { type: "string", pattern: HANDOFF_NONCE.source }, "Handoff nonce")],
+        responses: { "200": json("The payment", ref("HandoffAnswer")), "404": use("NotFound"), "422": use("InvalidRequest") },
+      }),
+    },
   };
 }
 
@@ -1828,6 +1902,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       "/c/{id}/test/pay": { post: faceOperation("rehearsal", "post") },
       "/c/{id}/prepare": { post: orRetiredTwin(prepareOperation("live")) },
       "/c/{id}/test/prepare": { post: prepareOperation("rehearsal") },
+      ...escrowFacePaths(),
       "/v1/receipts": {
         get: operation(
           {

@@ -1,24 +1,29 @@
 import { authorizationFromMessage, fulfillmentV1, requirementFromMessage, type paymentsV1 } from "@c402/contracts";
+import { isId } from "@c402/ids";
 import { answered } from "@c402/rpc";
-import { preparedPayment } from "@c402/x402";
+import { preparedEscrowDeposit, preparedPayment } from "@c402/x402";
 import type { Goods } from "../faces/answers";
 import { receiptUrl, receiptView } from "./receipts";
 
 /** The answers of a face to a payment, and of its prepare and handoff paths. */
 
-/** A settled payment (200): the goods, inline (or, for a webhook checkout, word that the seller fulfils it), with the receipt. */
+/** The goods of a sale delivered with its payment: inline (or, for a webhook checkout, word that the seller fulfils it). */
+export function goodsView(goods: Goods) {
+  return goods.mode === "webhook"
+    ? {
+        mode: "webhook",
+        payload: null,
+        status: "awaiting_fulfilment",
+        note: "The seller was told of this sale and fulfils it; the receipt is your proof of purchase.",
+      }
+    : { mode: "inline", payload: goods.payloadJson === undefined ? null : (JSON.parse(goods.payloadJson) as unknown) };
+}
+
+/** A settled payment (200): the goods (goodsView), with the receipt. */
 export function paidView(goods: Goods, receipt: paymentsV1.Receipt, redelivered: boolean, baseUrl: string) {
   const view = receiptView(receipt, baseUrl);
   return {
-    fulfillment:
-      goods.mode === "webhook"
-        ? {
-            mode: "webhook",
-            payload: null,
-            status: "awaiting_fulfilment",
-            note: "The seller was told of this sale and fulfils it; the receipt is your proof of purchase.",
-          }
-        : { mode: "inline", payload: goods.payloadJson === undefined ? null : (JSON.parse(goods.payloadJson) as unknown) },
+    fulfillment: goodsView(goods),
     receipt: view,
     receipt_url: view.receipt_url,
     redelivered,
@@ -94,17 +99,24 @@ export function reportHelp(baseUrl: string, checkoutId: string, receiptId?: stri
   };
 }
 
-/** A payment broadcast but not yet confirmed (202): never a fresh 402 that would invite a second payment. */
-export function pendingPaymentView(r: paymentsV1.SubmitPaymentResponse, baseUrl: string) {
+/**
+ * A payment broadcast but not yet confirmed (202): never a fresh 402 that
+ * would invite a second payment. An escrow deposit's is followed at its
+ * status URL (it has no receipt until released).
+ */
+export function pendingPaymentView(r: paymentsV1.SubmitPaymentResponse, baseUrl: string, checkoutId: string) {
   const url = receiptUrl(baseUrl, r.paymentId);
+  const escrow = isId("escrowCheckout", checkoutId);
+  const poll = escrow ? escrowStatusUrl(baseUrl, checkoutId, r.paymentId) : url;
   return {
     status: "pending",
     payment_id: r.paymentId,
     tx_hash: r.txHash || null,
     receipt_url: url,
-    poll: url,
-    message:
-      "The payment was submitted on-chain and is not confirmed yet. Do not pay again: poll receipt_url (or present the same payment again) for the goods and the receipt.",
+    poll,
+    message: escrow
+      ? "The deposit was submitted on-chain and is not confirmed yet. Do not pay again: poll the escrow's status at poll (or present the same payment again) for the goods."
+      : "The payment was submitted on-chain and is not confirmed yet. Do not pay again: poll receipt_url (or present the same payment again) for the goods and the receipt.",
   };
 }
 
@@ -124,7 +136,18 @@ export function preparedView(r: paymentsV1.PreparePaymentResponse, resourceUrl: 
       how: "Sign transaction with the payer's Solana wallet (it is the fee payer's to co-sign: sign only your own slot, as signTransaction does), put the signed transaction (base64) in payload_stub.payload.transaction, base64 the JSON and send it as PAYMENT-SIGNATURE (or X-PAYMENT) on GET of pay_url, within about a minute (its blockhash expires).",
     };
   }
-  const { typedData, payloadStub } = preparedPayment(requirement, authorizationFromMessage(answered(r.authorization, "authorization")), resourceUrl);
+  const authorization = authorizationFromMessage(answered(r.authorization, "authorization"));
+  if (r.escrowSalt !== undefined) {
+    const { typedData, payloadStub } = preparedEscrowDeposit(requirement, authorization, resourceUrl, r.escrowSalt);
+    return {
+      network: r.network,
+      typed_data: typedData,
+      payload_stub: payloadStub,
+      salt: r.escrowSalt,
+      how: "Sign typed_data (a ReceiveWithAuthorization to the escrow contract; its nonce is the escrow id of this deposit's terms) with eth_signTypedData_v4, put the signature in payload_stub.payload.signature, keep payload_stub.payload.salt as given, base64 the JSON and send it as PAYMENT-SIGNATURE (or X-PAYMENT) on GET of pay_url.",
+    };
+  }
+  const { typedData, payloadStub } = preparedPayment(requirement, authorization, resourceUrl);
   return {
     network: r.network,
     typed_data: typedData,
@@ -135,5 +158,31 @@ export function preparedView(r: paymentsV1.PreparePaymentResponse, resourceUrl: 
 
 /** The payment that carried a handoff nonce. */
 export function handoffView(r: paymentsV1.FindHandoffResponse, baseUrl: string) {
-  return { payment_id: r.paymentId, receipt_url: receiptUrl(baseUrl, r.paymentId), escrow_state: null, test_mode: r.testMode };
+  return { payment_id: r.paymentId, receipt_url: receiptUrl(baseUrl, r.paymentId), escrow_state: r.escrowHeld ? "held" : null, test_mode: r.testMode };
+}
+
+/** Where a buyer follows an escrow sale (GET /e/{id}/status?payment_id=). */
+export function escrowStatusUrl(baseUrl: string, checkoutId: string, paymentId: string): string {
+  return `${baseUrl}/e/${checkoutId}/status?payment_id=${encodeURIComponent(paymentId)}`;
+}
+
+/**
+ * An escrow sale whose deposit is held (200): the goods as any sale's (the
+ * `fulfillment` block of paidView or relayPaidView), and instead of a receipt
+ * the escrow's payment id and where to follow it: the receipt appears when
+ * the escrow releases the payment to the seller (ADR 19).
+ */
+export function heldView(fulfillment: unknown, r: paymentsV1.SubmitPaymentResponse, checkoutId: string, testMode: boolean, baseUrl: string) {
+  return {
+    fulfillment,
+    receipt: null,
+    escrow: {
+      payment_id: r.paymentId,
+      status: "held",
+      status_url: escrowStatusUrl(baseUrl, checkoutId, r.paymentId),
+      note: "The payment is held in escrow: the receipt appears when it is released to the seller.",
+    },
+    redelivered: r.redelivered,
+    test_mode: testMode,
+  };
 }

@@ -66,7 +66,8 @@ export class Facilitator {
 
   constructor(opts: FacilitatorOptions) {
     this.checkouts = opts.checkouts;
-    this.live = opts.settlements.filter((s) => s.kind === "onchain");
+    // Escrow deposits are paid only at their own faces (/e/{id}): an x402 `exact` client cannot sign one.
+    this.live = opts.settlements.filter((s) => s.kind === "onchain" && !s.escrow);
   }
 
   supported(family: Family): SupportedKinds {

@@ -45,7 +45,8 @@ export interface PaymentsOptions {
 }
 
 export interface SubmitResult {
-  status: "settled" | "pending";
+  /** held: an escrow sale's deposit is in escrow and the goods are delivered; no receipt until it is released (ADR 19). */
+  status: "settled" | "held" | "pending";
   /** The payment row; a receipt once settled. */
   receipt: PaymentRow;
   redelivered: boolean;
@@ -113,9 +114,13 @@ export interface Quote {
   checkout: CheckoutForPayment;
 }
 
-/** What a payer signs for a requirement: an EIP-3009 authorization (EVM), or a transaction the service prepared (Solana). */
+/**
+ * What a payer signs for a requirement: an EIP-3009 authorization (EVM; an
+ * escrow deposit's with the terms' `salt` the payment brings back), or a
+ * transaction the service prepared (Solana).
+ */
 export type Prepared = { network: string; requirement: PaymentRequirements } & (
-  { authorization: ExactEvmAuthorization; transaction?: undefined } | { transaction: string; authorization?: undefined }
+  { authorization: ExactEvmAuthorization; salt?: string; transaction?: undefined } | { transaction: string; authorization?: undefined; salt?: undefined }
 );
 
 /**
@@ -143,24 +148,25 @@ export class Payments {
     this.now = opts.now ?? (() => new Date());
   }
 
-  /** The rails the settlements of one kind offer: what a face settling that way quotes. */
-  private rails(kind: SettlementKind): Rail[] {
-    return this.settlements.filter((s) => s.kind === kind).flatMap((s) => s.rails());
+  /** The rails the settlements of one kind offer a checkout: what a face settling that way quotes (an escrow checkout's: only escrow deposits, ADR 19). */
+  private rails(kind: SettlementKind, checkout: CheckoutForPayment): Rail[] {
+    const escrow = checkout.escrow !== undefined;
+    return this.settlements.filter((s) => s.kind === kind && (s.escrow ?? false) === escrow).flatMap((s) => s.rails());
   }
 
   /** The requirements a face lists for a checkout now (its 402). */
   private requirements(face: Face, checkout: CheckoutForPayment): PaymentRequirements[] {
-    return requirementsFor(face, checkout, this.rails(settlementKindOf(face, checkout)));
+    return requirementsFor(face, checkout, this.rails(settlementKindOf(face, checkout), checkout));
   }
 
   /** Everything a face issues for a checkout now, which a presented payment must match: its 402's, then /prepare's own. */
   private issued(face: Face, checkout: CheckoutForPayment): PaymentRequirements[] {
-    return issuedRequirementsFor(checkout, this.rails(settlementKindOf(face, checkout)));
+    return issuedRequirementsFor(checkout, this.rails(settlementKindOf(face, checkout), checkout));
   }
 
-  /** The settlement of a payment of this kind on `network` (503 when none is configured). */
-  private settlement(kind: SettlementKind, network: string): Settlement {
-    const settlement = settlementOf(this.settlements, kind, network);
+  /** The settlement of a payment of this kind on `network`, for this checkout (503 when none is configured). */
+  private settlement(kind: SettlementKind, network: string, checkout: CheckoutForPayment): Settlement {
+    const settlement = settlementOf(this.settlements, kind, network, checkout.escrow !== undefined);
     if (!settlement) throw new ProblemError("unavailable", "No settleable network is available on this deployment right now.");
     return settlement;
   }
@@ -185,7 +191,7 @@ export class Payments {
     // Prepared requirements come first, so on their network /prepare offers the one that sells a checkout with a cut.
     const issued = this.issued(face, checkout);
     // One requirement per network.
-    const preparable = issued.filter((r, i) => issued.findIndex((o) => o.network === r.network) === i && this.preparer(kind, r) !== undefined);
+    const preparable = issued.filter((r, i) => issued.findIndex((o) => o.network === r.network) === i && this.preparer(kind, r, checkout) !== undefined);
     const requirement = input.network === undefined ? preparable.find((r) => isEvmNetworkId(r.network)) : preparable.find((r) => r.network === input.network);
     if (!requirement) {
       const offered = preparable.length > 0 ? `must be one of ${preparable.map((r) => r.network).join(", ")}` : "no requirement of this face can be prepared";
@@ -197,7 +203,10 @@ export class Payments {
     }
     // A relay or mcp call's parameters are checked before anything is signed (inline goods take none: they are ignored).
     if (checkout.relay && this.originCalls) await this.originCalls.check(checkout.relay, input.params ?? {});
-    const preparer = this.preparer(kind, requirement);
+    // An escrow deposit's authorization is its settlement's: its nonce is the escrow id of terms with a fresh salt.
+    const deposits = settlementOf(this.settlements, kind, requirement.network, checkout.escrow !== undefined);
+    if (deposits?.prepareDeposit) return { network: requirement.network, requirement, ...deposits.prepareDeposit(checkout, requirement, input.payer) };
+    const preparer = this.preparer(kind, requirement, checkout);
     if (preparer) return { network: requirement.network, requirement, transaction: await preparer(input.payer) };
     if (!isAddress(input.payer, { strict: false })) throw invalid([{ field: "payer", reason: "must be a 0x-prefixed EVM address" }]);
     const authorization = {
@@ -217,9 +226,13 @@ export class Payments {
    * data, EVM: `null`), or not at all (undefined: a rail whose settlement
    * prepares nothing, such as a Solana rehearsal's, or Stellar's).
    */
-  private preparer(kind: SettlementKind, requirement: PaymentRequirements): ((payer: string) => Promise<string>) | null | undefined {
+  private preparer(
+    kind: SettlementKind,
+    requirement: PaymentRequirements,
+    checkout: CheckoutForPayment,
+  ): ((payer: string) => Promise<string>) | null | undefined {
     if (isEvmNetworkId(requirement.network)) return null;
-    const settlement = settlementOf(this.settlements, kind, requirement.network);
+    const settlement = settlementOf(this.settlements, kind, requirement.network, checkout.escrow !== undefined);
     if (!settlement?.prepare) return undefined;
     const prepare = settlement.prepare.bind(settlement);
     return (payer) => prepare(requirement, payer);
@@ -249,19 +262,21 @@ export class Payments {
     }
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
     const requirement = matchRequirement(payload, this.issued(face, checkout));
-    const outcome = await this.settlement(kind, requirement.network).submit(checkout, payload, requirement, {
+    const outcome = await this.settlement(kind, requirement.network, checkout).submit(checkout, payload, requirement, {
       handoffId,
       params: call.params ?? {},
       ...(call.answerBy ? { answerBy: call.answerBy } : {}),
     });
-    const pkg = outcome.kind === "settled" ? await this.packageOf(checkout, outcome.row, outcome.delivery) : undefined;
+    // An escrow sale's goods (a package too) go with its deposit; its receipt waits for the release.
+    const delivered = outcome.kind === "pending" ? undefined : outcome;
+    const pkg = delivered ? await this.packageOf(checkout, delivered.row, delivered.delivery) : undefined;
     return {
       status: outcome.kind,
       receipt: outcome.row,
-      redelivered: outcome.kind === "settled" && outcome.redelivered,
+      redelivered: delivered?.redelivered ?? false,
       settleResponse: settleResponseOf(outcome),
       checkout,
-      ...(outcome.kind === "settled" && outcome.delivery ? { delivery: outcome.delivery } : {}),
+      ...(delivered?.delivery ? { delivery: delivered.delivery } : {}),
       ...(pkg ? { package: pkg } : {}),
     };
   }
@@ -292,17 +307,21 @@ export class Payments {
     try {
       const payload = decodePayment(header);
       const requirement = matchRequirement(payload, this.issued(face, checkout));
-      return await this.settlement(settlementKindOf(face, checkout), requirement.network).isRecorded(payload, requirement);
+      return await this.settlement(settlementKindOf(face, checkout), requirement.network, checkout).isRecorded(payload, requirement);
     } catch (err) {
       if (err instanceof ProblemError) return false;
       throw err;
     }
   }
 
-  /** A settled payment, or one still settling (no receipt yet); failed payments have none. */
+  /**
+   * A settled payment, or one still settling (no receipt yet); failed
+   * payments have none, nor do escrow sales until their escrow is released
+   * (held), or ever (refunded): GET /e/{id}/status tells where those stand.
+   */
   async receipt(paymentId: string): Promise<PaymentRow> {
     const row = isId("payment", paymentId) ? await store.findById(this.db, paymentId) : undefined;
-    if (!row || row.status === "failed") throw new ProblemError("not-found", "No such receipt.");
+    if (!row || row.status === "failed" || row.status === "held" || row.status === "refunded") throw new ProblemError("not-found", "No such receipt.");
     return row;
   }
 
@@ -312,9 +331,10 @@ export class Payments {
     return row.id;
   }
 
-  /** The settled payment that arrived with a handoff nonce; a wrong nonce looks exactly like no payment yet. */
+  /** The settled (or escrow-held) payment that arrived with a handoff nonce; a wrong nonce looks exactly like no payment yet. */
   async handoff(checkoutId: string, handoffId: string): Promise<PaymentRow> {
-    const row = HANDOFF_NONCE.test(handoffId) && isCheckoutId(checkoutId) ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
+    const known = isCheckoutId(checkoutId) || isId("escrowCheckout", checkoutId);
+    const row = HANDOFF_NONCE.test(handoffId) && known ? await store.findSettledByHandoff(this.db, checkoutId, handoffId) : undefined;
     if (!row) throw new ProblemError("not-found", "No settled payment carries this handoff nonce (yet).");
     return row;
   }

@@ -59,6 +59,18 @@ export interface CheckoutForPayment {
   package?: { calls: number; ttlDays: number };
   /** The seller's payout address on each other chain family the checkout has a rail for (catalog's payout_rails beside pay_to). */
   payoutAddresses?: { solana?: string; stellar?: string };
+  /** An escrow checkout's terms (esc_ ids, frozen at create): its sales are deposits into escrow, at the escrow fee (ADR 19). */
+  escrow?: CheckoutEscrowTerms;
+}
+
+/** The escrow terms an escrow checkout froze at create (catalog's CheckoutEscrow): every deposit it sells is made under them. */
+export interface CheckoutEscrowTerms {
+  preset: "instant" | "standard" | "shipping" | "custom";
+  settleSeconds: number;
+  holdSeconds: number;
+  backstopSeconds: number;
+  /** The EVM arbiter (checksummed); absent: the checkout offers no escrow rail on Base. */
+  arbiterEvm?: string;
 }
 
 /** How a relay (or mcp) checkout's origin is called (fulfillment holds the credential). */
@@ -120,9 +132,14 @@ export function assertSelling(face: Face, checkout: CheckoutForPayment): void {
   if (refusal) throw refusal;
 }
 
-/** The split of a sale: the platform cut out of the price, the protocol fee on top. */
+/**
+ * The split of a sale: the platform cut out of the price, the protocol fee on
+ * top: the escrow fee for an escrow checkout's sale (it replaces the standard
+ * fee, spec Limits), the standard fee otherwise. The one place a sale's fee
+ * rule is chosen; the rules themselves are @c402/money's.
+ */
 export function priceOf(checkout: CheckoutForPayment): Breakdown {
-  return breakdown(checkout.priceAtomic, { platformFeeBps: checkout.platform?.feeBps ?? 0 });
+  return breakdown(checkout.priceAtomic, { platformFeeBps: checkout.platform?.feeBps ?? 0, rule: checkout.escrow ? "escrow" : "standard" });
 }
 
 /**
@@ -131,6 +148,8 @@ export function priceOf(checkout: CheckoutForPayment): Breakdown {
  * requirement's `extra` tells the buyer's client.
  */
 export interface Rail {
+  /** The x402 scheme its requirements name (absent: `exact`; an escrow deposit's is `escrow`, ADR 19). */
+  scheme?: string;
   network: string;
   asset: string;
   /** The requirement's `extra` (beside `checkoutId`): EVM the token's EIP-712 domain, Solana the fee payer; a rehearsal's adds `rehearsal: true`. */
@@ -144,6 +163,8 @@ export interface Rail {
    * (absent: the same, 6 decimals; Stellar's USDC has 7, ADR 17).
    */
   tokenUnits?(atomic: bigint): bigint;
+  /** What a requirement's `extra` adds for this checkout (an escrow deposit's terms: `extra.escrow`); a pure function of the checkout. */
+  extraFor?(checkout: CheckoutForPayment): Readonly<Record<string, unknown>>;
   /** What the facilitator's `supported` kinds say of this network (Solana: the fee payer; Stellar: that fees are sponsored). */
   supportedExtra?: { feePayer?: string; areFeesSponsored?: boolean };
   /**
@@ -173,13 +194,13 @@ function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rai
     if (payTo === undefined) return [];
     return [
       {
-        scheme: "exact",
+        scheme: r.scheme ?? "exact",
         network: r.network,
         asset: r.asset,
         amount: tokenAmount(r, r.amounts(checkout).total),
         payTo,
         maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-        extra: { ...r.extra, checkoutId: checkout.id },
+        extra: { ...r.extra, ...r.extraFor?.(checkout), checkoutId: checkout.id },
       },
     ];
   });

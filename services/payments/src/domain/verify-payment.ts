@@ -34,6 +34,7 @@ export type RejectReason =
   | "invalid_exact_evm_transaction_simulation_failed"
   | "settlement_failed"
   | "rehearsal_payment_on_live_face"
+  | `invalid_escrow_${string}`
   | `invalid_exact_svm_${string}`
   | `settle_exact_svm_${string}`
   | `invalid_exact_stellar_${string}`
@@ -77,13 +78,14 @@ export function decodePayment(header: string): AnyPaymentPayload {
 export function matchRequirement(payload: AnyPaymentPayload, issued: PaymentRequirements[]): PaymentRequirements {
   if (payload.x402Version === 2) {
     const accepted = payload.accepted as PaymentRequirements;
-    if (accepted.scheme !== "exact") throw paymentRejected("invalid_scheme", `Scheme ${accepted.scheme} is not offered here.`);
+    // A face issues `exact`, or (an escrow checkout's) `escrow`: the schemes it lists are the ones it takes.
+    if (!issued.some((r) => r.scheme === accepted.scheme)) throw paymentRejected("invalid_scheme", `Scheme ${accepted.scheme} is not offered here.`);
     const match = issued.find((r) => acceptedMatches(accepted, r));
     if (!match) throw paymentRejected("no_matching_requirements", "The payment was not made for any requirement this face issued.");
     return match;
   }
-  if (payload.scheme !== "exact") throw paymentRejected("invalid_scheme", `Scheme ${payload.scheme} is not offered here.`);
-  const match = issued.find((r) => v1NetworkName(r.network) === payload.network);
+  if (!issued.some((r) => r.scheme === payload.scheme)) throw paymentRejected("invalid_scheme", `Scheme ${payload.scheme} is not offered here.`);
+  const match = issued.find((r) => r.scheme === payload.scheme && v1NetworkName(r.network) === payload.network);
   if (!match) throw paymentRejected("invalid_network", `Network ${payload.network} is not offered here.`);
   return match;
 }

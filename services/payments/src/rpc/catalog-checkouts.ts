@@ -2,7 +2,7 @@ import { toBinary } from "@bufbuild/protobuf";
 import { catalogV1, checkoutStatusName } from "@c402/contracts";
 import { RevisionCache } from "@c402/revision-cache";
 import type { ServiceClient } from "@c402/rpc";
-import type { CheckoutForPayment, RelayOrigin } from "../domain/requirements";
+import type { CheckoutEscrowTerms, CheckoutForPayment, RelayOrigin } from "../domain/requirements";
 
 /**
  * How many checkouts payments keeps, and what their goods may weigh together:
@@ -53,6 +53,7 @@ function checkoutForPayment(checkout: catalogV1.Checkout, revision: string): Che
     ...(checkout.fulfillment === catalogV1.Fulfillment.WEBHOOK ? { webhook: true } : {}),
     ...(checkout.package ? { package: { calls: checkout.package.calls, ttlDays: checkout.package.ttlDays } } : {}),
     ...payoutAddressesOf(checkout.payoutRails),
+    ...(checkout.escrow ? { escrow: escrowTermsOf(checkout.escrow) } : {}),
     listing: checkout,
     revision,
   };
@@ -91,4 +92,18 @@ function payoutAddressesOf(rails: readonly catalogV1.PayoutRail[]): Pick<Checkou
   const stellar = rails.find((r) => r.chainFamily === "stellar")?.address;
   if (solana === undefined && stellar === undefined) return {};
   return { payoutAddresses: { ...(solana !== undefined ? { solana } : {}), ...(stellar !== undefined ? { stellar } : {}) } };
+}
+
+const ESCROW_PRESETS: readonly CheckoutEscrowTerms["preset"][] = ["instant", "standard", "shipping", "custom"];
+
+/** An escrow checkout's frozen terms, from catalog's record (a preset catalog does not name is custom: the windows are what the contract enforces). */
+function escrowTermsOf(escrow: catalogV1.CheckoutEscrow): CheckoutEscrowTerms {
+  const preset = ESCROW_PRESETS.find((p) => p === escrow.preset) ?? "custom";
+  return {
+    preset,
+    settleSeconds: escrow.settleSeconds,
+    holdSeconds: escrow.holdSeconds,
+    backstopSeconds: escrow.backstopSeconds,
+    ...(escrow.arbiterEvm !== undefined && escrow.arbiterEvm !== "" ? { arbiterEvm: escrow.arbiterEvm } : {}),
+  };
 }

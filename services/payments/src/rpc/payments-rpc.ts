@@ -6,7 +6,7 @@ import { answered, type ServiceImplementation } from "@c402/rpc";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
 import { deliveryMessage, receiptMessage } from "../domain/payment-wire";
 import { issuedPackageMessage } from "./package-issuer";
-import type { Payments, SalesSums } from "../domain/payments";
+import type { Payments, SalesSums, SubmitResult } from "../domain/payments";
 import type { Face } from "../domain/requirements";
 import type { PayoutAccounts } from "../domain/payout-accounts";
 
@@ -75,6 +75,7 @@ export function paymentsRpc(
         network: p.network,
         requirement: requirementMessage(p.requirement),
         ...(p.authorization ? { authorization: authorizationMessage(p.authorization) } : { transaction: p.transaction }),
+        ...(p.salt !== undefined ? { escrowSalt: p.salt } : {}),
       };
     },
     async submitPayment(req, ctx) {
@@ -94,7 +95,7 @@ export function paymentsRpc(
           ? { checkout: r.checkout.listing }
           : {}),
         checkoutRevision: r.checkout.revision ?? "",
-        status: settled ? paymentsV1.PaymentStatus.SETTLED : paymentsV1.PaymentStatus.PENDING,
+        status: PAYMENT_STATUS[r.status],
         paymentId: r.receipt.id,
         txHash: r.receipt.tx_hash ?? "",
         ...(r.delivery ? { delivery: deliveryMessage(r.delivery) } : {}),
@@ -144,7 +145,7 @@ export function paymentsRpc(
     },
     async findHandoff(req) {
       const row = await payments.handoff(req.checkoutId, req.handoffId);
-      return { paymentId: row.id, testMode: row.test_mode };
+      return { paymentId: row.id, testMode: row.test_mode, escrowHeld: row.status === "held" };
     },
     async findReceiptByTx(req) {
       return { paymentId: await payments.receiptIdByTx(req.txHash) };
@@ -156,3 +157,10 @@ export function paymentsRpc(
     },
   };
 }
+
+/** A purchase's status as the wire names it. */
+const PAYMENT_STATUS: Record<SubmitResult["status"], paymentsV1.PaymentStatus> = {
+  settled: paymentsV1.PaymentStatus.SETTLED,
+  held: paymentsV1.PaymentStatus.HELD,
+  pending: paymentsV1.PaymentStatus.PENDING,
+};

@@ -55,7 +55,12 @@ interface PaymentsTable {
  * failed. `delivered`: a relay origin's charged answer is recorded and nothing
  * is broadcast yet.
  */
-export type PaymentStatus = "claimed" | "delivered" | "settling" | "settled" | "failed";
+/**
+ * Where a payment is in its saga. An escrow sale (ADR 19) ends `held` once its
+ * deposit is in escrow (no receipt, no payment.settled), then `settled` when
+ * the escrow releases it to the seller or `refunded` when it goes back to the buyer.
+ */
+export type PaymentStatus = "claimed" | "delivered" | "settling" | "settled" | "held" | "refunded" | "failed";
 
 /** The next nonce of a key that signs here, per chain (ADR 11). */
 interface SenderNoncesTable {
@@ -178,14 +183,14 @@ export const paymentsStore = {
   findSettledByTx: (db: PaymentsDb, txHash: string) =>
     db.selectFrom("payments").select("id").where("tx_hash", "=", txHash).where("status", "=", "settled").orderBy("settled_at").executeTakeFirst(),
 
-  /** The settled payment of a checkout that arrived with a handoff nonce. */
+  /** The settled (or escrow-held) payment of a checkout that arrived with a handoff nonce. */
   findSettledByHandoff: (db: PaymentsDb, checkoutId: string, handoffId: string) =>
     db
       .selectFrom("payments")
       .selectAll()
       .where("checkout_id", "=", checkoutId)
       .where("handoff_id", "=", handoffId)
-      .where("status", "=", "settled")
+      .where("status", "in", ["settled", "held"])
       .orderBy("settled_at")
       .executeTakeFirst(),
 
@@ -398,13 +403,15 @@ export const paymentsStore = {
 
   /** Payments of one kind (live or rehearsal) left unfinished (a crash, a timeout) and quiet for a while. */
   /** Unfinished payments quiet since `quietSince`, oldest first; of `networks` only when given (each live rail sweeps its own). */
-  unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number, networks?: readonly string[]) =>
+  unfinished: (db: PaymentsDb, testMode: boolean, quietSince: Date, limit: number, networks?: readonly string[], sales: "escrow" | "plain" | "all" = "all") =>
     db
       .selectFrom("payments")
       .selectAll()
       .where("status", "in", ["claimed", "delivered", "settling"])
       .where("test_mode", "=", testMode)
       .$if(networks !== undefined, (q) => q.where("network", "in", networks as string[]))
+      // An escrow sale (esc_ checkout) is deposited by the escrow service, never settled by a rail's own transaction.
+      .$if(sales !== "all", (q) => q.where("checkout_id", sales === "escrow" ? "like" : "not like", "esc\\_%"))
       .where("updated_at", "<", quietSince)
       .orderBy("updated_at")
       .limit(limit)

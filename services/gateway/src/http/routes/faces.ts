@@ -10,7 +10,7 @@ import { payPage } from "../../views/pay-page";
 import type { GatewayDeps } from "../deps";
 import { validateBodyWithholding } from "../validate";
 import { setRateLimitHeaders } from "../rate-limit";
-import { callParamsOf, checkoutIdOf, handoffOf, packageKeyOf, paymentOf, usagePageOf, wantsHtml, wireVersionOf } from "../face-requests";
+import { callParamsOf, checkoutIdOf, escrowCheckoutIdOf, handoffOf, packageKeyOf, paymentOf, usagePageOf, wantsHtml, wireVersionOf } from "../face-requests";
 import { PackageCalls } from "../../faces/package-calls";
 import { DEFAULT_PACKAGE_CALLS_PER_MINUTE } from "../../config";
 import { spendFrom } from "../rate-limit";
@@ -23,6 +23,7 @@ import { createHash } from "node:crypto";
  * the receipt, 202 pending, or a 402 refusal with fresh requirements.
  * POST /c/{id}/pay and /c/{id}/test/pay are the POST twins (the payment in
  * the same header; always JSON; a `schedule` body is for series, not built).
+ * /e/{id} and its twins are an escrow checkout's faces, answered the same way.
  */
 export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: FacePayments, embedOrigins: EmbedOrigins): Router {
   const { clients, settings, cache } = deps;
@@ -34,9 +35,9 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
   const packages = new PackageCalls(deps, payments, (key) => createHash("sha256").update(key).digest("hex"));
 
   const show =
-    (face: Face, pages = true) =>
+    (face: Face, pages = true, idOf = checkoutIdOf) =>
     async (req: Request, res: Response) => {
-      const id = checkoutIdOf(req);
+      const id = idOf(req);
       res.setHeader("Cache-Control", "no-store");
       const payment = paymentOf(req);
       if (payment) return sendPaymentAnswer(req, res, payments, { id, face, payment });
@@ -60,7 +61,7 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
       res.status(402).type("json").send(answer.json);
     };
 
-  const payByPost = (face: Face) => paidByPost(show(face, false));
+  const payByPost = (face: Face, idOf = checkoutIdOf) => paidByPost(show(face, false, idOf));
 
   /** The usage record of a package (free): its key in Authorization, like a call; 401 without one. */
   router.get("/c/:id/usage", async (req, res) => {
@@ -85,6 +86,11 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
   router.get("/c/:id/test", show("test"));
   router.post("/c/:id/pay", payByPost("live"));
   router.post("/c/:id/test/pay", payByPost("test"));
+  // An escrow checkout's faces (ADR 19): the same protocol, its requirement an escrow deposit.
+  router.get("/e/:id", show("live", true, escrowCheckoutIdOf));
+  router.get("/e/:id/test", show("test", true, escrowCheckoutIdOf));
+  router.post("/e/:id/pay", payByPost("live", escrowCheckoutIdOf));
+  router.post("/e/:id/test/pay", payByPost("test", escrowCheckoutIdOf));
   return router;
 }
 

@@ -3,10 +3,10 @@ import { FACE_PROTO, type Face } from "../../faces/face";
 import { faceUrl } from "../../views/checkouts";
 import { preparedView } from "../../views/payments";
 import type { GatewayDeps } from "../deps";
-import { articleIdOf, checkoutIdOf } from "../face-requests";
+import { articleIdOf, checkoutIdOf, escrowCheckoutIdOf } from "../face-requests";
 import { validateBody } from "../validate";
 
-/** POST /c/{id}/prepare and /c/{id}/test/prepare (and /x/ for gated articles): the typed data a buyer signs to pay that face. */
+/** POST /c/{id}/prepare and /c/{id}/test/prepare (and /x/ for gated articles, /e/ for escrow checkouts): the typed data a buyer signs to pay that face. */
 export function prepareRoutes({ clients, settings }: GatewayDeps): Router {
   const router = Router();
 
@@ -32,5 +32,7 @@ export function prepareRoutes({ clients, settings }: GatewayDeps): Router {
   router.post("/c/:id/test/prepare", prepare("test"));
   router.post("/x/:id/prepare", prepare("live", articleIdOf));
   router.post("/x/:id/test/prepare", prepare("test", articleIdOf));
+  router.post("/e/:id/prepare", prepare("live", escrowCheckoutIdOf));
+  router.post("/e/:id/test/prepare", prepare("test", escrowCheckoutIdOf));
   return router;
 }

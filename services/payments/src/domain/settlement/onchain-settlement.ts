@@ -28,7 +28,54 @@ export interface OnchainSettlementOptions<Chain = unknown> {
 export const SETTLEABLE: ("claimed" | "delivered" | "settling")[] = ["claimed", "delivered", "settling"];
 
 /** A claim's result: the new row to drive, or the payment already recorded under its key (a duplicate). */
-type Claim = { claimed: PaymentRow } | { recorded: PaymentRow };
+export type Claim = { claimed: PaymentRow } | { recorded: PaymentRow };
+
+/**
+ * The first step of the purchase saga (ADR 8), for every settlement that
+ * records before it acts (the live rails, escrow deposits): the payment
+ * written as claimed under its key. A payment already recorded under the same
+ * key answers as `recorded` (the caller resumes it); a live single-shot
+ * checkout sold to another payment meanwhile is gone (nothing charged).
+ */
+export async function claimPayment(
+  saga: { db: PaymentsDb; subjectSecret: string; now: Date; testMode: boolean },
+  checkout: CheckoutForPayment,
+  presented: PresentedPayment,
+  call: PurchaseCall,
+  splitAddress: string | null = null,
+): Promise<Claim> {
+  const { now } = saga;
+  const row = newPaymentRow({
+    checkout,
+    presented,
+    subjectSecret: saga.subjectSecret,
+    now,
+    handoffId: call.handoffId ?? null,
+    // A relay sale settles only while its buyer's request can still be answered (ADR 9).
+    ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
+    // Rehearsals never close a single-shot checkout (ADR 5).
+    saga: {
+      status: "claimed",
+      test_mode: saga.testMode,
+      tx_hash: null,
+      settled_at: null,
+      split_address: splitAddress,
+      single_shot: !saga.testMode && !checkout.reusable,
+    },
+  });
+  if (!(await store.insertIfNew(saga.db, row))) {
+    // The payment is recorded (a duplicate: its outcome), or the single-shot checkout sold to another payment.
+    const winner = await store.findByAuthorization(saga.db, presented.key);
+    if (!winner) {
+      throw new ProblemError("gone", {
+        message: "This single-shot checkout has already been paid.",
+        help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
+      });
+    }
+    return { recorded: winner };
+  }
+  return { claimed: row };
+}
 
 /** A payment presented to a rail whose buyer's signed payment is settled as it is (Solana, Stellar): what `settleOnce` needs of it. */
 export interface PresentedOnce {
@@ -114,30 +161,15 @@ export abstract class OnchainSettlement<Chain> implements Pick<Settlement, "kind
    * checkout sold to another payment meanwhile is gone (nothing charged).
    */
   protected async claim(checkout: CheckoutForPayment, presented: PresentedPayment, call: PurchaseCall, splitAddress: string | null = null): Promise<Claim> {
-    const now = this.saga.now();
-    const row = newPaymentRow({
+    const claim = await claimPayment(
+      { db: this.db, subjectSecret: this.saga.subjectSecret, now: this.saga.now(), testMode: false },
       checkout,
       presented,
-      subjectSecret: this.saga.subjectSecret,
-      now,
-      handoffId: call.handoffId ?? null,
-      // A relay sale settles only while its buyer's request can still be answered (ADR 9).
-      ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
-      saga: { status: "claimed", test_mode: false, tx_hash: null, settled_at: null, split_address: splitAddress, single_shot: !checkout.reusable },
-    });
-    if (!(await store.insertIfNew(this.db, row))) {
-      // The payment is recorded (a duplicate: its outcome), or the single-shot checkout sold to another payment.
-      const winner = await store.findByAuthorization(this.db, presented.key);
-      if (!winner) {
-        throw new ProblemError("gone", {
-          message: "This single-shot checkout has already been paid.",
-          help: { fix: "Ask the seller for a new link. You were not charged.", retry_is_safe: false },
-        });
-      }
-      return { recorded: winner };
-    }
-    failpoint("after-claim");
-    return { claimed: row };
+      call,
+      splitAddress,
+    );
+    if ("claimed" in claim) failpoint("after-claim");
+    return claim;
   }
 
   /**
@@ -221,7 +253,8 @@ export abstract class OnchainSettlement<Chain> implements Pick<Settlement, "kind
    * (ADR 9): nothing is ever sent for it but by that request.
    */
   async sweep(quietMs = 30_000, limit = 50): Promise<number> {
-    const rows = await store.unfinished(this.db, false, new Date(this.saga.now().getTime() - quietMs), limit, this.networks());
+    // Escrow sales on the same network are the EscrowSettlement's to resume: a rail would try to settle them itself.
+    const rows = await store.unfinished(this.db, false, new Date(this.saga.now().getTime() - quietMs), limit, this.networks(), "plain");
     for (const row of rows) {
       try {
         if ((row.status === "claimed" || row.status === "delivered") && row.fulfillment !== "inline" && row.fulfillment !== "webhook") {

@@ -1,14 +1,23 @@
-import type { AnyPaymentPayload, PaymentRequirements } from "@c402/x402";
+import type { AnyPaymentPayload, ExactEvmAuthorization, PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
 import type { DeliveryRecord } from "./paid-on-delivery";
 import type { CheckoutForPayment, Rail, SettlementKind } from "../requirements";
 
 /**
  * Where a submitted payment stands: settled (its row is the receipt;
- * `redelivered` when it had settled before this request), or pending
- * (broadcast, the chain has not answered yet: never a reason to pay again).
+ * `redelivered` when it had settled before this request), held (an escrow
+ * sale: the deposit is in escrow, the goods delivered, no receipt until the
+ * escrow releases it, ADR 19), or pending (broadcast, the chain has not
+ * answered yet: never a reason to pay again).
  */
-export type SettlementOutcome = { kind: "settled"; row: PaymentRow; redelivered: boolean; delivery?: DeliveryRecord } | { kind: "pending"; row: PaymentRow };
+export type SettlementOutcome =
+  { kind: "settled" | "held"; row: PaymentRow; redelivered: boolean; delivery?: DeliveryRecord } | { kind: "pending"; row: PaymentRow };
+
+/** What a payer signs for an escrow deposit (EscrowSettlement.prepareDeposit): the authorization, and the terms' salt the payment brings back. */
+export interface PreparedDeposit {
+  authorization: ExactEvmAuthorization;
+  salt: string;
+}
 
 /** What the paid request carried beside the payment. */
 export interface PurchaseCall {
@@ -25,7 +34,7 @@ export type RailFamily = "base" | "solana" | "stellar";
 
 /**
  * One way payments settle: rehearsal (simulated, every family), and one live rail per chain
- * family (EVM, Solana); escrow and series later. A settlement owns a payment
+ * family (EVM, Solana, Stellar), escrow deposits (EscrowSettlement, ADR 19); series later. A settlement owns a payment
  * from its authorization on: it records it under its authorization key (EVM:
  * payer and nonce; Solana: the transaction message's hash), settles it (or
  * simulates it), writes the receipt and the `payment.settled` event, and
@@ -36,6 +45,8 @@ export type RailFamily = "base" | "solana" | "stellar";
  */
 export interface Settlement {
   readonly kind: SettlementKind;
+  /** It sells escrow checkouts' deposits (EscrowSettlement), and only those; every other settlement sells only other checkouts. */
+  readonly escrow?: boolean;
   /** The family of the networks a live settlement settles (the facilitator's `/x402/{family}`); a rehearsal settles several, and none live. */
   readonly family?: RailFamily;
   /** Whether it settles payments made on `network`. */
@@ -65,11 +76,13 @@ export interface Settlement {
    * where they sign typed data (EVM: payments builds it from the requirement).
    */
   prepare?(requirement: PaymentRequirements, payer: string): Promise<string>;
+  /** An escrow deposit's authorization for one of its requirements (ReceiveWithAuthorization to the contract, nonce = escrow id), with a fresh salt. */
+  prepareDeposit?(checkout: CheckoutForPayment, requirement: PaymentRequirements, payer: string): PreparedDeposit;
   /** Resumes payments a crash or a timeout left unfinished; answers how many it looked at. */
   sweep(): Promise<number>;
 }
 
-/** The settlement of that kind that settles on `network`, if one is configured. */
-export function settlementOf(settlements: readonly Settlement[], kind: SettlementKind, network: string): Settlement | undefined {
-  return settlements.find((s) => s.kind === kind && s.settles(network));
+/** The settlement of that kind that settles on `network` for a checkout of that sort (escrow or not), if one is configured. */
+export function settlementOf(settlements: readonly Settlement[], kind: SettlementKind, network: string, escrow = false): Settlement | undefined {
+  return settlements.find((s) => s.kind === kind && (s.escrow ?? false) === escrow && s.settles(network));
 }

@@ -11,6 +11,7 @@ import { webhookFulfilment } from "./0009_webhook_fulfilment";
 import { receiptsLedger } from "./0010_ledger";
 import { senderNonces } from "./0011_sender_nonces";
 import { paymentAnswerBy } from "./0012_answer_by";
+import { paymentsProcessedEvents } from "./0013_processed_events";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -26,4 +27,5 @@ export const paymentsMigrations: MigrationSet = {
   "0010_ledger": receiptsLedger,
   "0011_sender_nonces": senderNonces,
   "0012_answer_by": paymentAnswerBy,
+  "0013_processed_events": paymentsProcessedEvents,
 };
