@@ -264,10 +264,12 @@ async function startOnDevchain(
     payments: (deps, c) =>
       createPaymentsService(
         deps,
-        { catalog: c.catalog, fulfillment: c.fulfillment },
+        { catalog: c.catalog, fulfillment: c.fulfillment, escrow: c.escrow },
         {
           subjectSecret: secrets.subjectSecret,
           liveChains: [devchainSettlement(devchain)],
+          // Escrow sales deposit into the devchain's escrow contract, through the escrow service (ADR 19).
+          escrowContract: devchain.escrow,
           ...(solana
             ? { solana: { network: solana.devnet.network, rpcUrl: solana.devnet.url, usdcMint: solana.devnet.usdcMint, feePayerKey: solana.feePayerKey } }
             : {}),

@@ -51,6 +51,8 @@ function liveChainSettings(): [string, string][] {
     ["SPLIT_FACTORY_ADDRESS", chain.splitFactory],
     ["FEE_WALLET_ADDRESS", chain.feeWallet],
     ["FACILITATOR_PRIVATE_KEY", chain.facilitatorKey],
+    // Escrow sales' payTo and their terms' verifying contract (the escrow service holds them there).
+    ["ESCROW_CONTRACT", chain.escrow],
   ];
 }
 

@@ -469,8 +469,9 @@ ${mapping(defaults.identitySettings, "  ")}
   # SPLIT_FACTORY_ADDRESS and FEE_WALLET_ADDRESS, and refuses to start without them.
   # Without EVM_NETWORK it runs rehearsals only (the live face answers 503). escrow reads
   # arbiters' gas balances on the same network (EVM_RPC_URL from the Secret, optional), and
-  # holds escrows in the C402Escrow contract there: set ESCROW_CONTRACT (ADR 18) and
-  # ESCROW_RELAYER_KEY (Secret, its own funded key); unset, live escrow deposits answer 503.
+  # holds escrows in the C402Escrow contract there: set ESCROW_CONTRACT (ADR 18; payments
+  # quotes escrow checkouts with it) and ESCROW_RELAYER_KEY (Secret, escrow's own funded key);
+  # unset, live escrow deposits answer 503.
   EVM_NETWORK: eip155:8453
   # ESCROW_CONTRACT: replace-with-the-C402Escrow-address-on-the-network
   SPLIT_FACTORY_ADDRESS: replace-with-the-SplitFactory-address-on-the-network

@@ -135,6 +135,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         SPLIT_FACTORY_ADDRESS: settlement.splitFactory,
         FACILITATOR_PRIVATE_KEY: settlement.facilitatorKey,
         FEE_WALLET_ADDRESS: settlement.feeWallet,
+        // Escrow sales' payTo and their terms' verifying contract (the escrow service holds them there).
+        ESCROW_CONTRACT: settlement.escrow,
       }
     : {};
   // Solana too: a local devnet in this process, with a fee payer funded there, unless SOLANA_RPC_URL points elsewhere.

@@ -182,12 +182,39 @@ export const SERVICES = [
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
+    name: "escrow",
+    owns: "accounts' escrow settings, escrows (terms, state, the moments their windows count from), outbox",
+    database: { schema: "escrow", role: "c402_escrow" },
+    addressEnv: "ESCROW_GRPC_ADDRESS",
+    calls: [],
+    // escrowEvents: the escrow.* events (payments settles or refunds the sale on released/refunded; webhooks tells the seller).
+    topics: { publishes: [TOPICS.accountActivity, TOPICS.escrowEvents], consumes: [] },
+    secrets: [
+      {
+        env: "ESCROW_RELAYER_KEY",
+        placeholder: "0x-replace-with-the-escrow-relayer-private-key",
+        describe:
+          "0x private key of the escrow relayer (deposits, relayed actions, timed exits; fund it with ETH): its own key, never FACILITATOR_PRIVATE_KEY (ADR 11); optional, with ESCROW_CONTRACT in the ConfigMap: unset, live escrow deposits answer 503.",
+        unsetInDevelopment: true,
+        optional: true,
+      },
+    ],
+    readsBaseUrl: false,
+    settlesOnChain: false,
+    // Arbiters' gas balances (GET /v1/account/escrow/readiness), the escrow contract's logs and calls.
+    readsChain: true,
+    relaysEscrow: true,
+    reachesOut: ["chain-rpc"],
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
     name: "payments",
     owns: "payments, receipts, handoff nonces, outbox",
     database: { schema: "payments", role: "c402_payments" },
     addressEnv: "PAYMENTS_GRPC_ADDRESS",
-    calls: ["catalog", "fulfillment"],
-    topics: { publishes: [TOPICS.paymentSettled, TOPICS.accountActivity], consumes: [] },
+    // escrow: an escrow sale's settlement is its Deposit, and its release or refund comes back as an event (ADR 19).
+    calls: ["catalog", "fulfillment", "escrow"],
+    topics: { publishes: [TOPICS.paymentSettled, TOPICS.accountActivity], consumes: [TOPICS.escrowEvents] },
     secrets: [
       { env: "SUBJECT_SECRET", describe: "HMAC key of buyer pseudonyms (32+ random bytes, hex). Changing it changes every buyer's subject." },
       {
@@ -251,7 +278,7 @@ export const SERVICES = [
     database: { schema: "webhooks", role: "c402_webhooks" },
     addressEnv: "WEBHOOKS_GRPC_ADDRESS",
     calls: [],
-    topics: { publishes: [TOPICS.accountActivity], consumes: [TOPICS.paymentSettled, TOPICS.checkoutReported] },
+    topics: { publishes: [TOPICS.accountActivity], consumes: [TOPICS.paymentSettled, TOPICS.checkoutReported, TOPICS.escrowEvents] },
     secrets: [
       {
         env: "WEBHOOK_SECRETS_KEYRING",
@@ -266,32 +293,6 @@ export const SERVICES = [
     readsChain: false,
     relaysEscrow: false,
     reachesOut: ["sellers"],
-    resources: GRPC_SERVICE_RESOURCES,
-  },
-  {
-    name: "escrow",
-    owns: "accounts' escrow settings, escrows (terms, state, the moments their windows count from), outbox",
-    database: { schema: "escrow", role: "c402_escrow" },
-    addressEnv: "ESCROW_GRPC_ADDRESS",
-    calls: [],
-    // escrowEvents: the escrow.* events, with the deposits of the escrow checkout slice.
-    topics: { publishes: [TOPICS.accountActivity, TOPICS.escrowEvents], consumes: [] },
-    secrets: [
-      {
-        env: "ESCROW_RELAYER_KEY",
-        placeholder: "0x-replace-with-the-escrow-relayer-private-key",
-        describe:
-          "0x private key of the escrow relayer (deposits, relayed actions, timed exits; fund it with ETH): its own key, never FACILITATOR_PRIVATE_KEY (ADR 11); optional, with ESCROW_CONTRACT in the ConfigMap: unset, live escrow deposits answer 503.",
-        unsetInDevelopment: true,
-        optional: true,
-      },
-    ],
-    readsBaseUrl: false,
-    settlesOnChain: false,
-    // Arbiters' gas balances (GET /v1/account/escrow/readiness), the escrow contract's logs and calls.
-    readsChain: true,
-    relaysEscrow: true,
-    reachesOut: ["chain-rpc"],
     resources: GRPC_SERVICE_RESOURCES,
   },
 ] as const satisfies readonly ServiceEntry[];

@@ -8,7 +8,7 @@ export const paymentsConfigSpec = {
     "host:port of the escrow service, which deposits escrow sales (unset: escrow checkouts' faces answer 503)",
   ),
   escrowContractAddress: env.optionalString(
-    "ESCROW_CONTRACT_ADDRESS",
+    "ESCROW_CONTRACT",
     "the C402Escrow contract on the live EVM network: escrow deposits' payTo and their terms' EIP-712 verifying contract (rehearsals sign under the same address on the testnet's rehearsal domain)",
   ),
   subjectSecret: env.string("SUBJECT_SECRET", "key of the buyer pseudonym (subject) HMAC", { secret: true }),

@@ -54,7 +54,7 @@ export interface PaymentsSettings {
   stellar?: StellarSettings;
   settleTimeoutMs?: number;
   sweepIntervalMs?: number;
-  /** The C402Escrow contract's address (ESCROW_CONTRACT_ADDRESS): with the escrow client, escrow checkouts sell. */
+  /** The C402Escrow contract's address (ESCROW_CONTRACT): with the escrow client, escrow checkouts sell. */
   escrowContract?: string;
   /** The protocol's fee wallet (FEE_WALLET_ADDRESS), where no live chain names it: an escrow rehearsal's terms name it. */
   feeWallet?: string;
@@ -207,11 +207,10 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const stellar = stellarChain && stellarModules ? new stellarModules.LiveStellarSettlement(oneNetworkSaga(stellarChain)) : undefined;
   /** Escrow sales (ADR 19): the rehearsal's always, the live one where a live EVM network is configured (the first: escrow is Base only). */
   const escrowSettlements = (client: ServiceClient<typeof escrowV1.EscrowService>, contract: string): EscrowSettlement[] => {
-    if (!isAddress(contract)) throw new Error("ESCROW_CONTRACT_ADDRESS must be an EVM address");
+    if (!isAddress(contract)) throw new Error("ESCROW_CONTRACT must be an EVM address");
     // The protocol's fee is part of every deposit's terms, rehearsed ones too.
     const feeWallet = settings.feeWallet ?? settings.liveChains[0]?.feeWallet;
-    if (feeWallet === undefined || !isAddress(feeWallet))
-      throw new Error("ESCROW_CONTRACT_ADDRESS is set; also set FEE_WALLET_ADDRESS (the escrow fee's wallet)");
+    if (feeWallet === undefined || !isAddress(feeWallet)) throw new Error("ESCROW_CONTRACT is set; also set FEE_WALLET_ADDRESS (the escrow fee's wallet)");
     const common = {
       db,
       subjectSecret: settings.subjectSecret,
