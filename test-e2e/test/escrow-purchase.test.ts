@@ -27,7 +27,7 @@ describe("escrow purchase", () => {
     const s = await newSeller();
     const r = await call("POST", "/v1/escrow-checkouts", {
       key: s.key,
-      body: { title: "Vintage lamp", price_usd: "2.00", payload: { tracking: "1Z999" }, preset: "standard", arbiter_evm: arbiter.address, ...body },
+      body: { title: "Vintage lamp", price_usd: "2.00", payload: { tracking: "1Z999" }, escrow_preset: "standard", arbiter_evm: arbiter.address, ...body },
     });
     expect(r.status).toBe(201);
     expect(r.body.id).toMatch(/^esc_/);

@@ -4,11 +4,13 @@ import {
   AuthorizationSchema,
   FacilitatorSupportedResponseSchema,
   PaymentRequirementSchema,
+  RequirementEscrowSchema,
   SettleResponseSchema,
   VerifyResponseSchema,
   type Authorization,
   type FacilitatorSupportedResponse,
   type PaymentRequirement,
+  type RequirementEscrow,
   type SettleResponse as SettleResponseMessage,
   type VerifyResponse as VerifyResponseMessage,
 } from "./gen/payments/v1/payments_pb";
@@ -44,8 +46,42 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
       ...(text(r.extra.feePayer) !== undefined ? { feePayer: text(r.extra.feePayer) } : {}),
       ...(r.extra.areFeesSponsored === true ? { areFeesSponsored: true } : {}),
       transfers: requirementTransfers(r.extra).map((t) => ({ payTo: t.payTo, amount: t.amount })),
+      ...escrowExtraMessage(r.extra.escrow),
     },
   });
+}
+
+/** An escrow requirement's `extra.escrow` (the escrow face's terms), as the message's fields. */
+function escrowExtraMessage(value: unknown): { escrow?: MessageInitShape<typeof RequirementEscrowSchema> } {
+  if (typeof value !== "object" || value === null) return {};
+  const e = value as Record<string, unknown>;
+  const exits = (typeof e.exits === "object" && e.exits !== null ? e.exits : {}) as Record<string, unknown>;
+  const seconds = (v: unknown) => (typeof v === "number" ? v : 0);
+  return {
+    escrow: {
+      preset: text(e.preset) ?? "",
+      settleSeconds: seconds(e.settle_seconds),
+      holdSeconds: seconds(e.hold_seconds),
+      backstopSeconds: seconds(e.backstop_seconds),
+      arbiter: text(e.arbiter) ?? "",
+      sellerPaid: text(exits.seller_paid) ?? "",
+      buyerRefunded: text(exits.buyer_refunded) ?? "",
+      ifNobodyActs: text(e.if_nobody_acts) ?? "",
+    },
+  };
+}
+
+/** `extra.escrow` from the message (keys in the order payments writes them). */
+function escrowExtraOf(e: RequirementEscrow) {
+  return {
+    preset: e.preset,
+    settle_seconds: e.settleSeconds,
+    hold_seconds: e.holdSeconds,
+    backstop_seconds: e.backstopSeconds,
+    arbiter: e.arbiter,
+    exits: { seller_paid: e.sellerPaid, buyer_refunded: e.buyerRefunded },
+    if_nobody_acts: e.ifNobodyActs,
+  };
 }
 
 export function requirementFromMessage(m: PaymentRequirement): PaymentRequirements {
@@ -76,6 +112,7 @@ export function requirementFromMessage(m: PaymentRequirement): PaymentRequiremen
           : {
               name: extra?.name ?? "",
               version: extra?.version ?? "",
+              ...(extra?.escrow ? { escrow: escrowExtraOf(extra.escrow) } : {}),
               checkoutId: extra?.checkoutId ?? "",
               ...(extra?.rehearsal ? { rehearsal: true } : {}),
             },

@@ -1,7 +1,8 @@
 import { ESCROW_ACTION, ESCROW_ACTION_SIGNER, ESCROW_STATE, escrowActionTypedData, type EscrowActionName } from "@c402/evm-contracts";
 import { failpoint } from "@c402/failpoints";
 import { ProblemError } from "@c402/problems";
-import { encodePacked, keccak256, recoverTypedDataAddress, serializeSignature, type Address, type Hex, type TransactionReceipt } from "viem";
+import { encodePacked, getAddress, keccak256, recoverTypedDataAddress, serializeSignature, type Address, type Hex, type TransactionReceipt } from "viem";
+import { REHEARSAL_NETWORK, REHEARSAL_TOKEN } from "@c402/x402";
 import { escrowCalls, NonceSpentError, type EscrowChain, type EscrowLog } from "../chain/escrow-chain";
 import type { GasReader } from "../chain/gas-reader";
 import type { ArbiterReadinessFacts } from "../events/escrow-events";
@@ -120,8 +121,10 @@ export class EscrowBook {
         "Escrow deposits are not available: this deployment names no escrow contract and relayer (ESCROW_CONTRACT, ESCROW_RELAYER_KEY).",
       );
     }
-    if (network !== contract.network) throw depositRefused(`escrow runs on ${contract.network}, not ${network}`, "unsupported_network");
-    return contract;
+    // A rehearsal is signed under the rehearsal domain on the testnet (ADR 5): valid on no chain, and no chain is asked.
+    const at = testMode ? rehearsalContract(contract) : contract;
+    if (network !== at.network) throw depositRefused(`escrow runs on ${at.network}, not ${network}`, "unsupported_network");
+    return at;
   }
 
   private newRow(req: DepositRequest, contract: EscrowContract, d: CheckedDeposit): EscrowRow {
@@ -574,4 +577,14 @@ function signatureOf(v: number, r: string, s: string): Hex {
     });
   }
   return serializeSignature({ r: r as Hex, s: s as Hex, yParity: v % 27 === 0 ? 0 : 1 });
+}
+
+/** The contract a rehearsal deposit names: the same address, on the rehearsal network, with the rehearsal token's domain. */
+function rehearsalContract(contract: EscrowContract): EscrowContract {
+  return {
+    network: REHEARSAL_NETWORK,
+    chainId: Number(REHEARSAL_NETWORK.split(":")[1]),
+    address: contract.address,
+    token: { ...REHEARSAL_TOKEN, address: getAddress(REHEARSAL_TOKEN.address) },
+  };
 }

@@ -7,11 +7,11 @@ export const CHAIN_FAMILIES = ["base", "solana", "stellar"] as const;
 export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
 
 /**
- * Where every rehearsal settles, simulated (payments' REHEARSAL_NETWORK,
- * ADR 5): an EVM id, so rehearsals are the base family's. The e2e discovery
- * test checks it against what a rehearsal face really quotes.
+ * Where every rehearsal settles, simulated (ADR 5): an EVM id, so rehearsals
+ * are the base family's. The e2e discovery test checks it against what a
+ * rehearsal face really quotes.
  */
-export const REHEARSAL_NETWORK = "eip155:84532";
+export { REHEARSAL_NETWORK } from "@c402/x402";
 
 /** The live networks of each family: the kinds payments' facilitator lists (`GET /x402/{family}/supported`). */
 export type LiveNetworks = Record<ChainFamily, string[]>;

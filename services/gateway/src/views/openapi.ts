@@ -330,11 +330,26 @@ const requirementV2 = object(
           items: object({ payTo: { type: "string", minLength: 1 }, amount: atomic }),
           description: "A prepared Solana payment (POST …/prepare): every recipient in order, one TransferChecked each (ADR 16)",
         },
+        escrow: object(
+          {
+            preset: { enum: ["instant", "standard", "shipping", "custom"] },
+            settle_seconds: { type: "integer", minimum: 1 },
+            hold_seconds: { type: "integer", minimum: 1 },
+            backstop_seconds: { type: "integer", minimum: 1 },
+            arbiter: str,
+            exits: object({ seller_paid: str, buyer_refunded: str }, { closed: true }),
+            if_nobody_acts: str,
+          },
+          {
+            closed: true,
+            description: "An escrow face's requirement (scheme escrow): the windows, the arbiter, both exit routes and what happens if nobody acts",
+          },
+        ),
       },
       {
-        optional: ["name", "version", "feePayer", "areFeesSponsored", "checkoutId", "transfers"],
+        optional: ["name", "version", "feePayer", "areFeesSponsored", "checkoutId", "transfers", "escrow"],
         description:
-          "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer), on Stellar that the fee is sponsored (areFeesSponsored); checkoutId names the checkout",
+          "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer), on Stellar that the fee is sponsored (areFeesSponsored), on an escrow face the escrow's terms (escrow); checkoutId names the checkout",
       },
     ),
     resource: url,

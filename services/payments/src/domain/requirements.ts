@@ -14,16 +14,8 @@ import type { EvmNetwork, PaymentRequirements } from "@c402/x402";
  * Every requirement names its checkout (`extra.checkoutId`), so the public
  * facilitator can find what this service issued and compare against it.
  */
-export const REHEARSAL_NETWORK: EvmNetwork = "eip155:84532";
-
-/**
- * The EIP-712 domain a rehearsal payment is signed under (ADR 5): the testnet
- * USDC's address and chain, so the official clients sign it unchanged, but a
- * name no token contract has. A rehearsal signature is therefore never a valid
- * `transferWithAuthorization` on any chain, whatever route it is replayed to,
- * and a wallet that shows the domain tells a person no funds move.
- */
-export const REHEARSAL_DOMAIN = { name: "USDC rehearsal - no funds move", version: "2" } as const;
+// Where EVM rehearsals are quoted and the domain they are signed under (ADR 5), shared with the gateway and the escrow service.
+export { REHEARSAL_DOMAIN, REHEARSAL_NETWORK } from "@c402/x402";
 export const MAX_TIMEOUT_SECONDS = 300;
 
 export type Face = "live" | "test";

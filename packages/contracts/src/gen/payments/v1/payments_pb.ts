@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/payments.proto.
  */
 export const file_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEiwQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSLAoFZXh0cmEYCCABKAsyHS5wYXltZW50cy52MS5SZXF1aXJlbWVudEV4dHJhSgQIBxAIUgpleHRyYV9qc29uIuwBChBSZXF1aXJlbWVudEV4dHJhEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRITCgtjaGVja291dF9pZBgDIAEoCRIRCglyZWhlYXJzYWwYBCABKAgSFgoJZmVlX3BheWVyGAUgASgJSACIAQESMwoJdHJhbnNmZXJzGAYgAygLMiAucGF5bWVudHMudjEuUmVxdWlyZW1lbnRUcmFuc2ZlchIfChJhcmVfZmVlc19zcG9uc29yZWQYByABKAhIAYgBAUIMCgpfZmVlX3BheWVyQhUKE19hcmVfZmVlc19zcG9uc29yZWQiNQoTUmVxdWlyZW1lbnRUcmFuc2ZlchIOCgZwYXlfdG8YASABKAkSDgoGYW1vdW50GAIgASgJInIKDUF1dGhvcml6YXRpb24SDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRINCgV2YWx1ZRgDIAEoCRITCgt2YWxpZF9hZnRlchgEIAEoCRIUCgx2YWxpZF9iZWZvcmUYBSABKAkSDQoFbm9uY2UYBiABKAkivwEKDlNldHRsZVJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSGQoMZXJyb3JfcmVhc29uGAIgASgJSACIAQESGgoNZXJyb3JfbWVzc2FnZRgDIAEoCUgBiAEBEhIKBXBheWVyGAQgASgJSAKIAQESEwoLdHJhbnNhY3Rpb24YBSABKAkSDwoHbmV0d29yaxgGIAEoCUIPCg1fZXJyb3JfcmVhc29uQhAKDl9lcnJvcl9tZXNzYWdlQggKBl9wYXllciKiAQoOVmVyaWZ5UmVzcG9uc2USEAoIaXNfdmFsaWQYASABKAgSGwoOaW52YWxpZF9yZWFzb24YAiABKAlIAIgBARIcCg9pbnZhbGlkX21lc3NhZ2UYAyABKAlIAYgBARISCgVwYXllchgEIAEoCUgCiAEBQhEKD19pbnZhbGlkX3JlYXNvbkISChBfaW52YWxpZF9tZXNzYWdlQggKBl9wYXllciKNAQoOUHJpY2VCcmVha2Rvd24SDQoFcHJpY2UYASABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAIgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgDIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYBCABKAQSDQoFdG90YWwYBSABKARCEgoQX3BsYXRmb3JtX2Ftb3VudCK0BQoHUmVjZWlwdBIKCgJpZBgBIAEoCRITCgtjaGVja291dF9pZBgCIAEoCRISCgphY2NvdW50X2lkGAMgASgJEg8KB25ldHdvcmsYBCABKAkSDQoFYXNzZXQYBSABKAkSEgoKYW1vdW50X3VzZBgGIAEoCRIXCg9wcm92aWRlcl9hbW91bnQYByABKAQSHAoPcGxhdGZvcm1fYW1vdW50GAggASgESACIAQESEgoKZmVlX2Ftb3VudBgJIAEoBBINCgV0b3RhbBgKIAEoBBINCgVwYXllchgLIAEoCRIPCgdzdWJqZWN0GAwgASgJEg4KBnBheV90bxgNIAEoCRIPCgd0eF9oYXNoGA4gASgJEhEKCXRlc3RfbW9kZRgPIAEoCBIuCgpzZXR0bGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgdzb2xkX2J5GBEgASgJSAGIAQESFgoOY2hlY2tvdXRfdGl0bGUYEiABKAkSGAoQZGVsaXZlcnlfb3V0Y29tZRgTIAEoCRIXCgpoYW5kb2ZmX2lkGBQgASgJSAKIAQESGQoMcGFydGllc19qc29uGBUgASgJSAOIAQESHAoPcGxhdGZvcm1fZmVlX3RvGBYgASgJSASIAQESLAoIZGVsaXZlcnkYFyABKAsyGi5wYXltZW50cy52MS5EZWxpdmVyeUZhY3RzEjUKDGZ1bGZpbGxlZF9hdBgYIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBYgBAUISChBfcGxhdGZvcm1fYW1vdW50QgoKCF9zb2xkX2J5Qg0KC19oYW5kb2ZmX2lkQg8KDV9wYXJ0aWVzX2pzb25CEgoQX3BsYXRmb3JtX2ZlZV90b0IPCg1fZnVsZmlsbGVkX2F0Is8BCh1MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEh0KCXBhZ2Vfc2l6ZRgCIAEoDUIKukgHKgUY6AcoARI5ChBhZnRlcl9zZXR0bGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEhUKCGFmdGVyX2lkGAQgASgJSAGIAQFCEwoRX2FmdGVyX3NldHRsZWRfYXRCCwoJX2FmdGVyX2lkIkgKHkxpc3RBd2FpdGluZ0Z1bGZpbG1lbnRSZXNwb25zZRImCghyZWNlaXB0cxgBIAMoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQikAMKE0xpc3RSZWNlaXB0c1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESOQoQYWZ0ZXJfc2V0dGxlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIVCghhZnRlcl9pZBgEIAEoCUgBiAEBEhEKCXRlc3RfbW9kZRgFIAEoCBIeCgdzb2xkX2J5GAYgASgJQgi6SAVyAxjIAUgCiAEBEjUKDHNldHRsZWRfZnJvbRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIA4gBARIzCgpzZXR0bGVkX3RvGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgEiAEBQhMKEV9hZnRlcl9zZXR0bGVkX2F0QgsKCV9hZnRlcl9pZEIKCghfc29sZF9ieUIPCg1fc2V0dGxlZF9mcm9tQg0KC19zZXR0bGVkX3RvIj4KFExpc3RSZWNlaXB0c1Jlc3BvbnNlEiYKCHJlY2VpcHRzGAEgAygLMhQucGF5bWVudHMudjEuUmVjZWlwdCJ6ChVTYWxlc0FuYWx5dGljc1JlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIxCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBrpIA8gBARIRCgl0ZXN0X21vZGUYAyABKAgiiAEKCVNhbGVzU3VtcxIQCghwYXltZW50cxgBIAEoDRIUCgxwcmljZV9hbW91bnQYAiABKAQSFwoPcHJvdmlkZXJfYW1vdW50GAMgASgEEhcKD3BsYXRmb3JtX2Ftb3VudBgEIAEoBBISCgpmZWVfYW1vdW50GAUgASgEEg0KBXRvdGFsGAYgASgEIj0KCERheVNhbGVzEgsKA2RheRgBIAEoCRIkCgRzdW1zGAIgASgLMhYucGF5bWVudHMudjEuU2FsZXNTdW1zIlkKDUNoZWNrb3V0U2FsZXMSEwoLY2hlY2tvdXRfaWQYASABKAkSDQoFdGl0bGUYAiABKAkSJAoEc3VtcxgDIAEoCzIWLnBheW1lbnRzLnYxLlNhbGVzU3VtcyLHAQoWU2FsZXNBbmFseXRpY3NSZXNwb25zZRImCgZ0b3RhbHMYASABKAsyFi5wYXltZW50cy52MS5TYWxlc1N1bXMSIwoEZGF5cxgCIAMoCzIVLnBheW1lbnRzLnYxLkRheVNhbGVzEi0KCWNoZWNrb3V0cxgDIAMoCzIaLnBheW1lbnRzLnYxLkNoZWNrb3V0U2FsZXMSFwoPZGlzdGluY3RfYnV5ZXJzGAQgASgNEhgKEHJldHVybmluZ19idXllcnMYBSABKA0iawoUTWFya0Z1bGZpbGxlZFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIbCgpwYXltZW50X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIlkKFU1hcmtGdWxmaWxsZWRSZXNwb25zZRIlCgdyZWNlaXB0GAEgASgLMhQucGF5bWVudHMudjEuUmVjZWlwdBIZChFhbHJlYWR5X2Z1bGZpbGxlZBgCIAEoCCJCCg1EZWxpdmVyeUZhY3RzEg4KBnN0YXR1cxgBIAEoDRISCgpsYXRlbmN5X21zGAIgASgNEg0KBWJ5dGVzGAMgASgNImAKE1F1b3RlUGF5bWVudFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESKwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2VCCrpIB4IBBBABIAAizQEKFFF1b3RlUGF5bWVudFJlc3BvbnNlEjAKB2FjY2VwdHMYASADKAsyHy5wYXltZW50cy52MS5QYXltZW50UmVxdWlyZW1lbnQSKgoFcHJpY2UYAiABKAsyGy5wYXltZW50cy52MS5QcmljZUJyZWFrZG93bhIvCgpzZXR0bGVtZW50GAMgASgOMhsucGF5bWVudHMudjEuU2V0dGxlbWVudEtpbmQSJgoIY2hlY2tvdXQYBCABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0IqkCChVQcmVwYXJlUGF5bWVudFJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESKwoEZmFjZRgCIAEoDjIRLnBheW1lbnRzLnYxLkZhY2VCCrpIB4IBBBABIAASFwoFcGF5ZXIYAyABKAlCCLpIBXIDGIABEh0KB25ldHdvcmsYBCABKAlCB7pIBHICGEBIAIgBARI+CgZwYXJhbXMYBiADKAsyLi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QuUGFyYW1zRW50cnkaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfbmV0d29ya0oECAUQBlIMcmVzb3VyY2VfdXJsIpYCChZQcmVwYXJlUGF5bWVudFJlc3BvbnNlEg8KB25ldHdvcmsYASABKAkSNAoLcmVxdWlyZW1lbnQYAiABKAsyHy5wYXltZW50cy52MS5QYXltZW50UmVxdWlyZW1lbnQSMQoNYXV0aG9yaXphdGlvbhgFIAEoCzIaLnBheW1lbnRzLnYxLkF1dGhvcml6YXRpb24SGAoLdHJhbnNhY3Rpb24YBiABKAlIAIgBARIYCgtlc2Nyb3dfc2FsdBgHIAEoCUgBiAEBQg4KDF90cmFuc2FjdGlvbkIOCgxfZXNjcm93X3NhbHRKBAgDEARKBAgEEAVSD3R5cGVkX2RhdGFfanNvblIRcGF5bG9hZF9zdHViX2pzb24i4wIKFFN1Ym1pdFBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAEh8KDnBheW1lbnRfaGVhZGVyGAMgASgJQge6SARyAhABEhcKCmhhbmRvZmZfaWQYBCABKAlIAIgBARI9CgZwYXJhbXMYBSADKAsyLS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdC5QYXJhbXNFbnRyeRItChdrbm93bl9jaGVja291dF9yZXZpc2lvbhgGIAEoCUIHukgEcgIYFEgBiAEBGi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDQoLX2hhbmRvZmZfaWRCGgoYX2tub3duX2NoZWNrb3V0X3JldmlzaW9uIr4DChVTdWJtaXRQYXltZW50UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSEwoLcmVkZWxpdmVyZWQYAiABKAgSNAoPc2V0dGxlX3Jlc3BvbnNlGAcgASgLMhsucGF5bWVudHMudjEuU2V0dGxlUmVzcG9uc2USJgoIY2hlY2tvdXQYCCABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhkKEWNoZWNrb3V0X3JldmlzaW9uGAwgASgJEioKBnN0YXR1cxgEIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSEgoKcGF5bWVudF9pZBgFIAEoCRIPCgd0eF9oYXNoGAYgASgJEioKCGRlbGl2ZXJ5GAkgASgLMhguZnVsZmlsbG1lbnQudjEuRGVsaXZlcnkSLQoHcGFja2FnZRgKIAEoCzIcLmZ1bGZpbGxtZW50LnYxLlBhY2thZ2VTdGF0ZRIYCgtwYWNrYWdlX2tleRgLIAEoCUgAiAEBQg4KDF9wYWNrYWdlX2tleUoECAMQBFIUc2V0dGxlX3Jlc3BvbnNlX2pzb24iMAoRR2V0UmVjZWlwdFJlcXVlc3QSGwoKcGF5bWVudF9pZBgBIAEoCUIHukgEcgIQASJ4ChJHZXRSZWNlaXB0UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSKgoGc3RhdHVzGAIgASgOMhoucGF5bWVudHMudjEuUGF5bWVudFN0YXR1cxIPCgd0eF9oYXNoGAMgASgJIjIKFkZpbmRSZWNlaXB0QnlUeFJlcXVlc3QSGAoHdHhfaGFzaBgBIAEoCUIHukgEcgIQASItChdGaW5kUmVjZWlwdEJ5VHhSZXNwb25zZRISCgpwYXltZW50X2lkGAEgASgJIkYKEkZpbmRIYW5kb2ZmUmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARISCgpoYW5kb2ZmX2lkGAIgASgJIlEKE0ZpbmRIYW5kb2ZmUmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCRIRCgl0ZXN0X21vZGUYAiABKAgSEwoLZXNjcm93X2hlbGQYAyABKAgiNgobRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXF1ZXN0EhcKBmZhbWlseRgBIAEoCUIHukgEcgIQASLuAQocRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXNwb25zZRIpCgVraW5kcxgCIAMoCzIaLnBheW1lbnRzLnYxLlN1cHBvcnRlZEtpbmQSRwoHc2lnbmVycxgDIAMoCzI2LnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2UuU2lnbmVyc0VudHJ5GkQKDFNpZ25lcnNFbnRyeRILCgNrZXkYASABKAkSIwoFdmFsdWUYAiABKAsyFC5wYXltZW50cy52MS5TaWduZXJzOgI4AUoECAEQAlIOc3VwcG9ydGVkX2pzb24ipAEKDVN1cHBvcnRlZEtpbmQSFAoMeDQwMl92ZXJzaW9uGAEgASgFEg4KBnNjaGVtZRgCIAEoCRIPCgduZXR3b3JrGAMgASgJEhYKCWZlZV9wYXllchgEIAEoCUgAiAEBEh8KEmFyZV9mZWVzX3Nwb25zb3JlZBgFIAEoCEgBiAEBQgwKCl9mZWVfcGF5ZXJCFQoTX2FyZV9mZWVzX3Nwb25zb3JlZCIcCgdTaWduZXJzEhEKCWFkZHJlc3NlcxgBIAMoCSJ0ChhGYWNpbGl0YXRvclZlcmlmeVJlcXVlc3QSFwoGZmFtaWx5GAEgASgJQge6SARyAhABEg8KB25ldHdvcmsYAiABKAkSGAoQcmVxdWlyZW1lbnRfanNvbhgDIAEoCRIUCgxwYXlsb2FkX2pzb24YBCABKAkibQoZRmFjaWxpdGF0b3JWZXJpZnlSZXNwb25zZRI0Cg92ZXJpZnlfcmVzcG9uc2UYAiABKAsyGy5wYXltZW50cy52MS5WZXJpZnlSZXNwb25zZUoECAEQAlIUdmVyaWZ5X3Jlc3BvbnNlX2pzb24idAoYRmFjaWxpdGF0b3JTZXR0bGVSZXF1ZXN0EhcKBmZhbWlseRgBIAEoCUIHukgEcgIQARIPCgduZXR3b3JrGAIgASgJEhgKEHJlcXVpcmVtZW50X2pzb24YAyABKAkSFAoMcGF5bG9hZF9qc29uGAQgASgJIm0KGUZhY2lsaXRhdG9yU2V0dGxlUmVzcG9uc2USNAoPc2V0dGxlX3Jlc3BvbnNlGAIgASgLMhsucGF5bWVudHMudjEuU2V0dGxlUmVzcG9uc2VKBAgBEAJSFHNldHRsZV9yZXNwb25zZV9qc29uIk0KGkNoZWNrUGF5b3V0QWNjb3VudHNSZXF1ZXN0Ei8KBXJhaWxzGAEgAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsQgi6SAWSAQIQCCJ8ChJQYXlvdXRBY2NvdW50Q2hlY2sSFAoMY2hhaW5fZmFtaWx5GAEgASgJEg8KB2FkZHJlc3MYAiABKAkSDwoHbmV0d29yaxgDIAEoCRINCgVhc3NldBgEIAEoCRIPCgdhY2NvdW50GAUgASgJEg4KBmV4aXN0cxgGIAEoCCJOChtDaGVja1BheW91dEFjY291bnRzUmVzcG9uc2USLwoGY2hlY2tzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5b3V0QWNjb3VudENoZWNrKjoKBEZhY2USFAoQRkFDRV9VTlNQRUNJRklFRBAAEg0KCUZBQ0VfTElWRRABEg0KCUZBQ0VfVEVTVBACKm0KDlNldHRsZW1lbnRLaW5kEh8KG1NFVFRMRU1FTlRfS0lORF9VTlNQRUNJRklFRBAAEh0KGVNFVFRMRU1FTlRfS0lORF9TSU1VTEFURUQQARIbChdTRVRUTEVNRU5UX0tJTkRfT05DSEFJThACKoABCg1QYXltZW50U3RhdHVzEh4KGlBBWU1FTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWUEFZTUVOVF9TVEFUVVNfU0VUVExFRBABEhoKFlBBWU1FTlRfU1RBVFVTX1BFTkRJTkcQAhIXChNQQVlNRU5UX1NUQVRVU19IRUxEEAMysgoKD1BheW1lbnRzU2VydmljZRJTCgxRdW90ZVBheW1lbnQSIC5wYXltZW50cy52MS5RdW90ZVBheW1lbnRSZXF1ZXN0GiEucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVzcG9uc2USWQoOUHJlcGFyZVBheW1lbnQSIi5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlcXVlc3QaIy5wYXltZW50cy52MS5QcmVwYXJlUGF5bWVudFJlc3BvbnNlElYKDVN1Ym1pdFBheW1lbnQSIS5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVxdWVzdBoiLnBheW1lbnRzLnYxLlN1Ym1pdFBheW1lbnRSZXNwb25zZRJNCgpHZXRSZWNlaXB0Eh4ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlcXVlc3QaHy5wYXltZW50cy52MS5HZXRSZWNlaXB0UmVzcG9uc2USXAoPRmluZFJlY2VpcHRCeVR4EiMucGF5bWVudHMudjEuRmluZFJlY2VpcHRCeVR4UmVxdWVzdBokLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlc3BvbnNlElAKC0ZpbmRIYW5kb2ZmEh8ucGF5bWVudHMudjEuRmluZEhhbmRvZmZSZXF1ZXN0GiAucGF5bWVudHMudjEuRmluZEhhbmRvZmZSZXNwb25zZRJxChZMaXN0QXdhaXRpbmdGdWxmaWxtZW50EioucGF5bWVudHMudjEuTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlcXVlc3QaKy5wYXltZW50cy52MS5MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVzcG9uc2USUwoMTGlzdFJlY2VpcHRzEiAucGF5bWVudHMudjEuTGlzdFJlY2VpcHRzUmVxdWVzdBohLnBheW1lbnRzLnYxLkxpc3RSZWNlaXB0c1Jlc3BvbnNlElkKDlNhbGVzQW5hbHl0aWNzEiIucGF5bWVudHMudjEuU2FsZXNBbmFseXRpY3NSZXF1ZXN0GiMucGF5bWVudHMudjEuU2FsZXNBbmFseXRpY3NSZXNwb25zZRJWCg1NYXJrRnVsZmlsbGVkEiEucGF5bWVudHMudjEuTWFya0Z1bGZpbGxlZFJlcXVlc3QaIi5wYXltZW50cy52MS5NYXJrRnVsZmlsbGVkUmVzcG9uc2USaAoTQ2hlY2tQYXlvdXRBY2NvdW50cxInLnBheW1lbnRzLnYxLkNoZWNrUGF5b3V0QWNjb3VudHNSZXF1ZXN0GigucGF5bWVudHMudjEuQ2hlY2tQYXlvdXRBY2NvdW50c1Jlc3BvbnNlEmsKFEZhY2lsaXRhdG9yU3VwcG9ydGVkEigucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXF1ZXN0GikucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTdXBwb3J0ZWRSZXNwb25zZRJiChFGYWNpbGl0YXRvclZlcmlmeRIlLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yVmVyaWZ5UmVxdWVzdBomLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yVmVyaWZ5UmVzcG9uc2USYgoRRmFjaWxpdGF0b3JTZXR0bGUSJS5wYXltZW50cy52MS5GYWNpbGl0YXRvclNldHRsZVJlcXVlc3QaJi5wYXltZW50cy52MS5GYWNpbGl0YXRvclNldHRsZVJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_catalog_v1_catalog, file_fulfillment_v1_fulfillment, file_google_protobuf_timestamp]);
+  fileDesc("ChpwYXltZW50cy92MS9wYXltZW50cy5wcm90bxILcGF5bWVudHMudjEiwQEKElBheW1lbnRSZXF1aXJlbWVudBIOCgZzY2hlbWUYASABKAkSDwoHbmV0d29yaxgCIAEoCRINCgVhc3NldBgDIAEoCRIOCgZhbW91bnQYBCABKAkSDgoGcGF5X3RvGAUgASgJEhsKE21heF90aW1lb3V0X3NlY29uZHMYBiABKAUSLAoFZXh0cmEYCCABKAsyHS5wYXltZW50cy52MS5SZXF1aXJlbWVudEV4dHJhSgQIBxAIUgpleHRyYV9qc29uIpwCChBSZXF1aXJlbWVudEV4dHJhEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRITCgtjaGVja291dF9pZBgDIAEoCRIRCglyZWhlYXJzYWwYBCABKAgSFgoJZmVlX3BheWVyGAUgASgJSACIAQESMwoJdHJhbnNmZXJzGAYgAygLMiAucGF5bWVudHMudjEuUmVxdWlyZW1lbnRUcmFuc2ZlchIfChJhcmVfZmVlc19zcG9uc29yZWQYByABKAhIAYgBARIuCgZlc2Nyb3cYCCABKAsyHi5wYXltZW50cy52MS5SZXF1aXJlbWVudEVzY3Jvd0IMCgpfZmVlX3BheWVyQhUKE19hcmVfZmVlc19zcG9uc29yZWQiwQEKEVJlcXVpcmVtZW50RXNjcm93Eg4KBnByZXNldBgBIAEoCRIWCg5zZXR0bGVfc2Vjb25kcxgCIAEoDRIUCgxob2xkX3NlY29uZHMYAyABKA0SGAoQYmFja3N0b3Bfc2Vjb25kcxgEIAEoDRIPCgdhcmJpdGVyGAUgASgJEhMKC3NlbGxlcl9wYWlkGAYgASgJEhYKDmJ1eWVyX3JlZnVuZGVkGAcgASgJEhYKDmlmX25vYm9keV9hY3RzGAggASgJIjUKE1JlcXVpcmVtZW50VHJhbnNmZXISDgoGcGF5X3RvGAEgASgJEg4KBmFtb3VudBgCIAEoCSJyCg1BdXRob3JpemF0aW9uEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSDQoFdmFsdWUYAyABKAkSEwoLdmFsaWRfYWZ0ZXIYBCABKAkSFAoMdmFsaWRfYmVmb3JlGAUgASgJEg0KBW5vbmNlGAYgASgJIr8BCg5TZXR0bGVSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhkKDGVycm9yX3JlYXNvbhgCIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYAyABKAlIAYgBARISCgVwYXllchgEIAEoCUgCiAEBEhMKC3RyYW5zYWN0aW9uGAUgASgJEg8KB25ldHdvcmsYBiABKAlCDwoNX2Vycm9yX3JlYXNvbkIQCg5fZXJyb3JfbWVzc2FnZUIICgZfcGF5ZXIiogEKDlZlcmlmeVJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEhsKDmludmFsaWRfcmVhc29uGAIgASgJSACIAQESHAoPaW52YWxpZF9tZXNzYWdlGAMgASgJSAGIAQESEgoFcGF5ZXIYBCABKAlIAogBAUIRCg9faW52YWxpZF9yZWFzb25CEgoQX2ludmFsaWRfbWVzc2FnZUIICgZfcGF5ZXIijQEKDlByaWNlQnJlYWtkb3duEg0KBXByaWNlGAEgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgCIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYAyABKARIAIgBARISCgpmZWVfYW1vdW50GAQgASgEEg0KBXRvdGFsGAUgASgEQhIKEF9wbGF0Zm9ybV9hbW91bnQitAUKB1JlY2VpcHQSCgoCaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSEgoKYWNjb3VudF9pZBgDIAEoCRIPCgduZXR3b3JrGAQgASgJEg0KBWFzc2V0GAUgASgJEhIKCmFtb3VudF91c2QYBiABKAkSFwoPcHJvdmlkZXJfYW1vdW50GAcgASgEEhwKD3BsYXRmb3JtX2Ftb3VudBgIIAEoBEgAiAEBEhIKCmZlZV9hbW91bnQYCSABKAQSDQoFdG90YWwYCiABKAQSDQoFcGF5ZXIYCyABKAkSDwoHc3ViamVjdBgMIAEoCRIOCgZwYXlfdG8YDSABKAkSDwoHdHhfaGFzaBgOIAEoCRIRCgl0ZXN0X21vZGUYDyABKAgSLgoKc2V0dGxlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoHc29sZF9ieRgRIAEoCUgBiAEBEhYKDmNoZWNrb3V0X3RpdGxlGBIgASgJEhgKEGRlbGl2ZXJ5X291dGNvbWUYEyABKAkSFwoKaGFuZG9mZl9pZBgUIAEoCUgCiAEBEhkKDHBhcnRpZXNfanNvbhgVIAEoCUgDiAEBEhwKD3BsYXRmb3JtX2ZlZV90bxgWIAEoCUgEiAEBEiwKCGRlbGl2ZXJ5GBcgASgLMhoucGF5bWVudHMudjEuRGVsaXZlcnlGYWN0cxI1CgxmdWxmaWxsZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAWIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEIKCghfc29sZF9ieUINCgtfaGFuZG9mZl9pZEIPCg1fcGFydGllc19qc29uQhIKEF9wbGF0Zm9ybV9mZWVfdG9CDwoNX2Z1bGZpbGxlZF9hdCLPAQodTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdCglwYWdlX3NpemUYAiABKA1CCrpIByoFGOgHKAESOQoQYWZ0ZXJfc2V0dGxlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIVCghhZnRlcl9pZBgEIAEoCUgBiAEBQhMKEV9hZnRlcl9zZXR0bGVkX2F0QgsKCV9hZnRlcl9pZCJICh5MaXN0QXdhaXRpbmdGdWxmaWxtZW50UmVzcG9uc2USJgoIcmVjZWlwdHMYASADKAsyFC5wYXltZW50cy52MS5SZWNlaXB0IpADChNMaXN0UmVjZWlwdHNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEjkKEGFmdGVyX3NldHRsZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESFQoIYWZ0ZXJfaWQYBCABKAlIAYgBARIRCgl0ZXN0X21vZGUYBSABKAgSHgoHc29sZF9ieRgGIAEoCUIIukgFcgMYyAFIAogBARI1CgxzZXR0bGVkX2Zyb20YByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESMwoKc2V0dGxlZF90bxgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBAUITChFfYWZ0ZXJfc2V0dGxlZF9hdEILCglfYWZ0ZXJfaWRCCgoIX3NvbGRfYnlCDwoNX3NldHRsZWRfZnJvbUINCgtfc2V0dGxlZF90byI+ChRMaXN0UmVjZWlwdHNSZXNwb25zZRImCghyZWNlaXB0cxgBIAMoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQiegoVU2FsZXNBbmFseXRpY3NSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESMQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQga6SAPIAQESEQoJdGVzdF9tb2RlGAMgASgIIogBCglTYWxlc1N1bXMSEAoIcGF5bWVudHMYASABKA0SFAoMcHJpY2VfYW1vdW50GAIgASgEEhcKD3Byb3ZpZGVyX2Ftb3VudBgDIAEoBBIXCg9wbGF0Zm9ybV9hbW91bnQYBCABKAQSEgoKZmVlX2Ftb3VudBgFIAEoBBINCgV0b3RhbBgGIAEoBCI9CghEYXlTYWxlcxILCgNkYXkYASABKAkSJAoEc3VtcxgCIAEoCzIWLnBheW1lbnRzLnYxLlNhbGVzU3VtcyJZCg1DaGVja291dFNhbGVzEhMKC2NoZWNrb3V0X2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEiQKBHN1bXMYAyABKAsyFi5wYXltZW50cy52MS5TYWxlc1N1bXMixwEKFlNhbGVzQW5hbHl0aWNzUmVzcG9uc2USJgoGdG90YWxzGAEgASgLMhYucGF5bWVudHMudjEuU2FsZXNTdW1zEiMKBGRheXMYAiADKAsyFS5wYXltZW50cy52MS5EYXlTYWxlcxItCgljaGVja291dHMYAyADKAsyGi5wYXltZW50cy52MS5DaGVja291dFNhbGVzEhcKD2Rpc3RpbmN0X2J1eWVycxgEIAEoDRIYChByZXR1cm5pbmdfYnV5ZXJzGAUgASgNImsKFE1hcmtGdWxmaWxsZWRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESGwoKcGF5bWVudF9pZBgCIAEoCUIHukgEcgIQARIZCgVhY3RvchgDIAEoCUIKukgHcgUQARjIASJZChVNYXJrRnVsZmlsbGVkUmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQSGQoRYWxyZWFkeV9mdWxmaWxsZWQYAiABKAgiQgoNRGVsaXZlcnlGYWN0cxIOCgZzdGF0dXMYASABKA0SEgoKbGF0ZW5jeV9tcxgCIAEoDRINCgVieXRlcxgDIAEoDSJgChNRdW90ZVBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAIs0BChRRdW90ZVBheW1lbnRSZXNwb25zZRIwCgdhY2NlcHRzGAEgAygLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EioKBXByaWNlGAIgASgLMhsucGF5bWVudHMudjEuUHJpY2VCcmVha2Rvd24SLwoKc2V0dGxlbWVudBgDIAEoDjIbLnBheW1lbnRzLnYxLlNldHRsZW1lbnRLaW5kEiYKCGNoZWNrb3V0GAQgASgLMhQuY2F0YWxvZy52MS5DaGVja291dCKpAgoVUHJlcGFyZVBheW1lbnRSZXF1ZXN0EhwKC2NoZWNrb3V0X2lkGAEgASgJQge6SARyAhABEisKBGZhY2UYAiABKA4yES5wYXltZW50cy52MS5GYWNlQgq6SAeCAQQQASAAEhcKBXBheWVyGAMgASgJQgi6SAVyAxiAARIdCgduZXR3b3JrGAQgASgJQge6SARyAhhASACIAQESPgoGcGFyYW1zGAYgAygLMi4ucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXF1ZXN0LlBhcmFtc0VudHJ5Gi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX25ldHdvcmtKBAgFEAZSDHJlc291cmNlX3VybCKWAgoWUHJlcGFyZVBheW1lbnRSZXNwb25zZRIPCgduZXR3b3JrGAEgASgJEjQKC3JlcXVpcmVtZW50GAIgASgLMh8ucGF5bWVudHMudjEuUGF5bWVudFJlcXVpcmVtZW50EjEKDWF1dGhvcml6YXRpb24YBSABKAsyGi5wYXltZW50cy52MS5BdXRob3JpemF0aW9uEhgKC3RyYW5zYWN0aW9uGAYgASgJSACIAQESGAoLZXNjcm93X3NhbHQYByABKAlIAYgBAUIOCgxfdHJhbnNhY3Rpb25CDgoMX2VzY3Jvd19zYWx0SgQIAxAESgQIBBAFUg90eXBlZF9kYXRhX2pzb25SEXBheWxvYWRfc3R1Yl9qc29uIuMCChRTdWJtaXRQYXltZW50UmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIrCgRmYWNlGAIgASgOMhEucGF5bWVudHMudjEuRmFjZUIKukgHggEEEAEgABIfCg5wYXltZW50X2hlYWRlchgDIAEoCUIHukgEcgIQARIXCgpoYW5kb2ZmX2lkGAQgASgJSACIAQESPQoGcGFyYW1zGAUgAygLMi0ucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QuUGFyYW1zRW50cnkSLQoXa25vd25fY2hlY2tvdXRfcmV2aXNpb24YBiABKAlCB7pIBHICGBRIAYgBARotCgtQYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg0KC19oYW5kb2ZmX2lkQhoKGF9rbm93bl9jaGVja291dF9yZXZpc2lvbiK+AwoVU3VibWl0UGF5bWVudFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EhMKC3JlZGVsaXZlcmVkGAIgASgIEjQKD3NldHRsZV9yZXNwb25zZRgHIAEoCzIbLnBheW1lbnRzLnYxLlNldHRsZVJlc3BvbnNlEiYKCGNoZWNrb3V0GAggASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIZChFjaGVja291dF9yZXZpc2lvbhgMIAEoCRIqCgZzdGF0dXMYBCABKA4yGi5wYXltZW50cy52MS5QYXltZW50U3RhdHVzEhIKCnBheW1lbnRfaWQYBSABKAkSDwoHdHhfaGFzaBgGIAEoCRIqCghkZWxpdmVyeRgJIAEoCzIYLmZ1bGZpbGxtZW50LnYxLkRlbGl2ZXJ5Ei0KB3BhY2thZ2UYCiABKAsyHC5mdWxmaWxsbWVudC52MS5QYWNrYWdlU3RhdGUSGAoLcGFja2FnZV9rZXkYCyABKAlIAIgBAUIOCgxfcGFja2FnZV9rZXlKBAgDEARSFHNldHRsZV9yZXNwb25zZV9qc29uIjAKEUdldFJlY2VpcHRSZXF1ZXN0EhsKCnBheW1lbnRfaWQYASABKAlCB7pIBHICEAEieAoSR2V0UmVjZWlwdFJlc3BvbnNlEiUKB3JlY2VpcHQYASABKAsyFC5wYXltZW50cy52MS5SZWNlaXB0EioKBnN0YXR1cxgCIAEoDjIaLnBheW1lbnRzLnYxLlBheW1lbnRTdGF0dXMSDwoHdHhfaGFzaBgDIAEoCSIyChZGaW5kUmVjZWlwdEJ5VHhSZXF1ZXN0EhgKB3R4X2hhc2gYASABKAlCB7pIBHICEAEiLQoXRmluZFJlY2VpcHRCeVR4UmVzcG9uc2USEgoKcGF5bWVudF9pZBgBIAEoCSJGChJGaW5kSGFuZG9mZlJlcXVlc3QSHAoLY2hlY2tvdXRfaWQYASABKAlCB7pIBHICEAESEgoKaGFuZG9mZl9pZBgCIAEoCSJRChNGaW5kSGFuZG9mZlJlc3BvbnNlEhIKCnBheW1lbnRfaWQYASABKAkSEQoJdGVzdF9tb2RlGAIgASgIEhMKC2VzY3Jvd19oZWxkGAMgASgIIjYKG0ZhY2lsaXRhdG9yU3VwcG9ydGVkUmVxdWVzdBIXCgZmYW1pbHkYASABKAlCB7pIBHICEAEi7gEKHEZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2USKQoFa2luZHMYAiADKAsyGi5wYXltZW50cy52MS5TdXBwb3J0ZWRLaW5kEkcKB3NpZ25lcnMYAyADKAsyNi5wYXltZW50cy52MS5GYWNpbGl0YXRvclN1cHBvcnRlZFJlc3BvbnNlLlNpZ25lcnNFbnRyeRpECgxTaWduZXJzRW50cnkSCwoDa2V5GAEgASgJEiMKBXZhbHVlGAIgASgLMhQucGF5bWVudHMudjEuU2lnbmVyczoCOAFKBAgBEAJSDnN1cHBvcnRlZF9qc29uIqQBCg1TdXBwb3J0ZWRLaW5kEhQKDHg0MDJfdmVyc2lvbhgBIAEoBRIOCgZzY2hlbWUYAiABKAkSDwoHbmV0d29yaxgDIAEoCRIWCglmZWVfcGF5ZXIYBCABKAlIAIgBARIfChJhcmVfZmVlc19zcG9uc29yZWQYBSABKAhIAYgBAUIMCgpfZmVlX3BheWVyQhUKE19hcmVfZmVlc19zcG9uc29yZWQiHAoHU2lnbmVycxIRCglhZGRyZXNzZXMYASADKAkidAoYRmFjaWxpdGF0b3JWZXJpZnlSZXF1ZXN0EhcKBmZhbWlseRgBIAEoCUIHukgEcgIQARIPCgduZXR3b3JrGAIgASgJEhgKEHJlcXVpcmVtZW50X2pzb24YAyABKAkSFAoMcGF5bG9hZF9qc29uGAQgASgJIm0KGUZhY2lsaXRhdG9yVmVyaWZ5UmVzcG9uc2USNAoPdmVyaWZ5X3Jlc3BvbnNlGAIgASgLMhsucGF5bWVudHMudjEuVmVyaWZ5UmVzcG9uc2VKBAgBEAJSFHZlcmlmeV9yZXNwb25zZV9qc29uInQKGEZhY2lsaXRhdG9yU2V0dGxlUmVxdWVzdBIXCgZmYW1pbHkYASABKAlCB7pIBHICEAESDwoHbmV0d29yaxgCIAEoCRIYChByZXF1aXJlbWVudF9qc29uGAMgASgJEhQKDHBheWxvYWRfanNvbhgEIAEoCSJtChlGYWNpbGl0YXRvclNldHRsZVJlc3BvbnNlEjQKD3NldHRsZV9yZXNwb25zZRgCIAEoCzIbLnBheW1lbnRzLnYxLlNldHRsZVJlc3BvbnNlSgQIARACUhRzZXR0bGVfcmVzcG9uc2VfanNvbiJNChpDaGVja1BheW91dEFjY291bnRzUmVxdWVzdBIvCgVyYWlscxgBIAMoCzIWLmNhdGFsb2cudjEuUGF5b3V0UmFpbEIIukgFkgECEAgifAoSUGF5b3V0QWNjb3VudENoZWNrEhQKDGNoYWluX2ZhbWlseRgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB25ldHdvcmsYAyABKAkSDQoFYXNzZXQYBCABKAkSDwoHYWNjb3VudBgFIAEoCRIOCgZleGlzdHMYBiABKAgiTgobQ2hlY2tQYXlvdXRBY2NvdW50c1Jlc3BvbnNlEi8KBmNoZWNrcxgBIAMoCzIfLnBheW1lbnRzLnYxLlBheW91dEFjY291bnRDaGVjayo6CgRGYWNlEhQKEEZBQ0VfVU5TUEVDSUZJRUQQABINCglGQUNFX0xJVkUQARINCglGQUNFX1RFU1QQAiptCg5TZXR0bGVtZW50S2luZBIfChtTRVRUTEVNRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIdChlTRVRUTEVNRU5UX0tJTkRfU0lNVUxBVEVEEAESGwoXU0VUVExFTUVOVF9LSU5EX09OQ0hBSU4QAiqAAQoNUGF5bWVudFN0YXR1cxIeChpQQVlNRU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFlBBWU1FTlRfU1RBVFVTX1NFVFRMRUQQARIaChZQQVlNRU5UX1NUQVRVU19QRU5ESU5HEAISFwoTUEFZTUVOVF9TVEFUVVNfSEVMRBADMrIKCg9QYXltZW50c1NlcnZpY2USUwoMUXVvdGVQYXltZW50EiAucGF5bWVudHMudjEuUXVvdGVQYXltZW50UmVxdWVzdBohLnBheW1lbnRzLnYxLlF1b3RlUGF5bWVudFJlc3BvbnNlElkKDlByZXBhcmVQYXltZW50EiIucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXF1ZXN0GiMucGF5bWVudHMudjEuUHJlcGFyZVBheW1lbnRSZXNwb25zZRJWCg1TdWJtaXRQYXltZW50EiEucGF5bWVudHMudjEuU3VibWl0UGF5bWVudFJlcXVlc3QaIi5wYXltZW50cy52MS5TdWJtaXRQYXltZW50UmVzcG9uc2USTQoKR2V0UmVjZWlwdBIeLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlc3BvbnNlElwKD0ZpbmRSZWNlaXB0QnlUeBIjLnBheW1lbnRzLnYxLkZpbmRSZWNlaXB0QnlUeFJlcXVlc3QaJC5wYXltZW50cy52MS5GaW5kUmVjZWlwdEJ5VHhSZXNwb25zZRJQCgtGaW5kSGFuZG9mZhIfLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVxdWVzdBogLnBheW1lbnRzLnYxLkZpbmRIYW5kb2ZmUmVzcG9uc2UScQoWTGlzdEF3YWl0aW5nRnVsZmlsbWVudBIqLnBheW1lbnRzLnYxLkxpc3RBd2FpdGluZ0Z1bGZpbG1lbnRSZXF1ZXN0GisucGF5bWVudHMudjEuTGlzdEF3YWl0aW5nRnVsZmlsbWVudFJlc3BvbnNlElMKDExpc3RSZWNlaXB0cxIgLnBheW1lbnRzLnYxLkxpc3RSZWNlaXB0c1JlcXVlc3QaIS5wYXltZW50cy52MS5MaXN0UmVjZWlwdHNSZXNwb25zZRJZCg5TYWxlc0FuYWx5dGljcxIiLnBheW1lbnRzLnYxLlNhbGVzQW5hbHl0aWNzUmVxdWVzdBojLnBheW1lbnRzLnYxLlNhbGVzQW5hbHl0aWNzUmVzcG9uc2USVgoNTWFya0Z1bGZpbGxlZBIhLnBheW1lbnRzLnYxLk1hcmtGdWxmaWxsZWRSZXF1ZXN0GiIucGF5bWVudHMudjEuTWFya0Z1bGZpbGxlZFJlc3BvbnNlEmgKE0NoZWNrUGF5b3V0QWNjb3VudHMSJy5wYXltZW50cy52MS5DaGVja1BheW91dEFjY291bnRzUmVxdWVzdBooLnBheW1lbnRzLnYxLkNoZWNrUGF5b3V0QWNjb3VudHNSZXNwb25zZRJrChRGYWNpbGl0YXRvclN1cHBvcnRlZBIoLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVxdWVzdBopLnBheW1lbnRzLnYxLkZhY2lsaXRhdG9yU3VwcG9ydGVkUmVzcG9uc2USYgoRRmFjaWxpdGF0b3JWZXJpZnkSJS5wYXltZW50cy52MS5GYWNpbGl0YXRvclZlcmlmeVJlcXVlc3QaJi5wYXltZW50cy52MS5GYWNpbGl0YXRvclZlcmlmeVJlc3BvbnNlEmIKEUZhY2lsaXRhdG9yU2V0dGxlEiUucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTZXR0bGVSZXF1ZXN0GiYucGF5bWVudHMudjEuRmFjaWxpdGF0b3JTZXR0bGVSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_catalog_v1_catalog, file_fulfillment_v1_fulfillment, file_google_protobuf_timestamp]);
 
 /**
  * PaymentRequirement is one x402 v2 `accepts[]` entry.
@@ -122,6 +122,13 @@ export type RequirementExtra = Message<"payments.v1.RequirementExtra"> & {
    * @generated from field: optional bool are_fees_sponsored = 7;
    */
   areFeesSponsored?: boolean | undefined;
+
+  /**
+   * escrow is an escrow deposit's `extra.escrow` (scheme escrow, ADR 19): the terms the deposit is made under.
+   *
+   * @generated from field: payments.v1.RequirementEscrow escrow = 8;
+   */
+  escrow?: RequirementEscrow | undefined;
 };
 
 /**
@@ -130,6 +137,65 @@ export type RequirementExtra = Message<"payments.v1.RequirementExtra"> & {
  */
 export const RequirementExtraSchema: GenMessage<RequirementExtra> = /*@__PURE__*/
   messageDesc(file_payments_v1_payments, 1);
+
+/**
+ * RequirementEscrow is what an escrow face's requirement says of the escrow (spec, Escrow):
+ * the windows, the arbiter, both exit routes and what happens if nobody acts.
+ *
+ * @generated from message payments.v1.RequirementEscrow
+ */
+export type RequirementEscrow = Message<"payments.v1.RequirementEscrow"> & {
+  /**
+   * preset is instant, standard, shipping or custom; the windows are in seconds.
+   *
+   * @generated from field: string preset = 1;
+   */
+  preset: string;
+
+  /**
+   * @generated from field: uint32 settle_seconds = 2;
+   */
+  settleSeconds: number;
+
+  /**
+   * @generated from field: uint32 hold_seconds = 3;
+   */
+  holdSeconds: number;
+
+  /**
+   * @generated from field: uint32 backstop_seconds = 4;
+   */
+  backstopSeconds: number;
+
+  /**
+   * @generated from field: string arbiter = 5;
+   */
+  arbiter: string;
+
+  /**
+   * seller_paid and buyer_refunded are the two exit routes, in words (`extra.escrow.exits`).
+   *
+   * @generated from field: string seller_paid = 6;
+   */
+  sellerPaid: string;
+
+  /**
+   * @generated from field: string buyer_refunded = 7;
+   */
+  buyerRefunded: string;
+
+  /**
+   * @generated from field: string if_nobody_acts = 8;
+   */
+  ifNobodyActs: string;
+};
+
+/**
+ * Describes the message payments.v1.RequirementEscrow.
+ * Use `create(RequirementEscrowSchema)` to create a new message.
+ */
+export const RequirementEscrowSchema: GenMessage<RequirementEscrow> = /*@__PURE__*/
+  messageDesc(file_payments_v1_payments, 2);
 
 /**
  * RequirementTransfer is one recipient of a prepared payment: its wallet and the base units it receives (decimal text).
@@ -153,7 +219,7 @@ export type RequirementTransfer = Message<"payments.v1.RequirementTransfer"> & {
  * Use `create(RequirementTransferSchema)` to create a new message.
  */
 export const RequirementTransferSchema: GenMessage<RequirementTransfer> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 2);
+  messageDesc(file_payments_v1_payments, 3);
 
 /**
  * Authorization is an EIP-3009 transferWithAuthorization: amounts and times in decimal text, the nonce in hex.
@@ -197,7 +263,7 @@ export type Authorization = Message<"payments.v1.Authorization"> & {
  * Use `create(AuthorizationSchema)` to create a new message.
  */
 export const AuthorizationSchema: GenMessage<Authorization> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 3);
+  messageDesc(file_payments_v1_payments, 4);
 
 /**
  * SettleResponse is the x402 SettleResponse (the PAYMENT-RESPONSE header, and the facilitator's settle answer).
@@ -241,7 +307,7 @@ export type SettleResponse = Message<"payments.v1.SettleResponse"> & {
  * Use `create(SettleResponseSchema)` to create a new message.
  */
 export const SettleResponseSchema: GenMessage<SettleResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 4);
+  messageDesc(file_payments_v1_payments, 5);
 
 /**
  * VerifyResponse is the x402 VerifyResponse (the facilitator's verify answer).
@@ -275,7 +341,7 @@ export type VerifyResponse = Message<"payments.v1.VerifyResponse"> & {
  * Use `create(VerifyResponseSchema)` to create a new message.
  */
 export const VerifyResponseSchema: GenMessage<VerifyResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 5);
+  messageDesc(file_payments_v1_payments, 6);
 
 /**
  * @generated from message payments.v1.PriceBreakdown
@@ -312,7 +378,7 @@ export type PriceBreakdown = Message<"payments.v1.PriceBreakdown"> & {
  * Use `create(PriceBreakdownSchema)` to create a new message.
  */
 export const PriceBreakdownSchema: GenMessage<PriceBreakdown> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 6);
+  messageDesc(file_payments_v1_payments, 7);
 
 /**
  * @generated from message payments.v1.Receipt
@@ -452,7 +518,7 @@ export type Receipt = Message<"payments.v1.Receipt"> & {
  * Use `create(ReceiptSchema)` to create a new message.
  */
 export const ReceiptSchema: GenMessage<Receipt> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 7);
+  messageDesc(file_payments_v1_payments, 8);
 
 /**
  * @generated from message payments.v1.ListAwaitingFulfilmentRequest
@@ -488,7 +554,7 @@ export type ListAwaitingFulfilmentRequest = Message<"payments.v1.ListAwaitingFul
  * Use `create(ListAwaitingFulfilmentRequestSchema)` to create a new message.
  */
 export const ListAwaitingFulfilmentRequestSchema: GenMessage<ListAwaitingFulfilmentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 8);
+  messageDesc(file_payments_v1_payments, 9);
 
 /**
  * @generated from message payments.v1.ListAwaitingFulfilmentResponse
@@ -505,7 +571,7 @@ export type ListAwaitingFulfilmentResponse = Message<"payments.v1.ListAwaitingFu
  * Use `create(ListAwaitingFulfilmentResponseSchema)` to create a new message.
  */
 export const ListAwaitingFulfilmentResponseSchema: GenMessage<ListAwaitingFulfilmentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 9);
+  messageDesc(file_payments_v1_payments, 10);
 
 /**
  * @generated from message payments.v1.ListReceiptsRequest
@@ -567,7 +633,7 @@ export type ListReceiptsRequest = Message<"payments.v1.ListReceiptsRequest"> & {
  * Use `create(ListReceiptsRequestSchema)` to create a new message.
  */
 export const ListReceiptsRequestSchema: GenMessage<ListReceiptsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 10);
+  messageDesc(file_payments_v1_payments, 11);
 
 /**
  * @generated from message payments.v1.ListReceiptsResponse
@@ -584,7 +650,7 @@ export type ListReceiptsResponse = Message<"payments.v1.ListReceiptsResponse"> &
  * Use `create(ListReceiptsResponseSchema)` to create a new message.
  */
 export const ListReceiptsResponseSchema: GenMessage<ListReceiptsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 11);
+  messageDesc(file_payments_v1_payments, 12);
 
 /**
  * @generated from message payments.v1.SalesAnalyticsRequest
@@ -611,7 +677,7 @@ export type SalesAnalyticsRequest = Message<"payments.v1.SalesAnalyticsRequest">
  * Use `create(SalesAnalyticsRequestSchema)` to create a new message.
  */
 export const SalesAnalyticsRequestSchema: GenMessage<SalesAnalyticsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 12);
+  messageDesc(file_payments_v1_payments, 13);
 
 /**
  * SalesSums adds up settled sales (atomic units of USDC, exact).
@@ -655,7 +721,7 @@ export type SalesSums = Message<"payments.v1.SalesSums"> & {
  * Use `create(SalesSumsSchema)` to create a new message.
  */
 export const SalesSumsSchema: GenMessage<SalesSums> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 13);
+  messageDesc(file_payments_v1_payments, 14);
 
 /**
  * @generated from message payments.v1.DaySales
@@ -679,7 +745,7 @@ export type DaySales = Message<"payments.v1.DaySales"> & {
  * Use `create(DaySalesSchema)` to create a new message.
  */
 export const DaySalesSchema: GenMessage<DaySales> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 14);
+  messageDesc(file_payments_v1_payments, 15);
 
 /**
  * @generated from message payments.v1.CheckoutSales
@@ -706,7 +772,7 @@ export type CheckoutSales = Message<"payments.v1.CheckoutSales"> & {
  * Use `create(CheckoutSalesSchema)` to create a new message.
  */
 export const CheckoutSalesSchema: GenMessage<CheckoutSales> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 15);
+  messageDesc(file_payments_v1_payments, 16);
 
 /**
  * @generated from message payments.v1.SalesAnalyticsResponse
@@ -749,7 +815,7 @@ export type SalesAnalyticsResponse = Message<"payments.v1.SalesAnalyticsResponse
  * Use `create(SalesAnalyticsResponseSchema)` to create a new message.
  */
 export const SalesAnalyticsResponseSchema: GenMessage<SalesAnalyticsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 16);
+  messageDesc(file_payments_v1_payments, 17);
 
 /**
  * @generated from message payments.v1.MarkFulfilledRequest
@@ -776,7 +842,7 @@ export type MarkFulfilledRequest = Message<"payments.v1.MarkFulfilledRequest"> &
  * Use `create(MarkFulfilledRequestSchema)` to create a new message.
  */
 export const MarkFulfilledRequestSchema: GenMessage<MarkFulfilledRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 17);
+  messageDesc(file_payments_v1_payments, 18);
 
 /**
  * @generated from message payments.v1.MarkFulfilledResponse
@@ -800,7 +866,7 @@ export type MarkFulfilledResponse = Message<"payments.v1.MarkFulfilledResponse">
  * Use `create(MarkFulfilledResponseSchema)` to create a new message.
  */
 export const MarkFulfilledResponseSchema: GenMessage<MarkFulfilledResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 18);
+  messageDesc(file_payments_v1_payments, 19);
 
 /**
  * DeliveryFacts is what the receipt shows of a relay delivery: the origin's
@@ -830,7 +896,7 @@ export type DeliveryFacts = Message<"payments.v1.DeliveryFacts"> & {
  * Use `create(DeliveryFactsSchema)` to create a new message.
  */
 export const DeliveryFactsSchema: GenMessage<DeliveryFacts> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 19);
+  messageDesc(file_payments_v1_payments, 20);
 
 /**
  * @generated from message payments.v1.QuotePaymentRequest
@@ -852,7 +918,7 @@ export type QuotePaymentRequest = Message<"payments.v1.QuotePaymentRequest"> & {
  * Use `create(QuotePaymentRequestSchema)` to create a new message.
  */
 export const QuotePaymentRequestSchema: GenMessage<QuotePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 20);
+  messageDesc(file_payments_v1_payments, 21);
 
 /**
  * @generated from message payments.v1.QuotePaymentResponse
@@ -886,7 +952,7 @@ export type QuotePaymentResponse = Message<"payments.v1.QuotePaymentResponse"> &
  * Use `create(QuotePaymentResponseSchema)` to create a new message.
  */
 export const QuotePaymentResponseSchema: GenMessage<QuotePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 21);
+  messageDesc(file_payments_v1_payments, 22);
 
 /**
  * @generated from message payments.v1.PreparePaymentRequest
@@ -926,7 +992,7 @@ export type PreparePaymentRequest = Message<"payments.v1.PreparePaymentRequest">
  * Use `create(PreparePaymentRequestSchema)` to create a new message.
  */
 export const PreparePaymentRequestSchema: GenMessage<PreparePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 22);
+  messageDesc(file_payments_v1_payments, 23);
 
 /**
  * @generated from message payments.v1.PreparePaymentResponse
@@ -972,7 +1038,7 @@ export type PreparePaymentResponse = Message<"payments.v1.PreparePaymentResponse
  * Use `create(PreparePaymentResponseSchema)` to create a new message.
  */
 export const PreparePaymentResponseSchema: GenMessage<PreparePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 23);
+  messageDesc(file_payments_v1_payments, 24);
 
 /**
  * @generated from message payments.v1.SubmitPaymentRequest
@@ -1023,7 +1089,7 @@ export type SubmitPaymentRequest = Message<"payments.v1.SubmitPaymentRequest"> &
  * Use `create(SubmitPaymentRequestSchema)` to create a new message.
  */
 export const SubmitPaymentRequestSchema: GenMessage<SubmitPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 24);
+  messageDesc(file_payments_v1_payments, 25);
 
 /**
  * @generated from message payments.v1.SubmitPaymentResponse
@@ -1107,7 +1173,7 @@ export type SubmitPaymentResponse = Message<"payments.v1.SubmitPaymentResponse">
  * Use `create(SubmitPaymentResponseSchema)` to create a new message.
  */
 export const SubmitPaymentResponseSchema: GenMessage<SubmitPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 25);
+  messageDesc(file_payments_v1_payments, 26);
 
 /**
  * @generated from message payments.v1.GetReceiptRequest
@@ -1124,7 +1190,7 @@ export type GetReceiptRequest = Message<"payments.v1.GetReceiptRequest"> & {
  * Use `create(GetReceiptRequestSchema)` to create a new message.
  */
 export const GetReceiptRequestSchema: GenMessage<GetReceiptRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 26);
+  messageDesc(file_payments_v1_payments, 27);
 
 /**
  * @generated from message payments.v1.GetReceiptResponse
@@ -1153,7 +1219,7 @@ export type GetReceiptResponse = Message<"payments.v1.GetReceiptResponse"> & {
  * Use `create(GetReceiptResponseSchema)` to create a new message.
  */
 export const GetReceiptResponseSchema: GenMessage<GetReceiptResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 27);
+  messageDesc(file_payments_v1_payments, 28);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxRequest
@@ -1170,7 +1236,7 @@ export type FindReceiptByTxRequest = Message<"payments.v1.FindReceiptByTxRequest
  * Use `create(FindReceiptByTxRequestSchema)` to create a new message.
  */
 export const FindReceiptByTxRequestSchema: GenMessage<FindReceiptByTxRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 28);
+  messageDesc(file_payments_v1_payments, 29);
 
 /**
  * @generated from message payments.v1.FindReceiptByTxResponse
@@ -1187,7 +1253,7 @@ export type FindReceiptByTxResponse = Message<"payments.v1.FindReceiptByTxRespon
  * Use `create(FindReceiptByTxResponseSchema)` to create a new message.
  */
 export const FindReceiptByTxResponseSchema: GenMessage<FindReceiptByTxResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 29);
+  messageDesc(file_payments_v1_payments, 30);
 
 /**
  * @generated from message payments.v1.FindHandoffRequest
@@ -1209,7 +1275,7 @@ export type FindHandoffRequest = Message<"payments.v1.FindHandoffRequest"> & {
  * Use `create(FindHandoffRequestSchema)` to create a new message.
  */
 export const FindHandoffRequestSchema: GenMessage<FindHandoffRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 30);
+  messageDesc(file_payments_v1_payments, 31);
 
 /**
  * @generated from message payments.v1.FindHandoffResponse
@@ -1238,7 +1304,7 @@ export type FindHandoffResponse = Message<"payments.v1.FindHandoffResponse"> & {
  * Use `create(FindHandoffResponseSchema)` to create a new message.
  */
 export const FindHandoffResponseSchema: GenMessage<FindHandoffResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 31);
+  messageDesc(file_payments_v1_payments, 32);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedRequest
@@ -1255,7 +1321,7 @@ export type FacilitatorSupportedRequest = Message<"payments.v1.FacilitatorSuppor
  * Use `create(FacilitatorSupportedRequestSchema)` to create a new message.
  */
 export const FacilitatorSupportedRequestSchema: GenMessage<FacilitatorSupportedRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 32);
+  messageDesc(file_payments_v1_payments, 33);
 
 /**
  * @generated from message payments.v1.FacilitatorSupportedResponse
@@ -1279,7 +1345,7 @@ export type FacilitatorSupportedResponse = Message<"payments.v1.FacilitatorSuppo
  * Use `create(FacilitatorSupportedResponseSchema)` to create a new message.
  */
 export const FacilitatorSupportedResponseSchema: GenMessage<FacilitatorSupportedResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 33);
+  messageDesc(file_payments_v1_payments, 34);
 
 /**
  * SupportedKind is one x402 (version, scheme, network) the facilitator settles.
@@ -1322,7 +1388,7 @@ export type SupportedKind = Message<"payments.v1.SupportedKind"> & {
  * Use `create(SupportedKindSchema)` to create a new message.
  */
 export const SupportedKindSchema: GenMessage<SupportedKind> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 34);
+  messageDesc(file_payments_v1_payments, 35);
 
 /**
  * @generated from message payments.v1.Signers
@@ -1339,7 +1405,7 @@ export type Signers = Message<"payments.v1.Signers"> & {
  * Use `create(SignersSchema)` to create a new message.
  */
 export const SignersSchema: GenMessage<Signers> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 35);
+  messageDesc(file_payments_v1_payments, 36);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyRequest
@@ -1374,7 +1440,7 @@ export type FacilitatorVerifyRequest = Message<"payments.v1.FacilitatorVerifyReq
  * Use `create(FacilitatorVerifyRequestSchema)` to create a new message.
  */
 export const FacilitatorVerifyRequestSchema: GenMessage<FacilitatorVerifyRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 36);
+  messageDesc(file_payments_v1_payments, 37);
 
 /**
  * @generated from message payments.v1.FacilitatorVerifyResponse
@@ -1391,7 +1457,7 @@ export type FacilitatorVerifyResponse = Message<"payments.v1.FacilitatorVerifyRe
  * Use `create(FacilitatorVerifyResponseSchema)` to create a new message.
  */
 export const FacilitatorVerifyResponseSchema: GenMessage<FacilitatorVerifyResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 37);
+  messageDesc(file_payments_v1_payments, 38);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleRequest
@@ -1426,7 +1492,7 @@ export type FacilitatorSettleRequest = Message<"payments.v1.FacilitatorSettleReq
  * Use `create(FacilitatorSettleRequestSchema)` to create a new message.
  */
 export const FacilitatorSettleRequestSchema: GenMessage<FacilitatorSettleRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 38);
+  messageDesc(file_payments_v1_payments, 39);
 
 /**
  * @generated from message payments.v1.FacilitatorSettleResponse
@@ -1443,7 +1509,7 @@ export type FacilitatorSettleResponse = Message<"payments.v1.FacilitatorSettleRe
  * Use `create(FacilitatorSettleResponseSchema)` to create a new message.
  */
 export const FacilitatorSettleResponseSchema: GenMessage<FacilitatorSettleResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 39);
+  messageDesc(file_payments_v1_payments, 40);
 
 /**
  * @generated from message payments.v1.CheckPayoutAccountsRequest
@@ -1462,7 +1528,7 @@ export type CheckPayoutAccountsRequest = Message<"payments.v1.CheckPayoutAccount
  * Use `create(CheckPayoutAccountsRequestSchema)` to create a new message.
  */
 export const CheckPayoutAccountsRequestSchema: GenMessage<CheckPayoutAccountsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 40);
+  messageDesc(file_payments_v1_payments, 41);
 
 /**
  * PayoutAccountCheck is one rail's receiving account on the network this run settles its chain on.
@@ -1514,7 +1580,7 @@ export type PayoutAccountCheck = Message<"payments.v1.PayoutAccountCheck"> & {
  * Use `create(PayoutAccountCheckSchema)` to create a new message.
  */
 export const PayoutAccountCheckSchema: GenMessage<PayoutAccountCheck> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 41);
+  messageDesc(file_payments_v1_payments, 42);
 
 /**
  * @generated from message payments.v1.CheckPayoutAccountsResponse
@@ -1531,7 +1597,7 @@ export type CheckPayoutAccountsResponse = Message<"payments.v1.CheckPayoutAccoun
  * Use `create(CheckPayoutAccountsResponseSchema)` to create a new message.
  */
 export const CheckPayoutAccountsResponseSchema: GenMessage<CheckPayoutAccountsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_payments, 42);
+  messageDesc(file_payments_v1_payments, 43);
 
 /**
  * @generated from enum payments.v1.Face
