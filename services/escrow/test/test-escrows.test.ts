@@ -4,7 +4,8 @@ import { migrate, openPostgres, type ServiceDatabase } from "@c402/db";
 import { escrowDepositTypedData, type EscrowActionName, type EscrowTerms } from "@c402/evm-contracts";
 import { newId } from "@c402/ids";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
-import { parseSignature, toHex, type Hex } from "viem";
+import { REHEARSAL_TOKEN } from "@c402/x402";
+import { getAddress, parseSignature, toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { escrowMigrations, EscrowBook, type EscrowContract } from "../src";
 import type { EscrowDb } from "../src/store/escrow-store";
@@ -56,7 +57,8 @@ describeWith("postgres")("test escrows on PostgreSQL", () => {
     return (rows as { payload: Uint8Array }[]).map((r) => decodeEnvelope(r.payload).type);
   }
 
-  async function deposit(opts: { signer?: PrivateKeyAccount } = {}) {
+  /** A test deposit, signed (as payments' rehearsal face has the buyer sign it) under the rehearsal token's domain, or `opts.token`'s. */
+  async function deposit(opts: { signer?: PrivateKeyAccount; token?: typeof CONTRACT.token } = {}) {
     const [buyer, seller, arbiter] = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey())) as [
       PrivateKeyAccount,
       PrivateKeyAccount,
@@ -78,7 +80,8 @@ describeWith("postgres")("test escrows on PostgreSQL", () => {
       salt: toHex(crypto.getRandomValues(new Uint8Array(32))),
     };
     const validBefore = BigInt(Math.floor(clock.getTime() / 1000) + DAY);
-    const typed = escrowDepositTypedData({ chainId: CONTRACT.chainId, escrow: CONTRACT.address, token: CONTRACT.token, terms, validAfter: 0n, validBefore });
+    const token = opts.token ?? { ...REHEARSAL_TOKEN, address: getAddress(REHEARSAL_TOKEN.address) };
+    const typed = escrowDepositTypedData({ chainId: CONTRACT.chainId, escrow: CONTRACT.address, token, terms, validAfter: 0n, validBefore });
     const signature = await (opts.signer ?? buyer).signTypedData(typed);
     const paymentId = newId("payment");
     const request = {
@@ -120,6 +123,9 @@ describeWith("postgres")("test escrows on PostgreSQL", () => {
     expect(await book.deposit(e.request)).toMatchObject({ replayed: true, row: { state: "held" } });
     const forged = await deposit({ signer: privateKeyToAccount(generatePrivateKey()) });
     await expect(book.deposit(forged.request)).rejects.toThrow(/not signed by the buyer/);
+    // Signed under the real token's domain (a signature that could move money): never a test deposit.
+    const real = await deposit({ token: CONTRACT.token });
+    await expect(book.deposit(real.request)).rejects.toThrow(/not signed by the buyer/);
     expect(await eventsOf(e.paymentId)).toEqual([EVENT_TYPES.escrowHeld]);
   });
 

@@ -1,7 +1,7 @@
 import type { catalogV1 } from "@c402/contracts";
 import { breakdown, type Breakdown } from "@c402/money";
 import { ProblemError } from "@c402/problems";
-import type { EvmNetwork, PaymentRequirements } from "@c402/x402";
+import type { PaymentRequirements } from "@c402/x402";
 
 /**
  * Which requirements a face issues. The path plus the checkout's armed state
