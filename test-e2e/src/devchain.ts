@@ -16,6 +16,8 @@ export interface DevchainWallets {
   fund(to: Hex, amount: bigint): Promise<void>;
   /** A fresh buyer holding `amount` test USDC. */
   fundedBuyer(amount?: bigint): Promise<PrivateKeyAccount>;
+  /** Sends `wei` of the chain's own coin to `to` (gas for a wallet that broadcasts itself, an arbiter's ruling). */
+  fundGas(to: Hex, wei: bigint): Promise<void>;
 }
 
 /**
@@ -38,6 +40,10 @@ export async function devchainWallets(funderIndex: number): Promise<DevchainWall
     pub,
     balance,
     fund,
+    async fundGas(to: Hex, wei: bigint) {
+      const hash = await funder.sendTransaction({ to, value: wei, chain: null });
+      await pub.waitForTransactionReceipt({ hash });
+    },
     async fundedBuyer(amount = 1_000_000n) {
       const buyer = privateKeyToAccount(generatePrivateKey());
       await fund(buyer.address, amount);

@@ -1,5 +1,6 @@
 import { encodeHeader } from "@c402/x402";
-import type { Hex } from "viem";
+import { startWebhookReceiver } from "@c402/testkit/webhook-receiver";
+import { createWalletClient, http, parseSignature, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { devchainWallets, type DevchainWallets } from "../src/devchain";
 import { baseUrl, call, decoded, newSeller } from "../src/http";
@@ -98,5 +99,158 @@ describe("escrow purchase", () => {
     // Another checkout's escrow face does not show it.
     const other = await escrowCheckout();
     expect((await call("GET", `/e/${other.checkout.id}/status?payment_id=${paid.body.escrow.payment_id}`)).status).toBe(404);
+  });
+
+  /** The devchain's fee wallet (its last demo account): the escrow fee goes there at release. */
+  const FEE_WALLET: Hex = "0xa0ee7a142d267c1f36714e4a8f75612f20a79720";
+
+  /** Asks for an action's typed data, signs it with `signer` and has the service relay it; answers the submission. */
+  async function act(checkoutId: string, paymentId: string, action: string, signer: PrivateKeyAccount) {
+    const prepared = await call("POST", `/e/${checkoutId}/actions/${action}?payment_id=${paymentId}`);
+    expect(prepared.status).toBe(200);
+    expect(prepared.body).toMatchObject({ object: "escrow_action", action, signer: signer.address, gasless: true });
+    const { EIP712Domain: _domain, ...types } = prepared.body.typed_data.types;
+    const m = prepared.body.typed_data.message;
+    const signature = await signer.signTypedData({
+      domain: prepared.body.typed_data.domain,
+      types,
+      primaryType: prepared.body.typed_data.primaryType,
+      message: { ...m, action: Number(m.action), nonce: BigInt(m.nonce), deadline: BigInt(m.deadline) },
+    });
+    const { v, r, s } = parseSignature(signature);
+    const submitted = await call("POST", `/e/${checkoutId}/actions/${action}/submit?payment_id=${paymentId}`, {
+      body: { v: Number(v), r, s, deadline: prepared.body.deadline },
+    });
+    expect(submitted.status).toBe(200);
+    return submitted.body;
+  }
+
+  /** The escrow's state once the service has followed the chain to `state` (or the last one seen). */
+  async function stateOf(checkoutId: string, paymentId: string, state: string): Promise<Record<string, any>> {
+    let body: Record<string, any> = {};
+    for (let i = 0; i < 150; i++) {
+      body = (await call("GET", `/e/${checkoutId}/status?payment_id=${paymentId}`)).body;
+      if (body.state === state) return body;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return body;
+  }
+
+  /** A live escrow sale held on the devchain, with the parties' balances before it. */
+  async function heldLiveSale() {
+    const { seller, checkout } = await escrowCheckout({ test_mode: false });
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await chain.fund(buyer.address, 2_040_000n);
+    const before = { buyer: 2_040_000n, seller: await chain.balance(seller.wallet.address), fee: await chain.balance(FEE_WALLET) };
+    const { paid } = await payEscrow(`/e/${checkout.id}`, buyer);
+    expect(paid.status).toBe(200);
+    return { seller, checkout, buyer, before, paymentId: paid.body.escrow.payment_id as string };
+  }
+
+  describe("after the deposit, on the devchain", () => {
+    it("approve: the buyer's signed approval, relayed, pays the seller and the fee exactly; the receipt appears; checkout.paid and escrow.released fire once", async () => {
+      const receiver = await startWebhookReceiver();
+      try {
+        const sale = await heldLiveSale();
+        const hook = await call("POST", "/v1/webhooks", {
+          key: sale.seller.key,
+          body: { url: `${receiver.url}/escrow`, events: ["checkout.paid", "escrow.held", "escrow.released"] },
+        });
+        expect(hook.status).toBe(201);
+        const submitted = await act(sale.checkout.id, sale.paymentId, "approve", sale.buyer);
+        expect(submitted).toMatchObject({ object: "escrow_submission", tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), replayed: false });
+        const released = await stateOf(sale.checkout.id, sale.paymentId, "released");
+        expect(released).toMatchObject({ state: "released", receipt_url: `${baseUrl()}/r/${sale.paymentId}` });
+        expect(await chain.balance(sale.buyer.address)).toBe(0n);
+        expect(await chain.balance(sale.seller.wallet.address)).toBe(sale.before.seller + 2_000_000n);
+        expect(await chain.balance(FEE_WALLET)).toBe(sale.before.fee + 40_000n);
+        // The receipt (once payments has followed the release).
+        let receipt = await call("GET", `/r/${sale.paymentId}`, { headers: { accept: "application/json" } });
+        for (let i = 0; i < 100 && receipt.status !== 200; i++) {
+          await new Promise((r) => setTimeout(r, 200));
+          receipt = await call("GET", `/r/${sale.paymentId}`, { headers: { accept: "application/json" } });
+        }
+        expect(receipt.status).toBe(200);
+        expect(receipt.body).toMatchObject({ id: sale.paymentId, test_mode: false, total: 2_040_000, fee_amount: 40_000, provider_amount: 2_000_000 });
+        // The seller's view, and its list.
+        const seen = await call("GET", `/v1/escrows/${sale.paymentId}`, { key: sale.seller.key });
+        expect(seen.body).toMatchObject({
+          status: "released",
+          closed_by: "approve",
+          amount: 2_000_000,
+          fee: 40_000,
+          total: 2_040_000,
+          buyer: sale.buyer.address,
+        });
+        // The webhook was registered after the deposit: escrow.released and checkout.paid, each once.
+        await receiver.waitFor(2, 30_000);
+        await new Promise((r) => setTimeout(r, 1_000));
+        const events = receiver.received.map((d) => JSON.parse(d.rawBody) as { event: string; data: Record<string, unknown> });
+        expect(events.map((e) => e.event).sort()).toEqual(["checkout.paid", "escrow.released"]);
+        expect(events.find((e) => e.event === "escrow.released")!.data).toMatchObject({ payment_id: sale.paymentId, by: "approve" });
+        // Released is final: no further action is prepared.
+        expect((await call("POST", `/e/${sale.checkout.id}/actions/hold?payment_id=${sale.paymentId}`)).status).toBe(409);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it.each([
+      [false, "refunded"],
+      [true, "released"],
+    ])("hold, then a refund request, then the arbiter's own ruling (to_seller=%s) ends %s, to the unit", async (toSeller, outcome) => {
+      const sale = await heldLiveSale();
+      await act(sale.checkout.id, sale.paymentId, "hold", sale.buyer);
+      expect((await stateOf(sale.checkout.id, sale.paymentId, "on_hold")).state).toBe("on_hold");
+      await act(sale.checkout.id, sale.paymentId, "request-refund", sale.buyer);
+      expect((await stateOf(sale.checkout.id, sale.paymentId, "escalated")).state).toBe("escalated");
+      const listed = await call("GET", "/v1/escrows?status=escalated", { key: sale.seller.key });
+      expect(listed.body.escrows.map((e: { payment_id: string }) => e.payment_id)).toEqual([sale.paymentId]);
+      // The ruling: unsigned, for the arbiter's own wallet, which pays its gas.
+      const ruling = await call("POST", `/v1/escrows/${sale.paymentId}/resolve?to_seller=${toSeller}`, { key: sale.seller.key });
+      expect(ruling.status).toBe(200);
+      expect(ruling.body).toMatchObject({ object: "escrow_ruling", family: "evm", from_: arbiter.address, to: expect.stringMatching(/^0x/i) });
+      await chain.fundGas(arbiter.address, 10n ** 16n);
+      const wallet = createWalletClient({ account: arbiter, transport: http(chain.rpcUrl) });
+      const hash = await wallet.sendTransaction({ to: ruling.body.to, data: ruling.body.data, chain: null });
+      expect((await chain.pub.waitForTransactionReceipt({ hash })).status).toBe("success");
+      expect((await stateOf(sale.checkout.id, sale.paymentId, outcome)).state).toBe(outcome);
+      if (toSeller) {
+        expect(await chain.balance(sale.seller.wallet.address)).toBe(sale.before.seller + 2_000_000n);
+        expect(await chain.balance(FEE_WALLET)).toBe(sale.before.fee + 40_000n);
+      } else {
+        // A refund returns everything the buyer deposited, the fee too.
+        expect(await chain.balance(sale.buyer.address)).toBe(2_040_000n);
+        expect(await chain.balance(sale.seller.wallet.address)).toBe(sale.before.seller);
+        expect((await call("GET", `/r/${sale.paymentId}`)).status).toBe(404);
+      }
+      expect((await call("GET", `/v1/escrows/${sale.paymentId}`, { key: sale.seller.key })).body).toMatchObject({ status: outcome, closed_by: "ruling" });
+      // A ruling on a closed escrow is refused.
+      expect((await call("POST", `/v1/escrows/${sale.paymentId}/resolve?to_seller=true`, { key: sale.seller.key })).status).toBe(409);
+    });
+
+    it("cancel: the seller's signed cancel refunds the buyer in full; an action the state no longer takes is refused", async () => {
+      const sale = await heldLiveSale();
+      await act(sale.checkout.id, sale.paymentId, "cancel", sale.seller.wallet);
+      expect((await stateOf(sale.checkout.id, sale.paymentId, "refunded")).state).toBe("refunded");
+      expect(await chain.balance(sale.buyer.address)).toBe(2_040_000n);
+      expect((await call("POST", `/e/${sale.checkout.id}/actions/approve?payment_id=${sale.paymentId}`)).status).toBe(409);
+    });
+  });
+
+  it("a rehearsal escrow walks the same way: approved, it releases with a test receipt, nothing on chain", async () => {
+    const { checkout } = await escrowCheckout();
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    const { paid } = await payEscrow(`/e/${checkout.id}/test`, buyer);
+    const paymentId = paid.body.escrow.payment_id as string;
+    const submitted = await act(checkout.id, paymentId, "approve", buyer);
+    expect(submitted.tx_hash).toBeNull();
+    expect((await stateOf(checkout.id, paymentId, "released")).state).toBe("released");
+    let receipt = await call("GET", `/r/${paymentId}`, { headers: { accept: "application/json" } });
+    for (let i = 0; i < 100 && receipt.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      receipt = await call("GET", `/r/${paymentId}`, { headers: { accept: "application/json" } });
+    }
+    expect(receipt.body).toMatchObject({ id: paymentId, test_mode: true, total: 2_040_000 });
   });
 });
