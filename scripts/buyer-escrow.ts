@@ -1,0 +1,78 @@
+/**
+ * A minimal escrow buyer (or seller, for cancel), with the demo wallet: it
+ * deposits into an escrow checkout through its face, and acts on the escrow
+ * through the relayed action routes, signing typed data as a wallet does.
+ *
+ *   npm run -s buyer:escrow -- pay http://127.0.0.1:4020/e/<id>           # prepare, sign, pay: the goods, the escrow held
+ *   npm run -s buyer:escrow -- act http://127.0.0.1:4020/e/<id> <payment_id> approve|hold|request-refund
+ *
+ * SIGNER_WALLET_FILE signs an action with another wallet (the seller's, for cancel).
+ */
+import { encodeHeader } from "@c402/x402";
+import { parseSignature, type Hex, type TypedDataDefinition } from "viem";
+import { demoWallet } from "./demo-wallet";
+
+const walletFile = process.env.SIGNER_WALLET_FILE ?? process.env.BUYER_WALLET_FILE ?? ".data/demo-buyer-wallet.json";
+
+interface TypedDataJson {
+  domain: TypedDataDefinition["domain"];
+  types: Record<string, { name: string; type: string }[]>;
+  primaryType: string;
+  message: Record<string, unknown>;
+}
+
+/** The JSON typed data with its integers as the bigints a signer takes (uint fields come as decimal text or numbers). */
+function signable(typed: TypedDataJson): TypedDataDefinition {
+  const { EIP712Domain: _domain, ...types } = typed.types;
+  const fields = types[typed.primaryType] ?? [];
+  const message = Object.fromEntries(
+    Object.entries(typed.message).map(([k, v]) => [k, fields.find((f) => f.name === k)?.type.startsWith("uint") ? BigInt(v as string) : v]),
+  );
+  return { domain: typed.domain, types, primaryType: typed.primaryType, message } as TypedDataDefinition;
+}
+
+async function post(url: string, body?: unknown, headers: Record<string, string> = {}) {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = (await r.json()) as Record<string, any>;
+  if (!r.ok) throw new Error(`${url} answered ${r.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+async function pay(face: string) {
+  const account = demoWallet(walletFile);
+  const prepared = await post(`${face}/prepare`, { payer: account.address });
+  process.stderr.write(
+    `depositing ${prepared.typed_data.message.value} atomic USDC into escrow at ${prepared.typed_data.message.to} from ${account.address}\n`,
+  );
+  const signature = await account.signTypedData(signable(prepared.typed_data as TypedDataJson));
+  const header = encodeHeader({ ...prepared.payload_stub, payload: { ...prepared.payload_stub.payload, signature } });
+  return post(`${face}/pay`, undefined, { "PAYMENT-SIGNATURE": header });
+}
+
+async function act(face: string, paymentId: string, action: string) {
+  const account = demoWallet(walletFile);
+  const prepared = await post(`${face}/actions/${action}?payment_id=${paymentId}`);
+  if ((prepared.signer as string).toLowerCase() !== account.address.toLowerCase()) {
+    throw new Error(`${action} must be signed by ${prepared.signer}, not ${account.address} (SIGNER_WALLET_FILE names another wallet)`);
+  }
+  const { v, r, s } = parseSignature((await account.signTypedData(signable(prepared.typed_data as TypedDataJson))) as Hex);
+  return post(prepared.submit_url as string, { v: Number(v), r, s, deadline: prepared.deadline });
+}
+
+async function main() {
+  const [command, face, ...rest] = process.argv.slice(2);
+  if (!face || (command !== "pay" && command !== "act") || (command === "act" && rest.length !== 2)) {
+    throw new Error("usage: buyer:escrow pay <escrow face url> | act <escrow face url> <payment_id> <action>");
+  }
+  const answer = command === "pay" ? await pay(face) : await act(face, rest[0] as string, rest[1] as string);
+  process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.message : err}\n`);
+  process.exit(1);
+});
