@@ -8,7 +8,7 @@
  *
  * SIGNER_WALLET_FILE signs an action with another wallet (the seller's, for cancel).
  */
-import { encodeHeader } from "@c402/x402";
+import { encodeHeader, signEscrowDeposit } from "@c402/x402";
 import { parseSignature, type Hex, type TypedDataDefinition } from "viem";
 import { demoWallet } from "./demo-wallet";
 
@@ -21,7 +21,7 @@ interface TypedDataJson {
   message: Record<string, unknown>;
 }
 
-/** The JSON typed data with its integers as the bigints a signer takes (uint fields come as decimal text or numbers). */
+/** An action's JSON typed data with its integers as the bigints a signer takes (uint fields come as decimal text or numbers). */
 function signable(typed: TypedDataJson): TypedDataDefinition {
   const { EIP712Domain: _domain, ...types } = typed.types;
   const fields = types[typed.primaryType] ?? [];
@@ -45,12 +45,15 @@ async function post(url: string, body?: unknown, headers: Record<string, string>
 async function pay(face: string) {
   const account = demoWallet(walletFile);
   const prepared = await post(`${face}/prepare`, { payer: account.address });
-  process.stderr.write(
-    `depositing ${prepared.typed_data.message.value} atomic USDC into escrow at ${prepared.typed_data.message.to} from ${account.address}\n`,
-  );
-  const signature = await account.signTypedData(signable(prepared.typed_data as TypedDataJson));
-  const header = encodeHeader({ ...prepared.payload_stub, payload: { ...prepared.payload_stub.payload, signature } });
-  return post(`${face}/pay`, undefined, { "PAYMENT-SIGNATURE": header });
+  const stub = prepared.payload_stub;
+  process.stderr.write(`depositing ${stub.accepted.amount} atomic USDC into escrow at ${stub.accepted.payTo} from ${account.address}\n`);
+  const payment = await signEscrowDeposit(account, {
+    requirement: stub.accepted,
+    authorization: stub.payload.authorization,
+    resourceUrl: stub.resource.url,
+    salt: stub.payload.salt,
+  });
+  return post(`${face}/pay`, undefined, { "PAYMENT-SIGNATURE": encodeHeader(payment) });
 }
 
 async function act(face: string, paymentId: string, action: string) {

@@ -238,6 +238,26 @@ describe("escrow purchase", () => {
     });
   });
 
+  it("over MCP, with no credential: quote_checkout quotes an /e/ URL, pay_test_checkout deposits into a test escrow", async () => {
+    const { checkout } = await escrowCheckout();
+    const tool = (name: string, args: Record<string, unknown>) =>
+      call("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } } });
+    const quote = await tool("quote_checkout", { checkout: `${checkout.url}/test` });
+    expect(quote.body.result.structuredContent).toMatchObject({ checkout_id: checkout.id, face: "test", accepts: [{ scheme: "escrow", amount: "2040000" }] });
+    const paid = await tool("pay_test_checkout", { checkout: checkout.url });
+    const answer = paid.body.result.structuredContent;
+    expect(answer).toMatchObject({
+      http_status: 200,
+      fulfillment: { payload: { tracking: "1Z999" } },
+      receipt: null,
+      escrow: { status: "held" },
+      test_mode: true,
+    });
+    expect((await stateOf(checkout.id, answer.escrow.payment_id, "held")).test_mode).toBe(true);
+    // An /e/ URL names an escrow checkout only.
+    expect((await tool("pay_test_checkout", { checkout: `${baseUrl()}/e/chk_AAAAAAAAAAAAAAAAAAAAAAAA` })).body.error.code).toBe(-32602);
+  });
+
   it("a rehearsal escrow walks the same way: approved, it releases with a test receipt, nothing on chain", async () => {
     const { checkout } = await escrowCheckout();
     const buyer = privateKeyToAccount(generatePrivateKey());

@@ -130,14 +130,13 @@ export function viemTypedData(typed: ReturnType<typeof transferWithAuthorization
     domain: typed.domain,
     types: typed.types,
     primaryType: typed.primaryType,
-    message: {
-      ...typed.message,
-      value: BigInt(typed.message.value),
-      validAfter: BigInt(typed.message.validAfter),
-      validBefore: BigInt(typed.message.validBefore),
-      nonce: typed.message.nonce as Hex,
-    },
+    message: signableAuthorization(typed.message),
   };
+}
+
+/** An EIP-3009 authorization's message with its numbers as bigints and its nonce as hex, as viem signs it. */
+function signableAuthorization<M extends ExactEvmAuthorization>(m: M) {
+  return { ...m, value: BigInt(m.value), validAfter: BigInt(m.validAfter), validBefore: BigInt(m.validBefore), nonce: m.nonce as Hex };
 }
 
 /** True when `signature` is the EOA signature of `authorization.from` over the typed data. */
@@ -265,4 +264,24 @@ export function syntheticTxHash(network: string, payer: string, nonce: string): 
   const caseless = network.startsWith("eip155:");
   const [who, what] = caseless ? [payer.toLowerCase(), nonce.toLowerCase()] : [payer, nonce];
   return bytesToHex(keccak256Bytes(stringToBytes(`c402-rehearsal:${network}:${who}:${what}`)));
+}
+
+/**
+ * An escrow deposit's payment (scheme `escrow`, ADR 19), signed by `account`: the
+ * ReceiveWithAuthorization a face's prepare answered (its nonce is the terms' escrow id),
+ * in the payload stub with the salt that prepare answered, as a buyer presents it.
+ */
+export async function signEscrowDeposit(
+  account: LocalAccount,
+  prepared: { requirement: PaymentRequirements; authorization: ExactEvmAuthorization; resourceUrl: string; salt: string },
+): Promise<PaymentPayload> {
+  const { payloadStub } = preparedEscrowDeposit(prepared.requirement, prepared.authorization, prepared.resourceUrl, prepared.salt);
+  const typed = receiveWithAuthorizationTypedData(prepared.requirement, prepared.authorization);
+  const signature = await account.signTypedData({
+    domain: typed.domain,
+    types: typed.types,
+    primaryType: typed.primaryType,
+    message: signableAuthorization(typed.message),
+  });
+  return { ...payloadStub, payload: { ...payloadStub.payload, signature } } as PaymentPayload;
 }

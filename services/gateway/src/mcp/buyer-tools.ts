@@ -1,9 +1,13 @@
 import { isCheckoutId, isId } from "@c402/ids";
 import { invalid, ProblemError } from "@c402/problems";
-import { encodeHeader, signExactEvmPayment } from "@c402/x402";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { authorizationFromMessage, requirementFromMessage } from "@c402/contracts";
+import { answered } from "@c402/rpc";
+import { encodeHeader, signEscrowDeposit, signExactEvmPayment } from "@c402/x402";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { FACE_PROTO } from "../faces/face";
+import { faceUrl } from "../views/checkouts";
 import { schemas } from "../http/request-schemas";
-import type { McpToolDefinition } from "./tool";
+import type { McpToolDefinition, McpToolDeps } from "./tool";
 
 // A buyer's tools: no credential; a checkout is named by its id or by a face URL.
 
@@ -11,33 +15,47 @@ const CHECKOUT_REFERENCE = {
   type: "string",
   minLength: 1,
   maxLength: 2048,
-  description: "A checkout id (chk_…, or cnt_… for a gated article) or a face URL (…/c/<id>, …/c/<id>/test, …/x/<id>, …/x/<id>/test).",
+  description:
+    "A checkout id (chk_…, cnt_… for a gated article, esc_… for an escrow checkout) or a face URL (…/c/<id>, …/x/<id>, …/e/<id>, each optionally with /test).",
 } as const;
 
 /**
  * A checkout named by its id or by a face URL (…/c/<id>, …/x/<id>, either
  * with /test): the id and which face. Faces are separate namespaces: a
- * /c/ URL names a chk_ id, a /x/ URL a gated article's cnt_ id. An escrow
- * checkout's rehearsal (/e/<id>/test) is the escrow faces' (not built yet).
+ * /c/ URL names a chk_ id, a /x/ URL a gated article's cnt_ id, an /e/ URL an
+ * escrow checkout's esc_ id.
  */
 function checkoutNamed(reference: string): { id: string; face: "live" | "test" } {
-  const match = /^(?:(?:https?:\/\/[^/]+)?\/([cx])\/)?([A-Za-z0-9_]+)(\/test)?\/?(?:[?#].*)?$/.exec(reference.trim());
+  const match = /^(?:(?:https?:\/\/[^/]+)?\/([cxe])\/)?([A-Za-z0-9_]+)(\/test)?\/?(?:[?#].*)?$/.exec(reference.trim());
   const [namespace, id] = [match?.[1], match?.[2]];
-  const known =
-    id !== undefined &&
-    (namespace === "c" ? isId("checkout", id) : namespace === "x" ? isId("contentCheckout", id) : isCheckoutId(id) && !isId("escrowCheckout", id));
+  const kind = { c: "checkout", x: "contentCheckout", e: "escrowCheckout" } as const;
+  const known = id !== undefined && (namespace === undefined ? isCheckoutId(id) : isId(kind[namespace as keyof typeof kind], id));
   if (!match || id === undefined || !known) {
-    throw invalid([{ field: "checkout", reason: "must be a checkout id (chk_…, cnt_…) or its URL (…/c/<id>, …/x/<id>, each optionally with /test)" }]);
+    throw invalid([
+      { field: "checkout", reason: "must be a checkout id (chk_…, cnt_…, esc_…) or its URL (…/c/<id>, …/x/<id>, …/e/<id>, each optionally with /test)" },
+    ]);
   }
   return { id, face: match[3] ? "test" : "live" };
 }
 
-export const payTestCheckoutTool: McpToolDefinition = ({ unpaid, payments }) => ({
+/** An escrow checkout's rehearsal deposit: prepared by payments for `buyer` (a fresh salt), signed by it, as the /e/{id}/test face takes it. */
+async function rehearsedEscrowDeposit(deps: McpToolDeps["deps"], id: string, buyer: PrivateKeyAccount) {
+  const r = await deps.clients.payments.preparePayment({ checkoutId: id, face: FACE_PROTO.test, payer: buyer.address });
+  if (r.escrowSalt === undefined) throw new ProblemError("unavailable", "This escrow checkout's rehearsal face prepared no deposit.");
+  return signEscrowDeposit(buyer, {
+    requirement: requirementFromMessage(answered(r.requirement, "requirement")),
+    authorization: authorizationFromMessage(answered(r.authorization, "authorization")),
+    resourceUrl: faceUrl(deps.settings.baseUrl, id, "test"),
+    salt: r.escrowSalt,
+  });
+}
+
+export const payTestCheckoutTool: McpToolDefinition = ({ deps, unpaid, payments }) => ({
   name: "pay_test_checkout",
   title: "Pay a checkout's rehearsal",
   description:
-    "Buys from a checkout's rehearsal face (/c/<id>/test, or /x/<id>/test for a gated article) with a simulated payment, signed here by a throwaway key: no wallet, no funds, nothing moves. " +
-    "Answers what the face answers a paid request: the goods (fulfillment) and the receipt; for a gated article also grant, grant_scope and grant_expires_in (a pass that opens rehearsal faces). A live URL is rehearsed too: this tool never pays for real. No credential needed.",
+    "Buys from a checkout's rehearsal face (/c/<id>/test, /x/<id>/test for a gated article, /e/<id>/test for an escrow checkout) with a simulated payment, signed here by a throwaway key: no wallet, no funds, nothing moves. " +
+    "Answers what the face answers a paid request: the goods (fulfillment) and the receipt; for a gated article also grant, grant_scope and grant_expires_in (a pass that opens rehearsal faces); for an escrow checkout the test escrow held (escrow, no receipt until it is released). A live URL is rehearsed too: this tool never pays for real. No credential needed.",
   inputSchema: {
     type: "object",
     additionalProperties: false,
@@ -58,7 +76,10 @@ export const payTestCheckoutTool: McpToolDefinition = ({ unpaid, payments }) => 
     const quote = await unpaid.of(id, "test", 2);
     const requirement = quote.required.accepts[0];
     if (!requirement) throw new ProblemError("unavailable", "This checkout's rehearsal face offers no way to pay right now.");
-    const payment = await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement, { resourceUrl: quote.required.resource.url });
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    const payment = isId("escrowCheckout", id)
+      ? await rehearsedEscrowDeposit(deps, id, buyer)
+      : await signExactEvmPayment(buyer, requirement, { resourceUrl: quote.required.resource.url });
     const answer = await payments.pay({ checkoutId: id, face: "test", header: encodeHeader(payment), legacy: false, params: params ?? {} });
     if (answer.contentType) {
       const refusal = JSON.parse(String(answer.body)) as { detail?: { message?: string } | string };
