@@ -15,4 +15,6 @@ module.exports = {
   globalTeardown: "<rootDir>/src/global-teardown.ts",
   testTimeout: 60_000,
   maxWorkers: 1,
+  // Suites that move the local chain's clock (*.clock.test.ts) run last (src/sequencer.js).
+  testSequencer: "<rootDir>/src/sequencer.js",
 };

@@ -1,0 +1,19 @@
+/**
+ * The e2e suites' order: Jest's own (failed and slow files first), except the
+ * suites that move the local chain's clock forward, which run last. Once the
+ * chain is hours ahead of the wall clock, every authorization signed for
+ * "now + a few minutes" has expired on it, so nothing may pay after them.
+ */
+const Sequencer = require("@jest/test-sequencer").default;
+
+/** Files that move the devchain's clock (evm_increaseTime): run after every other suite of the run. */
+const MOVES_THE_CHAIN_CLOCK = /\.clock\.test\.ts$/;
+
+class ChainClockLastSequencer extends Sequencer {
+  sort(tests) {
+    const sorted = super.sort(tests);
+    return [...sorted.filter((t) => !MOVES_THE_CHAIN_CLOCK.test(t.path)), ...sorted.filter((t) => MOVES_THE_CHAIN_CLOCK.test(t.path))];
+  }
+}
+
+module.exports = ChainClockLastSequencer;
