@@ -239,7 +239,11 @@ export class EscrowSettlement implements Settlement {
     });
     if (answer.outcome === "refused") {
       await store.advance(this.opts.db, row.id, DEPOSITABLE, { status: "failed", failure_reason: "deposit_refused" });
-      throw settlementFailed("invalid_escrow_deposit_refused", `The escrow contract refuses this deposit: ${answer.reason.replace(/\.$/, "")}. Nothing was charged.`, row);
+      throw settlementFailed(
+        "invalid_escrow_deposit_refused",
+        `The escrow contract refuses this deposit: ${answer.reason.replace(/\.$/, "")}. Nothing was charged.`,
+        row,
+      );
     }
     const set = { status: answer.outcome === "held" ? ("held" as const) : ("settling" as const), ...(answer.txHash ? { tx_hash: answer.txHash } : {}) };
     const moved = (await store.advance(this.opts.db, row.id, DEPOSITABLE, set)) ?? (await store.findById(this.opts.db, row.id)) ?? row;
