@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { baseUrl, call, newSeller } from "../src/http";
+import { baseUrl, call, decoded, newSeller, payRehearsal } from "../src/http";
 
 /**
  * Escrow checkout creates (spec, Endpoints: POST /v1/escrow-checkouts and the
@@ -153,6 +153,19 @@ describe("escrow_offer and the account's escrow policy (POST /v1/checkouts)", ()
     // The two go live together: the plain face advertises the twin.
     expect((await call("POST", `/v1/checkouts/${r.body.id}/go-live`, { key: seller.key })).status).toBe(200);
     expect((await call("GET", `/v1/checkouts/${r.body.escrow_twin.id}`, { key: seller.key })).body.test_mode).toBe(false);
+  });
+
+  it("the plain checkout's 402 advertises its escrow twin (extra.escrowAvailable), and a payment signed for it is taken as issued", async () => {
+    const seller = await escrowSeller();
+    const r = await call("POST", "/v1/checkouts", { key: seller.key, body: { ...goods, escrow_offer: "optional" } });
+    const unpaid = await call("GET", `/c/${r.body.id}/test`);
+    const required = decoded(unpaid.headers.get("payment-required"));
+    expect(required.accepts[0]).toMatchObject({ scheme: "exact", extra: { escrowAvailable: r.body.escrow_twin.id } });
+    // The twin itself advertises nothing more: it is the escrow face.
+    const twin = decoded((await call("GET", `/e/${r.body.escrow_twin.id}/test`)).headers.get("payment-required"));
+    expect(twin.accepts[0].extra.escrowAvailable).toBeUndefined();
+    const paid = await payRehearsal(r.body.id);
+    expect(paid.body.receipt).toMatchObject({ checkout_id: r.body.id, test_mode: true });
   });
 
   it("escrow_offer required makes the create an escrow one", async () => {

@@ -47,6 +47,7 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
       ...(r.extra.areFeesSponsored === true ? { areFeesSponsored: true } : {}),
       transfers: requirementTransfers(r.extra).map((t) => ({ payTo: t.payTo, amount: t.amount })),
       ...escrowExtraMessage(r.extra.escrow),
+      ...(text(r.extra.escrowAvailable) !== undefined ? { escrowAvailable: text(r.extra.escrowAvailable) } : {}),
     },
   });
 }
@@ -113,6 +114,7 @@ export function requirementFromMessage(m: PaymentRequirement): PaymentRequiremen
               name: extra?.name ?? "",
               version: extra?.version ?? "",
               ...(extra?.escrow ? { escrow: escrowExtraOf(extra.escrow) } : {}),
+              ...(extra?.escrowAvailable !== undefined ? { escrowAvailable: extra.escrowAvailable } : {}),
               checkoutId: extra?.checkoutId ?? "",
               ...(extra?.rehearsal ? { rehearsal: true } : {}),
             },

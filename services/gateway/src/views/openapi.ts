@@ -330,6 +330,11 @@ const requirementV2 = object(
           items: object({ payTo: { type: "string", minLength: 1 }, amount: atomic }),
           description: "A prepared Solana payment (POST …/prepare): every recipient in order, one TransferChecked each (ADR 16)",
         },
+        escrowAvailable: {
+          type: "string",
+          pattern: "^esc_[0-9A-Za-z]{24}$",
+          description: "The same checkout through escrow (escrow_offer optional): the escrow twin's id, sold at /e/{id}",
+        },
         escrow: object(
           {
             preset: { enum: ["instant", "standard", "shipping", "custom"] },
@@ -347,7 +352,7 @@ const requirementV2 = object(
         ),
       },
       {
-        optional: ["name", "version", "feePayer", "areFeesSponsored", "checkoutId", "transfers", "escrow"],
+        optional: ["name", "version", "feePayer", "areFeesSponsored", "checkoutId", "transfers", "escrow", "escrowAvailable"],
         description:
           "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer), on Stellar that the fee is sponsored (areFeesSponsored), on an escrow face the escrow's terms (escrow); checkoutId names the checkout",
       },

@@ -1,7 +1,7 @@
 import type { catalogV1 } from "@c402/contracts";
 import { breakdown, type Breakdown } from "@c402/money";
 import { ProblemError } from "@c402/problems";
-import type { PaymentRequirements } from "@c402/x402";
+import { isEvmNetworkId, type PaymentRequirements } from "@c402/x402";
 
 /**
  * Which requirements a face issues. The path plus the checkout's armed state
@@ -53,6 +53,8 @@ export interface CheckoutForPayment {
   payoutAddresses?: { solana?: string; stellar?: string };
   /** An escrow checkout's terms (esc_ ids, frozen at create): its sales are deposits into escrow, at the escrow fee (ADR 19). */
   escrow?: CheckoutEscrowTerms;
+  /** A plain checkout's escrow twin (escrow_offer optional): its EVM requirements advertise it as `extra.escrowAvailable`. */
+  escrowTwinId?: string;
 }
 
 /** The escrow terms an escrow checkout froze at create (catalog's CheckoutEscrow): every deposit it sells is made under them. */
@@ -192,7 +194,13 @@ function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rai
         amount: tokenAmount(r, r.amounts(checkout).total),
         payTo,
         maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-        extra: { ...r.extra, ...r.extraFor?.(checkout), checkoutId: checkout.id },
+        extra: {
+          ...r.extra,
+          ...r.extraFor?.(checkout),
+          // The same purchase through escrow (spec: escrow_offer optional), where escrow runs: Base.
+          ...(checkout.escrowTwinId && isEvmNetworkId(r.network) ? { escrowAvailable: checkout.escrowTwinId } : {}),
+          checkoutId: checkout.id,
+        },
       },
     ];
   });

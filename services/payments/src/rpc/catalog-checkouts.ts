@@ -54,6 +54,7 @@ function checkoutForPayment(checkout: catalogV1.Checkout, revision: string): Che
     ...(checkout.package ? { package: { calls: checkout.package.calls, ttlDays: checkout.package.ttlDays } } : {}),
     ...payoutAddressesOf(checkout.payoutRails),
     ...(checkout.escrow ? { escrow: escrowTermsOf(checkout.escrow) } : {}),
+    ...(checkout.escrowTwinId && !checkout.escrow ? { escrowTwinId: checkout.escrowTwinId } : {}),
     listing: checkout,
     revision,
   };
