@@ -9,7 +9,8 @@ const spy = installConnectSpy();
 let lab: Lab;
 let base: string;
 const resolver = stubResolver({ "origin.test": ["127.0.0.1"] });
-const POLICY: OutboundPolicy = { allowAddresses: ["127.0.0.1"], resolve: resolver.resolve, maxResponseBytes: 1024 * 1024, timeoutMs: 2_000 };
+// A generous deadline: these tests are about sizes, and a loaded machine decodes a gzip bomb slowly (the timeout tests set their own).
+const POLICY: OutboundPolicy = { allowAddresses: ["127.0.0.1"], resolve: resolver.resolve, maxResponseBytes: 1024 * 1024, timeoutMs: 15_000 };
 let guarded: GuardedFetch;
 
 beforeAll(async () => {
