@@ -31,6 +31,11 @@ export interface KafkaBusOptions {
   log?: (level: "error" | "warn", message: string) => void;
   /** A busy group commits its offsets at most once this often (default 1 s; see OffsetCommits). */
   offsetCommitMs?: number;
+  /**
+   * Put before every consumer group's name: a test's consumers then never share a group with the
+   * services of another run on the same broker (which would be given the test's partitions).
+   */
+  groupPrefix?: string;
 }
 
 /**
@@ -97,7 +102,7 @@ export class KafkaBus implements Bus {
   }
 
   async subscribe({ topic, group, handler, handleMany }: SubscribeOptions): Promise<Subscription> {
-    const consumer = this.kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
+    const consumer = this.kafka.consumer({ groupId: `${this.opts.groupPrefix ?? ""}${group}`, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
     let stopped = false;
     const commits = new OffsetCommits(
       (offsets) => consumer.commitOffsets(offsets.map((o) => ({ topic, ...o }))),

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { DatabaseBus, decodeEnvelope, KafkaBus, OutboxRelay, type Bus, type Subscription } from "@c402/bus";
 import { TOPICS } from "@c402/contracts";
 import { EmbeddedPostgres, migrate, openPostgres, type ServiceDatabase } from "@c402/db";
@@ -99,7 +100,7 @@ describeWith("postgres")("pass-use counts moved to content-grants, on PostgreSQL
       const fresh = await freshPostgresDatabase();
       const identity = openPostgres({ url: fresh.url, schema: "identity" });
       const grants = openPostgres({ url: fresh.url, schema: "content_grants" });
-      const bus = new KafkaBus({ brokers: (kafka as string).split(","), clientId: "content-grants-test" });
+      const bus = new KafkaBus({ brokers: (kafka as string).split(","), clientId: "content-grants-test", groupPrefix: `test-${randomUUID()}.` });
       return {
         identity,
         grants,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { DatabaseBus, KafkaBus, outboxRow, type Bus, type Subscription } from "@c402/bus";
@@ -137,7 +138,7 @@ describeWith("postgres")("escrow outcomes consumed by payments, on PostgreSQL an
     outcomesContract(async () => {
       const fresh = await freshPostgresDatabase();
       const payments = openPostgres({ url: fresh.url, schema: "payments" });
-      const bus = new KafkaBus({ brokers: (kafka as string).split(","), clientId: "payments-escrow-test" });
+      const bus = new KafkaBus({ brokers: (kafka as string).split(","), clientId: "payments-escrow-test", groupPrefix: `test-${randomUUID()}.` });
       return {
         payments,
         bus,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { DatabaseBus, KafkaBus, OutboxRelay, outboxMigration, type Bus, type Subscription } from "@c402/bus";
 import { toBinary } from "@bufbuild/protobuf";
 import { eventsV1, TOPICS } from "@c402/contracts";
@@ -150,7 +151,7 @@ describeWith("postgres")("webhook sources on PostgreSQL and Kafka", () => {
       const fresh = await freshPostgresDatabase();
       const emitter = openPostgres({ url: fresh.url, schema: "payments" });
       const webhooks = openPostgres({ url: fresh.url, schema: "webhooks" });
-      const bus = new KafkaBus({ brokers: (kafka as string).split(","), clientId: "webhooks-test" });
+      const bus = new KafkaBus({ brokers: (kafka as string).split(","), clientId: "webhooks-test", groupPrefix: `test-${randomUUID()}.` });
       return {
         emitter,
         webhooks,
