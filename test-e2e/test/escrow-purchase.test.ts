@@ -206,6 +206,9 @@ describe("escrow purchase", () => {
       expect((await stateOf(sale.checkout.id, sale.paymentId, "escalated")).state).toBe("escalated");
       const listed = await call("GET", "/v1/escrows?status=escalated", { key: sale.seller.key });
       expect(listed.body.escrows.map((e: { payment_id: string }) => e.payment_id)).toEqual([sale.paymentId]);
+      const noSide = await call("POST", `/v1/escrows/${sale.paymentId}/resolve`, { key: sale.seller.key });
+      expect(noSide.status).toBe(422);
+      expect(noSide.body.errors.map((e: { field: string }) => e.field)).toEqual(["to_seller"]);
       // The ruling: unsigned, for the arbiter's own wallet, which pays its gas.
       const ruling = await call("POST", `/v1/escrows/${sale.paymentId}/resolve?to_seller=${toSeller}`, { key: sale.seller.key });
       expect(ruling.status).toBe(200);

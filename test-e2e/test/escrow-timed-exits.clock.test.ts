@@ -63,7 +63,12 @@ describe("escrow timed exits (the chain's clock moved forward)", () => {
       resourceUrl: stub.resource.url,
       salt: stub.payload.salt,
     });
-    const paid = await call("POST", `/e/${checkoutId}/pay`, { headers: { "payment-signature": encodeHeader(payment) } });
+    // As a client does: a deposit not confirmed in time (202 pending, or 503 with retry_is_safe) is presented again until held.
+    let paid = await call("POST", `/e/${checkoutId}/pay`, { headers: { "payment-signature": encodeHeader(payment) } });
+    for (let i = 0; i < 20 && paid.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      paid = await call("POST", `/e/${checkoutId}/pay`, { headers: { "payment-signature": encodeHeader(payment) } });
+    }
     expect(paid.body).toMatchObject({ escrow: { status: "held" } });
     return { seller, checkoutId, buyer, paymentId: paid.body.escrow.payment_id as string, sellerBefore: await chain.balance(seller.wallet.address) };
   }

@@ -64,7 +64,7 @@ export class EscrowOperations {
   /** POST /v1/escrows/{payment_id}/resolve?to_seller=: the unsigned ruling the arbiter's wallet signs and broadcasts. */
   async resolve(cred: Credential, paymentId: string, toSellerText: unknown) {
     ensureScope(cred, "payments");
-    const toSeller = toSellerOf(toSellerText);
+    const toSeller = await this.toSellerFor(cred, paymentIdOf(paymentId), toSellerText);
     const r = await this.deps.clients.escrow.prepareRuling({ paymentId: paymentIdOf(paymentId), accountId: cred.accountId, toSeller });
     return escrowRulingView(toSeller, r, this.deps.settings.baseUrl);
   }
@@ -76,13 +76,23 @@ export class EscrowOperations {
    */
   async resolveSubmit(cred: Credential, paymentId: string, toSellerText: unknown): Promise<never> {
     ensureScope(cred, "payments");
-    toSellerOf(toSellerText);
+    await this.toSellerFor(cred, paymentIdOf(paymentId), toSellerText);
     const r = await this.deps.clients.escrow.getEscrow({ paymentId: paymentIdOf(paymentId), accountId: cred.accountId });
     const escrow = answered(r.escrow, "escrow");
     throw new ProblemError("conflict", {
       message: `Escrow ${escrow.paymentId} is on ${escrow.network}: its arbiter signs and broadcasts the ruling from its own wallet. Relayed rulings are for Solana escrows, which this deployment does not offer.`,
       help: { fix: `POST /v1/escrows/${escrow.paymentId}/resolve?to_seller=true|false answers the unsigned transaction for the arbiter's wallet.` },
     });
+  }
+
+  /**
+   * The ruling's side, once the escrow is known to be the account's: another
+   * account's escrow is 404 whatever the query says, as every seller route answers.
+   */
+  private async toSellerFor(cred: Credential, paymentId: string, value: unknown): Promise<boolean> {
+    if (value === "true" || value === "false") return value === "true";
+    answered((await this.deps.clients.escrow.getEscrow({ paymentId, accountId: cred.accountId })).escrow, "escrow");
+    throw invalid([{ field: "to_seller", reason: "is required: true pays the seller, false refunds the buyer" }]);
   }
 
   /** POST /e/{id}/actions/{action}?payment_id=: what the buyer (or, for cancel, the seller) signs. */
@@ -134,10 +144,4 @@ function actionOf(name: string): EscrowActionName {
   if (!Object.hasOwn(ESCROW_ACTIONS, name))
     throw new ProblemError("not-found", `No escrow action ${JSON.stringify(name.slice(0, 40))}: hold, approve, request-refund or cancel.`);
   return name as EscrowActionName;
-}
-
-function toSellerOf(value: unknown): boolean {
-  if (value === "true") return true;
-  if (value === "false") return false;
-  throw invalid([{ field: "to_seller", reason: "is required: true pays the seller, false refunds the buyer" }]);
 }
