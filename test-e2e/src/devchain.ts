@@ -26,7 +26,15 @@ export interface DevchainWallets {
  * different `funderIndex`, so suites running side by side never race for a
  * nonce.
  */
+/**
+ * Demo accounts the service itself sends from, counting their nonces in its database (ADR 11): the
+ * facilitator (0) and the escrow relayer (13, ESCROW_RELAYER_INDEX). A suite that sent from one would
+ * take the service's next nonce and stall its transactions.
+ */
+const SERVICE_SENDERS = [0, 13];
+
 export async function devchainWallets(funderIndex: number): Promise<DevchainWallets> {
+  if (SERVICE_SENDERS.includes(funderIndex)) throw new Error(`demo account ${funderIndex} is one the service sends from; fund from another`);
   const rpcUrl = (await call("GET", "/health?deep=true")).body.devchain.url as string;
   const pub = createPublicClient({ transport: http(rpcUrl) });
   const funder = createWalletClient({ account: mnemonicToAccount(DEMO_MNEMONIC, { addressIndex: funderIndex }), transport: http(rpcUrl) });

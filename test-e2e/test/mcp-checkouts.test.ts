@@ -124,7 +124,7 @@ describe.each([
   });
 
   it("the official client pays a live per-tool checkout on the devchain; a tool error moves no money", async () => {
-    const chain = await devchainWallets(json ? 12 : 13);
+    const chain = await devchainWallets(json ? 12 : 9);
     const liveBuyer = await chain.fundedBuyer(1_000_000n);
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: liveBuyer });
