@@ -9,6 +9,7 @@ import { escrowSettings } from "./store/migrations/0001_escrow_settings";
 import { escrows } from "./store/migrations/0002_escrows";
 import { escrowOutbox } from "./store/migrations/0003_outbox";
 import { escrowLedger } from "./store/migrations/0004_escrow_ledger";
+import { senderNoncesName } from "./store/migrations/0005_sender_nonces";
 import { EscrowBook } from "./domain/escrow-book";
 import { EscrowSweeper } from "./domain/escrow-sweeper";
 
@@ -32,6 +33,7 @@ export const escrowMigrations = {
   "0002_escrows": escrows,
   "0003_outbox": escrowOutbox,
   "0004_escrow_ledger": escrowLedger,
+  "0005_sender_nonces": senderNoncesName,
 };
 
 /** What a test may change of the service's background work and waits. */

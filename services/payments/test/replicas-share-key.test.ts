@@ -1,9 +1,10 @@
 import type { RunningDevchain } from "@c402/devchain";
 import { describeWith } from "@c402/testkit";
+import { recordSigned } from "@c402/sender-nonces";
 import { parseTransaction, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createLiveChain } from "../src";
-import { paymentsStore, type PaymentsDb } from "../src/store/payments-store";
+import type { PaymentsDb } from "../src/store/payments-store";
 import { liveCheckout, openCrashRig, signedLivePayment, type CrashRig } from "./support/devchain-payments";
 import { liveSaga } from "./support/live-saga";
 
@@ -62,14 +63,14 @@ describeWith("postgres")("replicas sharing the facilitator key (PostgreSQL, devc
     const key = { chainId: live.chain.chainId, address: live.chain.facilitator.address, behind: false, chainCount: async () => 0 };
     const before = await db.selectFrom("sender_nonces").select("next_nonce").executeTakeFirstOrThrow();
     const signedWith: number[] = [];
-    const nothing = await paymentsStore.recordSigned(
+    const nothing = await recordSigned(
       db,
       key,
       async (nonce) => signedWith.push(nonce),
       async () => undefined,
     );
     expect(nothing).toBeUndefined();
-    const recorded = await paymentsStore.recordSigned(
+    const recorded = await recordSigned(
       db,
       key,
       async (nonce) => signedWith.push(nonce),
@@ -90,7 +91,7 @@ describeWith("postgres")("replicas sharing the facilitator key (PostgreSQL, devc
       chainCount: async () => chain,
     });
     const take = (behind: boolean, chain: number) =>
-      paymentsStore.recordSigned(
+      recordSigned(
         db,
         key(behind, chain),
         async (nonce) => nonce,

@@ -1,5 +1,6 @@
 import { ESCROW_ACTION, ESCROW_ACTION_SIGNER, ESCROW_STATE, escrowActionTypedData, type EscrowActionName } from "@c402/evm-contracts";
 import { failpoint } from "@c402/failpoints";
+import { recordSigned } from "@c402/sender-nonces";
 import { ProblemError } from "@c402/problems";
 import { encodePacked, getAddress, keccak256, recoverTypedDataAddress, serializeSignature, type Address, type Hex, type TransactionReceipt } from "viem";
 import { REHEARSAL_NETWORK, REHEARSAL_TOKEN } from "@c402/x402";
@@ -8,7 +9,6 @@ import type { GasReader } from "../chain/gas-reader";
 import type { ArbiterReadinessFacts } from "../events/escrow-events";
 import {
   escrowsStore,
-  recordSigned,
   transactionsStore,
   type EscrowDb,
   type EscrowRow,

@@ -1,13 +1,13 @@
-import { sql, type Kysely, type Selectable } from "kysely";
+import type { SenderNoncesTables } from "@c402/sender-nonces";
+import type { Kysely, Selectable } from "kysely";
 
-/** escrow's schema: account escrow settings, escrows and their transactions, the relayer's nonce count, the chain cursor, and the bus's outbox. */
+/** escrow's schema: account escrow settings, escrows and their transactions, the relayer's nonce count (sender_nonces), the chain cursor, and the bus's outbox. */
 export type EscrowDb = Kysely<EscrowTables>;
 
-export interface EscrowTables {
+export interface EscrowTables extends SenderNoncesTables {
   escrow_settings: EscrowSettingsTable;
   escrows: EscrowsTable;
   escrow_transactions: EscrowTransactionsTable;
-  relayer_nonces: RelayerNoncesTable;
   chain_cursors: ChainCursorsTable;
 }
 
@@ -106,13 +106,6 @@ export interface EscrowTransactionsTable {
 }
 
 export type EscrowTransactionRow = Selectable<EscrowTransactionsTable>;
-
-interface RelayerNoncesTable {
-  chain_id: string;
-  address: string;
-  next_nonce: string;
-  updated_at: Date;
-}
 
 interface ChainCursorsTable {
   name: string;
@@ -264,74 +257,6 @@ export const transactionsStore = {
       .limit(limit)
       .execute(),
 };
-
-/** A signing key's shared nonce count (ADR 11): what `@c402/evm-sender`'s NonceReservation hands over. */
-export interface NonceKey {
-  chainId: number;
-  address: string;
-  behind: boolean;
-  chainCount: () => Promise<number>;
-}
-
-class NothingRecorded extends Error {}
-
-/**
- * Signs with the key's next nonce under the count row's lock and records what was signed in the
- * same transaction, counting the nonce only in that commit (ADR 11, as payments counts its
- * facilitator key's): every replica of escrow signs with the one relayer key.
- */
-export async function recordSigned<T, S>(
-  db: EscrowDb,
-  key: NonceKey,
-  sign: (nonce: number) => Promise<S>,
-  record: (trx: EscrowDb, signed: S, nonce: number) => Promise<T | undefined>,
-): Promise<T | undefined> {
-  const where = { chain_id: String(key.chainId), address: key.address.toLowerCase() };
-  const counted = await db
-    .selectFrom("relayer_nonces")
-    .select("next_nonce")
-    .where("chain_id", "=", where.chain_id)
-    .where("address", "=", where.address)
-    .executeTakeFirst();
-  // Asked outside the lock: the chain's count is a floor, and a count already kept may be higher.
-  const floor = !counted || key.behind ? await key.chainCount() : undefined;
-  // Inside a caller's transaction (the sweeper's claim), the count is locked and counted in its commit.
-  const inTransaction = <R>(work: (trx: EscrowDb) => Promise<R>) => (db.isTransaction ? work(db) : db.transaction().execute(work));
-  try {
-    return await inTransaction(async (trx) => {
-      if (floor !== undefined) {
-        await trx
-          .insertInto("relayer_nonces")
-          .values({ ...where, next_nonce: String(floor), updated_at: new Date() })
-          .onConflict((oc) =>
-            oc.columns(["chain_id", "address"]).doUpdateSet({ next_nonce: sql<string>`greatest(relayer_nonces.next_nonce, excluded.next_nonce)` }),
-          )
-          .execute();
-      }
-      const row = await trx
-        .selectFrom("relayer_nonces")
-        .select("next_nonce")
-        .where("chain_id", "=", where.chain_id)
-        .where("address", "=", where.address)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      const nonce = Number(row.next_nonce);
-      const signed = await sign(nonce);
-      const recorded = await record(trx, signed, nonce);
-      if (recorded === undefined) throw new NothingRecorded();
-      await trx
-        .updateTable("relayer_nonces")
-        .set({ next_nonce: String(nonce + 1), updated_at: new Date() })
-        .where("chain_id", "=", where.chain_id)
-        .where("address", "=", where.address)
-        .execute();
-      return recorded;
-    });
-  } catch (err) {
-    if (err instanceof NothingRecorded) return undefined;
-    throw err;
-  }
-}
 
 export const cursorStore = {
   get: async (db: EscrowDb, name: string) => {

@@ -1,3 +1,4 @@
+import type { SenderNoncesTables } from "@c402/sender-nonces";
 import { eventAfter, type OutboxRow } from "@c402/bus";
 import { reusableStatement } from "@c402/db";
 import { sql, type Kysely, type QueryCreator, type Selectable, type SelectQueryBuilder } from "kysely";
@@ -63,29 +64,10 @@ interface PaymentsTable {
 export type PaymentStatus = "claimed" | "delivered" | "settling" | "settled" | "held" | "refunded" | "failed";
 
 /** The next nonce of a key that signs here, per chain (ADR 11). */
-interface SenderNoncesTable {
-  chain_id: bigint;
-  address: string;
-  next_nonce: bigint;
-  updated_at: Date;
-}
 
-export interface PaymentsTables {
+export interface PaymentsTables extends SenderNoncesTables {
   payments: PaymentsTable;
-  sender_nonces: SenderNoncesTable;
 }
-
-/** A signing key's shared nonce count, as `recordSigned` needs it (`@c402/evm-sender`'s NonceReservation gives it). */
-export interface NonceKey {
-  chainId: number;
-  address: string;
-  /** The chain passed the count (the key was used elsewhere): start from the chain's count. */
-  behind: boolean;
-  chainCount: () => Promise<number>;
-}
-
-/** Thrown inside recordSigned's transaction to roll it back when nothing was recorded. */
-class NothingRecorded extends Error {}
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentsDb = Kysely<PaymentsTables>;
@@ -193,64 +175,6 @@ export const paymentsStore = {
       .where("status", "in", ["settled", "held"])
       .orderBy("settled_at")
       .executeTakeFirst(),
-
-  /**
-   * Signs with the key's next nonce and records what was signed, in one
-   * transaction that holds the key's row lock: replicas sign in turn, and a
-   * nonce is counted as used only in the commit that records its transaction,
-   * so a crash leaves no nonce unused (ADR 11). `record` answers undefined
-   * when a concurrent step got there first: then nothing is counted, and the
-   * answer is undefined.
-   */
-  recordSigned: async <T, S>(
-    db: PaymentsDb,
-    key: NonceKey,
-    sign: (nonce: number) => Promise<S>,
-    record: (trx: PaymentsDb, signed: S) => Promise<T | undefined>,
-  ): Promise<T | undefined> => {
-    const where = { chain_id: BigInt(key.chainId), address: key.address.toLowerCase() };
-    const counted = await db
-      .selectFrom("sender_nonces")
-      .select("next_nonce")
-      .where("chain_id", "=", where.chain_id)
-      .where("address", "=", where.address)
-      .executeTakeFirst();
-    // Asked outside the lock: the chain's count is a floor, and a count already kept may be higher.
-    const floor = !counted || key.behind ? await key.chainCount() : undefined;
-    try {
-      return await db.transaction().execute(async (trx) => {
-        if (floor !== undefined) {
-          await trx
-            .insertInto("sender_nonces")
-            .values({ ...where, next_nonce: BigInt(floor), updated_at: new Date() })
-            .onConflict((oc) =>
-              oc.columns(["chain_id", "address"]).doUpdateSet({ next_nonce: sql<bigint>`greatest(sender_nonces.next_nonce, excluded.next_nonce)` }),
-            )
-            .execute();
-        }
-        const row = await trx
-          .selectFrom("sender_nonces")
-          .select("next_nonce")
-          .where("chain_id", "=", where.chain_id)
-          .where("address", "=", where.address)
-          .forUpdate()
-          .executeTakeFirstOrThrow();
-        const signed = await sign(Number(row.next_nonce));
-        const recorded = await record(trx, signed);
-        if (recorded === undefined) throw new NothingRecorded();
-        await trx
-          .updateTable("sender_nonces")
-          .set({ next_nonce: row.next_nonce + 1n, updated_at: new Date() })
-          .where("chain_id", "=", where.chain_id)
-          .where("address", "=", where.address)
-          .execute();
-        return recorded;
-      });
-    } catch (err) {
-      if (err instanceof NothingRecorded) return undefined;
-      throw err;
-    }
-  },
 
   findById: (db: PaymentsDb, id: string) => db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst(),
 

@@ -1,3 +1,4 @@
+import { recordSigned } from "@c402/sender-nonces";
 import { MOST_SETTLEMENT_GAS, type Settlement } from "@c402/evm-chain";
 import { failpoint } from "@c402/failpoints";
 import type { Hex } from "viem";
@@ -131,7 +132,7 @@ export class SettlementBatches {
       recorded = await this.live.chain.signSettlementsReserved(
         batch.map((w) => w.settlement),
         (key, sign) =>
-          store.recordSigned(this.db, key, sign, async (trx, signed) => {
+          recordSigned(this.db, key, sign, async (trx, signed) => {
             const rows = await store.advanceEach(
               trx,
               batch.map((w) => w.row.id),

@@ -1,4 +1,5 @@
 import type { Migration } from "@c402/db";
+import { senderNoncesMigration } from "@c402/sender-nonces";
 
 /**
  * The next nonce of each key that signs transactions here, per chain. Every
@@ -6,15 +7,4 @@ import type { Migration } from "@c402/db";
  * in the database: a signature takes the row's lock, and the nonce it used is
  * counted in the same commit that records the signed transaction (ADR 11).
  */
-export const senderNonces: Migration = {
-  async up(db) {
-    await db.schema
-      .createTable("sender_nonces")
-      .addColumn("chain_id", "bigint", (c) => c.notNull())
-      .addColumn("address", "text", (c) => c.notNull())
-      .addColumn("next_nonce", "bigint", (c) => c.notNull())
-      .addColumn("updated_at", "timestamptz", (c) => c.notNull())
-      .addPrimaryKeyConstraint("sender_nonces_pk", ["chain_id", "address"])
-      .execute();
-  },
-};
+export const senderNonces: Migration = senderNoncesMigration;
