@@ -1,8 +1,9 @@
 import { encodeHeader } from "@c402/x402";
 import { startWebhookReceiver } from "@c402/testkit/webhook-receiver";
-import { createWalletClient, http, parseSignature, type Hex } from "viem";
+import { createWalletClient, http, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { devchainWallets, type DevchainWallets } from "../src/devchain";
+import { signedEscrowAction } from "../src/escrow";
 import { baseUrl, call, decoded, newSeller } from "../src/http";
 
 /**
@@ -109,17 +110,8 @@ describe("escrow purchase", () => {
     const prepared = await call("POST", `/e/${checkoutId}/actions/${action}?payment_id=${paymentId}`);
     expect(prepared.status).toBe(200);
     expect(prepared.body).toMatchObject({ object: "escrow_action", action, signer: signer.address, gasless: true });
-    const { EIP712Domain: _domain, ...types } = prepared.body.typed_data.types;
-    const m = prepared.body.typed_data.message;
-    const signature = await signer.signTypedData({
-      domain: prepared.body.typed_data.domain,
-      types,
-      primaryType: prepared.body.typed_data.primaryType,
-      message: { ...m, action: Number(m.action), nonce: BigInt(m.nonce), deadline: BigInt(m.deadline) },
-    });
-    const { v, r, s } = parseSignature(signature);
     const submitted = await call("POST", `/e/${checkoutId}/actions/${action}/submit?payment_id=${paymentId}`, {
-      body: { v: Number(v), r, s, deadline: prepared.body.deadline },
+      body: await signedEscrowAction(signer, prepared.body),
     });
     expect(submitted.status).toBe(200);
     return submitted.body;

@@ -1,7 +1,8 @@
 import { encodeHeader, signEscrowDeposit } from "@c402/x402";
-import { parseSignature, type Hex } from "viem";
+import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { devchainWallets, type DevchainWallets } from "../src/devchain";
+import { actOnEscrow } from "../src/escrow";
 import { call, newSeller } from "../src/http";
 
 /**
@@ -74,20 +75,8 @@ describe("escrow timed exits (the chain's clock moved forward)", () => {
   }
 
   async function act(sale: { checkoutId: string; paymentId: string; buyer: PrivateKeyAccount }, action: string) {
-    const prepared = await call("POST", `/e/${sale.checkoutId}/actions/${action}?payment_id=${sale.paymentId}`);
+    const { prepared, submitted } = await actOnEscrow(sale.checkoutId, sale.paymentId, action, sale.buyer);
     expect(prepared.status).toBe(200);
-    const { EIP712Domain: _domain, ...types } = prepared.body.typed_data.types;
-    const m = prepared.body.typed_data.message;
-    const signature = await sale.buyer.signTypedData({
-      domain: prepared.body.typed_data.domain,
-      types,
-      primaryType: prepared.body.typed_data.primaryType,
-      message: { ...m, action: Number(m.action), nonce: BigInt(m.nonce), deadline: BigInt(m.deadline) },
-    });
-    const { v, r, s } = parseSignature(signature);
-    const submitted = await call("POST", `/e/${sale.checkoutId}/actions/${action}/submit?payment_id=${sale.paymentId}`, {
-      body: { v: Number(v), r, s, deadline: prepared.body.deadline },
-    });
     expect(submitted.status).toBe(200);
   }
 

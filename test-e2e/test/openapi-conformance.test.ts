@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
-import { decodeHeader, encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
+import { decodeHeader, encodeHeader, signEscrowDeposit, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { startFakeMcpServer, type FakeMcpServer } from "@c402/testkit/fake-mcp-server";
 import { startFakeOrigin, type FakeOrigin } from "@c402/testkit/fake-origin";
 import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhook-receiver";
 import { sep53Sign } from "@c402/testkit";
 import { Keypair } from "@stellar/stellar-base";
-import { parseSignature } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { signedEscrowAction } from "../src/escrow";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";
 import { createUsdcAccounts } from "../src/solana";
@@ -48,33 +48,6 @@ const requirementOf = (unpaid: HttpResponse) => (decodeHeader(unpaid.headers["pa
 /** A payment of `requirement` signed by a fresh wallet, as PAYMENT-SIGNATURE carries it (the faces paid here settle simulated: nothing moves). */
 /** Operations this deployment documents but never completes: a relayed ruling is for Solana escrows, and no Solana escrow rail runs here (ADR 19). */
 const NEVER_SUCCEEDS_HERE = ["POST /v1/escrows/{payment_id}/resolve/submit"];
-
-/** A deposit's payment from an escrow face's prepare answer: its typed data signed as a wallet signs it, in the stub. */
-async function signedEscrowDeposit(buyer: PrivateKeyAccount, prepared: { typed_data: any; payload_stub: any }) {
-  const { EIP712Domain: _domain, ...types } = prepared.typed_data.types;
-  const m = prepared.typed_data.message;
-  const signature = await buyer.signTypedData({
-    domain: prepared.typed_data.domain,
-    types,
-    primaryType: prepared.typed_data.primaryType,
-    message: { ...m, value: BigInt(m.value), validAfter: BigInt(m.validAfter), validBefore: BigInt(m.validBefore) },
-  });
-  return encodeHeader({ ...prepared.payload_stub, payload: { ...prepared.payload_stub.payload, signature } });
-}
-
-/** The body of an escrow action's submit: the action's typed data signed, split into v, r, s, with its deadline. */
-async function signedEscrowAction(signer: PrivateKeyAccount, prepared: { typed_data: any; deadline: number }) {
-  const { EIP712Domain: _domain, ...types } = prepared.typed_data.types;
-  const m = prepared.typed_data.message;
-  const signature = await signer.signTypedData({
-    domain: prepared.typed_data.domain,
-    types,
-    primaryType: prepared.typed_data.primaryType,
-    message: { ...m, action: Number(m.action), nonce: BigInt(m.nonce), deadline: BigInt(m.deadline) },
-  });
-  const { v, r, s } = parseSignature(signature);
-  return { v: Number(v), r, s, deadline: prepared.deadline };
-}
 
 const paymentFor = async (requirement: PaymentRequirements) => encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement));
 
@@ -574,7 +547,15 @@ async function setUp(): Promise<Fixtures> {
     expectStatus(await scripted(`GET /e/{id}${face}`, { path }), 402, `GET /e/{id}${face} unpaid`);
     const prepared = await scripted(`POST /e/{id}${face}/prepare`, { path: `${path}/prepare`, body: body({ payer: escrowBuyer.address }) });
     expectStatus(prepared, 200, `POST /e/{id}${face}/prepare`);
-    const header = await signedEscrowDeposit(escrowBuyer, parsed(prepared));
+    const stub = parsed(prepared).payload_stub;
+    const header = encodeHeader(
+      await signEscrowDeposit(escrowBuyer, {
+        requirement: stub.accepted,
+        authorization: stub.payload.authorization,
+        resourceUrl: stub.resource.url,
+        salt: stub.payload.salt,
+      }),
+    );
     const deposited = await scripted(`GET /e/{id}${face}`, { path: `${path}?h=${nonce}`, headers: { "payment-signature": header } });
     expectStatus(deposited, 200, `GET /e/{id}${face} paid`);
     escrowPayments.push(parsed(deposited).escrow.payment_id as string);

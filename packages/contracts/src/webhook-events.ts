@@ -41,3 +41,7 @@ export function isWebhookEventName(name: string): name is WebhookEventName {
 
 /** A receipt's public URL: the payload's `receipt_url`, the seller API's and the webhooks' alike. */
 export const receiptUrl = (baseUrl: string, paymentId: string): string => `${baseUrl}/r/${paymentId}`;
+
+/** Where an escrow is followed (GET /e/{id}/status): the escrow webhooks' `status_url`, the escrow API's alike. */
+export const escrowStatusUrl = (baseUrl: string, checkoutId: string, paymentId: string): string =>
+  `${baseUrl}/e/${checkoutId}/status?payment_id=${encodeURIComponent(paymentId)}`;

@@ -1,3 +1,4 @@
+import { ESCROW_LIMITS } from "@c402/evm-contracts";
 import type { FieldError } from "@c402/problems";
 
 /**
@@ -20,12 +21,15 @@ export interface EscrowWindows {
 const HOUR = 3_600;
 const DAY = 24 * HOUR;
 
-/** The spec's limits: every window at least 1 hour; settle and hold at most 30 days; backstop at most 180 days and greater than hold. */
+/**
+ * The spec's limits, as the escrow contract enforces them (ESCROW_LIMITS, one source): every window at
+ * least 1 hour; settle and hold at most 30 days; backstop at most 180 days and greater than hold.
+ */
 export const ESCROW_WINDOW_LIMITS = {
-  minSeconds: HOUR,
-  settleMaxSeconds: 30 * DAY,
-  holdMaxSeconds: 30 * DAY,
-  backstopMaxSeconds: 180 * DAY,
+  minSeconds: Number(ESCROW_LIMITS.minWindow),
+  settleMaxSeconds: Number(ESCROW_LIMITS.maxSettleWindow),
+  holdMaxSeconds: Number(ESCROW_LIMITS.maxHoldWindow),
+  backstopMaxSeconds: Number(ESCROW_LIMITS.maxBackstopWindow),
 } as const;
 
 export const ESCROW_PRESETS = ["instant", "standard", "shipping"] as const;

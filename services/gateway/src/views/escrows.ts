@@ -1,5 +1,5 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { escrowV1, receiptUrl } from "@c402/contracts";
+import { escrowStatusUrl, escrowV1, receiptUrl } from "@c402/contracts";
 
 /**
  * The escrow answers (GET /v1/escrows, GET /v1/escrows/{payment_id}, the
@@ -42,10 +42,6 @@ export type EscrowActionName = keyof typeof ESCROW_ACTIONS;
 
 const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
 const atomic = (decimal: string | undefined): number => (decimal ? Number(decimal) : 0);
-
-/** Where a buyer (or anyone holding the payment id) follows an escrow. */
-export const escrowStatusUrl = (baseUrl: string, checkoutId: string, paymentId: string) =>
-  `${baseUrl}/e/${checkoutId}/status?payment_id=${encodeURIComponent(paymentId)}`;
 
 /** What a list shows of an escrow: who, how much, where it stands and what comes next. */
 export function escrowSummaryView(e: escrowV1.Escrow, baseUrl: string) {

@@ -1,4 +1,4 @@
-import { authorizationFromMessage, fulfillmentV1, requirementFromMessage, type paymentsV1 } from "@c402/contracts";
+import { authorizationFromMessage, escrowStatusUrl, fulfillmentV1, requirementFromMessage, type paymentsV1 } from "@c402/contracts";
 import { isId } from "@c402/ids";
 import { answered } from "@c402/rpc";
 import { preparedEscrowDeposit, preparedPayment } from "@c402/x402";
@@ -159,11 +159,6 @@ export function preparedView(r: paymentsV1.PreparePaymentResponse, resourceUrl: 
 /** The payment that carried a handoff nonce. */
 export function handoffView(r: paymentsV1.FindHandoffResponse, baseUrl: string) {
   return { payment_id: r.paymentId, receipt_url: receiptUrl(baseUrl, r.paymentId), escrow_state: r.escrowHeld ? "held" : null, test_mode: r.testMode };
-}
-
-/** Where a buyer follows an escrow sale (GET /e/{id}/status?payment_id=). */
-export function escrowStatusUrl(baseUrl: string, checkoutId: string, paymentId: string): string {
-  return `${baseUrl}/e/${checkoutId}/status?payment_id=${encodeURIComponent(paymentId)}`;
 }
 
 /**

@@ -1,6 +1,17 @@
-import { fromBinary } from "@bufbuild/protobuf";
+import { fromBinary, type Message } from "@bufbuild/protobuf";
+import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { catalogEventsV1, escrowEventsV1, EVENT_TYPES, paymentEventsV1, receiptUrl, TOPICS, type eventsV1, type WebhookEventName } from "@c402/contracts";
+import {
+  catalogEventsV1,
+  escrowEventsV1,
+  escrowStatusUrl,
+  EVENT_TYPES,
+  paymentEventsV1,
+  receiptUrl,
+  TOPICS,
+  type eventsV1,
+  type WebhookEventName,
+} from "@c402/contracts";
 
 /**
  * Which bus events become which webhook events, and the payload each one
@@ -52,65 +63,46 @@ function escrowData(e: escrowEventsV1.EscrowSnapshot | undefined, txHash: string
     deposited_at: iso(e.depositedAt),
     deadline: iso(e.deadline),
     tx_hash: txHash,
-    status_url: `${baseUrl}/e/${e.checkoutId}/status?payment_id=${e.paymentId}`,
+    status_url: escrowStatusUrl(baseUrl, e.checkoutId, e.paymentId),
     handoff_id: e.handoffId ?? null,
     test_mode: e.testMode,
   };
 }
 
-/** One entry per escrow event: all five come on one topic, told apart by the envelope's type. */
+/** An escrow event's message: the escrow as it leaves it, and the transaction that moved it. */
+type EscrowEventMessage = Message & { escrow?: escrowEventsV1.EscrowSnapshot; txHash: string };
+
+/** The source of one escrow event: all five come on one topic, told apart by the envelope's type; `more` adds its own fields. */
+function escrowSource<M extends EscrowEventMessage>(
+  busType: string,
+  event: WebhookEventName,
+  schema: GenMessage<M>,
+  more: (e: M, baseUrl: string) => Record<string, unknown> = () => ({}),
+): WebhookEventSource {
+  return {
+    topic: TOPICS.escrowEvents,
+    busType,
+    event,
+    data(envelope, { baseUrl }) {
+      const e = fromBinary(schema, envelope.payload);
+      return { ...escrowData(e.escrow, e.txHash, baseUrl), ...more(e, baseUrl) };
+    },
+  };
+}
+
 const ESCROW_SOURCES: readonly WebhookEventSource[] = [
-  {
-    topic: TOPICS.escrowEvents,
-    busType: EVENT_TYPES.escrowHeld,
-    event: "escrow.held",
-    data(envelope, { baseUrl }) {
-      const e = fromBinary(escrowEventsV1.EscrowHeldSchema, envelope.payload);
-      return escrowData(e.escrow, e.txHash, baseUrl);
-    },
-  },
-  {
-    topic: TOPICS.escrowEvents,
-    busType: EVENT_TYPES.escrowOnHold,
-    event: "escrow.on_hold",
-    data(envelope, { baseUrl }) {
-      const e = fromBinary(escrowEventsV1.EscrowOnHoldSchema, envelope.payload);
-      return escrowData(e.escrow, e.txHash, baseUrl);
-    },
-  },
-  {
-    topic: TOPICS.escrowEvents,
-    busType: EVENT_TYPES.escrowEscalated,
-    event: "escrow.escalated",
-    data(envelope, { baseUrl }) {
-      const e = fromBinary(escrowEventsV1.EscrowEscalatedSchema, envelope.payload);
-      const r = e.arbiterReadiness;
-      return {
-        ...escrowData(e.escrow, e.txHash, baseUrl),
-        arbiter_readiness: r
-          ? { arbiter: r.arbiter, family: r.family, gas_balance: r.gasBalance ?? null, rulings_affordable: r.rulingsAffordable ?? null, note: r.note }
-          : null,
-      };
-    },
-  },
-  {
-    topic: TOPICS.escrowEvents,
-    busType: EVENT_TYPES.escrowReleased,
-    event: "escrow.released",
-    data(envelope, { baseUrl }) {
-      const e = fromBinary(escrowEventsV1.EscrowReleasedSchema, envelope.payload);
-      return { ...escrowData(e.escrow, e.txHash, baseUrl), by: e.by, receipt_url: e.escrow ? receiptUrl(baseUrl, e.escrow.paymentId) : null };
-    },
-  },
-  {
-    topic: TOPICS.escrowEvents,
-    busType: EVENT_TYPES.escrowRefunded,
-    event: "escrow.refunded",
-    data(envelope, { baseUrl }) {
-      const e = fromBinary(escrowEventsV1.EscrowRefundedSchema, envelope.payload);
-      return { ...escrowData(e.escrow, e.txHash, baseUrl), by: e.by };
-    },
-  },
+  escrowSource(EVENT_TYPES.escrowHeld, "escrow.held", escrowEventsV1.EscrowHeldSchema),
+  escrowSource(EVENT_TYPES.escrowOnHold, "escrow.on_hold", escrowEventsV1.EscrowOnHoldSchema),
+  escrowSource(EVENT_TYPES.escrowEscalated, "escrow.escalated", escrowEventsV1.EscrowEscalatedSchema, ({ arbiterReadiness: r }) => ({
+    arbiter_readiness: r
+      ? { arbiter: r.arbiter, family: r.family, gas_balance: r.gasBalance ?? null, rulings_affordable: r.rulingsAffordable ?? null, note: r.note }
+      : null,
+  })),
+  escrowSource(EVENT_TYPES.escrowReleased, "escrow.released", escrowEventsV1.EscrowReleasedSchema, (e, baseUrl) => ({
+    by: e.by,
+    receipt_url: e.escrow ? receiptUrl(baseUrl, e.escrow.paymentId) : null,
+  })),
+  escrowSource(EVENT_TYPES.escrowRefunded, "escrow.refunded", escrowEventsV1.EscrowRefundedSchema, (e) => ({ by: e.by })),
 ];
 
 export const EVENT_SOURCES: readonly WebhookEventSource[] = [
