@@ -31,3 +31,10 @@ export const ORIGIN_CALL_TIMEOUT_MS = ORIGIN_TIMEOUT_MAX_MS + ORIGIN_HOP_MARGIN_
  * long (its buyer has been answered by then).
  */
 export const PAID_REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * How long payments waits for the escrow service's Deposit (an escrow sale's settlement, ADR 19). The
+ * escrow service waits for the deposit's receipt only until shortly before its caller's deadline and
+ * then answers pending, so the buyer is told pending (never a reason to pay again), not a timeout.
+ */
+export const ESCROW_DEPOSIT_TIMEOUT_MS = 20_000;

@@ -177,6 +177,25 @@ describeWith("postgres")("escrows on the devchain", () => {
       await expectEvents(paymentId, [EVENT_TYPES.escrowHeld]);
     });
 
+    it("a deposit whose receipt is late answers pending before its caller's deadline, however long the service would wait", async () => {
+      const parties = await rig.parties();
+      const paymentId = newId("payment");
+      const request = await rig.depositRequest(paymentId, parties.terms, parties.buyer);
+      await rig.rpc("evm_setAutomine", [false]);
+      try {
+        // The service waits up to 10 s for a receipt; this caller gives it 3.
+        const started = Date.now();
+        const r = await client.deposit(depositMessage(request), { timeoutMs: 3_000 });
+        expect(r).toMatchObject({ pending: true, replayed: false });
+        expect(Date.now() - started).toBeLessThan(3_000);
+      } finally {
+        await rig.rpc("evm_mine");
+        await rig.rpc("evm_setAutomine", [true]);
+      }
+      await sweeper.round();
+      expect((await client.getEscrow({ paymentId })).escrow?.state).toBe(EscrowState.HELD);
+    });
+
     it("refuses terms and authorizations the contract would refuse, with a reason the buyer can read, recording nothing", async () => {
       const parties = await rig.parties();
       const request = await rig.depositRequest(newId("payment"), parties.terms, parties.buyer);

@@ -35,6 +35,8 @@ import { decide, type EscrowTrigger } from "./transitions";
 export const ACTION_SIGNATURE_SECONDS = 15 * 60;
 /** How long a request waits for its transaction's receipt before answering pending (the sweep and the reader carry on). */
 export const DEFAULT_CONFIRM_TIMEOUT_MS = 15_000;
+/** Kept before a caller's deadline for the answer's way back. */
+const ANSWER_MARGIN_MS = 1_000;
 
 export interface EscrowBookOptions {
   /** The contract deposits and actions are signed for (test escrows too: their signatures are checked against it); undefined: no escrows. */
@@ -104,13 +106,14 @@ export class EscrowBook {
 
   // ------------------------------------------------------------------ deposit
 
-  async deposit(req: DepositRequest): Promise<Outcome> {
+  /** `answerBy`: the caller's deadline; the receipt is awaited only until shortly before it (then pending). */
+  async deposit(req: DepositRequest, answerBy?: Date): Promise<Outcome> {
     const existing = await escrowsStore.find(this.db, req.paymentId);
     if (existing) return this.replayDeposit(existing);
     const contract = this.contractFor(req.network, req.testMode);
     const checked = await checkDeposit(contract, req.terms, req.authorization, this.nowSeconds());
     const row = this.newRow(req, contract, checked);
-    return req.testMode ? this.holdTestDeposit(row) : this.depositLive(row, checked);
+    return req.testMode ? this.holdTestDeposit(row) : this.depositLive(row, checked, answerBy);
   }
 
   private contractFor(network: string, testMode: boolean): EscrowContract {
@@ -184,14 +187,14 @@ export class EscrowBook {
   }
 
   /** Live: refuse what the chain would refuse (read, nothing sent), record the escrow and its signed deposit, send, confirm. */
-  private async depositLive(row: EscrowRow, d: CheckedDeposit): Promise<Outcome> {
+  private async depositLive(row: EscrowRow, d: CheckedDeposit, answerBy?: Date): Promise<Outcome> {
     const chain = this.chain as EscrowChain;
     const data = escrowCalls.depositWithSignature(d.terms, d.validAfter, d.validBefore, d.signature);
     const refusal = await chain.simulate(data);
     if (refusal !== undefined) throw depositRefused(refusal, "deposit_would_revert");
     const recorded = await this.recordTransaction(row.payment_id, "deposit", null, data, (trx) => escrowsStore.insert(trx, row));
     if (!recorded) return this.replayAfterRace(row);
-    return this.sendAndConfirm(recorded, false);
+    return this.sendAndConfirm(recorded, false, answerBy);
   }
 
   /** A concurrent deposit of the same payment recorded first: its outcome is this one's; the same terms under another payment are refused. */
@@ -405,7 +408,7 @@ export class EscrowBook {
   }
 
   /** Sends a recorded transaction (the same bytes, whatever the retries) and waits for its receipt. */
-  async sendAndConfirm(tx: EscrowTransactionRow, resumed: boolean): Promise<Outcome> {
+  async sendAndConfirm(tx: EscrowTransactionRow, resumed: boolean, answerBy?: Date): Promise<Outcome> {
     const chain = this.chain as EscrowChain;
     try {
       await chain.broadcast(tx.raw_tx as Hex);
@@ -416,7 +419,13 @@ export class EscrowBook {
     }
     await transactionsStore.mark(this.db, tx.id, ["signed"], { status: "sent" });
     failpoint("after-broadcast");
-    return this.confirm(tx, this.confirmTimeoutMs);
+    return this.confirm(tx, this.waitFor(answerBy));
+  }
+
+  /** How long to wait for a receipt: the configured wait, cut to end a second before the caller's deadline. */
+  private waitFor(answerBy: Date | undefined): number {
+    if (!answerBy) return this.confirmTimeoutMs;
+    return Math.max(0, Math.min(this.confirmTimeoutMs, answerBy.getTime() - Date.now() - ANSWER_MARGIN_MS));
   }
 
   /** Waits up to `timeoutMs` for the transaction's receipt and applies it; pending while there is none. */

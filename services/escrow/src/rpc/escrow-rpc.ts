@@ -112,34 +112,38 @@ export function escrowRpc(accounts: EscrowAccounts, book: EscrowBook, now: () =>
         },
       };
     },
-    async deposit(req) {
+    async deposit(req, ctx) {
       const t = req.terms;
       const a = req.authorization;
       if (!t || !a || !t.windows) throw new ProblemError("invalid-request", { message: "A deposit needs its terms, windows and authorization.", errors: [] });
-      const r = await book.deposit({
-        paymentId: req.paymentId,
-        accountId: req.accountId,
-        checkoutId: req.checkoutId,
-        network: req.network,
-        testMode: req.testMode,
-        terms: {
-          buyer: t.buyer,
-          seller: t.seller,
-          platform: t.platform,
-          feeTo: t.feeTo,
-          arbiter: t.arbiter,
-          amount: t.amount,
-          platformAmount: t.platformAmount,
-          fee: t.fee,
-          preset: t.preset === escrowV1.EscrowPreset.UNSPECIFIED ? undefined : keyOf(PRESET, t.preset),
-          settleSeconds: t.windows.settleSeconds,
-          holdSeconds: t.windows.holdSeconds,
-          backstopSeconds: t.windows.backstopSeconds,
-          salt: t.salt,
+      const r = await book.deposit(
+        {
+          paymentId: req.paymentId,
+          accountId: req.accountId,
+          checkoutId: req.checkoutId,
+          network: req.network,
+          testMode: req.testMode,
+          terms: {
+            buyer: t.buyer,
+            seller: t.seller,
+            platform: t.platform,
+            feeTo: t.feeTo,
+            arbiter: t.arbiter,
+            amount: t.amount,
+            platformAmount: t.platformAmount,
+            fee: t.fee,
+            preset: t.preset === escrowV1.EscrowPreset.UNSPECIFIED ? undefined : keyOf(PRESET, t.preset),
+            settleSeconds: t.windows.settleSeconds,
+            holdSeconds: t.windows.holdSeconds,
+            backstopSeconds: t.windows.backstopSeconds,
+            salt: t.salt,
+          },
+          authorization: { validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce, signature: a.signature },
+          ...(req.handoffId !== undefined ? { handoffId: req.handoffId } : {}),
         },
-        authorization: { validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce, signature: a.signature },
-        ...(req.handoffId !== undefined ? { handoffId: req.handoffId } : {}),
-      });
+        // Answered (pending, when the receipt is late) before the caller stops waiting.
+        ctx.deadline,
+      );
       return { escrow: message(r.row), pending: r.pending, replayed: r.replayed };
     },
     async getEscrow(req) {

@@ -1,4 +1,4 @@
-import { escrowV1 } from "@c402/contracts";
+import { ESCROW_DEPOSIT_TIMEOUT_MS, escrowV1 } from "@c402/contracts";
 import { ESCROW_PRESET } from "@c402/evm-contracts";
 import { ProblemError } from "@c402/problems";
 import type { ServiceClient } from "@c402/rpc";
@@ -24,28 +24,31 @@ export function escrowDeposits(client: ServiceClient<typeof escrowV1.EscrowServi
     async deposit(call) {
       const t = call.terms;
       try {
-        const r = await client.deposit({
-          paymentId: call.paymentId,
-          accountId: call.accountId,
-          checkoutId: call.checkoutId,
-          network: call.network,
-          testMode: call.testMode,
-          terms: {
-            buyer: t.buyer,
-            seller: t.seller,
-            platform: t.platform,
-            feeTo: t.feeTo,
-            arbiter: t.arbiter,
-            amount: t.amount.toString(),
-            platformAmount: t.platformAmount.toString(),
-            fee: t.fee.toString(),
-            preset: PRESET_OF_ID[t.preset] ?? escrowV1.EscrowPreset.CUSTOM,
-            windows: { settleSeconds: Number(t.settleWindow), holdSeconds: Number(t.holdWindow), backstopSeconds: Number(t.backstopWindow) },
-            salt: t.salt,
+        const r = await client.deposit(
+          {
+            paymentId: call.paymentId,
+            accountId: call.accountId,
+            checkoutId: call.checkoutId,
+            network: call.network,
+            testMode: call.testMode,
+            terms: {
+              buyer: t.buyer,
+              seller: t.seller,
+              platform: t.platform,
+              feeTo: t.feeTo,
+              arbiter: t.arbiter,
+              amount: t.amount.toString(),
+              platformAmount: t.platformAmount.toString(),
+              fee: t.fee.toString(),
+              preset: PRESET_OF_ID[t.preset] ?? escrowV1.EscrowPreset.CUSTOM,
+              windows: { settleSeconds: Number(t.settleWindow), holdSeconds: Number(t.holdWindow), backstopSeconds: Number(t.backstopWindow) },
+              salt: t.salt,
+            },
+            authorization: call.authorization,
+            ...(call.handoffId !== null ? { handoffId: call.handoffId } : {}),
           },
-          authorization: call.authorization,
-          ...(call.handoffId !== null ? { handoffId: call.handoffId } : {}),
-        });
+          { timeoutMs: ESCROW_DEPOSIT_TIMEOUT_MS },
+        );
         const txHash = r.escrow?.depositTxHash;
         return { outcome: r.pending ? "pending" : "held", replayed: r.replayed, ...(txHash ? { txHash } : {}) };
       } catch (err) {
