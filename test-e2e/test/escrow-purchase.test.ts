@@ -61,6 +61,9 @@ describe("escrow purchase", () => {
     const { checkout } = await escrowCheckout();
     const r = await call("GET", `/e/${checkout.id}/test`);
     expect(r.status).toBe(402);
+    // A browser's x402 client reads the requirement cross-origin, as on /c/.
+    expect(r.headers.get("access-control-expose-headers")).toContain("PAYMENT-REQUIRED");
+    expect((await call("OPTIONS", `/e/${checkout.id}/pay`)).status).toBe(204);
     const [requirement] = decoded(r.headers.get("payment-required")).accepts;
     // $2.00 + 1% + $0.02.
     expect(requirement).toMatchObject({ scheme: "escrow", network: "eip155:84532", amount: "2040000", extra: { rehearsal: true } });

@@ -22,7 +22,6 @@ import { ledgerRoutes } from "./http/routes/ledger";
 import { analyticsRoutes } from "./http/routes/analytics";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
-import { escrowStatusRoutes } from "./http/routes/escrow-status";
 import { keyRoutes } from "./http/routes/keys";
 import { mcpToolRoutes } from "./http/routes/mcp-tools";
 import { originKeyRoutes } from "./http/routes/origin-keys";
@@ -100,7 +99,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.locals.sessionCookies = new SessionCookies(deps.settings.baseUrl);
   app.set("json replacer", bigintAsString);
   app.use(requestContext(deps.logger));
-  app.use(["/c", "/x", "/r"], faceCors);
+  app.use(["/c", "/x", "/e", "/r"], faceCors);
   const checkouts = new CheckoutOperations(deps, quotes);
   const receipts = new ReceiptOperations(deps);
   const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
@@ -141,7 +140,6 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(analyticsRoutes(deps));
   app.use(contentRoutes(deps, unpaid, payments, embedOrigins, content));
   app.use(handoffRoutes(deps));
-  app.use(escrowStatusRoutes(deps));
   app.use(qrRoutes(deps));
   app.use(prepareRoutes(deps));
   app.use(receiptRoutes(deps, embedOrigins));

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { FACE_HEADERS } from "../faces/answers";
 
-/** The faces' and receipts' headers on every answer under /c, /x and /r, and their CORS preflight. */
+/** The faces' and receipts' headers on every answer under /c, /x, /e and /r, and their CORS preflight. */
 export function faceCors(req: Request, res: Response, next: NextFunction): void {
   for (const [name, value] of FACE_HEADERS) res.setHeader(name, value);
   if (req.method === "OPTIONS") {

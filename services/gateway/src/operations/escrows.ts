@@ -10,6 +10,7 @@ import {
   ESCROW_LIST_STATES,
   escrowActionView,
   escrowRulingView,
+  escrowStatusView,
   escrowSubmitView,
   escrowSummaryView,
   escrowView,
@@ -93,6 +94,13 @@ export class EscrowOperations {
     if (value === "true" || value === "false") return value === "true";
     answered((await this.deps.clients.escrow.getEscrow({ paymentId, accountId: cred.accountId })).escrow, "escrow");
     throw invalid([{ field: "to_seller", reason: "is required: true pays the seller, false refunds the buyer" }]);
+  }
+
+  /** GET /e/{id}/status?payment_id=: a buyer's escrow (its state follows the chain) and what happens next; another checkout's is 404. */
+  async status(checkoutId: string, paymentId: unknown) {
+    const escrow = answered((await this.deps.clients.escrow.getEscrow({ paymentId: queryPaymentIdOf(paymentId) })).escrow, "escrow");
+    if (escrow.checkoutId !== checkoutId) throw new ProblemError("not-found", "No escrow of this checkout has this payment id.");
+    return escrowStatusView(escrow, this.deps.settings.baseUrl);
   }
 
   /** POST /e/{id}/actions/{action}?payment_id=: what the buyer (or, for cancel, the seller) signs. */

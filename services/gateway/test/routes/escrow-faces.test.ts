@@ -7,7 +7,7 @@ import { BASE_URL, bodyOf, CHECKOUT_ID, checkout, PAYER, PAYMENT_ID, recorded, s
 /**
  * An escrow checkout's faces (ADR 19): /e/{id} and its twins answered by the
  * /c/ face machinery, prepare's escrow deposit, the held purchase, the
- * status and the handoff (routes/faces.ts, prepare.ts, handoff.ts, escrow-status.ts).
+ * status and the handoff (routes/faces.ts, prepare.ts, handoff.ts, escrows.ts).
  */
 
 const serve = servers();

@@ -11,6 +11,7 @@ import { escrowCheckoutIdOf } from "../face-requests";
  *   GET  /v1/escrows/{payment_id}                      seller (read_only): one escrow
  *   POST /v1/escrows/{payment_id}/resolve?to_seller=   seller (payments): the arbiter's unsigned ruling
  *   POST /v1/escrows/{payment_id}/resolve/submit       seller (payments): Solana only (409 here: no Solana escrow rail)
+ *   GET  /e/{id}/status?payment_id=                    none: the escrow's state and what happens next
  *   POST /e/{id}/actions/{action}?payment_id=          none: the typed data to sign (hold, approve, request-refund; the seller's cancel)
  *   POST /e/{id}/actions/{action}/submit?payment_id=   none: relay the signature on the service's gas
  *
@@ -29,6 +30,10 @@ export function escrowRoutes({ clients }: GatewayDeps, escrows: EscrowOperations
   });
   router.post("/v1/escrows/:paymentId/resolve/submit", requireScope(clients, "payments"), async (req, res) => {
     res.json(await escrows.resolveSubmit(credentialOf(req), String(req.params.paymentId), req.query.to_seller));
+  });
+  router.get("/e/:id/status", async (req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json(await escrows.status(escrowCheckoutIdOf(req), req.query.payment_id));
   });
   router.post("/e/:id/actions/:action", async (req, res) => {
     res.setHeader("Cache-Control", "no-store");
