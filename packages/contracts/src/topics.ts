@@ -19,6 +19,12 @@ export const TOPICS = {
    * so one escrow's events stay in order; the envelope's type names each.
    */
   escrowEvents: "events.escrow.v1.escrow-events",
+  /**
+   * Every schedule event (schedule.started, .charged, .charge_failed, .lapsed,
+   * .cancelled, .completed) on one topic keyed by the schedule id, so one
+   * series' events stay in order; the envelope's type names each.
+   */
+  scheduleEvents: "events.schedules.v1.schedule-events",
 } as const;
 
 export const EVENT_TYPES = {
@@ -31,4 +37,10 @@ export const EVENT_TYPES = {
   escrowEscalated: "escrow.escalated",
   escrowReleased: "escrow.released",
   escrowRefunded: "escrow.refunded",
+  scheduleStarted: "schedule.started",
+  scheduleCharged: "schedule.charged",
+  scheduleChargeFailed: "schedule.charge_failed",
+  scheduleLapsed: "schedule.lapsed",
+  scheduleCancelled: "schedule.cancelled",
+  scheduleCompleted: "schedule.completed",
 } as const;

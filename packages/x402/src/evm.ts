@@ -285,3 +285,44 @@ export async function signEscrowDeposit(
   });
   return { ...payloadStub, payload: { ...payloadStub.payload, signature } } as PaymentPayload;
 }
+
+/** USDC's EIP-3009 `CancelAuthorization`: the authorizer voids an unused nonce, so nobody can ever submit it. */
+export const CANCEL_AUTHORIZATION_TYPES = {
+  CancelAuthorization: [
+    { name: "authorizer", type: "address" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+/**
+ * The typed data a series' payer signs (eth_signTypedData_v4) to cancel one
+ * held period's authorization on chain (ADR 20): USDC's CancelAuthorization
+ * under the token's own domain (the rehearsal domain for a test-mode series).
+ */
+export function cancelAuthorizationTypedData(domain: Eip712Domain, authorizer: string, nonce: string) {
+  return forWallets({
+    domain: { ...domain, verifyingContract: getAddress(domain.verifyingContract) },
+    types: CANCEL_AUTHORIZATION_TYPES,
+    primaryType: "CancelAuthorization" as const,
+    message: { authorizer: getAddress(authorizer), nonce },
+  });
+}
+
+/** The EIP-712 domain of a requirement's token (its asset, chain and extra.name/version). */
+export function tokenDomainOf(requirement: Pick<PaymentRequirements, "network" | "asset" | "extra">): Eip712Domain {
+  return domainOf(requirement as PaymentRequirements);
+}
+
+/**
+ * A series' held period's authorization nonce (ADR 20): derived from period
+ * 0's nonce, the period and its window, so the service that issued them can
+ * derive each again and tell its own held authorizations from any other:
+ * keccak256(abi.encode(bytes32 nonce0, uint256 period, uint256 validAfter, uint256 validBefore)).
+ */
+export function heldPeriodNonce(nonce0: string, period: number, validAfter: bigint | string, validBefore: bigint | string): Hex {
+  if (!NONCE.test(nonce0)) throw new Error("nonce0 must be 0x and 64 hex digits");
+  const words = [hexToBytes(nonce0 as Hex), uint256Word(String(period)), uint256Word(String(validAfter)), uint256Word(String(validBefore))];
+  const packed = new Uint8Array(32 * words.length);
+  words.forEach((w, i) => packed.set(w, 32 * i));
+  return keccak256(packed);
+}

@@ -35,6 +35,13 @@ export function paymentsRpc(
   payoutAccounts: PayoutAccounts,
 ): ServiceImplementation<typeof paymentsV1.PaymentsService> {
   return {
+    // Series (ADR 20): built in the schedules slice; until then nothing is charged or cancelled.
+    async chargeHeldPeriod() {
+      throw new ProblemError("not-found", "No such series.");
+    },
+    async cancelHeldAuthorizations() {
+      throw new ProblemError("not-found", "No such series.");
+    },
     async checkPayoutAccounts(req) {
       const checks = await payoutAccounts.check(req.rails.map(({ chainFamily, address }) => ({ chainFamily, address })));
       return { checks: checks.map((c) => ({ $typeName: "payments.v1.PayoutAccountCheck" as const, ...c })) };

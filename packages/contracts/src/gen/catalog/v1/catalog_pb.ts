@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiOwoZUmVzb2x2ZVJldGlyZWRUd2luUmVxdWVzdBIeCgtjaGVja291dF9pZBgBIAEoCUIJukgGcgQQARhAIj4KGlJlc29sdmVSZXRpcmVkVHdpblJlc3BvbnNlEhQKB2xpdmVfaWQYASABKAlIAIgBAUIKCghfbGl2ZV9pZCL/AgoJT2ZmZXJDYXJkEh4KEWlucHV0X3NjaGVtYV9qc29uGAEgASgJSACIAQESHwoSb3V0cHV0X3NjaGVtYV9qc29uGAIgASgJSAGIAQESHwoSZXhhbXBsZV9pbnB1dF9qc29uGAMgASgJSAKIAQESIAoTZXhhbXBsZV9vdXRwdXRfanNvbhgEIAEoCUgDiAEBEhYKCWZyZXNobmVzcxgFIAEoCUgEiAEBEhUKCGNvdmVyYWdlGAYgASgJSAWIAQESEwoGc291cmNlGAcgASgJSAaIAQESGAoLY29uc3RyYWludHMYCCABKAlIB4gBAUIUChJfaW5wdXRfc2NoZW1hX2pzb25CFQoTX291dHB1dF9zY2hlbWFfanNvbkIVChNfZXhhbXBsZV9pbnB1dF9qc29uQhYKFF9leGFtcGxlX291dHB1dF9qc29uQgwKCl9mcmVzaG5lc3NCCwoJX2NvdmVyYWdlQgkKB19zb3VyY2VCDgoMX2NvbnN0cmFpbnRzIr8GCghDaGVja291dBIKCgJpZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFAoMcHJpY2VfYXRvbWljGAUgASgEEg4KBnBheV90bxgGIAEoCRIsCgtmdWxmaWxsbWVudBgHIAEoDjIXLmNhdGFsb2cudjEuRnVsZmlsbG1lbnQSGQoMcGF5bG9hZF9qc29uGAggASgJSAGIAQESEAoIcmV1c2FibGUYCSABKAgSDQoFYXJtZWQYCiABKAgSKgoGc3RhdHVzGAsgASgOMhouY2F0YWxvZy52MS5DaGVja291dFN0YXR1cxIkCgVvZmZlchgMIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESMQoIYXJtZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESLgoIc2V0dGluZ3MYECABKAsyHC5jYXRhbG9nLnYxLkNoZWNrb3V0U2V0dGluZ3MSLAoMcGF5b3V0X3JhaWxzGBEgAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsEiIKBm9yaWdpbhgSIAEoCzISLmNhdGFsb2cudjEuT3JpZ2luEikKB3BhY2thZ2UYEyABKAsyGC5jYXRhbG9nLnYxLlBhY2thZ2VUZXJtcxIZCgxjb250ZW50X2pzb24YFCABKAlIBIgBARIqCgZlc2Nyb3cYFSABKAsyGi5jYXRhbG9nLnYxLkNoZWNrb3V0RXNjcm93EhsKDmVzY3Jvd190d2luX2lkGBYgASgJSAWIAQFCDgoMX2Rlc2NyaXB0aW9uQg8KDV9wYXlsb2FkX2pzb25CDQoLX2V4cGlyZXNfYXRCCwoJX2FybWVkX2F0Qg8KDV9jb250ZW50X2pzb25CEQoPX2VzY3Jvd190d2luX2lkIrwBCg5DaGVja291dEVzY3JvdxIOCgZwcmVzZXQYASABKAkSFgoOc2V0dGxlX3NlY29uZHMYAiABKA0SFAoMaG9sZF9zZWNvbmRzGAMgASgNEhgKEGJhY2tzdG9wX3NlY29uZHMYBCABKA0SGAoLYXJiaXRlcl9ldm0YBSABKAlIAIgBARIYCgthcmJpdGVyX3N2bRgGIAEoCUgBiAEBQg4KDF9hcmJpdGVyX2V2bUIOCgxfYXJiaXRlcl9zdm0iLwoMUGFja2FnZVRlcm1zEg0KBWNhbGxzGAEgASgNEhAKCHR0bF9kYXlzGAIgASgNIvABCgZPcmlnaW4SCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIWCglhdXRoX3R5cGUYAyABKAlIAIgBARIYCgthdXRoX2hlYWRlchgEIAEoCUgBiAEBEhoKDW9yaWdpbl9rZXlfaWQYBSABKAlIAogBARIaChJvbmVfb2ZmX2NyZWRlbnRpYWwYBiABKAgSCwoDbWNwGAcgASgIEhUKCG1jcF90b29sGAggASgJSAOIAQFCDAoKX2F1dGhfdHlwZUIOCgxfYXV0aF9oZWFkZXJCEAoOX29yaWdpbl9rZXlfaWRCCwoJX21jcF90b29sIjMKClBheW91dFJhaWwSFAoMY2hhaW5fZmFtaWx5GAEgASgJEg8KB2FkZHJlc3MYAiABKAkiuQIKEENoZWNrb3V0U2V0dGluZ3MSGQoMcGFydGllc19qc29uGAEgASgJSACIAQESGAoQcGxhdGZvcm1fZmVlX2JwcxgCIAEoDRIcCg9wbGF0Zm9ybV9mZWVfdG8YCiABKAlIAYgBARIUCgdzb2xkX2J5GAsgASgJSAKIAQESMgoScGxhdGZvcm1fZmVlX3JhaWxzGAwgAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsEh8KF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGAMgASgIEhUKDXdhbGxldF9idXR0b24YBCABKAgSHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYBSABKA1CDwoNX3BhcnRpZXNfanNvbkISChBfcGxhdGZvcm1fZmVlX3RvQgoKCF9zb2xkX2J5Io4MChVDcmVhdGVDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdChVjcmVhdGVkX3dpdGhfbGl2ZV9rZXkYAiABKAgSKAoPaWRlbXBvdGVuY3lfa2V5GAMgASgJQgq6SAdyBRABGP8BSACIAQESJAoTcmVxdWVzdF9maW5nZXJwcmludBgEIAEoCUIHukgEcgIQARINCgV0aXRsZRgFIAEoCRIRCglwcmljZV91c2QYBiABKAkSEwoGcGF5X3RvGAcgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YCCABKAlIAogBARIZCgxwYXlsb2FkX2pzb24YCSABKAlIA4gBARIVCghyZXVzYWJsZRgKIAEoCEgEiAEBEhYKCXRlc3RfbW9kZRgLIAEoCEgFiAEBEiwKEmV4cGlyZXNfaW5fbWludXRlcxgMIAEoA0ILukgIIgYYwJUgKAFIBogBARIkCgVvZmZlchgNIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEhgKC2Z1bGZpbGxtZW50GA4gASgJSAeIAQESIwoMcGFydGllc19qc29uGBAgASgJQgi6SAVyAxiAIEgIiAEBEicKEHBsYXRmb3JtX2ZlZV9icHMYESABKA1CCLpIBSoDGNAPSAmIAQESJAoXaW5oZXJpdF9hY2NvdW50X3BheW91dHMYEiABKAhICogBARIaCg13YWxsZXRfYnV0dG9uGBMgASgISAuIAQESLQoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYFCABKA1CB7pIBCoCKAFIDIgBARIhCgpvcmlnaW5fdXJsGBUgASgJQgi6SAVyAxiAIEgNiAEBEiMKDW9yaWdpbl9tZXRob2QYFiABKAlCB7pIBHICGBBIDogBARImChBvcmlnaW5fYXV0aF90eXBlGBcgASgJQge6SARyAhgQSA+IAQESKAoRb3JpZ2luX2F1dGhfdmFsdWUYGCABKAlCCLpIBXIDGIBASBCIAQESKQoSb3JpZ2luX2F1dGhfaGVhZGVyGBkgASgJQgi6SAVyAxiAAkgRiAEBEiwKFW9yaWdpbl9hdXRoX3NlY3JldF9pZBgaIAEoCUIIukgFcgMYgAFIEogBARIfCghtY3BfdG9vbBgbIAEoCUIIukgFcgMYgAJIE4gBARIbCg5tYXhfZGVsaXZlcmllcxgcIAEoDUgUiAEBEh0KEHBhY2thZ2VfdHRsX2RheXMYHSABKA1IFYgBARIkCgxjb250ZW50X2pzb24YHiABKAlCCbpIBnIEGICABEgWiAEBEioKBmVzY3JvdxgfIAEoCzIaLmNhdGFsb2cudjEuQ2hlY2tvdXRFc2Nyb3cSLwoLZXNjcm93X3R3aW4YICABKAsyGi5jYXRhbG9nLnYxLkNoZWNrb3V0RXNjcm93EhkKBWFjdG9yGA8gASgJQgq6SAdyBRABGMgBQhIKEF9pZGVtcG90ZW5jeV9rZXlCCQoHX3BheV90b0IOCgxfZGVzY3JpcHRpb25CDwoNX3BheWxvYWRfanNvbkILCglfcmV1c2FibGVCDAoKX3Rlc3RfbW9kZUIVChNfZXhwaXJlc19pbl9taW51dGVzQg4KDF9mdWxmaWxsbWVudEIPCg1fcGFydGllc19qc29uQhMKEV9wbGF0Zm9ybV9mZWVfYnBzQhoKGF9pbmhlcml0X2FjY291bnRfcGF5b3V0c0IQCg5fd2FsbGV0X2J1dHRvbkIaChhfdGVzdF9kZWxpdmVyeV9kYWlseV9jYXBCDQoLX29yaWdpbl91cmxCEAoOX29yaWdpbl9tZXRob2RCEwoRX29yaWdpbl9hdXRoX3R5cGVCFAoSX29yaWdpbl9hdXRoX3ZhbHVlQhUKE19vcmlnaW5fYXV0aF9oZWFkZXJCGAoWX29yaWdpbl9hdXRoX3NlY3JldF9pZEILCglfbWNwX3Rvb2xCEQoPX21heF9kZWxpdmVyaWVzQhMKEV9wYWNrYWdlX3R0bF9kYXlzQg8KDV9jb250ZW50X2pzb24iUgoWQ3JlYXRlQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSEAoIcmVwbGF5ZWQYAiABKAgikwEKEkdldENoZWNrb3V0UmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIXCgphY2NvdW50X2lkGAIgASgJSACIAQESJAoOa25vd25fcmV2aXNpb24YAyABKAlCB7pIBHICGBRIAYgBAUINCgtfYWNjb3VudF9pZEIRCg9fa25vd25fcmV2aXNpb24iewoTR2V0Q2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSEAoIcmV2aXNpb24YAiABKAkSKgoGc3RhdHVzGAMgASgOMhouY2F0YWxvZy52MS5DaGVja291dFN0YXR1cyJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAki9AQKD0NoZWNrb3V0U3VtbWFyeRIKCgJpZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFAoMcHJpY2VfYXRvbWljGAUgASgEEg4KBnBheV90bxgGIAEoCRIsCgtmdWxmaWxsbWVudBgHIAEoDjIXLmNhdGFsb2cudjEuRnVsZmlsbG1lbnQSEAoIcmV1c2FibGUYCCABKAgSDQoFYXJtZWQYCSABKAgSKgoGc3RhdHVzGAogASgOMhouY2F0YWxvZy52MS5DaGVja291dFN0YXR1cxIuCgpjcmVhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjEKCGFybWVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEiwKDHBheW91dF9yYWlscxgOIAMoCzIWLmNhdGFsb2cudjEuUGF5b3V0UmFpbBIpCgdwYWNrYWdlGA8gASgLMhguY2F0YWxvZy52MS5QYWNrYWdlVGVybXMSKgoGZXNjcm93GBAgASgLMhouY2F0YWxvZy52MS5DaGVja291dEVzY3JvdxIbCg5lc2Nyb3dfdHdpbl9pZBgRIAEoCUgDiAEBQg4KDF9kZXNjcmlwdGlvbkINCgtfZXhwaXJlc19hdEILCglfYXJtZWRfYXRCEQoPX2VzY3Jvd190d2luX2lkIpABChRMaXN0Q2hlY2tvdXRzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhYKDmluY2x1ZGVfdm9pZGVkGAIgASgIEh0KCXBhZ2Vfc2l6ZRgDIAEoDUIKukgHKgUY6AcoARIkCgVhZnRlchgEIAEoCzIVLmNhdGFsb2cudjEuUGFnZUFmdGVyIk0KFUxpc3RDaGVja291dHNSZXNwb25zZRIuCgljaGVja291dHMYAiADKAsyGy5jYXRhbG9nLnYxLkNoZWNrb3V0U3VtbWFyeUoECAEQAiJlCg1Hb0xpdmVSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiTgoOR29MaXZlUmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhQKDGFscmVhZHlfbGl2ZRgCIAEoCCL2AQoKT2ZmZXJQYXRjaBISCgV0aXRsZRgBIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAIgASgJSAGIAQESJAoFb2ZmZXIYAyABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIXCgVjbGVhchgEIAMoCUIIukgFkgECEBASGQoMcGF5bG9hZF9qc29uGAUgASgJSAKIAQESJAoMY29udGVudF9qc29uGAYgASgJQgm6SAZyBBiAgARIA4gBAUIICgZfdGl0bGVCDgoMX2Rlc2NyaXB0aW9uQg8KDV9wYXlsb2FkX2pzb25CDwoNX2NvbnRlbnRfanNvbiKUAQoVVXBkYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESJQoFcGF0Y2gYBCABKAsyFi5jYXRhbG9nLnYxLk9mZmVyUGF0Y2giUQoWVXBkYXRlQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSDwoHY2hhbmdlZBgCIAMoCSJrChNWb2lkQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiUAoLTGlhYmlsaXRpZXMSEQoJbGl2ZV9rZXlzGAEgASgNEhUKDWNhbGxzX3Vuc3BlbnQYAiABKAQSFwoPdW5lYXJuZWRfYXRvbWljGAMgASgEIpIBChRWb2lkQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSDgoGdm9pZGVkGAIgAygJEiwKC2xpYWJpbGl0aWVzGAMgASgLMhcuY2F0YWxvZy52MS5MaWFiaWxpdGllcxIUCgxhbHJlYWR5X3ZvaWQYBCABKAgibgoWUmVzdG9yZUNoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIlMKF1Jlc3RvcmVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXN0b3JlZBgCIAEoCCKyAQoVRXh0ZW5kQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESLAoSZXhwaXJlc19pbl9taW51dGVzGAQgASgDQgu6SAgiBhjAlSAoAUgAiAEBQhUKE19leHBpcmVzX2luX21pbnV0ZXMiQAoWRXh0ZW5kQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQifAoYTGlzdFNlbGxpbmdPZmZlcnNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEiQKBWFmdGVyGAMgASgLMhUuY2F0YWxvZy52MS5QYWdlQWZ0ZXIiYwoMU2VsbGluZ09mZmVyEi0KCGNoZWNrb3V0GAEgASgLMhsuY2F0YWxvZy52MS5DaGVja291dFN1bW1hcnkSJAoFb2ZmZXIYAiABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZCJFChlMaXN0U2VsbGluZ09mZmVyc1Jlc3BvbnNlEigKBm9mZmVycxgBIAMoCzIYLmNhdGFsb2cudjEuU2VsbGluZ09mZmVyIqYBChRBZGRQYXlvdXRSYWlsUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBEh0KDGNoYWluX2ZhbWlseRgEIAEoCUIHukgEcgIYIBIZCgdhZGRyZXNzGAUgASgJQgi6SAVyAxiAASI/ChVBZGRQYXlvdXRSYWlsUmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0KpwBCg5DaGVja291dFN0YXR1cxIfChtDSEVDS09VVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRDSEVDS09VVF9TVEFUVVNfT1BFThABEhgKFENIRUNLT1VUX1NUQVRVU19QQUlEEAISGwoXQ0hFQ0tPVVRfU1RBVFVTX0VYUElSRUQQAxIYChRDSEVDS09VVF9TVEFUVVNfVk9JRBAEKocBCgtGdWxmaWxsbWVudBIbChdGVUxGSUxMTUVOVF9VTlNQRUNJRklFRBAAEhYKEkZVTEZJTExNRU5UX0lOTElORRABEhUKEUZVTEZJTExNRU5UX1JFTEFZEAISEwoPRlVMRklMTE1FTlRfTUNQEAMSFwoTRlVMRklMTE1FTlRfV0VCSE9PSxAEMr4JCg5DYXRhbG9nU2VydmljZRJXCg5DcmVhdGVDaGVja291dBIhLmNhdGFsb2cudjEuQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0GiIuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlc3BvbnNlEk4KC0dldENoZWNrb3V0Eh4uY2F0YWxvZy52MS5HZXRDaGVja291dFJlcXVlc3QaHy5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVzcG9uc2USVAoNTGlzdENoZWNrb3V0cxIgLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1JlcXVlc3QaIS5jYXRhbG9nLnYxLkxpc3RDaGVja291dHNSZXNwb25zZRI/CgZHb0xpdmUSGS5jYXRhbG9nLnYxLkdvTGl2ZVJlcXVlc3QaGi5jYXRhbG9nLnYxLkdvTGl2ZVJlc3BvbnNlElcKDlVwZGF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5VcGRhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLlVwZGF0ZUNoZWNrb3V0UmVzcG9uc2USUQoMVm9pZENoZWNrb3V0Eh8uY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXF1ZXN0GiAuY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXNwb25zZRJaCg9SZXN0b3JlQ2hlY2tvdXQSIi5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlcXVlc3QaIy5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlc3BvbnNlElcKDkV4dGVuZENoZWNrb3V0EiEuY2F0YWxvZy52MS5FeHRlbmRDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkV4dGVuZENoZWNrb3V0UmVzcG9uc2USVAoNQWRkUGF5b3V0UmFpbBIgLmNhdGFsb2cudjEuQWRkUGF5b3V0UmFpbFJlcXVlc3QaIS5jYXRhbG9nLnYxLkFkZFBheW91dFJhaWxSZXNwb25zZRJLCgpGaWxlUmVwb3J0Eh0uY2F0YWxvZy52MS5GaWxlUmVwb3J0UmVxdWVzdBoeLmNhdGFsb2cudjEuRmlsZVJlcG9ydFJlc3BvbnNlEk4KC0xpc3RSZXBvcnRzEh4uY2F0YWxvZy52MS5MaXN0UmVwb3J0c1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RSZXBvcnRzUmVzcG9uc2USUQoMVXBkYXRlUmVwb3J0Eh8uY2F0YWxvZy52MS5VcGRhdGVSZXBvcnRSZXF1ZXN0GiAuY2F0YWxvZy52MS5VcGRhdGVSZXBvcnRSZXNwb25zZRJgChFMaXN0U2VsbGluZ09mZmVycxIkLmNhdGFsb2cudjEuTGlzdFNlbGxpbmdPZmZlcnNSZXF1ZXN0GiUuY2F0YWxvZy52MS5MaXN0U2VsbGluZ09mZmVyc1Jlc3BvbnNlEmMKElJlc29sdmVSZXRpcmVkVHdpbhIlLmNhdGFsb2cudjEuUmVzb2x2ZVJldGlyZWRUd2luUmVxdWVzdBomLmNhdGFsb2cudjEuUmVzb2x2ZVJldGlyZWRUd2luUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_catalog_v1_reports, file_google_protobuf_timestamp]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEiOwoZUmVzb2x2ZVJldGlyZWRUd2luUmVxdWVzdBIeCgtjaGVja291dF9pZBgBIAEoCUIJukgGcgQQARhAIj4KGlJlc29sdmVSZXRpcmVkVHdpblJlc3BvbnNlEhQKB2xpdmVfaWQYASABKAlIAIgBAUIKCghfbGl2ZV9pZCL/AgoJT2ZmZXJDYXJkEh4KEWlucHV0X3NjaGVtYV9qc29uGAEgASgJSACIAQESHwoSb3V0cHV0X3NjaGVtYV9qc29uGAIgASgJSAGIAQESHwoSZXhhbXBsZV9pbnB1dF9qc29uGAMgASgJSAKIAQESIAoTZXhhbXBsZV9vdXRwdXRfanNvbhgEIAEoCUgDiAEBEhYKCWZyZXNobmVzcxgFIAEoCUgEiAEBEhUKCGNvdmVyYWdlGAYgASgJSAWIAQESEwoGc291cmNlGAcgASgJSAaIAQESGAoLY29uc3RyYWludHMYCCABKAlIB4gBAUIUChJfaW5wdXRfc2NoZW1hX2pzb25CFQoTX291dHB1dF9zY2hlbWFfanNvbkIVChNfZXhhbXBsZV9pbnB1dF9qc29uQhYKFF9leGFtcGxlX291dHB1dF9qc29uQgwKCl9mcmVzaG5lc3NCCwoJX2NvdmVyYWdlQgkKB19zb3VyY2VCDgoMX2NvbnN0cmFpbnRzIu8GCghDaGVja291dBIKCgJpZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFAoMcHJpY2VfYXRvbWljGAUgASgEEg4KBnBheV90bxgGIAEoCRIsCgtmdWxmaWxsbWVudBgHIAEoDjIXLmNhdGFsb2cudjEuRnVsZmlsbG1lbnQSGQoMcGF5bG9hZF9qc29uGAggASgJSAGIAQESEAoIcmV1c2FibGUYCSABKAgSDQoFYXJtZWQYCiABKAgSKgoGc3RhdHVzGAsgASgOMhouY2F0YWxvZy52MS5DaGVja291dFN0YXR1cxIkCgVvZmZlchgMIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKCmV4cGlyZXNfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESMQoIYXJtZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQESLgoIc2V0dGluZ3MYECABKAsyHC5jYXRhbG9nLnYxLkNoZWNrb3V0U2V0dGluZ3MSLAoMcGF5b3V0X3JhaWxzGBEgAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsEiIKBm9yaWdpbhgSIAEoCzISLmNhdGFsb2cudjEuT3JpZ2luEikKB3BhY2thZ2UYEyABKAsyGC5jYXRhbG9nLnYxLlBhY2thZ2VUZXJtcxIZCgxjb250ZW50X2pzb24YFCABKAlIBIgBARIqCgZlc2Nyb3cYFSABKAsyGi5jYXRhbG9nLnYxLkNoZWNrb3V0RXNjcm93EhsKDmVzY3Jvd190d2luX2lkGBYgASgJSAWIAQESLgoIc2NoZWR1bGUYFyABKAsyHC5jYXRhbG9nLnYxLkNoZWNrb3V0U2NoZWR1bGVCDgoMX2Rlc2NyaXB0aW9uQg8KDV9wYXlsb2FkX2pzb25CDQoLX2V4cGlyZXNfYXRCCwoJX2FybWVkX2F0Qg8KDV9jb250ZW50X2pzb25CEQoPX2VzY3Jvd190d2luX2lkIrwBCg5DaGVja291dEVzY3JvdxIOCgZwcmVzZXQYASABKAkSFgoOc2V0dGxlX3NlY29uZHMYAiABKA0SFAoMaG9sZF9zZWNvbmRzGAMgASgNEhgKEGJhY2tzdG9wX3NlY29uZHMYBCABKA0SGAoLYXJiaXRlcl9ldm0YBSABKAlIAIgBARIYCgthcmJpdGVyX3N2bRgGIAEoCUgBiAEBQg4KDF9hcmJpdGVyX2V2bUIOCgxfYXJiaXRlcl9zdm0iOgoQQ2hlY2tvdXRTY2hlZHVsZRIVCg1pbnRlcnZhbF9kYXlzGAEgASgNEg8KB3BlcmlvZHMYAiABKA0iLwoMUGFja2FnZVRlcm1zEg0KBWNhbGxzGAEgASgNEhAKCHR0bF9kYXlzGAIgASgNIvABCgZPcmlnaW4SCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIWCglhdXRoX3R5cGUYAyABKAlIAIgBARIYCgthdXRoX2hlYWRlchgEIAEoCUgBiAEBEhoKDW9yaWdpbl9rZXlfaWQYBSABKAlIAogBARIaChJvbmVfb2ZmX2NyZWRlbnRpYWwYBiABKAgSCwoDbWNwGAcgASgIEhUKCG1jcF90b29sGAggASgJSAOIAQFCDAoKX2F1dGhfdHlwZUIOCgxfYXV0aF9oZWFkZXJCEAoOX29yaWdpbl9rZXlfaWRCCwoJX21jcF90b29sIjMKClBheW91dFJhaWwSFAoMY2hhaW5fZmFtaWx5GAEgASgJEg8KB2FkZHJlc3MYAiABKAkiuQIKEENoZWNrb3V0U2V0dGluZ3MSGQoMcGFydGllc19qc29uGAEgASgJSACIAQESGAoQcGxhdGZvcm1fZmVlX2JwcxgCIAEoDRIcCg9wbGF0Zm9ybV9mZWVfdG8YCiABKAlIAYgBARIUCgdzb2xkX2J5GAsgASgJSAKIAQESMgoScGxhdGZvcm1fZmVlX3JhaWxzGAwgAygLMhYuY2F0YWxvZy52MS5QYXlvdXRSYWlsEh8KF2luaGVyaXRfYWNjb3VudF9wYXlvdXRzGAMgASgIEhUKDXdhbGxldF9idXR0b24YBCABKAgSHwoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYBSABKA1CDwoNX3BhcnRpZXNfanNvbkISChBfcGxhdGZvcm1fZmVlX3RvQgoKCF9zb2xkX2J5Ir4MChVDcmVhdGVDaGVja291dFJlcXVlc3QSGwoKYWNjb3VudF9pZBgBIAEoCUIHukgEcgIQARIdChVjcmVhdGVkX3dpdGhfbGl2ZV9rZXkYAiABKAgSKAoPaWRlbXBvdGVuY3lfa2V5GAMgASgJQgq6SAdyBRABGP8BSACIAQESJAoTcmVxdWVzdF9maW5nZXJwcmludBgEIAEoCUIHukgEcgIQARINCgV0aXRsZRgFIAEoCRIRCglwcmljZV91c2QYBiABKAkSEwoGcGF5X3RvGAcgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YCCABKAlIAogBARIZCgxwYXlsb2FkX2pzb24YCSABKAlIA4gBARIVCghyZXVzYWJsZRgKIAEoCEgEiAEBEhYKCXRlc3RfbW9kZRgLIAEoCEgFiAEBEiwKEmV4cGlyZXNfaW5fbWludXRlcxgMIAEoA0ILukgIIgYYwJUgKAFIBogBARIkCgVvZmZlchgNIAEoCzIVLmNhdGFsb2cudjEuT2ZmZXJDYXJkEhgKC2Z1bGZpbGxtZW50GA4gASgJSAeIAQESIwoMcGFydGllc19qc29uGBAgASgJQgi6SAVyAxiAIEgIiAEBEicKEHBsYXRmb3JtX2ZlZV9icHMYESABKA1CCLpIBSoDGNAPSAmIAQESJAoXaW5oZXJpdF9hY2NvdW50X3BheW91dHMYEiABKAhICogBARIaCg13YWxsZXRfYnV0dG9uGBMgASgISAuIAQESLQoXdGVzdF9kZWxpdmVyeV9kYWlseV9jYXAYFCABKA1CB7pIBCoCKAFIDIgBARIhCgpvcmlnaW5fdXJsGBUgASgJQgi6SAVyAxiAIEgNiAEBEiMKDW9yaWdpbl9tZXRob2QYFiABKAlCB7pIBHICGBBIDogBARImChBvcmlnaW5fYXV0aF90eXBlGBcgASgJQge6SARyAhgQSA+IAQESKAoRb3JpZ2luX2F1dGhfdmFsdWUYGCABKAlCCLpIBXIDGIBASBCIAQESKQoSb3JpZ2luX2F1dGhfaGVhZGVyGBkgASgJQgi6SAVyAxiAAkgRiAEBEiwKFW9yaWdpbl9hdXRoX3NlY3JldF9pZBgaIAEoCUIIukgFcgMYgAFIEogBARIfCghtY3BfdG9vbBgbIAEoCUIIukgFcgMYgAJIE4gBARIbCg5tYXhfZGVsaXZlcmllcxgcIAEoDUgUiAEBEh0KEHBhY2thZ2VfdHRsX2RheXMYHSABKA1IFYgBARIkCgxjb250ZW50X2pzb24YHiABKAlCCbpIBnIEGICABEgWiAEBEioKBmVzY3JvdxgfIAEoCzIaLmNhdGFsb2cudjEuQ2hlY2tvdXRFc2Nyb3cSLwoLZXNjcm93X3R3aW4YICABKAsyGi5jYXRhbG9nLnYxLkNoZWNrb3V0RXNjcm93Ei4KCHNjaGVkdWxlGCEgASgLMhwuY2F0YWxvZy52MS5DaGVja291dFNjaGVkdWxlEhkKBWFjdG9yGA8gASgJQgq6SAdyBRABGMgBQhIKEF9pZGVtcG90ZW5jeV9rZXlCCQoHX3BheV90b0IOCgxfZGVzY3JpcHRpb25CDwoNX3BheWxvYWRfanNvbkILCglfcmV1c2FibGVCDAoKX3Rlc3RfbW9kZUIVChNfZXhwaXJlc19pbl9taW51dGVzQg4KDF9mdWxmaWxsbWVudEIPCg1fcGFydGllc19qc29uQhMKEV9wbGF0Zm9ybV9mZWVfYnBzQhoKGF9pbmhlcml0X2FjY291bnRfcGF5b3V0c0IQCg5fd2FsbGV0X2J1dHRvbkIaChhfdGVzdF9kZWxpdmVyeV9kYWlseV9jYXBCDQoLX29yaWdpbl91cmxCEAoOX29yaWdpbl9tZXRob2RCEwoRX29yaWdpbl9hdXRoX3R5cGVCFAoSX29yaWdpbl9hdXRoX3ZhbHVlQhUKE19vcmlnaW5fYXV0aF9oZWFkZXJCGAoWX29yaWdpbl9hdXRoX3NlY3JldF9pZEILCglfbWNwX3Rvb2xCEQoPX21heF9kZWxpdmVyaWVzQhMKEV9wYWNrYWdlX3R0bF9kYXlzQg8KDV9jb250ZW50X2pzb24iUgoWQ3JlYXRlQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSEAoIcmVwbGF5ZWQYAiABKAgikwEKEkdldENoZWNrb3V0UmVxdWVzdBIcCgtjaGVja291dF9pZBgBIAEoCUIHukgEcgIQARIXCgphY2NvdW50X2lkGAIgASgJSACIAQESJAoOa25vd25fcmV2aXNpb24YAyABKAlCB7pIBHICGBRIAYgBAUINCgtfYWNjb3VudF9pZEIRCg9fa25vd25fcmV2aXNpb24iewoTR2V0Q2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSEAoIcmV2aXNpb24YAiABKAkSKgoGc3RhdHVzGAMgASgOMhouY2F0YWxvZy52MS5DaGVja291dFN0YXR1cyJHCglQYWdlQWZ0ZXISLgoKY3JlYXRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCaWQYAiABKAkipAUKD0NoZWNrb3V0U3VtbWFyeRIKCgJpZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFAoMcHJpY2VfYXRvbWljGAUgASgEEg4KBnBheV90bxgGIAEoCRIsCgtmdWxmaWxsbWVudBgHIAEoDjIXLmNhdGFsb2cudjEuRnVsZmlsbG1lbnQSEAoIcmV1c2FibGUYCCABKAgSDQoFYXJtZWQYCSABKAgSKgoGc3RhdHVzGAogASgOMhouY2F0YWxvZy52MS5DaGVja291dFN0YXR1cxIuCgpjcmVhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgpleHBpcmVzX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjEKCGFybWVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEiwKDHBheW91dF9yYWlscxgOIAMoCzIWLmNhdGFsb2cudjEuUGF5b3V0UmFpbBIpCgdwYWNrYWdlGA8gASgLMhguY2F0YWxvZy52MS5QYWNrYWdlVGVybXMSKgoGZXNjcm93GBAgASgLMhouY2F0YWxvZy52MS5DaGVja291dEVzY3JvdxIbCg5lc2Nyb3dfdHdpbl9pZBgRIAEoCUgDiAEBEi4KCHNjaGVkdWxlGBIgASgLMhwuY2F0YWxvZy52MS5DaGVja291dFNjaGVkdWxlQg4KDF9kZXNjcmlwdGlvbkINCgtfZXhwaXJlc19hdEILCglfYXJtZWRfYXRCEQoPX2VzY3Jvd190d2luX2lkIpABChRMaXN0Q2hlY2tvdXRzUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhYKDmluY2x1ZGVfdm9pZGVkGAIgASgIEh0KCXBhZ2Vfc2l6ZRgDIAEoDUIKukgHKgUY6AcoARIkCgVhZnRlchgEIAEoCzIVLmNhdGFsb2cudjEuUGFnZUFmdGVyIk0KFUxpc3RDaGVja291dHNSZXNwb25zZRIuCgljaGVja291dHMYAiADKAsyGy5jYXRhbG9nLnYxLkNoZWNrb3V0U3VtbWFyeUoECAEQAiJlCg1Hb0xpdmVSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiTgoOR29MaXZlUmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0EhQKDGFscmVhZHlfbGl2ZRgCIAEoCCL2AQoKT2ZmZXJQYXRjaBISCgV0aXRsZRgBIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAIgASgJSAGIAQESJAoFb2ZmZXIYAyABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZBIXCgVjbGVhchgEIAMoCUIIukgFkgECEBASGQoMcGF5bG9hZF9qc29uGAUgASgJSAKIAQESJAoMY29udGVudF9qc29uGAYgASgJQgm6SAZyBBiAgARIA4gBAUIICgZfdGl0bGVCDgoMX2Rlc2NyaXB0aW9uQg8KDV9wYXlsb2FkX2pzb25CDwoNX2NvbnRlbnRfanNvbiKUAQoVVXBkYXRlQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESJQoFcGF0Y2gYBCABKAsyFi5jYXRhbG9nLnYxLk9mZmVyUGF0Y2giUQoWVXBkYXRlQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSDwoHY2hhbmdlZBgCIAMoCSJrChNWb2lkQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAEiUAoLTGlhYmlsaXRpZXMSEQoJbGl2ZV9rZXlzGAEgASgNEhUKDWNhbGxzX3Vuc3BlbnQYAiABKAQSFwoPdW5lYXJuZWRfYXRvbWljGAMgASgEIpIBChRWb2lkQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQSDgoGdm9pZGVkGAIgAygJEiwKC2xpYWJpbGl0aWVzGAMgASgLMhcuY2F0YWxvZy52MS5MaWFiaWxpdGllcxIUCgxhbHJlYWR5X3ZvaWQYBCABKAgibgoWUmVzdG9yZUNoZWNrb3V0UmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBIlMKF1Jlc3RvcmVDaGVja291dFJlc3BvbnNlEiYKCGNoZWNrb3V0GAEgASgLMhQuY2F0YWxvZy52MS5DaGVja291dBIQCghyZXN0b3JlZBgCIAEoCCKyAQoVRXh0ZW5kQ2hlY2tvdXRSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHAoLY2hlY2tvdXRfaWQYAiABKAlCB7pIBHICEAESGQoFYWN0b3IYAyABKAlCCrpIB3IFEAEYyAESLAoSZXhwaXJlc19pbl9taW51dGVzGAQgASgDQgu6SAgiBhjAlSAoAUgAiAEBQhUKE19leHBpcmVzX2luX21pbnV0ZXMiQAoWRXh0ZW5kQ2hlY2tvdXRSZXNwb25zZRImCghjaGVja291dBgBIAEoCzIULmNhdGFsb2cudjEuQ2hlY2tvdXQifAoYTGlzdFNlbGxpbmdPZmZlcnNSZXF1ZXN0EhsKCmFjY291bnRfaWQYASABKAlCB7pIBHICEAESHQoJcGFnZV9zaXplGAIgASgNQgq6SAcqBRjoBygBEiQKBWFmdGVyGAMgASgLMhUuY2F0YWxvZy52MS5QYWdlQWZ0ZXIiYwoMU2VsbGluZ09mZmVyEi0KCGNoZWNrb3V0GAEgASgLMhsuY2F0YWxvZy52MS5DaGVja291dFN1bW1hcnkSJAoFb2ZmZXIYAiABKAsyFS5jYXRhbG9nLnYxLk9mZmVyQ2FyZCJFChlMaXN0U2VsbGluZ09mZmVyc1Jlc3BvbnNlEigKBm9mZmVycxgBIAMoCzIYLmNhdGFsb2cudjEuU2VsbGluZ09mZmVyIqYBChRBZGRQYXlvdXRSYWlsUmVxdWVzdBIbCgphY2NvdW50X2lkGAEgASgJQge6SARyAhABEhwKC2NoZWNrb3V0X2lkGAIgASgJQge6SARyAhABEhkKBWFjdG9yGAMgASgJQgq6SAdyBRABGMgBEh0KDGNoYWluX2ZhbWlseRgEIAEoCUIHukgEcgIYIBIZCgdhZGRyZXNzGAUgASgJQgi6SAVyAxiAASI/ChVBZGRQYXlvdXRSYWlsUmVzcG9uc2USJgoIY2hlY2tvdXQYASABKAsyFC5jYXRhbG9nLnYxLkNoZWNrb3V0KpwBCg5DaGVja291dFN0YXR1cxIfChtDSEVDS09VVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRDSEVDS09VVF9TVEFUVVNfT1BFThABEhgKFENIRUNLT1VUX1NUQVRVU19QQUlEEAISGwoXQ0hFQ0tPVVRfU1RBVFVTX0VYUElSRUQQAxIYChRDSEVDS09VVF9TVEFUVVNfVk9JRBAEKocBCgtGdWxmaWxsbWVudBIbChdGVUxGSUxMTUVOVF9VTlNQRUNJRklFRBAAEhYKEkZVTEZJTExNRU5UX0lOTElORRABEhUKEUZVTEZJTExNRU5UX1JFTEFZEAISEwoPRlVMRklMTE1FTlRfTUNQEAMSFwoTRlVMRklMTE1FTlRfV0VCSE9PSxAEMr4JCg5DYXRhbG9nU2VydmljZRJXCg5DcmVhdGVDaGVja291dBIhLmNhdGFsb2cudjEuQ3JlYXRlQ2hlY2tvdXRSZXF1ZXN0GiIuY2F0YWxvZy52MS5DcmVhdGVDaGVja291dFJlc3BvbnNlEk4KC0dldENoZWNrb3V0Eh4uY2F0YWxvZy52MS5HZXRDaGVja291dFJlcXVlc3QaHy5jYXRhbG9nLnYxLkdldENoZWNrb3V0UmVzcG9uc2USVAoNTGlzdENoZWNrb3V0cxIgLmNhdGFsb2cudjEuTGlzdENoZWNrb3V0c1JlcXVlc3QaIS5jYXRhbG9nLnYxLkxpc3RDaGVja291dHNSZXNwb25zZRI/CgZHb0xpdmUSGS5jYXRhbG9nLnYxLkdvTGl2ZVJlcXVlc3QaGi5jYXRhbG9nLnYxLkdvTGl2ZVJlc3BvbnNlElcKDlVwZGF0ZUNoZWNrb3V0EiEuY2F0YWxvZy52MS5VcGRhdGVDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLlVwZGF0ZUNoZWNrb3V0UmVzcG9uc2USUQoMVm9pZENoZWNrb3V0Eh8uY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXF1ZXN0GiAuY2F0YWxvZy52MS5Wb2lkQ2hlY2tvdXRSZXNwb25zZRJaCg9SZXN0b3JlQ2hlY2tvdXQSIi5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlcXVlc3QaIy5jYXRhbG9nLnYxLlJlc3RvcmVDaGVja291dFJlc3BvbnNlElcKDkV4dGVuZENoZWNrb3V0EiEuY2F0YWxvZy52MS5FeHRlbmRDaGVja291dFJlcXVlc3QaIi5jYXRhbG9nLnYxLkV4dGVuZENoZWNrb3V0UmVzcG9uc2USVAoNQWRkUGF5b3V0UmFpbBIgLmNhdGFsb2cudjEuQWRkUGF5b3V0UmFpbFJlcXVlc3QaIS5jYXRhbG9nLnYxLkFkZFBheW91dFJhaWxSZXNwb25zZRJLCgpGaWxlUmVwb3J0Eh0uY2F0YWxvZy52MS5GaWxlUmVwb3J0UmVxdWVzdBoeLmNhdGFsb2cudjEuRmlsZVJlcG9ydFJlc3BvbnNlEk4KC0xpc3RSZXBvcnRzEh4uY2F0YWxvZy52MS5MaXN0UmVwb3J0c1JlcXVlc3QaHy5jYXRhbG9nLnYxLkxpc3RSZXBvcnRzUmVzcG9uc2USUQoMVXBkYXRlUmVwb3J0Eh8uY2F0YWxvZy52MS5VcGRhdGVSZXBvcnRSZXF1ZXN0GiAuY2F0YWxvZy52MS5VcGRhdGVSZXBvcnRSZXNwb25zZRJgChFMaXN0U2VsbGluZ09mZmVycxIkLmNhdGFsb2cudjEuTGlzdFNlbGxpbmdPZmZlcnNSZXF1ZXN0GiUuY2F0YWxvZy52MS5MaXN0U2VsbGluZ09mZmVyc1Jlc3BvbnNlEmMKElJlc29sdmVSZXRpcmVkVHdpbhIlLmNhdGFsb2cudjEuUmVzb2x2ZVJldGlyZWRUd2luUmVxdWVzdBomLmNhdGFsb2cudjEuUmVzb2x2ZVJldGlyZWRUd2luUmVzcG9uc2ViBnByb3RvMw", [file_buf_validate_validate, file_catalog_v1_reports, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message catalog.v1.ResolveRetiredTwinRequest
@@ -242,6 +242,15 @@ export type Checkout = Message<"catalog.v1.Checkout"> & {
    * @generated from field: optional string escrow_twin_id = 22;
    */
   escrowTwinId?: string | undefined;
+
+  /**
+   * schedule is set on a recurring series (schedule_interval_days and
+   * schedule_periods at create): period 0 is paid now, the later periods are
+   * held authorizations charged on their dates (ADR 20). Base only; never with escrow.
+   *
+   * @generated from field: catalog.v1.CheckoutSchedule schedule = 23;
+   */
+  schedule?: CheckoutSchedule | undefined;
 };
 
 /**
@@ -305,6 +314,34 @@ export const CheckoutEscrowSchema: GenMessage<CheckoutEscrow> = /*@__PURE__*/
   messageDesc(file_catalog_v1_catalog, 4);
 
 /**
+ * CheckoutSchedule are a series' terms, frozen at create: every period costs
+ * the checkout's price; period k's window opens interval_days × k days after
+ * the purchase and lasts interval_days days.
+ *
+ * @generated from message catalog.v1.CheckoutSchedule
+ */
+export type CheckoutSchedule = Message<"catalog.v1.CheckoutSchedule"> & {
+  /**
+   * @generated from field: uint32 interval_days = 1;
+   */
+  intervalDays: number;
+
+  /**
+   * periods counts period 0 (paid at purchase): 2 to 24.
+   *
+   * @generated from field: uint32 periods = 2;
+   */
+  periods: number;
+};
+
+/**
+ * Describes the message catalog.v1.CheckoutSchedule.
+ * Use `create(CheckoutScheduleSchema)` to create a new message.
+ */
+export const CheckoutScheduleSchema: GenMessage<CheckoutSchedule> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 5);
+
+/**
  * PackageTerms: one payment buys `calls` calls, spendable with a package key
  * for `ttl_days` days after settlement.
  *
@@ -327,7 +364,7 @@ export type PackageTerms = Message<"catalog.v1.PackageTerms"> & {
  * Use `create(PackageTermsSchema)` to create a new message.
  */
 export const PackageTermsSchema: GenMessage<PackageTerms> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 5);
+  messageDesc(file_catalog_v1_catalog, 6);
 
 /**
  * Origin is a relay checkout's origin: the URL, the method and how calls to it
@@ -394,7 +431,7 @@ export type Origin = Message<"catalog.v1.Origin"> & {
  * Use `create(OriginSchema)` to create a new message.
  */
 export const OriginSchema: GenMessage<Origin> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 6);
+  messageDesc(file_catalog_v1_catalog, 7);
 
 /**
  * PayoutRail is where a checkout pays out on one chain family. Only the EVM rail
@@ -421,7 +458,7 @@ export type PayoutRail = Message<"catalog.v1.PayoutRail"> & {
  * Use `create(PayoutRailSchema)` to create a new message.
  */
 export const PayoutRailSchema: GenMessage<PayoutRail> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 7);
+  messageDesc(file_catalog_v1_catalog, 8);
 
 /**
  * CheckoutSettings are the create fields a checkout keeps as they were sent
@@ -487,7 +524,7 @@ export type CheckoutSettings = Message<"catalog.v1.CheckoutSettings"> & {
  * Use `create(CheckoutSettingsSchema)` to create a new message.
  */
 export const CheckoutSettingsSchema: GenMessage<CheckoutSettings> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 8);
+  messageDesc(file_catalog_v1_catalog, 9);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutRequest
@@ -673,6 +710,15 @@ export type CreateCheckoutRequest = Message<"catalog.v1.CreateCheckoutRequest"> 
   escrowTwin?: CheckoutEscrow | undefined;
 
   /**
+   * schedule makes the checkout a recurring series (both fields, periods 2 to 24,
+   * interval 1 to 366 days); refused with escrow, escrow_twin, a package, or
+   * without a Base payout rail (ADR 20).
+   *
+   * @generated from field: catalog.v1.CheckoutSchedule schedule = 33;
+   */
+  schedule?: CheckoutSchedule | undefined;
+
+  /**
    * actor is the credential making the change, as account events name it
    * (see events.account.v1.AccountActivity).
    *
@@ -686,7 +732,7 @@ export type CreateCheckoutRequest = Message<"catalog.v1.CreateCheckoutRequest"> 
  * Use `create(CreateCheckoutRequestSchema)` to create a new message.
  */
 export const CreateCheckoutRequestSchema: GenMessage<CreateCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 9);
+  messageDesc(file_catalog_v1_catalog, 10);
 
 /**
  * @generated from message catalog.v1.CreateCheckoutResponse
@@ -708,7 +754,7 @@ export type CreateCheckoutResponse = Message<"catalog.v1.CreateCheckoutResponse"
  * Use `create(CreateCheckoutResponseSchema)` to create a new message.
  */
 export const CreateCheckoutResponseSchema: GenMessage<CreateCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 10);
+  messageDesc(file_catalog_v1_catalog, 11);
 
 /**
  * @generated from message catalog.v1.GetCheckoutRequest
@@ -740,7 +786,7 @@ export type GetCheckoutRequest = Message<"catalog.v1.GetCheckoutRequest"> & {
  * Use `create(GetCheckoutRequestSchema)` to create a new message.
  */
 export const GetCheckoutRequestSchema: GenMessage<GetCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 11);
+  messageDesc(file_catalog_v1_catalog, 12);
 
 /**
  * @generated from message catalog.v1.GetCheckoutResponse
@@ -775,7 +821,7 @@ export type GetCheckoutResponse = Message<"catalog.v1.GetCheckoutResponse"> & {
  * Use `create(GetCheckoutResponseSchema)` to create a new message.
  */
 export const GetCheckoutResponseSchema: GenMessage<GetCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 12);
+  messageDesc(file_catalog_v1_catalog, 13);
 
 /**
  * PageAfter names the last item of the previous page by its sort key: lists are
@@ -800,7 +846,7 @@ export type PageAfter = Message<"catalog.v1.PageAfter"> & {
  * Use `create(PageAfterSchema)` to create a new message.
  */
 export const PageAfterSchema: GenMessage<PageAfter> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 13);
+  messageDesc(file_catalog_v1_catalog, 14);
 
 /**
  * CheckoutSummary is a checkout without its goods and offer card, what a list
@@ -899,6 +945,13 @@ export type CheckoutSummary = Message<"catalog.v1.CheckoutSummary"> & {
    * @generated from field: optional string escrow_twin_id = 17;
    */
   escrowTwinId?: string | undefined;
+
+  /**
+   * schedule as on Checkout.
+   *
+   * @generated from field: catalog.v1.CheckoutSchedule schedule = 18;
+   */
+  schedule?: CheckoutSchedule | undefined;
 };
 
 /**
@@ -906,7 +959,7 @@ export type CheckoutSummary = Message<"catalog.v1.CheckoutSummary"> & {
  * Use `create(CheckoutSummarySchema)` to create a new message.
  */
 export const CheckoutSummarySchema: GenMessage<CheckoutSummary> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 14);
+  messageDesc(file_catalog_v1_catalog, 15);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsRequest
@@ -942,7 +995,7 @@ export type ListCheckoutsRequest = Message<"catalog.v1.ListCheckoutsRequest"> & 
  * Use `create(ListCheckoutsRequestSchema)` to create a new message.
  */
 export const ListCheckoutsRequestSchema: GenMessage<ListCheckoutsRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 15);
+  messageDesc(file_catalog_v1_catalog, 16);
 
 /**
  * @generated from message catalog.v1.ListCheckoutsResponse
@@ -961,7 +1014,7 @@ export type ListCheckoutsResponse = Message<"catalog.v1.ListCheckoutsResponse"> 
  * Use `create(ListCheckoutsResponseSchema)` to create a new message.
  */
 export const ListCheckoutsResponseSchema: GenMessage<ListCheckoutsResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 16);
+  messageDesc(file_catalog_v1_catalog, 17);
 
 /**
  * @generated from message catalog.v1.GoLiveRequest
@@ -991,7 +1044,7 @@ export type GoLiveRequest = Message<"catalog.v1.GoLiveRequest"> & {
  * Use `create(GoLiveRequestSchema)` to create a new message.
  */
 export const GoLiveRequestSchema: GenMessage<GoLiveRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 17);
+  messageDesc(file_catalog_v1_catalog, 18);
 
 /**
  * @generated from message catalog.v1.GoLiveResponse
@@ -1015,7 +1068,7 @@ export type GoLiveResponse = Message<"catalog.v1.GoLiveResponse"> & {
  * Use `create(GoLiveResponseSchema)` to create a new message.
  */
 export const GoLiveResponseSchema: GenMessage<GoLiveResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 18);
+  messageDesc(file_catalog_v1_catalog, 19);
 
 /**
  * OfferPatch names the offer-card fields to change. A field set here takes the
@@ -1065,7 +1118,7 @@ export type OfferPatch = Message<"catalog.v1.OfferPatch"> & {
  * Use `create(OfferPatchSchema)` to create a new message.
  */
 export const OfferPatchSchema: GenMessage<OfferPatch> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 19);
+  messageDesc(file_catalog_v1_catalog, 20);
 
 /**
  * @generated from message catalog.v1.UpdateCheckoutRequest
@@ -1100,7 +1153,7 @@ export type UpdateCheckoutRequest = Message<"catalog.v1.UpdateCheckoutRequest"> 
  * Use `create(UpdateCheckoutRequestSchema)` to create a new message.
  */
 export const UpdateCheckoutRequestSchema: GenMessage<UpdateCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 20);
+  messageDesc(file_catalog_v1_catalog, 21);
 
 /**
  * @generated from message catalog.v1.UpdateCheckoutResponse
@@ -1124,7 +1177,7 @@ export type UpdateCheckoutResponse = Message<"catalog.v1.UpdateCheckoutResponse"
  * Use `create(UpdateCheckoutResponseSchema)` to create a new message.
  */
 export const UpdateCheckoutResponseSchema: GenMessage<UpdateCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 21);
+  messageDesc(file_catalog_v1_catalog, 22);
 
 /**
  * @generated from message catalog.v1.VoidCheckoutRequest
@@ -1154,7 +1207,7 @@ export type VoidCheckoutRequest = Message<"catalog.v1.VoidCheckoutRequest"> & {
  * Use `create(VoidCheckoutRequestSchema)` to create a new message.
  */
 export const VoidCheckoutRequestSchema: GenMessage<VoidCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 22);
+  messageDesc(file_catalog_v1_catalog, 23);
 
 /**
  * Liabilities is what buyers still hold against a checkout when it is voided
@@ -1186,7 +1239,7 @@ export type Liabilities = Message<"catalog.v1.Liabilities"> & {
  * Use `create(LiabilitiesSchema)` to create a new message.
  */
 export const LiabilitiesSchema: GenMessage<Liabilities> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 23);
+  messageDesc(file_catalog_v1_catalog, 24);
 
 /**
  * @generated from message catalog.v1.VoidCheckoutResponse
@@ -1222,7 +1275,7 @@ export type VoidCheckoutResponse = Message<"catalog.v1.VoidCheckoutResponse"> & 
  * Use `create(VoidCheckoutResponseSchema)` to create a new message.
  */
 export const VoidCheckoutResponseSchema: GenMessage<VoidCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 24);
+  messageDesc(file_catalog_v1_catalog, 25);
 
 /**
  * @generated from message catalog.v1.RestoreCheckoutRequest
@@ -1252,7 +1305,7 @@ export type RestoreCheckoutRequest = Message<"catalog.v1.RestoreCheckoutRequest"
  * Use `create(RestoreCheckoutRequestSchema)` to create a new message.
  */
 export const RestoreCheckoutRequestSchema: GenMessage<RestoreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 25);
+  messageDesc(file_catalog_v1_catalog, 26);
 
 /**
  * @generated from message catalog.v1.RestoreCheckoutResponse
@@ -1276,7 +1329,7 @@ export type RestoreCheckoutResponse = Message<"catalog.v1.RestoreCheckoutRespons
  * Use `create(RestoreCheckoutResponseSchema)` to create a new message.
  */
 export const RestoreCheckoutResponseSchema: GenMessage<RestoreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 26);
+  messageDesc(file_catalog_v1_catalog, 27);
 
 /**
  * @generated from message catalog.v1.ExtendCheckoutRequest
@@ -1313,7 +1366,7 @@ export type ExtendCheckoutRequest = Message<"catalog.v1.ExtendCheckoutRequest"> 
  * Use `create(ExtendCheckoutRequestSchema)` to create a new message.
  */
 export const ExtendCheckoutRequestSchema: GenMessage<ExtendCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 27);
+  messageDesc(file_catalog_v1_catalog, 28);
 
 /**
  * @generated from message catalog.v1.ExtendCheckoutResponse
@@ -1330,7 +1383,7 @@ export type ExtendCheckoutResponse = Message<"catalog.v1.ExtendCheckoutResponse"
  * Use `create(ExtendCheckoutResponseSchema)` to create a new message.
  */
 export const ExtendCheckoutResponseSchema: GenMessage<ExtendCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 28);
+  messageDesc(file_catalog_v1_catalog, 29);
 
 /**
  * @generated from message catalog.v1.ListSellingOffersRequest
@@ -1361,7 +1414,7 @@ export type ListSellingOffersRequest = Message<"catalog.v1.ListSellingOffersRequ
  * Use `create(ListSellingOffersRequestSchema)` to create a new message.
  */
 export const ListSellingOffersRequestSchema: GenMessage<ListSellingOffersRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 29);
+  messageDesc(file_catalog_v1_catalog, 30);
 
 /**
  * SellingOffer is one checkout of a public catalogue: its summary and the
@@ -1388,7 +1441,7 @@ export type SellingOffer = Message<"catalog.v1.SellingOffer"> & {
  * Use `create(SellingOfferSchema)` to create a new message.
  */
 export const SellingOfferSchema: GenMessage<SellingOffer> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 30);
+  messageDesc(file_catalog_v1_catalog, 31);
 
 /**
  * @generated from message catalog.v1.ListSellingOffersResponse
@@ -1407,7 +1460,7 @@ export type ListSellingOffersResponse = Message<"catalog.v1.ListSellingOffersRes
  * Use `create(ListSellingOffersResponseSchema)` to create a new message.
  */
 export const ListSellingOffersResponseSchema: GenMessage<ListSellingOffersResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 31);
+  messageDesc(file_catalog_v1_catalog, 32);
 
 /**
  * @generated from message catalog.v1.AddPayoutRailRequest
@@ -1449,7 +1502,7 @@ export type AddPayoutRailRequest = Message<"catalog.v1.AddPayoutRailRequest"> & 
  * Use `create(AddPayoutRailRequestSchema)` to create a new message.
  */
 export const AddPayoutRailRequestSchema: GenMessage<AddPayoutRailRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 32);
+  messageDesc(file_catalog_v1_catalog, 33);
 
 /**
  * @generated from message catalog.v1.AddPayoutRailResponse
@@ -1466,7 +1519,7 @@ export type AddPayoutRailResponse = Message<"catalog.v1.AddPayoutRailResponse"> 
  * Use `create(AddPayoutRailResponseSchema)` to create a new message.
  */
 export const AddPayoutRailResponseSchema: GenMessage<AddPayoutRailResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 33);
+  messageDesc(file_catalog_v1_catalog, 34);
 
 /**
  * @generated from enum catalog.v1.CheckoutStatus

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file events/payments/v1/payment_settled.proto.
  */
 export const file_events_payments_v1_payment_settled: GenFile = /*@__PURE__*/
-  fileDesc("CihldmVudHMvcGF5bWVudHMvdjEvcGF5bWVudF9zZXR0bGVkLnByb3RvEhJldmVudHMucGF5bWVudHMudjEisQQKDlBheW1lbnRTZXR0bGVkEhIKCnBheW1lbnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHbmV0d29yaxgEIAEoCRINCgVhc3NldBgFIAEoCRISCgphbW91bnRfdXNkGAYgASgJEhcKD3Byb3ZpZGVyX2Ftb3VudBgHIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYCCABKARIAIgBARISCgpmZWVfYW1vdW50GAkgASgEEg0KBXRvdGFsGAogASgEEg0KBXBheWVyGAsgASgJEg4KBnBheV90bxgMIAEoCRIPCgd0eF9oYXNoGA0gASgJEg8KB3N1YmplY3QYDiABKAkSFwoKaGFuZG9mZl9pZBgPIAEoCUgBiAEBEhEKCXRlc3RfbW9kZRgQIAEoCBIuCgpzZXR0bGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcCg9wbGF0Zm9ybV9mZWVfdG8YEiABKAlIAogBARIUCgdzb2xkX2J5GBMgASgJSAOIAQESGQoRcmV1c2FibGVfY2hlY2tvdXQYFCABKAgSGQoMcGFydGllc19qc29uGBUgASgJSASIAQFCEgoQX3BsYXRmb3JtX2Ftb3VudEINCgtfaGFuZG9mZl9pZEISChBfcGxhdGZvcm1fZmVlX3RvQgoKCF9zb2xkX2J5Qg8KDV9wYXJ0aWVzX2pzb25iBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CihldmVudHMvcGF5bWVudHMvdjEvcGF5bWVudF9zZXR0bGVkLnByb3RvEhJldmVudHMucGF5bWVudHMudjEiwAUKDlBheW1lbnRTZXR0bGVkEhIKCnBheW1lbnRfaWQYASABKAkSEwoLY2hlY2tvdXRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHbmV0d29yaxgEIAEoCRINCgVhc3NldBgFIAEoCRISCgphbW91bnRfdXNkGAYgASgJEhcKD3Byb3ZpZGVyX2Ftb3VudBgHIAEoBBIcCg9wbGF0Zm9ybV9hbW91bnQYCCABKARIAIgBARISCgpmZWVfYW1vdW50GAkgASgEEg0KBXRvdGFsGAogASgEEg0KBXBheWVyGAsgASgJEg4KBnBheV90bxgMIAEoCRIPCgd0eF9oYXNoGA0gASgJEg8KB3N1YmplY3QYDiABKAkSFwoKaGFuZG9mZl9pZBgPIAEoCUgBiAEBEhEKCXRlc3RfbW9kZRgQIAEoCBIuCgpzZXR0bGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcCg9wbGF0Zm9ybV9mZWVfdG8YEiABKAlIAogBARIUCgdzb2xkX2J5GBMgASgJSAOIAQESGQoRcmV1c2FibGVfY2hlY2tvdXQYFCABKAgSGQoMcGFydGllc19qc29uGBUgASgJSASIAQESGAoLc2NoZWR1bGVfaWQYFiABKAlIBYgBARIcCg9zY2hlZHVsZV9wZXJpb2QYFyABKA1IBogBARIxCgZzZXJpZXMYGCABKAsyIS5ldmVudHMucGF5bWVudHMudjEuU2VyaWVzU3RhcnRlZEISChBfcGxhdGZvcm1fYW1vdW50Qg0KC19oYW5kb2ZmX2lkQhIKEF9wbGF0Zm9ybV9mZWVfdG9CCgoIX3NvbGRfYnlCDwoNX3BhcnRpZXNfanNvbkIOCgxfc2NoZWR1bGVfaWRCEgoQX3NjaGVkdWxlX3BlcmlvZCJ/Cg1TZXJpZXNTdGFydGVkEhIKCmFjY291bnRfaWQYASABKAkSFQoNaW50ZXJ2YWxfZGF5cxgCIAEoDRIPCgdwZXJpb2RzGAMgASgNEjIKBGhlbGQYBCADKAsyJC5ldmVudHMucGF5bWVudHMudjEuSGVsZFBlcmlvZFdpbmRvdyKUAQoQSGVsZFBlcmlvZFdpbmRvdxIOCgZwZXJpb2QYASABKA0SDQoFbm9uY2UYAiABKAkSLwoLdmFsaWRfYWZ0ZXIYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDHZhbGlkX2JlZm9yZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * PaymentSettled is emitted once per settled payment (live or rehearsal).
@@ -129,6 +129,27 @@ export type PaymentSettled = Message<"events.payments.v1.PaymentSettled"> & {
    * @generated from field: optional string parties_json = 21;
    */
   partiesJson?: string | undefined;
+
+  /**
+   * schedule_id and schedule_period name the series and period this payment paid
+   * (period 0 is the purchase that started the series); absent for other sales.
+   *
+   * @generated from field: optional string schedule_id = 22;
+   */
+  scheduleId?: string | undefined;
+
+  /**
+   * @generated from field: optional uint32 schedule_period = 23;
+   */
+  schedulePeriod?: number | undefined;
+
+  /**
+   * series is set on a series' period 0 only: what the schedules service needs
+   * to keep the series (ADR 20). The signed authorizations stay in payments.
+   *
+   * @generated from field: events.payments.v1.SeriesStarted series = 24;
+   */
+  series?: SeriesStarted | undefined;
 };
 
 /**
@@ -137,4 +158,75 @@ export type PaymentSettled = Message<"events.payments.v1.PaymentSettled"> & {
  */
 export const PaymentSettledSchema: GenMessage<PaymentSettled> = /*@__PURE__*/
   messageDesc(file_events_payments_v1_payment_settled, 0);
+
+/**
+ * SeriesStarted is a series as its purchase left it: period 0 settled, the
+ * later periods held.
+ *
+ * @generated from message events.payments.v1.SeriesStarted
+ */
+export type SeriesStarted = Message<"events.payments.v1.SeriesStarted"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: uint32 interval_days = 2;
+   */
+  intervalDays: number;
+
+  /**
+   * @generated from field: uint32 periods = 3;
+   */
+  periods: number;
+
+  /**
+   * @generated from field: repeated events.payments.v1.HeldPeriodWindow held = 4;
+   */
+  held: HeldPeriodWindow[];
+};
+
+/**
+ * Describes the message events.payments.v1.SeriesStarted.
+ * Use `create(SeriesStartedSchema)` to create a new message.
+ */
+export const SeriesStartedSchema: GenMessage<SeriesStarted> = /*@__PURE__*/
+  messageDesc(file_events_payments_v1_payment_settled, 1);
+
+/**
+ * HeldPeriodWindow is one held period: its authorization's nonce (0x and 64 hex)
+ * and the window it is valid in (valid_after exclusive, valid_before exclusive,
+ * as EIP-3009 counts them).
+ *
+ * @generated from message events.payments.v1.HeldPeriodWindow
+ */
+export type HeldPeriodWindow = Message<"events.payments.v1.HeldPeriodWindow"> & {
+  /**
+   * @generated from field: uint32 period = 1;
+   */
+  period: number;
+
+  /**
+   * @generated from field: string nonce = 2;
+   */
+  nonce: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp valid_after = 3;
+   */
+  validAfter?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp valid_before = 4;
+   */
+  validBefore?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message events.payments.v1.HeldPeriodWindow.
+ * Use `create(HeldPeriodWindowSchema)` to create a new message.
+ */
+export const HeldPeriodWindowSchema: GenMessage<HeldPeriodWindow> = /*@__PURE__*/
+  messageDesc(file_events_payments_v1_payment_settled, 2);
 
