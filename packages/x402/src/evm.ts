@@ -304,7 +304,7 @@ export function cancelAuthorizationTypedData(domain: Eip712Domain, authorizer: s
     domain: { ...domain, verifyingContract: getAddress(domain.verifyingContract) },
     types: CANCEL_AUTHORIZATION_TYPES,
     primaryType: "CancelAuthorization" as const,
-    message: { authorizer: getAddress(authorizer), nonce },
+    message: { authorizer: getAddress(authorizer), nonce: nonce as Hex },
   });
 }
 
