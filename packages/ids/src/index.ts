@@ -30,6 +30,8 @@ export const ID_PREFIX = {
   oauthGrant: "ogr_",
   /** An OAuth authorization request waiting for consent. */
   oauthRequest: "oaq_",
+  /** A recurring series (ADR 20): minted by payments with period 0's payment; /schedule/{id} is the buyer's view. */
+  schedule: "sch_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
