@@ -9,38 +9,11 @@
  * SIGNER_WALLET_FILE signs an action with another wallet (the seller's, for cancel).
  */
 import { encodeHeader, signEscrowDeposit } from "@c402/x402";
-import { parseSignature, type Hex, type TypedDataDefinition } from "viem";
+import { parseSignature, type Hex } from "viem";
 import { demoWallet } from "./demo-wallet";
+import { postJson as post, signable, type TypedDataJson } from "./wallet-requests";
 
 const walletFile = process.env.SIGNER_WALLET_FILE ?? process.env.BUYER_WALLET_FILE ?? ".data/demo-buyer-wallet.json";
-
-interface TypedDataJson {
-  domain: TypedDataDefinition["domain"];
-  types: Record<string, { name: string; type: string }[]>;
-  primaryType: string;
-  message: Record<string, unknown>;
-}
-
-/** An action's JSON typed data with its integers as the bigints a signer takes (uint fields come as decimal text or numbers). */
-function signable(typed: TypedDataJson): TypedDataDefinition {
-  const { EIP712Domain: _domain, ...types } = typed.types;
-  const fields = types[typed.primaryType] ?? [];
-  const message = Object.fromEntries(
-    Object.entries(typed.message).map(([k, v]) => [k, fields.find((f) => f.name === k)?.type.startsWith("uint") ? BigInt(v as string) : v]),
-  );
-  return { domain: typed.domain, types, primaryType: typed.primaryType, message } as TypedDataDefinition;
-}
-
-async function post(url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await fetch(url, {
-    method: "POST",
-    headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const answer = (await r.json()) as Record<string, any>;
-  if (!r.ok) throw new Error(`${url} answered ${r.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
 
 async function pay(face: string) {
   const account = demoWallet(walletFile);
