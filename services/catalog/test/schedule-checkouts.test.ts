@@ -74,12 +74,12 @@ function scheduleContract(open: () => Promise<TestDatabase>) {
   });
 
   it("refuses periods outside 2 to 24 and an interval outside 1 to 366 days, naming each field", async () => {
-    for (const [periods, intervalDays] of [
-      [1, 0],
-      [25, 367],
-      [2.5, 1.5],
+    for (const terms of [
+      { periods: 1, intervalDays: 0 },
+      { periods: 25, intervalDays: 367 },
+      { periods: 2.5, intervalDays: 1.5 },
     ]) {
-      expect(await refusedFields(catalog.create(goods({ schedule: { periods, intervalDays } })))).toEqual(["schedule_interval_days", "schedule_periods"]);
+      expect(await refusedFields(catalog.create(goods({ schedule: terms })))).toEqual(["schedule_interval_days", "schedule_periods"]);
     }
     for (const terms of [
       { periods: 2, intervalDays: 1 },
@@ -125,7 +125,7 @@ function scheduleContract(open: () => Promise<TestDatabase>) {
     const req = create(catalogV1.CreateCheckoutRequestSchema, {
       accountId: "acct_series_rpc",
       actor: "key:sk_test_abcd",
-      fingerprint: "fp-rpc",
+      requestFingerprint: "fp-rpc",
       title: "Weekly digest",
       priceUsd: "1.00",
       payloadJson: "{}",
@@ -134,7 +134,7 @@ function scheduleContract(open: () => Promise<TestDatabase>) {
     const { checkout } = await rpc.createCheckout(req, call);
     expect([checkout?.schedule?.intervalDays, checkout?.schedule?.periods]).toEqual([7, 4]);
     const listed = await rpc.listCheckouts(create(catalogV1.ListCheckoutsRequestSchema, { accountId: "acct_series_rpc", pageSize: 10 }), call);
-    expect(listed.checkouts.map((c) => [c.schedule?.intervalDays, c.schedule?.periods])).toEqual([[7, 4]]);
+    expect((listed.checkouts ?? []).map((c) => [c.schedule?.intervalDays, c.schedule?.periods])).toEqual([[7, 4]]);
   });
 }
 
