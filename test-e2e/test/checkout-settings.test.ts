@@ -21,13 +21,16 @@ describe("checkout settings", () => {
     expect(page.text).toContain("sub-7");
   });
 
-  it("validates the fields of features not built yet, then refuses them by name", async () => {
+  it("validates the series fields (a series is created and read back with its schedule) and the platform fee, naming each", async () => {
     const seller = await newSeller();
     const create = (extra: Record<string, unknown>) => call("POST", "/v1/checkouts", { key: seller.key, body: { title: "x", price_usd: "1", ...extra } });
-    const refused = await create({ schedule_interval_days: 7, schedule_periods: 4 });
-    expect(refused.status).toBe(422);
-    expect(refused.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["schedule_interval_days", "schedule_periods"]);
-    expect(refused.body.errors.every((e: { reason: string }) => e.reason.includes("not available"))).toBe(true);
+    const series = await create({ schedule_interval_days: 7, schedule_periods: 4 });
+    expect(series.status).toBe(201);
+    expect(series.body.schedule).toEqual({ interval_days: 7, periods: 4 });
+    expect((await call("GET", `/v1/checkouts/${series.body.id}`, { key: seller.key })).body.schedule).toEqual({ interval_days: 7, periods: 4 });
+    const half = await create({ schedule_periods: 4 });
+    expect(half.status).toBe(422);
+    expect(half.body.errors).toEqual([expect.objectContaining({ field: "schedule_interval_days", reason: expect.stringContaining("both or neither") })]);
     const invalid = await create({ schedule_periods: 30, platform_fee_bps: 250 });
     expect(invalid.status).toBe(422);
     expect(invalid.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: "schedule_periods", reason: "must be <= 24" })]));

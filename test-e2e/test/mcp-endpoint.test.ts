@@ -36,8 +36,9 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
 
 const structured = (result: unknown) => (result as { structuredContent: any }).structuredContent;
 
-/** Every tool listed today, sorted: the schedule and spending tools come with their features. */
+/** Every tool listed today, sorted: the spending tools come with their feature. */
 const ALL_TOOLS = [
+  "cancel_schedule",
   "create_checkout",
   "create_webhook",
   "escrow_action",
@@ -51,6 +52,7 @@ const ALL_TOOLS = [
   "get_escrow_settings",
   "get_payout_history",
   "get_receipt",
+  "get_schedule",
   "go_live",
   "issue_content_grant",
   "list_awaiting_fulfilment",
@@ -58,6 +60,7 @@ const ALL_TOOLS = [
   "list_escrows",
   "list_mcp_tools",
   "list_receipts",
+  "list_schedules",
   "mark_fulfilled",
   "pay_test_checkout",
   "quote_checkout",

@@ -5,7 +5,7 @@ import { baseUrl, call, newCheckout, newSeller } from "../src/http";
  * (PATCH /auth/me), creates checkouts, voids one; the JSON
  * (/v1/sellers/{slug}/offers), the page (/schedule/{slug}) and the embeddable
  * fragment (/v1/sellers/{slug}/embed) all list the same selling set, newest
- * first, without credentials. A series id at /schedule/{id} is not served yet.
+ * first, without credentials. A series id at /schedule/{id} is the series' buyer view.
  */
 
 const CHECKOUT_ID = /chk_[0-9A-Za-z]{24}/g;
@@ -143,10 +143,10 @@ describe("a seller's public catalogue", () => {
     expect((await call("GET", `/v1/sellers/${given}/offers`)).status).toBe(404);
   });
 
-  it("a series id at /schedule/{id} answers 404: series pages are not available on this deployment yet", async () => {
+  it("a series id at /schedule/{id} is the series' buyer view: an unknown one answers 404", async () => {
     const r = await call("GET", "/schedule/sch_000000000000000000000000");
     expect(r.status).toBe(404);
-    expect(r.body.detail.message).toMatch(/Series pages .* not available on this deployment yet/);
+    expect(r.headers.get("content-type")).toMatch(/problem\+json/);
     // While a seller's slug answers its catalogue at the same place.
     expect((await call("GET", `/schedule/${slug}`)).status).toBe(200);
   });

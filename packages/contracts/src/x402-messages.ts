@@ -5,12 +5,14 @@ import {
   FacilitatorSupportedResponseSchema,
   PaymentRequirementSchema,
   RequirementEscrowSchema,
+  RequirementScheduleSchema,
   SettleResponseSchema,
   VerifyResponseSchema,
   type Authorization,
   type FacilitatorSupportedResponse,
   type PaymentRequirement,
   type RequirementEscrow,
+  type RequirementSchedule,
   type SettleResponse as SettleResponseMessage,
   type VerifyResponse as VerifyResponseMessage,
 } from "./gen/payments/v1/payments_pb";
@@ -48,8 +50,41 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
       transfers: requirementTransfers(r.extra).map((t) => ({ payTo: t.payTo, amount: t.amount })),
       ...escrowExtraMessage(r.extra.escrow),
       ...(text(r.extra.escrowAvailable) !== undefined ? { escrowAvailable: text(r.extra.escrowAvailable) } : {}),
+      ...scheduleExtraMessage(r.extra.schedule),
     },
   });
+}
+
+/**
+ * A series' `extra.schedule` (ADR 20) as the message's fields: the interval,
+ * the periods (period 0 included) and each period's window in seconds after
+ * the purchase, camelCase like the rest of extra:
+ * {intervalDays, periods, windows: [{period, opensAfterSeconds, closesAfterSeconds}]}.
+ */
+function scheduleExtraMessage(value: unknown): { schedule?: MessageInitShape<typeof RequirementScheduleSchema> } {
+  if (typeof value !== "object" || value === null) return {};
+  const s = value as Record<string, unknown>;
+  const whole = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0);
+  const windows = Array.isArray(s.windows) ? (s.windows as unknown[]) : [];
+  return {
+    schedule: {
+      intervalDays: whole(s.intervalDays),
+      periods: whole(s.periods),
+      windows: windows.map((w) => {
+        const o = (typeof w === "object" && w !== null ? w : {}) as Record<string, unknown>;
+        return { period: whole(o.period), opensAfterSeconds: BigInt(whole(o.opensAfterSeconds)), closesAfterSeconds: BigInt(whole(o.closesAfterSeconds)) };
+      }),
+    },
+  };
+}
+
+/** `extra.schedule` from the message. */
+function scheduleExtraOf(s: RequirementSchedule) {
+  return {
+    intervalDays: s.intervalDays,
+    periods: s.periods,
+    windows: s.windows.map((w) => ({ period: w.period, opensAfterSeconds: Number(w.opensAfterSeconds), closesAfterSeconds: Number(w.closesAfterSeconds) })),
+  };
 }
 
 /** An escrow requirement's `extra.escrow` (the escrow face's terms), as the message's fields. */
@@ -115,6 +150,7 @@ export function requirementFromMessage(m: PaymentRequirement): PaymentRequiremen
               version: extra?.version ?? "",
               ...(extra?.escrow ? { escrow: escrowExtraOf(extra.escrow) } : {}),
               ...(extra?.escrowAvailable !== undefined ? { escrowAvailable: extra.escrowAvailable } : {}),
+              ...(extra?.schedule ? { schedule: scheduleExtraOf(extra.schedule) } : {}),
               checkoutId: extra?.checkoutId ?? "",
               ...(extra?.rehearsal ? { rehearsal: true } : {}),
             },

@@ -32,6 +32,25 @@ describe("x402 objects as payments.v1 messages", () => {
   it.each([
     ["a live requirement", base],
     ["a rehearsal requirement", { ...base, extra: { name: "USDC rehearsal - no funds move", version: "2", checkoutId: "chk_x", rehearsal: true } }],
+    [
+      "a series' requirement (extra.schedule: interval, periods, each period's window in seconds after the purchase)",
+      {
+        ...base,
+        extra: {
+          name: "USD Coin",
+          version: "2",
+          schedule: {
+            intervalDays: 30,
+            periods: 3,
+            windows: [
+              { period: 1, opensAfterSeconds: 2_592_000, closesAfterSeconds: 5_184_000 },
+              { period: 2, opensAfterSeconds: 5_184_000, closesAfterSeconds: 7_776_000 },
+            ],
+          },
+          checkoutId: "chk_000000000000000000000001",
+        },
+      },
+    ],
   ])("%s", (_name, requirement) => {
     const back = requirementFromMessage(overTheWire(paymentsV1.PaymentRequirementSchema, requirementMessage(requirement)));
     expect(back).toEqual(requirement);

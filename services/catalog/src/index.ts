@@ -29,6 +29,7 @@ import { checkoutContent } from "./store/migrations/0017_content";
 import { retiredTwins } from "./store/migrations/0018_retired_twins";
 import { platformFeeRails } from "./store/migrations/0019_platform_fee_rails";
 import { escrowCheckouts } from "./store/migrations/0020_escrow_checkouts";
+import { scheduleTerms } from "./store/migrations/0021_schedule_terms";
 
 export { catalogConfigSpec } from "./config";
 export const CATALOG_SCHEMA = "catalog";
@@ -53,6 +54,7 @@ export const catalogMigrations = {
   "0018_retired_twins": retiredTwins,
   "0019_platform_fee_rails": platformFeeRails,
   "0020_escrow_checkouts": escrowCheckouts,
+  "0021_schedule_terms": scheduleTerms,
 };
 
 /** How often passed deadlines are recorded (each expired checkout's account event), and how many per round at most. */

@@ -3,7 +3,7 @@ import { DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE } from "./config";
 import { newFaceQuotes, type FaceQuotes } from "./faces/answers";
 import { FacePayments } from "./faces/face-payments";
 import { UnpaidAnswers } from "./faces/unpaid";
-import { faceCors } from "./http/cors";
+import { faceCors, seriesCors } from "./http/cors";
 import type { GatewayDeps } from "./http/deps";
 import { bigintAsString } from "./http/json";
 import { jsonBody } from "./http/json-body";
@@ -43,6 +43,8 @@ import { escrowSettingsRoutes } from "./http/routes/escrow-settings";
 import { EscrowSettingsOperations } from "./operations/escrow-settings";
 import { escrowRoutes } from "./http/routes/escrows";
 import { EscrowOperations } from "./operations/escrows";
+import { scheduleRoutes } from "./http/routes/schedules";
+import { ScheduleOperations } from "./operations/schedules";
 import { EmbedOrigins } from "./http/embed-origins";
 import { ContentOperations } from "./operations/content";
 import { contentRoutes } from "./http/routes/content";
@@ -84,6 +86,8 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /oauth/*, /.well-known/oauth-*                                 oauth.ts
  *   /v1/account/embed                                              embed.ts
  *   /v1/account/escrow (+ /readiness)                              escrow-settings.ts
+ *   /v1/escrows, /e/{id}/status, /e/{id}/actions/*                 escrows.ts
+ *   /v1/schedules, /schedule/{id} (an sch_ id; + /cancel)          schedules.ts
  *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
@@ -100,6 +104,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.set("json replacer", bigintAsString);
   app.use(requestContext(deps.logger));
   app.use(["/c", "/x", "/e", "/r"], faceCors);
+  app.use("/schedule", seriesCors);
   const checkouts = new CheckoutOperations(deps, quotes);
   const receipts = new ReceiptOperations(deps);
   const unpaid = new UnpaidAnswers(deps.clients, deps.settings.baseUrl, quotes);
@@ -110,8 +115,9 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const content = new ContentOperations(deps, checkouts);
   const escrowSettings = new EscrowSettingsOperations(deps);
   const escrows = new EscrowOperations(deps);
+  const schedules = new ScheduleOperations(deps);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings, escrows })));
+  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings, escrows, schedules })));
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));
@@ -148,6 +154,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(embedRoutes(deps, embeds));
   app.use(escrowSettingsRoutes(deps, escrowSettings));
   app.use(escrowRoutes(deps, escrows));
+  app.use(scheduleRoutes(deps, schedules));
   app.use(notFound);
   app.use(retiredTwinRedirect(deps));
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));

@@ -17,7 +17,7 @@ type ContentDeclaration = {
   author?: string | null;
   published?: string | null;
   canonical_url?: string | null;
-  keywords?: unknown[] | null;
+  keywords?: string[] | null;
   section?: string | null;
   language?: string | null;
   license_url?: string | null;

@@ -247,6 +247,7 @@ export class Catalog {
       content_json: valid.content ? JSON.stringify(valid.content) : null,
       escrow: valid.escrow,
       escrow_twin_id: origin.twinId,
+      schedule: valid.schedule,
     };
     // escrow_offer optional: the escrow twin sells the same goods under escrow terms; the two name each other.
     const twin: CheckoutRow | null = origin.twinId === null ? null : { ...row, id: origin.twinId, escrow: valid.escrowTwin, escrow_twin_id: row.id };
@@ -267,6 +268,7 @@ export class Catalog {
               expires_at: created.expires_at?.toISOString() ?? null,
               ...(created.escrow ? { escrow: created.escrow } : {}),
               ...(created.escrow_twin_id ? { escrow_twin_id: created.escrow_twin_id } : {}),
+              ...(created.schedule ? { schedule: created.schedule } : {}),
             },
           }),
         );

@@ -4,6 +4,7 @@ import { getAddress, isAddress } from "viem";
 import { contentDeclarationOf, contentSaleRefusals, type ContentDeclaration } from "./content-rules";
 import { escrowOfCreate, type EscrowTerms, type EscrowTermsInput } from "./escrow-rules";
 import { fulfillmentOf, type Fulfillment, type RelayFieldsInput } from "./relay-rules";
+import { scheduleOfCreate, type ScheduleTerms, type ScheduleTermsInput } from "./schedule-rules";
 
 /**
  * Checkout creation rules. Choices the spec leaves open are documented in
@@ -67,6 +68,8 @@ export interface CreateCheckoutInput extends RelayFieldsInput {
   escrow?: EscrowTermsInput;
   /** Mints an escrow twin (esc_) beside the plain checkout, under these terms. */
   escrowTwin?: EscrowTermsInput;
+  /** Makes the checkout a recurring series under these terms. */
+  schedule?: ScheduleTermsInput;
 }
 
 /** A package: one payment buys `calls` calls, spendable for `ttlDays` days after settlement. */
@@ -101,6 +104,8 @@ export interface ValidCheckout {
   escrow: EscrowTerms | null;
   /** The terms of the escrow twin minted beside a plain checkout; null when none is. */
   escrowTwin: EscrowTerms | null;
+  /** A recurring series' terms; null for every other checkout. */
+  schedule: ScheduleTerms | null;
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
@@ -247,6 +252,7 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
   const pkg = packageOf(input, fulfillment.mode, priceAtomic, errors);
   const content = input.contentJson === undefined ? null : contentDeclarationOf(input.contentJson, errors);
   if (input.contentJson !== undefined) errors.push(...contentSaleRefusals({ mode: fulfillment.mode, payloadJson: input.payloadJson ?? null, package: pkg }));
+  const schedule = scheduleOfCreate(input, errors);
   const { escrow, escrowTwin } = escrowOfCreate(input, fulfillment.mode, errors);
 
   if (errors.length) throw invalid(errors);
@@ -271,6 +277,7 @@ export function validateCreate(input: CreateCheckoutInput): ValidCheckout {
     content,
     escrow,
     escrowTwin,
+    schedule,
   };
 }
 

@@ -45,6 +45,9 @@ function summaryFields(c: CheckoutSummaryRow, now: Date): Omit<catalogV1.Checkou
       : {}),
     ...(c.escrow !== null ? { escrow: escrowMessage(c.escrow) } : {}),
     ...(c.escrow_twin_id !== null ? { escrowTwinId: c.escrow_twin_id } : {}),
+    ...(c.schedule !== null
+      ? { schedule: { $typeName: "catalog.v1.CheckoutSchedule", intervalDays: c.schedule.interval_days, periods: c.schedule.periods } as const }
+      : {}),
   };
 }
 
@@ -186,6 +189,7 @@ export function catalogRpc(catalog: Catalog, now: () => Date = () => new Date())
         ...(req.contentJson !== undefined ? { contentJson: req.contentJson } : {}),
         ...(req.escrow ? { escrow: escrowInputOf(req.escrow) } : {}),
         ...(req.escrowTwin ? { escrowTwin: escrowInputOf(req.escrowTwin) } : {}),
+        ...(req.schedule ? { schedule: { intervalDays: req.schedule.intervalDays, periods: req.schedule.periods } } : {}),
       });
       return { checkout: checkoutMessage(checkout, now()), replayed };
     },

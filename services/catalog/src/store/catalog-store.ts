@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable } from "kysel
 import { reusableStatement } from "@c402/db";
 import type { KeyMode, Parties, StoredStatus } from "../domain/checkout-rules";
 import type { EscrowTerms } from "../domain/escrow-rules";
+import type { ScheduleTerms } from "../domain/schedule-rules";
 
 interface CheckoutsTable {
   id: string;
@@ -54,6 +55,8 @@ interface CheckoutsTable {
   escrow: EscrowTerms | null;
   /** An escrow_offer=optional checkout and its escrow twin name each other here; null otherwise. */
   escrow_twin_id: string | null;
+  /** A recurring series' terms, frozen at create; null for every other checkout. */
+  schedule: ScheduleTerms | null;
 }
 
 interface IdempotencyKeysTable {
@@ -106,6 +109,7 @@ export const CHECKOUT_SUMMARY_COLUMNS = [
   "package_ttl_days",
   "escrow",
   "escrow_twin_id",
+  "schedule",
 ] as const satisfies readonly (keyof CheckoutsTable)[];
 export type CheckoutSummaryRow = Pick<CheckoutRow, (typeof CHECKOUT_SUMMARY_COLUMNS)[number]>;
 /** A checkout of the public catalogue: the summary and the offer card. */
@@ -157,6 +161,7 @@ export const catalogStore = {
         payout_rails: JSON.stringify(row.payout_rails) as unknown as CheckoutRow["payout_rails"],
         platform_fee_rails: JSON.stringify(row.platform_fee_rails) as unknown as CheckoutRow["platform_fee_rails"],
         escrow: (row.escrow === null ? null : JSON.stringify(row.escrow)) as unknown as CheckoutRow["escrow"],
+        schedule: (row.schedule === null ? null : JSON.stringify(row.schedule)) as unknown as CheckoutRow["schedule"],
       })
       .execute(),
 
@@ -391,5 +396,7 @@ export function checkoutFromSnapshot(s: Record<string, unknown>): CheckoutRow {
     // Snapshots taken before escrow checkouts existed: a plain checkout without a twin.
     escrow: (s.escrow as EscrowTerms | null | undefined) ?? null,
     escrow_twin_id: (s.escrow_twin_id as string | null | undefined) ?? null,
+    // Snapshots taken before series existed: not a series.
+    schedule: (s.schedule as ScheduleTerms | null | undefined) ?? null,
   };
 }

@@ -15,6 +15,7 @@ import { ArticlePasses } from "./article-passes";
 import { ArticleRehearsals, isRehearsalFace } from "./article-rehearsals";
 import { FACE_PROTO, type Face } from "./face";
 import { goodsOf, type UnpaidAnswers } from "./unpaid";
+import { purchaseScheduleView } from "../views/schedules";
 
 /** The checkouts a gateway keeps for their goods (ADR 14): the ones selling now are few; one past the budget is handed back whole each time. */
 const KEPT_CHECKOUTS = { maxEntries: 1_000, maxWeight: 16 * 1024 * 1024, maxAgeMs: 60_000 };
@@ -30,6 +31,8 @@ export interface FacePayment {
   handoff?: string;
   /** The buyer's call parameters (relay and mcp checkouts). */
   params: Record<string, string>;
+  /** A series' held periods' payments (POST …/pay `schedule`), encoded as payment headers; empty otherwise. */
+  held?: readonly string[];
 }
 
 /** What a face answers a payment: status, headers and JSON body (a refusal is a problem document). */
@@ -81,6 +84,7 @@ export class FacePayments {
           ...(payment.handoff !== undefined ? { handoffId: payment.handoff } : {}),
           params: payment.params,
           ...(held ? { knownCheckoutRevision: held.revision } : {}),
+          ...(payment.held?.length ? { heldPaymentHeaders: [...payment.held] } : {}),
         },
         // Payments fits a relay origin's call and the settlement inside it, so their outcome is what the buyer hears (ADR 9).
         { timeoutMs: PAID_REQUEST_TIMEOUT_MS },
@@ -108,6 +112,8 @@ export class FacePayments {
     const content = declarationOf(settled.checkout);
     // A gated article's purchase also answers its pass (spec: pay adds grant, grant_scope, grant_expires_in).
     const pass = content ? await this.passes.ofPurchase(settled.checkout, content, settled.receipt) : {};
+    // A purchase that started a series answers it (its period 0 settled): the buyer's view is its url.
+    const series = r.schedule ? { schedule: purchaseScheduleView(r.schedule, settings.baseUrl) } : {};
     if (r.delivery) {
       const { testDeliveriesLeft, testDeliveriesResetSeconds } = r.delivery;
       const rateLimit =
@@ -116,12 +122,12 @@ export class FacePayments {
           : undefined;
       const relayed = relayPaidView(settled.goods.mode === "mcp" ? "mcp" : "relay", r.delivery, settled.receipt, r.redelivered, settings.baseUrl);
       const bought = r.package ? packagePurchaseFields(r.package, r.packageKey, settings.baseUrl) : {};
-      return { status: relayed.status, headers, body: { ...relayed.body, ...bought, ...pass }, ...(rateLimit ? { rateLimit } : {}) };
+      return { status: relayed.status, headers, body: { ...relayed.body, ...bought, ...pass, ...series }, ...(rateLimit ? { rateLimit } : {}) };
     }
     return {
       status: 200,
       headers,
-      body: { ...paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl), ...pass },
+      body: { ...paidView(settled.goods, settled.receipt, r.redelivered, settings.baseUrl), ...pass, ...series },
       ...(articleBudget ? { rateLimit: articleBudget } : {}),
     };
   }

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
+import { hasIdShape } from "@c402/ids";
 import { FACE_HEADERS } from "../faces/answers";
 
 /** The faces' and receipts' headers on every answer under /c, /x, /e and /r, and their CORS preflight. */
@@ -11,6 +12,15 @@ export function faceCors(req: Request, res: Response, next: NextFunction): void 
     res.status(204).end();
     return;
   }
+  next();
+}
+
+/**
+ * A series' buyer view (/schedule/{id}, ADR 20) is a buyer face: it answers as
+ * /c, /e and /r do. A slug there is the seller catalogue's page, left alone.
+ */
+export function seriesCors(req: Request, res: Response, next: NextFunction): void {
+  if (hasIdShape(req.path.split("/")[1] ?? "")) return faceCors(req, res, next);
   next();
 }
 

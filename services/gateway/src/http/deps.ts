@@ -1,5 +1,5 @@
 import type { Cache } from "@c402/cache";
-import type { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import type { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, schedulesV1, webhooksV1 } from "@c402/contracts";
 import type { Logger } from "@c402/logging";
 import type { ServiceClient } from "@c402/rpc";
 import type { GatewaySettings } from "../config";
@@ -12,6 +12,12 @@ export interface ServiceClients {
   fulfillment: ServiceClient<typeof fulfillmentV1.FulfillmentService>;
   webhooks: ServiceClient<typeof webhooksV1.WebhooksService>;
   escrow: ServiceClient<typeof escrowV1.EscrowService>;
+  /**
+   * Recurring series (ADR 20). Optional only until the embedded runner starts
+   * the schedules service (its topology entry): without it the series routes
+   * answer 503 service-unavailable; distributed mode always has it.
+   */
+  schedules?: ServiceClient<typeof schedulesV1.SchedulesService>;
   /** Health of each backing service, by name. */
   health: Record<string, ServiceClient<typeof healthV1.HealthService>>;
 }

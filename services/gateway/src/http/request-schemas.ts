@@ -3,6 +3,7 @@ import { originKeySchemas } from "./origin-key-schemas";
 import { webhookSchemas } from "./webhook-schemas";
 import { payoutSchemas } from "./payout-schemas";
 import { escrowCreateFields, escrowSchemas } from "./escrow-schemas";
+import { HELD_PERIODS_MAX, scheduleSchemas } from "./schedule-schemas";
 import { reportSchemas } from "./report-schemas";
 import type { FromSchema } from "./schema-type";
 
@@ -28,11 +29,8 @@ const offerCard = {
   constraints: text,
 } as const;
 
-/**
- * Create fields validated as the spec says (so a mistake is named first), then
- * refused because their feature (series) is not built yet.
- */
-export const CHECKOUT_VALIDATED_NOT_YET_FIELDS = ["schedule_interval_days", "schedule_periods"] as const;
+/** A recurring series' create fields (both or neither; ADR 20). */
+export const SERIES_FIELDS = ["schedule_interval_days", "schedule_periods"] as const;
 
 /** A gated article's declaration (the spec's `content`): its shape here; catalog checks dates, URLs and tags. */
 const contentDeclaration = {
@@ -139,8 +137,20 @@ const checkoutCreateFields = {
     maximum: 100_000,
     description: "Rehearsal deliveries per day for relay and mcp calls and gated articles' purchases and reads (default 25).",
   },
-  schedule_interval_days: { type: "integer", minimum: 1, maximum: 366 },
-  schedule_periods: { type: "integer", minimum: 2, maximum: 24 },
+  schedule_interval_days: {
+    type: "integer",
+    minimum: 1,
+    maximum: 366,
+    description:
+      "Makes the checkout a recurring series (with schedule_periods: both or neither): days between periods. Base only; never with escrow, a package or content.",
+  },
+  schedule_periods: {
+    type: "integer",
+    minimum: 2,
+    maximum: 24,
+    description:
+      "A recurring series' periods, period 0 (paid at purchase) included: the buyer signs every later period then, each charged on its date (GET /v1/schedules).",
+  },
   escrow_offer: { type: "string", enum: ["optional", "required"] },
   content: contentDeclaration,
   max_deliveries: {
@@ -355,8 +365,21 @@ export const schemas = {
       payload: { type: "object", description: "The buyer's signed payment payload" },
     },
   },
-  /** POST /c/{id}/pay: the payment travels in its header, as on GET; `schedule` (series) is withheld until series exist. */
-  FacePay: { type: "object", additionalProperties: false, properties: {} },
+  /** POST /c/{id}/pay: the payment travels in its header, as on GET; a series' held periods in `schedule`. */
+  FacePay: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      schedule: {
+        type: "array",
+        minItems: 1,
+        maxItems: HELD_PERIODS_MAX,
+        items: { type: "object", description: "A held period's signed payload: its prepare entry's payload_stub with the signature filled in" },
+        description:
+          "A recurring series: the signed payloads of the held periods (periods 1 to periods-1, in order, from the prepare answer's schedule[]); every one is verified before period 0 settles, and one bad payload refuses the whole purchase",
+      },
+    },
+  },
   PaymentPrepare: {
     type: "object",
     additionalProperties: false,
@@ -374,6 +397,7 @@ export const schemas = {
   ...reportSchemas,
   ...payoutSchemas,
   ...escrowSchemas,
+  ...scheduleSchemas,
   ...originKeySchemas,
   ...webhookSchemas,
 } as const;

@@ -3,7 +3,7 @@
  * accepts, so that a request body's type is read off the schema that
  * validates it and is never declared twice. It covers the keywords the
  * request schemas use: `type` (one name), `enum`, `anyOf`, `properties` with
- * `required`, and `additionalProperties` as a schema; annotations
+ * `required`, `items`, and `additionalProperties` as a schema; annotations
  * (`description`, bounds, `pattern`) narrow nothing. Properties not in
  * `required` are optional.
  */
@@ -19,15 +19,17 @@ export type FromSchema<S> = S extends { readonly anyOf: readonly (infer Branch)[
           ? boolean
           : S extends { readonly type: "null" }
             ? null
-            : S extends { readonly type: "array" }
-              ? unknown[]
-              : S extends { readonly type: "object"; readonly properties: infer Properties }
-                ? ObjectOf<Properties, S extends { readonly required: readonly (infer Required)[] } ? Required : never>
-                : S extends { readonly type: "object"; readonly additionalProperties: infer Values extends object }
-                  ? Record<string, FromSchema<Values>>
-                  : S extends { readonly type: "object" }
-                    ? Record<string, unknown>
-                    : unknown;
+            : S extends { readonly type: "array"; readonly items: infer Items }
+              ? FromSchema<Items>[]
+              : S extends { readonly type: "array" }
+                ? unknown[]
+                : S extends { readonly type: "object"; readonly properties: infer Properties }
+                  ? ObjectOf<Properties, S extends { readonly required: readonly (infer Required)[] } ? Required : never>
+                  : S extends { readonly type: "object"; readonly additionalProperties: infer Values extends object }
+                    ? Record<string, FromSchema<Values>>
+                    : S extends { readonly type: "object" }
+                      ? Record<string, unknown>
+                      : unknown;
 
 type ObjectOf<Properties, Required> = Flatten<
   { -readonly [K in keyof Properties & Required]: FromSchema<Properties[K]> } & {

@@ -1,5 +1,5 @@
 import { invalid } from "@c402/problems";
-import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, schemas } from "../http/request-schemas";
+import { SERIES_FIELDS, schemas } from "../http/request-schemas";
 import { listMcpTools } from "../operations/mcp-servers";
 import { asQuery, pageProperties, sellerTool, type McpTool, type McpToolDefinition } from "./tool";
 
@@ -15,7 +15,7 @@ const checkoutRef = { type: "object", additionalProperties: false, required: ["c
  * the fields whose feature is not built yet.
  */
 function createCheckoutSchema(): McpTool["inputSchema"] {
-  const left = new Set<string>(["test_mode", "max_deliveries", ...CHECKOUT_VALIDATED_NOT_YET_FIELDS]);
+  const left = new Set<string>(["test_mode", "max_deliveries", ...SERIES_FIELDS]);
   const rest = schemas.CheckoutCreate.properties;
   const properties: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([name]) => !left.has(name)));
   properties.reusable = { type: "boolean", description: "true (the default here): a payment link anyone may pay again; false: single-shot." };

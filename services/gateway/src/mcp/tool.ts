@@ -10,6 +10,7 @@ import type { ContentOperations } from "../operations/content";
 import type { EmbedOperations } from "../operations/embed";
 import type { EscrowSettingsOperations } from "../operations/escrow-settings";
 import type { EscrowOperations } from "../operations/escrows";
+import type { ScheduleOperations } from "../operations/schedules";
 import type { ReceiptOperations } from "../operations/receipts";
 import type { ReportFiling } from "../operations/reports";
 
@@ -43,6 +44,7 @@ export interface McpToolDeps {
   content: ContentOperations;
   escrowSettings: EscrowSettingsOperations;
   escrows: EscrowOperations;
+  schedules: ScheduleOperations;
 }
 
 /** A tool definition: the tool, given the operations it runs. */

@@ -12,12 +12,12 @@ import { createCheckoutTool, getCheckoutTool, goLiveTool, listCheckoutsTool, lis
 import { escrowActionTool, escrowSubmitTool, getEscrowTool, listEscrowsTool, resolveEscrowSubmitTool, resolveEscrowTool } from "./escrow-tools";
 import { getContentSnippetTool, getContentTool, issueContentGrantTool, updateContentTool } from "./content-tools";
 import { getPayoutHistoryTool, getReceiptTool, listAwaitingFulfilmentTool, listReceiptsTool, markFulfilledTool } from "./receipt-tools";
+import { cancelScheduleTool, getScheduleTool, listSchedulesTool } from "./schedule-tools";
 import type { McpTool, McpToolDeps } from "./tool";
 
 /**
  * The tools of POST /mcp, in the order tools/list names them. Only tools
- * whose feature works are listed: schedule and spending tools come with
- * those features.
+ * whose feature works are listed: spending tools come with that feature.
  */
 const TOOLS = [
   whoamiTool,
@@ -40,6 +40,9 @@ const TOOLS = [
   getEscrowTool,
   resolveEscrowTool,
   resolveEscrowSubmitTool,
+  listSchedulesTool,
+  getScheduleTool,
+  cancelScheduleTool,
   listAwaitingFulfilmentTool,
   markFulfilledTool,
   getAnalyticsTool,

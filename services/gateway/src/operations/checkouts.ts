@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { invalid, ProblemError, type FieldError } from "@c402/problems";
+import { invalid, ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { forgetFaces, type FaceQuotes } from "../faces/answers";
 import { ensureScope, type Credential } from "../http/auth";
 import type { GatewayDeps } from "../http/deps";
 import { createdAtKey, pageOf, pageRequestOf, servicePage } from "../http/pagination";
-import { CHECKOUT_VALIDATED_NOT_YET_FIELDS, type BodyOf } from "../http/request-schemas";
-import { NOT_AVAILABLE_YET, validateBody, validateBodyWithholding } from "../http/validate";
+import { SERIES_FIELDS, type BodyOf } from "../http/request-schemas";
+import { validateBody, validateBodyWithholding } from "../http/validate";
 import { checkoutSummaryView, checkoutView, goLiveView } from "../views/checkouts";
 import { EscrowCreates, escrowWithContentRefused, type EscrowOfCreate } from "./escrow-checkouts";
 import { ensurePayoutAccounts, railsTakenAtCreate } from "./payout-accounts";
@@ -34,11 +34,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The body, validated; a field the spec names but this deployment does not offer yet is refused by name. */
+/** The body, validated. */
 function checkoutBodyOf(raw: unknown): CheckoutCreate {
   const body = validateBody("CheckoutCreate", raw);
   if (body.content !== undefined && body.escrow_offer !== undefined) throw escrowWithContentRefused("escrow_offer", "cannot be combined with content");
-  refuseSeriesNotYet(body, body.escrow_offer !== undefined);
+  ensureSeriesPair(body);
   return body;
 }
 
@@ -46,30 +46,32 @@ function checkoutBodyOf(raw: unknown): CheckoutCreate {
 function escrowCheckoutBodyOf(raw: unknown): BodyOf<"EscrowCheckoutCreate"> {
   const body = validateBody("EscrowCheckoutCreate", raw);
   if (body.content !== undefined) throw escrowWithContentRefused("content", "cannot be sold through escrow (an article is opened by a pass)");
-  refuseSeriesNotYet(body, true);
+  ensureSeriesPair(body);
   return body;
 }
 
+type SeriesFields = Partial<Record<(typeof SERIES_FIELDS)[number], number>>;
+
 /**
- * Series fields: both or neither, then refused as not built yet; with escrow
- * they are left to the escrow rule (a series is not sold through escrow), which names them so.
+ * Series fields: both or neither (catalog checks the terms and what a series
+ * cannot be; with escrow the escrow rule names them: a series is not sold through escrow).
  */
-function refuseSeriesNotYet(body: Partial<Record<(typeof CHECKOUT_VALIDATED_NOT_YET_FIELDS)[number], number>>, escrow: boolean): void {
+function ensureSeriesPair(body: SeriesFields): void {
   const [interval, periods] = [body.schedule_interval_days, body.schedule_periods];
-  const errors: FieldError[] = [];
-  if ((interval === undefined) !== (periods === undefined)) {
-    errors.push({
-      field: interval === undefined ? "schedule_interval_days" : "schedule_periods",
-      reason: "is required with the other schedule field (both or neither)",
-    });
-  }
-  if (!escrow) errors.push(...seriesFieldsOf(body).map((field) => ({ field, reason: NOT_AVAILABLE_YET })));
-  if (errors.length) throw invalid(errors);
+  if ((interval === undefined) === (periods === undefined)) return;
+  throw invalid([
+    { field: interval === undefined ? "schedule_interval_days" : "schedule_periods", reason: "is required with the other schedule field (both or neither)" },
+  ]);
 }
 
 /** The series fields a body sends. */
-const seriesFieldsOf = (body: Partial<Record<(typeof CHECKOUT_VALIDATED_NOT_YET_FIELDS)[number], unknown>>) =>
-  CHECKOUT_VALIDATED_NOT_YET_FIELDS.filter((f) => body[f] !== undefined && body[f] !== null);
+const seriesFieldsOf = (body: SeriesFields) => SERIES_FIELDS.filter((f) => body[f] !== undefined && body[f] !== null);
+
+/** catalog's CheckoutSchedule from a series' fields; absent for any other checkout. */
+function scheduleOf(body: SeriesFields) {
+  const [intervalDays, periods] = [body.schedule_interval_days, body.schedule_periods];
+  return intervalDays !== undefined && periods !== undefined ? { schedule: { intervalDays, periods } } : {};
+}
 
 /** The checkout's own fields of catalog's CreateCheckout, from the body. */
 function checkoutFieldsOf(body: Omit<CheckoutCreate, "escrow_offer">) {
@@ -98,6 +100,7 @@ function checkoutFieldsOf(body: Omit<CheckoutCreate, "escrow_offer">) {
     ...(typeof body.max_deliveries === "number" ? { maxDeliveries: body.max_deliveries } : {}),
     ...(body.package_ttl_days !== undefined ? { packageTtlDays: body.package_ttl_days } : {}),
     ...(body.content !== undefined ? { contentJson: JSON.stringify(body.content) } : {}),
+    ...scheduleOf(body),
     offer: offerCardOf(body),
   };
 }

@@ -68,6 +68,12 @@ export function originView(c: catalogV1.Checkout) {
   };
 }
 
+/** A recurring series' terms, frozen at create; null for any other checkout. */
+export function scheduleTermsView(c: catalogV1.CheckoutSummary | catalogV1.Checkout) {
+  const s = c.schedule;
+  return s ? { interval_days: s.intervalDays, periods: s.periods } : null;
+}
+
 /** A package checkout's terms (both null when one payment buys one call). */
 export function packageTermsView(c: catalogV1.CheckoutSummary | catalogV1.Checkout) {
   const p = c.package;
@@ -109,6 +115,7 @@ export function checkoutSummaryView(c: catalogV1.CheckoutSummary | catalogV1.Che
     ...packageTermsView(c),
     escrow: escrowTermsView(c),
     escrow_twin: escrowTwinView(c, baseUrl),
+    schedule: scheduleTermsView(c),
     reusable: c.reusable,
     test_mode: !c.armed,
     created_at: isoOrNull(c.createdAt),

@@ -12,7 +12,7 @@ type Part = Record<string, unknown> & { responses: Record<string, unknown> };
 
 export interface CatalogueKit {
   operation: (op: Part, ...shared: Part[]) => unknown;
-  use: (name: "BadRequest" | "NotFound" | "InvalidRequest") => unknown;
+  use: (name: "BadRequest" | "NotFound" | "InvalidRequest" | "Unavailable") => unknown;
   json: (description: string, schema: Schema, headers?: Record<string, unknown>) => unknown;
   pathParam: (name: string, schema: Schema, description?: string) => unknown;
   pageQuery: unknown[];
@@ -134,11 +134,16 @@ export function cataloguePaths(k: CatalogueKit): Record<string, Record<string, u
     "/schedule/{slug}": {
       get: k.operation({
         operationId: "getSellerPage",
-        summary: "A seller's catalogue as a page (no key)",
-        description: `${selling} A series id in the place of the slug (/schedule/{id}, an id such as sch_…) answers 404: series pages are not available on this deployment yet.`,
+        summary: "A seller's catalogue as a page; or, for a series id, the series' buyer view (no key)",
+        description: `${selling} A series id in the place of the slug (/schedule/{id}, sch_…) answers that recurring series as its buyer sees it (JSON, open to any origin): its periods, and \`cancel\` (null once it ended): the EIP-191 message the payer signs to stop the charging, and one USDC CancelAuthorization typed data per held period (POST /schedule/{id}/cancel takes either). Another id there is 404.`,
         parameters: [slug, ...k.pageQuery],
         responses: {
-          "200": html("The page", { "Cache-Control": cacheControl, "Content-Security-Policy": csp }),
+          "200": {
+            description: "The page (a slug), or the series' buyer view (a series id)",
+            headers: { "Cache-Control": header("A slug's page: public, a minute; a series: no-store", { type: "string" }) },
+            content: { "text/html": { schema: { type: "string" } }, "application/json": { schema: ref("ScheduleBuyerView") } },
+          },
+          "503": k.use("Unavailable"),
           ...problems,
         },
       }),

@@ -10,6 +10,7 @@ import { RECEIPT_CSV_COLUMNS } from "./receipts-csv";
 import { PACKAGE_PURCHASE_FIELDS, packageExhaustedExtra, packageKeyHeader, packagePurchaseProperties, packageResponseSchemas } from "./openapi-packages";
 import { PAYOUT_EXAMPLES, payoutPaths, payoutResponseSchemas } from "./openapi-payouts";
 import { ESCROW_EXAMPLES, escrowPaths, escrowResponseSchemas } from "./openapi-escrow";
+import { requirementScheduleExtra, SCHEDULE_EXAMPLES, schedulePaths, scheduleResponseSchemas } from "./openapi-schedules";
 import { CONTENT_EXAMPLES, contentPaths, contentResponseSchemas } from "./openapi-content";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
 
@@ -263,6 +264,13 @@ const checkoutSummaryProperties = {
     description:
       "escrow_offer optional: on the plain checkout its escrow twin (esc_…, face /e/{id}), on the twin the plain checkout; null when the checkout has none",
   },
+  schedule: {
+    ...orNull(
+      object({ interval_days: { type: "integer", minimum: 1, maximum: 366 }, periods: { type: "integer", minimum: 2, maximum: 24 } }, { closed: true }),
+    ),
+    description:
+      "A recurring series' terms (schedule_interval_days, schedule_periods), frozen at create: period 0 is paid at purchase, each later period charged on its date; null for any other checkout",
+  },
 };
 
 /** The create fields a checkout keeps as sent. */
@@ -350,9 +358,10 @@ const requirementV2 = object(
             description: "An escrow face's requirement (scheme escrow): the windows, the arbiter, both exit routes and what happens if nobody acts",
           },
         ),
+        schedule: requirementScheduleExtra,
       },
       {
-        optional: ["name", "version", "feePayer", "areFeesSponsored", "checkoutId", "transfers", "escrow", "escrowAvailable"],
+        optional: ["name", "version", "feePayer", "areFeesSponsored", "checkoutId", "transfers", "escrow", "escrowAvailable", "schedule"],
         description:
           "What the scheme needs: on EVM the token's EIP-712 domain (name, version), on Solana the fee payer (feePayer), on Stellar that the fee is sponsored (areFeesSponsored), on an escrow face the escrow's terms (escrow); checkoutId names the checkout",
       },
@@ -597,6 +606,14 @@ const prepareAnswer = object(
       description:
         "An escrow deposit (/e/{id}): the terms' salt; the authorization's nonce is the escrow id of the terms with it, and payload_stub.payload.salt brings it back",
     },
+    schedule: {
+      type: "array",
+      minItems: 1,
+      maxItems: 23,
+      items: ref("PreparedPeriod"),
+      description:
+        "A recurring series: one authorization per held period (1 to periods-1), rendered as period 0's, each valid only inside its window (valid_after, valid_before: unix seconds); sign each and send the payloads as POST /c/{id}/pay's body {schedule: [...]}",
+    },
     how: str,
     pay_url: {
       ...url,
@@ -604,7 +621,7 @@ const prepareAnswer = object(
     },
   },
   {
-    optional: ["transaction", "salt"],
+    optional: ["transaction", "salt", "schedule"],
     description: "What to sign (EIP-712 typed data on EVM, a prepared transaction on Solana) and the payload to put it in; signs nothing",
   },
 );
@@ -891,8 +908,9 @@ const responseSchemas: Record<string, Schema> = {
       fault: { const: "buyer", description: "Relay: the origin refused the buyer's request (400, 404, 422); charged, the answer is the product" },
       help: object({ fix: str, retry_is_safe: bool, report: ref("ReportHelp") }),
       ...packagePurchaseProperties,
+      schedule: ref("PurchasedSchedule"),
     },
-    { optional: ["fault", "help", ...PACKAGE_PURCHASE_FIELDS], description: "The goods and the receipt in one response" },
+    { optional: ["fault", "help", ...PACKAGE_PURCHASE_FIELDS, "schedule"], description: "The goods and the receipt in one response" },
   ),
   ReportHelp: object(
     { url, method: { const: "POST" }, body: object({ category: str, receipt_id: idOf("pay") }, { optional: ["receipt_id"] }) },
@@ -1028,6 +1046,7 @@ const responseSchemas: Record<string, Schema> = {
   ...packageResponseSchemas(),
   ...payoutResponseSchemas(),
   ...escrowResponseSchemas(),
+  ...scheduleResponseSchemas(),
   ...originKeyResponseSchemas(),
   ...webhookResponseSchemas(),
   ...catalogueResponseSchemas(),
@@ -1111,6 +1130,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
   ...REPORT_EXAMPLES,
   ...PAYOUT_EXAMPLES,
   ...ESCROW_EXAMPLES,
+  ...SCHEDULE_EXAMPLES,
   ...ORIGIN_KEY_EXAMPLES,
   ...WEBHOOK_EXAMPLES,
   ...CONTENT_EXAMPLES,
@@ -1349,7 +1369,7 @@ function faceOperation(face: "live" | "rehearsal", method: "get" | "post" = "get
         (face === "live" ? "Live face: pay and get the goods" : "Rehearsal face (simulated settlement, no funds move)") +
         (post ? " (POST twin of paying by header on GET)" : ""),
       description: post
-        ? "As GET of the face with PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused; without a payment, the 402 with the requirements (JSON). The body is optional and has no fields yet: `schedule` (series) answers 422 until series exist."
+        ? "As GET of the face with PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused; without a payment, the 402 with the requirements (JSON). The body is optional: a recurring series' purchase sends `{schedule: [payload, …]}`, the held periods' signed payloads (the prepare answer's schedule[] payload_stubs, signed, in order), beside period 0's payment in the header; every held payload is verified before anything settles, and the paid answer adds the series (`schedule`: id, url, status, periods, periods_settled, paid_through, next_charge_at). Only /c/ faces sell series: `schedule` elsewhere is 422."
         : "Without a payment: 402 with the requirements (JSON, or the pay page for browsers: `Accept: text/html`). With PAYMENT-SIGNATURE (or X-PAYMENT): the goods and the receipt, or 402 with the reason the payment was refused. With `Authorization: Bearer <package_key>` (and no payment): one call of the package, on either face (60 a minute per key by default, X-RateLimit-*).",
       ...(post ? { requestBody: { ...body("FacePay"), required: false } } : {}),
       parameters: [id, ...paymentHeaders, packageKeyHeader, ...faceQuery],
@@ -2128,6 +2148,7 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       ...reportPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, checkoutId: sellerCheckoutId, pageQuery, rateLimitHeaders }),
       ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId: sellerCheckoutId }),
       ...escrowPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
+      ...schedulePaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
       ...contentPaths({
         operation,
         authenticated,

@@ -4,6 +4,7 @@ import { answered } from "@c402/rpc";
 import { preparedEscrowDeposit, preparedPayment } from "@c402/x402";
 import type { Goods } from "../faces/answers";
 import { receiptUrl, receiptView } from "./receipts";
+import { preparedScheduleView } from "./schedules";
 
 /** The answers of a face to a payment, and of its prepare and handoff paths. */
 
@@ -148,6 +149,15 @@ export function preparedView(r: paymentsV1.PreparePaymentResponse, resourceUrl: 
     };
   }
   const { typedData, payloadStub } = preparedPayment(requirement, authorization, resourceUrl);
+  if (r.schedule.length > 0) {
+    return {
+      network: r.network,
+      typed_data: typedData,
+      payload_stub: payloadStub,
+      schedule: preparedScheduleView(r.schedule, requirement, resourceUrl),
+      how: "A recurring series: sign typed_data (period 0, paid now) and each schedule[] entry's typed_data (a later period, charged inside its window) with eth_signTypedData_v4, put each signature in its payload_stub.payload.signature, then POST pay_url's /pay with PAYMENT-SIGNATURE (period 0's payload, base64 JSON) and the body {schedule: [each held period's payload, in order]}.",
+    };
+  }
   return {
     network: r.network,
     typed_data: typedData,

@@ -83,7 +83,7 @@ function catalogFakes(
     catalog: {
       createCheckout: async (req) =>
         create(catalogV1.CreateCheckoutResponseSchema, {
-          checkout: checkout({ title: req.title ?? "", payloadJson: req.payloadJson }),
+          checkout: checkout({ title: req.title ?? "", payloadJson: req.payloadJson, ...(req.schedule ? { schedule: req.schedule } : {}) }),
           replayed: req.idempotencyKey === "again",
         }),
       listCheckouts: async () => {
@@ -235,8 +235,8 @@ describe("creating a checkout", () => {
   });
 
   it.each([
-    [{ schedule_interval_days: 7, schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "not available"],
-    [{ schedule_periods: 4 }, ["schedule_interval_days", "schedule_periods"], "both or neither"],
+    [{ schedule_periods: 4 }, ["schedule_interval_days"], "both or neither"],
+    [{ schedule_interval_days: 0, schedule_periods: 4 }, ["schedule_interval_days"], "must be >= 1"],
     [{ schedule_periods: 25 }, ["schedule_periods"], "must be <= 24"],
     [{ escrow_offer: "always" }, ["escrow_offer"], "must be equal to one of the allowed values"],
     [{ content: { kind: "article" } }, ["content.kind"], "is not a known field"],
@@ -245,7 +245,7 @@ describe("creating a checkout", () => {
     [{ max_deliveries: 0 }, ["max_deliveries"], "must be >= 1"],
     [{ parties: { buyer: { phone: "1" } } }, ["parties.buyer.phone"], "is not a known field"],
     [{ platform_fee_bps: 2001 }, ["platform_fee_bps"], "must be <= 2000"],
-  ])("validates %j first, then refuses a field whose feature is not built (422 naming it)", async (extra, fields, reason) => {
+  ])("validates %j before asking anyone (422 naming the field)", async (extra, fields, reason) => {
     const { fakes, of } = catalogFakes();
     const { url } = await serve.app(fakes);
     const res = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", ...extra });
@@ -490,6 +490,56 @@ describe("creating an escrow checkout", () => {
     ]);
     expect(of("resolveEscrowTerms")).toHaveLength(0);
     expect(of("createCheckout")).toHaveLength(0);
+  });
+});
+
+describe("creating a recurring series", () => {
+  it("hands catalog the series' terms and shows them on the created checkout; a plain checkout's schedule is null", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/checkouts`, { title: "Digest", price_usd: "1", schedule_interval_days: 7, schedule_periods: 4 });
+    expect(res.status).toBe(201);
+    expect(of("createCheckout")[0]).toMatchObject({ schedule: { intervalDays: 7, periods: 4 } });
+    expect(await bodyOf(res)).toMatchObject({ schedule: { interval_days: 7, periods: 4 }, escrow: null });
+    const plain = await post(`${url}/v1/checkouts`, { title: "Once", price_usd: "1" });
+    expect((await bodyOf(plain)).schedule).toBeNull();
+    expect(of("createCheckout")[1]).not.toHaveProperty("schedule");
+  });
+
+  it("a series with escrow_offer is refused by the escrow rule, naming both series fields; catalog is not asked", async () => {
+    const { fakes, of } = catalogFakes();
+    const { url } = await serve.app(fakes);
+    const res = await post(`${url}/v1/checkouts`, { title: "T", price_usd: "1", escrow_offer: "required", schedule_interval_days: 7, schedule_periods: 4 });
+    expect(res.status).toBe(422);
+    expect(((await bodyOf(res)).errors as { field: string }[]).map((e) => e.field)).toEqual(["schedule_interval_days", "schedule_periods"]);
+    expect(of("createCheckout")).toHaveLength(0);
+  });
+
+  it("lists and reads show a series' schedule", async () => {
+    const { fakes } = catalogFakes(identityV1.Scope.READ_ONLY);
+    const series = { intervalDays: 30, periods: 12 };
+    fakes.catalog = {
+      ...fakes.catalog,
+      getCheckout: async () => create(catalogV1.GetCheckoutResponseSchema, { checkout: checkout({ schedule: series }) }),
+      listCheckouts: async () =>
+        create(catalogV1.ListCheckoutsResponseSchema, {
+          checkouts: [
+            create(catalogV1.CheckoutSummarySchema, {
+              id: CHECKOUT_ID,
+              title: "Digest",
+              priceAtomic: 1_000_000n,
+              payTo: PAY_TO,
+              schedule: series,
+              createdAt: timestampFromDate(new Date()),
+            }),
+          ],
+        }),
+    };
+    const { url } = await serve.app(fakes);
+    const one = await bodyOf(await fetch(`${url}/v1/checkouts/${CHECKOUT_ID}`, { headers: auth }));
+    expect(one.schedule).toEqual({ interval_days: 30, periods: 12 });
+    const list = await bodyOf(await fetch(`${url}/v1/checkouts`, { headers: auth }));
+    expect((list.checkouts as { schedule: unknown }[])[0]?.schedule).toEqual({ interval_days: 30, periods: 12 });
   });
 });
 

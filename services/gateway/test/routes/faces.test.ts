@@ -1,4 +1,5 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { catalogV1, paymentsV1, settleResponseMessage, identityV1 } from "@c402/contracts";
 import { paymentRefused, ProblemError } from "@c402/problems";
 import {
@@ -394,7 +395,7 @@ describe("the POST twin (/pay)", () => {
     expect(decodeBase64Json(res.headers.get("payment-required"))).toMatchObject({ x402Version: 2, accepts: [{ network: "eip155:84532" }] });
   });
 
-  it("refuses a body field with 422 naming it (schedule: series are not available yet), before any payment is judged", async () => {
+  it("refuses a body field with 422 naming it, and a malformed or unbounded schedule, before any payment is judged", async () => {
     const { fakes, called } = faceFakes({ submit: settled() });
     const { url } = await serve.app(fakes);
     const post = (body: unknown) =>
@@ -403,14 +404,64 @@ describe("the POST twin (/pay)", () => {
         headers: { ...json, "content-type": "application/json", "payment-signature": paymentHeader() },
         body: JSON.stringify(body),
       });
-    const schedule = await post({ schedule: [paymentHeader()] });
-    expect(schedule.status).toBe(422);
-    expect(await bodyOf(schedule)).toMatchObject({ errors: [{ field: "schedule", reason: "is part of the spec but not available on this deployment yet" }] });
+    for (const schedule of ["x", [paymentHeader()], [], Array.from({ length: 24 }, () => ({}))]) {
+      const refused = await post({ schedule });
+      expect(refused.status).toBe(422);
+      expect(((await bodyOf(refused)).errors as { field: string }[])[0]?.field).toMatch(/^schedule/);
+    }
     const unknown = await post({ payment: "x" });
     expect(unknown.status).toBe(422);
     expect(await bodyOf(unknown)).toMatchObject({ errors: [{ field: "payment", reason: "is not a known field" }] });
     expect(called()).toEqual([]);
     expect((await post({})).status).toBe(200);
+  });
+
+  it("a series: passes the held periods to payments as payment headers, and the settled answer adds the series", async () => {
+    const schedule = create(paymentsV1.ScheduleSummarySchema, {
+      id: "sch_Series000000000000000000",
+      periods: 3,
+      periodsSettled: 1,
+      intervalDays: 30,
+      paidThrough: timestampFromDate(new Date("2025-02-01T03:05:00.000Z")),
+      nextChargeAt: timestampFromDate(new Date("2025-02-01T03:05:00.000Z")),
+    });
+    const { fakes, of } = faceFakes({ submit: settled({ schedule }) });
+    const { url } = await serve.app(fakes);
+    const held = [
+      { x402Version: 2, payload: { signature: "0x1" } },
+      { x402Version: 2, payload: { signature: "0x2" } },
+    ];
+    const res = await fetch(`${url}/c/${CHECKOUT_ID}/pay`, {
+      method: "POST",
+      headers: { ...json, "content-type": "application/json", "payment-signature": paymentHeader() },
+      body: JSON.stringify({ schedule: held }),
+    });
+    expect(res.status).toBe(200);
+    const sent = of("submitPayment")[0] as { heldPaymentHeaders: string[] };
+    expect(sent.heldPaymentHeaders.map((h) => decodeBase64Json(h))).toEqual(held);
+    expect((await bodyOf(res)).schedule).toEqual({
+      id: "sch_Series000000000000000000",
+      url: `${BASE_URL}/schedule/sch_Series000000000000000000`,
+      status: "active",
+      periods: 3,
+      periods_settled: 1,
+      interval_days: 30,
+      paid_through: "2025-02-01T03:05:00.000Z",
+      next_charge_at: "2025-02-01T03:05:00.000Z",
+    });
+  });
+
+  it("an escrow face refuses schedule by name: only /c/ faces sell a series", async () => {
+    const { fakes, called } = faceFakes();
+    const { url } = await serve.app(fakes);
+    const res = await fetch(`${url}/e/esc_Chair0000000000000000000/pay`, {
+      method: "POST",
+      headers: { ...json, "content-type": "application/json", "payment-signature": paymentHeader() },
+      body: JSON.stringify({ schedule: [{}] }),
+    });
+    expect(res.status).toBe(422);
+    expect((await bodyOf(res)).errors).toEqual([{ field: "schedule", reason: expect.stringContaining("sells no series") }]);
+    expect(called()).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { catalogV1, identityV1 } from "@c402/contracts";
+import { catalogV1, identityV1, schedulesV1 } from "@c402/contracts";
 import { ProblemError } from "@c402/problems";
 import { ACCOUNT_ID, BASE_URL, bodyOf, recorded, servers } from "../support/fake-gateway";
 
@@ -9,7 +9,7 @@ import { ACCOUNT_ID, BASE_URL, bodyOf, recorded, servers } from "../support/fake
  * A seller's public catalogue (routes/seller-catalogue.ts): the JSON at
  * /v1/sellers/{slug}/offers, the page at /schedule/{slug} and the fragment at
  * /v1/sellers/{slug}/embed, from identity's GetPublicProfile and catalog's
- * ListSellingOffers; and /schedule/{id} for a series, not served yet.
+ * ListSellingOffers; and /schedule/{id} for a series, its buyer view (routes/schedules.ts).
  */
 
 const serve = servers();
@@ -67,6 +67,10 @@ function fakes(offers: catalogV1.SellingOffer[], opts: { identityFailure?: Error
     catalog: {
       listSellingOffers: async ({ pageSize }: { pageSize?: number }) =>
         create(catalogV1.ListSellingOffersResponseSchema, { offers: offers.slice(0, pageSize ?? offers.length) }),
+    },
+    // A series id at /schedule/{id} is the series' buyer view (an ended one: nothing left to cancel).
+    schedules: {
+      getBuyerView: async () => create(schedulesV1.GetBuyerViewResponseSchema, { schedule: { id: SERIES_ID, status: "completed", network: "eip155:8453" } }),
     },
   });
 }
@@ -247,16 +251,19 @@ describe("GET /schedule/{slug}", () => {
     expect(page).toMatch(new RegExp(`href="${BASE_URL}/schedule/${SLUG}\\?cursor=[A-Za-z0-9_-]+&#38;limit=1" rel="next"`));
   });
 
-  it("a series id in the place of the slug answers 404: series pages are not available yet (nobody is asked)", async () => {
+  it("a series id in the place of the slug reaches the series' buyer view; another id is 404; a slug keeps the catalogue", async () => {
     const { fakes: f, called } = fakes(THREE);
     const { url } = await serve.app(f);
     const res = await fetch(`${url}/schedule/${SERIES_ID}`);
-    expect(res.status).toBe(404);
-    expect((await bodyOf(res)).detail.message).toMatch(/Series pages .* not available on this deployment yet/);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await bodyOf(res)).toMatchObject({ id: SERIES_ID, status: "completed", cancel: null });
+    const other = await fetch(`${url}/schedule/chk_Weather000000000000000000`);
+    expect(other.status).toBe(404);
     const unknown = await fetch(`${url}/schedule/nobody-here`);
     expect(unknown.status).toBe(404);
     expect((await bodyOf(unknown)).detail.message).toBe("No seller has this slug.");
-    expect(called()).toEqual(["identity.getPublicProfile"]);
+    expect(called()).toEqual(["schedules.getBuyerView", "identity.getPublicProfile"]);
   });
 });
 

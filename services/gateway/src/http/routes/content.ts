@@ -59,7 +59,7 @@ export function contentRoutes(
   const readWith = (req: Request, res: Response, id: string, face: Face, pass: string) =>
     faces.read({ id, face, pass, params: articleParamsOf(req), spendRelayRead: (digest) => spendFrom(relayReads, res, digest) });
 
-  const payByPost = (face: Face) => paidByPost(show(face, false));
+  const payByPost = (face: Face) => paidByPost(show(face, false), false);
 
   router.get("/x/:id", show("live"));
   router.get("/x/:id/test", show("test"));

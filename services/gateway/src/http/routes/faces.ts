@@ -1,5 +1,5 @@
 import { allowFraming, type EmbedOrigins } from "../embed-origins";
-import { HEADERS } from "@c402/x402";
+import { encodeHeader, HEADERS } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { CallUrls, isSlug } from "../../faces/call-urls";
 import { isId } from "@c402/ids";
@@ -8,7 +8,7 @@ import { FacePayments } from "../../faces/face-payments";
 import type { UnpaidAnswers } from "../../faces/unpaid";
 import { payPage } from "../../views/pay-page";
 import type { GatewayDeps } from "../deps";
-import { validateBodyWithholding } from "../validate";
+import { validateBody, validateBodyWithholding } from "../validate";
 import { setRateLimitHeaders } from "../rate-limit";
 import { callParamsOf, checkoutIdOf, escrowCheckoutIdOf, handoffOf, packageKeyOf, paymentOf, usagePageOf, wantsHtml, wireVersionOf } from "../face-requests";
 import { PackageCalls } from "../../faces/package-calls";
@@ -22,7 +22,7 @@ import { createHash } from "node:crypto";
  * for a browser); with one, what payments makes of it: 200 with the goods and
  * the receipt, 202 pending, or a 402 refusal with fresh requirements.
  * POST /c/{id}/pay and /c/{id}/test/pay are the POST twins (the payment in
- * the same header; always JSON; a `schedule` body is for series, not built).
+ * the same header; always JSON; a series' held periods in the body's `schedule`).
  * /e/{id} and its twins are an escrow checkout's faces, answered the same way.
  */
 export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: FacePayments, embedOrigins: EmbedOrigins): Router {
@@ -34,13 +34,14 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
   /** Budgets are counted under the key's hash: the key itself never reaches the cache. */
   const packages = new PackageCalls(deps, payments, (key) => createHash("sha256").update(key).digest("hex"));
 
-  const show =
+  /** A face's answer; `held` are a series' held periods' payment headers (POST …/pay's `schedule`). */
+  const answerFace =
     (face: Face, pages = true, idOf = checkoutIdOf) =>
-    async (req: Request, res: Response) => {
+    async (req: Request, res: Response, held: readonly string[] = []) => {
       const id = idOf(req);
       res.setHeader("Cache-Control", "no-store");
       const payment = paymentOf(req);
-      if (payment) return sendPaymentAnswer(req, res, payments, { id, face, payment });
+      if (payment) return sendPaymentAnswer(req, res, payments, { id, face, payment, held });
       // A HEAD spends nothing: it is answered as the unpaid face.
       const packageKey = req.method === "HEAD" ? undefined : packageKeyOf(req);
       if (packageKey !== undefined) {
@@ -61,7 +62,11 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
       res.status(402).type("json").send(answer.json);
     };
 
-  const payByPost = (face: Face, idOf = checkoutIdOf) => paidByPost(show(face, false, idOf));
+  const show = (face: Face, pages = true, idOf = checkoutIdOf) => {
+    const answer = answerFace(face, pages, idOf);
+    return (req: Request, res: Response) => answer(req, res);
+  };
+  const payByPost = (face: Face, idOf = checkoutIdOf) => paidByPost(answerFace(face, false, idOf), idOf === checkoutIdOf);
 
   /** The usage record of a package (free): its key in Authorization, like a call; 401 without one. */
   router.get("/c/:id/usage", async (req, res) => {
@@ -103,24 +108,39 @@ export async function sendPaymentAnswer(
   req: Request,
   res: Response,
   payments: FacePayments,
-  p: { id: string; face: Face; payment: { header: string; legacy: boolean }; params?: Record<string, string> },
+  p: { id: string; face: Face; payment: { header: string; legacy: boolean }; params?: Record<string, string>; held?: readonly string[] },
 ): Promise<void> {
   const handoff = handoffOf(req);
   const params = p.params ?? callParamsOf(req);
-  const answer = await payments.pay({ checkoutId: p.id, face: p.face, ...p.payment, ...(handoff !== undefined ? { handoff } : {}), params });
+  const answer = await payments.pay({
+    checkoutId: p.id,
+    face: p.face,
+    ...p.payment,
+    ...(handoff !== undefined ? { handoff } : {}),
+    params,
+    ...(p.held?.length ? { held: p.held } : {}),
+  });
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   if (answer.rateLimit) setRateLimitHeaders(res, answer.rateLimit);
   if (answer.contentType) res.status(answer.status).type(answer.contentType).send(answer.body);
   else res.status(answer.status).json(answer.body);
 }
 
-/** Fields of the pay body the spec names for features not built yet (series). */
-const PAY_NOT_YET_FIELDS = ["schedule"] as const;
-
-/** POST …/pay: the GET face's answer to the payment in the header (always JSON), once the body is checked. */
-export function paidByPost(answer: (req: Request, res: Response) => Promise<void>) {
+/**
+ * POST …/pay: the GET face's answer to the payment in the header (always
+ * JSON), once the body is checked. `schedule` (a series' held periods, each a
+ * payload object) travels to payments as payment headers are sent (base64 of
+ * the JSON); faces that sell no series (/x, /e) refuse it by name.
+ */
+export function paidByPost(answer: (req: Request, res: Response, held: readonly string[]) => Promise<void>, series: boolean) {
   return async (req: Request, res: Response) => {
-    validateBodyWithholding("FacePay", req.body, PAY_NOT_YET_FIELDS);
-    return answer(req, res);
+    const body = series ? validateBody("FacePay", req.body) : validateBodyWithholding("FacePay", req.body, ["schedule"], NOT_A_SERIES);
+    return answer(
+      req,
+      res,
+      (body.schedule ?? []).map((payload) => encodeHeader(payload)),
+    );
   };
 }
+
+const NOT_A_SERIES = "is a recurring series' held periods, and this face sells no series (a series is sold at /c/{id})";

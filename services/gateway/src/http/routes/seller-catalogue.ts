@@ -1,5 +1,4 @@
 import { hasIdShape } from "@c402/ids";
-import { ProblemError } from "@c402/problems";
 import { Router, type Request, type Response } from "express";
 import { sellerCatalogue } from "../../catalogue/seller-catalogue";
 import { CATALOGUE_PAGE_HEADERS, catalogueEmbed, catalogueView, cataloguePage, embedHeaders } from "../../views/seller-catalogue";
@@ -11,8 +10,8 @@ import { wantsHtml } from "../face-requests";
  * A seller's public catalogue, no credential: /v1/sellers/{slug}/offers
  * (JSON), /schedule/{slug} (the page) and /v1/sellers/{slug}/embed (a
  * fragment for other sites), all three from sellerCatalogue. /schedule/{id}
- * is a series' page in the spec: an id there (its `_` can never be in a slug)
- * answers that series pages are not served yet.
+ * is a series' buyer view (routes/schedules.ts): an id there (its `_` can
+ * never be in a slug) is passed on to it.
  */
 
 /** How long browsers and shared caches may keep a catalogue: a void or a new offer shows within this. */
@@ -56,13 +55,8 @@ export function sellerCatalogueRoutes({ clients, settings }: GatewayDeps): Route
     res.json(catalogueView(catalogue, settings.baseUrl));
   });
 
-  router.get("/schedule/:slug", async (req, res) => {
-    if (hasIdShape(String(req.params.slug))) {
-      throw new ProblemError("not-found", {
-        message: "Series pages (/schedule/{id}) are not available on this deployment yet.",
-        help: { fix: "A seller's catalogue is at /schedule/{slug}; recurring series come later.", retry_is_safe: false },
-      });
-    }
+  router.get("/schedule/:slug", async (req, res, next) => {
+    if (hasIdShape(String(req.params.slug))) return next();
     const catalogue = await catalogueOf(req);
     cacheable(res);
     for (const [name, value] of CATALOGUE_PAGE_HEADERS) res.setHeader(name, value);
