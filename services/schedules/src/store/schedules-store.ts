@@ -102,7 +102,8 @@ export const schedulesStore = {
    * `wallNow`). Locked rows are skipped (another replica is claiming them), and
    * the claim is a lease written in the same statement, so a slow charge is
    * not taken by another replica until the lease expires. A period whose
-   * window already closed is claimed too: the charge path decides it.
+   * window already closed is claimed too: the charge path decides it. Only a
+   * series' earliest period still to charge is claimed (a lapse ends the series).
    */
   claimDue(db: SchedulesDb, c: { testMode: boolean; now: Date; wallNow: Date; leaseUntil: Date; limit: number }): Promise<PeriodRow[]> {
     return sql<PeriodRow>`
@@ -116,6 +117,11 @@ export const schedulesStore = {
           and p.valid_after < ${c.now}
           and (p.next_attempt_at is null or p.next_attempt_at <= ${c.now})
           and (p.lease_until is null or p.lease_until < ${c.wallNow})
+          -- One period of a series at a time, in order: a later one waits until the earlier is settled or lapsed.
+          and not exists (
+            select 1 from schedule_periods q
+            where q.schedule_id = p.schedule_id and q.period < p.period and q.status in ('scheduled', 'due', 'retrying')
+          )
         order by p.valid_after, p.schedule_id, p.period
         limit ${c.limit}
         for update of p skip locked
