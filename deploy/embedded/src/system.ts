@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { defaultOf, loadConfig } from "@c402/config";
-import { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, webhooksV1 } from "@c402/contracts";
+import { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, schedulesV1, webhooksV1 } from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
@@ -20,6 +20,7 @@ import { createIdentityService, identityConfigSpec, identityMailer } from "@c402
 import { createContentGrantsService } from "@c402/content-grants";
 import { createEscrowService, escrowSettingsOf } from "@c402/escrow";
 import { createPaymentsService } from "@c402/payments";
+import { createSchedulesService, schedulesSettingsOf, schedulesSettingsSpec } from "@c402/schedules";
 import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { SERVICES, type ServiceName } from "@c402/topology";
 import { createWebhooksService } from "@c402/webhooks";
@@ -125,6 +126,7 @@ const CONTRACTS = {
   fulfillment: fulfillmentV1.FulfillmentService,
   webhooks: webhooksV1.WebhooksService,
   escrow: escrowV1.EscrowService,
+  schedules: schedulesV1.SchedulesService,
 } satisfies Record<ServiceName, unknown>;
 
 type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
@@ -132,6 +134,7 @@ type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
 /** The gateway's and identity's defaults, from their config modules (what distributed mode reads with nothing set). */
 const gatewayDefaults = loadConfig(gatewayConfigSpec, {});
 const identityDefaults = loadConfig(identityConfigSpec, {});
+const schedulesDefaults = loadConfig(schedulesSettingsSpec, {});
 
 /**
  * Every service in one process: PGlite (one schema per service), the
@@ -314,6 +317,13 @@ async function startOnDevchain(
           escrowUsdcName: devchain.usdcName,
           escrowRelayerKey: devchainSettlement(devchain).escrowRelayerKey,
         }),
+      ),
+    schedules: (deps, c) =>
+      createSchedulesService(
+        deps,
+        c.payments,
+        // A live series is charged by the devchain's clock (its latest block time), as payments anchored its windows.
+        schedulesSettingsOf({ ...schedulesDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, evmNetwork: devchain.network, evmRpcUrl: devchain.url }),
       ),
   };
   // One process, one caller: its services still refuse a call without its token, as in distributed mode.

@@ -2,6 +2,7 @@ import { defaultOf, type ConfigSpec, type Setting } from "@c402/config";
 import { catalogConfigSpec } from "@c402/catalog";
 import { embeddedConfigSpec } from "@c402/embedded/src/config";
 import { escrowConfigSpec } from "@c402/escrow";
+import { schedulesConfigSpec } from "@c402/schedules";
 import { fulfillmentConfigSpec } from "@c402/fulfillment";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
@@ -20,6 +21,7 @@ export const PROCESS_CONFIG_SPECS = {
   fulfillment: { ...distributedInfraSpec, ...fulfillmentConfigSpec },
   webhooks: { ...distributedInfraSpec, ...webhooksConfigSpec },
   escrow: { ...distributedInfraSpec, ...escrowConfigSpec },
+  schedules: { ...distributedInfraSpec, ...schedulesConfigSpec },
   gateway: { ...gatewayConfigSpec, ...gatewayDistributedSpec },
 } satisfies Record<ServiceName | "gateway", ConfigSpec>;
 

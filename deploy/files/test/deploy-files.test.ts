@@ -12,6 +12,7 @@ import { distributedInfraSpec } from "@c402/runtime";
 import { callersOf, callingProcesses, GATEWAY, GRPC_CONTAINER_PORT, rpcTokenKey, SERVICES, type ServiceName } from "@c402/topology";
 import { WEBHOOKS_SCHEMA } from "@c402/webhooks";
 import { ESCROW_SCHEMA } from "@c402/escrow";
+import { SCHEDULES_SCHEMA } from "@c402/schedules";
 import { FULFILLMENT_SCHEMA } from "@c402/fulfillment";
 import { load, loadAll } from "js-yaml";
 import { defaultOf, loadConfig } from "@c402/config";
@@ -31,6 +32,7 @@ const schemas = {
   fulfillment: FULFILLMENT_SCHEMA,
   webhooks: WEBHOOKS_SCHEMA,
   escrow: ESCROW_SCHEMA,
+  schedules: SCHEDULES_SCHEMA,
 } satisfies Record<ServiceName, string>;
 /** Read by kafkajs itself, not by a config spec. */
 const LIBRARY_VARIABLES = ["KAFKAJS_NO_PARTITIONER_WARNING"];
@@ -162,7 +164,15 @@ describe("the generated deploy files", () => {
       });
       expect(escrow.environment.ESCROW_RELAYER_KEY).not.toBe(real.facilitatorKey);
       expect(escrow.depends_on).toMatchObject({ devchain: { condition: "service_healthy" } });
-      for (const name of processes.filter((p) => p !== "payments" && p !== "escrow")) expect(compose.services[name]!.environment.EVM_NETWORK).toBeUndefined();
+      // schedules reads the chain's clock only (a live series is charged by its latest block time): the network and its RPC URL.
+      const schedules = compose.services.schedules!;
+      expect(Object.keys(schedules.environment).filter((k) => k.startsWith("EVM_") || k.endsWith("_KEY") || k.startsWith("ESCROW_"))).toEqual([
+        "EVM_NETWORK",
+        "EVM_RPC_URL",
+      ]);
+      expect(schedules.environment).toMatchObject({ EVM_NETWORK: real.network, EVM_RPC_URL: "http://devchain:8545" });
+      for (const name of processes.filter((p) => !["payments", "escrow", "schedules"].includes(p)))
+        expect(compose.services[name]!.environment.EVM_NETWORK).toBeUndefined();
     } finally {
       await chain.stop();
     }

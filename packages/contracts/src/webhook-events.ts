@@ -30,6 +30,12 @@ export const WEBHOOK_EVENTS_FIRED = [
   "escrow.escalated",
   "escrow.released",
   "escrow.refunded",
+  "schedule.started",
+  "schedule.charged",
+  "schedule.charge_failed",
+  "schedule.lapsed",
+  "schedule.cancelled",
+  "schedule.completed",
 ] as const satisfies readonly WebhookEventName[];
 
 /** What a registration without `events` subscribes to. */

@@ -273,12 +273,31 @@ export const SERVICES = [
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
+    name: "schedules",
+    owns: "recurring series and their periods (windows, nonces, charge attempts; the signed authorizations stay in payments), outbox",
+    database: { schema: "schedules", role: "c402_schedules" },
+    addressEnv: "SCHEDULES_GRPC_ADDRESS",
+    // payments: each held period is charged (ChargeHeldPeriod) and cancelled on chain (CancelHeldAuthorizations) there (ADR 20).
+    calls: ["payments"],
+    // scheduleEvents: the schedule.* events (webhooks tells the seller); paymentSettled starts a series and settles its periods.
+    topics: { publishes: [TOPICS.scheduleEvents], consumes: [TOPICS.paymentSettled] },
+    secrets: [],
+    // BASE_URL: a series' url (BASE_URL/schedule/{id}).
+    readsBaseUrl: true,
+    settlesOnChain: false,
+    // A live series' clock is the chain's latest block time.
+    readsChain: true,
+    relaysEscrow: false,
+    reachesOut: ["chain-rpc"],
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
     name: "webhooks",
     owns: "webhook receivers (secrets sealed), the Ed25519 signing keys, deliveries and their attempts, recorded events, outbox",
     database: { schema: "webhooks", role: "c402_webhooks" },
     addressEnv: "WEBHOOKS_GRPC_ADDRESS",
     calls: [],
-    topics: { publishes: [TOPICS.accountActivity], consumes: [TOPICS.paymentSettled, TOPICS.checkoutReported, TOPICS.escrowEvents] },
+    topics: { publishes: [TOPICS.accountActivity], consumes: [TOPICS.paymentSettled, TOPICS.checkoutReported, TOPICS.escrowEvents, TOPICS.scheduleEvents] },
     secrets: [
       {
         env: "WEBHOOK_SECRETS_KEYRING",
@@ -313,7 +332,7 @@ export interface GatewayEntry {
 export const GATEWAY = {
   name: "gateway",
   owns: "nothing durable (caches and rate limits in Redis)",
-  calls: ["identity", "content-grants", "catalog", "payments", "fulfillment", "webhooks", "escrow"],
+  calls: ["identity", "content-grants", "catalog", "payments", "fulfillment", "webhooks", "escrow", "schedules"],
   healthPath: "/health",
   resources: { requests: { cpu: "200m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
 } as const satisfies GatewayEntry;

@@ -1,5 +1,5 @@
 import { TOPICS } from "@c402/contracts";
-import { addressVariables, databaseSecretKey, GATEWAY, SERVICES, serviceNamed, topologyProblems, type ServiceEntry } from "../src";
+import { addressVariables, callersOf, databaseSecretKey, GATEWAY, SERVICES, serviceNamed, topologyProblems, type ServiceEntry } from "../src";
 
 describe("the service list", () => {
   it("is consistent: unique names, schemas, roles and variables; callees first; every consumed topic published", () => {
@@ -18,8 +18,19 @@ describe("the service list", () => {
     expect(SERVICES.filter((s) => (s.topics.publishes as readonly string[]).includes(TOPICS.paymentSettled)).map((s) => s.name)).toEqual(["payments"]);
     expect(SERVICES.filter((s) => (s.topics.consumes as readonly string[]).includes(TOPICS.paymentSettled)).map((s) => s.name)).toEqual([
       "catalog",
+      "schedules",
       "webhooks",
     ]);
+  });
+
+  it("names the schedule topic's writer and reader: the schedules service, and webhooks", () => {
+    expect(SERVICES.filter((s) => (s.topics.publishes as readonly string[]).includes(TOPICS.scheduleEvents)).map((s) => s.name)).toEqual(["schedules"]);
+    expect(SERVICES.filter((s) => (s.topics.consumes as readonly string[]).includes(TOPICS.scheduleEvents)).map((s) => s.name)).toEqual(["webhooks"]);
+  });
+
+  it("lets schedules call payments (ADR 20), never the other way round", () => {
+    expect(callersOf("payments")).toEqual(["gateway", "schedules"]);
+    expect(callersOf("schedules")).toEqual(["gateway"]);
   });
 
   it("names the escrow topic's writer: the escrow service alone", () => {
@@ -35,6 +46,7 @@ describe("the service list", () => {
       FULFILLMENT_GRPC_ADDRESS: "fulfillment:1",
       WEBHOOKS_GRPC_ADDRESS: "webhooks:1",
       ESCROW_GRPC_ADDRESS: "escrow:1",
+      SCHEDULES_GRPC_ADDRESS: "schedules:1",
     });
     expect(databaseSecretKey(serviceNamed("payments"))).toBe("PAYMENTS_DATABASE_URL");
     expect(() => serviceNamed("nope")).toThrow(/no service named nope/);

@@ -8,7 +8,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "@c402/testkit/webhoo
 import { webhooksMigrations } from "../src";
 import { SOURCE_TOPICS, subscribeWebhookSources } from "../src/events/event-consumer";
 import { webhooksStore, type WebhooksDb } from "../src/store/webhooks-store";
-import { checkoutReportedEnvelope, escrowEnvelope, paymentSettledEnvelope, SELLER, webhookRig } from "./webhook-fixtures";
+import { checkoutReportedEnvelope, escrowEnvelope, paymentSettledEnvelope, scheduleEnvelope, SELLER, webhookRig } from "./webhook-fixtures";
 
 /**
  * From the bus to the receiver, on both buses: payment.settled and
@@ -121,6 +121,60 @@ function consumerContract(open: () => Promise<{ emitter: ServiceDatabase; webhoo
         by: "ruling",
         deadline: null,
         receipt_url: `https://checkout.test/r/${paymentId}`,
+      });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("delivers the schedule events a receiver subscribed to, each once, with data.schedule and the event's own fields", async () => {
+    const accountId = `acct_sch_${Date.now()}`;
+    const hook = await startWebhookReceiver();
+    try {
+      await rig.endpoints.register({ ...SELLER, accountId, url: `${hook.url}/hook`, events: ["schedule.charge_failed", "schedule.cancelled"] });
+      const scheduleId = `sch_${Date.now()}`;
+      const events = (["started", "charge_failed", "cancelled"] as const).map((type) => scheduleEnvelope(accountId, type, { scheduleId }));
+      for (const envelope of events) {
+        await ctx.emitter.db
+          .insertInto("outbox" as never)
+          .values({
+            event_id: envelope.eventId,
+            topic: TOPICS.scheduleEvents,
+            key: scheduleId,
+            payload: Buffer.from(toBinary(eventsV1.EventEnvelopeSchema, envelope)),
+          } as never)
+          .execute();
+      }
+      const relay = new OutboxRelay({ db: ctx.emitter.db, bus: ctx.bus });
+      expect(await relay.publishBatch()).toBe(3);
+      // The broker redelivering the failure delivers nothing more.
+      await ctx.bus.publish(TOPICS.scheduleEvents, [{ key: scheduleId, value: toBinary(eventsV1.EventEnvelopeSchema, events[1]!) }]);
+      await hook.waitFor(2, 30_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(hook.received).toHaveLength(2);
+      const byEvent = Object.fromEntries(hook.received.map((r) => [JSON.parse(r.rawBody).event, JSON.parse(r.rawBody).data]));
+      expect(Object.keys(byEvent).sort()).toEqual(["schedule.cancelled", "schedule.charge_failed"]);
+      const schedule = {
+        id: scheduleId,
+        url: `https://checkout.test/schedule/${scheduleId}`,
+        periods: 3,
+        periods_settled: 1,
+        paid_through: "2030-01-02T00:00:00.000Z",
+      };
+      expect(byEvent["schedule.charge_failed"]).toMatchObject({
+        schedule: { ...schedule, status: "active" },
+        period: 1,
+        reason: "insufficient_funds",
+        retry_at: "2030-01-02T00:00:30.000Z",
+        window_closes_at: "2030-01-03T00:00:00.000Z",
+        test_mode: true,
+      });
+      expect(byEvent["schedule.cancelled"]).toMatchObject({
+        schedule: { ...schedule, status: "cancelled" },
+        by: "buyer",
+        reason: null,
+        onchain: false,
+        test_mode: true,
       });
     } finally {
       await hook.close();

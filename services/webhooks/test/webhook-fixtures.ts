@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { catalogEventsV1, escrowEventsV1, EVENT_TYPES, eventsV1, paymentEventsV1 } from "@c402/contracts";
+import { catalogEventsV1, escrowEventsV1, EVENT_TYPES, eventsV1, paymentEventsV1, scheduleEventsV1 } from "@c402/contracts";
 import { newId } from "@c402/ids";
 import { createCapturingLogger } from "@c402/logging";
 import { createGuardedFetch } from "@c402/outbound-http";
@@ -149,3 +149,55 @@ export function webhookRig(db: WebhooksDb, opts: { timeoutMs?: number; random?: 
 }
 
 export const SELLER = { actor: "key:sk_test_abc" as const, testMode: false };
+
+/** A schedule.* envelope as the schedules service writes it: started, charge_failed or cancelled. */
+export function scheduleEnvelope(accountId: string, type: "started" | "charge_failed" | "cancelled", over: { scheduleId?: string; testMode?: boolean } = {}) {
+  const scheduleId = over.scheduleId ?? newId("schedule");
+  const testMode = over.testMode ?? true;
+  const at = new Date("2030-01-01T00:00:00Z");
+  const schedule = create(scheduleEventsV1.ScheduleSnapshotSchema, {
+    id: scheduleId,
+    url: `https://checkout.test/schedule/${scheduleId}`,
+    status: type === "cancelled" ? "cancelled" : "active",
+    periods: 3,
+    periodsSettled: 1,
+    paidThrough: timestampFromDate(new Date(at.getTime() + 86_400_000)),
+    accountId,
+    checkoutId: "chk_AAAAAAAAAAAAAAAAAAAAAAAA",
+    payer: "0x1111111111111111111111111111111111111111",
+    network: "eip155:84532",
+    testMode,
+    intervalDays: 1,
+  });
+  const V = scheduleEventsV1;
+  const [busType, payload] =
+    type === "started"
+      ? [
+          EVENT_TYPES.scheduleStarted,
+          toBinary(V.ScheduleStartedSchema, create(V.ScheduleStartedSchema, { schedule, paymentId: "pay_AAAAAAAAAAAAAAAAAAAAAAAA" })),
+        ]
+      : type === "charge_failed"
+        ? [
+            EVENT_TYPES.scheduleChargeFailed,
+            toBinary(
+              V.ScheduleChargeFailedSchema,
+              create(V.ScheduleChargeFailedSchema, {
+                schedule,
+                period: 1,
+                reason: "insufficient_funds",
+                retryAt: timestampFromDate(new Date(at.getTime() + 86_430_000)),
+                windowClosesAt: timestampFromDate(new Date(at.getTime() + 172_800_000)),
+              }),
+            ),
+          ]
+        : [EVENT_TYPES.scheduleCancelled, toBinary(V.ScheduleCancelledSchema, create(V.ScheduleCancelledSchema, { schedule, by: "buyer", onchain: false }))];
+  return create(eventsV1.EventEnvelopeSchema, {
+    eventId: newId("event"),
+    type: busType,
+    occurredAt: timestampFromDate(at),
+    accountId,
+    testMode,
+    aggregateId: scheduleId,
+    payload,
+  });
+}

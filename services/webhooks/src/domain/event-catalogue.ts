@@ -8,6 +8,7 @@ import {
   EVENT_TYPES,
   paymentEventsV1,
   receiptUrl,
+  scheduleEventsV1,
   TOPICS,
   type eventsV1,
   type WebhookEventName,
@@ -15,7 +16,7 @@ import {
 
 /**
  * Which bus events become which webhook events, and the payload each one
- * carries. Adding a webhook event (schedule.*) is one entry here:
+ * carries. Adding a webhook event is one entry here:
  * the topic it comes from, its name, and its `data`; the consumer, fan-out,
  * signing and retries are the same for every event.
  */
@@ -105,6 +106,71 @@ const ESCROW_SOURCES: readonly WebhookEventSource[] = [
   escrowSource(EVENT_TYPES.escrowRefunded, "escrow.refunded", escrowEventsV1.EscrowRefundedSchema, (e) => ({ by: e.by })),
 ];
 
+/** The series as a schedule.* event leaves it (every schedule event's `data.schedule`). */
+function scheduleData(s: scheduleEventsV1.ScheduleSnapshot | undefined): Record<string, unknown> {
+  if (!s) throw new TypeError("a schedule event without its series");
+  return {
+    id: s.id,
+    url: s.url,
+    status: s.status,
+    periods: s.periods,
+    periods_settled: s.periodsSettled,
+    paid_through: iso(s.paidThrough),
+    next_charge_at: iso(s.nextChargeAt),
+    checkout_id: s.checkoutId,
+    payer: s.payer,
+    network: s.network,
+    interval_days: s.intervalDays,
+  };
+}
+
+/** A schedule event's message: the series as it leaves it. */
+type ScheduleEventMessage = Message & { schedule?: scheduleEventsV1.ScheduleSnapshot };
+
+/** The source of one schedule event: all six come on one topic, told apart by the envelope's type; `more` adds its own fields. */
+function scheduleSource<M extends ScheduleEventMessage>(
+  busType: string,
+  event: WebhookEventName,
+  schema: GenMessage<M>,
+  more: (e: M, baseUrl: string) => Record<string, unknown> = () => ({}),
+): WebhookEventSource {
+  return {
+    topic: TOPICS.scheduleEvents,
+    busType,
+    event,
+    data(envelope, { baseUrl }) {
+      const e = fromBinary(schema, envelope.payload);
+      return { schedule: scheduleData(e.schedule), ...more(e, baseUrl), test_mode: envelope.testMode };
+    },
+  };
+}
+
+const SCHEDULE_SOURCES: readonly WebhookEventSource[] = [
+  scheduleSource(EVENT_TYPES.scheduleStarted, "schedule.started", scheduleEventsV1.ScheduleStartedSchema, (e, baseUrl) => ({
+    period: 0,
+    payment_id: e.paymentId,
+    receipt_url: receiptUrl(baseUrl, e.paymentId),
+  })),
+  scheduleSource(EVENT_TYPES.scheduleCharged, "schedule.charged", scheduleEventsV1.ScheduleChargedSchema, (e, baseUrl) => ({
+    period: e.period,
+    payment_id: e.paymentId,
+    receipt_url: receiptUrl(baseUrl, e.paymentId),
+  })),
+  scheduleSource(EVENT_TYPES.scheduleChargeFailed, "schedule.charge_failed", scheduleEventsV1.ScheduleChargeFailedSchema, (e) => ({
+    period: e.period,
+    reason: e.reason,
+    retry_at: iso(e.retryAt),
+    window_closes_at: iso(e.windowClosesAt),
+  })),
+  scheduleSource(EVENT_TYPES.scheduleLapsed, "schedule.lapsed", scheduleEventsV1.ScheduleLapsedSchema, (e) => ({ period: e.period, reason: e.reason })),
+  scheduleSource(EVENT_TYPES.scheduleCancelled, "schedule.cancelled", scheduleEventsV1.ScheduleCancelledSchema, (e) => ({
+    by: e.by,
+    reason: e.reason ?? null,
+    onchain: e.onchain,
+  })),
+  scheduleSource(EVENT_TYPES.scheduleCompleted, "schedule.completed", scheduleEventsV1.ScheduleCompletedSchema),
+];
+
 export const EVENT_SOURCES: readonly WebhookEventSource[] = [
   {
     topic: TOPICS.paymentSettled,
@@ -154,6 +220,7 @@ export const EVENT_SOURCES: readonly WebhookEventSource[] = [
     },
   },
   ...ESCROW_SOURCES,
+  ...SCHEDULE_SOURCES,
 ];
 
 /** The source of a bus event, if it becomes a webhook event. */
