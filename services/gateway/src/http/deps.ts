@@ -12,12 +12,8 @@ export interface ServiceClients {
   fulfillment: ServiceClient<typeof fulfillmentV1.FulfillmentService>;
   webhooks: ServiceClient<typeof webhooksV1.WebhooksService>;
   escrow: ServiceClient<typeof escrowV1.EscrowService>;
-  /**
-   * Recurring series (ADR 20). Optional only until the embedded runner starts
-   * the schedules service (its topology entry): without it the series routes
-   * answer 503 service-unavailable; distributed mode always has it.
-   */
-  schedules?: ServiceClient<typeof schedulesV1.SchedulesService>;
+  /** Recurring series (ADR 20). */
+  schedules: ServiceClient<typeof schedulesV1.SchedulesService>;
   /** Health of each backing service, by name. */
   health: Record<string, ServiceClient<typeof healthV1.HealthService>>;
 }

@@ -2,7 +2,7 @@ import { isId } from "@c402/ids";
 import { invalid, ProblemError, type FieldError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import { ensureScope, type Credential } from "../http/auth";
-import type { GatewayDeps, ServiceClients } from "../http/deps";
+import type { GatewayDeps } from "../http/deps";
 import { createdAtKey, pageOf, pageRequestOf, type PageRequest } from "../http/pagination";
 import { validateBody } from "../http/validate";
 import { buyerCancelView, buyerScheduleView, SCHEDULE_STATUSES, scheduleSummaryView, scheduleView, sellerCancelView } from "../views/schedules";
@@ -37,7 +37,7 @@ export class ScheduleOperations {
       errors.push(...err.errors);
     }
     if (errors.length || !page) throw invalid(errors, "Invalid schedule list parameters.");
-    const r = await this.client().listSchedules({
+    const r = await this.deps.clients.schedules.listSchedules({
       accountId: cred.accountId,
       testMode: cred.mode === "test",
       pageSize: page.limit + 1,
@@ -52,7 +52,7 @@ export class ScheduleOperations {
   /** GET /v1/schedules/{id}: one of the account's series with every period (404 for another account's). */
   async get(cred: Credential, scheduleId: string) {
     ensureScope(cred, "read_only");
-    const r = await this.client().getSchedule({ scheduleId: scheduleIdOf(scheduleId), accountId: cred.accountId });
+    const r = await this.deps.clients.schedules.getSchedule({ scheduleId: scheduleIdOf(scheduleId), accountId: cred.accountId });
     return scheduleView(answered(r.schedule, "schedule"), this.deps.settings.baseUrl);
   }
 
@@ -60,7 +60,7 @@ export class ScheduleOperations {
   async cancel(cred: Credential, scheduleId: string, raw: unknown) {
     ensureScope(cred, "payments");
     const body = validateBody("ScheduleCancel", raw ?? {});
-    const r = await this.client().cancelSchedule({
+    const r = await this.deps.clients.schedules.cancelSchedule({
       accountId: cred.accountId,
       scheduleId: scheduleIdOf(scheduleId),
       actor: cred.actor,
@@ -71,7 +71,7 @@ export class ScheduleOperations {
 
   /** GET /schedule/{id}: the buyer's view, with how to cancel. */
   async buyerView(scheduleId: string) {
-    const r = await this.client().getBuyerView({ scheduleId: scheduleIdOf(scheduleId) });
+    const r = await this.deps.clients.schedules.getBuyerView({ scheduleId: scheduleIdOf(scheduleId) });
     return buyerScheduleView(r, this.deps.settings.baseUrl);
   }
 
@@ -90,15 +90,8 @@ export class ScheduleOperations {
             ? { case: "payer" as const, value: body.payer }
             : undefined;
     if (method === undefined) throw invalid([{ field: "signature", reason: "send exactly one of signature, authorizations or payer" }]);
-    const r = await this.client().cancelByBuyer({ scheduleId: scheduleIdOf(scheduleId), method });
+    const r = await this.deps.clients.schedules.cancelByBuyer({ scheduleId: scheduleIdOf(scheduleId), method });
     return buyerCancelView(r, this.deps.settings.baseUrl);
-  }
-
-  /** The schedules service; a run that does not start it answers 503 for every series route. */
-  private client(): NonNullable<ServiceClients["schedules"]> {
-    const client = this.deps.clients.schedules;
-    if (!client) throw new ProblemError("unavailable", "Recurring series are not served by this run: its schedules service is not started.");
-    return client;
   }
 }
 
