@@ -5,12 +5,14 @@ import {
   FacilitatorSupportedResponseSchema,
   PaymentRequirementSchema,
   RequirementEscrowSchema,
+  RequirementScheduleSchema,
   SettleResponseSchema,
   VerifyResponseSchema,
   type Authorization,
   type FacilitatorSupportedResponse,
   type PaymentRequirement,
   type RequirementEscrow,
+  type RequirementSchedule,
   type SettleResponse as SettleResponseMessage,
   type VerifyResponse as VerifyResponseMessage,
 } from "./gen/payments/v1/payments_pb";
@@ -48,8 +50,37 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
       transfers: requirementTransfers(r.extra).map((t) => ({ payTo: t.payTo, amount: t.amount })),
       ...escrowExtraMessage(r.extra.escrow),
       ...(text(r.extra.escrowAvailable) !== undefined ? { escrowAvailable: text(r.extra.escrowAvailable) } : {}),
+      ...scheduleExtraMessage(r.extra.schedule),
     },
   });
+}
+
+/** A series requirement's `extra.schedule` (ADR 20; snake_case keys, as `extra.escrow`), as the message's fields. */
+function scheduleExtraMessage(value: unknown): { schedule?: MessageInitShape<typeof RequirementScheduleSchema> } {
+  if (typeof value !== "object" || value === null) return {};
+  const s = value as Record<string, unknown>;
+  const count = (v: unknown) => (typeof v === "number" ? v : 0);
+  const windows = Array.isArray(s.windows) ? (s.windows as Record<string, unknown>[]) : [];
+  return {
+    schedule: {
+      intervalDays: count(s.interval_days),
+      periods: count(s.periods),
+      windows: windows.map((w) => ({
+        period: count(w.period),
+        opensAfterSeconds: BigInt(count(w.opens_after_seconds)),
+        closesAfterSeconds: BigInt(count(w.closes_after_seconds)),
+      })),
+    },
+  };
+}
+
+/** `extra.schedule` from the message (keys in the order payments writes them). */
+function scheduleExtraOf(s: RequirementSchedule) {
+  return {
+    interval_days: s.intervalDays,
+    periods: s.periods,
+    windows: s.windows.map((w) => ({ period: w.period, opens_after_seconds: Number(w.opensAfterSeconds), closes_after_seconds: Number(w.closesAfterSeconds) })),
+  };
 }
 
 /** An escrow requirement's `extra.escrow` (the escrow face's terms), as the message's fields. */
@@ -115,6 +146,7 @@ export function requirementFromMessage(m: PaymentRequirement): PaymentRequiremen
               version: extra?.version ?? "",
               ...(extra?.escrow ? { escrow: escrowExtraOf(extra.escrow) } : {}),
               ...(extra?.escrowAvailable !== undefined ? { escrowAvailable: extra.escrowAvailable } : {}),
+              ...(extra?.schedule ? { schedule: scheduleExtraOf(extra.schedule) } : {}),
               checkoutId: extra?.checkoutId ?? "",
               ...(extra?.rehearsal ? { rehearsal: true } : {}),
             },
