@@ -283,10 +283,7 @@ export class Payments {
     requirement: PaymentRequirements,
     headers: readonly string[],
   ): Promise<PurchaseCall["series"]> {
-    if (!checkout.schedule) {
-      if (headers.length > 0) notASeries();
-      return undefined;
-    }
+    if (!checkout.schedule) return undefined;
     if (await settlement.isRecorded(payload, requirement)) return undefined;
     const terms = checkout.schedule;
     if (headers.length === 0) heldPeriodsMissing(terms, 0);
@@ -331,6 +328,7 @@ export class Payments {
       throw invalid([{ field: "h", reason: `the handoff nonce must match ${HANDOFF_NONCE.source}` }]);
     }
     const checkout = await this.checkouts(checkoutId);
+    if (!checkout.schedule && (call.heldHeaders?.length ?? 0) > 0) notASeries();
     // A checkout that stopped selling still redelivers what it sold (spec: re-presenting a payment redelivers).
     const notSelling = sellingRefusal(face, checkout);
     if (notSelling && !(await this.isRecorded(face, checkout, header))) throw notSelling;
