@@ -144,10 +144,9 @@ describe("a live series on the devchain", () => {
       ["none (a plain X-PAYMENT)", [], "invalid_schedule_held_missing"],
       ["not base64 JSON", [held[0]!, "%%%"], "invalid_schedule_payload"],
     ];
-    for (const [name, heldHeaders, reason] of cases) {
+    for (const [_case, heldHeaders, reason] of cases) {
       const refused = payments.submit(c.id, "live", header, { heldHeaders });
-      await expect(refused).rejects.toMatchObject({ extensions: { reason }, message: expect.any(String) as string });
-      expect(name).toBeTruthy();
+      await expect(refused).rejects.toMatchObject({ extensions: { reason } });
       await expect(refused.catch((e: Error) => e.message)).resolves.toMatch(
         reason.startsWith("invalid_schedule_held") ? /period/ : /schedule\[\d\] \(period \d\)/,
       );

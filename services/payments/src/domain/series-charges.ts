@@ -63,6 +63,17 @@ export class SeriesCharges {
     return s as SeriesSettlement;
   }
 
+  /** Whether a held nonce's cancel is recorded here (a test-mode series has no chain to ask). */
+  private async cancelledHere(scheduleId: string, nonce: string): Promise<boolean> {
+    const row = await this.opts.db
+      .selectFrom("held_cancels")
+      .select("status")
+      .where("schedule_id", "=", scheduleId)
+      .where("nonce", "=", nonce.toLowerCase())
+      .executeTakeFirst();
+    return row?.status === "cancelled";
+  }
+
   async charge(scheduleId: string, period: number): Promise<ChargeResult> {
     const { row0, series } = await this.seriesOf(scheduleId);
     const held = series.held.find((h) => h.period === period);
@@ -142,8 +153,22 @@ export class SeriesCharges {
         if (c.result) results.push(c.result);
         continue;
       }
-      // A test-mode series' authorizations are valid on no chain: checked, nothing to send.
+      // A test-mode series' authorizations are valid on no chain: checked and recorded (its charge is then final), nothing sent.
       if (row0.test_mode) {
+        await this.opts.db
+          .insertInto("held_cancels")
+          .values({
+            schedule_id: scheduleId,
+            nonce: c.held.authorization.nonce.toLowerCase(),
+            period: c.held.period,
+            network: row0.network,
+            tx_hash: "",
+            raw_tx: "",
+            status: "cancelled",
+            created_at: new Date(),
+          })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
         results.push({ nonce: c.cancel.nonce, period: c.held.period, status: "cancelled" });
         continue;
       }
