@@ -90,8 +90,8 @@ export class SeriesCharges {
       // EIP-3009: valid strictly after validAfter and strictly before validBefore.
       if (now <= BigInt(a.validAfter)) return { outcome: "not_yet", reason: "window_not_open" };
       if (now >= BigInt(a.validBefore)) return { outcome: "final", reason: "window_closed" };
-      if (chain.authorizationUsed && (await chain.authorizationUsed(payer, a.nonce as Hex)))
-        return { outcome: "final", reason: "authorization_used_or_cancelled" };
+      const usedOrCancelled = chain.authorizationUsed ? await chain.authorizationUsed(payer, a.nonce as Hex) : await this.cancelledHere(scheduleId, a.nonce);
+      if (usedOrCancelled) return { outcome: "final", reason: "authorization_used_or_cancelled" };
       if (chain.balanceOf && (await chain.balanceOf(payer)) < BigInt(a.value)) return { outcome: "retryable", reason: "insufficient_funds" };
     } catch (err) {
       if (err instanceof ProblemError) throw err;
