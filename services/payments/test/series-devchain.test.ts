@@ -3,6 +3,7 @@ import { breakdown } from "@c402/money";
 import { decodeHeader, heldPeriodNonce, type ExactEvmAuthorization, type PaymentRequirements } from "@c402/x402";
 import { createWalletClient, getAddress, http, parseSignature, toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { Facilitator } from "../src/domain/facilitator";
 import { Payments } from "../src/domain/payments";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { SeriesCharges } from "../src/domain/series-charges";
@@ -166,6 +167,9 @@ describe("a live series on the devchain", () => {
     expect([await balance(b.address), ...(await sellerAndFee(c))]).toEqual(before);
     expect(await rows(c.id)).toHaveLength(0);
     expect(await used(b.address, prepared.authorization.nonce)).toBe(false);
+    // The public facilitator does not sell a series: it is bought at its face with every held period.
+    const facilitator = new Facilitator({ checkouts: async (id) => checkouts.get(id) as CheckoutForPayment, settlements: [saga] });
+    expect(await facilitator.settle("base", r.network, r, decodeHeader(header))).toMatchObject({ success: false, errorReason: "invalid_payment_requirements" });
     // Held payloads for a checkout that is no series: 422.
     const plain = liveCheckout();
     checkouts.set(plain.id, plain);
