@@ -32,6 +32,25 @@ describe("x402 objects as payments.v1 messages", () => {
   it.each([
     ["a live requirement", base],
     ["a rehearsal requirement", { ...base, extra: { name: "USDC rehearsal - no funds move", version: "2", checkoutId: "chk_x", rehearsal: true } }],
+    [
+      "a series requirement (extra.schedule, ADR 20)",
+      {
+        ...base,
+        extra: {
+          name: "USD Coin",
+          version: "2",
+          schedule: {
+            interval_days: 7,
+            periods: 3,
+            windows: [
+              { period: 1, opens_after_seconds: 604_800, closes_after_seconds: 1_209_600 },
+              { period: 2, opens_after_seconds: 1_209_600, closes_after_seconds: 1_814_400 },
+            ],
+          },
+          checkoutId: "chk_000000000000000000000001",
+        },
+      },
+    ],
   ])("%s", (_name, requirement) => {
     const back = requirementFromMessage(overTheWire(paymentsV1.PaymentRequirementSchema, requirementMessage(requirement)));
     expect(back).toEqual(requirement);
