@@ -1,12 +1,17 @@
 import { EmbeddedPostgres, migrate } from "@c402/db";
+import { create } from "@bufbuild/protobuf";
+import { authorizationFromMessage, paymentsV1, requirementFromMessage } from "@c402/contracts";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { paymentsMigrations } from "../src";
+import { Facilitator } from "../src/domain/facilitator";
 import { Payments } from "../src/domain/payments";
+import { PayoutAccounts } from "../src/domain/payout-accounts";
+import { paymentsRpc } from "../src/rpc/payments-rpc";
 import type { CheckoutForPayment } from "../src/domain/requirements";
 import { SeriesCharges } from "../src/domain/series-charges";
 import { RehearsalSettlement } from "../src/domain/settlement/rehearsal";
 import type { PaymentsDb } from "../src/store/payments-store";
-import { preparedSeries, signedCancel } from "./support/series";
+import { preparedSeries, signedCancel, signedHeader } from "./support/series";
 import { settledEventOf } from "./support/settled-event";
 
 /** SCHEDULE_REHEARSAL_DAY_SECONDS as this suite sets it: a rehearsed series day lasts 5 seconds. */
@@ -97,5 +102,40 @@ describe("a test-mode series", () => {
     expect(await series.charge(scheduleId, 2)).toEqual({ outcome: "final", reason: "authorization_used_or_cancelled" });
     skewMs = (anchor + 3 * DAY + 1) * 1000 - Date.now();
     expect(await series.charge(scheduleId, 2)).toEqual({ outcome: "final", reason: "window_closed" });
+  });
+
+  it("on the wire: prepare's schedule[], /pay's held_payment_headers and schedule summary, ChargeHeldPeriod's outcome and receipt", async () => {
+    const rpc = paymentsRpc(payments, new Facilitator({ checkouts: async () => checkout, settlements: [] }), new PayoutAccounts({}), series);
+    const rpcBuyer = privateKeyToAccount(generatePrivateKey());
+    const ctx = { requestId: "t" };
+    skewMs = 0;
+    const prepared = await rpc.preparePayment(
+      create(paymentsV1.PreparePaymentRequestSchema, { checkoutId: checkout.id, face: paymentsV1.Face.TEST, payer: rpcBuyer.address }),
+      ctx,
+    );
+    expect(prepared.schedule?.map((h) => h.period)).toEqual([1, 2]);
+    const requirement = requirementFromMessage(prepared.requirement as paymentsV1.PaymentRequirement);
+    expect(requirement.extra.schedule).toMatchObject({ interval_days: 1, periods: 3 });
+    const header = await signedHeader(rpcBuyer, requirement, authorizationFromMessage(prepared.authorization as paymentsV1.Authorization));
+    const held = await Promise.all(
+      prepared.schedule!.map((h) => signedHeader(rpcBuyer, requirement, authorizationFromMessage(h.authorization as paymentsV1.Authorization))),
+    );
+    const paid = await rpc.submitPayment(
+      create(paymentsV1.SubmitPaymentRequestSchema, { checkoutId: checkout.id, face: paymentsV1.Face.TEST, paymentHeader: header, heldPaymentHeaders: held }),
+      ctx,
+    );
+    expect(paid.status).toBe(paymentsV1.PaymentStatus.SETTLED);
+    expect(paid.schedule).toMatchObject({ periods: 3, periodsSettled: 1, intervalDays: 1 });
+    const scheduleId = paid.schedule!.id!;
+    expect(paid.receipt).toMatchObject({ scheduleId, schedulePeriod: 0 });
+    const notYet = await rpc.chargeHeldPeriod(create(paymentsV1.ChargeHeldPeriodRequestSchema, { scheduleId, period: 1 }), ctx);
+    expect(notYet).toMatchObject({ outcome: paymentsV1.ChargeOutcome.NOT_YET, reason: "window_not_open" });
+    skewMs = (Number(prepared.schedule![0]!.authorization!.validAfter) + 1) * 1000 - Date.now();
+    const charged = await rpc.chargeHeldPeriod(create(paymentsV1.ChargeHeldPeriodRequestSchema, { scheduleId, period: 1 }), ctx);
+    expect(charged).toMatchObject({ outcome: paymentsV1.ChargeOutcome.SETTLED, receipt: { scheduleId, schedulePeriod: 1 } });
+    expect(charged.paymentId).toBe(charged.receipt?.id);
+    await expect(rpc.chargeHeldPeriod(create(paymentsV1.ChargeHeldPeriodRequestSchema, { scheduleId: "sch_nope", period: 1 }), ctx)).rejects.toMatchObject({
+      slug: "not-found",
+    });
   });
 });

@@ -172,7 +172,7 @@ export class SeriesCharges {
         results.push({ nonce: c.cancel.nonce, period: c.held.period, status: "cancelled" });
         continue;
       }
-      const live = this.settlementOf(row0) as SeriesSettlement & { cancelHeld?: CancelHeld };
+      const live = this.settlementOf(row0);
       if (!live.cancelHeld) throw new ProblemError("unavailable", "This series' network cannot cancel on this deployment right now.");
       const sent = await live.cancelHeld({
         scheduleId,
@@ -189,17 +189,6 @@ export class SeriesCharges {
     return results;
   }
 }
-
-type CancelHeld = (c: {
-  scheduleId: string;
-  period: number;
-  network: string;
-  authorizer: Hex;
-  nonce: Hex;
-  v: number;
-  r: Hex;
-  s: Hex;
-}) => Promise<{ status: "cancelled" | "pending"; txHash?: string }>;
 
 /** A period's charge as its recorded payment stands. */
 function resultOf(row: PaymentRow): ChargeResult {

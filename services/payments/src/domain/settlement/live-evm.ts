@@ -9,7 +9,7 @@ import { assertRedeliverable, authorizationKey, evmPresentedPayment, splitPartie
 import { splitPartiesOf, type CheckoutForPayment, type Rail, type SplitParties } from "../requirements";
 import { evmPayerOf, evmPayloadOf, paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
 import { OnchainSettlement, SETTLEABLE, type OnchainSettlementOptions } from "./onchain-settlement";
-import type { PurchaseCall, SeriesChain, Settlement, SettlementOutcome } from "./settlement";
+import type { HeldCancel, PurchaseCall, SeriesChain, Settlement, SettlementOutcome } from "./settlement";
 import { SettlementBatches, type BatchedSettlement } from "./settlement-batches";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
@@ -175,16 +175,7 @@ export class LiveEvmSettlement extends OnchainSettlement<LiveChain> implements S
    * recorded (with the signed transaction) before it is sent, so a retry sends the same transaction; a nonce
    * already used or cancelled on chain answers without sending.
    */
-  async cancelHeld(c: {
-    scheduleId: string;
-    period: number;
-    network: string;
-    authorizer: Hex;
-    nonce: Hex;
-    v: number;
-    r: Hex;
-    s: Hex;
-  }): Promise<{ status: "cancelled" | "pending"; txHash?: string }> {
+  async cancelHeld(c: HeldCancel): Promise<{ status: "cancelled" | "pending"; txHash?: string }> {
     const live = this.chain(c.network);
     const find = () =>
       this.db.selectFrom("held_cancels").selectAll().where("schedule_id", "=", c.scheduleId).where("nonce", "=", c.nonce.toLowerCase()).executeTakeFirst();

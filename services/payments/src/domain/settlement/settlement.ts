@@ -102,6 +102,20 @@ export interface Settlement {
    * and period: a row already there is answered instead, never sent twice), then settled as any payment.
    */
   chargeHeld?(row: PaymentRow): Promise<SettlementOutcome>;
+  /** Sends the payer's signed USDC cancelAuthorization for a held nonce (live EVM), recorded before it is sent. */
+  cancelHeld?(c: HeldCancel): Promise<{ status: "cancelled" | "pending"; txHash?: string }>;
+}
+
+/** One held nonce's cancel as the payer signed it (USDC's CancelAuthorization, v r s). */
+export interface HeldCancel {
+  scheduleId: string;
+  period: number;
+  network: string;
+  authorizer: `0x${string}`;
+  nonce: `0x${string}`;
+  v: number;
+  r: `0x${string}`;
+  s: `0x${string}`;
 }
 
 /** The settlement of that kind that settles on `network` for a checkout of that sort (escrow or not), if one is configured. */
