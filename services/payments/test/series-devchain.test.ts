@@ -302,6 +302,17 @@ describe("a live series on the devchain", () => {
     expect(await balance(b.address)).toBe(0n);
     expect(await series.charge(scheduleId, 1)).toEqual({ outcome: "retryable", reason: "insufficient_funds" });
     expect(await rows(c.id)).toHaveLength(1);
+    // The balance read passes but the funds are gone by the time it would be signed: refused by the settle call, nothing recorded.
+    const lyingChain = new Proxy(fixture.live.chain, {
+      get(target, prop, receiver) {
+        if (prop === "balanceOf") return async () => 10n ** 12n;
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const raced = new SeriesCharges({ db: fixture.database.db, settlements: [liveSaga(fixture.database.db, { ...fixture.live, chain: lyingChain })] });
+    expect(await raced.charge(scheduleId, 1)).toEqual({ outcome: "retryable", reason: "insufficient_funds" });
+    expect(await rows(c.id)).toHaveLength(1);
     await fixture.usdc.mint(b.address, SPLIT.total);
     expect((await series.charge(scheduleId, 1)).outcome).toBe("settled");
     expect(await balance(b.address)).toBe(0n);

@@ -79,7 +79,7 @@ export class SeriesCharges {
     const held = series.held.find((h) => h.period === period);
     if (!held) throw new ProblemError("not-found", `This series has no period ${period}.`);
     const existing = await store.findSeriesPeriod(this.opts.db, scheduleId, period);
-    if (existing) return resultOf(existing);
+    if (existing && !(await store.releaseShortPeriod(this.opts.db, existing.id))) return resultOf(existing);
     const settlement = this.settlementOf(row0);
     const chain = settlement.seriesChain(row0.network);
     if (!chain) throw new ProblemError("unavailable", "This series' network cannot settle on this deployment right now.");
@@ -105,9 +105,15 @@ export class SeriesCharges {
       const recorded = await store.findSeriesPeriod(this.opts.db, scheduleId, period);
       if (recorded && recorded.status !== "failed")
         return recorded.tx_hash ? resultOf(recorded) : { outcome: "retryable", row: recorded, reason: "chain_unavailable" };
+      // The balance went short between the check and the signing: nothing was sent; retried inside the window.
+      if (recorded && (await store.releaseShortPeriod(this.opts.db, recorded.id))) return { outcome: "retryable", reason: "insufficient_funds" };
       if (recorded) return resultOf(recorded);
-      if (err instanceof ProblemError) throw err;
-      return { outcome: "retryable", reason: "chain_unavailable" };
+      // Refused before anything was recorded (the settle call, run against the chain, would fail).
+      const reason = err instanceof ProblemError ? err.extensions.reason : undefined;
+      if (reason === "invalid_exact_evm_insufficient_balance") return { outcome: "retryable", reason: "insufficient_funds" };
+      if (reason === "invalid_exact_evm_nonce_already_used") return { outcome: "final", reason: "authorization_used_or_cancelled" };
+      if (err instanceof ProblemError && reason === undefined) throw err;
+      return { outcome: "retryable", reason: typeof reason === "string" ? reason : "chain_unavailable" };
     }
   }
 

@@ -213,6 +213,22 @@ export const paymentsStore = {
       ).n,
     ),
 
+  /**
+   * A held period's payment that failed before anything was signed because the payer's balance was short:
+   * nothing was sent and nothing is owed, so the row goes and the period can be charged again inside its window.
+   */
+  releaseShortPeriod: async (db: PaymentsDb, id: string) =>
+    (
+      await db
+        .deleteFrom("payments")
+        .where("id", "=", id)
+        .where("status", "=", "failed")
+        .where("failure_reason", "=", "insufficient_funds")
+        .where("tx_hash", "is", null)
+        .where("schedule_period", ">", 0)
+        .executeTakeFirst()
+    ).numDeletedRows > 0n,
+
   findById: (db: PaymentsDb, id: string) => db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst(),
 
   /** Moves a payment on in its saga; `from` guards against a concurrent step. */

@@ -161,6 +161,13 @@ export class LiveEvmSettlement extends OnchainSettlement<LiveChain> implements S
    */
   async chargeHeld(row: PaymentRow): Promise<SettlementOutcome> {
     const live = this.chain(row.network);
+    // Nothing is recorded for a charge that cannot settle now (balance short, nonce used): the caller answers why.
+    const simulation = await live.chain.simulateSettle(live.recipients(splitPartiesOfRow(row)), authorizationOfRow(row), row.authorization.signature as Hex);
+    if (!simulation.ok) {
+      const recorded = await store.findSeriesPeriod(this.db, row.schedule_id ?? "", row.schedule_period ?? -1);
+      if (recorded) return this.current(recorded.id);
+      throw paymentRejected(simulationRejectReason(simulation.reason), `The period cannot settle now: ${simulation.reason.replace(/_/g, " ")}.`);
+    }
     if (!(await store.insertIfNew(this.db, row))) {
       const recorded = await store.findSeriesPeriod(this.db, row.schedule_id ?? "", row.schedule_period ?? -1);
       if (!recorded) throw new ProblemError("internal", "The period could not be recorded.");
