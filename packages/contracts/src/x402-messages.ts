@@ -55,35 +55,34 @@ export function requirementMessage(r: PaymentRequirements): PaymentRequirement {
   });
 }
 
-/**
- * A series' `extra.schedule` (ADR 20) as the message's fields: the interval,
- * the periods (period 0 included) and each period's window in seconds after
- * the purchase, camelCase like the rest of extra:
- * {intervalDays, periods, windows: [{period, opensAfterSeconds, closesAfterSeconds}]}.
- */
+/** A series requirement's `extra.schedule` (ADR 20; snake_case keys, as `extra.escrow`), as the message's fields. */
 function scheduleExtraMessage(value: unknown): { schedule?: MessageInitShape<typeof RequirementScheduleSchema> } {
   if (typeof value !== "object" || value === null) return {};
   const s = value as Record<string, unknown>;
-  const whole = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0);
-  const windows = Array.isArray(s.windows) ? (s.windows as unknown[]) : [];
+  // Whole seconds and counts only: anything else (a buyer's requirement JSON included) reads as 0, never a throw.
+  const count = (v: unknown) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : 0);
+  const windows = Array.isArray(s.windows)
+    ? (s.windows as unknown[]).map((w) => (typeof w === "object" && w !== null ? w : {}) as Record<string, unknown>)
+    : [];
   return {
     schedule: {
-      intervalDays: whole(s.intervalDays),
-      periods: whole(s.periods),
-      windows: windows.map((w) => {
-        const o = (typeof w === "object" && w !== null ? w : {}) as Record<string, unknown>;
-        return { period: whole(o.period), opensAfterSeconds: BigInt(whole(o.opensAfterSeconds)), closesAfterSeconds: BigInt(whole(o.closesAfterSeconds)) };
-      }),
+      intervalDays: count(s.interval_days),
+      periods: count(s.periods),
+      windows: windows.map((w) => ({
+        period: count(w.period),
+        opensAfterSeconds: BigInt(count(w.opens_after_seconds)),
+        closesAfterSeconds: BigInt(count(w.closes_after_seconds)),
+      })),
     },
   };
 }
 
-/** `extra.schedule` from the message. */
+/** `extra.schedule` from the message (keys in the order payments writes them). */
 function scheduleExtraOf(s: RequirementSchedule) {
   return {
-    intervalDays: s.intervalDays,
+    interval_days: s.intervalDays,
     periods: s.periods,
-    windows: s.windows.map((w) => ({ period: w.period, opensAfterSeconds: Number(w.opensAfterSeconds), closesAfterSeconds: Number(w.closesAfterSeconds) })),
+    windows: s.windows.map((w) => ({ period: w.period, opens_after_seconds: Number(w.opensAfterSeconds), closes_after_seconds: Number(w.closesAfterSeconds) })),
   };
 }
 

@@ -33,18 +33,18 @@ describe("x402 objects as payments.v1 messages", () => {
     ["a live requirement", base],
     ["a rehearsal requirement", { ...base, extra: { name: "USDC rehearsal - no funds move", version: "2", checkoutId: "chk_x", rehearsal: true } }],
     [
-      "a series' requirement (extra.schedule: interval, periods, each period's window in seconds after the purchase)",
+      "a series requirement (extra.schedule, ADR 20)",
       {
         ...base,
         extra: {
           name: "USD Coin",
           version: "2",
           schedule: {
-            intervalDays: 30,
+            interval_days: 7,
             periods: 3,
             windows: [
-              { period: 1, opensAfterSeconds: 2_592_000, closesAfterSeconds: 5_184_000 },
-              { period: 2, opensAfterSeconds: 5_184_000, closesAfterSeconds: 7_776_000 },
+              { period: 1, opens_after_seconds: 604_800, closes_after_seconds: 1_209_600 },
+              { period: 2, opens_after_seconds: 1_209_600, closes_after_seconds: 1_814_400 },
             ],
           },
           checkoutId: "chk_000000000000000000000001",

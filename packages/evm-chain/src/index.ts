@@ -415,6 +415,22 @@ export class EvmChain {
     return undefined;
   }
 
+  /** The latest block's timestamp (seconds): the clock EIP-3009 windows are checked against. */
+  async latestBlockTime(): Promise<bigint> {
+    return (await this.client.getBlock({ blockTag: "latest" })).timestamp;
+  }
+
+  /**
+   * Signs USDC's `cancelAuthorization(authorizer, nonce, v, r, s)` (the
+   * authorizer's EIP-712 CancelAuthorization signature) with the facilitator
+   * key and a nonce `reserve` takes from the shared count, as
+   * `signSettlementsReserved` does: the caller records it before it is sent.
+   */
+  async signCancelAuthorizationReserved<T>(c: { authorizer: Address; nonce: Hex; v: number; r: Hex; s: Hex }, reserve: NonceReservation<T>): Promise<T> {
+    const data = encodeFunctionData({ abi: TestUSDC.abi, functionName: "cancelAuthorization", args: [c.authorizer, c.nonce, c.v, c.r, c.s] });
+    return this.sender.signReserved({ to: this.config.usdc, data }, reserve);
+  }
+
   async ping(): Promise<void> {
     await this.client.getChainId();
   }

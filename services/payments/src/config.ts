@@ -56,6 +56,11 @@ export const paymentsConfigSpec = {
     "STELLAR_RPC_CA_FILE",
     "PEM file of a private certificate authority the Soroban RPC's certificate is issued by (default: the system's)",
   ),
+  scheduleRehearsalDaySeconds: env.int(
+    "SCHEDULE_REHEARSAL_DAY_SECONDS",
+    "how long a series day lasts on the test face's compressed clock (ADR 20; default 60: a 3-period daily series runs in three minutes)",
+    { default: 60, min: 1, max: 86_400 },
+  ),
   // At most 20 s: a relay origin's 30 s and this wait fit in the gateway's 60 s wait for a paid request (ADR 9).
   settleTimeoutMs: env.int(
     "SETTLE_TIMEOUT_MS",

@@ -13,6 +13,8 @@ import { paymentsConfigSpec, type LiveChainSettings, type SolanaSettings, type S
 import { Facilitator } from "./domain/facilitator";
 import { Payments } from "./domain/payments";
 import { PayoutAccounts } from "./domain/payout-accounts";
+import { DAY_SECONDS } from "./domain/series";
+import { SeriesCharges } from "./domain/series-charges";
 import { priceOf, REHEARSAL_DOMAIN, REHEARSAL_NETWORK, splitPartiesOf, type SplitParties } from "./domain/requirements";
 import { PaidOnDelivery } from "./domain/settlement/paid-on-delivery";
 import { EscrowSettlement } from "./domain/settlement/escrow";
@@ -54,6 +56,8 @@ export interface PaymentsSettings {
   stellar?: StellarSettings;
   settleTimeoutMs?: number;
   sweepIntervalMs?: number;
+  /** How long a series day lasts on the test face (SCHEDULE_REHEARSAL_DAY_SECONDS; default 60). */
+  scheduleRehearsalDaySeconds?: number;
   /** The C402Escrow contract's address (ESCROW_CONTRACT): with the escrow client, escrow checkouts sell. */
   escrowContract?: string;
   /** The protocol's fee wallet (FEE_WALLET_ADDRESS), where no live chain names it: an escrow rehearsal's terms name it. */
@@ -92,6 +96,8 @@ export function createLiveChain(settings: LiveChainSettings): LiveChain {
       // The checkout's split contract, which divides the total between seller, platform and fee wallet on-chain.
       payTo: (checkout) => chain.splitAddress(recipients(splitPartiesOf(checkout))),
       amounts: priceOf,
+      // A series' held periods are settled on this rail (ADR 20: Base only), on real days.
+      seriesDaySeconds: DAY_SECONDS,
     },
   };
 }
@@ -173,6 +179,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
     now,
     contractSignatures: (network) => live?.contractSignatures(network),
     paidOnDelivery,
+    ...(settings.scheduleRehearsalDaySeconds !== undefined ? { seriesDaySeconds: settings.scheduleRehearsalDaySeconds } : {}),
     ...(settings.solana ? { solana: { network: settings.solana.network, usdcMint: settings.solana.usdcMint } } : {}),
     ...(stellarChain && stellarModules
       ? {
@@ -252,6 +259,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   const settlements: Settlement[] = [rehearsal, ...(live ? [live] : []), ...(solana ? [solana] : []), ...(stellar ? [stellar] : []), ...escrow];
   const payments = new Payments({ db, checkouts, settlements, originCalls, packages, now, onCommitted });
   const facilitator = new Facilitator({ checkouts, settlements });
+  const series = new SeriesCharges({ db, settlements });
   let sweeper: PeriodicTask | undefined;
   let escrowOutcomes: Subscription | undefined;
   let unregisterGauges = () => {};
@@ -263,7 +271,7 @@ export async function createPaymentsService(deps: ServiceDeps, clients: Payments
   return {
     name: "payments",
     register(server) {
-      server.add(paymentsV1.PaymentsService, paymentsRpc(payments, facilitator, new PayoutAccounts({ solana: solanaChain, stellar: stellarChain })));
+      server.add(paymentsV1.PaymentsService, paymentsRpc(payments, facilitator, new PayoutAccounts({ solana: solanaChain, stellar: stellarChain }), series));
       server.add(healthV1.HealthService, healthService("payments", { database: () => deps.database.ping(), bus: () => deps.bus.ping(), ...chainChecks }));
     },
     async start() {

@@ -80,6 +80,7 @@ void runDistributedService({
         ...(solana ? { solana } : {}),
         ...(stellar ? { stellar } : {}),
         settleTimeoutMs: config.settleTimeoutMs,
+        scheduleRehearsalDaySeconds: config.scheduleRehearsalDaySeconds,
         ...(config.escrowContractAddress ? { escrowContract: config.escrowContractAddress } : {}),
         ...(config.feeWalletAddress ? { feeWallet: config.feeWalletAddress } : {}),
       },

@@ -51,6 +51,8 @@ interface IssuedPayment {
 
 const NOT_ISSUED = "The requirement is not one this service issued for the live face of an open checkout; this facilitator settles nothing else.";
 
+const SERIES_AT_FACE =
+  "This checkout is a recurring series: it is bought at its face (POST /c/{id}/prepare, then POST /c/{id}/pay with every held period), not settled through the facilitator.";
 const RELAY_AT_FACE = "This checkout relays its seller's origin and is paid only on delivery, at its own face (/c/{id}); this facilitator does not settle it.";
 
 export interface FacilitatorOptions {
@@ -134,6 +136,8 @@ export class Facilitator {
     if (settlementKindOf("live", checkout) !== "onchain") return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
     // A relay sale is paid only on delivery, at its face: settling it here would charge without the origin answering.
     if (checkout.relay) return { reason: "invalid_payment_requirements", message: RELAY_AT_FACE, payer };
+    // A series is bought at its face with every held period (ADR 20): period 0 alone would start nothing.
+    if (checkout.schedule) return { reason: "invalid_payment_requirements", message: SERIES_AT_FACE, payer };
     const requirement = requirementsFor("live", checkout, live.rails()).find((r) => r.network === network && acceptedMatches(claimed, r));
     if (!requirement) return { reason: "invalid_payment_requirements", message: NOT_ISSUED, payer };
 

@@ -5,6 +5,7 @@ import { getAddress } from "viem";
 import type { AuthorizationKey, PaymentRow } from "../store/payments-store";
 import { priceOf, type CheckoutForPayment, type SplitParties } from "./requirements";
 import { paymentRejected } from "./verify-payment";
+import type { SeriesRecord } from "./series";
 import { subjectFor } from "./subject";
 
 /**
@@ -69,6 +70,8 @@ export function newPaymentRow(opts: {
   handoffId: string | null;
   /** A relay or mcp sale: when the buyer's request stops waiting (ADR 9). */
   answerBy?: Date | null;
+  /** A series purchase (period 0): its new schedule id and the series it holds (ADR 20). */
+  series?: { scheduleId: string; record: SeriesRecord };
   saga: Pick<PaymentRow, "status" | "test_mode" | "tx_hash" | "settled_at" | "split_address" | "single_shot">;
 }): PaymentRow {
   const { checkout, presented } = opts;
@@ -104,6 +107,9 @@ export function newPaymentRow(opts: {
     valid_before: presented.validBefore,
     updated_at: opts.now,
     answer_by: opts.answerBy ?? null,
+    schedule_id: opts.series?.scheduleId ?? null,
+    schedule_period: opts.series ? 0 : null,
+    series: opts.series ? (opts.series.record as unknown as Record<string, unknown>) : null,
     ...opts.saga,
   };
 }

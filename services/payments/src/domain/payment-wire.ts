@@ -4,6 +4,7 @@ import { deliveryOutcomeName, deliveryOutcomeToProto, paymentEventsV1, type fulf
 import { formatUsd } from "@c402/money";
 import type { SettleResponse } from "@c402/x402";
 import type { PaymentRow } from "../store/payments-store";
+import { seriesOf, seriesStartedMessage, type SeriesRecord } from "./series";
 import type { DeliveryRecord } from "./settlement/paid-on-delivery";
 import type { SettlementOutcome } from "./settlement/settlement";
 
@@ -36,6 +37,7 @@ function saleFields(p: PaymentRow) {
     ...(p.sold_by !== null ? { soldBy: p.sold_by } : {}),
     ...(p.parties !== null ? { partiesJson: JSON.stringify(p.parties) } : {}),
     ...(p.handoff_id !== null ? { handoffId: p.handoff_id } : {}),
+    ...(p.schedule_id !== null ? { scheduleId: p.schedule_id, schedulePeriod: p.schedule_period ?? 0 } : {}),
   };
 }
 
@@ -110,6 +112,8 @@ export function paymentSettledMessage(p: PaymentRow, reusableCheckout: boolean):
     asset: ASSET_LABEL,
     reusableCheckout,
     settledAt: timestampFromDate(p.settled_at ?? new Date()),
+    // Period 0 starts the series: its terms and held windows, never the signatures (ADR 20).
+    ...(p.series !== null && p.schedule_period === 0 ? { series: seriesStartedMessage(p.account_id, seriesOf(p) as SeriesRecord) } : {}),
   });
 }
 

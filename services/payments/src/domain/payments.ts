@@ -1,8 +1,16 @@
 import { accountActivityRow, type Actor } from "@c402/account-events";
-import { HANDOFF_NONCE, isId, isCheckoutId } from "@c402/ids";
+import { HANDOFF_NONCE, isId, isCheckoutId, newId } from "@c402/ids";
 import type { Breakdown } from "@c402/money";
 import { ProblemError, invalid } from "@c402/problems";
-import { isEvmNetworkId, isSolanaNetworkId, randomNonce, type ExactEvmAuthorization, type PaymentRequirements, type SettleResponse } from "@c402/x402";
+import {
+  isEvmNetworkId,
+  isSolanaNetworkId,
+  randomNonce,
+  type AnyPaymentPayload,
+  type ExactEvmAuthorization,
+  type PaymentRequirements,
+  type SettleResponse,
+} from "@c402/x402";
 import { getAddress, isAddress } from "viem";
 import { paymentsStore as store, type LedgerFilter, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import { settleResponseOf } from "./payment-wire";
@@ -22,7 +30,18 @@ import {
 } from "./requirements";
 import type { DeliveryRecord, OriginDelivery } from "./settlement/paid-on-delivery";
 import { settlementOf, type PurchaseCall, type Settlement } from "./settlement/settlement";
-import { decodePayment, matchRequirement, paymentRejected } from "./verify-payment";
+import {
+  heldAuthorizations,
+  heldPeriodsMissing,
+  intervalSecondsOf,
+  notASeries,
+  scheduleSummary,
+  seriesOf,
+  verifyHeldPayloads,
+  type ScheduleSummary,
+  type SeriesTerms,
+} from "./series";
+import { decodePayment, evmPayloadOf, matchRequirement, paymentRejected } from "./verify-payment";
 
 export type CheckoutSource = (checkoutId: string) => Promise<CheckoutForPayment>;
 
@@ -57,6 +76,8 @@ export interface SubmitResult {
   delivery?: DeliveryRecord;
   /** A package checkout's sale: the package bought (its key only on the answer that created it). */
   package?: IssuedPackage;
+  /** A series purchase: the series it started (ADR 20). */
+  schedule?: ScheduleSummary;
 }
 
 type SumsRow = Record<"payments" | "price_amount" | "provider_amount" | "platform_amount" | "fee_amount" | "total", string>;
@@ -119,9 +140,12 @@ export interface Quote {
  * escrow deposit's with the terms' `salt` the payment brings back), or a
  * transaction the service prepared (Solana).
  */
-export type Prepared = { network: string; requirement: PaymentRequirements } & (
-  { authorization: ExactEvmAuthorization; salt?: string; transaction?: undefined } | { transaction: string; authorization?: undefined; salt?: undefined }
-);
+export type Prepared = {
+  network: string;
+  requirement: PaymentRequirements;
+  /** A series' held periods (1 … periods-1), each an authorization the buyer signs beside period 0's (ADR 20). */
+  schedule?: { period: number; authorization: ExactEvmAuthorization }[];
+} & ({ authorization: ExactEvmAuthorization; salt?: string; transaction?: undefined } | { transaction: string; authorization?: undefined; salt?: undefined });
 
 /**
  * The purchase flow of the payments service: quote, prepare, verify and
@@ -151,7 +175,9 @@ export class Payments {
   /** The rails the settlements of one kind offer a checkout: what a face settling that way quotes (an escrow checkout's: only escrow deposits, ADR 19). */
   private rails(kind: SettlementKind, checkout: CheckoutForPayment): Rail[] {
     const escrow = checkout.escrow !== undefined;
-    return this.settlements.filter((s) => s.kind === kind && (s.escrow ?? false) === escrow).flatMap((s) => s.rails());
+    const rails = this.settlements.filter((s) => s.kind === kind && (s.escrow ?? false) === escrow).flatMap((s) => s.rails());
+    // A series sells on the rails its held periods settle on: Base only (ADR 20).
+    return checkout.schedule ? rails.filter((r) => r.seriesDaySeconds !== undefined) : rails;
   }
 
   /** The requirements a face lists for a checkout now (its 402). */
@@ -217,7 +243,60 @@ export class Payments {
       validBefore: String(Math.floor(this.now().getTime() / 1000) + requirement.maxTimeoutSeconds),
       nonce: randomNonce(),
     };
-    return { network: requirement.network, requirement, authorization };
+    const schedule = checkout.schedule ? await this.heldToSign(kind, checkout, checkout.schedule, requirement, authorization) : undefined;
+    return { network: requirement.network, requirement, authorization, ...(schedule ? { schedule } : {}) };
+  }
+
+  /** A series' rail on `network`: its clock and chain, and the series interval in seconds there (ADR 20). */
+  private seriesRail(kind: SettlementKind, checkout: CheckoutForPayment, terms: SeriesTerms, network: string) {
+    const rail = this.rails(kind, checkout).find((r) => r.network === network);
+    const chain = settlementOf(this.settlements, kind, network)?.seriesChain?.(network);
+    if (rail?.seriesDaySeconds === undefined || !chain)
+      throw new ProblemError("unavailable", "This series' network cannot settle on this deployment right now.");
+    return { chain, intervalSeconds: intervalSecondsOf(terms, rail.seriesDaySeconds) };
+  }
+
+  /** The held periods a series buyer signs: windows anchored at now by the series' clock (the chain's latest block live). */
+  private async heldToSign(
+    kind: SettlementKind,
+    checkout: CheckoutForPayment,
+    terms: SeriesTerms,
+    requirement: PaymentRequirements,
+    period0: ExactEvmAuthorization,
+  ) {
+    const { chain, intervalSeconds } = this.seriesRail(kind, checkout, terms, requirement.network);
+    const anchor = Number(await chain.now());
+    return heldAuthorizations(period0, anchor, intervalSeconds, terms.periods);
+  }
+
+  /**
+   * A series purchase's held payloads, every one verified against period 0's
+   * payment before anything is recorded (payment rule 7), with the schedule id
+   * the purchase records; undefined for a checkout that is no series, and for
+   * a purchase already recorded (it redelivers its own series).
+   */
+  private async heldSeries(
+    kind: SettlementKind,
+    checkout: CheckoutForPayment,
+    settlement: Settlement,
+    payload: AnyPaymentPayload,
+    requirement: PaymentRequirements,
+    headers: readonly string[],
+  ): Promise<PurchaseCall["series"]> {
+    if (!checkout.schedule) return undefined;
+    if (await settlement.isRecorded(payload, requirement)) return undefined;
+    const terms = checkout.schedule;
+    if (headers.length === 0) heldPeriodsMissing(terms, 0);
+    const { chain, intervalSeconds } = this.seriesRail(kind, checkout, terms, requirement.network);
+    const record = await verifyHeldPayloads({
+      headers,
+      period0: evmPayloadOf(payload),
+      requirement,
+      terms,
+      intervalSeconds,
+      checks: { now: await chain.now(), ...(chain.authorizationUsed ? { authorizationUsed: chain.authorizationUsed.bind(chain) } : {}) },
+    });
+    return { scheduleId: newId("schedule"), record };
   }
 
   /**
@@ -249,6 +328,7 @@ export class Payments {
       throw invalid([{ field: "h", reason: `the handoff nonce must match ${HANDOFF_NONCE.source}` }]);
     }
     const checkout = await this.checkouts(checkoutId);
+    if (!checkout.schedule && (call.heldHeaders?.length ?? 0) > 0) notASeries();
     // A checkout that stopped selling still redelivers what it sold (spec: re-presenting a payment redelivers).
     const notSelling = sellingRefusal(face, checkout);
     if (notSelling && !(await this.isRecorded(face, checkout, header))) throw notSelling;
@@ -262,11 +342,15 @@ export class Payments {
     }
     // requirementsFor answers 503 when the face settles on-chain and no live network is configured.
     const requirement = matchRequirement(payload, this.issued(face, checkout));
-    const outcome = await this.settlement(kind, requirement.network, checkout).submit(checkout, payload, requirement, {
+    const settlement = this.settlement(kind, requirement.network, checkout);
+    const series = await this.heldSeries(kind, checkout, settlement, payload, requirement, call.heldHeaders ?? []);
+    const outcome = await settlement.submit(checkout, payload, requirement, {
       handoffId,
       params: call.params ?? {},
       ...(call.answerBy ? { answerBy: call.answerBy } : {}),
+      ...(series ? { series } : {}),
     });
+    const schedule = await this.summaryOf(outcome.row);
     // An escrow sale's goods (a package too) go with its deposit; its receipt waits for the release.
     const delivered = outcome.kind === "pending" ? undefined : outcome;
     const pkg = delivered ? await this.packageOf(checkout, delivered.row, delivered.delivery) : undefined;
@@ -278,7 +362,15 @@ export class Payments {
       checkout,
       ...(delivered?.delivery ? { delivery: delivered.delivery } : {}),
       ...(pkg ? { package: pkg } : {}),
+      ...(schedule ? { schedule } : {}),
     };
+  }
+
+  /** The series a purchase started, as payments knows it now (a re-presented purchase: the same series). */
+  private async summaryOf(row: PaymentRow): Promise<ScheduleSummary | undefined> {
+    const series = seriesOf(row);
+    if (!series || row.schedule_id === null) return undefined;
+    return scheduleSummary(row.schedule_id, series, await store.settledPeriods(this.db, row.schedule_id));
   }
 
   /**

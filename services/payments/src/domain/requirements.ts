@@ -2,6 +2,7 @@ import type { catalogV1 } from "@c402/contracts";
 import { breakdown, type Breakdown } from "@c402/money";
 import { ProblemError } from "@c402/problems";
 import { isEvmNetworkId, type PaymentRequirements } from "@c402/x402";
+import { scheduleExtra, type SeriesTerms } from "./series";
 
 /**
  * Which requirements a face issues. The path plus the checkout's armed state
@@ -53,6 +54,8 @@ export interface CheckoutForPayment {
   payoutAddresses?: { solana?: string; stellar?: string };
   /** An escrow checkout's terms (esc_ ids, frozen at create): its sales are deposits into escrow, at the escrow fee (ADR 19). */
   escrow?: CheckoutEscrowTerms;
+  /** A recurring series' terms (catalog's CheckoutSchedule, ADR 20): quoted on its EVM rail only, with `extra.schedule`. */
+  schedule?: SeriesTerms;
   /** A plain checkout's escrow twin (escrow_offer optional): its EVM requirements advertise it as `extra.escrowAvailable`. */
   escrowTwinId?: string;
 }
@@ -159,6 +162,11 @@ export interface Rail {
   tokenUnits?(atomic: bigint): bigint;
   /** What a requirement's `extra` adds for this checkout (an escrow deposit's terms: `extra.escrow`); a pure function of the checkout. */
   extraFor?(checkout: CheckoutForPayment): Readonly<Record<string, unknown>>;
+  /**
+   * How long a series day lasts on this rail's clock, in seconds (live: 86,400; the test face's compressed
+   * day: SCHEDULE_REHEARSAL_DAY_SECONDS); absent: the rail sells no series (ADR 20: Base only).
+   */
+  seriesDaySeconds?: number;
   /** What the facilitator's `supported` kinds say of this network (Solana: the fee payer; Stellar: that fees are sponsored). */
   supportedExtra?: { feePayer?: string; areFeesSponsored?: boolean };
   /**
@@ -199,6 +207,8 @@ function listedRequirementsFor(checkout: CheckoutForPayment, rails: readonly Rai
           ...r.extraFor?.(checkout),
           // The same purchase through escrow (spec: escrow_offer optional), where escrow runs: Base.
           ...(checkout.escrowTwinId && isEvmNetworkId(r.network) ? { escrowAvailable: checkout.escrowTwinId } : {}),
+          // A series' windows as seconds after the purchase (ADR 20).
+          ...(checkout.schedule && r.seriesDaySeconds !== undefined ? { schedule: scheduleExtra(checkout.schedule, r.seriesDaySeconds) } : {}),
           checkoutId: checkout.id,
         },
       },

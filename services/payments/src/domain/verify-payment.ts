@@ -35,6 +35,7 @@ export type RejectReason =
   | "settlement_failed"
   | "rehearsal_payment_on_live_face"
   | `invalid_escrow_${string}`
+  | `invalid_schedule_${string}`
   | `invalid_exact_svm_${string}`
   | `settle_exact_svm_${string}`
   | `invalid_exact_stellar_${string}`

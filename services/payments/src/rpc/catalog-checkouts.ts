@@ -55,6 +55,7 @@ function checkoutForPayment(checkout: catalogV1.Checkout, revision: string): Che
     ...payoutAddressesOf(checkout.payoutRails),
     ...(checkout.escrow ? { escrow: escrowTermsOf(checkout.escrow) } : {}),
     ...(checkout.escrowTwinId && !checkout.escrow ? { escrowTwinId: checkout.escrowTwinId } : {}),
+    ...(checkout.schedule ? { schedule: { intervalDays: checkout.schedule.intervalDays, periods: checkout.schedule.periods } } : {}),
     listing: checkout,
     revision,
   };

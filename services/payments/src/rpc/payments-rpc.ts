@@ -1,6 +1,6 @@
 import { authorizationMessage, paymentsV1, requirementMessage, settleResponseMessage, supportedMessage, verifyResponseMessage } from "@c402/contracts";
 import { actorOfRequest } from "@c402/account-events";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { invalid, ProblemError } from "@c402/problems";
 import { answered, type ServiceImplementation } from "@c402/rpc";
 import { FAMILIES, type Facilitator, type Family } from "../domain/facilitator";
@@ -9,6 +9,8 @@ import { issuedPackageMessage } from "./package-issuer";
 import type { Payments, SalesSums, SubmitResult } from "../domain/payments";
 import type { Face } from "../domain/requirements";
 import type { PayoutAccounts } from "../domain/payout-accounts";
+import type { ScheduleSummary } from "../domain/series";
+import type { ChargeResult, SeriesCharges } from "../domain/series-charges";
 
 function faceOf(face: paymentsV1.Face): Face {
   if (face === paymentsV1.Face.LIVE) return "live";
@@ -33,14 +35,31 @@ export function paymentsRpc(
   payments: Payments,
   facilitator: Facilitator,
   payoutAccounts: PayoutAccounts,
+  series: SeriesCharges,
 ): ServiceImplementation<typeof paymentsV1.PaymentsService> {
   return {
-    // Series (ADR 20): built in the schedules slice; until then nothing is charged or cancelled.
-    async chargeHeldPeriod() {
-      throw new ProblemError("not-found", "No such series.");
+    async chargeHeldPeriod(req) {
+      const r = await series.charge(req.scheduleId, req.period);
+      return {
+        outcome: CHARGE_OUTCOME[r.outcome],
+        ...(r.row ? { paymentId: r.row.id } : {}),
+        ...(r.row?.status === "settled" ? { receipt: receiptMessage(r.row) } : {}),
+        ...(r.row?.tx_hash ? { txHash: r.row.tx_hash } : {}),
+        ...(r.reason !== undefined ? { reason: r.reason } : {}),
+      };
     },
-    async cancelHeldAuthorizations() {
-      throw new ProblemError("not-found", "No such series.");
+    async cancelHeldAuthorizations(req) {
+      const results = await series.cancel(req.scheduleId, req.cancels);
+      return {
+        results: results.map((c) => ({
+          $typeName: "payments.v1.CancelledAuthorization" as const,
+          nonce: c.nonce,
+          period: c.period,
+          status: c.status,
+          ...(c.txHash !== undefined ? { txHash: c.txHash } : {}),
+          ...(c.reason !== undefined ? { reason: c.reason } : {}),
+        })),
+      };
     },
     async checkPayoutAccounts(req) {
       const checks = await payoutAccounts.check(req.rails.map(({ chainFamily, address }) => ({ chainFamily, address })));
@@ -83,12 +102,18 @@ export function paymentsRpc(
         requirement: requirementMessage(p.requirement),
         ...(p.authorization ? { authorization: authorizationMessage(p.authorization) } : { transaction: p.transaction }),
         ...(p.salt !== undefined ? { escrowSalt: p.salt } : {}),
+        schedule: (p.schedule ?? []).map((h) => ({
+          $typeName: "payments.v1.HeldPeriod" as const,
+          period: h.period,
+          authorization: authorizationMessage(h.authorization),
+        })),
       };
     },
     async submitPayment(req, ctx) {
       const r = await payments.submit(req.checkoutId, faceOf(req.face), req.paymentHeader, {
         handoffId: req.handoffId ?? null,
         params: req.params,
+        heldHeaders: req.heldPaymentHeaders,
         // The caller's deadline: a relay sale fits its origin and its settlement inside it (ADR 9).
         ...(ctx.deadline ? { answerBy: ctx.deadline } : {}),
       });
@@ -108,6 +133,7 @@ export function paymentsRpc(
         ...(r.delivery ? { delivery: deliveryMessage(r.delivery) } : {}),
         ...(r.package ? { package: issuedPackageMessage(r.package, r.checkout.id, r.receipt.id, r.receipt.test_mode) } : {}),
         ...(r.package?.key !== undefined ? { packageKey: r.package.key } : {}),
+        ...(r.schedule ? { schedule: scheduleSummaryMessage(r.schedule) } : {}),
       };
     },
     async listAwaitingFulfilment(req) {
@@ -171,3 +197,24 @@ const PAYMENT_STATUS: Record<SubmitResult["status"], paymentsV1.PaymentStatus> =
   held: paymentsV1.PaymentStatus.HELD,
   pending: paymentsV1.PaymentStatus.PENDING,
 };
+
+/** A held period's charge outcome as the wire names it. */
+const CHARGE_OUTCOME: Record<ChargeResult["outcome"], paymentsV1.ChargeOutcome> = {
+  settled: paymentsV1.ChargeOutcome.SETTLED,
+  pending: paymentsV1.ChargeOutcome.PENDING,
+  not_yet: paymentsV1.ChargeOutcome.NOT_YET,
+  retryable: paymentsV1.ChargeOutcome.RETRYABLE,
+  final: paymentsV1.ChargeOutcome.FINAL,
+};
+
+function scheduleSummaryMessage(s: ScheduleSummary): paymentsV1.ScheduleSummary {
+  return {
+    $typeName: "payments.v1.ScheduleSummary",
+    id: s.id,
+    periods: s.periods,
+    periodsSettled: s.periodsSettled,
+    intervalDays: s.intervalDays,
+    paidThrough: timestampFromDate(s.paidThrough),
+    ...(s.nextChargeAt ? { nextChargeAt: timestampFromDate(s.nextChargeAt) } : {}),
+  };
+}

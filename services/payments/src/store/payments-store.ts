@@ -49,6 +49,24 @@ interface PaymentsTable {
   delivery_bytes: number | null;
   /** A webhook sale: when the seller marked it fulfilled (null until then, and for other modes). */
   fulfilled_at: Date | null;
+  /** A series' payment (ADR 20): its schedule (sch_) and period (0: the purchase); null for other sales. */
+  schedule_id: string | null;
+  schedule_period: number | null;
+  /** Period 0 of a series: the series as bought (SeriesRecord: terms, anchor, the signed held authorizations). Null otherwise. */
+  series: Record<string, unknown> | null;
+}
+
+/** A held authorization's cancel as recorded before it is sent (ADR 20). */
+interface HeldCancelsTable {
+  schedule_id: string;
+  nonce: string;
+  period: number;
+  network: string;
+  tx_hash: string;
+  raw_tx: string;
+  /** sent | cancelled | failed */
+  status: string;
+  created_at: Date;
 }
 
 /**
@@ -67,6 +85,7 @@ export type PaymentStatus = "claimed" | "delivered" | "settling" | "settled" | "
 
 export interface PaymentsTables extends SenderNoncesTables {
   payments: PaymentsTable;
+  held_cancels: HeldCancelsTable;
 }
 
 export type PaymentRow = Selectable<PaymentsTable>;
@@ -100,6 +119,7 @@ function columnsOf(row: PaymentRow): PaymentRow {
     ...row,
     authorization: JSON.stringify(row.authorization) as unknown as Record<string, string>,
     parties: (row.parties === null ? null : JSON.stringify(row.parties)) as unknown as Record<string, unknown>,
+    series: (row.series === null ? null : JSON.stringify(row.series)) as unknown as Record<string, unknown>,
   };
 }
 
@@ -175,6 +195,39 @@ export const paymentsStore = {
       .where("status", "in", ["settled", "held"])
       .orderBy("settled_at")
       .executeTakeFirst(),
+
+  /** The payment of one period of a series (0: the purchase that holds the series). */
+  findSeriesPeriod: (db: PaymentsDb, scheduleId: string, period: number) =>
+    db.selectFrom("payments").selectAll().where("schedule_id", "=", scheduleId).where("schedule_period", "=", period).executeTakeFirst(),
+
+  /** How many periods of a series are settled. */
+  settledPeriods: async (db: PaymentsDb, scheduleId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom("payments")
+          .select(sql<string>`count(*)`.as("n"))
+          .where("schedule_id", "=", scheduleId)
+          .where("status", "=", "settled")
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+
+  /**
+   * A held period's payment that failed before anything was signed because the payer's balance was short:
+   * nothing was sent and nothing is owed, so the row goes and the period can be charged again inside its window.
+   */
+  releaseShortPeriod: async (db: PaymentsDb, id: string) =>
+    (
+      await db
+        .deleteFrom("payments")
+        .where("id", "=", id)
+        .where("status", "=", "failed")
+        .where("failure_reason", "=", "insufficient_funds")
+        .where("tx_hash", "is", null)
+        .where("schedule_period", ">", 0)
+        .executeTakeFirst()
+    ).numDeletedRows > 0n,
 
   findById: (db: PaymentsDb, id: string) => db.selectFrom("payments").selectAll().where("id", "=", id).executeTakeFirst(),
 

@@ -1,4 +1,5 @@
 import { failpoint } from "@c402/failpoints";
+import { recordSigned } from "@c402/sender-nonces";
 import { ProblemError } from "@c402/problems";
 import { NonceSpentError, type Authorization, type EvmChain, type SettledEvent, type SplitRecipients } from "@c402/evm-chain";
 import type { AnyPaymentPayload, ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
@@ -8,7 +9,7 @@ import { assertRedeliverable, authorizationKey, evmPresentedPayment, splitPartie
 import { splitPartiesOf, type CheckoutForPayment, type Rail, type SplitParties } from "../requirements";
 import { evmPayerOf, evmPayloadOf, paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
 import { OnchainSettlement, SETTLEABLE, type OnchainSettlementOptions } from "./onchain-settlement";
-import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
+import type { HeldCancel, PurchaseCall, SeriesChain, Settlement, SettlementOutcome } from "./settlement";
 import { SettlementBatches, type BatchedSettlement } from "./settlement-batches";
 
 /** One live network: its chain adapter and who a checkout's split pays. */
@@ -140,6 +141,88 @@ export class LiveEvmSettlement extends OnchainSettlement<LiveChain> implements S
     if ("recorded" in claim) return this.resume(claim.recorded, checkout.id, payload);
     // A relay sale is delivered first (ADR 9), and never waits for others: `arrived` is undefined for it.
     return this.settleClaimed(claim.claimed, checkout, call, (row) => this.drive(row, live, onChain, false, arrived));
+  }
+
+  /** A live series runs on the chain's clock (its latest block), and is checked against the token's nonce state and balances. */
+  seriesChain(network: string): SeriesChain | undefined {
+    const live = this.chains.get(network);
+    if (!live || live.rail.seriesDaySeconds === undefined) return undefined;
+    return {
+      now: () => live.chain.latestBlockTime(),
+      authorizationUsed: (from, nonce) => live.chain.authorizationUsed(from, nonce),
+      balanceOf: (owner) => live.chain.balanceOf(owner),
+    };
+  }
+
+  /**
+   * A held period of a series (ADR 20), through the same saga as any live payment: its row recorded
+   * first (one per schedule and period: the loser of a race answers the winner's outcome), then
+   * signed, recorded `settling`, sent and concluded; the sweep resumes it after a crash.
+   */
+  async chargeHeld(row: PaymentRow): Promise<SettlementOutcome> {
+    const live = this.chain(row.network);
+    // Nothing is recorded for a charge that cannot settle now (balance short, nonce used): the caller answers why.
+    const simulation = await live.chain.simulateSettle(live.recipients(splitPartiesOfRow(row)), authorizationOfRow(row), row.authorization.signature as Hex);
+    if (!simulation.ok) {
+      const recorded = await store.findSeriesPeriod(this.db, row.schedule_id ?? "", row.schedule_period ?? -1);
+      if (recorded) return this.current(recorded.id);
+      throw paymentRejected(simulationRejectReason(simulation.reason), `The period cannot settle now: ${simulation.reason.replace(/_/g, " ")}.`);
+    }
+    if (!(await store.insertIfNew(this.db, row))) {
+      const recorded = await store.findSeriesPeriod(this.db, row.schedule_id ?? "", row.schedule_period ?? -1);
+      if (!recorded) throw new ProblemError("internal", "The period could not be recorded.");
+      return this.current(recorded.id);
+    }
+    failpoint("after-claim");
+    return this.drive(row, live, undefined, true);
+  }
+
+  /**
+   * Sends the payer's signed USDC cancelAuthorization for a held period's nonce from the facilitator key:
+   * recorded (with the signed transaction) before it is sent, so a retry sends the same transaction; a nonce
+   * already used or cancelled on chain answers without sending.
+   */
+  async cancelHeld(c: HeldCancel): Promise<{ status: "cancelled" | "pending"; txHash?: string }> {
+    const live = this.chain(c.network);
+    const find = () =>
+      this.db.selectFrom("held_cancels").selectAll().where("schedule_id", "=", c.scheduleId).where("nonce", "=", c.nonce.toLowerCase()).executeTakeFirst();
+    let recorded = await find();
+    if (!recorded) {
+      if (await live.chain.authorizationUsed(c.authorizer, c.nonce)) return { status: "cancelled" };
+      recorded = await live.chain.signCancelAuthorizationReserved(c, (key, sign) =>
+        recordSigned(this.db, key, sign, (trx, signed) =>
+          trx
+            .insertInto("held_cancels")
+            .values({
+              schedule_id: c.scheduleId,
+              nonce: c.nonce.toLowerCase(),
+              period: c.period,
+              network: c.network,
+              tx_hash: signed.txHash,
+              raw_tx: signed.raw,
+              status: "sent",
+              created_at: this.opts.now(),
+            })
+            .onConflict((oc) => oc.doNothing())
+            .returningAll()
+            .executeTakeFirst(),
+        ),
+      );
+      recorded ??= await find();
+      if (!recorded) throw new ProblemError("internal", "The cancel could not be recorded.");
+    }
+    if (recorded.status === "cancelled") return { status: "cancelled", txHash: recorded.tx_hash };
+    await live.chain.broadcast(recorded.raw_tx as Hex);
+    const receipt = await live.chain.waitForReceipt(recorded.tx_hash as Hex, this.opts.settleTimeoutMs);
+    if (!receipt) return { status: "pending", txHash: recorded.tx_hash };
+    // Reverted: the nonce was used or cancelled meanwhile; either way no held period can use it any more.
+    await this.db
+      .updateTable("held_cancels")
+      .set({ status: "cancelled" })
+      .where("schedule_id", "=", c.scheduleId)
+      .where("nonce", "=", recorded.nonce)
+      .execute();
+    return receipt.status === "success" ? { status: "cancelled", txHash: recorded.tx_hash } : { status: "cancelled" };
   }
 
   private batchesOf(live: LiveChain): SettlementBatches {

@@ -53,6 +53,7 @@ export async function claimPayment(
     handoffId: call.handoffId ?? null,
     // A relay sale settles only while its buyer's request can still be answered (ADR 9).
     ...(checkout.relay ? { answerBy: answerByOf(call.answerBy, now) } : {}),
+    ...(call.series ? { series: call.series } : {}),
     // Rehearsals never close a single-shot checkout (ADR 5).
     saga: {
       status: "claimed",

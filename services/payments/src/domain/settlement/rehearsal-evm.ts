@@ -11,21 +11,26 @@ import type { RehearsalFamily } from "./rehearsal-family";
  * contract wallet's signature asked of a chain this service settles live).
  */
 export class EvmRehearsal implements RehearsalFamily {
-  readonly rail: Rail = {
-    network: REHEARSAL_NETWORK,
-    asset: EVM_NETWORKS[REHEARSAL_NETWORK].usdc,
-    extra: { name: REHEARSAL_DOMAIN.name, version: REHEARSAL_DOMAIN.version, rehearsal: true },
-    payTo: (checkout) => checkout.payTo,
-    amounts: priceOf,
-  };
+  readonly rail: Rail;
 
   constructor(
     private readonly opts: {
       now: () => Date;
+      /** A rehearsed series' day, in seconds (the compressed clock, ADR 20). */
+      seriesDaySeconds: number;
       /** EIP-1271 checks against the chain of a network this service also settles live; undefined where there is none. */
       contractSignatures?: (network: string) => ContractSignatureCheck | undefined;
     },
-  ) {}
+  ) {
+    this.rail = {
+      network: REHEARSAL_NETWORK,
+      asset: EVM_NETWORKS[REHEARSAL_NETWORK].usdc,
+      extra: { name: REHEARSAL_DOMAIN.name, version: REHEARSAL_DOMAIN.version, rehearsal: true },
+      payTo: (checkout) => checkout.payTo,
+      amounts: priceOf,
+      seriesDaySeconds: opts.seriesDaySeconds,
+    };
+  }
 
   payerOf(payload: AnyPaymentPayload): string | undefined {
     return evmPayerOf(payload);

@@ -10,7 +10,7 @@ import { EvmRehearsal } from "./rehearsal-evm";
 import type { RehearsalFamily } from "./rehearsal-family";
 import type { StellarRehearsal } from "./rehearsal-stellar";
 import { rehearsalSolanaNetwork, SvmRehearsal } from "./rehearsal-svm";
-import type { PurchaseCall, Settlement, SettlementOutcome } from "./settlement";
+import type { PurchaseCall, SeriesChain, Settlement, SettlementOutcome } from "./settlement";
 
 export interface RehearsalSettlementOptions {
   db: PaymentsDb;
@@ -25,6 +25,8 @@ export interface RehearsalSettlementOptions {
   contractSignatures?: (network: string) => ContractSignatureCheck | undefined;
   /** The delivery step of relay sales (absent: relay checkouts cannot be paid here). */
   paidOnDelivery?: PaidOnDelivery;
+  /** How long a series day lasts on the test face's compressed clock (SCHEDULE_REHEARSAL_DAY_SECONDS; default 60). */
+  seriesDaySeconds?: number;
   /** The deployment's Solana network and USDC mint, when it has a Solana rail (absent: rehearsals are EVM only). */
   solana?: { network: string; usdcMint: string };
   /**
@@ -33,6 +35,9 @@ export interface RehearsalSettlementOptions {
    */
   stellar?: StellarRehearsal;
 }
+
+/** SCHEDULE_REHEARSAL_DAY_SECONDS' default: a rehearsed series day lasts a minute (ADR 20). */
+export const REHEARSAL_SERIES_DAY_SECONDS = 60;
 
 /** Rehearsal payments left unfinished are looked at once they have been quiet this long. */
 const SWEEP_QUIET_MS = 30_000;
@@ -54,7 +59,7 @@ export class RehearsalSettlement implements Settlement {
   constructor(private readonly opts: RehearsalSettlementOptions) {
     const { now, contractSignatures, solana, stellar } = opts;
     this.families = [
-      new EvmRehearsal({ now, ...(contractSignatures ? { contractSignatures } : {}) }),
+      new EvmRehearsal({ now, seriesDaySeconds: opts.seriesDaySeconds ?? REHEARSAL_SERIES_DAY_SECONDS, ...(contractSignatures ? { contractSignatures } : {}) }),
       ...(solana ? [new SvmRehearsal(rehearsalSolanaNetwork(solana), now)] : []),
       ...(stellar ? [stellar] : []),
     ];
@@ -126,6 +131,7 @@ export class RehearsalSettlement implements Settlement {
       subjectSecret: this.opts.subjectSecret,
       now: settledAt,
       handoffId,
+      ...(call.series ? { series: call.series } : {}),
       saga: { status: "settled", test_mode: true, tx_hash: rehearsalTxHash(key), settled_at: settledAt, split_address: null, single_shot: false },
     });
     if (!(await store.insertSettledWithEvent(db, row, paymentSettledEvent(row, checkout.reusable)))) {
@@ -180,6 +186,24 @@ export class RehearsalSettlement implements Settlement {
     if (!done) return this.waitForOutcome(row.id);
     this.opts.onCommitted();
     return { kind: "settled", row: done, redelivered: false };
+  }
+
+  /** A test-mode series runs on the wall clock; nothing is on a chain. */
+  seriesChain(network: string): SeriesChain | undefined {
+    if (!this.families.some((f) => f.rail.network === network && f.rail.seriesDaySeconds !== undefined)) return undefined;
+    return { now: async () => BigInt(Math.floor(this.opts.now().getTime() / 1000)) };
+  }
+
+  /** A test-mode held period (ADR 20): settled simulated with its event in one statement, once per (schedule, period). */
+  async chargeHeld(row: PaymentRow): Promise<SettlementOutcome> {
+    const settled = { ...row, status: "settled" as const, tx_hash: syntheticTxHash(row.network, row.payer, row.nonce), settled_at: this.opts.now() };
+    if (await store.insertSettledWithEvent(this.opts.db, settled, paymentSettledEvent(settled, true))) {
+      this.opts.onCommitted();
+      return { kind: "settled", row: settled, redelivered: false };
+    }
+    const winner = await store.findSeriesPeriod(this.opts.db, row.schedule_id ?? "", row.schedule_period ?? -1);
+    if (!winner) throw new ProblemError("internal", "The period could not be recorded.");
+    return { kind: "settled", row: winner, redelivered: true };
   }
 
   /**

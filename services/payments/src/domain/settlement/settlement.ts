@@ -1,5 +1,6 @@
 import type { AnyPaymentPayload, ExactEvmAuthorization, PaymentRequirements } from "@c402/x402";
 import type { PaymentRow } from "../../store/payments-store";
+import type { SeriesRecord } from "../series";
 import type { DeliveryRecord } from "./paid-on-delivery";
 import type { CheckoutForPayment, Rail, SettlementKind } from "../requirements";
 
@@ -27,6 +28,20 @@ export interface PurchaseCall {
   params?: Record<string, string>;
   /** When the buyer's request stops waiting (its caller's deadline): a relay sale settles only before then (ADR 9). */
   answerBy?: Date;
+  /** A series purchase's held payment headers (POST /pay `schedule`), periods 1 … periods-1 in order. */
+  heldHeaders?: readonly string[];
+  /** A series purchase: the schedule id minted for it and the verified series its period 0's row keeps (ADR 20). */
+  series?: { scheduleId: string; record: SeriesRecord };
+}
+
+/** The clock and chain a series is checked against on one network (ADR 20). */
+export interface SeriesChain {
+  /** Now in seconds by the clock the token checks windows against: the live chain's latest block, the test face's wall clock. */
+  now(): Promise<bigint>;
+  /** Whether an authorization's nonce is used or cancelled on chain (live only). */
+  authorizationUsed?(from: `0x${string}`, nonce: `0x${string}`): Promise<boolean>;
+  /** The payer's token balance (live only). */
+  balanceOf?(owner: `0x${string}`): Promise<bigint>;
 }
 
 /** The facilitator's chain families (`/x402/{family}/…`): which rail a network's payments belong to. */
@@ -80,6 +95,27 @@ export interface Settlement {
   prepareDeposit?(checkout: CheckoutForPayment, requirement: PaymentRequirements, payer: string): PreparedDeposit;
   /** Resumes payments a crash or a timeout left unfinished; answers how many it looked at. */
   sweep(): Promise<number>;
+  /** A series' clock and chain on `network`, where this settlement sells series (EVM rails, ADR 20). */
+  seriesChain?(network: string): SeriesChain | undefined;
+  /**
+   * Settles a held period of a series: `row` is its new payment row, recorded first (unique per schedule
+   * and period: a row already there is answered instead, never sent twice), then settled as any payment.
+   */
+  chargeHeld?(row: PaymentRow): Promise<SettlementOutcome>;
+  /** Sends the payer's signed USDC cancelAuthorization for a held nonce (live EVM), recorded before it is sent. */
+  cancelHeld?(c: HeldCancel): Promise<{ status: "cancelled" | "pending"; txHash?: string }>;
+}
+
+/** One held nonce's cancel as the payer signed it (USDC's CancelAuthorization, v r s). */
+export interface HeldCancel {
+  scheduleId: string;
+  period: number;
+  network: string;
+  authorizer: `0x${string}`;
+  nonce: `0x${string}`;
+  v: number;
+  r: `0x${string}`;
+  s: `0x${string}`;
 }
 
 /** The settlement of that kind that settles on `network` for a checkout of that sort (escrow or not), if one is configured. */

@@ -12,6 +12,7 @@ import { receiptsLedger } from "./0010_ledger";
 import { senderNonces } from "./0011_sender_nonces";
 import { paymentAnswerBy } from "./0012_answer_by";
 import { paymentsProcessedEvents } from "./0013_processed_events";
+import { paymentSeries } from "./0014_series";
 
 /** The payments schema, in order. Kysely keys applied migrations by these names: never rename one. */
 export const paymentsMigrations: MigrationSet = {
@@ -28,4 +29,5 @@ export const paymentsMigrations: MigrationSet = {
   "0011_sender_nonces": senderNonces,
   "0012_answer_by": paymentAnswerBy,
   "0013_processed_events": paymentsProcessedEvents,
+  "0014_series": paymentSeries,
 };
