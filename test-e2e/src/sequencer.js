@@ -12,7 +12,9 @@ const MOVES_THE_CHAIN_CLOCK = /\.clock\.test\.ts$/;
 class ChainClockLastSequencer extends Sequencer {
   sort(tests) {
     const sorted = super.sort(tests);
-    return [...sorted.filter((t) => !MOVES_THE_CHAIN_CLOCK.test(t.path)), ...sorted.filter((t) => MOVES_THE_CHAIN_CLOCK.test(t.path))];
+    // Among themselves by name, so each knows what ran before it (escrow's hours before a series' days).
+    const clock = sorted.filter((t) => MOVES_THE_CHAIN_CLOCK.test(t.path)).sort((a, b) => a.path.localeCompare(b.path));
+    return [...sorted.filter((t) => !MOVES_THE_CHAIN_CLOCK.test(t.path)), ...clock];
   }
 }
 

@@ -7,6 +7,7 @@ import { sep53Sign } from "@c402/testkit";
 import { Keypair } from "@stellar/stellar-base";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { signedEscrowAction } from "../src/escrow";
+import { signTypedJson, type TypedDataJson } from "../src/typed-data";
 import { baseUrl } from "../src/http";
 import { linksMailedTo } from "../src/mail";
 import { createUsdcAccounts } from "../src/solana";
@@ -47,13 +48,7 @@ function expectStatus(r: HttpResponse, status: number, what: string): void {
 const requirementOf = (unpaid: HttpResponse) => (decodeHeader(unpaid.headers["payment-required"] ?? "") as { accepts: PaymentRequirements[] }).accepts[0]!;
 /** A payment of `requirement` signed by a fresh wallet, as PAYMENT-SIGNATURE carries it (the faces paid here settle simulated: nothing moves). */
 /** Operations this deployment documents but never completes: a relayed ruling is for Solana escrows, and no Solana escrow rail runs here (ADR 19). */
-const NEVER_SUCCEEDS_HERE = [
-  "POST /v1/escrows/{payment_id}/resolve/submit",
-  // Recurring series: these need a series bought in the scripted setup (to come); until then each answers 404 (or 422).
-  "GET /v1/schedules/{id}",
-  "POST /v1/schedules/{id}/cancel",
-  "POST /schedule/{id}/cancel",
-];
+const NEVER_SUCCEEDS_HERE = ["POST /v1/escrows/{payment_id}/resolve/submit"];
 
 const paymentFor = async (requirement: PaymentRequirements) => encodeHeader(await signExactEvmPayment(privateKeyToAccount(generatePrivateKey()), requirement));
 
@@ -601,6 +596,58 @@ async function setUp(): Promise<Fixtures> {
     await escrowCreate({ title: "Held article", price_usd: "0.10", payload: "text", content: {}, arbiter_evm: escrowArbiter }),
     400,
     "escrow with content",
+  );
+  // A recurring series, bought on the rehearsal face (period 0 and the held periods signed in one purchase), then
+  // read and cancelled by the seller and by the buyer (ADR 20).
+  const seriesCreated = await scripted("POST /v1/checkouts", {
+    path: "/v1/checkouts",
+    headers: auth(payments),
+    body: body({ title: "Weekly digest", price_usd: "0.50", payload: "issue 1", schedule_interval_days: 7, schedule_periods: 4, reusable: true }),
+  });
+  expectStatus(seriesCreated, 201, "a series checkout");
+  const seriesCheckout = parsed(seriesCreated).id as string;
+  const buySeries = async (buyer: PrivateKeyAccount) => {
+    const prepared = await scripted("POST /c/{id}/test/prepare", { path: `/c/${seriesCheckout}/test/prepare`, body: body({ payer: buyer.address }) });
+    expectStatus(prepared, 200, "a series prepared");
+    const sign = async (p: { typed_data: TypedDataJson; payload_stub: { payload: object } }) => ({
+      ...p.payload_stub,
+      payload: { ...p.payload_stub.payload, signature: await signTypedJson(buyer, p.typed_data) },
+    });
+    const answer = parsed(prepared);
+    const schedule = await Promise.all((answer.schedule as never[]).map(sign));
+    const bought = await scripted("POST /c/{id}/test/pay", {
+      path: `/c/${seriesCheckout}/test/pay`,
+      headers: { "payment-signature": encodeHeader((await sign(answer)) as never) },
+      body: body({ schedule }),
+    });
+    expectStatus(bought, 200, "a series bought");
+    const id = parsed(bought).schedule.id as string;
+    // The series is the schedules service's once it has taken period 0's payment.settled.
+    for (let i = 0; i < 100; i++) {
+      const seen = await send(baseUrl(), { method: "GET", path: `/v1/schedules/${id}`, headers: { ...auth(readOnly), accept: "application/json" } });
+      if (seen.status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return id;
+  };
+  const seriesBuyer = privateKeyToAccount(generatePrivateKey());
+  const [keptSeries, sellerCancelled] = [await buySeries(seriesBuyer), await buySeries(seriesBuyer)];
+  expectStatus(await scripted("GET /v1/schedules", { path: `/v1/schedules?checkout_id=${seriesCheckout}`, headers: auth(readOnly) }), 200, "the series list");
+  expectStatus(await scripted("GET /v1/schedules/{id}", { path: `/v1/schedules/${keptSeries}`, headers: auth(readOnly) }), 200, "one series");
+  expectStatus(await scripted("GET /schedule/{slug}", { path: `/schedule/${keptSeries}` }), 200, "a series' buyer view");
+  expectStatus(
+    await scripted("POST /v1/schedules/{id}/cancel", {
+      path: `/v1/schedules/${sellerCancelled}/cancel`,
+      headers: auth(payments),
+      body: body({ reason: "retired" }),
+    }),
+    200,
+    "the seller's cancel",
+  );
+  expectStatus(
+    await scripted("POST /schedule/{id}/cancel", { path: `/schedule/${keptSeries}/cancel`, body: body({ payer: seriesBuyer.address }) }),
+    200,
+    "the buyer's cancel of a test-mode series",
   );
   // Both faces of the article: the 402 (v2, v1, the wall), then a purchase answering a pass (the live face settles simulated until go-live).
   const articlePayments: Record<string, string> = {};

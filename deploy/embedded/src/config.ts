@@ -1,6 +1,7 @@
 import { env } from "@c402/config";
 import { gatewayConfigSpec } from "@c402/gateway";
 import { escrowConfigSpec } from "@c402/escrow";
+import { paymentsConfigSpec } from "@c402/payments";
 import { identityConfigSpec } from "@c402/identity";
 import { busSpec, observabilitySpec } from "@c402/runtime";
 
@@ -26,6 +27,7 @@ export const embeddedConfigSpec = {
   mailFrom: identityConfigSpec.mailFrom,
   escrowDefaultArbiterEvm: escrowConfigSpec.defaultArbiterEvm,
   escrowDefaultArbiterSvm: escrowConfigSpec.defaultArbiterSvm,
+  scheduleRehearsalDaySeconds: paymentsConfigSpec.scheduleRehearsalDaySeconds,
   outboundAllowLoopback: env.bool("OUTBOUND_ALLOW_LOOPBACK", "let sellers' origins, MCP servers and webhook receivers be on loopback (this machine)", {
     default: true,
   }),

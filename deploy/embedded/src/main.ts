@@ -37,6 +37,7 @@ async function main() {
     outboundAllowLoopback: config.outboundAllowLoopback,
     outboundResolveNames: config.outboundResolveNames,
     deadLetterAfterAttempts: config.deadLetterAfterAttempts,
+    scheduleRehearsalDaySeconds: config.scheduleRehearsalDaySeconds,
     onDatabaseLost: () => stopping.shutDown?.("database lost", 1),
     logger,
   });

@@ -61,6 +61,8 @@ export interface EmbeddedOptions {
   /** The service's default escrow arbiters (ESCROW_DEFAULT_ARBITER_EVM, ESCROW_DEFAULT_ARBITER_SVM; unset: none). */
   escrowDefaultArbiterEvm?: string;
   escrowDefaultArbiterSvm?: string;
+  /** How long a series day lasts on the test face (SCHEDULE_REHEARSAL_DAY_SECONDS; payments' default 60). */
+  scheduleRehearsalDaySeconds?: number;
   /** BUS_DEAD_LETTER_AFTER_ATTEMPTS. */
   deadLetterAfterAttempts?: number;
   /**
@@ -273,6 +275,7 @@ async function startOnDevchain(
           liveChains: [devchainSettlement(devchain)],
           // Escrow sales deposit into the devchain's escrow contract, through the escrow service (ADR 19).
           escrowContract: devchain.escrow,
+          ...(opts.scheduleRehearsalDaySeconds !== undefined ? { scheduleRehearsalDaySeconds: opts.scheduleRehearsalDaySeconds } : {}),
           ...(solana
             ? { solana: { network: solana.devnet.network, rpcUrl: solana.devnet.url, usdcMint: solana.devnet.usdcMint, feePayerKey: solana.feePayerKey } }
             : {}),

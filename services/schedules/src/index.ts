@@ -12,7 +12,7 @@ import { schedulesInitial } from "./store/migrations/0001_schedules";
 import { schedulesProcessedEvents } from "./store/migrations/0002_processed_events";
 import { schedulesOutbox } from "./store/migrations/0003_outbox";
 
-export const SCHEDULES_SCHEMA = "schedules";
+export { SCHEDULES_SCHEMA } from "./store/schedules-store";
 export { schedulesConfigSpec, schedulesSettingsSpec, schedulesSettingsOf, type SchedulesSettings } from "./config";
 export { jsonRpcChainClock, type ChainClock } from "./chain/chain-clock";
 export { ChargeScheduler, type PaymentsForSchedules } from "./domain/charge-scheduler";

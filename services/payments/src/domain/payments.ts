@@ -235,15 +235,19 @@ export class Payments {
     const preparer = this.preparer(kind, requirement, checkout);
     if (preparer) return { network: requirement.network, requirement, transaction: await preparer(input.payer) };
     if (!isAddress(input.payer, { strict: false })) throw invalid([{ field: "payer", reason: "must be a 0x-prefixed EVM address" }]);
+    // A series counts every window, period 0's too, on its own clock (the chain's, live): a chain whose clock
+    // runs ahead of this process's (a devchain moved forward) would find a wall-clock validBefore already past.
+    const series = checkout.schedule ? this.seriesRail(kind, checkout, checkout.schedule, requirement.network) : undefined;
+    const now = series ? Number(await series.chain.now()) : Math.floor(this.now().getTime() / 1000);
     const authorization = {
       from: getAddress(input.payer),
       to: getAddress(requirement.payTo),
       value: requirement.amount,
       validAfter: "0",
-      validBefore: String(Math.floor(this.now().getTime() / 1000) + requirement.maxTimeoutSeconds),
+      validBefore: String(now + requirement.maxTimeoutSeconds),
       nonce: randomNonce(),
     };
-    const schedule = checkout.schedule ? await this.heldToSign(kind, checkout, checkout.schedule, requirement, authorization) : undefined;
+    const schedule = checkout.schedule && series ? heldAuthorizations(authorization, now, series.intervalSeconds, checkout.schedule.periods) : undefined;
     return { network: requirement.network, requirement, authorization, ...(schedule ? { schedule } : {}) };
   }
 
@@ -254,19 +258,6 @@ export class Payments {
     if (rail?.seriesDaySeconds === undefined || !chain)
       throw new ProblemError("unavailable", "This series' network cannot settle on this deployment right now.");
     return { chain, intervalSeconds: intervalSecondsOf(terms, rail.seriesDaySeconds) };
-  }
-
-  /** The held periods a series buyer signs: windows anchored at now by the series' clock (the chain's latest block live). */
-  private async heldToSign(
-    kind: SettlementKind,
-    checkout: CheckoutForPayment,
-    terms: SeriesTerms,
-    requirement: PaymentRequirements,
-    period0: ExactEvmAuthorization,
-  ) {
-    const { chain, intervalSeconds } = this.seriesRail(kind, checkout, terms, requirement.network);
-    const anchor = Number(await chain.now());
-    return heldAuthorizations(period0, anchor, intervalSeconds, terms.periods);
   }
 
   /**

@@ -58,11 +58,16 @@ export class ChargeScheduler {
       leaseUntil: new Date(wallNow.getTime() + this.opts.leaseMs),
       limit: this.opts.batch ?? 20,
     });
-    await Promise.all(claimed.map((p) => this.charge(p, now)));
+    await Promise.all(claimed.map((p) => this.charge(p, now, wallNow)));
     return claimed.length;
   }
 
-  private async charge(p: PeriodRow, now: Date): Promise<void> {
+  /**
+   * `now` is the series' clock (a window opens and closes by it); `wallNow` the wall clock, which a retry's
+   * backoff counts on: a devchain mines no block while nothing is sent, so its clock stands still between
+   * transactions and a backoff counted on it would never end.
+   */
+  private async charge(p: PeriodRow, now: Date, wallNow: Date): Promise<void> {
     const windowClosed = now.getTime() >= p.valid_before.getTime();
     let answer: paymentsV1.ChargeHeldPeriodResponse;
     try {
@@ -73,7 +78,7 @@ export class ChargeScheduler {
       if (windowClosed || (err instanceof ProblemError && err.status < 500)) {
         await this.book.lapse(p.schedule_id, p.period, windowClosed ? "window_closed" : (err as ProblemError).slug);
       } else {
-        await this.book.retry(p.schedule_id, p.period, PAYMENTS_UNAVAILABLE, now, false);
+        await this.book.retry(p.schedule_id, p.period, PAYMENTS_UNAVAILABLE, wallNow, false);
       }
       return;
     }
@@ -88,9 +93,9 @@ export class ChargeScheduler {
         return;
       default:
         if (windowClosed) return this.book.lapse(p.schedule_id, p.period, reason || "window_closed");
-        if (answer.outcome === ChargeOutcome.RETRYABLE) return this.book.retry(p.schedule_id, p.period, reason || "retryable", now, true);
+        if (answer.outcome === ChargeOutcome.RETRYABLE) return this.book.retry(p.schedule_id, p.period, reason || "retryable", wallNow, true);
         // PENDING (sent, not confirmed) and NOT_YET (the chain's clock has not opened the window): ask again soon.
-        return this.book.recheck(p.schedule_id, p.period, now);
+        return this.book.recheck(p.schedule_id, p.period, wallNow);
     }
   }
 }

@@ -1,6 +1,11 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { PeriodStatus, ScheduleStatus } from "../domain/statuses";
 
+/** The service's schema: raw SQL names its tables in it (kysely's withSchema qualifies only what its builder writes). */
+export const SCHEDULES_SCHEMA = "schedules";
+const periodsTable = sql.id(SCHEDULES_SCHEMA, "schedule_periods");
+const schedulesTable = sql.id(SCHEDULES_SCHEMA, "schedules");
+
 /** schedules' schema: series, their periods, the processed events and the outbox. */
 export type SchedulesDb = Kysely<SchedulesTables>;
 
@@ -97,7 +102,7 @@ export const schedulesStore = {
 
   /**
    * Claims up to `limit` periods of active series of one mode that are due by
-   * that mode's clock (`now`: their window opened, their next attempt is due)
+   * that mode's clock (`now`: their window opened) whose next attempt is due by the wall clock
    * and that no replica holds (no lease, or an expired one, by the wall clock
    * `wallNow`). Locked rows are skipped (another replica is claiming them), and
    * the claim is a lease written in the same statement, so a slow charge is
@@ -109,24 +114,25 @@ export const schedulesStore = {
     return sql<PeriodRow>`
       with due as (
         select p.schedule_id, p.period
-        from schedule_periods p
-        join schedules s on s.id = p.schedule_id
+        from ${periodsTable} p
+        join ${schedulesTable} s on s.id = p.schedule_id
         where s.status = 'active'
           and s.test_mode = ${c.testMode}
           and p.status in ('scheduled', 'due', 'retrying')
           and p.valid_after < ${c.now}
-          and (p.next_attempt_at is null or p.next_attempt_at <= ${c.now})
+          -- A retry's backoff is counted on the wall clock (the series' clock may stand still: a devchain between blocks).
+          and (p.next_attempt_at is null or p.next_attempt_at <= ${c.wallNow})
           and (p.lease_until is null or p.lease_until < ${c.wallNow})
           -- One period of a series at a time, in order: a later one waits until the earlier is settled or lapsed.
           and not exists (
-            select 1 from schedule_periods q
+            select 1 from ${periodsTable} q
             where q.schedule_id = p.schedule_id and q.period < p.period and q.status in ('scheduled', 'due', 'retrying')
           )
         order by p.valid_after, p.schedule_id, p.period
         limit ${c.limit}
         for update of p skip locked
       )
-      update schedule_periods p
+      update ${periodsTable} p
       set lease_until = ${c.leaseUntil},
           status = case when p.status = 'scheduled' then 'due' else p.status end
       from due
