@@ -18,6 +18,11 @@ export interface DevchainWallets {
   fundedBuyer(amount?: bigint): Promise<PrivateKeyAccount>;
   /** Sends `wei` of the chain's own coin to `to` (gas for a wallet that broadcasts itself, an arbiter's ruling). */
   fundGas(to: Hex, wei: bigint): Promise<void>;
+  /**
+   * Moves the chain's clock `seconds` ahead and mines a block at that time (evm_increaseTime, evm_mine). Only
+   * suites named *.clock.test.ts may (src/sequencer.js runs them last: afterwards what was signed for "now" has expired).
+   */
+  advanceClock(seconds: number): Promise<void>;
 }
 
 /**
@@ -43,11 +48,24 @@ export async function devchainWallets(funderIndex: number): Promise<DevchainWall
     const hash = await funder.writeContract({ address: DEVCHAIN_USDC, abi: TestUSDC.abi, functionName: "mint", args: [to, amount], chain: null });
     await pub.waitForTransactionReceipt({ hash });
   };
+  const rpc = async (method: string, params: unknown[]) => {
+    const r = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const body = (await r.json()) as { error?: unknown };
+    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  };
   return {
     rpcUrl,
     pub,
     balance,
     fund,
+    async advanceClock(seconds: number) {
+      await rpc("evm_increaseTime", [seconds]);
+      await rpc("evm_mine", []);
+    },
     async fundGas(to: Hex, wei: bigint) {
       const hash = await funder.sendTransaction({ to, value: wei, chain: null });
       await pub.waitForTransactionReceipt({ hash });

@@ -29,22 +29,6 @@ describe("escrow timed exits (the chain's clock moved forward)", () => {
     chain = await devchainWallets(7);
   });
 
-  async function rpc(method: string, params: unknown[]) {
-    const r = await fetch(chain.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    });
-    const body = (await r.json()) as { error?: unknown };
-    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  }
-
-  /** Moves the chain's clock `seconds` ahead and mines a block at that time. */
-  async function advanceChain(seconds: number) {
-    await rpc("evm_increaseTime", [seconds]);
-    await rpc("evm_mine", []);
-  }
-
   /** A live escrow sale with the shortest windows, deposited by a fresh buyer. */
   async function heldSale() {
     const seller = await newSeller();
@@ -103,7 +87,7 @@ describe("escrow timed exits (the chain's clock moved forward)", () => {
     const feeBefore = await chain.balance(FEE_WALLET);
 
     // An hour on: the settle and hold windows have ended; the backstop (two hours from the escalation) has not.
-    await advanceChain(HOUR + 60);
+    await chain.advanceClock(HOUR + 60);
     expect(await escrowOnceIn(settles, "released")).toMatchObject({
       status: "released",
       closed_by: "settle_window",
@@ -116,7 +100,7 @@ describe("escrow timed exits (the chain's clock moved forward)", () => {
     expect((await call("GET", `/v1/escrows/${escalates.paymentId}`, { key: escalates.seller.key })).body.status).toBe("escalated");
 
     // Another hour on: the arbiter never ruled, so the backstop refunds the buyer everything, the fee too.
-    await advanceChain(HOUR + 60);
+    await chain.advanceClock(HOUR + 60);
     expect(await escrowOnceIn(escalates, "refunded")).toMatchObject({ status: "refunded", closed_by: "backstop" });
     expect(await chain.balance(escalates.buyer.address)).toBe(1_030_000n);
     expect(await chain.balance(escalates.seller.wallet.address)).toBe(escalates.sellerBefore);

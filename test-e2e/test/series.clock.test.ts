@@ -1,10 +1,10 @@
 import { startWebhookReceiver } from "@c402/testkit/webhook-receiver";
-import { encodeHeader } from "@c402/x402";
 import { TestUSDC } from "@c402/evm-contracts";
 import { createWalletClient, http, parseSignature, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { DEVCHAIN_USDC, devchainWallets, type DevchainWallets } from "../src/devchain";
 import { call, newSeller } from "../src/http";
+import { seriesOnceIn, subscribe } from "../src/series";
 import { signTypedJson, type TypedDataJson } from "../src/typed-data";
 
 /**
@@ -24,21 +24,6 @@ describe("recurring series (the chain's clock moved forward)", () => {
     chain = await devchainWallets(2);
   });
 
-  async function rpc(method: string, params: unknown[]) {
-    const r = await fetch(chain.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    });
-    const body = (await r.json()) as { error?: unknown };
-    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  }
-
-  async function advanceChain(seconds: number) {
-    await rpc("evm_increaseTime", [seconds]);
-    await rpc("evm_mine", []);
-  }
-
   async function seriesCheckout(periods: number, testMode = false) {
     const seller = await newSeller();
     const created = await call("POST", "/v1/checkouts", {
@@ -56,31 +41,6 @@ describe("recurring series (the chain's clock moved forward)", () => {
     expect(created.status).toBe(201);
     expect(created.body.schedule).toEqual({ interval_days: 1, periods });
     return { seller, checkoutId: created.body.id as string };
-  }
-
-  async function signed(buyer: PrivateKeyAccount, prepared: { typed_data: TypedDataJson; payload_stub: { payload: Record<string, unknown> } }) {
-    const signature = await signTypedJson(buyer, prepared.typed_data);
-    return { ...prepared.payload_stub, payload: { ...prepared.payload_stub.payload, signature } };
-  }
-
-  /** prepare, sign period 0 and every held period, pay with {schedule}. */
-  async function subscribe(face: string, buyer: PrivateKeyAccount) {
-    const prepared = await call("POST", `${face}/prepare`, { body: { payer: buyer.address } });
-    expect(prepared.status).toBe(200);
-    const period0 = await signed(buyer, prepared.body);
-    const schedule = await Promise.all((prepared.body.schedule as never[]).map((p) => signed(buyer, p)));
-    const paid = await call("POST", `${face}/pay`, { headers: { "payment-signature": encodeHeader(period0 as never) }, body: { schedule } });
-    return { prepared: prepared.body, paid, schedule };
-  }
-
-  async function seriesOnceIn(key: string, id: string, until: (s: Record<string, any>) => boolean, ms = 30_000) {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const got = await call("GET", `/v1/schedules/${id}`, { key });
-      if (got.status === 200 && until(got.body)) return got.body;
-      if (Date.now() > deadline) throw new Error(`series ${id} never reached the state: ${JSON.stringify(got.body)}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
   }
 
   it("a 3-period series runs to completed: three receipts, exactly three transfers, schedule.* and checkout.paid webhooks", async () => {
@@ -116,10 +76,10 @@ describe("recurring series (the chain's clock moved forward)", () => {
       await new Promise((r) => setTimeout(r, 4_000));
       expect(await chain.balance(buyer.address)).toBe(2n * total);
 
-      await advanceChain(DAY + 60);
+      await chain.advanceClock(DAY + 60);
       await seriesOnceIn(seller.key, id, (s) => s.periods_settled === 2);
       expect(await chain.balance(buyer.address)).toBe(total);
-      await advanceChain(DAY);
+      await chain.advanceClock(DAY);
       const done = await seriesOnceIn(seller.key, id, (s) => s.status === "completed");
       expect(done).toMatchObject({ periods: 3, periods_settled: 3, next_charge_at: null });
       expect(await chain.balance(buyer.address)).toBe(0n);
@@ -159,15 +119,15 @@ describe("recurring series (the chain's clock moved forward)", () => {
       const { paid } = await subscribe(`/c/${checkoutId}`, buyer);
       expect(paid.status).toBe(200);
       const id = paid.body.schedule.id as string;
-      await advanceChain(DAY + 60);
+      await chain.advanceClock(DAY + 60);
       const failed = await seriesOnceIn(seller.key, id, (s) => s.periods_detail[1].status === "retrying");
       expect(failed.periods_detail[1]).toMatchObject({ last_failure: expect.stringMatching(/insufficient/) });
       await chain.fund(buyer.address, total);
       await seriesOnceIn(seller.key, id, (s) => s.periods_settled === 2, 120_000);
       // Period 2: nothing funded; its window closes unsettled and the series lapses.
-      await advanceChain(DAY + 60);
+      await chain.advanceClock(DAY + 60);
       await seriesOnceIn(seller.key, id, (s) => s.periods_detail[2].status === "retrying");
-      await advanceChain(DAY);
+      await chain.advanceClock(DAY);
       const lapsed = await seriesOnceIn(seller.key, id, (s) => s.status === "lapsed");
       expect(lapsed.periods_detail.map((p: any) => p.status)).toEqual(["settled", "settled", "lapsed"]);
       await new Promise((r) => setTimeout(r, 1_500));
@@ -206,7 +166,7 @@ describe("recurring series (the chain's clock moved forward)", () => {
     expect(cancelled.body.schedule.status).toBe("cancelled");
     expect(cancelled.body.onchain.map((o: any) => o.status)).toEqual(["cancelled", "cancelled"]);
     // Period 1's own signed authorization, submitted directly once its window is open, reverts.
-    await advanceChain(DAY + 60);
+    await chain.advanceClock(DAY + 60);
     const held = schedule[0] as { payload: { signature: Hex; authorization: Record<string, string> } };
     const a = held.payload.authorization;
     const { v, r, s } = parseSignature(held.payload.signature);

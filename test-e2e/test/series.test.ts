@@ -1,8 +1,8 @@
 import { startWebhookReceiver } from "@c402/testkit/webhook-receiver";
 import { encodeHeader } from "@c402/x402";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { call, newSeller } from "../src/http";
-import { signTypedJson, type TypedDataJson } from "../src/typed-data";
+import { seriesOnceIn, signedPeriod, subscribe } from "../src/series";
 
 /**
  * Recurring series on the rehearsal face (spec, Schedule; ADR 20): signed as
@@ -13,10 +13,6 @@ import { signTypedJson, type TypedDataJson } from "../src/typed-data";
  * clock, is series.clock.test.ts.
  */
 
-async function signed(buyer: PrivateKeyAccount, prepared: { typed_data: TypedDataJson; payload_stub: { payload: Record<string, unknown> } }) {
-  return { ...prepared.payload_stub, payload: { ...prepared.payload_stub.payload, signature: await signTypedJson(buyer, prepared.typed_data) } };
-}
-
 async function rehearsalSeries(periods: number) {
   const seller = await newSeller();
   const created = await call("POST", "/v1/checkouts", {
@@ -25,25 +21,6 @@ async function rehearsalSeries(periods: number) {
   });
   expect(created.status).toBe(201);
   return { seller, checkoutId: created.body.id as string };
-}
-
-async function subscribe(face: string, buyer = privateKeyToAccount(generatePrivateKey())) {
-  const prepared = await call("POST", `${face}/prepare`, { body: { payer: buyer.address } });
-  expect(prepared.status).toBe(200);
-  const period0 = await signed(buyer, prepared.body);
-  const schedule = await Promise.all((prepared.body.schedule as never[]).map((p) => signed(buyer, p)));
-  const paid = await call("POST", `${face}/pay`, { headers: { "payment-signature": encodeHeader(period0 as never) }, body: { schedule } });
-  return { buyer, prepared: prepared.body, period0, schedule, paid };
-}
-
-async function seriesOnceIn(key: string, id: string, until: (s: Record<string, any>) => boolean, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const got = await call("GET", `/v1/schedules/${id}`, { key });
-    if (got.status === 200 && until(got.body)) return got.body;
-    if (Date.now() > deadline) throw new Error(`series ${id} never reached the state: ${JSON.stringify(got.body)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 describe("recurring series on the rehearsal face (compressed clock)", () => {
@@ -126,8 +103,8 @@ describe("recurring series on the rehearsal face (compressed clock)", () => {
       return {
         buyer,
         prepared: prepared.body,
-        period0: await signed(buyer, prepared.body),
-        schedule: await Promise.all((prepared.body.schedule as never[]).map((p) => signed(buyer, p))),
+        period0: await signedPeriod(buyer, prepared.body),
+        schedule: await Promise.all((prepared.body.schedule as never[]).map((p) => signedPeriod(buyer, p))),
       };
     })();
     expect(buyer.address).toBe(prepared.payload_stub.payload.authorization.from);
