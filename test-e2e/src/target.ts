@@ -84,8 +84,8 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
         DATA_DIR: dataDir,
         LOG_LEVEL: "warn",
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
-        // A rehearsal series' day lasts 2 s here: a test-face series runs in seconds.
-        SCHEDULE_REHEARSAL_DAY_SECONDS: "2",
+        // A rehearsal series' day lasts 6 s here: a test-face series runs in seconds, with room for a loaded machine.
+        SCHEDULE_REHEARSAL_DAY_SECONDS: "6",
         ...SEALED_OUTBOUND,
         ...WITNESSED,
         ...extraEnv,
@@ -109,8 +109,8 @@ async function startTargetOnce(mode: Mode, lastAttempt: boolean, extraEnv: Recor
         LOG_DIR: logs,
         DATA_DIR: dataDir,
         AUTH_RATE_LIMIT_PER_MINUTE: "1000",
-        // A rehearsal series' day lasts 2 s here: a test-face series runs in seconds.
-        SCHEDULE_REHEARSAL_DAY_SECONDS: "2",
+        // A rehearsal series' day lasts 6 s here: a test-face series runs in seconds, with room for a loaded machine.
+        SCHEDULE_REHEARSAL_DAY_SECONDS: "6",
         ...SEALED_OUTBOUND,
         ...WITNESSED,
         ...Object.fromEntries(Object.entries(grpc.tokens).map(([name, token]) => [rpcTokenKey(name), token])),

@@ -1,5 +1,6 @@
 import { eventually } from "@c402/testkit";
 import { call, callFrom, newCheckout, newSeller, otherLoopbackAddress, payRehearsal, walletSession, type Reply } from "../src/http";
+import { seriesOnceIn, subscribe } from "../src/series";
 
 /**
  * Target G28: the permission matrix, generated from the route table. Every
@@ -42,6 +43,8 @@ interface Account {
   /** A webhook receiver (on a loopback port nobody listens on) and the delivery of that sale to it. */
   webhookId: string;
   deliveryId: string;
+  /** A recurring series bought on the rehearsal face (its periods a month apart: it stays active). */
+  scheduleId: string;
 }
 
 async function mintKey(credential: string, scope: Scope, mode: "test" | "live"): Promise<{ id: string; secret: string }> {
@@ -74,6 +77,11 @@ async function newAccount(): Promise<Account> {
     () => call("GET", `/v1/webhooks/${receiver.body.id}/deliveries`, { key: seller.key }),
     (r) => r.status === 200 && r.body.deliveries.length > 0,
   );
+  const series = await newCheckout(seller.key, { schedule_interval_days: 30, schedule_periods: 3, reusable: true });
+  const bought = await subscribe(`/c/${series.id}/test`);
+  if (bought.paid.status !== 200) throw new Error(`series: ${bought.paid.status} ${bought.paid.text}`);
+  const scheduleId = bought.paid.body.schedule.id as string;
+  await seriesOnceIn(seller.key, scheduleId, () => true);
   return {
     wallet: seller.wallet,
     keys,
@@ -86,6 +94,7 @@ async function newAccount(): Promise<Account> {
     webhookSaleId: sale.body.receipt.id,
     webhookId: receiver.body.id,
     deliveryId: deliveries.body.deliveries[0].id,
+    scheduleId,
   };
 }
 
@@ -114,6 +123,7 @@ describe("the permission matrix (G28), generated from the route table", () => {
       if (name === "id" && op.template.startsWith("/v1/checkouts/")) value = account.checkoutId;
       else if (name === "id" && op.template.startsWith("/v1/webhooks/")) value = account.webhookId;
       else if (name === "id" && op.template.startsWith("/v1/content/")) value = account.articleId;
+      else if (name === "id" && op.template.startsWith("/v1/schedules/")) value = account.scheduleId;
       else if (name === "delivery_id") value = account.deliveryId;
       else if (name === "report_id") value = account.reportId;
       else if (name === "secret_id") value = account.originKeyId;

@@ -7,7 +7,7 @@ import { seriesOnceIn, signedPeriod, subscribe } from "../src/series";
 /**
  * Recurring series on the rehearsal face (spec, Schedule; ADR 20): signed as
  * a live one, settled simulated, on a compressed clock (the e2e target sets
- * SCHEDULE_REHEARSAL_DAY_SECONDS to 2, so a daily period lasts 2 s), with the
+ * SCHEDULE_REHEARSAL_DAY_SECONDS to 6, so a daily period lasts 6 s), with the
  * same events and receipts marked test_mode; the seller's and the buyer's
  * cancels; the MCP schedule tools; refusals. The live series, on the chain's
  * clock, is series.clock.test.ts.
@@ -38,8 +38,8 @@ describe("recurring series on the rehearsal face (compressed clock)", () => {
         interval_days: 1,
         periods: 3,
         windows: [
-          { period: 1, opens_after_seconds: 2, closes_after_seconds: 4 },
-          { period: 2, opens_after_seconds: 4, closes_after_seconds: 6 },
+          { period: 1, opens_after_seconds: 6, closes_after_seconds: 12 },
+          { period: 2, opens_after_seconds: 12, closes_after_seconds: 18 },
         ],
       });
       const { paid, prepared } = await subscribe(`/c/${checkoutId}/test`);
@@ -48,8 +48,8 @@ describe("recurring series on the rehearsal face (compressed clock)", () => {
       expect(paid.body.receipt.test_mode).toBe(true);
       expect(paid.body.schedule).toMatchObject({ status: "active", periods: 3, periods_settled: 1, url: expect.stringMatching(/\/schedule\/sch_/) });
       const id = paid.body.schedule.id as string;
-      const done = await seriesOnceIn(seller.key, id, (s) => s.status === "completed");
-      expect(done).toMatchObject({ test_mode: true, periods_settled: 3 });
+      const done = await seriesOnceIn(seller.key, id, (s) => s.status !== "active", 45_000);
+      expect(done).toMatchObject({ status: "completed", test_mode: true, periods_settled: 3 });
       expect(done.periods_detail.map((p: { status: string }) => p.status)).toEqual(["settled", "settled", "settled"]);
       await receiver.waitFor(6, 20_000);
       await new Promise((r) => setTimeout(r, 1_000));
@@ -85,6 +85,7 @@ describe("recurring series on the rehearsal face (compressed clock)", () => {
 
     const second = await subscribe(`/c/${checkoutId}/test`);
     const other = second.paid.body.schedule.id as string;
+    await seriesOnceIn(seller.key, other, (s) => s.status === "active");
     const bySeller = await call("POST", `/v1/schedules/${other}/cancel`, { key: seller.key, body: { reason: "product retired" } });
     expect(bySeller.status).toBe(200);
     const cancelled = await seriesOnceIn(seller.key, other, (s) => s.status === "cancelled");

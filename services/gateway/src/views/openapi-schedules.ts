@@ -156,14 +156,14 @@ export function scheduleResponseSchemas(): Record<string, Schema> {
   };
 }
 
-/** The series' fields of a 402 requirement's extra (camelCase, like the rest of extra). */
+/** The series' fields of a 402 requirement's extra (snake_case, as extra.escrow's). */
 export const requirementScheduleExtra: Schema = object(
   {
-    intervalDays: { type: "integer", minimum: 1, maximum: 366 },
+    interval_days: { type: "integer", minimum: 1, maximum: 366 },
     periods: { type: "integer", minimum: 2, maximum: 24 },
     windows: {
       type: "array",
-      items: object({ period: { type: "integer", minimum: 1 }, opensAfterSeconds: whole, closesAfterSeconds: whole }, { closed: true }),
+      items: object({ period: { type: "integer", minimum: 1 }, opens_after_seconds: whole, closes_after_seconds: whole }, { closed: true }),
       description: "Each held period's window, in seconds after the purchase (the prepared authorizations carry the absolute times)",
     },
   },
