@@ -49,7 +49,7 @@ export function scheduleResponseSchemas(): Record<string, Schema> {
     payer: str,
     network: caip2,
     amount_usd: { ...str, description: "One period's price" },
-    total: { type: "string", pattern: "^[0-9]+$", description: "What one period moves, fee included, USDC atomic units" },
+    total: { type: "integer", minimum: 0, description: "What one period moves, fee included, USDC atomic units (as receipts count it)" },
     test_mode: bool,
     created_at: timestamp,
     ended_at: timestampOrNull,

@@ -34,7 +34,7 @@ export function scheduleSummaryView(s: schedulesV1.Schedule, baseUrl: string) {
     payer: s.payer,
     network: s.network,
     amount_usd: s.amountUsd,
-    total: s.total.toString(),
+    total: Number(s.total),
     test_mode: s.testMode,
     created_at: isoOrNull(s.createdAt),
     ended_at: isoOrNull(s.endedAt),
