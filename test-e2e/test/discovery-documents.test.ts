@@ -1,5 +1,6 @@
 import { validateOpenApiDocument } from "@c402/testkit";
 import { baseUrl, call, decoded, newCheckout, newSeller, payRehearsal } from "../src/http";
+import { seriesOnceIn, subscribe } from "../src/series";
 import { STELLAR_TESTNET } from "../src/stellar";
 
 /**
@@ -22,6 +23,7 @@ let armed: { id: string };
 let article: { id: string };
 let paymentId: string;
 let slug: string;
+let scheduleId: string;
 
 beforeAll(async () => {
   const seller = await newSeller();
@@ -33,12 +35,16 @@ beforeAll(async () => {
   article = await newCheckout(seller.key, { payload: "<p>An article.</p>", content: {} });
   // A rehearsal payment, for a receipt id to fill /r/{payment_id} with (simulated: nothing moves).
   paymentId = (await payRehearsal(unarmed.id)).body.receipt.id;
+  // A rehearsal series (its periods a month apart), for the buyer view's /schedule/{id}.
+  const series = await newCheckout(seller.key, { schedule_interval_days: 30, schedule_periods: 2, reusable: true });
+  scheduleId = (await subscribe(`/c/${series.id}/test`)).paid.body.schedule.id as string;
+  await seriesOnceIn(seller.key, scheduleId, () => true);
 });
 
 /** A path a document names, with its placeholders filled with real ids of this run (a gated article's under /x/). */
 const filled = (path: string) =>
   path
-    .replaceAll("{id}", path.startsWith("/x/") ? article.id : unarmed.id)
+    .replaceAll("{id}", path.startsWith("/x/") ? article.id : path.startsWith("/schedule/") ? scheduleId : unarmed.id)
     .replaceAll("{payment_id}", paymentId)
     .replaceAll("{slug}", slug);
 

@@ -19,6 +19,7 @@ const SUMMARY_FIELDS = [
   "package_ttl_days",
   "escrow",
   "escrow_twin",
+  "schedule",
   "reusable",
   "test_mode",
   "created_at",
