@@ -217,6 +217,21 @@ describeWith("postgres")("the schedules service", () => {
     expect(eventsOf(scheduleId)).toEqual([EVENT_TYPES.scheduleStarted, EVENT_TYPES.scheduleChargeFailed, EVENT_TYPES.scheduleLapsed]);
   });
 
+  it("a live period waiting out its backoff lapses as soon as the chain's clock closes its window, not when the backoff ends", async () => {
+    const DAY_MS = 86_400_000;
+    const { scheduleId } = await startSeries({ periods: 3, testMode: false, daySeconds: 86_400 });
+    payments.script(scheduleId, 1, { outcome: ChargeOutcome.RETRYABLE, reason: "insufficient_funds" });
+    await scheduler().sweep(false, new Date(now.getTime() + DAY_MS + 1_000));
+    const retrying = await periodOf(scheduleId, 1);
+    expect(retrying).toMatchObject({ status: "retrying", attempts: 1 });
+    expect(retrying?.next_attempt_at?.getTime()).toBe(now.getTime() + RETRY.baseMs);
+    // The wall clock stands still (the backoff has not ended); the chain's clock passes the window's close.
+    await scheduler().sweep(false, new Date(now.getTime() + 2 * DAY_MS + 1_000));
+    expect(payments.callsOf(scheduleId)).toHaveLength(2);
+    expect(await periodOf(scheduleId, 1)).toMatchObject({ status: "lapsed", last_failure: "insufficient_funds" });
+    expect((await client.getSchedule({ scheduleId })).schedule?.status).toBe("lapsed");
+  });
+
   it("two replicas racing over 20 due periods never ask for one period twice at once, and each settles once", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await startSeries({ periods: 2 })).scheduleId);

@@ -107,7 +107,8 @@ export const schedulesStore = {
    * `wallNow`). Locked rows are skipped (another replica is claiming them), and
    * the claim is a lease written in the same statement, so a slow charge is
    * not taken by another replica until the lease expires. A period whose
-   * window already closed is claimed too: the charge path decides it. Only a
+   * window already closed is claimed too, whatever its backoff: the charge
+   * path lapses it (schedule.lapsed when the window closes). Only a
    * series' earliest period still to charge is claimed (a lapse ends the series).
    */
   claimDue(db: SchedulesDb, c: { testMode: boolean; now: Date; wallNow: Date; leaseUntil: Date; limit: number }): Promise<PeriodRow[]> {
@@ -120,8 +121,9 @@ export const schedulesStore = {
           and s.test_mode = ${c.testMode}
           and p.status in ('scheduled', 'due', 'retrying')
           and p.valid_after < ${c.now}
-          -- A retry's backoff is counted on the wall clock (the series' clock may stand still: a devchain between blocks).
-          and (p.next_attempt_at is null or p.next_attempt_at <= ${c.wallNow})
+          -- A retry's backoff is counted on the wall clock (the series' clock may stand still: a devchain between blocks);
+          -- a window that closed is not waited for: the period lapses now, not when its backoff ends.
+          and (p.next_attempt_at is null or p.next_attempt_at <= ${c.wallNow} or p.valid_before <= ${c.now})
           and (p.lease_until is null or p.lease_until < ${c.wallNow})
           -- One period of a series at a time, in order: a later one waits until the earlier is settled or lapsed.
           and not exists (
