@@ -9,6 +9,7 @@ export * as fulfillmentV1 from "./gen/fulfillment/v1/fulfillment_pb";
 export * as contentGrantsV1 from "./gen/content_grants/v1/content_grants_pb";
 export * as escrowV1 from "./gen/escrow/v1/escrow_pb";
 export * as schedulesV1 from "./gen/schedules/v1/schedules_pb";
+export * as spendingWalletsV1 from "./gen/spending_wallets/v1/spending_wallets_pb";
 export * as eventsV1 from "./gen/events/v1/envelope_pb";
 export * as paymentEventsV1 from "./gen/events/payments/v1/payment_settled_pb";
 export * as accountEventsV1 from "./gen/events/account/v1/account_activity_pb";

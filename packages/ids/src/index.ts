@@ -32,6 +32,10 @@ export const ID_PREFIX = {
   oauthRequest: "oaq_",
   /** A recurring series (ADR 20): minted by payments with period 0's payment; /schedule/{id} is the buyer's view. */
   schedule: "sch_",
+  /** A custodial spending wallet (ADR 21): one active per account and chain. */
+  spendingWallet: "swl_",
+  /** One payment from a spending wallet: its budget reservation, then its outcome. */
+  spend: "spd_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
