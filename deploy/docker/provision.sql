@@ -12,25 +12,27 @@
 -- DEVELOPMENT PASSWORDS ONLY. They match the DATABASE_URLs in
 -- docker-compose.yml. Never reuse them anywhere reachable from outside.
 
-CREATE ROLE c402_identity       LOGIN PASSWORD 'identity-dev-password';
-CREATE ROLE c402_content_grants LOGIN PASSWORD 'content-grants-dev-password';
-CREATE ROLE c402_fulfillment    LOGIN PASSWORD 'fulfillment-dev-password';
-CREATE ROLE c402_catalog        LOGIN PASSWORD 'catalog-dev-password';
-CREATE ROLE c402_escrow         LOGIN PASSWORD 'escrow-dev-password';
-CREATE ROLE c402_payments       LOGIN PASSWORD 'payments-dev-password';
-CREATE ROLE c402_schedules      LOGIN PASSWORD 'schedules-dev-password';
-CREATE ROLE c402_webhooks       LOGIN PASSWORD 'webhooks-dev-password';
+CREATE ROLE c402_identity         LOGIN PASSWORD 'identity-dev-password';
+CREATE ROLE c402_content_grants   LOGIN PASSWORD 'content-grants-dev-password';
+CREATE ROLE c402_fulfillment      LOGIN PASSWORD 'fulfillment-dev-password';
+CREATE ROLE c402_catalog          LOGIN PASSWORD 'catalog-dev-password';
+CREATE ROLE c402_escrow           LOGIN PASSWORD 'escrow-dev-password';
+CREATE ROLE c402_payments         LOGIN PASSWORD 'payments-dev-password';
+CREATE ROLE c402_schedules        LOGIN PASSWORD 'schedules-dev-password';
+CREATE ROLE c402_spending_wallets LOGIN PASSWORD 'spending-wallets-dev-password';
+CREATE ROLE c402_webhooks         LOGIN PASSWORD 'webhooks-dev-password';
 
-GRANT CONNECT ON DATABASE c402 TO c402_identity, c402_content_grants, c402_fulfillment, c402_catalog, c402_escrow, c402_payments, c402_schedules, c402_webhooks;
+GRANT CONNECT ON DATABASE c402 TO c402_identity, c402_content_grants, c402_fulfillment, c402_catalog, c402_escrow, c402_payments, c402_schedules, c402_spending_wallets, c402_webhooks;
 
 -- Nobody creates objects in public (PostgreSQL 15 already defaults to this; kept explicit).
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 
-CREATE SCHEMA IF NOT EXISTS identity       AUTHORIZATION c402_identity;
-CREATE SCHEMA IF NOT EXISTS content_grants AUTHORIZATION c402_content_grants;
-CREATE SCHEMA IF NOT EXISTS fulfillment    AUTHORIZATION c402_fulfillment;
-CREATE SCHEMA IF NOT EXISTS catalog        AUTHORIZATION c402_catalog;
-CREATE SCHEMA IF NOT EXISTS escrow         AUTHORIZATION c402_escrow;
-CREATE SCHEMA IF NOT EXISTS payments       AUTHORIZATION c402_payments;
-CREATE SCHEMA IF NOT EXISTS schedules      AUTHORIZATION c402_schedules;
-CREATE SCHEMA IF NOT EXISTS webhooks       AUTHORIZATION c402_webhooks;
+CREATE SCHEMA IF NOT EXISTS identity         AUTHORIZATION c402_identity;
+CREATE SCHEMA IF NOT EXISTS content_grants   AUTHORIZATION c402_content_grants;
+CREATE SCHEMA IF NOT EXISTS fulfillment      AUTHORIZATION c402_fulfillment;
+CREATE SCHEMA IF NOT EXISTS catalog          AUTHORIZATION c402_catalog;
+CREATE SCHEMA IF NOT EXISTS escrow           AUTHORIZATION c402_escrow;
+CREATE SCHEMA IF NOT EXISTS payments         AUTHORIZATION c402_payments;
+CREATE SCHEMA IF NOT EXISTS schedules        AUTHORIZATION c402_schedules;
+CREATE SCHEMA IF NOT EXISTS spending_wallets AUTHORIZATION c402_spending_wallets;
+CREATE SCHEMA IF NOT EXISTS webhooks         AUTHORIZATION c402_webhooks;

@@ -5,7 +5,18 @@ import { join } from "node:path";
 import { DatabaseBus } from "@c402/bus";
 import { MemoryCache } from "@c402/cache";
 import { defaultOf, loadConfig } from "@c402/config";
-import { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, schedulesV1, webhooksV1 } from "@c402/contracts";
+import {
+  catalogV1,
+  contentGrantsV1,
+  escrowV1,
+  fulfillmentV1,
+  healthV1,
+  identityV1,
+  paymentsV1,
+  schedulesV1,
+  spendingWalletsV1,
+  webhooksV1,
+} from "@c402/contracts";
 import { EmbeddedPostgres } from "@c402/db";
 import { devchainSettlement, startDevchain, type RunningDevchain } from "@c402/devchain";
 import { startSolanaDevnet, type SolanaDevnet } from "@c402/solana-devnet";
@@ -21,6 +32,7 @@ import { createContentGrantsService } from "@c402/content-grants";
 import { createEscrowService, escrowSettingsOf } from "@c402/escrow";
 import { createPaymentsService } from "@c402/payments";
 import { createSchedulesService, schedulesSettingsOf, schedulesSettingsSpec } from "@c402/schedules";
+import { createSpendingWalletsService } from "@c402/spending-wallets";
 import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { SERVICES, type ServiceName } from "@c402/topology";
 import { createWebhooksService } from "@c402/webhooks";
@@ -97,6 +109,7 @@ interface Secrets {
   webhookSecretsKeyring: string;
   /** The keys that sign gated-content passes (GRANT_KEYRING's format). */
   grantKeyring: string;
+  spendingWalletsKeyring: string;
 }
 
 const newSecrets = (): Secrets => ({
@@ -104,6 +117,7 @@ const newSecrets = (): Secrets => ({
   secretsKeyring: generateKeyringText("k1"),
   webhookSecretsKeyring: generateKeyringText("w1"),
   grantKeyring: generateKeyringText("g1"),
+  spendingWalletsKeyring: generateKeyringText("s1"),
 });
 
 /** Secrets of an embedded install, generated on first start and kept beside the data (one added later is added to the file). */
@@ -129,6 +143,7 @@ const CONTRACTS = {
   webhooks: webhooksV1.WebhooksService,
   escrow: escrowV1.EscrowService,
   schedules: schedulesV1.SchedulesService,
+  "spending-wallets": spendingWalletsV1.SpendingWalletsService,
 } satisfies Record<ServiceName, unknown>;
 
 type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
@@ -328,6 +343,7 @@ async function startOnDevchain(
         // A live series is charged by the devchain's clock (its latest block time), as payments anchored its windows.
         schedulesSettingsOf({ ...schedulesDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, evmNetwork: devchain.network, evmRpcUrl: devchain.url }),
       ),
+    "spending-wallets": (deps) => createSpendingWalletsService(deps, { keyring: parseKeyring(secrets.spendingWalletsKeyring) }),
   };
   // One process, one caller: its services still refuse a call without its token, as in distributed mode.
   const token = randomBytes(32).toString("hex");
@@ -378,7 +394,7 @@ async function startOnDevchain(
             : {}),
         },
       },
-      clients: { ...serviceClients, contentGrants: serviceClients["content-grants"], health },
+      clients: { ...serviceClients, contentGrants: serviceClients["content-grants"], spendingWallets: serviceClients["spending-wallets"], health },
       cache,
       logger: logger.child({ component: "gateway" }),
     });

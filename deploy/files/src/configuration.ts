@@ -3,6 +3,7 @@ import { catalogConfigSpec } from "@c402/catalog";
 import { embeddedConfigSpec } from "@c402/embedded/src/config";
 import { escrowConfigSpec } from "@c402/escrow";
 import { schedulesConfigSpec } from "@c402/schedules";
+import { spendingWalletsConfigSpec } from "@c402/spending-wallets";
 import { fulfillmentConfigSpec } from "@c402/fulfillment";
 import { gatewayConfigSpec, gatewayDistributedSpec } from "@c402/gateway";
 import { identityConfigSpec } from "@c402/identity";
@@ -22,6 +23,7 @@ export const PROCESS_CONFIG_SPECS = {
   webhooks: { ...distributedInfraSpec, ...webhooksConfigSpec },
   escrow: { ...distributedInfraSpec, ...escrowConfigSpec },
   schedules: { ...distributedInfraSpec, ...schedulesConfigSpec },
+  "spending-wallets": { ...distributedInfraSpec, ...spendingWalletsConfigSpec },
   gateway: { ...gatewayConfigSpec, ...gatewayDistributedSpec },
 } satisfies Record<ServiceName | "gateway", ConfigSpec>;
 

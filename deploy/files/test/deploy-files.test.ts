@@ -13,6 +13,7 @@ import { callersOf, callingProcesses, GATEWAY, GRPC_CONTAINER_PORT, rpcTokenKey,
 import { WEBHOOKS_SCHEMA } from "@c402/webhooks";
 import { ESCROW_SCHEMA } from "@c402/escrow";
 import { SCHEDULES_SCHEMA } from "@c402/schedules";
+import { SPENDING_WALLETS_SCHEMA } from "@c402/spending-wallets";
 import { FULFILLMENT_SCHEMA } from "@c402/fulfillment";
 import { load, loadAll } from "js-yaml";
 import { defaultOf, loadConfig } from "@c402/config";
@@ -33,6 +34,7 @@ const schemas = {
   webhooks: WEBHOOKS_SCHEMA,
   escrow: ESCROW_SCHEMA,
   schedules: SCHEDULES_SCHEMA,
+  "spending-wallets": SPENDING_WALLETS_SCHEMA,
 } satisfies Record<ServiceName, string>;
 /** Read by kafkajs itself, not by a config spec. */
 const LIBRARY_VARIABLES = ["KAFKAJS_NO_PARTITIONER_WARNING"];
@@ -171,7 +173,7 @@ describe("the generated deploy files", () => {
         "EVM_RPC_URL",
       ]);
       expect(schedules.environment).toMatchObject({ EVM_NETWORK: real.network, EVM_RPC_URL: "http://devchain:8545" });
-      for (const name of processes.filter((p) => !["payments", "escrow", "schedules"].includes(p)))
+      for (const name of processes.filter((p) => !["payments", "escrow", "schedules", "spending-wallets"].includes(p)))
         expect(compose.services[name]!.environment.EVM_NETWORK).toBeUndefined();
     } finally {
       await chain.stop();

@@ -292,6 +292,32 @@ export const SERVICES = [
     resources: GRPC_SERVICE_RESOURCES,
   },
   {
+    name: "spending-wallets",
+    owns: "custodial spending wallets (keys sealed), their limits, budget reservations and spends, their event log, outbox",
+    database: { schema: "spending_wallets", role: "c402_spending_wallets" },
+    addressEnv: "SPENDING_WALLETS_GRPC_ADDRESS",
+    calls: [],
+    // accountActivity: a wallet's creation, reveal, archive and limit changes in the account's event log.
+    topics: { publishes: [TOPICS.accountActivity], consumes: [] },
+    secrets: [
+      {
+        env: "SPENDING_WALLETS_KEYRING",
+        describe:
+          "master keys that seal spending wallets' keys: id:base64 of 32 random bytes, comma-separated, the first seals (rotate by putting a new one first; the re-wrap sweep moves every wallet to it; drop the old one once /v1/spending-wallets/health no longer names it).",
+        placeholder: "s1:replace-with-base64-of-32-random-bytes",
+        developmentValue: "dev:8Ck0S0mKcl1c0Qh0bQ9u7b7yqk6mKxw4b0bq3C0t5Xo=",
+      },
+    ],
+    readsBaseUrl: false,
+    settlesOnChain: false,
+    // Balances: the wallets' USDC and gas on the live EVM network.
+    readsChain: true,
+    relaysEscrow: false,
+    // chain-rpc: balances and payments' settlement checks; sellers: any x402 URL an agent pays.
+    reachesOut: ["chain-rpc", "sellers"],
+    resources: GRPC_SERVICE_RESOURCES,
+  },
+  {
     name: "webhooks",
     owns: "webhook receivers (secrets sealed), the Ed25519 signing keys, deliveries and their attempts, recorded events, outbox",
     database: { schema: "webhooks", role: "c402_webhooks" },
@@ -332,7 +358,7 @@ export interface GatewayEntry {
 export const GATEWAY = {
   name: "gateway",
   owns: "nothing durable (caches and rate limits in Redis)",
-  calls: ["identity", "content-grants", "catalog", "payments", "fulfillment", "webhooks", "escrow", "schedules"],
+  calls: ["identity", "content-grants", "catalog", "payments", "fulfillment", "webhooks", "escrow", "schedules", "spending-wallets"],
   healthPath: "/health",
   resources: { requests: { cpu: "200m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
 } as const satisfies GatewayEntry;

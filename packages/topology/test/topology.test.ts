@@ -47,6 +47,7 @@ describe("the service list", () => {
       WEBHOOKS_GRPC_ADDRESS: "webhooks:1",
       ESCROW_GRPC_ADDRESS: "escrow:1",
       SCHEDULES_GRPC_ADDRESS: "schedules:1",
+      SPENDING_WALLETS_GRPC_ADDRESS: "spending-wallets:1",
     });
     expect(databaseSecretKey(serviceNamed("payments"))).toBe("PAYMENTS_DATABASE_URL");
     expect(() => serviceNamed("nope")).toThrow(/no service named nope/);

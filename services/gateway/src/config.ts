@@ -98,6 +98,7 @@ export const gatewayDistributedSpec = {
   webhooksAddress: env.string("WEBHOOKS_GRPC_ADDRESS", "host:port of webhooks"),
   escrowAddress: env.string("ESCROW_GRPC_ADDRESS", "host:port of escrow"),
   schedulesAddress: env.string("SCHEDULES_GRPC_ADDRESS", "host:port of schedules"),
+  spendingWalletsAddress: env.string("SPENDING_WALLETS_GRPC_ADDRESS", "host:port of spending-wallets"),
   logLevel: env.oneOf("LOG_LEVEL", "log level", ["fatal", "error", "warn", "info", "debug", "trace"] as const, { default: "info" }),
   devchainUrl: env.optionalString("DEVCHAIN_URL", "local EVM chain URL to show in the deep health report (local runs only)"),
   solanaDevnetUrl: env.optionalString("SOLANA_DEVNET_URL", "local Solana devnet URL to show in the deep health report (local runs only)"),

@@ -1,6 +1,17 @@
 import { RedisCache } from "@c402/cache";
 import { describeConfig, loadConfig } from "@c402/config";
-import { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, schedulesV1, webhooksV1 } from "@c402/contracts";
+import {
+  catalogV1,
+  contentGrantsV1,
+  escrowV1,
+  fulfillmentV1,
+  healthV1,
+  identityV1,
+  paymentsV1,
+  schedulesV1,
+  spendingWalletsV1,
+  webhooksV1,
+} from "@c402/contracts";
 import { createLogger } from "@c402/logging";
 import { createClient } from "@c402/rpc";
 import { callerToken, onShutdown, startObservability } from "@c402/runtime";
@@ -22,6 +33,7 @@ async function main() {
     webhooks: config.webhooksAddress,
     escrow: config.escrowAddress,
     schedules: config.schedulesAddress,
+    "spending-wallets": config.spendingWalletsAddress,
   };
   // Every call presents the gateway's RPC_TOKEN: the services refuse callers they do not list.
   const as = { token: callerToken(config) };
@@ -34,6 +46,7 @@ async function main() {
     webhooks: createClient(webhooksV1.WebhooksService, addresses.webhooks, as),
     escrow: createClient(escrowV1.EscrowService, addresses.escrow, as),
     schedules: createClient(schedulesV1.SchedulesService, addresses.schedules, as),
+    spendingWallets: createClient(spendingWalletsV1.SpendingWalletsService, addresses["spending-wallets"], as),
     health: Object.fromEntries(Object.entries(addresses).map(([name, address]) => [name, createClient(healthV1.HealthService, address, as)])),
   };
   const cache = new RedisCache(config.redisUrl);

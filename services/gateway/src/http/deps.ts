@@ -1,5 +1,16 @@
 import type { Cache } from "@c402/cache";
-import type { catalogV1, contentGrantsV1, escrowV1, fulfillmentV1, healthV1, identityV1, paymentsV1, schedulesV1, webhooksV1 } from "@c402/contracts";
+import type {
+  catalogV1,
+  contentGrantsV1,
+  escrowV1,
+  fulfillmentV1,
+  healthV1,
+  identityV1,
+  paymentsV1,
+  schedulesV1,
+  spendingWalletsV1,
+  webhooksV1,
+} from "@c402/contracts";
 import type { Logger } from "@c402/logging";
 import type { ServiceClient } from "@c402/rpc";
 import type { GatewaySettings } from "../config";
@@ -14,6 +25,7 @@ export interface ServiceClients {
   escrow: ServiceClient<typeof escrowV1.EscrowService>;
   /** Recurring series (ADR 20). */
   schedules: ServiceClient<typeof schedulesV1.SchedulesService>;
+  spendingWallets: ServiceClient<typeof spendingWalletsV1.SpendingWalletsService>;
   /** Health of each backing service, by name. */
   health: Record<string, ServiceClient<typeof healthV1.HealthService>>;
 }

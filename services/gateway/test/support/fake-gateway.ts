@@ -23,7 +23,7 @@ export const PAYER = "0x2222222222222222222222222222222222222222";
 export const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 export const TX_HASH = `0x${"ab".repeat(32)}`;
 
-type ClientName = "identity" | "contentGrants" | "catalog" | "payments" | "fulfillment" | "webhooks" | "escrow" | "schedules";
+type ClientName = "identity" | "contentGrants" | "catalog" | "payments" | "fulfillment" | "webhooks" | "escrow" | "schedules" | "spendingWallets";
 export type Fakes = { [C in ClientName]?: Partial<ServiceClients[C]> };
 
 /** A client answering with `methods`; any other call rejects naming itself, so a test sees an unexpected call. */
@@ -71,6 +71,7 @@ export function recorded(fakes: Fakes) {
       webhooks: wrap("webhooks", fakes.webhooks),
       escrow: wrap("escrow", fakes.escrow),
       schedules: wrap("schedules", fakes.schedules),
+      spendingWallets: wrap("spendingWallets", fakes.spendingWallets),
     } as Fakes,
     calls,
     of: (method: string) => calls.filter((c) => c.method === method).map((c) => c.req),
@@ -88,6 +89,7 @@ export function fakeClients(fakes: Fakes): ServiceClients {
     webhooks: fakeClient("webhooks", fakes.webhooks ?? {}),
     escrow: fakeClient("escrow", fakes.escrow ?? {}),
     schedules: fakeClient<NonNullable<ServiceClients["schedules"]>>("schedules", fakes.schedules ?? {}),
+    spendingWallets: fakeClient<NonNullable<ServiceClients["spendingWallets"]>>("spendingWallets", fakes.spendingWallets ?? {}),
     health: {},
   };
 }
