@@ -65,3 +65,53 @@ export interface BalanceReader {
 export interface WalletEvents {
   refused(wallet: PayingWallet, e: { actor: string; reason: string; url?: string; amount?: bigint }): Promise<void>;
 }
+
+/** What an agent asked to pay (the caller's rules were checked before). */
+export interface PayRequest {
+  url: string;
+  /** Added to the URL's query string. */
+  params: Record<string, string>;
+  /** The agent's max_usd in atomic units: only lowers the ceiling. */
+  maxAtomic?: bigint;
+  actor: string;
+  /** The same key again answers the first attempt's outcome (SpendBudget.reserve finds it), never a second payment. */
+  idempotencyKey?: string;
+}
+
+/** The seller's settlement of a payment (its PAYMENT-RESPONSE), with the spend it confirmed. */
+export interface PaidReceipt {
+  spendId: string;
+  network: string;
+  transaction: string;
+  payer: string;
+  payTo: string;
+  amount: bigint;
+  receiptUrl?: string;
+  paidAt: Date;
+}
+
+/** The seller's answer, as received (bounded in size). */
+export interface Goods {
+  status: number;
+  contentType: string;
+  body: Uint8Array;
+}
+
+export interface PayOutcome {
+  /** false: the URL answered without asking for payment (goods are that answer). */
+  paid: boolean;
+  url: string;
+  receipt?: PaidReceipt;
+  goods: Goods;
+}
+
+/**
+ * Pays one x402 URL from a wallet: fetch (through the outbound guard), choose
+ * the requirement of the wallet's network, reserve the budget, read the
+ * balance, sign with the key opened for that instant, retry with the payment,
+ * then confirm, release or leave reserved. A refusal is recorded (WalletEvents)
+ * and thrown as a ProblemError with the spec's status.
+ */
+export interface PayEngine {
+  pay(wallet: PayingWallet, request: PayRequest): Promise<PayOutcome>;
+}
