@@ -3,6 +3,7 @@ import { ProblemError } from "@c402/problems";
 import { cancelAuthorizationTypedData, EVM_NETWORKS, isEvmNetwork, type Eip712Domain } from "@c402/x402";
 import { getAddress, recoverTypedDataAddress, serializeSignature, type Hex } from "viem";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
+import { heldCancelsStore } from "../store/held-cancels-store";
 import { seriesOf, type HeldAuthorization, type SeriesRecord } from "./series";
 import { settlementOf, type Settlement } from "./settlement/settlement";
 
@@ -65,13 +66,7 @@ export class SeriesCharges {
 
   /** Whether a held nonce's cancel is recorded here (a test-mode series has no chain to ask). */
   private async cancelledHere(scheduleId: string, nonce: string): Promise<boolean> {
-    const row = await this.opts.db
-      .selectFrom("held_cancels")
-      .select("status")
-      .where("schedule_id", "=", scheduleId)
-      .where("nonce", "=", nonce.toLowerCase())
-      .executeTakeFirst();
-    return row?.status === "cancelled";
+    return (await heldCancelsStore.find(this.opts.db, scheduleId, nonce))?.status === "cancelled";
   }
 
   async charge(scheduleId: string, period: number): Promise<ChargeResult> {
@@ -161,20 +156,16 @@ export class SeriesCharges {
       }
       // A test-mode series' authorizations are valid on no chain: checked and recorded (its charge is then final), nothing sent.
       if (row0.test_mode) {
-        await this.opts.db
-          .insertInto("held_cancels")
-          .values({
-            schedule_id: scheduleId,
-            nonce: c.held.authorization.nonce.toLowerCase(),
-            period: c.held.period,
-            network: row0.network,
-            tx_hash: "",
-            raw_tx: "",
-            status: "cancelled",
-            created_at: new Date(),
-          })
-          .onConflict((oc) => oc.doNothing())
-          .execute();
+        await heldCancelsStore.insertIfNew(this.opts.db, {
+          schedule_id: scheduleId,
+          nonce: c.held.authorization.nonce,
+          period: c.held.period,
+          network: row0.network,
+          tx_hash: "",
+          raw_tx: "",
+          status: "cancelled",
+          created_at: new Date(),
+        });
         results.push({ nonce: c.cancel.nonce, period: c.held.period, status: "cancelled" });
         continue;
       }

@@ -57,7 +57,7 @@ interface PaymentsTable {
 }
 
 /** A held authorization's cancel as recorded before it is sent (ADR 20). */
-interface HeldCancelsTable {
+export interface HeldCancelsTable {
   schedule_id: string;
   nonce: string;
   period: number;

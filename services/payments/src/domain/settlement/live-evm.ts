@@ -5,6 +5,7 @@ import { NonceSpentError, type Authorization, type EvmChain, type SettledEvent, 
 import type { AnyPaymentPayload, ContractSignatureCheck, PaymentPayload, PaymentRequirements } from "@c402/x402";
 import { getAddress, type Hex } from "viem";
 import { paymentsStore as store, type PaymentRow } from "../../store/payments-store";
+import { heldCancelsStore } from "../../store/held-cancels-store";
 import { assertRedeliverable, authorizationKey, evmPresentedPayment, splitPartiesOfRow } from "../payment-row";
 import { splitPartiesOf, type CheckoutForPayment, type Rail, type SplitParties } from "../requirements";
 import { evmPayerOf, evmPayloadOf, paymentRejected, settlementFailed, simulationRejectReason, verifyPayment } from "../verify-payment";
@@ -184,28 +185,22 @@ export class LiveEvmSettlement extends OnchainSettlement<LiveChain> implements S
    */
   async cancelHeld(c: HeldCancel): Promise<{ status: "cancelled" | "pending"; txHash?: string }> {
     const live = this.chain(c.network);
-    const find = () =>
-      this.db.selectFrom("held_cancels").selectAll().where("schedule_id", "=", c.scheduleId).where("nonce", "=", c.nonce.toLowerCase()).executeTakeFirst();
+    const find = () => heldCancelsStore.find(this.db, c.scheduleId, c.nonce);
     let recorded = await find();
     if (!recorded) {
       if (await live.chain.authorizationUsed(c.authorizer, c.nonce)) return { status: "cancelled" };
       recorded = await live.chain.signCancelAuthorizationReserved(c, (key, sign) =>
         recordSigned(this.db, key, sign, (trx, signed) =>
-          trx
-            .insertInto("held_cancels")
-            .values({
-              schedule_id: c.scheduleId,
-              nonce: c.nonce.toLowerCase(),
-              period: c.period,
-              network: c.network,
-              tx_hash: signed.txHash,
-              raw_tx: signed.raw,
-              status: "sent",
-              created_at: this.opts.now(),
-            })
-            .onConflict((oc) => oc.doNothing())
-            .returningAll()
-            .executeTakeFirst(),
+          heldCancelsStore.insertIfNew(trx, {
+            schedule_id: c.scheduleId,
+            nonce: c.nonce,
+            period: c.period,
+            network: c.network,
+            tx_hash: signed.txHash,
+            raw_tx: signed.raw,
+            status: "sent",
+            created_at: this.opts.now(),
+          }),
         ),
       );
       recorded ??= await find();
@@ -216,12 +211,7 @@ export class LiveEvmSettlement extends OnchainSettlement<LiveChain> implements S
     const receipt = await live.chain.waitForReceipt(recorded.tx_hash as Hex, this.opts.settleTimeoutMs);
     if (!receipt) return { status: "pending", txHash: recorded.tx_hash };
     // Reverted: the nonce was used or cancelled meanwhile; either way no held period can use it any more.
-    await this.db
-      .updateTable("held_cancels")
-      .set({ status: "cancelled" })
-      .where("schedule_id", "=", c.scheduleId)
-      .where("nonce", "=", recorded.nonce)
-      .execute();
+    await heldCancelsStore.markCancelled(this.db, c.scheduleId, recorded.nonce);
     return receipt.status === "success" ? { status: "cancelled", txHash: recorded.tx_hash } : { status: "cancelled" };
   }
 

@@ -1944,7 +1944,7 @@ export type CancelledAuthorization = Message<"payments.v1.CancelledAuthorization
   period: number;
 
   /**
-   * status is cancelled (by this call or before), used (the period was charged) or refused (see reason).
+   * status is cancelled (by this call or before), used (the period was charged), pending (sent, not yet mined) or refused (see reason).
    *
    * @generated from field: string status = 3;
    */

@@ -635,7 +635,7 @@ export const SchedulesService: GenService<{
   /**
    * CancelSchedule is the seller's cancel (POST /v1/schedules/{id}/cancel): no
    * held period is charged from then on; settled periods stay settled. A series
-   * already ended answers FAILED_PRECONDITION naming its status.
+   * already ended changes nothing and answers already_ended with the series as it is.
    *
    * @generated from rpc schedules.v1.SchedulesService.CancelSchedule
    */
