@@ -84,11 +84,23 @@ describe("the MCP endpoint", () => {
       expect(create.inputSchema).toMatchObject({ type: "object", required: ["title", "price_usd"], additionalProperties: false });
       const props = Object.keys(create.inputSchema.properties ?? {});
       expect(props).toEqual(
-        expect.arrayContaining(["title", "price_usd", "calls", "max_deliveries", "reusable", "payload", "origin_url", "mcp_tool", "content", "escrow_offer"]),
+        expect.arrayContaining([
+          "title",
+          "price_usd",
+          "calls",
+          "max_deliveries",
+          "reusable",
+          "payload",
+          "origin_url",
+          "mcp_tool",
+          "content",
+          "escrow_offer",
+          "schedule_interval_days",
+          "schedule_periods",
+        ]),
       );
-      // The mode is the credential's, and features not built yet are not offered.
-      expect(props).not.toEqual(expect.arrayContaining(["test_mode"]));
-      for (const f of ["test_mode", "schedule_periods"]) expect(props).not.toContain(f);
+      // The mode is the credential's.
+      expect(props).not.toContain("test_mode");
     } finally {
       await client.close();
     }

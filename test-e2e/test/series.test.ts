@@ -127,12 +127,24 @@ describe("recurring series on the rehearsal face (compressed clock)", () => {
     expect((await call("POST", `/c/${checkoutId}/test/pay`, { headers: header, body: { schedule } })).status).toBe(200);
   }, 60_000);
 
-  it("the MCP schedule tools list, read and cancel the seller's series", async () => {
-    const { seller, checkoutId } = await rehearsalSeries(24);
-    const { paid } = await subscribe(`/c/${checkoutId}/test`);
-    const id = paid.body.schedule.id as string;
+  it("the MCP tools create a series checkout (create_checkout with the schedule fields), then list, read and cancel the seller's series", async () => {
+    const seller = await newSeller();
     const tool = (name: string, args: Record<string, unknown>) =>
       call("POST", "/mcp", { key: seller.key, body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } } });
+    const created = await tool("create_checkout", {
+      title: "Daily tip",
+      price_usd: "0.50",
+      payload: { tip: "hydrate" },
+      schedule_interval_days: 1,
+      schedule_periods: 24,
+    });
+    expect(created.body.result.isError ?? false).toBe(false);
+    expect(created.body.result.structuredContent.schedule).toEqual({ interval_days: 1, periods: 24 });
+    const checkoutId = created.body.result.structuredContent.id as string;
+    const refused = await tool("create_checkout", { title: "Half a series", price_usd: "0.50", schedule_periods: 4 });
+    expect(JSON.stringify(refused.body.error)).toContain("schedule_interval_days");
+    const { paid } = await subscribe(`/c/${checkoutId}/test`);
+    const id = paid.body.schedule.id as string;
     await seriesOnceIn(seller.key, id, (s) => s.status === "active");
     const listed = await tool("list_schedules", { checkout_id: checkoutId });
     expect(listed.body.result.structuredContent.schedules.map((s: { id: string }) => s.id)).toEqual([id]);

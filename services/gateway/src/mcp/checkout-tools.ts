@@ -1,5 +1,5 @@
 import { invalid } from "@c402/problems";
-import { SERIES_FIELDS, schemas } from "../http/request-schemas";
+import { schemas } from "../http/request-schemas";
 import { listMcpTools } from "../operations/mcp-servers";
 import { asQuery, pageProperties, sellerTool, type McpTool, type McpToolDefinition } from "./tool";
 
@@ -11,11 +11,10 @@ const checkoutRef = { type: "object", additionalProperties: false, required: ["c
 /**
  * create_checkout's arguments: the REST create body's, but `calls` for
  * `max_deliveries` (still accepted by its older name), `reusable` true unless
- * said otherwise, no `test_mode` (the credential decides the mode), and none of
- * the fields whose feature is not built yet.
+ * said otherwise, no `test_mode` (the credential decides the mode).
  */
 function createCheckoutSchema(): McpTool["inputSchema"] {
-  const left = new Set<string>(["test_mode", "max_deliveries", ...SERIES_FIELDS]);
+  const left = new Set<string>(["test_mode", "max_deliveries"]);
   const rest = schemas.CheckoutCreate.properties;
   const properties: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([name]) => !left.has(name)));
   properties.reusable = { type: "boolean", description: "true (the default here): a payment link anyone may pay again; false: single-shot." };
