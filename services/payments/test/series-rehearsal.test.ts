@@ -128,6 +128,13 @@ describe("a test-mode series", () => {
     expect(paid.schedule).toMatchObject({ periods: 3, periodsSettled: 1, intervalDays: 1 });
     const scheduleId = paid.schedule!.id!;
     expect(paid.receipt).toMatchObject({ scheduleId, schedulePeriod: 0 });
+    // GetSeriesStart: period 0's payment.settled as the event carries it (what starts the series in the schedules service).
+    const start = await rpc.getSeriesStart(create(paymentsV1.GetSeriesStartRequestSchema, { scheduleId }), ctx);
+    expect(start.settled).toMatchObject({ scheduleId, schedulePeriod: 0, paymentId: paid.receipt!.id, series: { periods: 3, intervalDays: 1 } });
+    expect(start.settled?.series?.held?.map((h) => h.period)).toEqual([1, 2]);
+    await expect(rpc.getSeriesStart(create(paymentsV1.GetSeriesStartRequestSchema, { scheduleId: "sch_nope" }), ctx)).rejects.toMatchObject({
+      slug: "not-found",
+    });
     const notYet = await rpc.chargeHeldPeriod(create(paymentsV1.ChargeHeldPeriodRequestSchema, { scheduleId, period: 1 }), ctx);
     expect(notYet).toMatchObject({ outcome: paymentsV1.ChargeOutcome.NOT_YET, reason: "window_not_open" });
     skewMs = (Number(prepared.schedule![0]!.authorization!.validAfter) + 1) * 1000 - Date.now();

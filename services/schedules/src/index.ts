@@ -5,6 +5,7 @@ import { serviceOutboxRelay, standardHealth, startPeriodic, type PeriodicTask, t
 import type { SchedulesSettings } from "./config";
 import { ChargeScheduler, type PaymentsForSchedules } from "./domain/charge-scheduler";
 import { SeriesBook } from "./domain/series-book";
+import { seriesStartFrom } from "./domain/series-start";
 import { subscribeSeriesPayments } from "./events/payment-settled-consumer";
 import { schedulesRpc } from "./rpc/schedules-rpc";
 import type { SchedulesDb } from "./store/schedules-store";
@@ -54,6 +55,7 @@ export async function createSchedulesService(
     retry: settings.retry,
     ...(tuning.wallClock ? { wallClock: tuning.wallClock } : {}),
     onOutbox: () => relay.poke(),
+    startOf: seriesStartFrom(payments),
   });
   const scheduler = new ChargeScheduler(book, payments, {
     leaseMs: settings.chargeLeaseMs,

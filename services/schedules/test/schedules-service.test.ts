@@ -151,6 +151,19 @@ describeWith("postgres")("the schedules service", () => {
     expect(await book().settle(db(), scheduleId, 1, `pay_${scheduleId}_1`)).toBe(false);
   });
 
+  it("a read that comes before period 0's payment.settled starts the series from payments' record; the event then starts nothing twice", async () => {
+    const { scheduleId, payment } = seriesStartedEvent({ anchor: now, periods: 3 });
+    await expect(client.getSchedule({ scheduleId })).rejects.toMatchObject({ slug: "not-found" });
+    payments.starts.set(scheduleId, payment);
+    const { schedule } = await client.getBuyerView({ scheduleId });
+    expect(schedule).toMatchObject({ id: scheduleId, status: "active", periods: 3, periodsSettled: 1 });
+    await bus.publish(TOPICS.paymentSettled, [paymentSettledMessage(payment)]);
+    await eventually(() => eventsOf(scheduleId).length > 0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(eventsOf(scheduleId)).toEqual([EVENT_TYPES.scheduleStarted]);
+    expect((await client.getSchedule({ scheduleId })).schedule?.periodsDetail.map((p) => p.status)).toEqual(["settled", "scheduled", "scheduled"]);
+  });
+
   it("a retryable charge sends schedule.charge_failed once, backs off on the compressed clock, and settles on a later attempt", async () => {
     const { scheduleId } = await startSeries({ periods: 2 });
     payments.script(

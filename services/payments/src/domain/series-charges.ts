@@ -1,9 +1,11 @@
+import type { paymentEventsV1 } from "@c402/contracts";
 import { isId, newId } from "@c402/ids";
 import { ProblemError } from "@c402/problems";
 import { cancelAuthorizationTypedData, EVM_NETWORKS, isEvmNetwork, type Eip712Domain } from "@c402/x402";
 import { getAddress, recoverTypedDataAddress, serializeSignature, type Hex } from "viem";
 import { paymentsStore as store, type PaymentRow, type PaymentsDb } from "../store/payments-store";
 import { heldCancelsStore } from "../store/held-cancels-store";
+import { paymentSettledMessage } from "./payment-wire";
 import { seriesOf, type HeldAuthorization, type SeriesRecord } from "./series";
 import { settlementOf, type Settlement } from "./settlement/settlement";
 
@@ -62,6 +64,12 @@ export class SeriesCharges {
     const s = settlementOf(this.opts.settlements, row0.test_mode ? "simulated" : "onchain", row0.network);
     if (!s?.seriesChain || !s.chargeHeld) throw new ProblemError("unavailable", "This series' network cannot settle on this deployment right now.");
     return s as SeriesSettlement;
+  }
+
+  /** Period 0's settled payment of a series, as payment.settled carries it (what starts the series). */
+  async start(scheduleId: string): Promise<paymentEventsV1.PaymentSettled> {
+    const { row0 } = await this.seriesOf(scheduleId);
+    return paymentSettledMessage(row0, !row0.single_shot);
   }
 
   /** Whether a held nonce's cancel is recorded here (a test-mode series has no chain to ask). */

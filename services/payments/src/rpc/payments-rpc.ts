@@ -48,6 +48,9 @@ export function paymentsRpc(
         ...(r.reason !== undefined ? { reason: r.reason } : {}),
       };
     },
+    async getSeriesStart(req) {
+      return { settled: await series.start(req.scheduleId) };
+    },
     async cancelHeldAuthorizations(req) {
       const results = await series.cancel(req.scheduleId, req.cancels);
       return {

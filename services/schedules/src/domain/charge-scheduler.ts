@@ -6,8 +6,8 @@ import type { ChainClock } from "../chain/chain-clock";
 import { schedulesStore, type PeriodRow } from "../store/schedules-store";
 import type { SeriesBook } from "./series-book";
 
-/** What the service asks of payments (ADR 20): charge a held period, cancel held authorizations on chain. */
-export type PaymentsForSchedules = Pick<ServiceClient<typeof paymentsV1.PaymentsService>, "chargeHeldPeriod" | "cancelHeldAuthorizations">;
+/** What the service asks of payments (ADR 20): charge a held period, cancel held authorizations on chain, a series' start before its event came. */
+export type PaymentsForSchedules = Pick<ServiceClient<typeof paymentsV1.PaymentsService>, "chargeHeldPeriod" | "cancelHeldAuthorizations" | "getSeriesStart">;
 
 export interface ChargeSchedulerOptions {
   /** A live series' clock; undefined: live periods are never charged. */

@@ -15,6 +15,12 @@ export interface SeriesBookOptions {
   wallClock?: () => Date;
   /** Called after a commit that wrote events, so the relay publishes them now. */
   onOutbox?: () => void;
+  /**
+   * Period 0's payment.settled of a series this service has not started yet
+   * (payments' GetSeriesStart), undefined when payments sold no such series: a
+   * read that comes before the event starts the series from it, as the event would.
+   */
+  startOf?: (scheduleId: string) => Promise<paymentEventsV1.PaymentSettled | undefined>;
 }
 
 export const noSuchSchedule = () => new ProblemError("not-found", "No such schedule.");
@@ -216,10 +222,22 @@ export class SeriesBook {
 
   /** The series as answers describe it; NOT_FOUND when none (or, with `accountId`, not that account's). */
   async view(scheduleId: string, accountId?: string, db: SchedulesDb = this.db): Promise<SeriesView> {
-    const row = await schedulesStore.get(db, scheduleId);
+    const row = (await schedulesStore.get(db, scheduleId)) ?? (await this.startedOnRead(db, scheduleId));
     if (!row || (accountId !== undefined && row.account_id !== accountId)) throw noSuchSchedule();
     const periods = (await schedulesStore.periodsOf(db, [row.id])).get(row.id) ?? [];
     return seriesView(row, periods, this.opts.baseUrl);
+  }
+
+  /**
+   * A series payments sold whose payment.settled is not consumed yet (the
+   * purchase answered its URL moments ago): started now from payments' record
+   * of period 0, exactly as the event starts it (the event then starts nothing).
+   */
+  private async startedOnRead(db: SchedulesDb, scheduleId: string) {
+    const settled = await this.opts.startOf?.(scheduleId);
+    if (!settled) return undefined;
+    await this.start(db, settled);
+    return schedulesStore.get(db, scheduleId);
   }
 
   /** An account's series of one mode, newest first. */

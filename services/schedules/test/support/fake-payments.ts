@@ -1,4 +1,5 @@
-import { paymentsV1 } from "@c402/contracts";
+import { paymentsV1, type paymentEventsV1 } from "@c402/contracts";
+import { ProblemError } from "@c402/problems";
 import { createClient, RpcServer, type ServiceClient, type ServiceImplementation } from "@c402/rpc";
 
 type Outcome = { outcome: paymentsV1.ChargeOutcome; reason?: string };
@@ -15,6 +16,8 @@ export class FakePayments {
   readonly cancelCalls: paymentsV1.CancelHeldAuthorizationsRequest[] = [];
   /** How long each charge takes. */
   delayMs = 0;
+  /** Period 0's payment.settled of the series payments "sold" (GetSeriesStart); any other id is NOT_FOUND. */
+  readonly starts = new Map<string, paymentEventsV1.PaymentSettled>();
   /** Every charge throws this (payments unreachable) while set. */
   unavailable = false;
   private readonly scripts = new Map<string, Outcome[]>();
@@ -49,6 +52,11 @@ export class FakePayments {
         } finally {
           this.inFlight.delete(key);
         }
+      },
+      getSeriesStart: async (req) => {
+        const settled = this.starts.get(req.scheduleId);
+        if (!settled) throw new ProblemError("not-found", "No such series.");
+        return { settled };
       },
       cancelHeldAuthorizations: async (req) => {
         this.cancelCalls.push(req);
