@@ -22,14 +22,23 @@ const grpc = JSON.parse(process.env.E2E_GRPC ?? '{"addresses":{},"tokens":{}}') 
     }
   };
 
-  it("payments' FacilitatorSettle refuses every caller but the gateway: catalog's own token, none, a forged one", async () => {
+  it("payments' FacilitatorSettle refuses every caller but the gateway: catalog's own token, schedules' (a caller of the series' methods only), none, a forged one", async () => {
     expect(Object.keys(grpc.tokens).sort()).toEqual(["catalog", "gateway", "payments", "schedules"]);
-    for (const token of [grpc.tokens.catalog, grpc.tokens.payments, undefined, "0".repeat(64)]) {
+    for (const token of [grpc.tokens.catalog, grpc.tokens.payments, grpc.tokens.schedules, undefined, "0".repeat(64)]) {
       // Refused before the handler: to the caller an internal error (UNAUTHENTICATED, no problem document).
       await expect(settle(token)).rejects.toMatchObject({ slug: "internal" });
     }
     // The gateway's token gets past the check, to the contract's rules (an empty request breaks them).
     await expect(settle(grpc.tokens.gateway)).rejects.toMatchObject({ slug: "invalid-request" });
+  });
+
+  it("the schedules token reaches payments' series methods (GetSeriesStart answers, here NOT_FOUND for a series never sold)", async () => {
+    const client = createClient(paymentsV1.PaymentsService, grpc.addresses.payments as string, { token: grpc.tokens.schedules as string });
+    try {
+      await expect(client.getSeriesStart({ scheduleId: "sch_000000000000000000000000" })).rejects.toMatchObject({ slug: "not-found" });
+    } finally {
+      client.close();
+    }
   });
 
   it("every service serves the gateway and refuses a caller without a token", async () => {

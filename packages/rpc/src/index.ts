@@ -118,6 +118,12 @@ export interface RpcServerOptions {
    * grpc.health.v1 (the probes') never asks.
    */
   callers?: Callers;
+  /**
+   * The methods a caller may call, by caller name (method as `<package>.<Service>/<Method>`):
+   * a caller listed here is refused (PERMISSION_DENIED) any other method; a
+   * caller not listed may call every method (the gateway).
+   */
+  callerMethods?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export class RpcServer {
@@ -185,6 +191,11 @@ export class RpcServer {
           rpcServerDuration.observe({ method, code: "UNAUTHENTICATED" }, secondsSince(started));
           // No problem document: to the caller this is a fault of the deployment (an internal error), never a user's 401.
           return Promise.reject({ code: grpc.status.UNAUTHENTICATED, details: "this caller is not allowed to call this service" });
+        }
+        const allowed = this.opts.callerMethods?.get(caller);
+        if (allowed && !allowed.has(method)) {
+          rpcServerDuration.observe({ method, code: "PERMISSION_DENIED" }, secondsSince(started));
+          return Promise.reject({ code: grpc.status.PERMISSION_DENIED, details: `${caller} is not allowed to call ${method}` });
         }
         ctx.caller = caller;
       }

@@ -1,5 +1,5 @@
-import { healthV1 } from "@c402/contracts";
-import { callerDigest, createClient, formatCallers, grpcHealth, parseCallers, RpcServer, type CallContext } from "../src";
+import { healthV1, schedulesV1 } from "@c402/contracts";
+import { callerDigest, createClient, formatCallers, grpcHealth, parseCallers, RpcServer, type CallContext, type ServiceImplementation } from "../src";
 
 /**
  * Only the callers a server lists get past it: each presents its own
@@ -71,4 +71,46 @@ describe("gRPC callers: per-process tokens checked against the server's list", (
       "catalog and gateway have the same token",
     );
   });
+});
+
+describe("gRPC callers limited to some methods (the service list's callsOnly)", () => {
+  let server: RpcServer;
+  let address: string;
+  const LIST = `${schedulesV1.SchedulesService.typeName}/ListSchedules`;
+
+  beforeAll(async () => {
+    server = new RpcServer({
+      callers: parseCallers(formatCallers({ gateway: GATEWAY_TOKEN, catalog: CATALOG_TOKEN })),
+      callerMethods: new Map([["catalog", new Set([LIST])]]),
+    });
+    const unused = async () => {
+      throw new Error("not called here");
+    };
+    server.add(schedulesV1.SchedulesService, {
+      ...Object.fromEntries(schedulesV1.SchedulesService.methods.map((m) => [m.localName, unused])),
+      getSchedule: async () => ({ schedule: { id: "sch_x" } }),
+      listSchedules: async () => ({ schedules: [] }),
+    } as unknown as ServiceImplementation<typeof schedulesV1.SchedulesService>);
+    address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
+    server.serving();
+  });
+  afterAll(() => server.stop(200));
+
+  const clientOf = (token: string, inProcess: boolean) => createClient(schedulesV1.SchedulesService, inProcess ? server.inProcess() : address, { token });
+
+  it.each([false, true])(
+    "serves a limited caller its methods and refuses it every other (PERMISSION_DENIED, an internal error to it); an unlimited caller gets all (in process: %s)",
+    async (inProcess) => {
+      const catalog = clientOf(CATALOG_TOKEN, inProcess);
+      const gateway = clientOf(GATEWAY_TOKEN, inProcess);
+      try {
+        await expect(catalog.listSchedules({ accountId: "acct_x", pageSize: 1 })).resolves.toMatchObject({ schedules: [] });
+        await expect(catalog.getSchedule({ scheduleId: "sch_x" })).rejects.toMatchObject({ slug: "internal" });
+        await expect(gateway.getSchedule({ scheduleId: "sch_x" })).resolves.toMatchObject({ schedule: { id: "sch_x" } });
+      } finally {
+        catalog.close();
+        gateway.close();
+      }
+    },
+  );
 });

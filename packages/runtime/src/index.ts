@@ -1,3 +1,4 @@
+import { callerMethodsOf } from "@c402/topology";
 import { deadLetterTopicOf, KafkaBus, OutboxRelay, type Bus, type DeadLetterPolicy, type KafkaBusOptions } from "@c402/bus";
 import { metricsSpec, startMetricsServer } from "@c402/metrics";
 import { newRequestId, newTraceparent, runWithContext } from "@c402/request-context";
@@ -283,7 +284,8 @@ export async function runDistributedService<S extends ConfigSpec>(opts: {
   });
   const connect: Connect = (service, address) => createClient(service, address, { token: callerToken(config) });
   const module = await opts.build({ database, bus, logger }, all as unknown as ConfigOf<S>, connect);
-  const server = new RpcServer({ onError: rpcFailureLog(logger), callers });
+  // A caller the service list limits to some methods (ServiceEntry.callsOnly) is refused the others.
+  const server = new RpcServer({ onError: rpcFailureLog(logger), callers, callerMethods: callerMethodsOf(opts.name) });
   module.register(server);
   const port = await server.listen(config.grpcHost, config.grpcPort);
   await module.start();

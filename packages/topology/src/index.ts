@@ -1,4 +1,5 @@
-import { TOPICS } from "@c402/contracts";
+import type { DescService } from "@bufbuild/protobuf";
+import { paymentsV1, TOPICS } from "@c402/contracts";
 
 /**
  * The one list of c402's services and how they are wired together. The embedded
@@ -59,6 +60,12 @@ export interface ServiceEntry {
   readonly addressEnv: string;
   /** Services it calls over gRPC (each listed earlier): it is given their address variables. */
   readonly calls: readonly string[];
+  /**
+   * The only methods it may call of some of those services (rpcMethod names):
+   * the callee refuses it any other (PERMISSION_DENIED). A callee not named
+   * here serves it every method.
+   */
+  readonly callsOnly?: Readonly<Record<string, readonly string[]>>;
   /** Kafka topics it writes through its outbox, and topics it consumes. */
   readonly topics: { readonly publishes: readonly string[]; readonly consumes: readonly string[] };
   readonly secrets: readonly SecretSetting[];
@@ -279,6 +286,14 @@ export const SERVICES = [
     addressEnv: "SCHEDULES_GRPC_ADDRESS",
     // payments: each held period is charged (ChargeHeldPeriod) and cancelled on chain (CancelHeldAuthorizations) there (ADR 20).
     calls: ["payments"],
+    // Never the facilitator, quotes or purchases: the schedules token reaches the series' three methods only.
+    callsOnly: {
+      payments: [
+        rpcMethod(paymentsV1.PaymentsService, "chargeHeldPeriod"),
+        rpcMethod(paymentsV1.PaymentsService, "cancelHeldAuthorizations"),
+        rpcMethod(paymentsV1.PaymentsService, "getSeriesStart"),
+      ],
+    },
     // scheduleEvents: the schedule.* events (webhooks tells the seller); paymentSettled starts a series and settles its periods.
     topics: { publishes: [TOPICS.scheduleEvents], consumes: [TOPICS.paymentSettled] },
     secrets: [],
@@ -362,6 +377,18 @@ export const GATEWAY = {
   healthPath: "/health",
   resources: { requests: { cpu: "200m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
 } as const satisfies GatewayEntry;
+
+/** A method's full gRPC name (`payments.v1.PaymentsService/ChargeHeldPeriod`), as servers name it, from its generated service. */
+export function rpcMethod<S extends DescService>(service: S, localName: keyof S["method"] & string): string {
+  const method = service.method[localName];
+  if (!method) throw new Error(`${service.typeName} has no method ${localName}`);
+  return `${service.typeName}/${method.name}`;
+}
+
+/** For service `name`: the callers that may call only some of its methods, and those methods (ServiceEntry.callsOnly). */
+export function callerMethodsOf(name: string, services: readonly ServiceEntry[] = SERVICES): Map<string, ReadonlySet<string>> {
+  return new Map(services.flatMap((s) => (s.callsOnly?.[name] ? [[s.name, new Set(s.callsOnly[name])] as const] : [])));
+}
 
 /** The entry of a gRPC service; throws for a name not in the list. */
 /** The processes that call service `name` (the gateway first): who its RPC_CALLERS lists, and its NetworkPolicy lets in. */

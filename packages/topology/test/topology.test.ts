@@ -1,5 +1,16 @@
-import { TOPICS } from "@c402/contracts";
-import { addressVariables, callersOf, databaseSecretKey, GATEWAY, SERVICES, serviceNamed, topologyProblems, type ServiceEntry } from "../src";
+import { paymentsV1, TOPICS } from "@c402/contracts";
+import {
+  addressVariables,
+  callerMethodsOf,
+  callersOf,
+  databaseSecretKey,
+  GATEWAY,
+  rpcMethod,
+  SERVICES,
+  serviceNamed,
+  topologyProblems,
+  type ServiceEntry,
+} from "../src";
 
 describe("the service list", () => {
   it("is consistent: unique names, schemas, roles and variables; callees first; every consumed topic published", () => {
@@ -35,6 +46,18 @@ describe("the service list", () => {
 
   it("names the escrow topic's writer: the escrow service alone", () => {
     expect(SERVICES.filter((s) => (s.topics.publishes as readonly string[]).includes(TOPICS.escrowEvents)).map((s) => s.name)).toEqual(["escrow"]);
+  });
+
+  it("limits the schedules token to the series' methods of payments, each a method payments has", () => {
+    const limited = callerMethodsOf("payments");
+    expect([...limited.keys()]).toEqual(["schedules"]);
+    expect([...limited.get("schedules")!].sort()).toEqual([
+      "payments.v1.PaymentsService/CancelHeldAuthorizations",
+      "payments.v1.PaymentsService/ChargeHeldPeriod",
+      "payments.v1.PaymentsService/GetSeriesStart",
+    ]);
+    expect(callerMethodsOf("catalog").size).toBe(0);
+    expect(() => rpcMethod(paymentsV1.PaymentsService, "nope" as never)).toThrow(/has no method nope/);
   });
 
   it("gives a caller the address variables of its callees", () => {
