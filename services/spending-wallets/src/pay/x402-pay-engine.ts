@@ -48,10 +48,27 @@ export interface X402PayEngineOptions {
 /** Why the payment did not go on, set by the hooks the official client runs (it rewraps what they throw). */
 type Stop = { problem: ProblemError } | { previous: PreviousSpend } | { failure: unknown };
 
+/** The requirement the wallet will pay and its atomic amount. */
+interface Chosen {
+  requirement: PaymentRequirements;
+  amount: bigint;
+}
+
+/** The requirement chosen (the hooks run in order: onPaymentRequired chose before anything else ran). */
+function chosenOf(attempt: Attempt): Chosen {
+  if (!attempt.chosen) throw new Error("pay engine: no requirement chosen");
+  return attempt.chosen;
+}
+
+/** The reservation made before signing (a paid answer exists only after one). */
+function reservationOf(attempt: Attempt): Reservation {
+  if (!attempt.reservation) throw new Error("pay engine: no reservation");
+  return attempt.reservation;
+}
+
 /** One pay's progress, shared by the hooks and the flow: what was chosen, reserved, and whether the signed payment left. */
 interface Attempt {
-  requirement?: PaymentRequirements;
-  amount?: bigint;
+  chosen?: Chosen;
   reservation?: Reservation;
   /** The request carrying the signed payment was handed to the network: from here on nothing can be released on a mere error. */
   paymentSent: boolean;
@@ -131,7 +148,7 @@ export class X402PayEngine implements PayEngine {
     // The wallet's own budget (SpendBudget) is the spend control: the client's default $1 cap and asset table would contradict the owner's limits.
     client.setSpendControls(false);
     // Only the requirement chosen in onPaymentRequired may be signed.
-    client.registerPolicy((_version, accepts) => accepts.filter((r) => r === attempt.requirement));
+    client.registerPolicy((_version, accepts) => accepts.filter((r) => r === attempt.chosen?.requirement));
     client.onBeforePaymentCreation(async () => {
       await this.stoppingOn(attempt, () => this.admit(wallet, request, attempt));
     });
@@ -157,14 +174,13 @@ export class X402PayEngine implements PayEngine {
       const reason = `no_requirement_for_${wallet.chain}`;
       throw await this.refuse(wallet, request, reason, refusal.noRequirement(reason, wallet.chain));
     }
-    attempt.requirement = requirement;
-    attempt.amount = amountOf(requirement);
+    // payableRequirement keeps only requirements whose amount parses.
+    attempt.chosen = { requirement, amount: amountOf(requirement) ?? 0n };
   }
 
   /** Step 4, before anything is signed: reserve the budget, then read the balance. */
   private async admit(wallet: PayingWallet, request: PayRequest, attempt: Attempt): Promise<void> {
-    const requirement = attempt.requirement!;
-    const amount = attempt.amount!;
+    const { requirement, amount } = chosenOf(attempt);
     const answer = await this.o.budget.reserve(wallet, {
       amount,
       maxAtomic: request.maxAtomic,
@@ -206,7 +222,7 @@ export class X402PayEngine implements PayEngine {
       if (URL_REFUSALS.has(err.reason)) throw await this.refuse(wallet, request, "url_refused", refusal.urlRefused());
       throw await this.refuse(wallet, request, "seller_unreachable", refusal.sellerUnreachable());
     }
-    if (!attempt.requirement) {
+    if (!attempt.chosen) {
       // The client could not read the 402 (no PAYMENT-REQUIRED header and no v1 body).
       const reason = `no_requirement_for_${wallet.chain}`;
       throw await this.refuse(wallet, request, reason, refusal.noRequirement("unreadable_payment_required", wallet.chain));
@@ -217,13 +233,13 @@ export class X402PayEngine implements PayEngine {
       request,
       "signing_failed",
       new ProblemError("unavailable", { message: "The payment could not be signed; nothing was paid.", extensions: { reason: "signing_failed" } }),
-      attempt.amount,
+      attempt.chosen.amount,
     );
   }
 
   /** Step 6: the seller's answer to the signed payment. */
   private async afterPaidAnswer(wallet: PayingWallet, request: PayRequest, url: string, attempt: Attempt, res: Response): Promise<PayOutcome> {
-    const reservation = attempt.reservation!;
+    const reservation = reservationOf(attempt);
     const settle = settleResponseOf(res);
     if (settle?.success && settle.transaction) return this.confirmed(wallet, url, attempt, res, settle);
     if (settle && !settle.success && !PENDING_SETTLE_REASONS.has(settle.errorReason ?? "")) {
@@ -236,7 +252,8 @@ export class X402PayEngine implements PayEngine {
   }
 
   private async confirmed(wallet: PayingWallet, url: string, attempt: Attempt, res: Response, settle: SettleResponse): Promise<PayOutcome> {
-    const { spendId } = attempt.reservation!;
+    const { spendId } = reservationOf(attempt);
+    const { requirement, amount } = chosenOf(attempt);
     let read: Awaited<ReturnType<typeof readGoods>>;
     try {
       read = await readGoods(res, this.maxGoodsBytes);
@@ -252,8 +269,8 @@ export class X402PayEngine implements PayEngine {
       network: caip2Of(settle.network || wallet.network),
       transaction: settle.transaction,
       payer: settle.payer ?? wallet.address,
-      payTo: attempt.requirement!.payTo,
-      amount: attempt.amount!,
+      payTo: requirement.payTo,
+      amount,
       ...(receiptUrl ? { receiptUrl } : {}),
       paidAt: new Date(),
     };
@@ -263,8 +280,8 @@ export class X402PayEngine implements PayEngine {
 
   /** The seller refused the signed payment before anything settled: nothing moved, the reservation is freed. */
   private async rejected(wallet: PayingWallet, request: PayRequest, attempt: Attempt, sellerReason: string | undefined): Promise<never> {
-    await this.o.budget.release(attempt.reservation!.spendId, "rejected_by_seller");
-    throw await this.refuse(wallet, request, "rejected_by_seller", refusal.rejectedBySeller(sellerReason), attempt.amount);
+    await this.o.budget.release(reservationOf(attempt).spendId, "rejected_by_seller");
+    throw await this.refuse(wallet, request, "rejected_by_seller", refusal.rejectedBySeller(sellerReason?.slice(0, 200)), chosenOf(attempt).amount);
   }
 
   /** The signed payment left and nothing proves or disproves it: the reservation stays and keeps counting. */
