@@ -7,6 +7,7 @@ import type { PayingWallet } from "../../src/domain/ports";
 import { devchainTools } from "./support/devchain";
 import { payHarness, problemOf, stepIndex } from "./support/harness";
 import { inProcessFacilitator, startSeller, type PaidRoute, type Seller } from "./support/seller";
+import { startV1Seller } from "./support/v1-seller";
 
 /**
  * The pay engine on Base (the devchain: Base Sepolia's chain id, test USDC at
@@ -19,6 +20,7 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
   let tools: ReturnType<typeof devchainTools>;
   let seller: Seller;
   let rejectingSeller: Seller;
+  let v1Seller: Awaited<ReturnType<typeof startV1Seller>>;
   let payTo: Hex;
   let walletSeq = 0;
 
@@ -49,6 +51,8 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
         }),
         // Accepts the payment (verify passed), then drops the connection: nothing tells whether it settled.
         route("/drop", { handler: (req) => req.socket.destroy() }),
+        // Fails after verify: the official middleware does not settle a >= 400 answer, but the buyer cannot know that.
+        route("/fails", { handler: (_req, res) => res.status(500).json({ error: "origin down" }) }),
         // Asks for a token that is not USDC: no requirement a USDC wallet can pay.
         {
           path: "/other-token",
@@ -63,6 +67,13 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
         { path: "/big", handler: (_req, res) => res.type("application/octet-stream").send(Buffer.alloc(2 * 1024 * 1024, 7)) },
       ],
     });
+    v1Seller = await startV1Seller(facilitator, {
+      network: "base-sepolia",
+      maxAmountRequired: String(PRICE),
+      payTo,
+      asset: devchain.usdc,
+      extra: { name: devchain.usdcName, version: devchain.usdcVersion },
+    });
     rejectingSeller = await startSeller({
       facilitator: inProcessFacilitator(facilitator, { rejectWith: "seller_says_no" }),
       schemes,
@@ -73,6 +84,7 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
   afterAll(async () => {
     await seller?.close();
     await rejectingSeller?.close();
+    await v1Seller?.close();
     await devchain?.stop();
   });
 
@@ -131,6 +143,20 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
       payTo,
     });
     expect(h.events.refusals).toEqual([]);
+    await h.close();
+  });
+
+  it("pays a v1 seller (JSON 402 body, network named base-sepolia, X-PAYMENT and X-PAYMENT-RESPONSE)", async () => {
+    const h = harness();
+    const wallet = await walletWith(h, 1_000_000n);
+    const payToBefore = await tools.usdcOf(payTo);
+    const outcome = await h.engine.pay(wallet, req(v1Seller.url));
+    expect(outcome.paid).toBe(true);
+    expect(JSON.parse(new TextDecoder().decode(outcome.goods.body))).toEqual({ goods: "v1 answer" });
+    expect(outcome.receipt).toMatchObject({ network: devchain.network, payer: wallet.address, amount: PRICE });
+    expect(await tools.usdcOf(wallet.address)).toBe(1_000_000n - PRICE);
+    expect(await tools.usdcOf(payTo)).toBe(payToBefore + PRICE);
+    expect(h.budget.spends.get(outcome.receipt?.spendId ?? "")).toMatchObject({ state: "confirmed", transaction: outcome.receipt?.transaction });
     await h.close();
   });
 
@@ -268,6 +294,17 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
     expect(spend).toMatchObject({ state: "unknown", reason: "outcome_unknown", amount: PRICE });
     expect(h.budget.spentToday()).toBe(PRICE);
     expect(h.journal.some((s) => s.startsWith("release"))).toBe(false);
+    await h.close();
+  });
+
+  it("a seller that answers 5xx to the signed payment: 502 outcome_unknown, left reserved (the buyer cannot tell it did not settle)", async () => {
+    const h = harness();
+    const wallet = await walletWith(h, 1_000_000n);
+    const problem = await problemOf(h.engine.pay(wallet, req(seller.url("/fails"))));
+    expect(problem.status).toBe(502);
+    expect(problem.extensions).toMatchObject({ reason: "outcome_unknown" });
+    expect([...h.budget.spends.values()]).toEqual([expect.objectContaining({ state: "unknown", amount: PRICE })]);
+    expect(h.events.refusals).toEqual([]);
     await h.close();
   });
 
