@@ -35,12 +35,14 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
     ...over,
   });
 
+  const evmSchemes = (): [Network, ExactEvmScheme][] => [[devchain.network as Network, new ExactEvmScheme()]];
+
   beforeAll(async () => {
     devchain = await startDevchain({ port: 0 });
     tools = devchainTools(devchain);
     await tools.setUp();
     payTo = privateKeyToAccount(generatePrivateKey()).address;
-    const schemes: [Network, ExactEvmScheme][] = [[devchain.network as Network, new ExactEvmScheme()]];
+    const schemes = evmSchemes();
     const facilitator = tools.facilitator();
     seller = await startSeller({
       facilitator: inProcessFacilitator(facilitator),
@@ -280,6 +282,40 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
     expect(rejectingSeller.paidRequests).toBe(1);
     expect(await tools.usdcOf(wallet.address)).toBe(1_000_000n);
     expect(h.budget.spentToday()).toBe(0n);
+    await h.close();
+  });
+
+  it("a seller whose settlement fails (PAYMENT-RESPONSE success:false): 402 rejected_by_seller, released", async () => {
+    const failing = await startSeller({
+      facilitator: inProcessFacilitator(tools.facilitator(), { failSettleWith: "insufficient_funds" }),
+      schemes: evmSchemes(),
+      paid: [route("/weather")],
+    });
+    const h = harness();
+    const wallet = await walletWith(h, 1_000_000n);
+    const problem = await problemOf(h.engine.pay(wallet, req(failing.url("/weather"))));
+    expect(problem.status).toBe(402);
+    expect(problem.extensions).toMatchObject({ reason: "rejected_by_seller", seller_reason: "insufficient_funds" });
+    expect([...h.budget.spends.values()]).toEqual([expect.objectContaining({ state: "released", reason: "rejected_by_seller" })]);
+    expect(await tools.usdcOf(wallet.address)).toBe(1_000_000n);
+    await failing.close();
+    await h.close();
+  });
+
+  it("a settlement still pending (settlement_pending) is not a refusal: 502 outcome_unknown, left reserved", async () => {
+    const pending = await startSeller({
+      facilitator: inProcessFacilitator(tools.facilitator(), { failSettleWith: "settlement_pending" }),
+      schemes: evmSchemes(),
+      paid: [route("/weather")],
+    });
+    const h = harness();
+    const wallet = await walletWith(h, 1_000_000n);
+    const problem = await problemOf(h.engine.pay(wallet, req(pending.url("/weather"))));
+    expect(problem.status).toBe(502);
+    expect(problem.extensions).toMatchObject({ reason: "outcome_unknown" });
+    expect([...h.budget.spends.values()]).toEqual([expect.objectContaining({ state: "unknown" })]);
+    expect(h.events.refusals).toEqual([]);
+    await pending.close();
     await h.close();
   });
 

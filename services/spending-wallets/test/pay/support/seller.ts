@@ -55,11 +55,18 @@ export interface Seller {
   close(): Promise<void>;
 }
 
-/** The official facilitator as the resource server's FacilitatorClient, optionally refusing every payment at verify. */
-export function inProcessFacilitator(facilitator: x402Facilitator, opts: { rejectWith?: string } = {}): FacilitatorClient {
+/**
+ * The official facilitator as the resource server's FacilitatorClient. A test
+ * can make it refuse every payment at verify (`rejectWith`), or answer settle
+ * with a failure without touching the chain (`failSettleWith`).
+ */
+export function inProcessFacilitator(facilitator: x402Facilitator, opts: { rejectWith?: string; failSettleWith?: string } = {}): FacilitatorClient {
   return {
     verify: async (payload, requirements) => (opts.rejectWith ? { isValid: false, invalidReason: opts.rejectWith } : facilitator.verify(payload, requirements)),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    settle: async (payload, requirements) =>
+      opts.failSettleWith
+        ? { success: false, errorReason: opts.failSettleWith, transaction: "", network: requirements.network }
+        : facilitator.settle(payload, requirements),
     getSupported: async () => facilitator.getSupported() as SupportedResponse,
   };
 }
