@@ -29,6 +29,14 @@ export function sellerUnreachable(): ProblemError {
   });
 }
 
+/** The service was not given the wallet's network (its USDC, its RPC): an operator's omission, not the agent's. */
+export function networkNotConfigured(network: string): ProblemError {
+  return new ProblemError("unavailable", {
+    message: `Payments on ${network} are not configured on this service.`,
+    extensions: { reason: "network_not_configured" },
+  });
+}
+
 /** A 402 this wallet cannot pay: no exact USDC requirement on its network, or an unreadable one. */
 export function noRequirement(reason: string, chain: string): ProblemError {
   return new ProblemError("payment-required", {

@@ -100,7 +100,7 @@ export class X402PayEngine implements PayEngine {
   async pay(wallet: PayingWallet, request: PayRequest): Promise<PayOutcome> {
     const url = await this.payableUrl(wallet, request);
     const network = this.o.networks[wallet.network];
-    if (!network) throw await this.refuse(wallet, request, `no_requirement_for_${wallet.chain}`, refusal.noRequirement(`network_not_configured`, wallet.chain));
+    if (!network) throw await this.refuse(wallet, request, "network_not_configured", refusal.networkNotConfigured(wallet.network));
     const attempt: Attempt = { paymentSent: false };
     const paying = wrapFetchWithPayment(this.trackedFetch(attempt), this.httpClient(wallet, request, network, attempt));
 

@@ -271,6 +271,18 @@ describe("X402PayEngine on Base (devchain, @x402/express seller)", () => {
     await h.close();
   });
 
+  it("refuses a wallet on a network the engine was not given: 503 network_not_configured, nothing signed", async () => {
+    const h = payHarness({ networks: {}, balanceOf: (w) => tools.usdcOf(w.address) });
+    const wallet = await walletWith(h, 1_000_000n);
+    const paidBefore = seller.paidRequests;
+    const problem = await problemOf(h.engine.pay(wallet, req(seller.url("/weather"))));
+    expect(problem.status).toBe(503);
+    expect(problem.extensions).toMatchObject({ reason: "network_not_configured" });
+    expect(h.events.refusals.map((e) => e.reason)).toEqual(["network_not_configured"]);
+    await expectNothingSpent(h, wallet, 1_000_000n, paidBefore);
+    await h.close();
+  });
+
   it("a seller that rejects the signed payment: 402 rejected_by_seller with its reason, reservation released, no money moved", async () => {
     const h = harness();
     const wallet = await walletWith(h, 1_000_000n);
