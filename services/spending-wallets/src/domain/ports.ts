@@ -27,6 +27,25 @@ export interface Reservation {
 export type BudgetRefusal = "over_max_usd" | "over_per_payment_limit" | "over_daily_limit";
 
 /**
+ * The spend an idempotency key already made (`reserve` finds it instead of
+ * reserving again): the engine answers its outcome and never pays twice.
+ * Goods are not kept, so a confirmed spend is answered with its receipt only.
+ */
+export interface PreviousSpend {
+  spendId: string;
+  /** confirmed: paid; released: certainly not paid; reserved: still in flight or outcome unknown. */
+  state: "confirmed" | "released" | "reserved";
+  amount: bigint;
+  network: string;
+  payTo: string;
+  url: string;
+  transaction?: string;
+  receiptUrl?: string;
+  /** When it was confirmed (or reserved, for the other states). */
+  at: Date;
+}
+
+/**
  * The account's budget on one chain. `reserve` is one PostgreSQL transaction
  * (the wallet's row locked): it checks the amount against the ceiling (the
  * smallest of max, the per-payment limit and what is left of the UTC day,
@@ -40,7 +59,7 @@ export interface SpendBudget {
   reserve(
     wallet: PayingWallet,
     r: { amount: bigint; maxAtomic?: bigint; url: string; network: string; payTo: string; actor: string; idempotencyKey?: string },
-  ): Promise<{ reserved: Reservation } | { refused: BudgetRefusal; ceiling: bigint }>;
+  ): Promise<{ reserved: Reservation } | { refused: BudgetRefusal; ceiling: bigint } | { previous: PreviousSpend }>;
   confirm(spendId: string, outcome: { transaction: string; receiptUrl?: string }): Promise<void>;
   release(spendId: string, reason: string): Promise<void>;
   /** Marks the outcome unknown (the signed payment left; no answer proves or disproves it): it stays reserved. */
