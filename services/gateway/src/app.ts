@@ -121,7 +121,9 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const schedules = new ScheduleOperations(deps);
   const spendingWallets = new SpendingWalletOperations(deps, checkouts);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings, escrows, schedules, spendingWallets })));
+  app.use(
+    mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings, escrows, schedules, spendingWallets })),
+  );
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));

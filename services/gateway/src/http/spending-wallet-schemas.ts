@@ -32,7 +32,7 @@ export const spendingWalletSchemas = {
         pattern: "^https?://[^\\s]+$",
         description: "The x402 URL (http or https) to fetch and pay.",
       },
-      max_usd: usd("Lowers the ceiling of this payment (never raises it above the limits): a decimal string, e.g. \"0.25\"."),
+      max_usd: usd('Lowers the ceiling of this payment (never raises it above the limits): a decimal string, e.g. "0.25".'),
       params: {
         type: "object",
         maxProperties: PAY_PARAMS_MAX,
@@ -57,7 +57,7 @@ export const spendingWalletSchemas = {
     type: "object",
     additionalProperties: false,
     properties: {
-      name: { type: "string", minLength: 1, maxLength: AGENT_KEY_NAME_MAX, description: "How the key list names it (default \"agent\")." },
+      name: { type: "string", minLength: 1, maxLength: AGENT_KEY_NAME_MAX, description: 'How the key list names it (default "agent").' },
     },
   },
 } as const;

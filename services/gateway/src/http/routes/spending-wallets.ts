@@ -45,6 +45,9 @@ import { idempotencyKeyOf } from "./checkouts";
  *   no-store; the request log never holds bodies, so the secret is never logged.
  * - There is no transfer-out route (spec): …/withdraw and …/transfer are 404.
  */
+/** When a monitor should ask again after a failed self-check. */
+const HEALTH_RETRY_AFTER_SECONDS = 30;
+
 export function spendingWalletRoutes({ clients }: GatewayDeps, wallets: SpendingWalletOperations): Router {
   const router = Router();
   const anyCredential = requireScope(clients, "read_only");
@@ -53,6 +56,7 @@ export function spendingWalletRoutes({ clients }: GatewayDeps, wallets: Spending
   router.get("/v1/spending-wallets/health", async (_req, res) => {
     const health = await wallets.health();
     res.setHeader("Cache-Control", "no-store");
+    if (!health.ok) res.setHeader("Retry-After", String(HEALTH_RETRY_AFTER_SECONDS));
     res.status(health.ok ? 200 : 503).json(health);
   });
 
