@@ -510,7 +510,10 @@ describe("answers", () => {
 /** The catalog's idempotent create, answering one checkout for the rehearsal key (an account that is no platform). */
 function rehearsalFakes(): Fakes {
   return {
-    identity: { getPlatformSettings: async () => create(identityV1.GetPlatformSettingsResponseSchema, {}) },
+    identity: {
+      getPlatformSettings: async () => create(identityV1.GetPlatformSettingsResponseSchema, {}),
+      getPayoutWallets: async () => create(identityV1.GetPayoutWalletsResponseSchema, {}),
+    },
     escrow: { getEscrowSettings: async () => create(escrowV1.GetEscrowSettingsResponseSchema, {}) },
     catalog: rehearsalCatalog(),
   };
