@@ -45,6 +45,8 @@ import { escrowRoutes } from "./http/routes/escrows";
 import { EscrowOperations } from "./operations/escrows";
 import { scheduleRoutes } from "./http/routes/schedules";
 import { ScheduleOperations } from "./operations/schedules";
+import { spendingWalletRoutes } from "./http/routes/spending-wallets";
+import { SpendingWalletOperations } from "./operations/spending-wallets";
 import { EmbedOrigins } from "./http/embed-origins";
 import { ContentOperations } from "./operations/content";
 import { contentRoutes } from "./http/routes/content";
@@ -88,6 +90,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /v1/account/escrow (+ /readiness)                              escrow-settings.ts
  *   /v1/escrows, /e/{id}/status, /e/{id}/actions/*                 escrows.ts
  *   /v1/schedules, /schedule/{id} (an sch_ id; + /cancel)          schedules.ts
+ *   /v1/spending-wallets (+ /health, /keys, /{chain}/*), /v1/rehearsal-checkout   spending-wallets.ts
  *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
@@ -116,8 +119,11 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   const escrowSettings = new EscrowSettingsOperations(deps);
   const escrows = new EscrowOperations(deps);
   const schedules = new ScheduleOperations(deps);
+  const spendingWallets = new SpendingWalletOperations(deps, checkouts);
   // /mcp parses its own body: its failures are JSON-RPC errors, not problem documents.
-  app.use(mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings, escrows, schedules })));
+  app.use(
+    mcpRoutes(deps, mcpTools({ deps, checkouts, receipts, unpaid, payments, reports, embeds, content, escrowSettings, escrows, schedules, spendingWallets })),
+  );
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
   app.use(jsonBody(MAX_BODY_BYTES));
@@ -155,6 +161,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   app.use(escrowSettingsRoutes(deps, escrowSettings));
   app.use(escrowRoutes(deps, escrows));
   app.use(scheduleRoutes(deps, schedules));
+  app.use(spendingWalletRoutes(deps, spendingWallets));
   app.use(notFound);
   app.use(retiredTwinRedirect(deps));
   app.use(errorHandler(deps.settings.siteUrl, deps.logger, deps.settings.serviceName));

@@ -54,6 +54,8 @@ function trustProxySetting(name: string, describe: string): Setting<TrustProxy> 
 
 /** Failed authentications per minute per client address and per key prefix before both are refused (429) for the rest of the minute. */
 export const DEFAULT_AUTH_FAILURE_LIMIT_PER_MINUTE = 20;
+/** Spending-wallet payments per minute per account and chain (POST /v1/spending-wallets/{chain}/pay and pay_x402). */
+export const DEFAULT_SPENDING_PAYS_PER_MINUTE = 30;
 /** The spec's default budget of a package key: calls per minute. */
 export const DEFAULT_PACKAGE_CALLS_PER_MINUTE = 60;
 
@@ -122,6 +124,8 @@ export interface GatewaySettings {
   authFailureLimitPerMinute?: number;
   /** Default DEFAULT_PACKAGE_CALLS_PER_MINUTE. */
   packageCallsPerMinute?: number;
+  /** Default DEFAULT_SPENDING_PAYS_PER_MINUTE. */
+  spendingPaysPerMinute?: number;
   /** Default false: X-Forwarded-For is ignored. */
   trustProxy?: TrustProxy;
   /** Facts the deep health report shows as they are (e.g. the devchain's URL in embedded mode). */

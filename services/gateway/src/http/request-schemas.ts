@@ -5,6 +5,7 @@ import { payoutSchemas } from "./payout-schemas";
 import { escrowCreateFields, escrowSchemas } from "./escrow-schemas";
 import { HELD_PERIODS_MAX, scheduleSchemas } from "./schedule-schemas";
 import { reportSchemas } from "./report-schemas";
+import { spendingWalletSchemas } from "./spending-wallet-schemas";
 import type { FromSchema } from "./schema-type";
 
 /**
@@ -400,6 +401,7 @@ export const schemas = {
   ...scheduleSchemas,
   ...originKeySchemas,
   ...webhookSchemas,
+  ...spendingWalletSchemas,
 } as const;
 
 export type SchemaName = keyof typeof schemas;

@@ -11,6 +11,7 @@ import type { EmbedOperations } from "../operations/embed";
 import type { EscrowSettingsOperations } from "../operations/escrow-settings";
 import type { EscrowOperations } from "../operations/escrows";
 import type { ScheduleOperations } from "../operations/schedules";
+import type { SpendingWalletOperations } from "../operations/spending-wallets";
 import type { ReceiptOperations } from "../operations/receipts";
 import type { ReportFiling } from "../operations/reports";
 
@@ -45,6 +46,7 @@ export interface McpToolDeps {
   escrowSettings: EscrowSettingsOperations;
   escrows: EscrowOperations;
   schedules: ScheduleOperations;
+  spendingWallets: SpendingWalletOperations;
 }
 
 /** A tool definition: the tool, given the operations it runs. */

@@ -13,11 +13,12 @@ import { escrowActionTool, escrowSubmitTool, getEscrowTool, listEscrowsTool, res
 import { getContentSnippetTool, getContentTool, issueContentGrantTool, updateContentTool } from "./content-tools";
 import { getPayoutHistoryTool, getReceiptTool, listAwaitingFulfilmentTool, listReceiptsTool, markFulfilledTool } from "./receipt-tools";
 import { cancelScheduleTool, getScheduleTool, listSchedulesTool } from "./schedule-tools";
+import { listSpendingWalletsTool, payX402Tool, spendingBudgetTool, spendingWalletBalanceTool, spendingWalletEventsTool } from "./spending-tools";
 import type { McpTool, McpToolDeps } from "./tool";
 
 /**
  * The tools of POST /mcp, in the order tools/list names them. Only tools
- * whose feature works are listed: spending tools come with that feature.
+ * whose feature works are listed.
  */
 const TOOLS = [
   whoamiTool,
@@ -48,6 +49,11 @@ const TOOLS = [
   getAnalyticsTool,
   createWebhookTool,
   listMcpToolsTool,
+  listSpendingWalletsTool,
+  spendingWalletBalanceTool,
+  spendingBudgetTool,
+  spendingWalletEventsTool,
+  payX402Tool,
   payTestCheckoutTool,
   reportCheckoutTool,
   quoteCheckoutTool,

@@ -13,6 +13,7 @@ import { ESCROW_EXAMPLES, escrowPaths, escrowResponseSchemas } from "./openapi-e
 import { requirementScheduleExtra, SCHEDULE_EXAMPLES, schedulePaths, scheduleResponseSchemas } from "./openapi-schedules";
 import { CONTENT_EXAMPLES, contentPaths, contentResponseSchemas } from "./openapi-content";
 import { REPORT_EXAMPLES, reportPaths, reportResponseSchemas } from "./openapi-reports";
+import { SPENDING_WALLET_EXAMPLES, spendingWalletPaths, spendingWalletResponseSchemas } from "./openapi-spending-wallets";
 
 /**
  * The OpenAPI 3.1 document served at /openapi.json. Request bodies are the
@@ -1047,6 +1048,7 @@ const responseSchemas: Record<string, Schema> = {
   ...payoutResponseSchemas(),
   ...escrowResponseSchemas(),
   ...scheduleResponseSchemas(),
+  ...spendingWalletResponseSchemas(),
   ...originKeyResponseSchemas(),
   ...webhookResponseSchemas(),
   ...catalogueResponseSchemas(),
@@ -1131,6 +1133,7 @@ const EXAMPLES: Partial<Record<keyof typeof schemas, unknown>> = {
   ...PAYOUT_EXAMPLES,
   ...ESCROW_EXAMPLES,
   ...SCHEDULE_EXAMPLES,
+  ...SPENDING_WALLET_EXAMPLES,
   ...ORIGIN_KEY_EXAMPLES,
   ...WEBHOOK_EXAMPLES,
   ...CONTENT_EXAMPLES,
@@ -2149,6 +2152,19 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
       ...payoutPaths({ operation, authenticated, bodyProblems, use, json, body, checkoutId: sellerCheckoutId }),
       ...escrowPaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
       ...schedulePaths({ operation, authenticated, bodyProblems, use, json, body, pathParam, pageQuery }),
+      ...spendingWalletPaths({
+        operation,
+        authenticated,
+        bodyProblems,
+        use,
+        problem: problemResponse,
+        json,
+        body,
+        pathParam,
+        pageQuery,
+        rateLimitHeaders,
+        header,
+      }),
       ...contentPaths({
         operation,
         authenticated,

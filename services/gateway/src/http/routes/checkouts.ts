@@ -12,7 +12,8 @@ import { validateBody } from "../validate";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-function idempotencyKeyOf(req: Request): string | undefined {
+/** The Idempotency-Key header, when sent; 422 when malformed (checkout creates, spending-wallet pay). */
+export function idempotencyKeyOf(req: Request): string | undefined {
   const key = req.get("idempotency-key");
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
     throw new ProblemError("invalid-request", {
