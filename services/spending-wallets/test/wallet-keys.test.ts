@@ -54,7 +54,7 @@ describe("wallet keys", () => {
     expect(w.address).toBe("oeYf6KAJkLYhBuR8CiGc6L4D4Xtfepr85fuDgA9kq96");
     const secretKey = secretKeyBytes("solana", w.secret);
     expect(secretKey).toHaveLength(64);
-    expect(hex(secretKey.subarray(32))).toBe(hex(getBase58Encoder().encode(w.address)));
+    expect(hex(secretKey.subarray(32))).toBe(hex(Uint8Array.from(getBase58Encoder().encode(w.address))));
     expect(w.secret.derivation_path).toBe("m/44'/501'/0'/0'");
   });
 

@@ -28,13 +28,13 @@ export class PostgresSpendBudget implements SpendBudget {
       if (!row || row.account_id !== wallet.accountId || row.status !== "active") throw new SpendStateError(`wallet ${wallet.id} is not active`);
       if (r.idempotencyKey !== undefined) {
         const first = await spendStore.byIdempotencyKey(trx, wallet.accountId, r.idempotencyKey);
-        if (first) return { reserved: { spendId: first.id, amount: BigInt(first.amount) }, previous: previousOf(first) };
+        if (first) return { reserved: { spendId: first.id, amount: first.amount }, previous: previousOf(first) };
       }
       const limits = await limitsStore.lock(trx, wallet.accountId, wallet.chain, now);
       const day = utcDay(now);
       const used = await spendStore.countingOn(trx, wallet.accountId, wallet.chain, day);
-      const perPayment = BigInt(limits.per_payment);
-      const leftToday = BigInt(limits.per_day) - used;
+      const perPayment = limits.per_payment;
+      const leftToday = limits.per_day - used;
       const ceiling = minOf([perPayment, leftToday > 0n ? leftToday : 0n, ...(r.maxAtomic !== undefined ? [r.maxAtomic] : [])]);
       const refusal = refusalOf(r.amount, { maxAtomic: r.maxAtomic, perPayment, leftToday });
       if (refusal) return { refused: refusal, ceiling };
@@ -43,7 +43,7 @@ export class PostgresSpendBudget implements SpendBudget {
         account_id: wallet.accountId,
         chain: wallet.chain,
         wallet_id: wallet.id,
-        amount: r.amount.toString(),
+        amount: r.amount,
         status: "reserved",
         day,
         url: r.url,
@@ -77,7 +77,7 @@ export class PostgresSpendBudget implements SpendBudget {
         kind: "spent",
         actor: spend.actor,
         url: spend.url,
-        amount: BigInt(spend.amount),
+        amount: spend.amount,
         transaction: outcome.transaction,
         spendId,
         at: now,

@@ -167,7 +167,7 @@ export class WalletBook {
     const now = this.clock();
     const row = await limitsStore.get(this.db, accountId, chain);
     const spent = await spendStore.countingOn(this.db, accountId, chain, utcDay(now));
-    return limitsView(row ? BigInt(row.per_payment) : DEFAULT_LIMITS.perPayment, row ? BigInt(row.per_day) : DEFAULT_LIMITS.perDay, spent, now);
+    return limitsView(row ? row.per_payment : DEFAULT_LIMITS.perPayment, row ? row.per_day : DEFAULT_LIMITS.perDay, spent, now);
   }
 
   async setLimits(accountId: string, chain: WalletChain, input: { perPaymentUsd: string; perDayUsd: string }, caller: WalletCaller): Promise<LimitsView> {

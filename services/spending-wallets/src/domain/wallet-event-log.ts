@@ -37,7 +37,7 @@ export class WalletEventLog implements WalletEvents {
       actor: e.actor,
       reason: e.reason?.slice(0, MAX_TEXT) ?? null,
       url: e.url?.slice(0, MAX_TEXT) ?? null,
-      amount: e.amount !== undefined ? e.amount.toString() : null,
+      amount: e.amount ?? null,
       transaction: e.transaction ?? null,
       spend_id: e.spendId ?? null,
       at: e.at,

@@ -182,7 +182,7 @@ function eventMessage(e: WalletEventRow) {
     walletId: e.wallet_id,
     ...(e.reason !== null ? { reason: e.reason } : {}),
     ...(e.url !== null ? { url: e.url } : {}),
-    ...(e.amount !== null ? { amountUsd: formatUsd(BigInt(e.amount)) } : {}),
+    ...(e.amount !== null ? { amountUsd: formatUsd(e.amount) } : {}),
     ...(e.transaction !== null ? { transaction: e.transaction } : {}),
     ...(e.spend_id !== null ? { spendId: e.spend_id } : {}),
     at: timestampFromDate(e.at),

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from "kysely";
+import { sql, type ColumnType, type Kysely, type Selectable } from "kysely";
 import type { WalletChain } from "../domain/ports";
 
 /** The service's schema: raw SQL names its tables in it (kysely's withSchema qualifies only what its builder writes). */
@@ -36,12 +36,15 @@ export interface WalletsTable {
   balance_flagged: boolean;
 }
 
-/** Atomic units (bigint columns read back as text). */
+/** A bigint column: read back as bigint (@c402/db's int8 parser), written as bigint or its decimal text. */
+type Atomic = ColumnType<bigint, bigint | string, bigint | string>;
+
+/** Atomic units. */
 export interface LimitsTable {
   account_id: string;
   chain: WalletChain;
-  per_payment: string;
-  per_day: string;
+  per_payment: Atomic;
+  per_day: Atomic;
   updated_at: Date;
 }
 
@@ -50,7 +53,7 @@ export interface SpendsTable {
   account_id: string;
   chain: WalletChain;
   wallet_id: string;
-  amount: string;
+  amount: Atomic;
   status: SpendStatus;
   /** YYYY-MM-DD, the UTC day. */
   day: string;
@@ -75,7 +78,7 @@ export interface WalletEventsTable {
   actor: string;
   reason: string | null;
   url: string | null;
-  amount: string | null;
+  amount: ColumnType<bigint | null, bigint | string | null, bigint | string | null>;
   transaction: string | null;
   spend_id: string | null;
   at: Date;
@@ -177,8 +180,8 @@ export const limitsStore = {
   set: (db: SpendingWalletsDb, accountId: string, chain: WalletChain, perPayment: bigint, perDay: bigint, now: Date) =>
     db
       .insertInto("limits")
-      .values({ account_id: accountId, chain, per_payment: perPayment.toString(), per_day: perDay.toString(), updated_at: now })
-      .onConflict((oc) => oc.columns(["account_id", "chain"]).doUpdateSet({ per_payment: perPayment.toString(), per_day: perDay.toString(), updated_at: now }))
+      .values({ account_id: accountId, chain, per_payment: perPayment, per_day: perDay, updated_at: now })
+      .onConflict((oc) => oc.columns(["account_id", "chain"]).doUpdateSet({ per_payment: perPayment, per_day: perDay, updated_at: now }))
       .execute(),
 };
 
