@@ -7,10 +7,12 @@ import { createCapturingLogger } from "@c402/logging";
 import { ProblemError } from "@c402/problems";
 import { createClient, RpcServer, type ServiceClient } from "@c402/rpc";
 import type { ServiceModule } from "@c402/runtime";
-import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
+import { generateKeyringText, parseKeyring, SecretSealer } from "@c402/sealed-secrets";
 import { describeWith, freshPostgresDatabase } from "@c402/testkit";
 import { getBase58Encoder } from "@solana/kit";
 import { createSpendingWalletsService, SPENDING_WALLETS_SCHEMA, type PayEngine, type PayEnginePorts } from "../src";
+import { WalletBook } from "../src/domain/wallet-book";
+import { WalletEventLog } from "../src/domain/wallet-event-log";
 import { fakeChain } from "./support/fake-chains";
 
 const { Chain, CallerKind } = spendingWalletsV1;
@@ -310,6 +312,17 @@ describeWith("postgres")("the spending wallets service", () => {
     } finally {
       solana.down = false;
     }
+    // A deployment offering Base only.
+    const baseOnly = new WalletBook({
+      db: db(),
+      sealer: new SecretSealer(parseKeyring(generateKeyringText("s1"))),
+      events: new WalletEventLog(db()),
+      chains: new Map([["base", base]]),
+    });
+    const caller = { kind: "session" as const, testMode: false, scope: "full", actor: "session" };
+    await expectProblem(baseOnly.createWallet(newId("account"), "solana", caller), { slug: "unavailable", extensions: { reason: "chain_not_offered" } });
+    await expectProblem(baseOnly.walletToPay(newId("account"), "solana", caller, { url: "https://seller.example/x" }), { slug: "unavailable" });
+    expect(baseOnly.offeredChains).toEqual(["base"]);
   });
 
   it("G25: no secret appears in logs, problems, events or the outbox", async () => {
