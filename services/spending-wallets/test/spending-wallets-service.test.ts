@@ -1,6 +1,6 @@
 import { accountActivityOf } from "@c402/account-events";
-import { DatabaseBus, decodeEnvelope, type Bus } from "@c402/bus";
-import { spendingWalletsV1 } from "@c402/contracts";
+import { DatabaseBus, decodeEnvelope, KafkaBus, type Bus, type Subscription } from "@c402/bus";
+import { spendingWalletsV1, TOPICS } from "@c402/contracts";
 import { openPostgres, type ServiceDatabase } from "@c402/db";
 import { newId } from "@c402/ids";
 import { createCapturingLogger } from "@c402/logging";
@@ -8,7 +8,8 @@ import { ProblemError } from "@c402/problems";
 import { createClient, RpcServer, type ServiceClient } from "@c402/rpc";
 import type { ServiceModule } from "@c402/runtime";
 import { generateKeyringText, parseKeyring, SecretSealer } from "@c402/sealed-secrets";
-import { describeWith, freshPostgresDatabase } from "@c402/testkit";
+import { describeWith, eventually, freshPostgresDatabase, infraAvailable } from "@c402/testkit";
+import { randomUUID } from "node:crypto";
 import { getBase58Encoder } from "@solana/kit";
 import { createSpendingWalletsService, SPENDING_WALLETS_SCHEMA, type PayEngine, type PayEnginePorts } from "../src";
 import { WalletBook } from "../src/domain/wallet-book";
@@ -67,6 +68,9 @@ describeWith("postgres")("the spending wallets service", () => {
   let module: ServiceModule;
   let server: RpcServer;
   let client: ServiceClient<typeof spendingWalletsV1.SpendingWalletsService>;
+  let subscription: Subscription | undefined;
+  /** The account events the outbox relay published on the bus. */
+  const published: ReturnType<typeof accountActivityOf>[] = [];
   const base = fakeChain("base");
   const solana = fakeChain("solana");
   const captured = createCapturingLogger({ service: "spending-wallets-test", level: "debug" });
@@ -87,7 +91,10 @@ describeWith("postgres")("the spending wallets service", () => {
     fresh = await freshPostgresDatabase();
     database = openPostgres({ url: fresh.url, schema: SPENDING_WALLETS_SCHEMA });
     busDatabase = openPostgres({ url: fresh.url, schema: "bus" });
-    bus = await DatabaseBus.open(busDatabase);
+    const kafka = infraAvailable("kafka");
+    bus = kafka
+      ? new KafkaBus({ brokers: kafka.split(","), clientId: "spending-wallets-test", groupPrefix: `test-${randomUUID()}.` })
+      : await DatabaseBus.open(busDatabase);
     module = await createSpendingWalletsService(
       { database, bus, logger: captured.logger },
       {
@@ -105,10 +112,18 @@ describeWith("postgres")("the spending wallets service", () => {
     await module.start();
     server.serving();
     client = createClient(spendingWalletsV1.SpendingWalletsService, `127.0.0.1:${port}`);
+    subscription = await bus.subscribe({
+      topic: TOPICS.accountActivity,
+      group: `spending-wallets-test-${randomUUID()}`,
+      handler: async (m) => {
+        published.push(accountActivityOf(decodeEnvelope(m.value)));
+      },
+    });
   }, 60_000);
 
   afterAll(async () => {
     client?.close();
+    await subscription?.stop();
     await server?.stop(1_000);
     await module?.stop();
     await bus?.close();
@@ -141,6 +156,14 @@ describeWith("postgres")("the spending wallets service", () => {
     expect((await client.listWallets({ accountId })).wallets.map((w) => w.chain).sort()).toEqual([Chain.BASE, Chain.SOLANA]);
     expect((await eventsOf(accountId)).map((e) => [e.kind, e.actor])).toEqual([["created", "session"]]);
     expect((await accountEventsOf(accountId)).map((a) => a.action).sort()).toEqual(["spending_wallet.created", "spending_wallet.created"]);
+    // The relay publishes them on the bus (identity records them in the account's event log).
+    const mine = () => published.filter((a) => a.accountId === accountId);
+    await eventually(mine, (events) => events.length === 2);
+    expect(mine()[0]).toMatchObject({
+      action: "spending_wallet.created",
+      actor: "session",
+      detail: { network: expect.any(String), address: expect.any(String) },
+    });
   });
 
   it("refuses every management call from a key or OAuth token with forbidden session_required", async () => {
@@ -215,6 +238,11 @@ describeWith("postgres")("the spending wallets service", () => {
     await expectProblem(client.pay({ accountId, chain: Chain.BASE, url: "https://seller.example/a", caller: LIVE_KEY }), {
       slug: "not-found",
       message: "No spending wallet on base: create one in the dashboard.",
+    });
+    // A test key is refused before anything else (nothing recorded: no wallet to record it on).
+    await expectProblem(client.pay({ accountId, chain: Chain.BASE, url: "https://seller.example/a", caller: TEST_KEY }), {
+      slug: "forbidden",
+      extensions: { reason: "test_key" },
     });
     await client.createWallet({ accountId, chain: Chain.BASE, caller: SESSION });
     await expectProblem(client.pay({ accountId, chain: Chain.BASE, url: "https://seller.example/a", caller: TEST_KEY }), {

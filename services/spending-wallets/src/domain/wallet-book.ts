@@ -245,15 +245,16 @@ export class WalletBook {
     request: { url: string; maxUsd?: string },
   ): Promise<{ wallet: PayingWallet; maxAtomic?: bigint }> {
     this.offered(chain);
-    const row = await this.activeWallet(accountId, chain);
-    const wallet = payingWallet(row);
+    const row = await walletStore.active(this.db, accountId, chain);
+    // The caller's rules first: a test key is told it cannot pay (403) whether or not a wallet exists yet.
     const refusal = payRefusal(caller);
     if (refusal) {
-      await this.o.events.refused(wallet, { actor: caller.actor, reason: refusal.reason, url: request.url });
+      if (row) await this.o.events.refused(payingWallet(row), { actor: caller.actor, reason: refusal.reason, url: request.url });
       throw forbiddenProblem(refusal);
     }
+    if (!row) throw noWallet(chain);
     actorOfRequest(caller.actor);
-    return { wallet, ...(request.maxUsd !== undefined ? { maxAtomic: parseAmount("max_usd", request.maxUsd) } : {}) };
+    return { wallet: payingWallet(row), ...(request.maxUsd !== undefined ? { maxAtomic: parseAmount("max_usd", request.maxUsd) } : {}) };
   }
 
   private async change<T>(fn: (trx: SpendingWalletsDb) => Promise<T>): Promise<T> {
