@@ -32,7 +32,7 @@ import { createContentGrantsService } from "@c402/content-grants";
 import { createEscrowService, escrowSettingsOf } from "@c402/escrow";
 import { createPaymentsService } from "@c402/payments";
 import { createSchedulesService, schedulesSettingsOf, schedulesSettingsSpec } from "@c402/schedules";
-import { createSpendingWalletsService } from "@c402/spending-wallets";
+import { createSpendingWalletsService, spendingWalletsSettingsOf, spendingWalletsSettingsSpec } from "@c402/spending-wallets";
 import { generateKeyringText, parseKeyring } from "@c402/sealed-secrets";
 import { SERVICES, type ServiceName } from "@c402/topology";
 import { createWebhooksService } from "@c402/webhooks";
@@ -152,6 +152,7 @@ type Clients = { [N in ServiceName]: ServiceClient<(typeof CONTRACTS)[N]> };
 const gatewayDefaults = loadConfig(gatewayConfigSpec, {});
 const identityDefaults = loadConfig(identityConfigSpec, {});
 const schedulesDefaults = loadConfig(schedulesSettingsSpec, {});
+const spendingWalletsDefaults = loadConfig(spendingWalletsSettingsSpec, {});
 
 /**
  * Every service in one process: PGlite (one schema per service), the
@@ -343,7 +344,25 @@ async function startOnDevchain(
         // A live series is charged by the devchain's clock (its latest block time), as payments anchored its windows.
         schedulesSettingsOf({ ...schedulesDefaults, baseUrl: opts.baseUrl ?? `http://${host}:${port}`, evmNetwork: devchain.network, evmRpcUrl: devchain.url }),
       ),
-    "spending-wallets": (deps) => createSpendingWalletsService(deps, { keyring: parseKeyring(secrets.spendingWalletsKeyring) }),
+    // Wallets live on the devchain (its USDC at the canonical Base Sepolia address) and, when it runs, the local Solana devnet.
+    "spending-wallets": (deps) =>
+      createSpendingWalletsService(
+        deps,
+        spendingWalletsSettingsOf(
+          {
+            ...spendingWalletsDefaults,
+            evmNetwork: devchain.network,
+            evmRpcUrl: devchain.url,
+            evmUsdcAddress: devchain.usdc,
+            outboundAllowLoopback: allowLoopback,
+            outboundResolveNames: outbound.resolveNames,
+            ...(solana
+              ? { solanaEnabled: true, solanaNetwork: solana.devnet.network, solanaRpcUrl: solana.devnet.url, solanaUsdcMint: solana.devnet.usdcMint }
+              : {}),
+          },
+          parseKeyring(secrets.spendingWalletsKeyring),
+        ),
+      ),
   };
   // One process, one caller: its services still refuse a call without its token, as in distributed mode.
   const token = randomBytes(32).toString("hex");

@@ -120,6 +120,9 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
+/** Spending wallets live on the chains payments settles on: the devchain's USDC and the Solana devnet (never its fee payer's key). */
+const SPENDING_WALLET_CHAIN_SETTINGS: readonly string[] = ["EVM_USDC_ADDRESS", "SOLANA_ENABLED", "SOLANA_NETWORK", "SOLANA_RPC_URL", "SOLANA_USDC_MINT"];
+
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const env = opts.env ?? process.env;
   const processCount = (name: string) => opts.replicasOf?.[name] ?? opts.replicas ?? 1;
@@ -274,6 +277,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         ...(s.settlesOnChain ? chainEnv : {}),
         ...(s.readsChain ? Object.fromEntries(Object.entries(chainEnv).filter(([env]) => (CHAIN_READ_SETTINGS as readonly string[]).includes(env))) : {}),
         ...(s.relaysEscrow && settlement ? Object.fromEntries(devchainEscrowSettings(settlement)) : {}),
+        ...(s.name === "spending-wallets" ? Object.fromEntries(Object.entries(chainEnv).filter(([env]) => SPENDING_WALLET_CHAIN_SETTINGS.includes(env))) : {}),
         DATABASE_URL: serviceDatabaseUrl(opts.adminUrl, opts.database, s.name, passwords[s.name] as string),
       };
       for (const [replica, port] of (grpcPorts[s.name] as number[]).entries())

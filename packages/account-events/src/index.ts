@@ -46,6 +46,10 @@ export const ACCOUNT_ACTIONS = [
   "oauth.revoked",
   "pass.issued",
   "escrow_settings.updated",
+  "spending_wallet.created",
+  "spending_wallet.revealed",
+  "spending_wallet.archived",
+  "spending_wallet.limits_updated",
 ] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 

@@ -1,11 +1,17 @@
 import { runDistributedService } from "@c402/runtime";
 import { parseKeyring } from "@c402/sealed-secrets";
-import { createSpendingWalletsService, spendingWalletsConfigSpec, spendingWalletsMigrations, SPENDING_WALLETS_SCHEMA } from "./index";
+import {
+  createSpendingWalletsService,
+  spendingWalletsConfigSpec,
+  spendingWalletsMigrations,
+  spendingWalletsSettingsOf,
+  SPENDING_WALLETS_SCHEMA,
+} from "./index";
 
 void runDistributedService({
   name: "spending-wallets",
   schema: SPENDING_WALLETS_SCHEMA,
   spec: spendingWalletsConfigSpec,
   migrations: spendingWalletsMigrations,
-  build: (deps, config) => createSpendingWalletsService(deps, { keyring: parseKeyring(config.keyring) }),
+  build: (deps, config) => createSpendingWalletsService(deps, spendingWalletsSettingsOf(config, parseKeyring(config.keyring))),
 });

@@ -27,23 +27,24 @@ export interface Reservation {
 export type BudgetRefusal = "over_max_usd" | "over_per_payment_limit" | "over_daily_limit";
 
 /**
- * The spend an idempotency key already made (`reserve` finds it instead of
- * reserving again): the engine answers its outcome and never pays twice.
- * Goods are not kept, so a confirmed spend is answered with its receipt only.
+ * The first attempt under the same idempotency key: `reserve` answers its
+ * reservation again (never a second one) with this, so the engine answers that
+ * outcome instead of paying: confirmed (its transaction), released (why), or
+ * reserved / unknown (still in flight, or its outcome was never proved).
  */
 export interface PreviousSpend {
-  spendId: string;
-  /** confirmed: paid; released: certainly not paid; reserved: still in flight or outcome unknown. */
-  state: "confirmed" | "released" | "reserved";
-  amount: bigint;
+  status: "reserved" | "confirmed" | "released" | "unknown";
+  url: string;
   network: string;
   payTo: string;
-  url: string;
   transaction?: string;
   receiptUrl?: string;
-  /** When it was confirmed (or reserved, for the other states). */
-  at: Date;
+  reason?: string;
+  reservedAt: Date;
 }
+
+/** What `reserve` answers: a reservation (`previous` set when it is the first attempt's, found by its idempotency key), or a refusal with the ceiling. */
+export type SpendReservation = { reserved: Reservation; previous?: PreviousSpend } | { refused: BudgetRefusal; ceiling: bigint };
 
 /**
  * The account's budget on one chain. `reserve` is one PostgreSQL transaction
@@ -59,7 +60,7 @@ export interface SpendBudget {
   reserve(
     wallet: PayingWallet,
     r: { amount: bigint; maxAtomic?: bigint; url: string; network: string; payTo: string; actor: string; idempotencyKey?: string },
-  ): Promise<{ reserved: Reservation } | { refused: BudgetRefusal; ceiling: bigint } | { previous: PreviousSpend }>;
+  ): Promise<SpendReservation>;
   confirm(spendId: string, outcome: { transaction: string; receiptUrl?: string }): Promise<void>;
   release(spendId: string, reason: string): Promise<void>;
   /** Marks the outcome unknown (the signed payment left; no answer proves or disproves it): it stays reserved. */

@@ -46,7 +46,7 @@ export interface X402PayEngineOptions {
 }
 
 /** Why the payment did not go on, set by the hooks the official client runs (it rewraps what they throw). */
-type Stop = { problem: ProblemError } | { previous: PreviousSpend } | { failure: unknown };
+type Stop = { problem: ProblemError } | { previous: PreviousSpend; reservation: Reservation } | { failure: unknown };
 
 /** The requirement the wallet will pay and its atomic amount. */
 interface Chosen {
@@ -190,8 +190,8 @@ export class X402PayEngine implements PayEngine {
       actor: request.actor,
       idempotencyKey: request.idempotencyKey,
     });
-    if ("previous" in answer) {
-      attempt.stop = { previous: answer.previous };
+    if ("reserved" in answer && answer.previous) {
+      attempt.stop = { previous: answer.previous, reservation: answer.reserved };
       throw new Error("idempotency key already used");
     }
     if ("refused" in answer) {
@@ -210,7 +210,7 @@ export class X402PayEngine implements PayEngine {
   /** The client threw: a refusal, an earlier spend with this key, a failure before the payment left, or an unknown outcome after. */
   private async afterFailure(wallet: PayingWallet, request: PayRequest, url: string, attempt: Attempt, err: unknown): Promise<PayOutcome> {
     const stop = attempt.stop;
-    if (stop && "previous" in stop) return this.previousOutcome(wallet, url, stop.previous);
+    if (stop && "previous" in stop) return this.previousOutcome(wallet, url, stop.previous, stop.reservation);
     if (attempt.paymentSent && attempt.reservation) return this.unknownOutcome(wallet, attempt.reservation, "paid request failed");
     if (attempt.reservation) {
       // Signing or building the payment failed: nothing left the machine.
@@ -292,19 +292,19 @@ export class X402PayEngine implements PayEngine {
   }
 
   /** The first attempt under this idempotency key, answered again (goods are not kept: a paid one answers 204 with its receipt). */
-  private previousOutcome(wallet: PayingWallet, url: string, previous: PreviousSpend): PayOutcome {
-    this.o.logger.info({ wallet: wallet.id, spend: previous.spendId, state: previous.state }, "pay: idempotency key already used");
-    if (previous.state === "reserved") throw refusal.outcomeUnknown(previous.spendId);
-    if (previous.state === "released" || !previous.transaction) throw refusal.previousNotPaid(previous.spendId);
+  private previousOutcome(wallet: PayingWallet, url: string, previous: PreviousSpend, first: Reservation): PayOutcome {
+    this.o.logger.info({ wallet: wallet.id, spend: first.spendId, status: previous.status }, "pay: idempotency key already used");
+    if (previous.status === "reserved" || previous.status === "unknown") throw refusal.outcomeUnknown(first.spendId);
+    if (previous.status === "released" || !previous.transaction) throw refusal.previousNotPaid(first.spendId);
     const receipt: PaidReceipt = {
-      spendId: previous.spendId,
+      spendId: first.spendId,
       network: previous.network,
       transaction: previous.transaction,
       payer: wallet.address,
       payTo: previous.payTo,
-      amount: previous.amount,
+      amount: first.amount,
       ...(previous.receiptUrl ? { receiptUrl: previous.receiptUrl } : {}),
-      paidAt: previous.at,
+      paidAt: previous.reservedAt,
     };
     return { paid: true, url: previous.url || url, receipt, goods: { status: 204, contentType: "", body: new Uint8Array() } };
   }

@@ -1,4 +1,13 @@
-import type { BalanceReader, BudgetRefusal, KeyVault, PayingWallet, PreviousSpend, SpendBudget, WalletEvents } from "../../../src/domain/ports";
+import type {
+  BalanceReader,
+  BudgetRefusal,
+  KeyVault,
+  PayingWallet,
+  PreviousSpend,
+  SpendBudget,
+  SpendReservation,
+  WalletEvents,
+} from "../../../src/domain/ports";
 
 /**
  * In-memory stand-ins for the wallet book's ports, faithful to what ports.ts
@@ -50,10 +59,13 @@ export class InMemoryBudget implements SpendBudget {
   async reserve(
     _wallet: PayingWallet,
     r: { amount: bigint; maxAtomic?: bigint; url: string; network: string; payTo: string; actor: string; idempotencyKey?: string },
-  ): Promise<{ reserved: { spendId: string; amount: bigint } } | { refused: BudgetRefusal; ceiling: bigint } | { previous: PreviousSpend }> {
+  ): Promise<SpendReservation> {
     this.journal.push(`reserve ${r.amount}`);
     const earlier = r.idempotencyKey ? this.byKey.get(r.idempotencyKey) : undefined;
-    if (earlier) return { previous: this.previousOf(this.spends.get(earlier) as Spend) };
+    if (earlier) {
+      const first = this.spends.get(earlier) as Spend;
+      return { reserved: { spendId: first.spendId, amount: first.amount }, previous: this.previousOf(first) };
+    }
     const leftToday = this.limits.perDay - this.spentToday();
     const ceilings: [BudgetRefusal, bigint][] = [
       ["over_per_payment_limit", this.limits.perPayment],
@@ -91,17 +103,14 @@ export class InMemoryBudget implements SpendBudget {
   }
 
   private previousOf(s: Spend): PreviousSpend {
-    const state = s.state === "unknown" ? "reserved" : s.state;
     return {
-      spendId: s.spendId,
-      state,
-      amount: s.amount,
+      status: s.state,
       network: s.network,
       payTo: s.payTo,
       url: s.url,
-      transaction: s.transaction,
-      receiptUrl: s.receiptUrl,
-      at: s.at,
+      ...(s.transaction ? { transaction: s.transaction } : {}),
+      ...(s.receiptUrl ? { receiptUrl: s.receiptUrl } : {}),
+      reservedAt: s.at,
     };
   }
 }
