@@ -2,7 +2,6 @@ import { env, type ConfigOf } from "@c402/config";
 import { outboundSettingsOf, outboundSettingsSpec, type OutboundSettings } from "@c402/outbound-http";
 import type { Keyring } from "@c402/sealed-secrets";
 import { EVM_NETWORKS, isEvmNetwork, isSvmNetwork, SVM_NETWORKS } from "@c402/x402";
-import type { PayEngineFactory } from "./domain/pay-engine-ports";
 import type { WalletChain } from "./domain/ports";
 
 /**
