@@ -1,13 +1,14 @@
 import { privateKeyToAccount } from "viem/accounts";
+import { devchainWallets } from "../src/devchain";
 import { call, newSeller, payRehearsal } from "../src/http";
 
 /**
  * Spending wallets (ADR 21) through the whole service: a session creates a
  * wallet (its secret shown once), the limits, the agent key, the refusals the
  * service records (test key, over the limit, short wallet), reveal and
- * archive, the rehearsal checkout and the health check. Needs the merged
- * spending-wallets service. Funded payments on the devchain (funder index 20)
- * and on Solana are not written yet (see the gateway slice's report).
+ * archive, the rehearsal checkout and the health check; an agent holding
+ * only a live key pays another seller's live checkout on the devchain from a
+ * wallet its owner funded (funder index 3).
  */
 
 const sessionOf = (seller: Awaited<ReturnType<typeof newSeller>>) => seller.verified.body.session.token as string;
@@ -88,6 +89,37 @@ describe("spending wallets", () => {
     const events = await call("GET", "/v1/spending-wallets/base/events", { key: session });
     expect(events.body.events.filter((e: { kind: string }) => e.kind === "refused").length).toBeGreaterThanOrEqual(3);
     expect(events.body.events.filter((e: { kind: string }) => e.kind === "spent")).toEqual([]);
+
+    // The owner funds the wallet on the devchain; the agent pays: the goods, the seller's receipt, exact balances.
+    const chain = await devchainWallets(3);
+    const wallet = created.wallet.address as `0x${string}`;
+    await chain.fund(wallet, 1_000_000n);
+    const sellerBefore = await chain.balance(other.wallet.address);
+    const paid = await call("POST", "/v1/spending-wallets/base/pay", {
+      key: agent,
+      body: { url: cheap.body.url },
+      headers: { "idempotency-key": "agent-run-1" },
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ paid: true, url: cheap.body.url, goods: { fulfillment: { payload: { ok: true } } } });
+    expect(paid.body.receipt).toMatchObject({ network: "eip155:84532", payer: wallet, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    const amount = BigInt(paid.body.receipt.amount);
+    expect(await chain.balance(wallet)).toBe(1_000_000n - amount);
+    const receipt = await call("GET", new URL(paid.body.receipt.receipt_url).pathname, { headers: { accept: "application/json" } });
+    expect(receipt.status).toBe(200);
+    expect(await chain.balance(other.wallet.address)).toBe(sellerBefore + BigInt(receipt.body.provider_amount));
+    expect(Number(paid.body.limits.spent_today_usd)).toBeCloseTo(Number(paid.body.receipt.amount_usd), 6);
+    // The same idempotency key answers the first payment again: nothing moves twice.
+    const again = await call("POST", "/v1/spending-wallets/base/pay", {
+      key: agent,
+      body: { url: cheap.body.url },
+      headers: { "idempotency-key": "agent-run-1" },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.receipt.transaction).toBe(paid.body.receipt.transaction);
+    expect(await chain.balance(wallet)).toBe(1_000_000n - amount);
+    const spent = (await call("GET", "/v1/spending-wallets/base/events", { key: session })).body.events.filter((e: { kind: string }) => e.kind === "spent");
+    expect(spent).toEqual([expect.objectContaining({ transaction: paid.body.receipt.transaction, actor: expect.stringMatching(/^key:sk_live_/) })]);
   });
 
   it("reveal: a session gets the key (revealed_at set); a key is 403 even with a valid session cookie", async () => {
@@ -125,5 +157,8 @@ describe("spending wallets", () => {
     expect(archived.body.wallet.status).toBe("archived");
     const listed = await call("GET", "/v1/spending-wallets", { key: session });
     expect(listed.body.wallets).toEqual([]);
+    // Funds untouched: what the wallet held is still on chain at its address.
+    const chain = await devchainWallets(3);
+    expect(await chain.balance(created.wallet.address)).toBeGreaterThan(0n);
   });
 });
