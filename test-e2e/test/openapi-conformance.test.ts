@@ -127,6 +127,36 @@ async function setUp(): Promise<Fixtures> {
     "session cookie",
   );
 
+  // A spending wallet through its session-only doors (a key is 403 there), then an agent key's pay of a URL that asks for nothing.
+  const session = auth(parsed(linkSignIn).session.token);
+  const spending = async (opId: string, path: string, status: number, extra: { body?: Buffer; headers?: Record<string, string> } = {}) => {
+    const r = await scripted(opId, { path, headers: { ...session, ...extra.headers }, ...(extra.body ? { body: extra.body } : {}) });
+    expectStatus(r, status, opId);
+    return r;
+  };
+  await spending("POST /v1/spending-wallets/{chain}", "/v1/spending-wallets/base", 201);
+  await spending("PUT /v1/spending-wallets/{chain}/limits", "/v1/spending-wallets/base/limits", 200, {
+    body: body({ per_payment_usd: "1.00", per_day_usd: "10.00" }),
+  });
+  await spending("GET /v1/spending-wallets/{chain}/funding", "/v1/spending-wallets/base/funding?amount=5", 200);
+  await spending("GET /v1/spending-wallets/{chain}/funding.svg", "/v1/spending-wallets/base/funding.svg?amount=5", 200, {
+    headers: { accept: "image/svg+xml" },
+  });
+  await spending("GET /v1/spending-wallets/{chain}/balance", "/v1/spending-wallets/base/balance", 200);
+  const agent = parsed(await spending("POST /v1/spending-wallets/keys", "/v1/spending-wallets/keys", 201, { body: body({ name: "agent" }) })).secret as string;
+  expectStatus(
+    await scripted("POST /v1/spending-wallets/{chain}/pay", {
+      path: "/v1/spending-wallets/base/pay",
+      headers: auth(agent),
+      body: body({ url: `${process.env.E2E_BASE_URL}/health` }),
+    }),
+    200,
+    "an agent's pay of a URL that asks for no payment",
+  );
+  await spending("GET /v1/spending-wallets/{chain}/events", "/v1/spending-wallets/base/events", 200);
+  await spending("POST /v1/spending-wallets/{chain}/reveal", "/v1/spending-wallets/base/reveal", 200);
+  await spending("DELETE /v1/spending-wallets/{chain}", "/v1/spending-wallets/base", 200);
+
   const newKey = async (spec: Record<string, unknown>) => {
     const r = await scripted("POST /v1/keys", { path: "/v1/keys", headers: auth(full), body: body(spec) });
     return r.status === 201 ? (parsed(r) as { id: string; secret: string }) : undefined;

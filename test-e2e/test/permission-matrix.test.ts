@@ -1,5 +1,5 @@
 import { eventually } from "@c402/testkit";
-import { call, callFrom, newCheckout, newSeller, otherLoopbackAddress, payRehearsal, walletSession, type Reply } from "../src/http";
+import { baseUrl, call, callFrom, newCheckout, newSeller, otherLoopbackAddress, payRehearsal, walletSession, type Reply } from "../src/http";
 import { seriesOnceIn, subscribe } from "../src/series";
 
 /**
@@ -25,6 +25,8 @@ interface Operation {
   minimum: Scope;
   /** Only a session may call it (`x-credential: session`, e.g. logout): a key gets 403 whatever its scope. */
   sessionOnly: boolean;
+  /** A live key, an OAuth token or a session (`x-credential: live`, a spending wallet's pay): a test key gets 403 whatever its scope. */
+  liveOnly: boolean;
 }
 
 interface Account {
@@ -108,7 +110,14 @@ describe("the permission matrix (G28), generated from the route table", () => {
     for (const [template, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const minimum = op["x-minimum-scope"];
-        if (minimum) operations.push({ method: method.toUpperCase(), template, minimum, sessionOnly: op["x-credential"] === "session" });
+        if (minimum)
+          operations.push({
+            method: method.toUpperCase(),
+            template,
+            minimum,
+            sessionOnly: op["x-credential"] === "session",
+            liveOnly: op["x-credential"] === "live",
+          });
       }
     }
     owner = await newAccount();
@@ -129,6 +138,7 @@ describe("the permission matrix (G28), generated from the route table", () => {
       else if (name === "secret_id") value = account.originKeyId;
       else if (name === "key_id") value = (await mintKey(account.keys.full, "read_only", "test")).id;
       else if (name === "payment_id") value = account.webhookSaleId;
+      else if (name === "chain") value = "base";
       else throw new Error(`the permission matrix cannot fill {${name}} of ${op.method} ${op.template}: add a fixture for it`);
       path = path.replace(`{${name}}`, value);
     }
@@ -144,6 +154,8 @@ describe("the permission matrix (G28), generated from the route table", () => {
     "POST /v1/content/{id}/grants": { subject: "permission matrix" },
     "POST /v1/grants": { subject: "permission matrix" },
     "POST /v1/checkouts/{id}/payouts": { chain: "stellar", address: "GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H" },
+    // A URL that asks for no payment: whoever gets past authorization is answered paid:false (or 404 without a wallet).
+    "POST /v1/spending-wallets/{chain}/pay": { url: `${baseUrl()}/health` },
   };
   const send = async (op: Operation, path: string, key?: string): Promise<Reply> =>
     call(op.method, path, {
@@ -170,7 +182,10 @@ describe("the permission matrix (G28), generated from the route table", () => {
     });
     // What a read_only key may call beyond reading: the preview (it changes nothing), its own revocation,
     // and the session mint and logout (which refuse keys: x-credential session, or 403 for a key).
-    const readOnlyChanges = operations.filter((o) => o.minimum === "read_only" && o.method !== "GET").map((o) => `${o.method} ${o.template}`);
+    // (A spending wallet's writes are a session's only: x-credential session, 403 for any key.)
+    const readOnlyChanges = operations
+      .filter((o) => o.minimum === "read_only" && o.method !== "GET" && !(o.sessionOnly && o.template.startsWith("/v1/spending-wallets")))
+      .map((o) => `${o.method} ${o.template}`);
     expect(readOnlyChanges.sort()).toEqual(
       ["DELETE /v1/keys/{key_id}", "POST /auth/logout", "POST /auth/session/cookie", "POST /v1/account/wallets/preview"].sort(),
     );
@@ -212,7 +227,8 @@ describe("the permission matrix (G28), generated from the route table", () => {
 
   it("another account's full key never reaches this account's resources: 404", async () => {
     const failures: string[] = [];
-    for (const op of operations.filter((o) => o.template.includes("{"))) {
+    // {chain} names no resource: a spending wallet route acts on the caller's own wallet of that chain.
+    for (const op of operations.filter((o) => o.template.includes("{") && !o.template.includes("{chain}"))) {
       const r = await send(op, await pathFor(op, owner), other.keys.full);
       if (r.status !== 404) failures.push(`${op.method} ${op.template}: ${r.status} ${r.text.slice(0, 400)}`);
     }
@@ -235,6 +251,22 @@ describe("the permission matrix (G28), generated from the route table", () => {
         const r = await send(op, await pathFor(op, owner), await walletSession(owner.wallet));
         if (r.status === 401 || r.status === 403 || r.status >= 500)
           failures.push(`${op.method} ${op.template} with a session: ${r.status} ${r.text.slice(0, 160)}`);
+        continue;
+      }
+      if (op.liveOnly) {
+        // A test key is refused whatever its scope; a live key and a session get through.
+        for (const scope of (["payments", "full"] as const).filter((s) => RANK[s] >= RANK[op.minimum])) {
+          const r = await send(op, await pathFor(op, owner), owner.keys[scope]);
+          if (r.status !== 403) failures.push(`${op.method} ${op.template} (live only) with a test ${scope} key: ${r.status}`);
+        }
+        for (const [who, key] of [
+          ["live full key", owner.live],
+          ["wallet session", owner.session],
+        ] as const) {
+          const r = await send(op, await pathFor(op, owner), key);
+          if (r.status === 401 || r.status === 403 || r.status >= 500)
+            failures.push(`${op.method} ${op.template} with ${who}: ${r.status} ${r.text.slice(0, 160)}`);
+        }
         continue;
       }
       if (op.method === "DELETE" && op.template === "/v1/keys/{key_id}") {

@@ -1,6 +1,8 @@
+import { generateKeyPairSigner } from "@solana/kit";
 import { privateKeyToAccount } from "viem/accounts";
 import { devchainWallets } from "../src/devchain";
 import { call, newSeller, payRehearsal } from "../src/http";
+import { DEVNET_USDC, SOLANA_DEVNET, SOLANA_ENABLED, solanaDevnet } from "../src/solana";
 
 /**
  * Spending wallets (ADR 21) through the whole service: a session creates a
@@ -160,5 +162,41 @@ describe("spending wallets", () => {
     // Funds untouched: what the wallet held is still on chain at its address.
     const chain = await devchainWallets(3);
     expect(await chain.balance(created.wallet.address)).toBeGreaterThan(0n);
+  });
+});
+
+(SOLANA_ENABLED ? describe : describe.skip)("a spending wallet on Solana (the devnet)", () => {
+  it("an agent key pays another seller's live Solana checkout from the wallet its owner funded: goods, receipt, exact balances", async () => {
+    const devnet = await solanaDevnet();
+    const owner = await newSeller();
+    const session = sessionOf(owner);
+    const created = await call("POST", "/v1/spending-wallets/solana", { key: session });
+    expect(created.status).toBe(201);
+    expect(created.body.wallet).toMatchObject({ chain: "solana", network: SOLANA_DEVNET });
+    expect(created.body.secret.derivation_path).toBe("m/44'/501'/0'/0'");
+    const wallet = created.body.wallet.address as string;
+    await devnet.setUsdc(wallet, 1_000_000n);
+    const balance = await call("GET", "/v1/spending-wallets/solana/balance", { key: owner.key });
+    expect(balance.body).toMatchObject({ usdc: "1000000", asset: DEVNET_USDC, nagging: false });
+    const funding = await call("GET", "/v1/spending-wallets/solana/funding?amount=5", { key: session });
+    expect(funding.body.uri).toMatch(new RegExp(`^solana:${wallet}\\?amount=5&spl-token=${DEVNET_USDC}`));
+
+    const seller = await newSeller();
+    const payout = (await generateKeyPairSigner()).address as string;
+    await devnet.setUsdc(payout, 0n);
+    expect((await call("PUT", "/v1/account/wallets", { key: seller.key, body: { solana: payout } })).status).toBe(200);
+    const checkout = await call("POST", "/v1/checkouts", {
+      key: seller.key,
+      body: { title: "Solana weather", price_usd: "0.10", payload: { temp_c: 23 }, test_mode: false, reusable: true },
+    });
+    expect(checkout.status).toBe(201);
+    const agent = (await call("POST", "/v1/spending-wallets/keys", { key: session })).body.secret as string;
+    const paid = await call("POST", "/v1/spending-wallets/solana/pay", { key: agent, body: { url: checkout.body.url } });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ paid: true, goods: { fulfillment: { payload: { temp_c: 23 } } } });
+    expect(paid.body.receipt).toMatchObject({ network: SOLANA_DEVNET, payer: wallet, pay_to: payout });
+    const amount = BigInt(paid.body.receipt.amount);
+    expect(await devnet.usdc(wallet)).toBe(1_000_000n - amount);
+    expect(await devnet.usdc(payout)).toBe(100_000n);
   });
 });

@@ -6,7 +6,8 @@ import { anyJson, atomic, bool, caip2, idOf, object, orNull, ref, str, strOrNull
  * and /v1/rehearsal-checkout. openapi.ts merges them in and hands over its
  * operation helpers (as for openapi-schedules.ts). "Session only" operations
  * say so in their description and answer 403 to any key or OAuth token; their
- * x-minimum-scope is `full`, the rung a session has.
+ * x-credential is `session` (as for logout); pay's is `live` (a live key, an
+ * OAuth token or a session: a test key is 403).
  */
 
 type Part = Record<string, unknown> & { responses: Record<string, unknown> };
@@ -175,6 +176,8 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
   const refused = { "403": k.use("Forbidden") };
   const onWallet = { "404": k.use("NotFound"), "503": k.use("Unavailable") };
   const sessionOnly = "A signed-in session only (cookie or session token): any API key or OAuth token is 403.";
+  // x-credential session: no key reaches it whatever its scope (the permission matrix calls it with a session); 403 is among its answers.
+  const sessionAuth = { ...k.authenticated("full"), "x-minimum-scope": "read_only", "x-credential": "session" };
   const keyOrSession = "Any API key or a session; an OAuth token is 403.";
   const amountQuery = {
     name: "amount",
@@ -217,7 +220,7 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
           requestBody: { ...(k.body("SpendingAgentKeyCreate") as Record<string, unknown>), required: false },
           responses: { "201": k.json("The key with its secret, shown once", ref("ApiKeyWithSecret")), "503": k.use("Unavailable") },
         },
-        k.authenticated("full"),
+        sessionAuth,
         k.bodyProblems,
       ),
     },
@@ -230,17 +233,17 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
           parameters: [CHAIN],
           responses: { "201": k.json("The wallet with its secret, shown once", ref("SpendingWalletCreated")), "409": k.use("Conflict"), ...onWallet },
         },
-        k.authenticated("full"),
+        sessionAuth,
       ),
       delete: k.operation(
         {
           operationId: "archiveSpendingWallet",
           summary: "Archive the chain's spending wallet (session only)",
-          description: `${sessionOnly} Its funds stay where they are; the secret can still be revealed.`,
+          description: `${sessionOnly} Its funds stay where they are, at its address; reveal it first to keep its key.`,
           parameters: [CHAIN],
           responses: { "200": k.json("The archived wallet", ref("SpendingWalletArchived")), ...onWallet },
         },
-        k.authenticated("full"),
+        sessionAuth,
       ),
     },
     "/v1/spending-wallets/{chain}/balance": {
@@ -274,7 +277,7 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
             ...onWallet,
           },
         },
-        k.authenticated("payments"),
+        { ...k.authenticated("payments"), "x-credential": "live" },
         k.bodyProblems,
       ),
     },
@@ -298,7 +301,7 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
           requestBody: k.body("SpendingLimitsPut"),
           responses: { "200": k.json("The new limits", ref("SpendingLimits")), ...onWallet },
         },
-        k.authenticated("full"),
+        sessionAuth,
         k.bodyProblems,
       ),
     },
@@ -311,7 +314,7 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
           parameters: [CHAIN, amountQuery],
           responses: { "200": k.json("The payment request", ref("SpendingFunding")), "422": k.use("InvalidRequest"), ...onWallet },
         },
-        k.authenticated("full"),
+        sessionAuth,
       ),
     },
     "/v1/spending-wallets/{chain}/funding.svg": {
@@ -327,7 +330,7 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
             ...onWallet,
           },
         },
-        k.authenticated("full"),
+        sessionAuth,
       ),
     },
     "/v1/spending-wallets/{chain}/reveal": {
@@ -339,7 +342,7 @@ export function spendingWalletPaths(k: SpendingWalletOperationKit): Record<strin
           parameters: [CHAIN],
           responses: { "200": k.json("The wallet and its secret", ref("SpendingWalletRevealed")), ...onWallet },
         },
-        k.authenticated("full"),
+        sessionAuth,
       ),
     },
     "/v1/spending-wallets/{chain}/events": {
