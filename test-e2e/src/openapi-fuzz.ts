@@ -1099,7 +1099,11 @@ export class RequestFactory {
 
   /** The same request with another method (for the 405 rule). */
   wrongMethod(op: Operation, method: string): FuzzCase {
-    const params = Object.fromEntries(op.parameters.filter((p) => p.in === "path").map((p) => [p.name, this.existing(op, p.name)[0] ?? "x"]));
+    // A known path: a fixture's value, else the first a parameter's enum allows (`{chain}`: base), else any.
+    const firstAllowed = (p: Parameter) => ((p.schema as { enum?: unknown[] }).enum ?? []).map(String)[0];
+    const params = Object.fromEntries(
+      op.parameters.filter((p) => p.in === "path").map((p) => [p.name, this.existing(op, p.name)[0] ?? firstAllowed(p) ?? "x"]),
+    );
     const c = this.write(op, {
       params,
       rawParams: {},

@@ -1,5 +1,6 @@
-import { Router, type Request } from "express";
+import { Router } from "express";
 import type { SpendingWalletOperations } from "../../operations/spending-wallets";
+import { SPENDING_CHAINS } from "../../views/spending-wallets";
 import { qrSvg } from "../../views/qr";
 import { credentialOf, requireScope } from "../auth";
 import type { GatewayDeps } from "../deps";
@@ -32,7 +33,9 @@ import { idempotencyKeyOf } from "./checkouts";
  *   session-only route (403 forbidden, reason oauth_token_refused /
  *   session_only); reveal always asks the service first so that a key's
  *   attempt is recorded, and refuses a non-session whatever it answers.
- * - An unknown `{chain}` is 404 not-found: the path names the chain's wallet.
+ * - Each chain has its routes (no `:chain` parameter), so /health and /keys
+ *   keep their own methods (405 for another) and an unknown chain is the
+ *   unrouted 404.
  * - health answers 200 when ok and 503 with the same body when not, so a
  *   monitor reads the status and a person reads `problems`.
  * - pay is rate limited per account and chain (settings.spendingPaysPerMinute,
@@ -49,9 +52,9 @@ import { idempotencyKeyOf } from "./checkouts";
 const HEALTH_RETRY_AFTER_SECONDS = 30;
 
 export function spendingWalletRoutes({ clients }: GatewayDeps, wallets: SpendingWalletOperations): Router {
-  const router = Router();
+  // Case-sensitive: the chain is `base` or `solana`, never `BASE`.
+  const router = Router({ caseSensitive: true });
   const anyCredential = requireScope(clients, "read_only");
-  const chain = (req: Request) => String(req.params.chain);
 
   router.get("/v1/spending-wallets/health", async (_req, res) => {
     const health = await wallets.health();
@@ -64,54 +67,57 @@ export function spendingWalletRoutes({ clients }: GatewayDeps, wallets: Spending
     res.json(await wallets.list(credentialOf(req)));
   });
 
-  // Before /{chain}: "keys" is not a chain.
   router.post("/v1/spending-wallets/keys", anyCredential, noStore, async (req, res) => {
     res.status(201).json(await wallets.mintAgentKey(credentialOf(req), req.body));
   });
 
-  router.post("/v1/spending-wallets/:chain", anyCredential, noStore, async (req, res) => {
-    res.status(201).json(await wallets.createWallet(credentialOf(req), chain(req)));
-  });
+  // One route per chain, not a `:chain` parameter: /v1/spending-wallets/health and /keys keep their own
+  // methods (405 for another), and an unknown chain is the unrouted 404.
+  for (const chain of SPENDING_CHAINS) {
+    router.post(`/v1/spending-wallets/${chain}`, anyCredential, noStore, async (req, res) => {
+      res.status(201).json(await wallets.createWallet(credentialOf(req), chain));
+    });
 
-  router.delete("/v1/spending-wallets/:chain", anyCredential, async (req, res) => {
-    res.json(await wallets.archive(credentialOf(req), chain(req)));
-  });
+    router.delete(`/v1/spending-wallets/${chain}`, anyCredential, async (req, res) => {
+      res.json(await wallets.archive(credentialOf(req), chain));
+    });
 
-  router.get("/v1/spending-wallets/:chain/balance", anyCredential, async (req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.json(await wallets.balance(credentialOf(req), chain(req)));
-  });
+    router.get(`/v1/spending-wallets/${chain}/balance`, anyCredential, async (req, res) => {
+      res.setHeader("Cache-Control", "no-store");
+      res.json(await wallets.balance(credentialOf(req), chain));
+    });
 
-  router.post("/v1/spending-wallets/:chain/pay", requireScope(clients, "payments"), noStore, async (req, res) => {
-    const idempotencyKey = idempotencyKeyOf(req);
-    res.json(await wallets.pay(credentialOf(req), chain(req), req.body, res, idempotencyKey !== undefined ? { idempotencyKey } : {}));
-  });
+    router.post(`/v1/spending-wallets/${chain}/pay`, requireScope(clients, "payments"), noStore, async (req, res) => {
+      const idempotencyKey = idempotencyKeyOf(req);
+      res.json(await wallets.pay(credentialOf(req), chain, req.body, res, idempotencyKey !== undefined ? { idempotencyKey } : {}));
+    });
 
-  router.get("/v1/spending-wallets/:chain/limits", anyCredential, async (req, res) => {
-    res.json(await wallets.limits(credentialOf(req), chain(req)));
-  });
+    router.get(`/v1/spending-wallets/${chain}/limits`, anyCredential, async (req, res) => {
+      res.json(await wallets.limits(credentialOf(req), chain));
+    });
 
-  router.put("/v1/spending-wallets/:chain/limits", anyCredential, async (req, res) => {
-    res.json(await wallets.setLimits(credentialOf(req), chain(req), req.body));
-  });
+    router.put(`/v1/spending-wallets/${chain}/limits`, anyCredential, async (req, res) => {
+      res.json(await wallets.setLimits(credentialOf(req), chain, req.body));
+    });
 
-  router.get("/v1/spending-wallets/:chain/funding", anyCredential, async (req, res) => {
-    res.json(await wallets.funding(credentialOf(req), chain(req), req.query));
-  });
+    router.get(`/v1/spending-wallets/${chain}/funding`, anyCredential, async (req, res) => {
+      res.json(await wallets.funding(credentialOf(req), chain, req.query));
+    });
 
-  router.get("/v1/spending-wallets/:chain/funding.svg", anyCredential, async (req, res) => {
-    const funding = await wallets.funding(credentialOf(req), chain(req), req.query);
-    res.setHeader("Cache-Control", "no-store");
-    res.type("image/svg+xml").send(await qrSvg(funding.uri));
-  });
+    router.get(`/v1/spending-wallets/${chain}/funding.svg`, anyCredential, async (req, res) => {
+      const funding = await wallets.funding(credentialOf(req), chain, req.query);
+      res.setHeader("Cache-Control", "no-store");
+      res.type("image/svg+xml").send(await qrSvg(funding.uri));
+    });
 
-  router.post("/v1/spending-wallets/:chain/reveal", anyCredential, noStore, async (req, res) => {
-    res.json(await wallets.reveal(credentialOf(req), chain(req)));
-  });
+    router.post(`/v1/spending-wallets/${chain}/reveal`, anyCredential, noStore, async (req, res) => {
+      res.json(await wallets.reveal(credentialOf(req), chain));
+    });
 
-  router.get("/v1/spending-wallets/:chain/events", anyCredential, async (req, res) => {
-    res.json(await wallets.events(credentialOf(req), chain(req), req.query));
-  });
+    router.get(`/v1/spending-wallets/${chain}/events`, anyCredential, async (req, res) => {
+      res.json(await wallets.events(credentialOf(req), chain, req.query));
+    });
+  }
 
   router.get("/v1/rehearsal-checkout", anyCredential, async (req, res) => {
     res.json(await wallets.rehearsalCheckout(credentialOf(req)));
