@@ -7,7 +7,7 @@
  * signing in again finds the same account.
  *
  *   npm run -s seller:login [-- --url http://127.0.0.1:4020]
- * Prints `export API_KEY=...` (eval it) and the account on stderr.
+ * Prints `export API_KEY=...` and `export SESSION=...` (eval them) and the account on stderr.
  */
 import { demoWallet } from "./demo-wallet";
 
@@ -37,6 +37,8 @@ async function main() {
     `seller wallet ${account.address}, account ${signedIn.account.id} (${signedIn.account.created ? "created; its first key" : "existing; a fresh test key"})\n`,
   );
   process.stdout.write(`export API_KEY=${signedIn.api_key.secret}\n`);
+  // The session the sign-in opened: what the dashboard holds (spending wallets' management needs one).
+  if (signedIn.session?.token) process.stdout.write(`export SESSION=${signedIn.session.token}\n`);
 }
 
 main().catch((err) => {
