@@ -13,7 +13,8 @@ import { call, decoded, newSeller, payRehearsal, type Reply } from "../src/http"
  * seller has (origin keys created and rotated, one-off credentials of relay
  * and mcp checkouts, an idempotent create replayed, bodies refused with 422)
  * and a buyer's package key (sent on calls, on a usage read, to the wrong checkout),
- * and the service's own webhook secrets (registered, re-keyed, signing a delivery),
+ * and the service's own webhook secrets (registered, re-keyed, signing a delivery)
+ * and spending wallets' keys (generated, listed, a refused reveal and pay),
  * are used (the origins receive them: they were in play), and then appear in
  * no HTTP answer, no account event, no line of any service's log and no file
  * the service wrote (embedded mode: its database's files too).
@@ -167,6 +168,16 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
     expect(sent).toEqual(expect.arrayContaining([`Bearer ${secrets.originKey}`, `Bearer ${secrets.rotated}`, `Bearer ${secrets.oneOff}`]));
     expect(mcpServer.toolCalls.length).toBeGreaterThan(0);
 
+    // A spending wallet's secret is the service's own: shown once at creation (that answer is not scanned), then kept
+    // sealed; a key's reveal, a test key's pay, the list and the event log never show it.
+    const wallet = await call("POST", "/v1/spending-wallets/base", { key: seller.verified.body.session.token as string });
+    expect(wallet.status).toBe(201);
+    const walletSecrets = [wallet.body.secret.phrase as string, (wallet.body.secret.private_key as string).slice(2)];
+    await keep(call("GET", "/v1/spending-wallets", { key }));
+    expect((await keep(call("POST", "/v1/spending-wallets/base/reveal", { key }))).status).toBe(403);
+    expect((await keep(call("POST", "/v1/spending-wallets/base/pay", { key, body: { url: `${origin.url}/text` } }))).status).toBe(403);
+    await keep(call("GET", "/v1/spending-wallets/base/events", { key }));
+
     // Account events, every page (other services' rows arrive through the outbox: give them a moment).
     await new Promise((r) => setTimeout(r, 1_500));
     for (let before: string | null = null, page = 0; page < 20; page++) {
@@ -174,7 +185,7 @@ describe("G25: secrets never leak (canaries through every door, then every outpu
       before = events.body.next_before;
       if (!before) break;
     }
-    const all = [...Object.values(secrets), packageKey, ...webhookSecrets];
+    const all = [...Object.values(secrets), packageKey, ...webhookSecrets, ...walletSecrets];
     expect(JSON.stringify(origin.calls)).not.toContain(packageKey);
     const leakingAnswers = answers.filter((a) => all.some((s) => a.text.includes(s) || [...a.headers.values()].some((v) => v.includes(s))));
     expect(leakingAnswers.map((a) => a.text.slice(0, 200))).toEqual([]);
