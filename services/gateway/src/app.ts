@@ -22,6 +22,7 @@ import { ledgerRoutes } from "./http/routes/ledger";
 import { analyticsRoutes } from "./http/routes/analytics";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
+import { staticAssetRoutes } from "./pages/static-assets";
 import { keyRoutes } from "./http/routes/keys";
 import { mcpToolRoutes } from "./http/routes/mcp-tools";
 import { originKeyRoutes } from "./http/routes/origin-keys";
@@ -92,6 +93,9 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /v1/schedules, /schedule/{id} (an sch_ id; + /cancel)          schedules.ts
  *   /v1/spending-wallets (+ /health, /keys, /{chain}/*), /v1/rehearsal-checkout   spending-wallets.ts
  *
+ * The pages people see (the pay page, the article wall, the embed script) live
+ * in pages/: /static/pay.js, /static/embed.js, /static/pages.css are pages/static-assets.ts.
+ *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
  */
@@ -131,6 +135,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   // The faces first: a buyer's request (most of the traffic) is then matched against their few routes
   // before the seller API's hundred. No router before them serves a path under /c, /x or /r.
   app.use(faceRoutes(deps, unpaid, payments, embedOrigins));
+  app.use(staticAssetRoutes());
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
   const rails = new SettlementRails(deps.clients.payments, deps.logger);
   app.use(discoveryRoutes(deps, rails));

@@ -42,6 +42,8 @@ export interface UnpaidAnswer {
   accountId: string;
   /** The goods and whether the checkout keeps selling after a sale, as of the quote. */
   goods: Goods;
+  /** What the pay page needs beyond the 402: in-frame wallet payment asked for (create field wallet_button), and a series. */
+  page: { walletButton: boolean; series: boolean };
   required: PaymentRequired;
   header: string;
   body: ReturnType<typeof paymentRequiredBody>["body"];

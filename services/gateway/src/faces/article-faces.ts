@@ -4,7 +4,8 @@ import { ProblemError } from "@c402/problems";
 import { answered } from "@c402/rpc";
 import type { GatewayDeps } from "../http/deps";
 import type { EmbedOrigins } from "../http/embed-origins";
-import { articleDeclarationOf, paidArticle, paidArticlePolicy, relayedArticle, wallPage } from "../views/content";
+import { articlePayPage } from "../pages/checkout-pages";
+import { articleDeclarationOf, paidArticle, paidArticlePolicy, PASS_QUERY, relayedArticle, teaserOf } from "../views/content";
 import { ArticlePasses } from "./article-passes";
 import { ArticleRehearsals, isRehearsalFace } from "./article-rehearsals";
 import type { Face, WireVersion } from "./face";
@@ -36,6 +37,8 @@ export interface ArticleWall {
   body: string;
   /** The origins that may frame the wall (empty: none). */
   frameAncestors: string[];
+  /** The page's own headers (its policy names the framing origins); absent on the JSON 402. */
+  headers?: [string, string][];
 }
 
 /**
@@ -106,17 +109,23 @@ export class ArticleFaces {
   }
 
   /** The 402 without a pass that opens the article (with the refusal when a pass did not): the wall for a browser, else JSON. */
-  async wall(p: { id: string; face: Face; wireVersion: WireVersion; page: boolean; refused?: PassRefusal | undefined }): Promise<ArticleWall> {
+  async wall(p: {
+    id: string;
+    face: Face;
+    wireVersion: WireVersion;
+    page: boolean;
+    refused?: PassRefusal | undefined;
+    params?: Record<string, string>;
+  }): Promise<ArticleWall> {
     const answer = await this.unpaid.of(p.id, p.face, p.wireVersion);
     if (p.page) {
       const checkout = await this.article(p.id);
       const d = articleDeclarationOf(checkout);
-      return {
-        header: answer.header,
-        contentType: "html",
-        body: wallPage(checkout, d, answer.body.offer.total_usd, answer.body.endpoint.url, isRehearsalFace(checkout, p.face)),
-        frameAncestors: await this.frameAncestors(answer.accountId, d.canonical_url),
-      };
+      const frameAncestors = await this.frameAncestors(answer.accountId, d.canonical_url);
+      const byline = [d.author, d.published].filter((v) => v !== null).join(" · ");
+      const article = { teaser: teaserOf(checkout, d), byline, passHours: d.pass_hours, language: d.language ?? "en", passQuery: PASS_QUERY };
+      const page = await articlePayPage({ checkout, face: p.face, answer, frameOrigins: frameAncestors, params: p.params ?? {}, article });
+      return { header: answer.header, contentType: "html", body: page.html, frameAncestors, headers: page.headers };
     }
     const body = p.refused ? JSON.stringify({ ...answer.body, grant_refused: p.refused }) : answer.json;
     return { header: answer.header, contentType: "json", body, frameAncestors: [] };

@@ -34,6 +34,7 @@ export class UnpaidAnswers {
       title: checkout.title,
       accountId: checkout.accountId,
       goods: goodsOf(checkout),
+      page: { walletButton: checkout.settings?.walletButton ?? false, series: checkout.schedule !== undefined },
       required,
       header: encodeHeader(required),
       body,

@@ -198,13 +198,3 @@ export function paidArticlePolicy(frameAncestors: readonly string[]): string {
     `frame-ancestors ${sources.length ? sources.join(" ") : "'none'"}`,
   ].join("; ");
 }
-
-/** The wall: the teaser, the price and how to pay, for a browser without a pass. */
-export function wallPage(c: catalogV1.Checkout, d: ContentDeclaration, totalUsd: string, url: string, rehearsal: boolean): string {
-  const teaser = teaserOf(c, d);
-  const byline = [d.author, d.published].filter((v) => v !== null).join(" · ");
-  return `<!doctype html><html lang="${escapeHtml(d.language ?? "en")}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(c.title)}</title></head>
-<body><main><h1>${escapeHtml(c.title)}</h1>${byline ? `<p class="c402-byline">${escapeHtml(byline)}</p>` : ""}${teaser !== null ? `<p class="c402-teaser">${escapeHtml(teaser)}</p>` : ""}
-<p>The rest is for paying readers: <strong>${escapeHtml(totalUsd)} USDC</strong> (fee included)${rehearsal ? " — rehearsal: settles without real money" : ""}. A payment answers a pass that opens it again for ${d.pass_hours} hours.</p>
-<p>Pay with an x402 client at <code>${escapeHtml(url)}</code>; request it with <code>Accept: application/json</code> for the payment requirements. Already paid? Open <code>${escapeHtml(url)}?${PASS_QUERY}=&lt;your pass&gt;</code>.</p></main></body></html>`;
-}

@@ -49,10 +49,11 @@ export function contentRoutes(
       const pass = req.method === "HEAD" ? undefined : passOf(req);
       const read = pass === undefined ? undefined : await readWith(req, res, id, face, pass);
       if (read && "body" in read) return sendRead(res, read);
-      const wall = await faces.wall({ id, face, wireVersion: wireVersionOf(req), page: pages && wantsHtml(req), refused: read });
+      const wall = await faces.wall({ id, face, wireVersion: wireVersionOf(req), page: pages && wantsHtml(req), refused: read, params: articleParamsOf(req) });
       res.setHeader(HEADERS.paymentRequired, wall.header);
       if (read) res.setHeader("X-Service-Grant-Refused", read.reason);
-      allowFraming(res, wall.frameAncestors);
+      if (wall.headers) for (const [name, value] of wall.headers) res.setHeader(name, value);
+      else allowFraming(res, wall.frameAncestors);
       res.status(402).type(wall.contentType).send(wall.body);
     };
 

@@ -1,4 +1,4 @@
-import { allowFraming, type EmbedOrigins } from "../embed-origins";
+import type { EmbedOrigins } from "../embed-origins";
 import { encodeHeader, HEADERS } from "@c402/x402";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { CallUrls, isSlug } from "../../faces/call-urls";
@@ -6,7 +6,7 @@ import { isId } from "@c402/ids";
 import type { Face } from "../../faces/face";
 import { FacePayments } from "../../faces/face-payments";
 import type { UnpaidAnswers } from "../../faces/unpaid";
-import { payPage } from "../../views/pay-page";
+import { checkoutPayPage } from "../../pages/checkout-pages";
 import type { GatewayDeps } from "../deps";
 import { validateBody, validateBodyWithholding } from "../validate";
 import { setRateLimitHeaders } from "../rate-limit";
@@ -52,11 +52,16 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
       res.setHeader(HEADERS.paymentRequired, answer.header);
       if (pages && wantsHtml(req)) {
         // The page is what a seller's site frames: its allowlisted origins may (spec, Embedding).
-        allowFraming(res, await embedOrigins.of(answer.accountId));
-        res
-          .status(402)
-          .type("html")
-          .send(payPage(answer.title, answer.body, face));
+        const page = await checkoutPayPage({
+          id,
+          face,
+          answer,
+          frameOrigins: await embedOrigins.of(answer.accountId),
+          params: callParamsOf(req),
+          handoffIn: handoffOf(req),
+        });
+        for (const [name, value] of page.headers) res.setHeader(name, value);
+        res.status(402).type("html").send(page.html);
         return;
       }
       res.status(402).type("json").send(answer.json);
