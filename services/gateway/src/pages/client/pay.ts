@@ -124,7 +124,7 @@ class PayPage {
     }
     if (this.data.kind === "article" && body.grant) {
       // The article opens with the pass the payment answered.
-      this.host.tell("paid", this.eventOf(body));
+      this.host.tell("paid", { ...this.eventOf(body), grant: body.grant });
       window.location.assign(`${this.data.face_url}?grant=${encodeURIComponent(body.grant)}`);
       return;
     }

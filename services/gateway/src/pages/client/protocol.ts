@@ -18,6 +18,8 @@ export interface BrowserEventDetail {
   receipt_url?: string;
   test_mode?: boolean;
   network?: string;
+  /** A gated article's pass (paid on an /x face): the host may keep it and pass it back as data-svc-grant. */
+  grant?: string;
   /** resize: the page's content height in CSS pixels. */
   height?: number;
 }
