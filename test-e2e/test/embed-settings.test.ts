@@ -17,7 +17,9 @@ const html = { accept: "text/html" };
 
 async function framing(path: string, headers: Record<string, string> = html) {
   const r = await call("GET", path, { headers });
-  return { csp: r.headers.get("content-security-policy"), xfo: r.headers.get("x-frame-options") };
+  // A page's policy has more directives (its scripts and styles): framing is its frame-ancestors.
+  const csp = r.headers.get("content-security-policy");
+  return { csp: /(?:^|;\s*)(frame-ancestors [^;]*)/.exec(csp ?? "")?.[1] ?? csp, xfo: r.headers.get("x-frame-options") };
 }
 
 async function mcp(key: string, name: string, args: Record<string, unknown> = {}) {

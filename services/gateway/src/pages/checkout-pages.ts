@@ -1,5 +1,6 @@
 import type { catalogV1 } from "@c402/contracts";
 import { isId } from "@c402/ids";
+import type { Response } from "express";
 import type { UnpaidAnswer } from "../faces/answers";
 import type { Face } from "../faces/face";
 import { payPage } from "./pay-page";
@@ -61,4 +62,10 @@ export function articlePayPage(p: {
     series: false,
     article: p.article,
   });
+}
+
+/** A page's own headers replace the face's defaults: its policy, and X-Frame-Options only when nothing may frame it. */
+export function setPageHeaders(res: Response, headers: readonly (readonly [string, string])[]): void {
+  res.removeHeader("X-Frame-Options");
+  for (const [name, value] of headers) res.setHeader(name, value);
 }

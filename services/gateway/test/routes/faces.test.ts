@@ -160,7 +160,10 @@ describe("the unpaid 402 of a face", () => {
     expect(page).toContain("rehearsal: settles without real money");
     // The page asks whose sites may frame it: none here, so nothing may.
     expect(called()).toEqual(["payments.quotePayment", "identity.getEmbedSettings"]);
-    expect([res.headers.get("content-security-policy"), res.headers.get("x-frame-options")]).toEqual(["frame-ancestors 'none'", "DENY"]);
+    expect([res.headers.get("content-security-policy"), res.headers.get("x-frame-options")]).toEqual([
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "DENY",
+    ]);
   });
 
   it("reuses the answer for the next request instead of asking payments again", async () => {

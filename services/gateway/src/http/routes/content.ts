@@ -1,4 +1,5 @@
 import { HEADERS } from "@c402/x402";
+import { setPageHeaders } from "../../pages/checkout-pages";
 import { Router, type Request, type Response } from "express";
 import { ArticleFaces, type ArticleRead } from "../../faces/article-faces";
 import type { Face } from "../../faces/face";
@@ -52,7 +53,7 @@ export function contentRoutes(
       const wall = await faces.wall({ id, face, wireVersion: wireVersionOf(req), page: pages && wantsHtml(req), refused: read, params: articleParamsOf(req) });
       res.setHeader(HEADERS.paymentRequired, wall.header);
       if (read) res.setHeader("X-Service-Grant-Refused", read.reason);
-      if (wall.headers) for (const [name, value] of wall.headers) res.setHeader(name, value);
+      if (wall.headers) setPageHeaders(res, wall.headers);
       else allowFraming(res, wall.frameAncestors);
       res.status(402).type(wall.contentType).send(wall.body);
     };

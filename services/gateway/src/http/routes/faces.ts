@@ -6,7 +6,7 @@ import { isId } from "@c402/ids";
 import type { Face } from "../../faces/face";
 import { FacePayments } from "../../faces/face-payments";
 import type { UnpaidAnswers } from "../../faces/unpaid";
-import { checkoutPayPage } from "../../pages/checkout-pages";
+import { checkoutPayPage, setPageHeaders } from "../../pages/checkout-pages";
 import type { GatewayDeps } from "../deps";
 import { validateBody, validateBodyWithholding } from "../validate";
 import { setRateLimitHeaders } from "../rate-limit";
@@ -60,7 +60,7 @@ export function faceRoutes(deps: GatewayDeps, unpaid: UnpaidAnswers, payments: F
           params: callParamsOf(req),
           handoffIn: handoffOf(req),
         });
-        for (const [name, value] of page.headers) res.setHeader(name, value);
+        setPageHeaders(res, page.headers);
         res.status(402).type("html").send(page.html);
         return;
       }
