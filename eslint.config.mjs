@@ -3,7 +3,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "packages/contracts/src/gen/**", ".data/**", ".ci-out/**", "**/dist/**", "services/gateway/src/pages/assets.generated.ts"] },
+  {
+    ignores: ["**/node_modules/**", "packages/contracts/src/gen/**", ".data/**", ".ci-out/**", "**/dist/**", "services/gateway/src/pages/assets.generated.ts"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
