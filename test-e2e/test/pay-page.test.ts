@@ -185,4 +185,48 @@ describe("pay page in a browser", () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toMatch(/^text\/javascript/);
   });
+
+  it("an escrow face takes the deposit from the wallet: the page says the payment is held and where to follow it", async () => {
+    const seller = await newSeller();
+    const created = await call("POST", "/v1/escrow-checkouts", {
+      key: seller.key,
+      body: {
+        title: "Vintage lamp",
+        price_usd: "2.00",
+        payload: { tracking: "1Z999" },
+        escrow_preset: "standard",
+        arbiter_evm: privateKeyToAccount(generatePrivateKey()).address,
+      },
+    });
+    expect(created.status).toBe(201);
+    const context = await newContext(browser);
+    const wallet = await installEvmWallet(context, privateKeyToAccount(generatePrivateKey()), { name: "Test Wallet" });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl()}/e/${created.body.id}/test`);
+    expect(await page.locator(".svc-recipients").textContent()).toContain("the escrow contract");
+    await page.getByRole("button", { name: /Pay with Test Wallet/ }).click();
+    await page.locator("#svc-result").waitFor({ state: "visible", timeout: 30_000 });
+    expect(await page.locator("#svc-result-heading").textContent()).toBe("Paid into escrow");
+    expect((wallet.signed[0] as { primaryType: string }).primaryType).toBe("ReceiveWithAuthorization");
+    const follow = await page.locator("#svc-receipt").getAttribute("href");
+    expect(follow).toContain(`/e/${created.body.id}/status?payment_id=pay_`);
+    expect((await call("GET", new URL(follow as string).pathname + new URL(follow as string).search)).status).toBe(200);
+    await context.close();
+  });
+
+  it("a recurring series: the wallet signs period 0 and every held period, and the page shows the purchase", async () => {
+    const seller = await newSeller();
+    const checkout = await newCheckout(seller.key, { title: "Weekly weather", reusable: true, schedule_interval_days: 7, schedule_periods: 3 });
+    const context = await newContext(browser);
+    const wallet = await installEvmWallet(context, privateKeyToAccount(generatePrivateKey()), { name: "Test Wallet" });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl()}/c/${checkout.id}/test`);
+    await page.getByRole("button", { name: /Pay with Test Wallet/ }).click();
+    await page.locator("#svc-result").waitFor({ state: "visible", timeout: 30_000 });
+    expect(wallet.signed).toHaveLength(3);
+    const schedules = (await call("GET", `/v1/schedules?checkout_id=${checkout.id}`, { key: seller.key })).body.schedules;
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0]).toMatchObject({ checkout_id: checkout.id, periods: 3 });
+    await context.close();
+  });
 });
