@@ -8,8 +8,8 @@ export interface MockSolanaWalletLog {
   signed: number;
 }
 
-/** The one chain the mock wallet is on: the local devnet presents itself as Solana devnet. */
-const WALLET_CHAIN = "solana:devnet";
+/** The chain the mock wallet is on unless told otherwise: the local devnet presents itself as Solana devnet. */
+const DEVNET_CHAIN = "solana:devnet";
 
 /** A call from the page's wallet to Node, through the exposed binding. */
 type WalletCall = { method: "standard:connect" } | { method: "solana:signTransaction"; address: string; chain?: string; transaction: string };
@@ -21,14 +21,16 @@ type WalletCall = { method: "standard:connect" } | { method: "solana:signTransac
  * register-wallet / app-ready handshake, and its calls cross to Node through
  * an exposed binding, where the signer's key signs the buyer's slot only
  * (as a real wallet's signTransaction does). The key never enters the page.
- * `decline` makes it refuse to sign, as wallets do: a WalletSignTransactionError.
+ * `decline` makes it refuse to sign, as wallets do: a WalletSignTransactionError;
+ * `chains` puts it on other chains (a page must not offer it for a network it is not on).
  */
 export async function installSolanaWallet(
   context: BrowserContext,
   signer: KeyPairSigner,
-  opts: { name?: string; decline?: boolean } = {},
+  opts: { name?: string; decline?: boolean; chains?: string[] } = {},
 ): Promise<MockSolanaWalletLog> {
   const log: MockSolanaWalletLog = { methods: [], signed: 0 };
+  const chains = opts.chains ?? [DEVNET_CHAIN];
   await context.exposeBinding("__c402MockSolanaWallet", async (_source, call: WalletCall) => {
     log.methods.push(call.method);
     switch (call.method) {
@@ -37,7 +39,7 @@ export async function installSolanaWallet(
       case "solana:signTransaction": {
         if (opts.decline) return { error: { name: "WalletSignTransactionError", message: "User rejected the request." } };
         if (call.address !== signer.address) return { error: { name: "WalletAccountError", message: `not this wallet's account: ${call.address}` } };
-        if (call.chain !== undefined && call.chain !== WALLET_CHAIN)
+        if (call.chain !== undefined && !chains.includes(call.chain))
           return { error: { name: "WalletSignTransactionError", message: `the wallet is not on ${call.chain}` } };
         try {
           const signed = await signPrepared(call.transaction, signer);
@@ -55,7 +57,7 @@ export async function installSolanaWallet(
   // Page code, as text: it runs in the browser, before the page's own scripts (and in every frame).
   await context.addInitScript({
     content: `(() => {
-  const chains = [${JSON.stringify(WALLET_CHAIN)}];
+  const chains = ${JSON.stringify(chains)};
   const account = Object.freeze({
     address: ${JSON.stringify(signer.address)},
     publicKey: new Uint8Array(${JSON.stringify(publicKey)}),

@@ -47,7 +47,7 @@ describeWithSolana("pay page in a browser with a Solana wallet", () => {
     return buyer;
   }
 
-  async function openWithWallet(checkoutId: string, buyer: KeyPairSigner, opts: { name: string; decline?: boolean }) {
+  async function openWithWallet(checkoutId: string, buyer: KeyPairSigner, opts: { name: string; decline?: boolean; chains?: string[] }) {
     const context = await newContext(browser);
     contexts.push(context);
     const wallet = await installSolanaWallet(context, buyer, opts);
@@ -111,5 +111,15 @@ describeWithSolana("pay page in a browser with a Solana wallet", () => {
     expect(await devnet.usdc(buyer.address)).toBe(before.buyer);
     expect(await devnet.usdc(payout)).toBe(before.seller);
     expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  it("a wallet on another Solana chain only is not offered for the devnet: the page says no wallet was found and never asks it", async () => {
+    const { checkout } = await liveSolanaCheckout();
+    const buyer = await fundedBuyer();
+    const { page, wallet } = await openWithWallet(checkout.id, buyer, { name: "Mainnet Only", chains: ["solana:mainnet"] });
+    // Shown once discovery is over with no wallet offered.
+    await page.locator("#svc-no-wallet").waitFor({ state: "visible" });
+    expect(await page.locator("#svc-wallets").getByRole("button").count()).toBe(0);
+    expect(wallet.methods).toEqual([]);
   });
 });
