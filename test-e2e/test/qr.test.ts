@@ -1,6 +1,7 @@
 import { Resvg } from "@resvg/resvg-js";
 import jsQR from "jsqr";
-import { call, newCheckout, newSeller } from "../src/http";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { baseUrl, call, newCheckout, newSeller } from "../src/http";
 
 /** GET /c/{id}/qr.svg and /c/{id}/test/qr.svg: what a phone's camera reads is the face URL (rendered by resvg, read by jsQR). */
 
@@ -24,6 +25,31 @@ describe("QR codes of the faces", () => {
     expect(test.status).toBe(200);
     expect(test.headers.get("cache-control")).toBe("no-store");
     expect(scanned(test.text)).toBe(`${c.test_url}?h=${nonce}`);
+  });
+
+  it("an escrow checkout's codes encode its /e/ faces", async () => {
+    const s = await newSeller();
+    const e = await call("POST", "/v1/escrow-checkouts", {
+      key: s.key,
+      body: {
+        title: "Vintage lamp",
+        price_usd: "2.00",
+        payload: { tracking: "1Z999" },
+        escrow_preset: "standard",
+        arbiter_evm: privateKeyToAccount(generatePrivateKey()).address,
+      },
+    });
+    expect(e.status).toBe(201);
+    const live = await call("GET", `/e/${e.body.id}/qr.svg`, { headers: { accept: "image/svg+xml" } });
+    expect(live.status).toBe(200);
+    expect(scanned(live.text)).toBe(`${baseUrl()}/e/${e.body.id}`);
+    const test = await call("GET", `/e/${e.body.id}/test/qr.svg?h=e2e-qr-handoff-0002`, { headers: { accept: "image/svg+xml" } });
+    expect(test.headers.get("cache-control")).toBe("no-store");
+    expect(scanned(test.text)).toBe(`${baseUrl()}/e/${e.body.id}/test?h=e2e-qr-handoff-0002`);
+    expect((await call("GET", "/e/esc_000000000000000000000000/qr.svg")).status).toBe(404);
+    // An escrow checkout is not a /c/ face, nor a /c/ checkout an /e/ one.
+    expect((await call("GET", `/c/${e.body.id}/qr.svg`)).status).toBe(404);
+    expect((await call("GET", `/e/${(await newCheckout(s.key)).id}/qr.svg`)).status).toBe(404);
   });
 
   it("404 for an unknown checkout, 422 for a malformed nonce", async () => {

@@ -1326,17 +1326,17 @@ function orRetiredTwin<O extends { responses: Record<string, unknown> }>(op: O):
   return { ...op, responses: { ...op.responses, "307": use("RetiredTwin") } };
 }
 
-function qrOperation(face: "live" | "rehearsal") {
+function qrOperation(face: "live" | "rehearsal", id: unknown = checkoutId) {
   return operation({
     summary: `SVG QR code of the ${face} face URL (with h, the URL carries the handoff nonce and the answer is no-store; without, cached a day)`,
     parameters: [
-      checkoutId,
+      id,
       {
         name: "h",
         in: "query",
         required: false,
         schema: { type: "string", pattern: HANDOFF_NONCE.source },
-        description: "Handoff nonce the code carries: the phone's payment names it, and the showing page polls /c/{id}/handoff/{nonce}",
+        description: "Handoff nonce the code carries: the phone's payment names it, and the showing page polls the face's handoff/{nonce}",
       },
     ],
     responses: {
@@ -1457,6 +1457,8 @@ function escrowFacePaths() {
     "/e/{id}/test": { get: escrowFaceOperation("rehearsal") },
     "/e/{id}/pay": { post: escrowFaceOperation("live", "post") },
     "/e/{id}/test/pay": { post: escrowFaceOperation("rehearsal", "post") },
+    "/e/{id}/qr.svg": { get: qrOperation("live", escrowCheckoutId) },
+    "/e/{id}/test/qr.svg": { get: qrOperation("rehearsal", escrowCheckoutId) },
     "/e/{id}/prepare": { post: prepareOperation("live", escrowCheckoutId) },
     "/e/{id}/test/prepare": { post: prepareOperation("rehearsal", escrowCheckoutId) },
     "/e/{id}/status": {
