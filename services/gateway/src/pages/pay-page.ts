@@ -44,7 +44,8 @@ export async function payPage(p: PayPageInput): Promise<{ html: string; headers:
   const path = new URL(p.faceUrl).pathname;
   const nonce = HANDOFF_FACES.has(p.kind) ? randomBytes(18).toString("base64url") : null;
   const query = new URLSearchParams({ ...p.params, ...(p.handoffIn !== undefined ? { h: p.handoffIn } : {}) }).toString();
-  const networks = p.accepts.map(pageNetworkOf).filter((n): n is PageNetwork => n !== null);
+  // A simulated face prepares nothing for Solana (its rehearsal verifies a transaction an x402 SVM client built), so its wallets pay on EVM.
+  const networks = p.accepts.map(pageNetworkOf).filter((n): n is PageNetwork => n !== null && !(p.simulated && n.family === "solana"));
   const idPath = path.replace(/\/test$/, "");
   const data: PayPageData = {
     v: 1,

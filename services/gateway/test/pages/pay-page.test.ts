@@ -112,6 +112,12 @@ describe("the pay page", () => {
     expect((await payPage(input())).html).not.toContain(data.handoff?.nonce as string);
   });
 
+  it("a simulated face offers its wallets EVM only: it prepares nothing for Solana", async () => {
+    const { html } = await payPage(input({ face: "test", simulated: true }));
+    expect(dataOf(html).networks.map((n) => n.network)).toEqual(["eip155:84532"]);
+    expect(html).toContain("Solana devnet");
+  });
+
   it("a rehearsal says it settles without real money, and where the live face is once the seller went live", async () => {
     const { html } = await payPage(input({ face: "test", simulated: true, liveUrl: "https://pay.example/c/chk_0123456789abcdef01234567" }));
     expect(html).toContain("<strong>Rehearsal:</strong> this page settles without real money");
