@@ -62,7 +62,9 @@ export async function payPage(p: PayPageInput): Promise<{ html: string; headers:
     frame_origins: framingOrigins(p.frameOrigins),
     series: p.series,
   };
-  const qrUrl = nonce ? `${p.faceUrl}?h=${nonce}` : p.faceUrl;
+  // The phone opens the same call (its parameters) and names this page's nonce, so the page sees its payment.
+  const qrQuery = new URLSearchParams({ ...p.params, ...(nonce ? { h: nonce } : {}) }).toString();
+  const qrUrl = qrQuery ? `${p.faceUrl}?${qrQuery}` : p.faceUrl;
   const html = `<!doctype html>
 <html lang="${escapeHtml(p.article?.language ?? "en")}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(p.title)}</title><meta name="robots" content="noindex"><link rel="stylesheet" href="${ASSET_PATHS.css}">

@@ -1,3 +1,5 @@
+import { Resvg } from "@resvg/resvg-js";
+import jsQR from "jsqr";
 import { payPage, type PayPageInput } from "../../src/pages/pay-page";
 import type { PayPageData } from "../../src/pages/page-data";
 
@@ -110,6 +112,14 @@ describe("the pay page", () => {
     expect(data.handoff?.nonce).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(data.handoff?.poll_url).toBe(`/c/chk_0123456789abcdef01234567/handoff/${data.handoff?.nonce}`);
     expect((await payPage(input())).html).not.toContain(data.handoff?.nonce as string);
+  });
+
+  it("its QR code opens the same call on a phone, naming the page's handoff nonce", async () => {
+    const { html } = await payPage(input({ params: { city: "Paris" } }));
+    const svg = (/<svg[\s\S]*<\/svg>/.exec(html) as RegExpExecArray)[0];
+    const image = new Resvg(svg, { fitTo: { mode: "width", value: 400 }, background: "white" }).render();
+    const scanned = jsQR(new Uint8ClampedArray(image.pixels), image.width, image.height)?.data;
+    expect(scanned).toBe(`https://pay.example/c/chk_0123456789abcdef01234567?city=Paris&h=${dataOf(html).handoff?.nonce}`);
   });
 
   it("a simulated face offers its wallets EVM only: it prepares nothing for Solana", async () => {
