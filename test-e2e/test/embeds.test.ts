@@ -216,6 +216,31 @@ describe("embeds", () => {
     await context.close();
   });
 
+  it("the framed page takes the embed options only from an allowlisted host that frames it", async () => {
+    // Both sites are allowlisted; the page is framed by the first.
+    const { checkout } = await sellerWith([site.origin, stranger.origin], { title: "Strict host" });
+    const fragment = (host: string) => `#svc=1&host=${encodeURIComponent(host)}&theme=dark&part=price`;
+    const page = await browser.newPage();
+    // Frames written by hand (no embed script): naming the framing page's origin, another allowlisted origin, and one never allowlisted.
+    await page.goto(
+      site.page(`<iframe id="right" title="right" src="${checkout.url}${fragment(site.origin)}"></iframe>
+<iframe id="other" title="other" src="${checkout.url}${fragment(stranger.origin)}"></iframe>
+<iframe id="unknown" title="unknown" src="${checkout.url}${fragment("https://shop.example")}"></iframe>`),
+    );
+    const optionsOf = async (frame: Frame) => {
+      // pay.js marks the root with "js" in the same task in which it connects to the host.
+      await frame.locator("html.js").waitFor({ state: "attached" });
+      return frame.evaluate(() => ({ ...document.documentElement.dataset }));
+    };
+    expect(await optionsOf(await frameOf(page, "body", "#right"))).toEqual({ embedded: "true", theme: "dark", part: "price" });
+    expect(await optionsOf(await frameOf(page, "body", "#other"))).toEqual({});
+    expect(await optionsOf(await frameOf(page, "body", "#unknown"))).toEqual({});
+    // Not framed at all: the fragment is ignored.
+    await page.goto(`${checkout.url}${fragment(site.origin)}`);
+    expect(await optionsOf(page.mainFrame())).toEqual({});
+    await page.close();
+  });
+
   it("a data-svc-receipt mount frames the receipt", async () => {
     const { checkout } = await sellerWith([site.origin], { title: "Receipted" });
     const receiptId = (await payRehearsal(checkout.id)).body.receipt.id as string;
@@ -407,9 +432,9 @@ async function eventsOf(page: Page, type: string, count: number): Promise<Record
   return page.evaluate((t) => window.svcEvents.filter((e) => e.type === t), type);
 }
 
-/** The frame inside a mount. */
-async function frameOf(page: Page, mount: string): Promise<Frame> {
-  const frame = await (await page.waitForSelector(`${mount} iframe`)).contentFrame();
+/** The frame inside a mount (or the iframe `frameSelector` names). */
+async function frameOf(page: Page, mount: string, frameSelector = "iframe"): Promise<Frame> {
+  const frame = await (await page.waitForSelector(`${mount} ${frameSelector}`)).contentFrame();
   if (!frame) throw new Error(`no frame in ${mount}`);
   await frame.waitForLoadState();
   return frame;
