@@ -737,6 +737,10 @@ async function setUp(): Promise<Fixtures> {
   expectStatus(relayPurchase, 200, "a relay article bought");
   await read("GET /x/{id}/test", `/x/${relayArticle}/test?lang=fr`, grant, 200, "a relay article read with a pass");
   expectStatus(await scripted("GET /x/{id}/snippet", { path: `/x/${article}/snippet` }), 200, "the snippet");
+  // The embed script's diagnostic: a check of an article and of a checkout (200), a page origin that is none (422).
+  expectStatus(await scripted("GET /embed/check", { path: `/embed/check?checkout_id=${article}&origin=https%3A%2F%2Fshop.example` }), 200, "an embed check");
+  expectStatus(await scripted("GET /embed/check", { path: `/embed/check?checkout_id=${single}&origin=http%3A%2F%2F127.0.0.1%3A5173` }), 200, "an embed check");
+  expectStatus(await scripted("GET /embed/check", { path: `/embed/check?checkout_id=${single}&origin=shop.example` }), 422, "an embed check of no origin");
   expectStatus(await scripted("GET /v1/content/{id}", { path: `/v1/content/${article}`, headers: auth(readOnly) }), 200, "an article read back");
   expectStatus(await scripted("GET /v1/content/{id}", { path: `/v1/content/${single}`, headers: auth(readOnly) }), 404, "a checkout that is no article");
   const withdrawn = await create(payments, { ...articleSpec, title: "Withdrawn", payload: "<p>Gone.</p>" });
@@ -779,7 +783,16 @@ async function setUp(): Promise<Fixtures> {
       ...Object.fromEntries(fuzzer.ops.filter((o) => /^\/(x|v1\/content)\//.test(o.template)).map((o) => [`${o.id} id`, [article, jsonArticle, relayArticle]])),
     },
     // A pass that opens every article on both faces (a rehearsal's, seller-wide, no read limit): a read with it answers 200.
-    query: { cursor: cursors, price_usd: ["0.10", "0.000001", "1000000"], grant: [grant], payment_id: escrowPayments, to_seller: ["true", "false"] },
+    query: {
+      cursor: cursors,
+      price_usd: ["0.10", "0.000001", "1000000"],
+      grant: [grant],
+      payment_id: escrowPayments,
+      to_seller: ["true", "false"],
+      // An embed check of an existing checkout or article, from a page origin (answers 200).
+      checkout_id: [single, article],
+      origin: ["https://shop.example", "http://127.0.0.1:5173"],
+    },
     passQuery: ["grant"],
     payments: [
       { template: "/c/{id}/test", params: { id: reusable }, header: payment },

@@ -23,6 +23,7 @@ import { analyticsRoutes } from "./http/routes/analytics";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { staticAssetRoutes } from "./pages/static-assets";
+import { embedCheckRoutes } from "./pages/embed-check";
 import { keyRoutes } from "./http/routes/keys";
 import { mcpToolRoutes } from "./http/routes/mcp-tools";
 import { originKeyRoutes } from "./http/routes/origin-keys";
@@ -94,7 +95,8 @@ export const MAX_BODY_BYTES = 512 * 1024;
  *   /v1/spending-wallets (+ /health, /keys, /{chain}/*), /v1/rehearsal-checkout   spending-wallets.ts
  *
  * The pages people see (the pay page, the article wall, the embed script) live
- * in pages/: /static/pay.js, /static/embed.js, /static/pages.css are pages/static-assets.ts.
+ * in pages/: /static/pay.js, /static/embed.js, /static/pages.css are pages/static-assets.ts;
+ * /embed/check (why an embed shows or stays blank) is pages/embed-check.ts.
  *
  * `quotes` holds the faces' unpaid answers; startGateway shares it with the
  * socket fast path (faces/fast-path.ts).
@@ -136,6 +138,7 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   // before the seller API's hundred. No router before them serves a path under /c, /x or /r.
   app.use(faceRoutes(deps, unpaid, payments, embedOrigins));
   app.use(staticAssetRoutes());
+  app.use(embedCheckRoutes(deps, embedOrigins));
   // What this run settles on, asked of payments: shared by the discovery documents and /health/facilitator.
   const rails = new SettlementRails(deps.clients.payments, deps.logger);
   app.use(discoveryRoutes(deps, rails));

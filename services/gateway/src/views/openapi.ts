@@ -992,6 +992,32 @@ const responseSchemas: Record<string, Schema> = {
     },
     { closed: true, optional: ["changed"], description: "The account's embed settings" },
   ),
+  EmbedCheck: object(
+    {
+      object: { type: "string", const: "embed_check" },
+      checkout_id: checkoutOrArticleId,
+      origin: { type: "string", description: "The page origin checked, normalised (scheme, host, port)" },
+      status: { type: "string", description: "The checkout's status (open, paid, expired, void …): a checkout that no longer sells shows that in its frame" },
+      framing_allowed: {
+        type: "boolean",
+        description:
+          "Whether browsers show the checkout's pay page in a frame on this origin (it is among the seller's embed origins, or an article's canonical origin)",
+      },
+      origin_allowable: {
+        type: "boolean",
+        description: "Whether the origin could be allowlisted at all (https, or plain http on localhost or a loopback address)",
+      },
+      allowed_origins_count: { type: "integer", minimum: 0, description: "How many origins may frame this checkout (0: none may)" },
+      wallet_button: {
+        type: "boolean",
+        description: "Whether the framed page takes payment with the buyer's wallet; false shows the offer with a link to the checkout page",
+      },
+      button_mode: { type: "boolean", const: true, description: 'data-svc-mode="button" (a link to the face) works on any origin, without an allowlist' },
+      face_url: url,
+      message: { type: "string", description: "What to do, in a sentence, for the seller's console" },
+    },
+    { closed: true, description: "Why an embed on an origin shows the checkout or stays blank (GET /embed/check)" },
+  ),
   PlatformQuote: object(
     {
       price_usd: usd6,
@@ -2133,6 +2159,33 @@ export function openApiDocument(baseUrl: string, version: string, serviceName: s
           authenticated("full"),
           bodyProblems,
         ),
+      },
+      "/embed/check": {
+        get: operation({
+          operationId: "getEmbedCheck",
+          summary: "Why an embed shows a checkout or stays blank on a page origin (public; the embed script's diagnostic)",
+          description:
+            "Answers whether browsers frame the checkout's pay page on `origin` (the seller's embed origins, PUT /v1/account/embed; an article's canonical origin too), whether the frame takes payment (wallet_button), and what to do, in `message`. Readable from any page (Access-Control-Allow-Origin: *); never cached. A missing, repeated or malformed parameter answers 422 naming it; an unknown checkout 404.",
+          parameters: [
+            { name: "checkout_id", in: "query", required: true, schema: checkoutOrArticleId, description: "The id in the mount's data-svc" },
+            {
+              name: "origin",
+              in: "query",
+              required: true,
+              schema: { type: "string", minLength: 1, maxLength: 300 },
+              description: "The embedding page's origin (location.origin), such as https://shop.example",
+            },
+          ],
+          responses: {
+            "200": json("The check", ref("EmbedCheck"), {
+              "Access-Control-Allow-Origin": header("Any page may read it", { const: "*" }),
+              "Cache-Control": header("Never cached", { const: "no-store" }),
+            }),
+            "400": use("BadRequest"),
+            "404": use("NotFound"),
+            "422": use("InvalidRequest"),
+          },
+        }),
       },
       "/v1/platform/quote": {
         get: operation({
