@@ -1,9 +1,9 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Browser, Frame, Page } from "playwright-core";
+import type { Browser, Frame } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { accessibilityViolations, installEvmWallet, launchBrowser, newContext } from "../src/browser";
 import { devchainWallets, type DevchainWallets } from "../src/devchain";
+import { eventsOf, frameOf, sellerSite, type SellerSite } from "../src/embed-site";
+import { actOnEscrow } from "../src/escrow";
 import { baseUrl, call, newCheckout, newSeller, payRehearsal } from "../src/http";
 
 /** The fee wallet of the devchain deployment (its last demo account): the protocol fee lands there. */
@@ -17,7 +17,6 @@ const ARTICLE = "<h2>Chapter one</h2><p>The lighthouse keeper counted the ships 
 interface StyledElement {
   style: { height: string; filter: string };
 }
-declare const window: { svcEvents: RecordedEvent[] };
 declare const document: { documentElement: { dataset: Record<string, string | undefined> }; body: unknown };
 declare function getComputedStyle(element: unknown): { backgroundColor: string; color: string; borderTopLeftRadius: string; borderTopWidth: string };
 
@@ -123,6 +122,67 @@ describe("embeds", () => {
     const lastHeight = resizes.at(-1)?.detail.height as number;
     expect(lastHeight).toBeGreaterThan(0);
     expect(await page.$eval("#price iframe", (f) => (f as unknown as StyledElement).style.height)).toBe(`${lastHeight}px`);
+    await context.close();
+  });
+
+  it("an escrow embed: the host hears svc:held at the deposit, then svc:on_hold, svc:escalated and svc:released as the buyer acts", async () => {
+    const seller = await newSeller();
+    expect((await call("PUT", "/v1/account/embed", { key: seller.key, body: { embed_origins: [site.origin] } })).status).toBe(200);
+    const escrowCheckout = async (title: string) => {
+      const r = await call("POST", "/v1/escrow-checkouts", {
+        key: seller.key,
+        body: {
+          title,
+          price_usd: "2.00",
+          payload: { tracking: "1Z999" },
+          escrow_preset: "standard",
+          arbiter_evm: privateKeyToAccount(generatePrivateKey()).address,
+          wallet_button: true,
+        },
+      });
+      expect(r.status).toBe(201);
+      return r.body.id as string;
+    };
+    const disputed = await escrowCheckout("Disputed lamp");
+    const approved = await escrowCheckout("Approved lamp");
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    const context = await newContext(browser);
+    await installEvmWallet(context, buyer, { name: "Test Wallet" });
+    const page = await context.newPage();
+    await page.goto(
+      site.page(`<div id="disputed" data-svc="${disputed}" data-svc-test="true"></div>
+<div id="approved" data-svc="${approved}" data-svc-test="true"></div>`),
+    );
+    await eventsOf(page, "svc:ready", 2);
+
+    const deposit = async (mount: string) => {
+      const frame = await frameOf(page, `#${mount}`);
+      expect(new URL(frame.url()).pathname).toMatch(/^\/e\/esc_\w+\/test$/);
+      await frame.getByRole("button", { name: /Pay with Test Wallet/ }).click();
+      await frame.locator("#svc-result").waitFor({ state: "visible", timeout: 30_000 });
+      return frame;
+    };
+    const disputedFrame = await deposit("disputed");
+    const [held] = await eventsOf(page, "svc:held", 1);
+    expect(held).toMatchObject({ mount: "disputed", detail: { checkout_id: disputed, payment_id: expect.stringMatching(/^pay_/), test_mode: true } });
+    // Held is no sale yet: nothing flips to paid.
+    expect(await page.getAttribute("#disputed", "data-svc-paid")).toBeNull();
+    const paymentId = held!.detail.payment_id as string;
+    expect((await actOnEscrow(disputed, paymentId, "hold", buyer)).submitted.status).toBe(200);
+    expect((await eventsOf(page, "svc:on_hold", 1))[0]).toMatchObject({ mount: "disputed", detail: { payment_id: paymentId } });
+    expect((await actOnEscrow(disputed, paymentId, "request-refund", buyer)).submitted.status).toBe(200);
+    expect((await eventsOf(page, "svc:escalated", 1))[0]).toMatchObject({ mount: "disputed", detail: { payment_id: paymentId } });
+    expect(await disputedFrame.locator("#svc-result-heading").textContent()).toBe("Escrow escalated to the arbiter");
+
+    await deposit("approved");
+    const approvedHeld = (await eventsOf(page, "svc:held", 2)).find((e) => e.mount === "approved");
+    const approvedPayment = approvedHeld!.detail.payment_id as string;
+    expect((await actOnEscrow(approved, approvedPayment, "approve", buyer)).submitted.status).toBe(200);
+    const [released] = await eventsOf(page, "svc:released", 1);
+    expect(released).toMatchObject({
+      mount: "approved",
+      detail: { checkout_id: approved, payment_id: approvedPayment, receipt_url: expect.stringContaining(`/r/${approvedPayment}`) },
+    });
     await context.close();
   });
 
@@ -376,66 +436,3 @@ describe("embeds", () => {
     await context.close();
   });
 });
-
-interface SellerSite {
-  origin: string;
-  /** Serves `mounts` in a page that loads the embed script and records every svc:* event; answers its URL. */
-  page(mounts: string): string;
-  close(): Promise<void>;
-}
-
-/** A seller's site on loopback: each page holds the mounts a test gives, then the embed script. */
-async function sellerSite(): Promise<SellerSite> {
-  const pages = new Map<string, string>();
-  const server: Server = createServer((req, res) => {
-    if (req.url === "/teaser.svg") {
-      res
-        .writeHead(200, { "content-type": "image/svg+xml" })
-        .end('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#345"/></svg>');
-      return;
-    }
-    const html = pages.get(req.url ?? "");
-    if (html === undefined) res.writeHead(404).end();
-    else res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    page(mounts) {
-      const path = `/shop-${pages.size}`;
-      pages.set(
-        path,
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A seller's shop</title></head><body><main><h1>The shop</h1>
-<script>window.svcEvents = []; for (const t of ${JSON.stringify(["ready", "paid", "held", "on_hold", "released", "escalated", "resize"])})
-  document.addEventListener("svc:" + t, (e) => window.svcEvents.push({ type: e.type, mount: e.target.id, detail: e.detail }));</script>
-${mounts}
-<script src="${baseUrl()}/static/embed.js"></script></main></body></html>`,
-      );
-      return `${origin}${path}`;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-interface RecordedEvent {
-  type: string;
-  mount: string;
-  detail: Record<string, unknown>;
-}
-
-/** The host page's svc events of `type`, once at least `count` arrived. */
-async function eventsOf(page: Page, type: string, count: number): Promise<RecordedEvent[]> {
-  await page.waitForFunction(([t, n]) => window.svcEvents.filter((e) => e.type === t).length >= n, [type, count] as const, {
-    timeout: 30_000,
-  });
-  return page.evaluate((t) => window.svcEvents.filter((e) => e.type === t), type);
-}
-
-/** The frame inside a mount (or the iframe `frameSelector` names). */
-async function frameOf(page: Page, mount: string, frameSelector = "iframe"): Promise<Frame> {
-  const frame = await (await page.waitForSelector(`${mount} ${frameSelector}`)).contentFrame();
-  if (!frame) throw new Error(`no frame in ${mount}`);
-  await frame.waitForLoadState();
-  return frame;
-}

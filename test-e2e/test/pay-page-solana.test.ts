@@ -2,6 +2,7 @@ import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { accessibilityViolations, launchBrowser, newContext } from "../src/browser";
 import { installSolanaWallet } from "../src/browser-solana-wallet";
+import { eventsOf, frameOf, sellerSite } from "../src/embed-site";
 import { baseUrl, call, newCheckout, newSeller } from "../src/http";
 import { SOLANA_DEVNET, SOLANA_ENABLED, solanaDevnet, type SolanaDevnetClient } from "../src/solana";
 
@@ -31,13 +32,20 @@ describeWithSolana("pay page in a browser with a Solana wallet", () => {
   });
 
   /** A live checkout paying out to the seller's standing Solana wallet (its USDC account created, empty). */
-  async function liveSolanaCheckout() {
+  async function liveSolanaCheckout(extra: { embedOrigin?: string } = {}) {
     const seller = await newSeller();
+    if (extra.embedOrigin) expect((await call("PUT", "/v1/account/embed", { key: seller.key, body: { embed_origins: [extra.embedOrigin] } })).status).toBe(200);
     const payout = (await generateKeyPairSigner()).address as string;
     await devnet.setUsdc(payout, 0n);
     const put = await call("PUT", "/v1/account/wallets", { key: seller.key, body: { solana: payout } });
     expect(put.status).toBe(200);
-    const checkout = await newCheckout(seller.key, { title: "Live Solana weather", price_usd: "0.10", payload: { temp_c: 23 }, test_mode: false });
+    const checkout = await newCheckout(seller.key, {
+      title: "Live Solana weather",
+      price_usd: "0.10",
+      payload: { temp_c: 23 },
+      test_mode: false,
+      wallet_button: true,
+    });
     return { payout, checkout };
   }
 
@@ -121,5 +129,32 @@ describeWithSolana("pay page in a browser with a Solana wallet", () => {
     await page.locator("#svc-no-wallet").waitFor({ state: "visible" });
     expect(await page.locator("#svc-wallets").getByRole("button").count()).toBe(0);
     expect(wallet.methods).toEqual([]);
+  });
+
+  it("inside an embed on an allowlisted site: the Solana wallet pays in the frame and the host hears svc:paid", async () => {
+    const site = await sellerSite();
+    try {
+      const { payout, checkout } = await liveSolanaCheckout({ embedOrigin: site.origin });
+      const buyer = await fundedBuyer();
+      const before = { buyer: await devnet.usdc(buyer.address), seller: await devnet.usdc(payout) };
+      const context = await newContext(browser);
+      contexts.push(context);
+      await installSolanaWallet(context, buyer, { name: "Phantasm" });
+      const page = await context.newPage();
+      await page.goto(site.page(`<div id="pay" data-svc="${checkout.id}"></div>`));
+      const frame = await frameOf(page, "#pay");
+      await frame.getByRole("button", { name: /Pay with Phantasm on Solana devnet/ }).click();
+      const [paid] = await eventsOf(page, "svc:paid", 1);
+      expect(paid).toMatchObject({
+        mount: "pay",
+        detail: { checkout_id: checkout.id, payment_id: expect.stringMatching(/^pay_/), network: SOLANA_DEVNET, test_mode: false },
+      });
+      expect(await page.getAttribute("#pay", "data-svc-paid")).toBe("true");
+      const receipt = (await call("GET", `/r/${paid!.detail.payment_id}`)).body;
+      expect(await devnet.usdc(buyer.address)).toBe(before.buyer - BigInt(receipt.total));
+      expect(await devnet.usdc(payout)).toBe(before.seller + BigInt(receipt.provider_amount));
+    } finally {
+      await site.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { PayPageData } from "../page-data";
 import { discoverEvmWallets } from "./evm-wallets";
 import { FaceClient, PageError, type PaidBody, type PayAnswer } from "./face-client";
 import { connectHost, type HostBridge } from "./host-bridge";
+import type { BrowserEventDetail, BrowserEventType } from "./protocol";
 import { discoverSolanaWallets } from "./solana-wallets";
 import { declined, type PayingWallet } from "./wallets";
 
@@ -16,6 +17,29 @@ import { declined, type PayingWallet } from "./wallets";
 /** How long wallets get to announce themselves before the page offers the phone paths instead. */
 const DISCOVERY_MS = 700;
 const HANDOFF_POLL_MS = 2_000;
+const ESCROW_POLL_MS = 2_000;
+
+/** What /e/{id}/status answers (the fields the page uses). */
+interface EscrowStatus {
+  state: "held" | "on_hold" | "escalated" | "released" | "refunded" | null;
+  next_step: string;
+  receipt_url: string | null;
+}
+
+/** The browser event of each escrow state the host hears of (a refund has none: it is no sale). */
+const ESCROW_EVENTS: Partial<Record<NonNullable<EscrowStatus["state"]>, BrowserEventType>> = {
+  on_hold: "on_hold",
+  escalated: "escalated",
+  released: "released",
+};
+
+const ESCROW_HEADINGS: Record<NonNullable<EscrowStatus["state"]>, string> = {
+  held: "Paid into escrow",
+  on_hold: "Escrow on hold",
+  escalated: "Escrow escalated to the arbiter",
+  released: "Released to the seller",
+  refunded: "Refunded",
+};
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
@@ -130,6 +154,35 @@ class PayPage {
     }
     this.showPaid(body);
     this.host.tell(body.escrow ? "held" : "paid", this.eventOf(body));
+    if (body.escrow) this.watchEscrow(body.escrow.status_url, this.eventOf(body));
+  }
+
+  /**
+   * An escrow's life after the deposit: its status URL polled while the page
+   * is visible, each new state said on the page and told to the host
+   * (svc:on_hold, svc:escalated, svc:released), until it ends.
+   */
+  private watchEscrow(statusUrl: string, event: BrowserEventDetail): void {
+    const url = new URL(statusUrl, window.location.href);
+    let last: string | null = "held";
+    const tick = async () => {
+      if (document.visibilityState === "visible") {
+        const res = await fetch(url.pathname + url.search, { headers: { Accept: "application/json" } }).catch(() => null);
+        const status = res?.ok ? ((await res.json()) as EscrowStatus) : null;
+        if (status && status.state !== last) {
+          last = status.state;
+          const said = byId("svc-goods");
+          if (said && status.next_step) said.textContent = status.next_step;
+          const heading = byId("svc-result-heading");
+          if (heading && status.state) heading.textContent = ESCROW_HEADINGS[status.state];
+          const type = status.state ? ESCROW_EVENTS[status.state] : undefined;
+          if (type) this.host.tell(type, { ...event, ...(status.receipt_url ? { receipt_url: status.receipt_url } : {}) });
+          if (status.state === "released" || status.state === "refunded") return;
+        }
+      }
+      setTimeout(() => void tick(), ESCROW_POLL_MS);
+    };
+    setTimeout(() => void tick(), ESCROW_POLL_MS);
   }
 
   private eventOf(body: PaidBody) {
