@@ -21,7 +21,7 @@ const bundle = async (entry, loader) => {
     bundle: true,
     minify: true,
     format: loader === "css" ? undefined : "iife",
-    target: loader === "css" ? ["chrome109", "firefox115", "safari15"] : "es2020",
+    target: loader === "css" ? ["chrome123", "firefox120", "safari17.5"] : "es2020",
     platform: "browser",
     write: false,
     legalComments: "none",

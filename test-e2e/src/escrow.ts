@@ -1,5 +1,5 @@
 import { parseSignature } from "viem";
-import type { PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { call, type Reply } from "./http";
 import { signTypedJson, type TypedDataJson } from "./typed-data";
 
@@ -28,4 +28,21 @@ export async function actOnEscrow(
     body: await signedEscrowAction(signer, prepared.body as PreparedAction),
   });
   return { prepared, submitted };
+}
+
+/** A seller's escrow checkout (POST /v1/escrow-checkouts) with a fresh EVM arbiter; `body` adds or overrides create fields. */
+export async function newEscrowCheckout(key: string, body: Record<string, unknown> = {}): Promise<{ id: string; url: string; test_url: string }> {
+  const r = await call("POST", "/v1/escrow-checkouts", {
+    key,
+    body: {
+      title: "Vintage lamp",
+      price_usd: "2.00",
+      payload: { tracking: "1Z999" },
+      escrow_preset: "standard",
+      arbiter_evm: privateKeyToAccount(generatePrivateKey()).address,
+      ...body,
+    },
+  });
+  if (r.status !== 201) throw new Error(`escrow checkout create failed: ${r.status} ${r.text}`);
+  return r.body;
 }

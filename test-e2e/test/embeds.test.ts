@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { accessibilityViolations, installEvmWallet, launchBrowser, newContext } from "../src/browser";
 import { devchainWallets, type DevchainWallets } from "../src/devchain";
 import { eventsOf, frameOf, sellerSite, type SellerSite } from "../src/embed-site";
-import { actOnEscrow } from "../src/escrow";
+import { actOnEscrow, newEscrowCheckout } from "../src/escrow";
 import { baseUrl, call, newCheckout, newSeller, payRehearsal } from "../src/http";
 
 /** The fee wallet of the devchain deployment (its last demo account): the protocol fee lands there. */
@@ -128,21 +128,7 @@ describe("embeds", () => {
   it("an escrow embed: the host hears svc:held at the deposit, then svc:on_hold, svc:escalated and svc:released as the buyer acts", async () => {
     const seller = await newSeller();
     expect((await call("PUT", "/v1/account/embed", { key: seller.key, body: { embed_origins: [site.origin] } })).status).toBe(200);
-    const escrowCheckout = async (title: string) => {
-      const r = await call("POST", "/v1/escrow-checkouts", {
-        key: seller.key,
-        body: {
-          title,
-          price_usd: "2.00",
-          payload: { tracking: "1Z999" },
-          escrow_preset: "standard",
-          arbiter_evm: privateKeyToAccount(generatePrivateKey()).address,
-          wallet_button: true,
-        },
-      });
-      expect(r.status).toBe(201);
-      return r.body.id as string;
-    };
+    const escrowCheckout = async (title: string) => (await newEscrowCheckout(seller.key, { title, wallet_button: true })).id;
     const disputed = await escrowCheckout("Disputed lamp");
     const approved = await escrowCheckout("Approved lamp");
     const buyer = privateKeyToAccount(generatePrivateKey());

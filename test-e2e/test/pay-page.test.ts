@@ -2,6 +2,7 @@ import type { Browser } from "playwright-core";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { accessibilityViolations, installEvmWallet, launchBrowser, newContext } from "../src/browser";
 import { devchainWallets, type DevchainWallets } from "../src/devchain";
+import { newEscrowCheckout } from "../src/escrow";
 import { encodeHeader, signExactEvmPayment, type PaymentRequirements } from "@c402/x402";
 import { baseUrl, call, decoded, newCheckout, newSeller } from "../src/http";
 
@@ -188,17 +189,7 @@ describe("pay page in a browser", () => {
 
   it("an escrow face takes the deposit from the wallet: the page says the payment is held and where to follow it", async () => {
     const seller = await newSeller();
-    const created = await call("POST", "/v1/escrow-checkouts", {
-      key: seller.key,
-      body: {
-        title: "Vintage lamp",
-        price_usd: "2.00",
-        payload: { tracking: "1Z999" },
-        escrow_preset: "standard",
-        arbiter_evm: privateKeyToAccount(generatePrivateKey()).address,
-      },
-    });
-    expect(created.status).toBe(201);
+    const created = { body: await newEscrowCheckout(seller.key) };
     const context = await newContext(browser);
     const wallet = await installEvmWallet(context, privateKeyToAccount(generatePrivateKey()), { name: "Test Wallet" });
     const page = await context.newPage();

@@ -1,6 +1,6 @@
 import { Resvg } from "@resvg/resvg-js";
 import jsQR from "jsqr";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { newEscrowCheckout } from "../src/escrow";
 import { baseUrl, call, newCheckout, newSeller } from "../src/http";
 
 /** GET /c/{id}/qr.svg and /c/{id}/test/qr.svg: what a phone's camera reads is the face URL (rendered by resvg, read by jsQR). */
@@ -29,17 +29,7 @@ describe("QR codes of the faces", () => {
 
   it("an escrow checkout's codes encode its /e/ faces", async () => {
     const s = await newSeller();
-    const e = await call("POST", "/v1/escrow-checkouts", {
-      key: s.key,
-      body: {
-        title: "Vintage lamp",
-        price_usd: "2.00",
-        payload: { tracking: "1Z999" },
-        escrow_preset: "standard",
-        arbiter_evm: privateKeyToAccount(generatePrivateKey()).address,
-      },
-    });
-    expect(e.status).toBe(201);
+    const e = { body: await newEscrowCheckout(s.key) };
     const live = await call("GET", `/e/${e.body.id}/qr.svg`, { headers: { accept: "image/svg+xml" } });
     expect(live.status).toBe(200);
     expect(scanned(live.text)).toBe(`${baseUrl()}/e/${e.body.id}`);

@@ -3,7 +3,25 @@ import { isId } from "@c402/ids";
 import type { Response } from "express";
 import type { UnpaidAnswer } from "../faces/answers";
 import type { Face } from "../faces/face";
-import { payPage } from "./pay-page";
+import { payPage, type PayPageInput } from "./pay-page";
+
+/** What every face's page takes from its unpaid 402. */
+function fromAnswer(answer: UnpaidAnswer, face: Face, frameOrigins: readonly (string | null | undefined)[], params: Record<string, string>) {
+  const { body } = answer;
+  const rehearsal = body.endpoint.rehearsal as { live_url?: string | null };
+  return {
+    face,
+    faceUrl: body.endpoint.url,
+    title: answer.title,
+    offer: body.offer,
+    accepts: answer.required.accepts,
+    simulated: body.endpoint.settlement === "simulated",
+    liveUrl: rehearsal.live_url ?? null,
+    walletButton: answer.page.walletButton,
+    frameOrigins,
+    params,
+  } satisfies Partial<PayPageInput>;
+}
 
 /** The pay page of a checkout's face (/c/{id}, /e/{id} and their /test twins) from its unpaid 402. */
 export function checkoutPayPage(p: {
@@ -14,21 +32,10 @@ export function checkoutPayPage(p: {
   params: Record<string, string>;
   handoffIn: string | undefined;
 }) {
-  const { body } = p.answer;
-  const rehearsal = body.endpoint.rehearsal as { live_url?: string | null };
   return payPage({
+    ...fromAnswer(p.answer, p.face, p.frameOrigins, p.params),
     kind: isId("escrowCheckout", p.id) ? "escrow" : "checkout",
     checkoutId: p.id,
-    face: p.face,
-    faceUrl: body.endpoint.url,
-    title: p.answer.title,
-    offer: body.offer,
-    accepts: p.answer.required.accepts,
-    simulated: body.endpoint.settlement === "simulated",
-    liveUrl: rehearsal.live_url ?? null,
-    walletButton: p.answer.page.walletButton,
-    frameOrigins: p.frameOrigins,
-    params: p.params,
     handoffIn: p.handoffIn,
     series: p.answer.page.series,
   });
@@ -41,23 +48,12 @@ export function articlePayPage(p: {
   answer: UnpaidAnswer;
   frameOrigins: readonly string[];
   params: Record<string, string>;
-  article: { teaser: string | null; byline: string; passHours: number; language: string; passQuery: string };
+  article: NonNullable<PayPageInput["article"]>;
 }) {
-  const { body } = p.answer;
-  const rehearsal = body.endpoint.rehearsal as { live_url?: string | null };
   return payPage({
+    ...fromAnswer(p.answer, p.face, p.frameOrigins, p.params),
     kind: "article",
     checkoutId: p.checkout.id,
-    face: p.face,
-    faceUrl: body.endpoint.url,
-    title: p.answer.title,
-    offer: body.offer,
-    accepts: p.answer.required.accepts,
-    simulated: body.endpoint.settlement === "simulated",
-    liveUrl: rehearsal.live_url ?? null,
-    walletButton: p.answer.page.walletButton,
-    frameOrigins: p.frameOrigins,
-    params: p.params,
     handoffIn: undefined,
     series: false,
     article: p.article,
