@@ -23,6 +23,7 @@ import { analyticsRoutes } from "./http/routes/analytics";
 import { facilitatorRoutes } from "./http/routes/facilitator";
 import { handoffRoutes } from "./http/routes/handoff";
 import { staticAssetRoutes } from "./pages/static-assets";
+import { dashboardRoutes } from "./pages/dashboard/routes";
 import { embedCheckRoutes } from "./pages/embed-check";
 import { keyRoutes } from "./http/routes/keys";
 import { mcpToolRoutes } from "./http/routes/mcp-tools";
@@ -132,6 +133,8 @@ export function createGatewayApp(deps: GatewayDeps, quotes: FaceQuotes = newFace
   );
   // The OAuth server parses its own bodies (forms; JSON for registration) and answers OAuth errors.
   app.use(oauthRoutes(deps));
+  // The dashboard's forms are url-encoded (they work without script): it parses its own bodies, before the JSON-only rule.
+  app.use(dashboardRoutes(deps, receipts));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(boundedJsonBodies);
   // The faces first: a buyer's request (most of the traffic) is then matched against their few routes

@@ -40,20 +40,39 @@ function tokenOfQuery(req: Request): string {
   return token;
 }
 
+/** Per client address, the magic-link routes and the dashboard's sign-in form share one limit a minute (AUTH_RATE_LIMIT_PER_MINUTE). */
+export function signInsPerClient({ cache, settings }: Pick<GatewayDeps, "cache" | "settings">) {
+  return rateLimit(cache, { name: "sign-in", limit: settings.authRateLimitPerMinute, windowSeconds: 60 });
+}
+
+/**
+ * Mails a sign-in link to `email` (landing on `returnTo` once followed),
+ * counted against the address's limit: the JSON route and the dashboard's
+ * sign-in form share it.
+ */
+export async function requestSignInLink(
+  { clients, cache }: Pick<GatewayDeps, "clients" | "cache">,
+  res: Response,
+  email: string,
+  returnTo: string | undefined,
+): Promise<identityV1.RequestMagicLinkResponse> {
+  await countAgainst(
+    cache,
+    res,
+    { name: "magic-link-address", limit: MAGIC_LINK_LIMITS.perAddress, windowSeconds: MAGIC_LINK_LIMITS.windowSeconds },
+    addressKey(email),
+  );
+  return clients.identity.requestMagicLink({ email, ...(returnTo !== undefined ? { returnTo } : {}) });
+}
+
 export function magicLinkRoutes({ clients, cache, settings }: GatewayDeps): Router {
   const router = Router();
-  const perClient = rateLimit(cache, { name: "sign-in", limit: settings.authRateLimitPerMinute, windowSeconds: 60 });
+  const perClient = signInsPerClient({ cache, settings });
 
   router.post("/auth/magic-link/request", perClient, async (req, res) => {
     const body = validateBody("MagicLinkRequest", req.body);
-    await countAgainst(
-      cache,
-      res,
-      { name: "magic-link-address", limit: MAGIC_LINK_LIMITS.perAddress, windowSeconds: MAGIC_LINK_LIMITS.windowSeconds },
-      addressKey(body.email),
-    );
-    const r = await clients.identity.requestMagicLink({ email: body.email, ...(typeof body.return_to === "string" ? { returnTo: body.return_to } : {}) });
-    res.json(magicLinkRequestedView(r));
+    const returnTo = typeof body.return_to === "string" ? body.return_to : undefined;
+    res.json(magicLinkRequestedView(await requestSignInLink({ clients, cache }, res, body.email, returnTo)));
   });
 
   /** Signs in by the link's token: the session is set as the cookie, and answered for the caller that holds a bearer token. */
