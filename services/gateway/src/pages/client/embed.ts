@@ -1,9 +1,7 @@
 /** /static/embed.js: mounts the checkouts named by `data-svc` elements on a seller's page (spec, Embedding; pages/README.md, "Embeds"). */
 import { EMBED_FRAGMENT } from "./embed-options";
-import { isFrameMessage, MESSAGE_NAMESPACE, MESSAGE_VERSION, type BrowserEventDetail, type BrowserEventType, type HostMessage } from "./protocol";
+import { BROWSER_EVENTS, isFrameMessage, MESSAGE_NAMESPACE, MESSAGE_VERSION, type BrowserEventDetail, type HostMessage } from "./protocol";
 
-/** The spec's browser events: dispatched on the mount as `svc:<type>`. */
-const EVENTS: readonly BrowserEventType[] = ["ready", "paid", "held", "on_hold", "released", "escalated", "resize"];
 /** The face of each id prefix; a pay_ id (data-svc-receipt) frames its receipt. */
 const FACES: Record<string, string> = { chk: "c", esc: "e", cnt: "x", pay: "r" };
 const ID = /^(chk|esc|cnt|pay)_[0-9A-Za-z]{24}$/;
@@ -171,7 +169,7 @@ function onMessage(event: MessageEvent): void {
   if (event.origin !== serviceOrigin || !isFrameMessage(event.data)) return;
   const m = mounts.find((x) => x.frame !== null && x.frame.contentWindow === event.source);
   const message = event.data;
-  if (!m || !EVENTS.includes(message.type) || message.detail.checkout_id !== m.id) return;
+  if (!m || !(BROWSER_EVENTS as readonly string[]).includes(message.type) || message.detail.checkout_id !== m.id) return;
   const detail: BrowserEventDetail = { ...message.detail };
   if (message.type === "ready") m.element.setAttribute("data-svc-ready", "true");
   if (message.type === "resize" && !m.fixedHeight && m.frame && typeof detail.height === "number" && detail.height > 0) {

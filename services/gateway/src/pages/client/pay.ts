@@ -16,8 +16,17 @@ import { declined, type PayingWallet } from "./wallets";
 
 /** How long wallets get to announce themselves before the page offers the phone paths instead. */
 const DISCOVERY_MS = 700;
-const HANDOFF_POLL_MS = 2_000;
-const ESCROW_POLL_MS = 2_000;
+/** How often the page asks again for what it waits on (a handoff, a receipt, an escrow's state). */
+const POLL_MS = 2_000;
+
+/** Runs `step` every POLL_MS while the page is visible, until it answers true (done). */
+function pollWhileVisible(step: () => Promise<boolean>): void {
+  const tick = async () => {
+    if (document.visibilityState === "visible" && (await step())) return;
+    setTimeout(() => void tick(), POLL_MS);
+  };
+  setTimeout(() => void tick(), POLL_MS);
+}
 
 /** What /e/{id}/status answers (the fields the page uses). */
 interface EscrowStatus {
@@ -165,24 +174,19 @@ class PayPage {
   private watchEscrow(statusUrl: string, event: BrowserEventDetail): void {
     const url = new URL(statusUrl, window.location.href);
     let last: string | null = "held";
-    const tick = async () => {
-      if (document.visibilityState === "visible") {
-        const res = await fetch(url.pathname + url.search, { headers: { Accept: "application/json" } }).catch(() => null);
-        const status = res?.ok ? ((await res.json()) as EscrowStatus) : null;
-        if (status && status.state !== last) {
-          last = status.state;
-          const said = byId("svc-goods");
-          if (said && status.next_step) said.textContent = status.next_step;
-          const heading = byId("svc-result-heading");
-          if (heading && status.state) heading.textContent = ESCROW_HEADINGS[status.state];
-          const type = status.state ? ESCROW_EVENTS[status.state] : undefined;
-          if (type) this.host.tell(type, { ...event, ...(status.receipt_url ? { receipt_url: status.receipt_url } : {}) });
-          if (status.state === "released" || status.state === "refunded") return;
-        }
-      }
-      setTimeout(() => void tick(), ESCROW_POLL_MS);
-    };
-    setTimeout(() => void tick(), ESCROW_POLL_MS);
+    pollWhileVisible(async () => {
+      const res = await fetch(url.pathname + url.search, { headers: { Accept: "application/json" } }).catch(() => null);
+      const status = res?.ok ? ((await res.json()) as EscrowStatus) : null;
+      if (!status || status.state === last) return false;
+      last = status.state;
+      const said = byId("svc-goods");
+      if (said && status.next_step) said.textContent = status.next_step;
+      const heading = byId("svc-result-heading");
+      if (heading && status.state) heading.textContent = ESCROW_HEADINGS[status.state];
+      const type = status.state ? ESCROW_EVENTS[status.state] : undefined;
+      if (type) this.host.tell(type, { ...event, ...(status.receipt_url ? { receipt_url: status.receipt_url } : {}) });
+      return status.state === "released" || status.state === "refunded";
+    });
   }
 
   private eventOf(body: PaidBody) {
@@ -198,7 +202,7 @@ class PayPage {
   /** A payment still confirming: its receipt URL answers 202 until it settles. */
   private async awaitReceipt(pending: PaidBody): Promise<PaidBody> {
     for (;;) {
-      await new Promise((r) => setTimeout(r, HANDOFF_POLL_MS));
+      await new Promise((r) => setTimeout(r, POLL_MS));
       const res = await fetch(pending.receipt_url as string, { headers: { Accept: "application/json" } });
       if (res.status === 200) {
         const receipt = (await res.json()) as PaidBody["receipt"] & { receipt_url?: string };
@@ -247,25 +251,20 @@ class PayPage {
   pollHandoff(): void {
     const handoff = this.data.handoff;
     if (!handoff) return;
-    const tick = async () => {
-      if (this.done) return;
-      if (document.visibilityState === "visible") {
-        const res = await fetch(handoff.poll_url, { headers: { Accept: "application/json" } }).catch(() => null);
-        if (res?.status === 200) {
-          const found = (await res.json()) as { payment_id: string; receipt_url: string; escrow_state: string | null; test_mode: boolean };
-          this.showPaidElsewhere(found.receipt_url);
-          this.host.tell(found.escrow_state === "held" ? "held" : "paid", {
-            checkout_id: this.data.checkout_id,
-            payment_id: found.payment_id,
-            receipt_url: found.receipt_url,
-            test_mode: found.test_mode,
-          });
-          return;
-        }
-      }
-      setTimeout(() => void tick(), HANDOFF_POLL_MS);
-    };
-    setTimeout(() => void tick(), HANDOFF_POLL_MS);
+    pollWhileVisible(async () => {
+      if (this.done) return true;
+      const res = await fetch(handoff.poll_url, { headers: { Accept: "application/json" } }).catch(() => null);
+      if (res?.status !== 200) return false;
+      const found = (await res.json()) as { payment_id: string; receipt_url: string; escrow_state: string | null; test_mode: boolean };
+      this.showPaidElsewhere(found.receipt_url);
+      this.host.tell(found.escrow_state === "held" ? "held" : "paid", {
+        checkout_id: this.data.checkout_id,
+        payment_id: found.payment_id,
+        receipt_url: found.receipt_url,
+        test_mode: found.test_mode,
+      });
+      return true;
+    });
   }
 
   private say(message: string, error = false): void {

@@ -9,7 +9,8 @@ export const MESSAGE_NAMESPACE = "c402";
 export const MESSAGE_VERSION = 1;
 
 /** The spec's browser events, dispatched on the host as `svc:<type>`. */
-export type BrowserEventType = "ready" | "paid" | "held" | "on_hold" | "released" | "escalated" | "resize";
+export const BROWSER_EVENTS = ["ready", "paid", "held", "on_hold", "released", "escalated", "resize"] as const;
+export type BrowserEventType = (typeof BROWSER_EVENTS)[number];
 
 export interface BrowserEventDetail {
   checkout_id: string;
